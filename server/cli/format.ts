@@ -1,0 +1,58 @@
+// Text shaping for people: relative times and History rows. Pure functions; the CLI prints
+// what they return. No fs, no JSON-RPC.
+
+export function relativeTime(iso: string, now: Date = new Date()): string {
+  const then = Date.parse(iso);
+  if (Number.isNaN(then)) return 'unknown time';
+  const s = Math.round((now.getTime() - then) / 1000);
+  if (s < 0) return 'just now';
+  if (s < 45) return 'just now';
+  const m = Math.round(s / 60);
+  if (m < 60) return `${m} min ago`;
+  const h = Math.round(s / 3600);
+  if (h < 24) return `${h} h ago`;
+  const d = Math.floor(s / 86400);
+  if (d === 1) return 'yesterday';
+  if (d < 7) return `${d} days ago`;
+  if (d < 30) return `${Math.floor(d / 7)} wk ago`;
+  return new Date(then).toISOString().slice(0, 10);
+}
+
+export interface Row {
+  title: string;
+  updatedAt: string;
+  turns: number;
+  model: string | null;
+  id: string;
+  project?: string;
+}
+
+function width(s: string): number {
+  return Array.from(s).length;
+}
+
+function pad(s: string, n: number): string {
+  return s + ' '.repeat(Math.max(0, n - width(s)));
+}
+
+function cut(s: string, n: number): string {
+  const chars = Array.from(s);
+  return chars.length <= n ? s : chars.slice(0, n - 1).join('') + '…';
+}
+
+/** One line a session: title, relative time, turns, model (and the id to act on it). */
+export function historyLines(rows: Row[], opts: { now?: Date; showProject?: boolean; titleWidth?: number } = {}): string[] {
+  const tw = opts.titleWidth ?? 50;
+  const titles = rows.map((r) => cut(r.title, tw));
+  const times = rows.map((r) => relativeTime(r.updatedAt, opts.now));
+  const turns = rows.map((r) => `${r.turns} turn${r.turns === 1 ? '' : 's'}`);
+  const wT = Math.max(0, ...titles.map(width));
+  const wR = Math.max(0, ...times.map(width));
+  const wN = Math.max(0, ...turns.map(width));
+  return rows.map((r, i) => {
+    const parts = [pad(titles[i], wT), pad(times[i], wR), pad(turns[i], wN), pad(r.model ?? '-', 0), `  ${r.id}`];
+    let line = parts.slice(0, 4).join('  ') + parts[4];
+    if (opts.showProject && r.project) line += `  ${r.project}`;
+    return line.replace(/\s+$/, '');
+  });
+}

@@ -1,0 +1,248 @@
+// index.json: the per-project cache that makes History fast. It can be deleted at any time.
+//
+// What it is checked against: each entry records its file's size and mtime in nanoseconds.
+// An entry is trusted only while both match the file; a file that grew is folded from where
+// the entry stopped (sessions are append-only); a file that shrank or changed in place is
+// re-read whole; an entry without a file is dropped; a file without an entry is read. An
+// index.json that is missing, not JSON, of another format or for another folder counts as
+// empty and is rebuilt. It is written atomically (write-file-atomic: temp file + rename) and a
+// failed write is only a missed cache: listing still answers from the files.
+//
+// Rejected alternatives: one global SQLite database (opaque, one corrupt file hides every
+// session, the lesson of Cursor's state.vscdb); trusting the index over the folder (the lesson
+// of VS Code's chat index); rewriting the index in place (a crash leaves it half-written).
+// Depends on node:fs, write-file-atomic and ./reader.
+
+import { readFile, readdir, stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import writeFileAtomic from 'write-file-atomic';
+import { oneLine } from './events.js';
+import { readMeta, foldDigest, emptyDigest, type Digest, type Problem } from './reader.js';
+import { isSessionId } from './ids.js';
+
+export const INDEX_FILE = 'index.json';
+export const INDEX_FORMAT = 1;
+const ABOUT =
+  'Cache of the session files in this folder, for fast listing. Safe to delete: it is rebuilt ' +
+  'from the *.jsonl files, which are the only truth. An entry is used only while its file size ' +
+  'and mtimeNs match.';
+
+export interface IndexEntry extends Digest {
+  id: string;
+  project: string;
+  createdAt: string;
+  model: string | null;
+  v: number;
+  bytes: number;
+  mtimeNs: string;
+  metaEnd: number;
+}
+
+interface IndexFile {
+  about: string;
+  format: number;
+  entries: IndexEntry[];
+}
+
+/** The title shown for an entry: the latest title event, else the first user line (80 chars). */
+export function displayTitle(e: Pick<IndexEntry, 'title' | 'firstUser'>): string {
+  if (e.title) return e.title;
+  if (e.firstUser) return oneLine(e.firstUser, 80);
+  return 'Untitled session';
+}
+
+export interface RefreshResult {
+  entries: IndexEntry[];
+  problems: Problem[];
+  /** How the cache fared: entries reused, folded (grew), re-read, dropped; and whether it was written. */
+  stats: { reused: number; folded: number; read: number; dropped: number; rebuilt: boolean; written: boolean };
+}
+
+async function loadIndex(dir: string): Promise<{ entries: Map<string, IndexEntry>; trusted: boolean; problem?: string }> {
+  let raw: string;
+  try {
+    raw = await readFile(join(dir, INDEX_FILE), 'utf8');
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    return { entries: new Map(), trusted: false, problem: code === 'ENOENT' ? undefined : `index.json unreadable (${code})` };
+  }
+  try {
+    const parsed = JSON.parse(raw) as IndexFile;
+    if (!parsed || parsed.format !== INDEX_FORMAT || !Array.isArray(parsed.entries)) throw new Error('not an index of this format');
+    const entries = new Map<string, IndexEntry>();
+    for (const e of parsed.entries) {
+      if (!validEntry(e)) throw new Error('an entry has the wrong shape');
+      entries.set(e.id, e);
+    }
+    return { entries, trusted: true };
+  } catch (e) {
+    return { entries: new Map(), trusted: false, problem: `index.json is corrupt (${(e as Error).message}); rebuilt` };
+  }
+}
+
+function validEntry(e: unknown): e is IndexEntry {
+  if (!e || typeof e !== 'object') return false;
+  const x = e as Record<string, unknown>;
+  return (
+    isSessionId(x.id) &&
+    typeof x.project === 'string' &&
+    typeof x.createdAt === 'string' &&
+    typeof x.updatedAt === 'string' &&
+    typeof x.turns === 'number' &&
+    typeof x.lines === 'number' &&
+    typeof x.folded === 'number' &&
+    typeof x.metaEnd === 'number' &&
+    typeof x.bytes === 'number' &&
+    typeof x.mtimeNs === 'string' &&
+    typeof x.v === 'number' &&
+    (x.title === null || typeof x.title === 'string') &&
+    typeof x.preview === 'string' &&
+    typeof x.firstUser === 'string'
+  );
+}
+
+/** Reads a session file from scratch into an entry. */
+export async function entryFromFile(file: string, id: string, bytes: number, mtimeNs: bigint): Promise<IndexEntry> {
+  const { meta, metaEnd } = await readMeta(file);
+  const d = emptyDigest(meta, metaEnd);
+  await foldDigest(file, d);
+  return {
+    ...d,
+    id,
+    project: meta.project,
+    createdAt: meta.createdAt,
+    model: typeof meta.model === 'string' ? meta.model : null,
+    v: meta.v,
+    bytes,
+    mtimeNs: mtimeNs.toString(),
+    metaEnd,
+  };
+}
+
+/**
+ * Brings a project folder's index up to date with its files, re-reading only what changed,
+ * and writes it back when anything changed. Never touches a session file.
+ */
+export async function refreshIndex(dir: string, opts: { write?: boolean } = {}): Promise<RefreshResult> {
+  const problems: Problem[] = [];
+  const stats = { reused: 0, folded: 0, read: 0, dropped: 0, rebuilt: false, written: false };
+  const loaded = await loadIndex(dir);
+  if (loaded.problem) problems.push({ file: join(dir, INDEX_FILE), message: loaded.problem });
+  stats.rebuilt = !loaded.trusted;
+  let names: string[];
+  try {
+    names = await readdir(dir);
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') return { entries: [], problems, stats };
+    problems.push({ file: dir, message: `cannot read folder (${code})` });
+    return { entries: [], problems, stats };
+  }
+  const ids = names.filter((n) => n.endsWith('.jsonl') && isSessionId(n.slice(0, -6))).map((n) => n.slice(0, -6));
+  let changed = !loaded.trusted;
+  const out: IndexEntry[] = [];
+  const seen = new Set<string>();
+  await mapLimit(ids, 16, async (id) => {
+    const file = join(dir, `${id}.jsonl`);
+    seen.add(id);
+    let st;
+    try {
+      st = await stat(file, { bigint: true });
+    } catch (e) {
+      problems.push({ file, message: `cannot stat (${(e as NodeJS.ErrnoException).code})` });
+      return;
+    }
+    if (!st.isFile()) {
+      problems.push({ file, message: 'not a regular file: skipped' });
+      return;
+    }
+    const bytes = Number(st.size);
+    const prev = loaded.entries.get(id);
+    try {
+      if (prev && prev.bytes === bytes && prev.mtimeNs === st.mtimeNs.toString()) {
+        stats.reused++;
+        out.push(prev);
+        return;
+      }
+      changed = true;
+      if (prev && bytes > prev.bytes && prev.folded <= prev.bytes) {
+        // Append-only: fold just the new bytes.
+        const next = { ...prev };
+        await foldDigest(file, next);
+        next.bytes = bytes;
+        next.mtimeNs = st.mtimeNs.toString();
+        stats.folded++;
+        out.push(next);
+        return;
+      }
+      stats.read++;
+      out.push(await entryFromFile(file, id, bytes, st.mtimeNs));
+    } catch (e) {
+      problems.push({ file, message: (e as Error).message });
+    }
+  });
+  for (const id of loaded.entries.keys()) {
+    if (!seen.has(id)) {
+      stats.dropped++;
+      changed = true;
+    }
+  }
+  out.sort(newestFirst);
+  if (changed && opts.write !== false) {
+    try {
+      await writeIndex(dir, out);
+      stats.written = true;
+    } catch (e) {
+      problems.push({ file: join(dir, INDEX_FILE), message: `index not written (${(e as NodeJS.ErrnoException).code ?? (e as Error).message}); listing from the files` });
+    }
+  }
+  return { entries: out, problems, stats };
+}
+
+export function newestFirst(a: { updatedAt: string; id: string }, b: { updatedAt: string; id: string }): number {
+  if (a.updatedAt !== b.updatedAt) return a.updatedAt < b.updatedAt ? 1 : -1;
+  return a.id < b.id ? 1 : a.id > b.id ? -1 : 0;
+}
+
+export async function writeIndex(dir: string, entries: IndexEntry[]): Promise<void> {
+  const body: IndexFile = { about: ABOUT, format: INDEX_FORMAT, entries };
+  await writeFileAtomic(join(dir, INDEX_FILE), JSON.stringify(body) + '\n', { mode: 0o600, fsync: true });
+}
+
+/** Replaces or adds one entry after a change this process made, without rescanning the folder. */
+export async function upsertEntry(dir: string, entry: IndexEntry): Promise<void> {
+  const loaded = await loadIndex(dir);
+  if (!loaded.trusted) {
+    await refreshIndex(dir);
+    return;
+  }
+  loaded.entries.set(entry.id, entry);
+  await writeIndex(dir, [...loaded.entries.values()].sort(newestFirst));
+}
+
+export async function removeEntry(dir: string, id: string): Promise<void> {
+  const loaded = await loadIndex(dir);
+  if (!loaded.trusted) {
+    await refreshIndex(dir);
+    return;
+  }
+  loaded.entries.delete(id);
+  await writeIndex(dir, [...loaded.entries.values()].sort(newestFirst));
+}
+
+/** Looks an entry up in the index file without checking it (callers verify size and mtime). */
+export async function cachedEntry(dir: string, id: string): Promise<IndexEntry | undefined> {
+  const loaded = await loadIndex(dir);
+  return loaded.entries.get(id);
+}
+
+export async function mapLimit<T>(items: T[], limit: number, fn: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  const workers = Array.from({ length: Math.min(limit, items.length) }, async () => {
+    while (next < items.length) {
+      const i = next++;
+      await fn(items[i]);
+    }
+  });
+  await Promise.all(workers);
+}

@@ -1,0 +1,165 @@
+// The store's health check: unreadable lines, stale or corrupt indexes, stale locks, schema
+// versions, permissions and leftover temp files. `fix` repairs caches and metadata only (index
+// files, lock folders, temp files, modes): it never touches a session's content.
+// Depends on node:fs and the core; nothing of JSON-RPC.
+
+import { chmod, readdir, rm, stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import { SCHEMA_VERSION } from './events.js';
+import { INDEX_FILE, refreshIndex } from './catalog.js';
+import { inspectLock, DEFAULT_STALE_MS } from './lock.js';
+import { readSession } from './reader.js';
+import { isSessionId } from './ids.js';
+
+export type FindingKind =
+  | 'unreadable-line'
+  | 'torn-line'
+  | 'corrupt-session'
+  | 'index-stale'
+  | 'index-corrupt'
+  | 'index-unwritable'
+  | 'stale-lock'
+  | 'schema-too-new'
+  | 'permissions'
+  | 'stray-file';
+
+export interface Finding {
+  kind: FindingKind;
+  path: string;
+  line?: number;
+  message: string;
+  /** What --fix did about it, if anything. */
+  fixed?: string;
+}
+
+/** Warnings describe content as it is (never changed by --fix); errors need attention or --fix. */
+export const WARNINGS: ReadonlySet<FindingKind> = new Set(['unreadable-line', 'torn-line', 'schema-too-new', 'stray-file']);
+export function severity(f: Finding): 'warning' | 'error' {
+  return WARNINGS.has(f.kind) ? 'warning' : 'error';
+}
+
+export interface DoctorReport {
+  root: string;
+  projects: number;
+  sessions: number;
+  findings: Finding[];
+  ok: boolean;
+}
+
+export async function doctor(root: string, opts: { fix?: boolean; staleLockMs?: number; signal?: AbortSignal } = {}): Promise<DoctorReport> {
+  const findings: Finding[] = [];
+  const report: DoctorReport = { root, projects: 0, sessions: 0, findings, ok: true };
+  let dirs;
+  try {
+    dirs = await readdir(root, { withFileTypes: true });
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return report;
+    throw e;
+  }
+  for (const d of dirs) {
+    if (!d.isDirectory()) {
+      findings.push({ kind: 'stray-file', path: join(root, d.name), message: 'not a project folder (left alone)' });
+      continue;
+    }
+    report.projects++;
+    const dir = join(root, d.name);
+    await checkMode(dir, 0o700, findings, opts.fix);
+    // Index: compare with the folder without writing, then rebuild when fixing.
+    const dry = await refreshIndex(dir, { write: false });
+    const s = dry.stats;
+    for (const p of dry.problems) {
+      if (p.file.endsWith(INDEX_FILE)) findings.push({ kind: 'index-corrupt', path: p.file, message: p.message });
+    }
+    const stale = s.folded + s.read + s.dropped > 0;
+    if (stale && !s.rebuilt)
+      findings.push({
+        kind: 'index-stale',
+        path: join(dir, INDEX_FILE),
+        message: `index out of date: ${s.folded} grown, ${s.read} changed or new, ${s.dropped} gone`,
+      });
+    else if (s.rebuilt && dry.entries.length > 0 && !dry.problems.some((p) => p.file.endsWith(INDEX_FILE)))
+      findings.push({ kind: 'index-stale', path: join(dir, INDEX_FILE), message: 'index missing' });
+    if (opts.fix && (stale || s.rebuilt)) {
+      const r = await refreshIndex(dir);
+      const last = findings[findings.length - 1];
+      if (r.stats.written && last && last.path === join(dir, INDEX_FILE)) last.fixed = 'index rebuilt';
+      if (!r.stats.written && (stale || dry.entries.length > 0))
+        findings.push({ kind: 'index-unwritable', path: join(dir, INDEX_FILE), message: 'could not write the index' });
+    }
+    let names: string[] = [];
+    try {
+      names = await readdir(dir);
+    } catch {
+      /* reported by refreshIndex */
+    }
+    for (const name of names) {
+      if (opts.signal?.aborted) throw opts.signal.reason;
+      const path = join(dir, name);
+      if (name === INDEX_FILE) {
+        await checkMode(path, 0o600, findings, opts.fix);
+        continue;
+      }
+      if (name.startsWith(`${INDEX_FILE}.`)) {
+        // A temp file of an interrupted atomic index write.
+        const f: Finding = { kind: 'stray-file', path, message: 'leftover temporary index file' };
+        if (opts.fix) {
+          await rm(path, { force: true });
+          f.fixed = 'removed';
+        }
+        findings.push(f);
+        continue;
+      }
+      if (name.endsWith('.jsonl.lock')) {
+        const file = path.slice(0, -5);
+        const st = await inspectLock(file, opts.staleLockMs ?? DEFAULT_STALE_MS);
+        if (st.dead || st.stale) {
+          const f: Finding = {
+            kind: 'stale-lock',
+            path,
+            message: st.dead ? `lock of a process that is gone (pid ${st.owner?.pid})` : 'lock not refreshed for longer than the stale timeout',
+          };
+          if (opts.fix) {
+            await rm(path, { recursive: true, force: true });
+            f.fixed = 'removed';
+          }
+          findings.push(f);
+        }
+        continue;
+      }
+      if (!name.endsWith('.jsonl') || !isSessionId(name.slice(0, -6))) {
+        findings.push({ kind: 'stray-file', path, message: 'not a session file (left alone)' });
+        continue;
+      }
+      report.sessions++;
+      await checkMode(path, 0o600, findings, opts.fix);
+      try {
+        const r = await readSession(path, { signal: opts.signal });
+        if (r.meta.v > SCHEMA_VERSION)
+          findings.push({ kind: 'schema-too-new', path, message: `schema v${r.meta.v} is newer than v${SCHEMA_VERSION}: listed and readable, not appendable` });
+        for (const p of r.problems)
+          findings.push({ kind: p.message.startsWith('torn') ? 'torn-line' : 'unreadable-line', path, line: p.line, message: p.message });
+      } catch (e) {
+        findings.push({ kind: 'corrupt-session', path, message: (e as Error).message });
+      }
+    }
+  }
+  report.ok = findings.every((f) => severity(f) === 'warning' || f.fixed !== undefined);
+  return report;
+}
+
+async function checkMode(path: string, want: number, findings: Finding[], fix?: boolean): Promise<void> {
+  try {
+    const st = await stat(path);
+    const mode = st.mode & 0o777;
+    if ((mode & ~want) !== 0) {
+      const f: Finding = { kind: 'permissions', path, message: `mode ${mode.toString(8)} lets others read it; expected ${want.toString(8)}` };
+      if (fix) {
+        await chmod(path, want);
+        f.fixed = `chmod ${want.toString(8)}`;
+      }
+      findings.push(f);
+    }
+  } catch {
+    /* vanished meanwhile */
+  }
+}

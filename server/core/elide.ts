@@ -1,0 +1,90 @@
+// The soft cap. A session file larger than the cap (default 20 MB) is loaded with its oldest
+// agent tool-result payloads replaced by a one-line marker until the estimate fits, oldest
+// first, so the same file always loads the same way. The file itself is never touched: the
+// full outputs stay on disk, in the transcript and in exports of the raw JSON.
+// Pure: no fs, no JSON-RPC.
+
+import type { SeqEvent } from './events.js';
+
+export function elisionMarker(bytes: number): string {
+  return `[tool output elided on load: ${bytes} bytes; the full output is in the session file]`;
+}
+
+interface Site {
+  seq: number;
+  msg: number;
+  block: number; // -1: the message's own content (OpenAI role:"tool")
+  bytes: number;
+}
+
+function payloadBytes(v: unknown): number {
+  if (typeof v === 'string') return Buffer.byteLength(v);
+  try {
+    return Buffer.byteLength(JSON.stringify(v) ?? '');
+  } catch {
+    return 0;
+  }
+}
+
+/** Tool-result payloads of an agent message list, in order. */
+function sitesOf(seq: number, messages: unknown[]): Site[] {
+  const out: Site[] = [];
+  messages.forEach((m, mi) => {
+    if (!m || typeof m !== 'object') return;
+    const msg = m as Record<string, unknown>;
+    if (msg.role === 'tool' && msg.content !== undefined) {
+      out.push({ seq, msg: mi, block: -1, bytes: payloadBytes(msg.content) });
+      return;
+    }
+    if (Array.isArray(msg.content)) {
+      msg.content.forEach((b, bi) => {
+        if (b && typeof b === 'object' && (b as Record<string, unknown>).type === 'tool_result') {
+          const c = (b as Record<string, unknown>).content;
+          if (c !== undefined) out.push({ seq, msg: mi, block: bi, bytes: payloadBytes(c) });
+        }
+      });
+    }
+  });
+  return out;
+}
+
+/**
+ * Returns events whose oldest tool results are elided until `size` minus the bytes saved is at
+ * most `cap`. Untouched events are the same objects; changed ones are shallow copies.
+ */
+export function elideToCap(events: SeqEvent[], size: number, cap: number): { events: SeqEvent[]; elided: number } {
+  if (size <= cap) return { events, elided: 0 };
+  const sites: Site[] = [];
+  for (const se of events) if (se.event.kind === 'agent') sites.push(...sitesOf(se.seq, se.event.messages));
+  let excess = size - cap;
+  const chosen = new Map<number, Site[]>();
+  let elided = 0;
+  for (const s of sites) {
+    if (excess <= 0) break;
+    const marker = Buffer.byteLength(elisionMarker(s.bytes));
+    if (s.bytes <= marker) continue;
+    excess -= s.bytes - marker;
+    elided++;
+    const list = chosen.get(s.seq) ?? [];
+    list.push(s);
+    chosen.set(s.seq, list);
+  }
+  if (elided === 0) return { events, elided };
+  const out = events.map((se) => {
+    const list = chosen.get(se.seq);
+    if (!list || se.event.kind !== 'agent') return se;
+    const messages = se.event.messages.slice();
+    for (const s of list) {
+      const msg = { ...(messages[s.msg] as Record<string, unknown>) };
+      if (s.block === -1) msg.content = elisionMarker(s.bytes);
+      else {
+        const content = (msg.content as unknown[]).slice();
+        content[s.block] = { ...(content[s.block] as Record<string, unknown>), content: elisionMarker(s.bytes) };
+        msg.content = content;
+      }
+      messages[s.msg] = msg;
+    }
+    return { seq: se.seq, event: { ...se.event, messages } };
+  });
+  return { events: out, elided };
+}

@@ -1,0 +1,173 @@
+// The on-disk session format, defined once. Every line of a session file is one of these
+// shapes; the sidecar, the CLI, the tests and protocol.schema.json all derive from here.
+// Depends on zod only: no fs, no JSON-RPC.
+//
+// Provider payloads (`content`, `messages`) are opaque to us and kept verbatim: the schemas
+// check the envelope (kind, t, the fields we read) and pass every other key through untouched,
+// so a reader of a newer writer's line keeps fields it does not know.
+
+import { z } from 'zod';
+
+/** The schema version this build writes and fully understands. */
+export const SCHEMA_VERSION = 1;
+
+/** Session ids: UTC birth time plus four random [a-z0-9], e.g. 2026-07-28T09-12-33-8f3k. */
+export const SESSION_ID_RE = /^\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}-[a-z0-9]{4}$/;
+
+export const SessionId = z
+  .string()
+  .regex(SESSION_ID_RE, 'a session id looks like 2026-07-28T09-12-33-8f3k')
+  .describe('Session id: UTC time of birth (YYYY-MM-DDTHH-MM-SS) and four random [a-z0-9].');
+
+const IsoTime = z.iso.datetime({ offset: true }).describe('ISO 8601 time, e.g. 2026-07-28T09:12:33.120Z');
+
+/** Line 1 of every session file. Written once, at birth, never changed. */
+export const MetaLine = z
+  .looseObject({
+    kind: z.literal('meta'),
+    v: z.number().int().positive().describe('Schema version of the file.'),
+    id: SessionId,
+    project: z.string().min(1).describe("The project's absolute real path."),
+    createdAt: IsoTime,
+    title: z.string().nullable().describe('Always null at birth; titles are appended as title events.'),
+    model: z.string().optional().describe('Model the session started with, if known.'),
+  })
+  .describe('The meta line: line 1 of a session file.');
+export type MetaLine = z.infer<typeof MetaLine>;
+
+const base = { t: IsoTime };
+
+export const UserEvent = z
+  .looseObject({
+    kind: z.literal('user'),
+    ...base,
+    content: z.unknown().refine((v) => v !== undefined, 'content is required').describe(
+      'What the user sent: a string, or provider content blocks, verbatim.',
+    ),
+    contextFiles: z.array(z.string()).optional().describe('Files attached as context to this message.'),
+  })
+  .describe('A user message.');
+
+export const AssistantEvent = z
+  .looseObject({
+    kind: z.literal('assistant'),
+    ...base,
+    content: z.unknown().refine((v) => v !== undefined, 'content is required').describe(
+      'Provider content blocks of the answer, verbatim (a string is accepted too).',
+    ),
+    model: z.string().optional(),
+  })
+  .describe("An assistant answer in the chat conversation.");
+
+export const AgentEvent = z
+  .looseObject({
+    kind: z.literal('agent'),
+    ...base,
+    messages: z.array(z.unknown()).describe("This turn's agent-loop messages, verbatim (tool_use/tool_result included)."),
+  })
+  .describe("The agent loop's messages of one turn.");
+
+export const MarkerEvent = z
+  .looseObject({
+    kind: z.literal('event'),
+    ...base,
+    type: z
+      .string()
+      .min(1)
+      .describe('checkpoint, reload, interrupted, reaped, sealed, ...; other fields ride along.'),
+  })
+  .describe('Something that happened to the session (not a message).');
+
+export const TitleEvent = z
+  .looseObject({
+    kind: z.literal('title'),
+    ...base,
+    title: z.string().min(1).max(500),
+    source: z.enum(['user', 'model', 'fallback']).optional().describe('Who chose the title.'),
+  })
+  .describe('A title. The latest title event wins; rename appends one.');
+
+export const CompactEvent = z
+  .looseObject({
+    kind: z.literal('compact'),
+    ...base,
+    briefing: z.string().min(1).describe("A summary of the transcript's head, for the model's context only."),
+    coversThrough: z
+      .number()
+      .int()
+      .min(0)
+      .describe('Sequence number of the last event the briefing covers (see "Sequence numbers").'),
+  })
+  .describe('A compaction: a briefing of the head. The transcript itself is never replaced.');
+
+export const SessionEvent = z
+  .discriminatedUnion('kind', [UserEvent, AssistantEvent, AgentEvent, MarkerEvent, TitleEvent, CompactEvent])
+  .describe('One event line of a session file.');
+export type SessionEvent = z.infer<typeof SessionEvent>;
+export type UserEvent = z.infer<typeof UserEvent>;
+export type AssistantEvent = z.infer<typeof AssistantEvent>;
+export type AgentEvent = z.infer<typeof AgentEvent>;
+export type MarkerEvent = z.infer<typeof MarkerEvent>;
+export type TitleEvent = z.infer<typeof TitleEvent>;
+export type CompactEvent = z.infer<typeof CompactEvent>;
+export type EventKind = SessionEvent['kind'];
+export const EVENT_KINDS: readonly EventKind[] = ['user', 'assistant', 'agent', 'event', 'title', 'compact'];
+
+/**
+ * Events as a writer hands them in: `t` may be left out and is then stamped at append time.
+ */
+export const IncomingEvent = z
+  .looseObject({ kind: z.enum(EVENT_KINDS as [EventKind, ...EventKind[]]), t: IsoTime.optional() })
+  .describe('An event to append; `t` defaults to the time of the append.');
+
+/** A read event with its position: seq 0 is the first line after the meta line. */
+export interface SeqEvent {
+  seq: number;
+  event: SessionEvent;
+}
+
+/**
+ * Serialises one line the way every writer of this project does: `kind` and `t` first (so a
+ * reader can classify a line from its first bytes), the rest in the order given.
+ */
+export function serializeLine(obj: Record<string, unknown>): string {
+  const { kind, t, ...rest } = obj;
+  const ordered: Record<string, unknown> = t === undefined ? { kind } : { kind, t };
+  for (const k of Object.keys(rest)) defineOwn(ordered, k, rest[k]);
+  return JSON.stringify(ordered);
+}
+
+/** Sets an own data property even for keys like `__proto__`, never touching a prototype. */
+export function defineOwn(target: Record<string, unknown>, key: string, value: unknown): void {
+  Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
+}
+
+/** The first line of a user message's text, for previews and fallback titles. */
+export function textOf(content: unknown): string {
+  if (typeof content === 'string') return content;
+  if (Array.isArray(content)) {
+    const parts: string[] = [];
+    for (const block of content) {
+      if (typeof block === 'string') parts.push(block);
+      else if (block && typeof block === 'object') {
+        const b = block as Record<string, unknown>;
+        if (typeof b.text === 'string') parts.push(b.text);
+        else if (b.type === 'text' && typeof b.content === 'string') parts.push(b.content);
+      }
+    }
+    return parts.join('\n');
+  }
+  if (content && typeof content === 'object') {
+    const c = content as Record<string, unknown>;
+    if (typeof c.text === 'string') return c.text;
+  }
+  return '';
+}
+
+/** One line of at most `max` characters: the first non-empty line of the text, cut with an ellipsis. */
+export function oneLine(text: string, max = 80): string {
+  const line = text.split(/\r?\n/).map((l) => l.trim()).find((l) => l.length > 0) ?? '';
+  const chars = Array.from(line);
+  if (chars.length <= max) return line;
+  return chars.slice(0, max - 1).join('').trimEnd() + '…';
+}

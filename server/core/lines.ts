@@ -1,0 +1,193 @@
+// Streaming line access to a session file: forward from an offset, and backward from the end.
+// Reads in fixed-size chunks so memory stays bounded by the lines a caller keeps, not by the
+// file. A caller that does not want a line's body (decided from its first bytes) never has it
+// buffered, which is how a list of a 134 MB session costs a few megabytes.
+// Depends on node:fs only.
+
+import { open, type FileHandle } from 'node:fs/promises';
+
+export const CHUNK = 1 << 20; // 1 MiB
+/** Bytes of a line's start handed to `want` for classification. */
+export const PREFIX = 96;
+
+export interface Line {
+  /** Byte offset of the line's first byte. */
+  start: number;
+  /** Byte offset just past the line's last byte (before its '\n'). */
+  end: number;
+  /** The whole line, or only its first PREFIX bytes when `want` said no. */
+  bytes: Buffer;
+  /** False when the body was skipped at the caller's request. */
+  full: boolean;
+  /** False for a last line with no '\n' after it (possibly torn by a crash). */
+  terminated: boolean;
+}
+
+export interface ForwardOptions {
+  from?: number;
+  /** Stop before this offset (defaults to the size at open). */
+  to?: number;
+  /** Decide from the first bytes whether the whole line is needed. Default: always. */
+  want?: (prefix: Buffer) => boolean;
+  signal?: AbortSignal;
+}
+
+/** Calls `onLine` for every line in [from, to). Returns the offset after the last '\n' seen. */
+export async function forEachLine(
+  path: string,
+  onLine: (line: Line) => void | false,
+  opts: ForwardOptions = {},
+): Promise<{ size: number; endOfLastFullLine: number }> {
+  const fh = await open(path, 'r');
+  try {
+    return await forEachLineFd(fh, onLine, opts);
+  } finally {
+    await fh.close();
+  }
+}
+
+export async function forEachLineFd(
+  fh: FileHandle,
+  onLine: (line: Line) => void | false,
+  opts: ForwardOptions = {},
+): Promise<{ size: number; endOfLastFullLine: number }> {
+  const size = opts.to ?? (await fh.stat()).size;
+  const want = opts.want;
+  let pos = opts.from ?? 0;
+  const buf = Buffer.allocUnsafe(CHUNK);
+  // State of the line being assembled.
+  let lineStart = pos;
+  let pieces: Buffer[] = [];
+  let piecesLen = 0;
+  let decided: boolean | undefined; // undefined until PREFIX bytes (or the line end) are known
+  let endOfLastFullLine = pos;
+  let stop = false;
+
+  const emit = (end: number, terminated: boolean) => {
+    const bytes = pieces.length === 1 ? pieces[0] : Buffer.concat(pieces, piecesLen);
+    const full = decided !== false;
+    if (onLine({ start: lineStart, end, bytes, full, terminated }) === false) stop = true;
+    pieces = [];
+    piecesLen = 0;
+    decided = undefined;
+  };
+  const take = (part: Buffer) => {
+    if (decided === false) return;
+    // Copy: `buf` is reused for the next chunk.
+    pieces.push(Buffer.from(part));
+    piecesLen += part.length;
+    if (decided === undefined && want && piecesLen >= PREFIX) {
+      const prefix = pieces.length === 1 ? pieces[0] : Buffer.concat(pieces, piecesLen);
+      decided = want(prefix.subarray(0, PREFIX));
+      if (!decided) {
+        pieces = [prefix.subarray(0, PREFIX)];
+        piecesLen = PREFIX;
+      }
+    }
+  };
+
+  while (pos < size && !stop) {
+    if (opts.signal?.aborted) throw opts.signal.reason ?? new Error('aborted');
+    const { bytesRead } = await fh.read(buf, 0, Math.min(CHUNK, size - pos), pos);
+    if (bytesRead === 0) break;
+    let i = 0;
+    while (i < bytesRead && !stop) {
+      const nl = buf.indexOf(10, i);
+      if (nl === -1 || nl >= bytesRead) {
+        take(buf.subarray(i, bytesRead));
+        break;
+      }
+      take(buf.subarray(i, nl));
+      if (decided === undefined && want) decided = want(pieces.length ? Buffer.concat(pieces, piecesLen) : Buffer.alloc(0));
+      emit(pos + nl, true);
+      lineStart = pos + nl + 1;
+      endOfLastFullLine = lineStart;
+      i = nl + 1;
+    }
+    pos += bytesRead;
+  }
+  if (!stop && lineStart < pos) {
+    if (decided === undefined && want) decided = want(Buffer.concat(pieces, piecesLen));
+    emit(pos, false);
+  }
+  return { size, endOfLastFullLine };
+}
+
+/**
+ * The last `n` lines of a file (fewer if it has fewer), read backwards from the end, with the
+ * byte offset of each. Cost is proportional to the bytes of those lines, not the file.
+ * `stopAt` bounds how far back it reads (the end of the meta line).
+ */
+export async function lastLines(path: string, n: number, stopAt = 0): Promise<{ lines: Line[]; size: number }> {
+  const fh = await open(path, 'r');
+  try {
+    const size = (await fh.stat()).size;
+    const lines: Line[] = [];
+    if (n <= 0 || size <= stopAt) return { lines, size };
+    let end = size; // exclusive end of the region not yet split into lines
+    let tail: Buffer[] = []; // bytes after the last '\n' found so far, in order
+    let tailLen = 0;
+    let pos = size;
+    let terminatedLast = true;
+    // A file not ending in '\n' has a torn last line.
+    const last = Buffer.alloc(1);
+    await fh.read(last, 0, 1, size - 1);
+    if (last[0] !== 10) terminatedLast = false;
+    else end = size - 1;
+    pos = end;
+    while (lines.length < n && pos > stopAt) {
+      const len = Math.min(CHUNK, pos - stopAt);
+      const chunk = Buffer.allocUnsafe(len);
+      await fh.read(chunk, 0, len, pos - len);
+      let j = len;
+      while (lines.length < n) {
+        const nl = chunk.lastIndexOf(10, j - 1);
+        if (nl === -1) break;
+        const part = chunk.subarray(nl + 1, j);
+        const bytes = tailLen ? Buffer.concat([part, ...tail], part.length + tailLen) : Buffer.from(part);
+        const start = pos - len + nl + 1;
+        lines.push({ start, end: start + bytes.length, bytes, full: true, terminated: !(lines.length === 0 && !terminatedLast) });
+        tail = [];
+        tailLen = 0;
+        j = nl;
+      }
+      if (lines.length >= n) break;
+      const rest = chunk.subarray(0, j);
+      tail.unshift(Buffer.from(rest));
+      tailLen += rest.length;
+      pos -= len;
+    }
+    if (lines.length < n && tailLen > 0 && pos <= stopAt) {
+      const bytes = Buffer.concat(tail, tailLen);
+      lines.push({ start: stopAt, end: stopAt + bytes.length, bytes, full: true, terminated: !(lines.length === 0 && !terminatedLast) });
+    }
+    lines.reverse();
+    return { lines, size };
+  } finally {
+    await fh.close();
+  }
+}
+
+/** Counts '\n' bytes in [from, to) of a file: the number of complete lines there. */
+export async function countNewlines(path: string, from = 0, to?: number): Promise<number> {
+  const fh = await open(path, 'r');
+  try {
+    const size = to ?? (await fh.stat()).size;
+    const buf = Buffer.allocUnsafe(CHUNK);
+    let pos = from;
+    let count = 0;
+    while (pos < size) {
+      const { bytesRead } = await fh.read(buf, 0, Math.min(CHUNK, size - pos), pos);
+      if (bytesRead === 0) break;
+      let i = buf.indexOf(10, 0);
+      while (i !== -1 && i < bytesRead) {
+        count++;
+        i = buf.indexOf(10, i + 1);
+      }
+      pos += bytesRead;
+    }
+    return count;
+  } finally {
+    await fh.close();
+  }
+}

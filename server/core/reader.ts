@@ -1,0 +1,282 @@
+// Tolerant reading of session files. Reading never throws for bad content: it returns what it
+// could read and a list of problems (a torn last line, a line that is not JSON, an event that
+// fails the schema, invalid UTF-8), like rust-analyzer's parser returns a tree and errors.
+// Only a missing or unreadable file, or a file without a meta line, is an error.
+//
+// Events keep the object JSON.parse produced (never zod's copy), so provider content comes back
+// exactly as it was appended and a `__proto__` key stays a plain own property.
+// Depends on node:fs, ./lines and ./events; nothing of JSON-RPC.
+
+import { open } from 'node:fs/promises';
+import { isUtf8 } from 'node:buffer';
+import { MetaLine, SessionEvent, textOf, oneLine, type SeqEvent } from './events.js';
+import { forEachLine, lastLines, type Line } from './lines.js';
+import { StoreError, fromFsError } from './errors.js';
+
+export interface Problem {
+  file: string;
+  /** 1-based line number in the file, when known. */
+  line?: number;
+  message: string;
+}
+
+export interface MetaInfo {
+  meta: MetaLine;
+  /** Byte offset just past the meta line's '\n'. */
+  metaEnd: number;
+}
+
+const MAX_META = 1 << 20;
+
+/** Reads and validates line 1. Throws StoreError('corrupt-session') when it is not a meta line. */
+export async function readMeta(file: string): Promise<MetaInfo> {
+  let fh;
+  try {
+    fh = await open(file, 'r');
+  } catch (e) {
+    throw fromFsError(e, `cannot open ${file}`);
+  }
+  try {
+    let size = 16384;
+    for (;;) {
+      const buf = Buffer.allocUnsafe(size);
+      const { bytesRead } = await fh.read(buf, 0, size, 0);
+      const nl = buf.subarray(0, bytesRead).indexOf(10);
+      if (nl === -1 && bytesRead === size && size < MAX_META) {
+        size *= 4;
+        continue;
+      }
+      const end = nl === -1 ? bytesRead : nl;
+      const parsed = parseJson(buf.subarray(0, end));
+      if (!parsed.ok) throw new StoreError('corrupt-session', `${file}: line 1 is not a meta line (${parsed.error})`);
+      const meta = MetaLine.safeParse(parsed.value);
+      if (!meta.success)
+        throw new StoreError('corrupt-session', `${file}: line 1 is not a valid meta line`, { issues: meta.error.issues });
+      if (nl === -1) throw new StoreError('corrupt-session', `${file}: the meta line is not terminated (torn at birth)`);
+      return { meta: parsed.value as MetaLine, metaEnd: nl + 1 };
+    }
+  } catch (e) {
+    throw e instanceof StoreError ? e : fromFsError(e, `cannot read ${file}`);
+  } finally {
+    await fh.close();
+  }
+}
+
+type Parsed = { ok: true; value: unknown } | { ok: false; error: string };
+
+export function parseJson(bytes: Buffer): Parsed {
+  try {
+    return { ok: true, value: JSON.parse(bytes.toString('utf8')) };
+  } catch (e) {
+    return { ok: false, error: (e as Error).message };
+  }
+}
+
+/** Parses one event line. Returns the event or a problem message. */
+export function parseEventLine(bytes: Buffer): { event: SessionEvent; warning?: string } | { error: string } {
+  if (bytes.length === 0) return { error: 'empty line' };
+  const parsed = parseJson(bytes);
+  if (!parsed.ok) return { error: `not JSON (${parsed.error})` };
+  const v = parsed.value;
+  if (!v || typeof v !== 'object' || Array.isArray(v)) return { error: 'not a JSON object' };
+  const check = SessionEvent.safeParse(v);
+  if (!check.success) {
+    const first = check.error.issues[0];
+    return { error: `not a valid event (${first ? `${first.path.join('.') || 'kind'}: ${first.message}` : 'schema'})` };
+  }
+  const warning = isUtf8(bytes) ? undefined : 'invalid UTF-8 (bytes replaced with U+FFFD)';
+  return { event: v as SessionEvent, warning };
+}
+
+export interface ReadOptions {
+  /** First seq to return (inclusive). */
+  from?: number;
+  /** Last seq to return (inclusive). */
+  to?: number;
+  signal?: AbortSignal;
+}
+
+export interface SessionRead {
+  meta: MetaLine;
+  events: SeqEvent[];
+  problems: Problem[];
+  /** Number of line positions after the meta line (the next append gets this seq). */
+  lines: number;
+  size: number;
+}
+
+function lineProblem(file: string, seq: number, message: string): Problem {
+  return { file, line: seq + 2, message };
+}
+
+/** Reads a whole session (or a seq range of it), tolerantly. */
+export async function readSession(file: string, opts: ReadOptions = {}): Promise<SessionRead> {
+  const { meta, metaEnd } = await readMeta(file);
+  const events: SeqEvent[] = [];
+  const problems: Problem[] = [];
+  let seq = 0;
+  const from = opts.from ?? 0;
+  const to = opts.to ?? Infinity;
+  let result;
+  try {
+    result = await forEachLine(
+      file,
+      (line) => {
+        const s = seq++;
+        if (s < from || s > to) return;
+        collect(file, s, line, events, problems);
+      },
+      { from: metaEnd, signal: opts.signal, want: (p) => wantInRange(seq, from, to, p) },
+    );
+  } catch (e) {
+    if (opts.signal?.aborted) throw e;
+    throw fromFsError(e, `cannot read ${file}`);
+  }
+  return { meta, events, problems, lines: seq, size: result.size };
+}
+
+// `seq` passed to want is the seq of the line being classified (it is incremented on emit).
+function wantInRange(seq: number, from: number, to: number, _prefix: Buffer): boolean {
+  return seq >= from && seq <= to;
+}
+
+function collect(file: string, seq: number, line: Line, events: SeqEvent[], problems: Problem[]): void {
+  if (!line.terminated) {
+    // A last line without '\n' is a write that a crash cut short, unless it parses whole.
+    const r = parseEventLine(line.bytes);
+    if ('event' in r) events.push({ seq, event: r.event });
+    else problems.push(lineProblem(file, seq, `torn last line (${line.bytes.length} bytes, no newline): skipped`));
+    return;
+  }
+  const r = parseEventLine(line.bytes);
+  if ('error' in r) {
+    problems.push(lineProblem(file, seq, `${r.error}: skipped`));
+    return;
+  }
+  if (r.warning) problems.push(lineProblem(file, seq, r.warning));
+  events.push({ seq, event: r.event });
+}
+
+/**
+ * The last `n` events of a session. `lines` (the number of line positions after the meta line)
+ * lets seqs be given without reading the whole file; without it the seqs are counted.
+ */
+export async function readTail(
+  file: string,
+  n: number,
+  lines: number,
+): Promise<{ meta: MetaLine; events: SeqEvent[]; problems: Problem[] }> {
+  const { meta, metaEnd } = await readMeta(file);
+  const problems: Problem[] = [];
+  const events: SeqEvent[] = [];
+  // Read a few extra lines so that unreadable ones do not shrink the window much.
+  let got;
+  try {
+    got = await lastLines(file, n, metaEnd);
+  } catch (e) {
+    throw fromFsError(e, `cannot read ${file}`);
+  }
+  const firstSeq = lines - got.lines.length;
+  got.lines.forEach((line, i) => collect(file, firstSeq + i, line, events, problems));
+  return { meta, events, problems };
+}
+
+// ---- Summaries for the index ------------------------------------------------------------------
+
+/** What the index needs of a session, foldable over appended bytes. */
+export interface Digest {
+  turns: number;
+  updatedAt: string;
+  preview: string;
+  firstUser: string;
+  title: string | null;
+  titleSource: string | null;
+  /** Line positions after the meta line seen so far. */
+  lines: number;
+  /** Byte offset after the last complete line folded; the next fold starts here. */
+  folded: number;
+  /** Unreadable lines seen. */
+  bad: number;
+}
+
+const CANON = /^\{"kind":"(user|assistant|agent|event|title|compact)","t":"([^"\\]{10,40})"/;
+
+export function emptyDigest(meta: MetaLine, metaEnd: number): Digest {
+  return {
+    turns: 0,
+    updatedAt: meta.createdAt,
+    preview: '',
+    firstUser: '',
+    title: typeof meta.title === 'string' && meta.title ? meta.title : null,
+    titleSource: null,
+    lines: 0,
+    folded: metaEnd,
+    bad: 0,
+  };
+}
+
+/**
+ * Folds the complete lines from `d.folded` to the end of the file into the digest (mutated and
+ * returned). Only user and title lines (and lines in a shape we did not write) are parsed whole;
+ * for the rest the kind and time are read from the first bytes. A torn last line is not folded:
+ * the next fold starts at it again.
+ */
+export async function foldDigest(file: string, d: Digest, signal?: AbortSignal): Promise<Digest> {
+  const res = await forEachLine(
+    file,
+    (line) => {
+      if (!line.terminated) return false;
+      d.lines++;
+      d.folded = line.end + 1;
+      const text = line.bytes.subarray(0, 96).toString('latin1');
+      const m = CANON.exec(text);
+      if (m && m[1] !== 'user' && m[1] !== 'title') {
+        d.updatedAt = m[2];
+        return;
+      }
+      const r = parseEventLine(line.bytes);
+      if ('error' in r) {
+        d.bad++;
+        return;
+      }
+      applyEvent(d, r.event);
+    },
+    {
+      from: d.folded,
+      signal,
+      want: (p) => {
+        const m = CANON.exec(p.toString('latin1'));
+        return !m || m[1] === 'user' || m[1] === 'title';
+      },
+    },
+  );
+  void res;
+  return d;
+}
+
+function applyEvent(d: Digest, ev: SessionEvent): void {
+  if (typeof ev.t === 'string') d.updatedAt = ev.t;
+  if (ev.kind === 'user') {
+    d.turns++;
+    const line = oneLine(textOf(ev.content), 200);
+    if (line) {
+      d.preview = line;
+      if (!d.firstUser) d.firstUser = line;
+    }
+  } else if (ev.kind === 'title') {
+    d.title = ev.title;
+    d.titleSource = typeof ev.source === 'string' ? ev.source : null;
+  }
+}
+
+/** Folds events already in memory (after an append) into a digest. */
+export function foldEvents(d: Digest, events: SessionEvent[], lineBytes: number[], startOffset: number): Digest {
+  let off = startOffset;
+  events.forEach((ev, i) => {
+    applyEvent(d, ev);
+    d.lines++;
+    off += lineBytes[i];
+  });
+  d.folded = off;
+  return d;
+}

@@ -1,0 +1,573 @@
+// The resume planner: given a stored session's events and the model's context window, decide
+// what the model sees when the session is resumed. Three tiers (issue 4, the design's Phase 3):
+//   1. verbatim     T <= B: the arrays rebuilt exactly as appended; no model call.
+//   2. incremental  the last compact event's briefing + the events after its coversThrough.
+//   3. compact      cut the head at a user-message boundary that orphans no tool pair, keep the
+//                   last turns verbatim, and ask the caller to summarise the head (two steps:
+//                   planResume says what to summarise, applyBriefing builds the context).
+// Plain functions over plain data. Depends on events.ts and tokens.ts only: no fs, no clock, no
+// JSON-RPC, no model calls. The caller (sidecar, CLI, tests) does the I/O and appends the
+// compact event that applyBriefing hands back.
+
+import { oneLine, type CompactEvent, type SeqEvent, type SessionEvent } from './events.js';
+import { countAll, countWith, countForSeq, estimateTokens, type SeqTokenCounts, type TokenCounter } from './tokens.js';
+
+// ---------------------------------------------------------------------------------------------
+// Constants: every string the model or the user sees is fixed here, so output is deterministic.
+
+export const DEFAULT_BUDGET_RATIO = 0.4;
+export const DEFAULT_KEEP_TURNS = 6;
+/** Tier-3 summaries whose estimated input exceeds this many tokens need the user's consent. */
+export const DEFAULT_CONSENT_THRESHOLD = 50_000;
+/** Upper bound of the default briefing allowance (tokens of briefing text, per copy). */
+export const DEFAULT_MAX_BRIEFING_TOKENS = 2_000;
+
+/** The one chat line shown after a tier-3 resume (for the user; the model gets the briefing). */
+export const TIER3_NOTE = 'Resumed from summary — full transcript in History.';
+/** The chat line shown after a tier-2 resume: an earlier summary stands in for the head. */
+export const TIER2_NOTE = 'Resumed from an earlier summary — full transcript in History.';
+
+/** First line of the briefing message the model sees in tiers 2 and 3. */
+export const BRIEFING_HEADER =
+  '[Summary of the earlier part of this session. It replaces that part of the transcript in your context; the full transcript is kept in History.]';
+
+/** Marker event types that become an honesty line when they fall in the resumed context. */
+export const HONESTY_TYPES = ['interrupted', 'reload', 'reaped'] as const;
+export type HonestyType = (typeof HONESTY_TYPES)[number];
+
+// ---------------------------------------------------------------------------------------------
+// Shapes.
+
+/**
+ * An entry of the rebuilt chat `conversation`: a user event becomes {role:'user', content} and
+ * an assistant event {role:'assistant', content}, `content` being the stored value itself (same
+ * reference). Other fields of the event (t, contextFiles, model, ...) are not part of the
+ * message. Notes and briefings are {role:'user', content: string} objects made by the planner.
+ */
+export interface ChatMessage {
+  role: 'user' | 'assistant';
+  content: unknown;
+}
+
+/** A message the planner writes itself (a briefing or an honesty line). */
+export interface NoteMessage {
+  role: 'user';
+  content: string;
+}
+
+/** An honesty line placed in a resumed context, with the marker event it stands for. */
+export interface HonestyNote {
+  seq: number;
+  type: HonestyType;
+  line: string;
+}
+
+/**
+ * What the model sees after a resume. `conversation` is the chat array, `agentMessages` the
+ * agent loop's array: the concatenation of every agent event's `messages`, each element the
+ * stored object itself. An honesty line sits in both arrays at its marker's position; a briefing
+ * (tiers 2 and 3) is the first element of both.
+ * `estimate` is the token estimate of both arrays together (conservative: a client that sends
+ * only one of them to the model spends less).
+ */
+export interface ResumedContext {
+  conversation: unknown[];
+  agentMessages: unknown[];
+  estimate: number;
+  notes: HonestyNote[];
+}
+
+interface PlanBase {
+  /** W: the model's context window, as the client said. */
+  window: number;
+  /** B = floor(W * budgetRatio): what the resumed context may spend. */
+  budget: number;
+  /** T: the estimate of the whole stored transcript, rebuilt verbatim (the tier-1 context). */
+  transcriptTokens: number;
+}
+
+/** Tier 1: T <= B. Resume on `context` as is; no summary, no cost. */
+export interface VerbatimPlan extends PlanBase {
+  tier: 1;
+  context: ResumedContext;
+  chatNote: null;
+}
+
+/** Tier 2: the last compact event's briefing + everything after its coversThrough fits B. */
+export interface IncrementalPlan extends PlanBase {
+  tier: 2;
+  context: ResumedContext;
+  /** Seq of the compact event whose briefing was used. */
+  compactSeq: number;
+  coversThrough: number;
+  chatNote: typeof TIER2_NOTE;
+}
+
+/** What the caller must have summarised before a tier-3 resume can finish. */
+export interface SummaryRequest {
+  /** The head, in order: a prior briefing first (if any), then user/assistant/agent messages
+   *  and honesty lines exactly as they would appear in a context. Verbatim references. */
+  messages: unknown[];
+  /** For the summariser (system or final user prompt). Mentions maxBriefingTokens. */
+  instructions: string;
+  /** Estimated input of the summary call (messages + instructions): the consent figure. */
+  inputTokens: number;
+  /** Seq of the last head event (or the prior compact's coversThrough when the head holds only
+   *  the prior briefing). Goes into the compact event. */
+  coversThrough: number;
+  /** Tokens reserved for the briefing text. A longer briefing is cut by applyBriefing. */
+  maxBriefingTokens: number;
+}
+
+/** Tier 3: summarise `summary.messages`, then call applyBriefing(plan, briefing). */
+export interface CompactPlan extends PlanBase {
+  tier: 3;
+  summary: SummaryRequest;
+  /** The verbatim tail (no briefing yet); `tail.estimate` excludes the briefing. */
+  tail: ResumedContext;
+  /** Seq of the tail's first event (always a user event); null when nothing fits verbatim. */
+  tailStartSeq: number | null;
+  /** Turns kept verbatim (<= keepTurns; fewer when the budget demands it). */
+  keptTurns: number;
+  /** The compact event whose briefing was folded into the head (tier 2 overflowed), or null. */
+  priorCompactSeq: number | null;
+  chatNote: typeof TIER3_NOTE;
+}
+
+export type ResumePlan = VerbatimPlan | IncrementalPlan | CompactPlan;
+
+export interface PlanOptions {
+  /** W: the model's context window in tokens (> 0). */
+  window: number;
+  /** B = floor(W * budgetRatio); in (0, 1], default 0.4. */
+  budgetRatio?: number;
+  /** At most this many turns stay verbatim in tier 3 (integer >= 0), default 6. */
+  keepTurns?: number;
+  /** Tokens reserved for the briefing text in tier 3 (integer >= 1). Default
+   *  min(2000, floor(B / 8)); clamped so that the briefing (in both arrays) fits B. */
+  briefingAllowance?: number;
+  /** Counts one message; default characters / 4 over its JSON. */
+  counter?: TokenCounter;
+  /** Exact counts by seq for user, assistant and agent events: the tokens of the message(s) the
+   *  event contributes. Honesty lines and briefings are always counted with `counter`. */
+  tokenCounts?: SeqTokenCounts;
+}
+
+/** The result of the second tier-3 step. */
+export interface AppliedBriefing {
+  context: ResumedContext;
+  /** The event to append (the store stamps `t`). Its briefing is the one in `context`. */
+  compact: { kind: 'compact'; briefing: string; coversThrough: number };
+  /** True when the briefing was longer than the budget allowed and was cut (ends with "…"). */
+  briefingTrimmed: boolean;
+  chatNote: typeof TIER3_NOTE;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Messages the planner writes.
+
+/** The message that carries a briefing, first in both arrays. */
+export function briefingMessage(briefing: string): NoteMessage {
+  return { role: 'user', content: `${BRIEFING_HEADER}\n\n${briefing}` };
+}
+
+/**
+ * The one line the model sees for a marker event, or null when the event is not one that
+ * needs telling (checkpoint, sealed, ...). Deterministic: the same event, the same line.
+ */
+export function honestyLine(event: SessionEvent): string | null {
+  if (event.kind !== 'event') return null;
+  switch (event.type) {
+    case 'interrupted':
+      return '[Note: the agent run was interrupted here. Tool calls in flight did not finish and their state was lost; check before relying on it.]';
+    case 'reload':
+      return '[Note: the editor reloaded here. Background commands and MCP servers started before this point are no longer running.]';
+    case 'reaped': {
+      const e = event as Record<string, unknown>;
+      const raw = typeof e.command === 'string' ? e.command : typeof e.name === 'string' ? e.name : '';
+      const what = oneLine(raw, 80).replace(/`/g, "'");
+      const label = what ? ` (\`${what}\`)` : '';
+      return `[Note: a background command${label} was stopped here. It is no longer running; restart it if you still need it.]`;
+    }
+    default:
+      return null;
+  }
+}
+
+/** The summariser's instructions, asking for at most `maxTokens` tokens. */
+export function summaryInstructions(maxTokens: number): string {
+  return [
+    'Summarise the conversation above so that the work can continue from your summary alone: it will replace this part of the transcript in the model\'s context.',
+    'Keep: the user\'s goals, requests and constraints; decisions and their reasons; files created or changed and their current state; commands run and their outcomes; errors still open; names, values and facts that later work depends on; anything the user asked to remember.',
+    'Say what was running (commands, servers, tool calls) and that none of it is running now.',
+    'Drop pleasantries, superseded attempts and tool output that no longer matters.',
+    `Write plain prose and short lists, no preamble, at most ${maxTokens} tokens.`,
+  ].join('\n');
+}
+
+// ---------------------------------------------------------------------------------------------
+// Tool pairs and cut points.
+
+/**
+ * The tool-call ids an event mentions, as a use or as a result: Anthropic blocks
+ * {type:'tool_use', id} / {type:'tool_result', tool_use_id} (server tools alike), OpenAI Chat
+ * tool_calls[].id / {role:'tool', tool_call_id}, OpenAI Responses {type:'function_call' |
+ * 'function_call_output', call_id}. Searched in user and assistant content and agent messages.
+ */
+export function toolIds(event: SessionEvent): string[] {
+  const out = new Set<string>();
+  if (event.kind === 'user' || event.kind === 'assistant') collectToolIds(event.content, out);
+  else if (event.kind === 'agent') collectToolIds(event.messages, out);
+  return [...out];
+}
+
+function collectToolIds(value: unknown, out: Set<string>): void {
+  if (Array.isArray(value)) {
+    for (const v of value) collectToolIds(v, out);
+    return;
+  }
+  if (!value || typeof value !== 'object') return;
+  const o = value as Record<string, unknown>;
+  if (typeof o.type === 'string') {
+    if (o.type.endsWith('tool_use') && typeof o.id === 'string') out.add(o.id);
+    if ((o.type === 'function_call' || o.type === 'function_call_output') && typeof o.call_id === 'string') {
+      out.add(o.call_id);
+    }
+  }
+  if (typeof o.tool_use_id === 'string') out.add(o.tool_use_id);
+  if (o.role === 'tool' && typeof o.tool_call_id === 'string') out.add(o.tool_call_id);
+  if (Array.isArray(o.tool_calls)) {
+    for (const tc of o.tool_calls) {
+      if (tc && typeof tc === 'object' && typeof (tc as Record<string, unknown>).id === 'string') {
+        out.add((tc as Record<string, unknown>).id as string);
+      }
+    }
+  }
+  if (Array.isArray(o.content)) collectToolIds(o.content, out);
+}
+
+/**
+ * Every index where `events` may be cut (head = events[0..k), tail = events[k..]): k is a user
+ * event and no tool id is mentioned both before k and at/after k. Ascending. The end of the
+ * list (k = events.length, an empty tail) is always a legal cut and is not listed.
+ * A turn, for keepTurns, starts at one of these points.
+ */
+export function cutPoints(events: readonly SeqEvent[]): number[] {
+  const n = events.length;
+  const first = new Map<string, number>();
+  const last = new Map<string, number>();
+  events.forEach(({ event }, i) => {
+    for (const id of toolIds(event)) {
+      if (!first.has(id)) first.set(id, i);
+      last.set(id, i);
+    }
+  });
+  // A pair spanning events f..l forbids every cut k with f < k <= l.
+  const open = new Int32Array(n + 2);
+  for (const [id, f] of first) {
+    const l = last.get(id)!;
+    if (l > f) {
+      open[f + 1]++;
+      open[l + 1]--;
+    }
+  }
+  const cuts: number[] = [];
+  let spanning = 0;
+  for (let k = 0; k < n; k++) {
+    spanning += open[k];
+    if (spanning === 0 && events[k].event.kind === 'user') cuts.push(k);
+  }
+  return cuts;
+}
+
+/**
+ * The boundary picker: the index where the verbatim tail starts when the last `keepTurns`
+ * turns are kept. It aims at the keepTurns-th user event from the end; if cutting there would
+ * orphan a tool pair, it moves to the previous user event that is a legal cut (keeping more
+ * text, never fewer turns than asked). With no legal cut at or before the aim it takes the
+ * first legal cut after it, and with none at all the end (an empty tail, `events.length`).
+ * keepTurns <= 0 gives `events.length`. The budget is not its concern (planResume's is).
+ */
+export function pickBoundary(events: readonly SeqEvent[], keepTurns: number): number {
+  const n = events.length;
+  if (keepTurns <= 0) return n;
+  const users: number[] = [];
+  events.forEach(({ event }, i) => {
+    if (event.kind === 'user') users.push(i);
+  });
+  if (users.length === 0) return n;
+  const aim = users[Math.max(0, users.length - keepTurns)];
+  const cuts = cutPoints(events);
+  let best = -1;
+  for (const c of cuts) {
+    if (c <= aim) best = c;
+    else break;
+  }
+  if (best >= 0) return best;
+  return cuts.find((c) => c > aim) ?? n;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Rebuilding.
+
+interface Item {
+  seq: number;
+  event: SessionEvent;
+  chat: ChatMessage | null;
+  agent: readonly unknown[];
+  note: { type: HonestyType; line: string } | null;
+  /** Tokens of `chat` and `agent` (or the client's count for the seq). */
+  own: number;
+  /** Tokens of one copy of the note message. */
+  noteTokens: number;
+}
+
+/** Context cost of an item: its messages, and its note in both arrays. */
+const costOf = (it: Item): number => it.own + 2 * it.noteTokens;
+
+function analyse(se: SeqEvent, counter: TokenCounter, counts: SeqTokenCounts | undefined): Item {
+  const { seq, event } = se;
+  let chat: ChatMessage | null = null;
+  let agent: readonly unknown[] = [];
+  let note: Item['note'] = null;
+  if (event.kind === 'user') chat = { role: 'user', content: event.content };
+  else if (event.kind === 'assistant') chat = { role: 'assistant', content: event.content };
+  else if (event.kind === 'agent') agent = event.messages;
+  else if (event.kind === 'event') {
+    const line = honestyLine(event);
+    if (line !== null) note = { type: event.type as HonestyType, line };
+  }
+  let own = 0;
+  if (chat !== null || agent.length > 0) {
+    own = countForSeq(counts, seq) ?? (chat !== null ? countWith(counter, chat) : 0) + countAll(counter, agent);
+  }
+  const noteTokens = note === null ? 0 : countWith(counter, noteMessage(note.line));
+  return { seq, event, chat, agent, note, own, noteTokens };
+}
+
+function noteMessage(line: string): NoteMessage {
+  return { role: 'user', content: line };
+}
+
+/** The messages of one item in order (for the summariser: the note once). */
+function messagesOf(it: Item): unknown[] {
+  const out: unknown[] = [];
+  if (it.chat) out.push(it.chat);
+  for (const m of it.agent) out.push(m);
+  if (it.note) out.push(noteMessage(it.note.line));
+  return out;
+}
+
+function buildContext(items: readonly Item[], briefing: string | null, counter: TokenCounter): ResumedContext {
+  const conversation: unknown[] = [];
+  const agentMessages: unknown[] = [];
+  const notes: HonestyNote[] = [];
+  let estimate = 0;
+  if (briefing !== null) {
+    conversation.push(briefingMessage(briefing));
+    agentMessages.push(briefingMessage(briefing));
+    estimate += 2 * countWith(counter, briefingMessage(briefing));
+  }
+  for (const it of items) {
+    if (it.chat) conversation.push(it.chat);
+    for (const m of it.agent) agentMessages.push(m);
+    if (it.note) {
+      conversation.push(noteMessage(it.note.line));
+      agentMessages.push(noteMessage(it.note.line));
+      notes.push({ seq: it.seq, type: it.note.type, line: it.note.line });
+    }
+    estimate += costOf(it);
+  }
+  return { conversation, agentMessages, estimate, notes };
+}
+
+/**
+ * The tier-1 context of `events` whatever its size: both arrays rebuilt as appended, with
+ * honesty lines. For viewers and exports that want the model's view of a whole session.
+ */
+export function rebuildContext(
+  events: readonly SeqEvent[],
+  options: { counter?: TokenCounter; tokenCounts?: SeqTokenCounts } = {},
+): ResumedContext {
+  const counter = options.counter ?? estimateTokens;
+  return buildContext(
+    events.map((e) => analyse(e, counter, options.tokenCounts)),
+    null,
+    counter,
+  );
+}
+
+// ---------------------------------------------------------------------------------------------
+// The planner.
+
+/**
+ * Plans the resume of a session. `events` are in file order (seq 0 = the first line after the
+ * meta line; gaps where a line was unreadable are fine). Throws RangeError on invalid options,
+ * or when tier 3 is needed and B cannot hold even an empty briefing: every plan it returns fits
+ * the budget.
+ */
+export function planResume(events: readonly SeqEvent[], options: PlanOptions): ResumePlan {
+  const W = options.window;
+  const ratio = options.budgetRatio ?? DEFAULT_BUDGET_RATIO;
+  const keepTurns = options.keepTurns ?? DEFAULT_KEEP_TURNS;
+  if (!Number.isFinite(W) || W <= 0) throw new RangeError(`window must be a positive number, got ${W}`);
+  if (!Number.isFinite(ratio) || ratio <= 0 || ratio > 1) {
+    throw new RangeError(`budgetRatio must be in (0, 1], got ${ratio}`);
+  }
+  if (!Number.isInteger(keepTurns) || keepTurns < 0) {
+    throw new RangeError(`keepTurns must be an integer >= 0, got ${keepTurns}`);
+  }
+  const allowanceOption = options.briefingAllowance;
+  if (allowanceOption !== undefined && (!Number.isInteger(allowanceOption) || allowanceOption < 1)) {
+    throw new RangeError(`briefingAllowance must be an integer >= 1, got ${allowanceOption}`);
+  }
+
+  const B = Math.floor(W * ratio);
+  const counter = options.counter ?? estimateTokens;
+  const items = events.map((e) => analyse(e, counter, options.tokenCounts));
+  let T = 0;
+  for (const it of items) T += costOf(it);
+  const base: PlanBase = { window: W, budget: B, transcriptTokens: T };
+
+  if (T <= B) return { tier: 1, ...base, context: buildContext(items, null, counter), chatNote: null };
+
+  let remainder: readonly Item[] = items;
+  let prior: { seq: number; briefing: string; coversThrough: number } | null = null;
+  for (let i = items.length - 1; i >= 0; i--) {
+    const ev = items[i].event;
+    if (ev.kind === 'compact') {
+      const c = ev as CompactEvent;
+      prior = { seq: items[i].seq, briefing: c.briefing, coversThrough: c.coversThrough };
+      break;
+    }
+  }
+  if (prior !== null) {
+    const through = prior.coversThrough;
+    remainder = items.filter((it) => it.seq > through);
+    const context = buildContext(remainder, prior.briefing, counter);
+    if (context.estimate <= B) {
+      return {
+        tier: 2,
+        ...base,
+        context,
+        compactSeq: prior.seq,
+        coversThrough: prior.coversThrough,
+        chatNote: TIER2_NOTE,
+      };
+    }
+  }
+  return planCompaction(base, remainder, prior, keepTurns, allowanceOption, counter);
+}
+
+function planCompaction(
+  base: PlanBase,
+  items: readonly Item[],
+  prior: { seq: number; briefing: string; coversThrough: number } | null,
+  keepTurns: number,
+  allowanceOption: number | undefined,
+  counter: TokenCounter,
+): CompactPlan {
+  const B = base.budget;
+  // The briefing sits in both arrays. Reserve room for its header plus the allowance, and at
+  // least for the shortest briefing applyBriefing can produce ("…").
+  const emptyBriefing = countWith(counter, briefingMessage(''));
+  const shortest = countWith(counter, briefingMessage('…'));
+  if (2 * shortest > B) {
+    throw new RangeError(`context budget ${B} is too small to hold a briefing (needs ${2 * shortest} tokens)`);
+  }
+  const maxAllowance = Math.max(1, Math.floor(B / 2) - emptyBriefing);
+  const allowance = Math.min(
+    allowanceOption ?? Math.max(1, Math.min(DEFAULT_MAX_BRIEFING_TOKENS, Math.floor(B / 8))),
+    maxAllowance,
+  );
+  const reserve = Math.min(B, 2 * Math.max(shortest, emptyBriefing + allowance));
+
+  const n = items.length;
+  const suffix = new Array<number>(n + 1).fill(0);
+  for (let i = n - 1; i >= 0; i--) suffix[i] = suffix[i + 1] + costOf(items[i]);
+
+  const seqEvents: SeqEvent[] = items.map((it) => ({ seq: it.seq, event: it.event }));
+  const cuts = cutPoints(seqEvents);
+  // With no prior briefing the head must hold something to summarise.
+  const minCut = prior === null ? 1 : 0;
+  const start = Math.max(pickBoundary(seqEvents, keepTurns), minCut);
+  const candidates = [...cuts.filter((c) => c >= start), n];
+  const cut = candidates.find((c) => suffix[c] + reserve <= B) ?? n;
+
+  const head = items.slice(0, cut);
+  const tailItems = items.slice(cut);
+  const messages: unknown[] = [];
+  let inputTokens = 0;
+  if (prior !== null) {
+    const m = briefingMessage(prior.briefing);
+    messages.push(m);
+    inputTokens += countWith(counter, m);
+  }
+  for (const it of head) {
+    messages.push(...messagesOf(it));
+    inputTokens += it.own + it.noteTokens;
+  }
+  const instructions = summaryInstructions(allowance);
+  inputTokens += countWith(counter, instructions);
+  const coversThrough = head.length > 0 ? head[head.length - 1].seq : prior!.coversThrough;
+
+  return {
+    tier: 3,
+    ...base,
+    summary: { messages, instructions, inputTokens, coversThrough, maxBriefingTokens: allowance },
+    tail: buildContext(tailItems, null, counter),
+    tailStartSeq: tailItems.length > 0 ? tailItems[0].seq : null,
+    keptTurns: cuts.filter((c) => c >= cut).length,
+    priorCompactSeq: prior === null ? null : prior.seq,
+    chatNote: TIER3_NOTE,
+  };
+}
+
+/**
+ * Tier 3, second step: the resumed context (briefing message first in both arrays, then the
+ * verbatim tail) and the compact event to append. A briefing too long for the budget is cut
+ * (by code points, ending with "…") so that the context always fits; the compact event carries
+ * the briefing as used, so a later tier-2 resume reproduces this context. `counter` must be the
+ * one the plan was made with. Throws RangeError on an empty briefing: a summariser that
+ * returned nothing failed, and nothing should be appended.
+ */
+export function applyBriefing(
+  plan: CompactPlan,
+  briefing: string,
+  counter: TokenCounter = estimateTokens,
+): AppliedBriefing {
+  if (briefing.trim() === '') throw new RangeError('the briefing is empty');
+  const cost = (b: string) => plan.tail.estimate + 2 * countWith(counter, briefingMessage(b));
+  let used = briefing;
+  let trimmed = false;
+  if (cost(briefing) > plan.budget) {
+    trimmed = true;
+    const chars = Array.from(briefing);
+    const cutTo = (k: number) => chars.slice(0, k).join('').trimEnd() + '…';
+    let lo = 0; // cutTo(lo) is assumed to fit (the planner reserved room for "…")
+    let hi = chars.length - 1;
+    while (lo < hi) {
+      const mid = Math.ceil((lo + hi) / 2);
+      if (cost(cutTo(mid)) <= plan.budget) lo = mid;
+      else hi = mid - 1;
+    }
+    used = cutTo(lo);
+  }
+  const context: ResumedContext = {
+    conversation: [briefingMessage(used), ...plan.tail.conversation],
+    agentMessages: [briefingMessage(used), ...plan.tail.agentMessages],
+    estimate: cost(used),
+    notes: [...plan.tail.notes],
+  };
+  return {
+    context,
+    compact: { kind: 'compact', briefing: used, coversThrough: plan.summary.coversThrough },
+    briefingTrimmed: trimmed,
+    chatNote: TIER3_NOTE,
+  };
+}
+
+/** True when a tier-3 plan's summary input exceeds `threshold` tokens: ask the user first. */
+export function needsConsent(plan: ResumePlan, threshold: number = DEFAULT_CONSENT_THRESHOLD): boolean {
+  return plan.tier === 3 && plan.summary.inputTokens > threshold;
+}

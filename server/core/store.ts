@@ -1,0 +1,647 @@
+// The session store: plain files under one root, one folder a project, one JSONL file a session.
+// This is the only module that writes session files, and it only ever appends to them.
+//
+// Invariants kept here:
+// - a session file is created exclusively and never rewritten, truncated or renamed; every
+//   change is one appended batch, written with one write call and fsync'd before returning;
+// - the next append after a torn last line starts on a fresh line;
+// - files are 0600, folders 0700;
+// - index.json is a cache (./catalog.ts), never trusted over the files;
+// - a file with a newer schema version is listed and read but never appended to.
+// Depends on node:fs, ./catalog, ./lock, ./reader, ./events; knows nothing of JSON-RPC or the CLI.
+
+import { chmod, lstat, mkdir, open, readdir, realpath, stat } from 'node:fs/promises';
+import { homedir } from 'node:os';
+import { join, resolve, isAbsolute } from 'node:path';
+import {
+  IncomingEvent,
+  MetaLine,
+  SCHEMA_VERSION,
+  SessionEvent,
+  serializeLine,
+  type SeqEvent,
+} from './events.js';
+import { StoreError, fromFsError } from './errors.js';
+import { isSessionId, newSessionId } from './ids.js';
+import { projectSlug, isAbsoluteProjectPath } from './slug.js';
+import {
+  cachedEntry,
+  displayTitle,
+  entryFromFile,
+  mapLimit,
+  newestFirst,
+  refreshIndex,
+  removeEntry,
+  upsertEntry,
+  type IndexEntry,
+} from './catalog.js';
+import { acquireLock, inspectLock, DEFAULT_STALE_MS, type Held } from './lock.js';
+import { readMeta, readSession, readTail, foldEvents, type Problem } from './reader.js';
+import { elideToCap } from './elide.js';
+import { lockPathOf } from './lock.js';
+
+export type { Problem } from './reader.js';
+
+export const DEFAULT_SOFT_CAP = 20 * 1024 * 1024;
+
+export interface StoreOptions {
+  root: string;
+  /** Sessions larger than this get their oldest tool results elided when loaded. */
+  softCapBytes?: number;
+  staleLockMs?: number;
+  /** Named in owner.json of the locks this store takes ("sidecar", "cli", ...). */
+  agent?: string;
+  /** Called when a held lock is lost (removed or taken over by someone else). */
+  onLockLost?: (id: string, err: Error) => void;
+}
+
+/** One History row. */
+export interface SessionEntry {
+  id: string;
+  project: string;
+  title: string;
+  /** True when a title event exists (or the meta line has a title). */
+  titled: boolean;
+  createdAt: string;
+  updatedAt: string;
+  /** Number of user messages. */
+  turns: number;
+  model: string | null;
+  /** First line of the latest user message. */
+  preview: string;
+  v: number;
+  bytes: number;
+}
+
+export interface ReadResult {
+  meta: MetaLine;
+  events: SeqEvent[];
+  problems: Problem[];
+  /** Line positions after the meta line: the seq the next event will get. */
+  totalEvents?: number;
+  /** Tool results elided by the soft cap on load. */
+  elided?: number;
+}
+
+export interface AppendResult {
+  appended: number;
+  firstSeq: number;
+  lastSeq: number;
+}
+
+/** The store root: --dir, then LEVELCODE_SESSIONS_DIR, then ~/.levelcode/sessions. */
+export function resolveStoreRoot(dir?: string): string {
+  const chosen = dir ?? process.env.LEVELCODE_SESSIONS_DIR;
+  if (chosen && chosen.length > 0) return resolve(chosen);
+  return join(homedir(), '.levelcode', 'sessions');
+}
+
+interface Live {
+  held: Held;
+  file: string;
+  dir: string;
+  /** Line positions after the meta line. */
+  lines: number;
+  size: number;
+  /** The file ends without '\n' (a torn line): the next append starts with one. */
+  torn: boolean;
+  entry: IndexEntry;
+}
+
+export function toSessionEntry(e: IndexEntry): SessionEntry {
+  return {
+    id: e.id,
+    project: e.project,
+    title: displayTitle(e),
+    titled: !!e.title,
+    createdAt: e.createdAt,
+    updatedAt: e.updatedAt,
+    turns: e.turns,
+    model: e.model,
+    preview: e.preview,
+    v: e.v,
+    bytes: e.bytes,
+  };
+}
+
+export class SessionStore {
+  readonly root: string;
+  readonly softCapBytes: number;
+  readonly staleLockMs: number;
+  private readonly agent: string;
+  private readonly onLockLost?: (id: string, err: Error) => void;
+  private readonly live = new Map<string, Live>();
+  private readonly located = new Map<string, string>();
+  /** Serialises writes per session inside this process. */
+  private readonly queues = new Map<string, Promise<unknown>>();
+
+  constructor(opts: StoreOptions) {
+    this.root = resolve(opts.root);
+    this.softCapBytes = opts.softCapBytes ?? DEFAULT_SOFT_CAP;
+    this.staleLockMs = opts.staleLockMs ?? DEFAULT_STALE_MS;
+    this.agent = opts.agent ?? 'process';
+    this.onLockLost = opts.onLockLost;
+  }
+
+  // ---- paths ---------------------------------------------------------------------------------
+
+  projectDirOf(project: string): string {
+    return join(this.root, projectSlug(project));
+  }
+
+  /** The real path of a project folder, as stored in meta lines. */
+  async realProject(project: string, mustExist: boolean): Promise<string> {
+    if (typeof project !== 'string' || project.length === 0 || project.includes('\0'))
+      throw new StoreError('invalid-project', 'project must be a non-empty path');
+    if (!isAbsolute(project) && !isAbsoluteProjectPath(project))
+      throw new StoreError('invalid-project', `project must be an absolute path: ${project}`);
+    try {
+      const real = await realpath(project);
+      const st = await stat(real);
+      if (!st.isDirectory()) throw new StoreError('invalid-project', `project is not a directory: ${project}`);
+      return real;
+    } catch (e) {
+      if (e instanceof StoreError) throw e;
+      if (mustExist) throw new StoreError('invalid-project', `project folder does not exist: ${project}`);
+      return isAbsolute(project) ? resolve(project) : project;
+    }
+  }
+
+  private async ensureDir(dir: string): Promise<void> {
+    try {
+      await mkdir(this.root, { recursive: true, mode: 0o700 });
+      const st = await lstat(this.root);
+      if (!st.isDirectory()) throw new StoreError('io', `store root is not a folder: ${this.root}`);
+      try {
+        await mkdir(dir, { mode: 0o700 });
+        await chmod(dir, 0o700);
+      } catch (e) {
+        if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
+        const dst = await lstat(dir);
+        if (!dst.isDirectory() || dst.isSymbolicLink())
+          throw new StoreError('io', `project folder in the store is not a folder: ${dir}`);
+      }
+    } catch (e) {
+      throw fromFsError(e, `cannot create ${dir}`);
+    }
+  }
+
+  /** Absolute path of a session's file. */
+  async pathOf(id: string): Promise<string> {
+    if (!isSessionId(id)) throw new StoreError('bad-id', `not a session id: ${JSON.stringify(String(id)).slice(0, 80)}`);
+    const live = this.live.get(id);
+    if (live) return live.file;
+    const known = this.located.get(id);
+    if (known && (await isRegularFile(known))) return known;
+    let dirs: string[];
+    try {
+      dirs = await readdir(this.root);
+    } catch (e) {
+      const code = (e as NodeJS.ErrnoException).code;
+      if (code === 'ENOENT') throw new StoreError('unknown-session', `no session ${id} (the store ${this.root} is empty)`);
+      throw fromFsError(e, `cannot read the store ${this.root}`);
+    }
+    let found: string | undefined;
+    await mapLimit(dirs, 16, async (d) => {
+      if (found) return;
+      const file = join(this.root, d, `${id}.jsonl`);
+      if (await isRegularFile(file)) found = file;
+    });
+    if (!found) throw new StoreError('unknown-session', `no session ${id} in ${this.root}`);
+    this.located.set(id, found);
+    return found;
+  }
+
+  // ---- writing -------------------------------------------------------------------------------
+
+  /** Creates a session: its file with the meta line, fsync'd. This store then owns it. */
+  async create(o: { project: string; model?: string }): Promise<MetaLine> {
+    const project = await this.realProject(o.project, true);
+    if (o.model !== undefined && (typeof o.model !== 'string' || o.model.length > 500))
+      throw new StoreError('invalid-events', 'model must be a string of at most 500 characters');
+    const dir = this.projectDirOf(project);
+    await this.ensureDir(dir);
+    for (let attempt = 0; attempt < 20; attempt++) {
+      const now = new Date();
+      const id = newSessionId(now);
+      const file = join(dir, `${id}.jsonl`);
+      const meta: MetaLine = {
+        kind: 'meta',
+        v: SCHEMA_VERSION,
+        id,
+        project,
+        createdAt: now.toISOString(),
+        title: null,
+        ...(o.model ? { model: o.model } : {}),
+      };
+      const line = Buffer.from(JSON.stringify(meta) + '\n');
+      let fh;
+      try {
+        fh = await open(file, 'wx', 0o600); // exclusive: never overwrite a file that exists
+      } catch (e) {
+        if ((e as NodeJS.ErrnoException).code === 'EEXIST') continue;
+        throw fromFsError(e, `cannot create a session in ${dir}`);
+      }
+      try {
+        await writeAll(fh, line);
+        await fh.sync();
+      } catch (e) {
+        await fh.close().catch(() => {});
+        throw fromFsError(e, `cannot write the new session ${id}`);
+      }
+      await fh.close();
+      await syncDir(dir);
+      this.located.set(id, file);
+      const held = await this.lockFile(id, file);
+      const st = await stat(file, { bigint: true });
+      const entry: IndexEntry = {
+        id,
+        project,
+        createdAt: meta.createdAt,
+        model: meta.model ?? null,
+        v: meta.v,
+        bytes: line.length,
+        mtimeNs: st.mtimeNs.toString(),
+        metaEnd: line.length,
+        turns: 0,
+        updatedAt: meta.createdAt,
+        preview: '',
+        firstUser: '',
+        title: null,
+        titleSource: null,
+        lines: 0,
+        folded: line.length,
+        bad: 0,
+      };
+      this.live.set(id, { held, file, dir, lines: 0, size: line.length, torn: false, entry });
+      await upsertEntry(dir, entry).catch(() => {});
+      return meta;
+    }
+    throw new StoreError('io', 'could not find a free session id');
+  }
+
+  private async lockFile(id: string, file: string): Promise<Held> {
+    const held = await acquireLock(file, {
+      staleMs: this.staleLockMs,
+      agent: this.agent,
+      onLost: (err) => {
+        this.live.delete(id);
+        this.onLockLost?.(id, err);
+      },
+    });
+    await chmod(lockPathOf(file), 0o700).catch(() => {});
+    return held;
+  }
+
+  /** Takes ownership of a session (its lock), or throws StoreError('locked'). */
+  async acquire(id: string): Promise<void> {
+    await this.own(id);
+  }
+
+  private async own(id: string): Promise<Live> {
+    const existing = this.live.get(id);
+    if (existing && !existing.held.compromised) return existing;
+    const file = await this.pathOf(id);
+    const info = await readMeta(file);
+    if (info.meta.v > SCHEMA_VERSION)
+      throw new StoreError(
+        'schema-too-new',
+        `session ${id} was written with schema v${info.meta.v}; this build writes v${SCHEMA_VERSION} and will not append to it (update levelcode-sessions)`,
+        { v: info.meta.v, supported: SCHEMA_VERSION },
+      );
+    const held = await this.lockFile(id, file);
+    try {
+      const dir = join(file, '..');
+      const st = await stat(file, { bigint: true });
+      const size = Number(st.size);
+      let entry = await cachedEntry(dir, id);
+      if (!entry || entry.bytes !== size || entry.mtimeNs !== st.mtimeNs.toString())
+        entry = await entryFromFile(file, id, size, st.mtimeNs);
+      const torn = entry.folded < size;
+      const live: Live = { held, file, dir, lines: entry.lines + (torn ? 1 : 0), size, torn, entry };
+      this.live.set(id, live);
+      return live;
+    } catch (e) {
+      await held.release();
+      throw e;
+    }
+  }
+
+  /** Gives up ownership. */
+  async release(id: string): Promise<void> {
+    const live = this.live.get(id);
+    if (!live) return;
+    this.live.delete(id);
+    await live.held.release();
+  }
+
+  async releaseAll(): Promise<void> {
+    await Promise.all([...this.live.keys()].map((id) => this.release(id)));
+  }
+
+  holds(id: string): boolean {
+    const l = this.live.get(id);
+    return !!l && !l.held.compromised;
+  }
+
+  held(): string[] {
+    return [...this.live.keys()];
+  }
+
+  async lockInfo(id: string): Promise<{ locked: boolean; byUs: boolean; pid?: number; host?: string; agent?: string }> {
+    if (this.holds(id)) return { locked: true, byUs: true, pid: process.pid };
+    const file = await this.pathOf(id);
+    const s = await inspectLock(file, this.staleLockMs);
+    const live = s.locked && !s.dead && !s.stale;
+    return { locked: live, byUs: false, pid: s.owner?.pid, host: s.owner?.host, agent: s.owner?.agent };
+  }
+
+  /**
+   * Appends a batch of events: all validated first (nothing is written if one is invalid),
+   * then one write call and an fsync. Events without `t` are stamped with the current time.
+   */
+  async append(id: string, events: unknown[]): Promise<AppendResult> {
+    const lines = validateBatch(events);
+    return this.serial(id, async () => {
+      const live = await this.own(id);
+      if (lines.length === 0) return { appended: 0, firstSeq: live.lines, lastSeq: live.lines - 1 };
+      const bufs = lines.map((l) => Buffer.from(l.text + '\n'));
+      let fh;
+      try {
+        fh = await open(live.file, 'a');
+      } catch (e) {
+        throw fromFsError(e, `cannot open session ${id} for appending`);
+      }
+      let prefixLen = 0;
+      try {
+        const st = await fh.stat({ bigint: true });
+        if (Number(st.size) !== live.size) {
+          // The file changed behind our back (a writer that ignores locks): re-derive its state.
+          const e = await entryFromFile(live.file, id, Number(st.size), st.mtimeNs);
+          live.entry = e;
+          live.size = Number(st.size);
+          live.torn = e.folded < live.size;
+          live.lines = e.lines + (live.torn ? 1 : 0);
+        }
+        const prefix = live.torn ? Buffer.from('\n') : Buffer.alloc(0);
+        prefixLen = prefix.length;
+        try {
+          await writeAll(fh, prefixLen ? Buffer.concat([prefix, ...bufs]) : Buffer.concat(bufs));
+          await fh.sync();
+        } catch (e) {
+          // A batch is all or nothing: cut back our own unacknowledged bytes (a disk that filled
+          // mid-write), so the file holds exactly what was acknowledged. If even that fails, the
+          // next append re-derives the state and steps over the torn line.
+          await fh.truncate(live.size).catch(() => {});
+          throw e;
+        }
+      } catch (e) {
+        throw fromFsError(e, `cannot append to session ${id}`);
+      } finally {
+        await fh.close().catch(() => {});
+      }
+      return this.afterAppend(live, lines, bufs, prefixLen);
+    });
+  }
+
+  private async afterAppend(live: Live, lines: ValidLine[], bufs: Buffer[], prefixLen: number): Promise<AppendResult> {
+    const firstSeq = live.lines;
+    const e = live.entry;
+    if (live.torn) {
+      // The torn fragment is now a complete (unreadable) line of its own.
+      e.lines++;
+      e.bad++;
+    }
+    const start = live.size + prefixLen;
+    foldEvents(e, lines.map((l) => l.event), bufs.map((b) => b.length), start);
+    live.size = start + bufs.reduce((n, b) => n + b.length, 0);
+    live.lines = firstSeq + lines.length;
+    live.torn = false;
+    try {
+      const st = await stat(live.file, { bigint: true });
+      e.bytes = Number(st.size);
+      e.mtimeNs = st.mtimeNs.toString();
+      await upsertEntry(live.dir, e);
+    } catch {
+      /* the index is a cache: the next list repairs it */
+    }
+    return { appended: lines.length, firstSeq, lastSeq: live.lines - 1 };
+  }
+
+  private serial<T>(id: string, fn: () => Promise<T>): Promise<T> {
+    const prev = this.queues.get(id) ?? Promise.resolve();
+    const next = prev.then(fn, fn);
+    const settled = next.catch(() => {});
+    this.queues.set(id, settled);
+    void settled.then(() => {
+      if (this.queues.get(id) === settled) this.queues.delete(id);
+    });
+    return next;
+  }
+
+  /** Appends a title event (what Rename does). */
+  async rename(id: string, title: string, source: 'user' | 'model' | 'fallback' = 'user'): Promise<void> {
+    const clean = typeof title === 'string' ? title.replace(/\s+/g, ' ').trim() : '';
+    if (!clean) throw new StoreError('invalid-events', 'a title must have at least one visible character');
+    await this.append(id, [{ kind: 'title', title: clean.slice(0, 500), source }]);
+  }
+
+  /** Moves a session to the OS trash (never unlinks) and drops it from the index. */
+  async delete(id: string): Promise<void> {
+    const file = await this.pathOf(id);
+    if (!this.holds(id)) {
+      const info = await this.lockInfo(id);
+      if (info.locked) await this.own(id); // throws 'locked'
+    }
+    const live = this.live.get(id);
+    const { default: trash } = await import('trash');
+    try {
+      await trash([file], { glob: false });
+    } catch (e) {
+      throw fromFsError(e, `cannot move session ${id} to the trash`);
+    }
+    this.located.delete(id);
+    if (live) {
+      this.live.delete(id);
+      await live.held.release();
+    }
+    await removeEntry(join(file, '..'), id).catch(() => {});
+  }
+
+  // ---- reading -------------------------------------------------------------------------------
+
+  /** History: sessions newest first; by project (its real path, exactly) or all. */
+  async list(o: { project?: string; all?: boolean } = {}): Promise<{ sessions: SessionEntry[]; problems: Problem[] }> {
+    const problems: Problem[] = [];
+    let dirs: string[];
+    let project: string | undefined;
+    if (o.project !== undefined && !o.all) {
+      project = await this.realProject(o.project, false);
+      dirs = [this.projectDirOf(project)];
+    } else {
+      try {
+        dirs = (await readdir(this.root, { withFileTypes: true })).filter((d) => d.isDirectory()).map((d) => join(this.root, d.name));
+      } catch (e) {
+        const code = (e as NodeJS.ErrnoException).code;
+        if (code === 'ENOENT') return { sessions: [], problems };
+        throw fromFsError(e, `cannot read the store ${this.root}`);
+      }
+    }
+    const all: IndexEntry[] = [];
+    await mapLimit(dirs, 4, async (dir) => {
+      const r = await refreshIndex(dir);
+      problems.push(...r.problems);
+      for (const e of r.entries) {
+        if (project !== undefined && e.project !== project) continue;
+        all.push(e);
+        this.located.set(e.id, join(dir, `${e.id}.jsonl`));
+      }
+    });
+    all.sort(newestFirst);
+    return { sessions: all.map(toSessionEntry), problems };
+  }
+
+  /** One History row, fresh from the file when the cached entry does not match it. */
+  async get(id: string): Promise<SessionEntry> {
+    return toSessionEntry(await this.entry(id));
+  }
+
+  private async entry(id: string): Promise<IndexEntry> {
+    const live = this.live.get(id);
+    if (live) return live.entry;
+    const file = await this.pathOf(id);
+    const dir = join(file, '..');
+    let st;
+    try {
+      st = await stat(file, { bigint: true });
+    } catch (e) {
+      throw fromFsError(e, `cannot stat session ${id}`);
+    }
+    const cached = await cachedEntry(dir, id);
+    if (cached && cached.bytes === Number(st.size) && cached.mtimeNs === st.mtimeNs.toString()) return cached;
+    return entryFromFile(file, id, Number(st.size), st.mtimeNs);
+  }
+
+  /**
+   * A window of a session's events: the last `tail` events (read from the end of the file, so
+   * its cost does not grow with the session), or the seq range [from, to].
+   */
+  async read(id: string, o: { tail?: number; from?: number; to?: number } = {}): Promise<ReadResult> {
+    const file = await this.pathOf(id);
+    if (o.tail !== undefined) {
+      const entry = await this.entry(id);
+      let lines = entry.lines;
+      let st;
+      try {
+        st = await stat(file);
+      } catch (e) {
+        throw fromFsError(e, `cannot stat session ${id}`);
+      }
+      if (entry.folded < st.size) lines += 1; // a torn last line holds a position
+      const r = await readTail(file, o.tail, lines);
+      return { ...r, totalEvents: lines };
+    }
+    const r = await readSession(file, { from: o.from, to: o.to });
+    return { meta: r.meta, events: r.events, problems: r.problems, totalEvents: r.lines };
+  }
+
+  /** The whole session, with the soft cap applied: the input of resume and export. */
+  async load(id: string, o: { signal?: AbortSignal } = {}): Promise<ReadResult> {
+    const file = await this.pathOf(id);
+    const r = await readSession(file, { signal: o.signal });
+    let events = r.events;
+    let elided = 0;
+    if (r.size > this.softCapBytes) {
+      const out = elideToCap(events, r.size, this.softCapBytes);
+      events = out.events;
+      elided = out.elided;
+    }
+    return { meta: r.meta, events, problems: r.problems, totalEvents: r.lines, elided };
+  }
+
+  /** Every project folder in the store (absolute paths). */
+  async projectDirs(): Promise<string[]> {
+    try {
+      return (await readdir(this.root, { withFileTypes: true })).filter((d) => d.isDirectory()).map((d) => join(this.root, d.name));
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === 'ENOENT') return [];
+      throw fromFsError(e, `cannot read the store ${this.root}`);
+    }
+  }
+}
+
+interface ValidLine {
+  text: string;
+  event: SessionEvent;
+}
+
+/** Validates a batch; throws StoreError('invalid-events') with zod issues naming the index. */
+export function validateBatch(events: unknown[]): ValidLine[] {
+  if (!Array.isArray(events)) throw new StoreError('invalid-events', 'events must be an array');
+  const now = new Date().toISOString();
+  const out: ValidLine[] = [];
+  const issues: unknown[] = [];
+  events.forEach((raw, i) => {
+    const head = IncomingEvent.safeParse(raw);
+    if (!head.success) {
+      for (const iss of head.error.issues) issues.push({ ...iss, path: [i, ...iss.path] });
+      return;
+    }
+    const obj = raw as Record<string, unknown>;
+    if (obj.kind === 'meta') {
+      issues.push({ path: [i, 'kind'], message: 'meta lines are written by the store only' });
+      return;
+    }
+    const stamped: Record<string, unknown> = obj.t === undefined ? { kind: obj.kind, t: now } : obj;
+    if (obj.t === undefined) for (const k of Object.keys(obj)) if (k !== 'kind') Object.defineProperty(stamped, k, { value: obj[k], enumerable: true, writable: true, configurable: true });
+    const full = SessionEvent.safeParse(stamped);
+    if (!full.success) {
+      for (const iss of full.error.issues) issues.push({ ...iss, path: [i, ...iss.path] });
+      return;
+    }
+    let text: string;
+    try {
+      text = serializeLine(stamped);
+    } catch (e) {
+      issues.push({ path: [i], message: `cannot be serialised as JSON (${(e as Error).message})` });
+      return;
+    }
+    out.push({ text, event: stamped as SessionEvent });
+  });
+  if (issues.length > 0) {
+    const first = issues[0] as { path: unknown[]; message: string };
+    throw new StoreError('invalid-events', `invalid event at ${first.path.join('.')}: ${first.message}`, { issues });
+  }
+  return out;
+}
+
+async function writeAll(fh: import('node:fs/promises').FileHandle, buf: Buffer): Promise<void> {
+  let off = 0;
+  while (off < buf.length) {
+    const { bytesWritten } = await fh.write(buf, off, buf.length - off);
+    off += bytesWritten;
+  }
+}
+
+async function syncDir(dir: string): Promise<void> {
+  try {
+    const fh = await open(dir, 'r');
+    try {
+      await fh.sync();
+    } finally {
+      await fh.close();
+    }
+  } catch {
+    /* not supported on every platform */
+  }
+}
+
+async function isRegularFile(file: string): Promise<boolean> {
+  try {
+    const st = await lstat(file);
+    return st.isFile();
+  } catch {
+    return false;
+  }
+}
+

@@ -1,0 +1,401 @@
+// The store against real files in a temp dir: round trips, the index as a self-healing cache,
+// locks, schema refusal, torn lines, the soft cap, permissions.
+import { describe, it, expect, beforeEach, afterEach } from 'vitest';
+import { mkdtemp, mkdir, readFile, writeFile, appendFile, rm, stat, readdir, utimes } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { spawnSync } from 'node:child_process';
+import { SessionStore } from '../../server/core/store.js';
+import { projectSlug } from '../../server/core/slug.js';
+import { StoreError } from '../../server/core/errors.js';
+import { INDEX_FILE } from '../../server/core/catalog.js';
+import { elideToCap, elisionMarker } from '../../server/core/elide.js';
+import type { SeqEvent } from '../../server/core/events.js';
+
+let tmp: string;
+let root: string;
+let project: string;
+const stores: SessionStore[] = [];
+function mkStore(extra: Partial<ConstructorParameters<typeof SessionStore>[0]> = {}) {
+  const s = new SessionStore({ root, ...extra });
+  stores.push(s);
+  return s;
+}
+
+beforeEach(async () => {
+  tmp = await mkdtemp(join(tmpdir(), 'lcs-store-'));
+  root = join(tmp, 'store');
+  project = join(tmp, 'proj.ly');
+  await mkdir(project);
+});
+afterEach(async () => {
+  for (const s of stores.splice(0)) await s.releaseAll();
+  await rm(tmp, { recursive: true, force: true });
+});
+
+const user = (content: unknown, t = '2026-07-28T09:00:00.000Z') => ({ kind: 'user', t, content });
+const assistant = (content: unknown, t = '2026-07-28T09:00:01.000Z') => ({ kind: 'assistant', t, content });
+
+describe('create and append', () => {
+  it('writes the meta line at birth, 0600 in a 0700 folder named by the slug', async () => {
+    const s = mkStore();
+    const meta = await s.create({ project, model: 'claude-x' });
+    const file = join(root, projectSlug(project), `${meta.id}.jsonl`);
+    const text = await readFile(file, 'utf8');
+    expect(text.endsWith('\n')).toBe(true);
+    const line = JSON.parse(text.trim());
+    expect(line).toEqual({ kind: 'meta', v: 1, id: meta.id, project, createdAt: meta.createdAt, title: null, model: 'claude-x' });
+    expect((await stat(file)).mode & 0o777).toBe(0o600);
+    expect((await stat(join(root, projectSlug(project)))).mode & 0o777).toBe(0o700);
+    expect((await stat(root)).mode & 0o777).toBe(0o700);
+    const { sessions } = await s.list({ project });
+    expect(sessions.map((x) => x.id)).toEqual([meta.id]);
+  });
+
+  it('round-trips provider content byte-identically', async () => {
+    const s = mkStore();
+    const { id } = await s.create({ project });
+    const blocks = [
+      { type: 'text', text: 'Here 🚀 \u2028 "quotes" \\ back\nslash' },
+      { type: 'tool_use', id: 'toolu_1', name: 'bash', input: { cmd: 'ls -la', nested: { a: [1, 2.5, null, true] } } },
+    ];
+    const agentMsgs = [{ role: 'assistant', content: blocks }, { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_1', content: 'ok' }] }];
+    const evs = [user('fix it', '2026-07-28T09:00:00.000Z'), assistant(blocks), { kind: 'agent', t: '2026-07-28T09:00:02.000Z', messages: agentMsgs, extraField: { keep: 1 } }];
+    const r = await s.append(id, evs);
+    expect(r).toEqual({ appended: 3, firstSeq: 0, lastSeq: 2 });
+    const read = await s.read(id);
+    expect(read.problems).toEqual([]);
+    expect(read.events.map((e) => e.event)).toEqual(evs);
+    expect(JSON.stringify(read.events[1].event.content)).toBe(JSON.stringify(blocks));
+    // Lines on disk: kind and t first, the rest as given.
+    const lines = (await readFile(await s.pathOf(id), 'utf8')).trim().split('\n');
+    expect(lines[3].startsWith('{"kind":"agent","t":"2026-07-28T09:00:02.000Z","messages":')).toBe(true);
+  });
+
+  it('stamps t when it is missing and rejects invalid batches whole', async () => {
+    const s = mkStore();
+    const { id } = await s.create({ project });
+    await s.append(id, [{ kind: 'user', content: 'hi' }]);
+    const before = await readFile(await s.pathOf(id));
+    const bad = await s.append(id, [user('ok'), { kind: 'nope' }, { kind: 'title' }]).catch((e) => e);
+    expect(bad).toBeInstanceOf(StoreError);
+    expect(bad.code).toBe('invalid-events');
+    expect((bad.data.issues as { path: unknown[] }[]).map((i) => i.path[0])).toEqual(expect.arrayContaining([1, 2]));
+    expect(await readFile(await s.pathOf(id))).toEqual(before);
+    const r = await s.read(id);
+    expect(typeof r.events[0].event.t).toBe('string');
+    await expect(s.append(id, [{ kind: 'meta', t: '2026-01-01T00:00:00Z' }])).rejects.toMatchObject({ code: 'invalid-events' });
+  });
+
+  it('never overwrites: ids are unique even when created in the same second', async () => {
+    const s = mkStore();
+    const ids = new Set<string>();
+    for (let i = 0; i < 30; i++) ids.add((await s.create({ project })).id);
+    expect(ids.size).toBe(30);
+  });
+
+  it('refuses a project that is not an existing absolute folder', async () => {
+    const s = mkStore();
+    await expect(s.create({ project: 'relative/dir' })).rejects.toMatchObject({ code: 'invalid-project' });
+    await expect(s.create({ project: join(tmp, 'missing') })).rejects.toMatchObject({ code: 'invalid-project' });
+    await writeFile(join(tmp, 'file'), 'x');
+    await expect(s.create({ project: join(tmp, 'file') })).rejects.toMatchObject({ code: 'invalid-project' });
+  });
+});
+
+describe('listing', () => {
+  it('lists newest first with title, turns, preview and model', async () => {
+    const s = mkStore();
+    const a = await s.create({ project, model: 'm1' });
+    await s.append(a.id, [user('first question\nsecond line', '2026-07-28T09:00:00.000Z'), assistant('x', '2026-07-28T09:00:05.000Z')]);
+    const b = await s.create({ project });
+    await s.append(b.id, [user('b one', '2026-07-28T10:00:00.000Z'), user('b two', '2026-07-28T10:01:00.000Z')]);
+    const { sessions } = await s.list({ project });
+    expect(sessions.map((x) => x.id)).toEqual([b.id, a.id]);
+    expect(sessions[0]).toMatchObject({ turns: 2, preview: 'b two', title: 'b one', titled: false, model: null, updatedAt: '2026-07-28T10:01:00.000Z' });
+    expect(sessions[1]).toMatchObject({ turns: 1, title: 'first question', model: 'm1', updatedAt: '2026-07-28T09:00:05.000Z' });
+    await s.rename(a.id, 'Idempotent refunds via Redis keys');
+    const again = await s.list({ project });
+    expect(again.sessions.find((x) => x.id === a.id)).toMatchObject({ title: 'Idempotent refunds via Redis keys', titled: true });
+  });
+
+  it('cuts fallback titles to one line of at most 80 characters', async () => {
+    const s = mkStore();
+    const a = await s.create({ project });
+    await s.append(a.id, [user('   \n' + 'w'.repeat(200) + '\nmore')]);
+    const [e] = (await s.list({ project })).sessions;
+    expect(Array.from(e.title).length).toBeLessThanOrEqual(80);
+    expect(e.title.endsWith('…')).toBe(true);
+  });
+
+  it('keeps colliding slugs apart by the real path in the meta line', async () => {
+    const p1 = join(tmp, 'a', 'b-c');
+    const p2 = join(tmp, 'a-b', 'c');
+    await mkdir(p1, { recursive: true });
+    await mkdir(p2, { recursive: true });
+    expect(projectSlug(p1)).toBe(projectSlug(p2));
+    const s = mkStore();
+    const x = await s.create({ project: p1 });
+    const y = await s.create({ project: p2 });
+    expect((await s.list({ project: p1 })).sessions.map((e) => e.id)).toEqual([x.id]);
+    expect((await s.list({ project: p2 })).sessions.map((e) => e.id)).toEqual([y.id]);
+    expect((await s.list({ all: true })).sessions).toHaveLength(2);
+  });
+
+  it('lists a session that crashed after one message (meta line plus a torn line)', async () => {
+    const s = mkStore();
+    const a = await s.create({ project });
+    const file = await s.pathOf(a.id);
+    await s.releaseAll();
+    await appendFile(file, '{"kind":"user","t":"2026-07-28T09:00:00.000Z","content":"half wr');
+    const fresh = mkStore();
+    const { sessions } = await fresh.list({ project });
+    expect(sessions).toHaveLength(1);
+    const r = await fresh.read(a.id);
+    expect(r.events).toEqual([]);
+    expect(r.problems[0].message).toMatch(/torn last line/);
+  });
+});
+
+describe('index.json is a cache that heals itself', () => {
+  async function setup() {
+    const s = mkStore();
+    const a = await s.create({ project });
+    await s.append(a.id, [user('alpha', '2026-07-28T09:00:00.000Z')]);
+    const b = await s.create({ project });
+    await s.append(b.id, [user('beta', '2026-07-28T10:00:00.000Z'), user('beta 2', '2026-07-28T10:00:01.000Z')]);
+    await s.releaseAll();
+    const dir = join(root, projectSlug(project));
+    const truth = (await mkStore().list({ project })).sessions;
+    return { dir, truth, a, b };
+  }
+  const corruptions: [string, (dir: string, ids: { a: string; b: string }) => Promise<void>][] = [
+    ['truncated', async (dir) => {
+      const t = await readFile(join(dir, INDEX_FILE), 'utf8');
+      await writeFile(join(dir, INDEX_FILE), t.slice(0, t.length / 2));
+    }],
+    ['not JSON', async (dir) => writeFile(join(dir, INDEX_FILE), '\0\0garbage')],
+    ['deleted', async (dir) => rm(join(dir, INDEX_FILE))],
+    ['wrong entries', async (dir) => {
+      const j = JSON.parse(await readFile(join(dir, INDEX_FILE), 'utf8'));
+      for (const e of j.entries) { e.turns = 99; e.title = 'WRONG'; e.mtimeNs = '1'; }
+      await writeFile(join(dir, INDEX_FILE), JSON.stringify(j));
+    }],
+    ['wrong shape', async (dir) => writeFile(join(dir, INDEX_FILE), JSON.stringify({ format: 1, entries: [{ id: 5 }] }))],
+    ['an entry for a file that is gone', async (dir, { a }) => {
+      const j = JSON.parse(await readFile(join(dir, INDEX_FILE), 'utf8'));
+      j.entries.push({ ...j.entries[0], id: '2020-01-01T00-00-00-zzzz' });
+      await writeFile(join(dir, INDEX_FILE), JSON.stringify(j));
+      void a;
+    }],
+  ];
+  for (const [name, corrupt] of corruptions) {
+    it(`recovers from an index that is ${name}`, async () => {
+      const { dir, truth, a, b } = await setup();
+      await corrupt(dir, { a: a.id, b: b.id });
+      const r = await mkStore().list({ project });
+      expect(r.sessions).toEqual(truth);
+      // And it was written back whole.
+      const j = JSON.parse(await readFile(join(dir, INDEX_FILE), 'utf8'));
+      expect(j.entries.map((e: { id: string }) => e.id).sort()).toEqual(truth.map((e) => e.id).sort());
+    });
+  }
+
+  it('picks up a file added and a file grown behind its back, re-reading only those', async () => {
+    const { dir, truth } = await setup();
+    // A session written by hand (another tool) and an append made without the store.
+    const id = '2026-07-28T11-00-00-abcd';
+    await writeFile(join(dir, `${id}.jsonl`), JSON.stringify({ kind: 'meta', v: 1, id, project, createdAt: '2026-07-28T11:00:00.000Z', title: null }) + '\n' + JSON.stringify({ t: '2026-07-28T11:00:01.000Z', kind: 'user', content: 'by hand' }) + '\n');
+    const grown = truth[1];
+    await appendFile(join(dir, `${grown.id}.jsonl`), JSON.stringify({ kind: 'user', t: '2026-07-28T12:00:00.000Z', content: 'later' }) + '\n');
+    const r = await mkStore().list({ project });
+    expect(r.sessions.map((e) => e.id)).toEqual([grown.id, id, truth[0].id]);
+    expect(r.sessions[0]).toMatchObject({ turns: 2, preview: 'later' });
+    expect(r.sessions[1]).toMatchObject({ turns: 1, title: 'by hand' });
+  });
+
+  it('notices a change in place with the same size (mtime in nanoseconds)', async () => {
+    const { dir, truth } = await setup();
+    const file = join(dir, `${truth[1].id}.jsonl`);
+    const text = await readFile(file, 'utf8');
+    await writeFile(file, text.replace('alpha', 'gamma'));
+    const st = await stat(file);
+    await utimes(file, st.atime, new Date(st.mtimeMs + 1));
+    const r = await mkStore().list({ project });
+    expect(r.sessions[1].title).toBe('gamma');
+  });
+
+  it('still lists when the index cannot be written', async () => {
+    const { dir, truth } = await setup();
+    await rm(join(dir, INDEX_FILE));
+    await mkdir(join(dir, INDEX_FILE)); // a folder where the file should be
+    const r = await mkStore().list({ project });
+    expect(r.sessions).toEqual(truth);
+    expect(r.problems.length).toBeGreaterThan(0);
+  });
+});
+
+describe('torn lines', () => {
+  it('reports a torn last line, and the next append starts on a fresh line', async () => {
+    const s = mkStore();
+    const a = await s.create({ project });
+    await s.append(a.id, [user('one')]);
+    const file = await s.pathOf(a.id);
+    await s.releaseAll();
+    await appendFile(file, '{"kind":"assistant","t":"2026-07-28T09:00:00.000Z","content":[{"ty');
+    const s2 = mkStore();
+    const r1 = await s2.read(a.id);
+    expect(r1.events).toHaveLength(1);
+    expect(r1.problems).toHaveLength(1);
+    const res = await s2.append(a.id, [user('two')]);
+    expect(res.firstSeq).toBe(2); // the torn fragment keeps its position
+    const r2 = await s2.read(a.id);
+    expect(r2.events.map((e) => [e.seq, e.event.kind === 'user' && e.event.content])).toEqual([[0, 'one'], [2, 'two']]);
+    expect(r2.problems).toHaveLength(1);
+    expect(r2.problems[0].line).toBe(3);
+    const { sessions } = await s2.list({ project });
+    expect(sessions[0]).toMatchObject({ turns: 2, preview: 'two' });
+  });
+});
+
+describe('reading windows', () => {
+  it('reads the last N events from the end and ranges by seq', async () => {
+    const s = mkStore();
+    const a = await s.create({ project });
+    const evs = Array.from({ length: 50 }, (_, i) => user(`m${i}`));
+    await s.append(a.id, evs);
+    const tail = await s.read(a.id, { tail: 5 });
+    expect(tail.events.map((e) => e.seq)).toEqual([45, 46, 47, 48, 49]);
+    expect(tail.events.map((e) => (e.event as { content: string }).content)).toEqual(['m45', 'm46', 'm47', 'm48', 'm49']);
+    expect(tail.totalEvents).toBe(50);
+    const all = await s.read(a.id, { tail: 500 });
+    expect(all.events).toHaveLength(50);
+    const range = await s.read(a.id, { from: 10, to: 12 });
+    expect(range.events.map((e) => e.seq)).toEqual([10, 11, 12]);
+  });
+});
+
+describe('locks', () => {
+  it('refuses a second writer with a clear error and lets it read', async () => {
+    const s1 = mkStore({ agent: 'sidecar' });
+    const s2 = mkStore();
+    const a = await s1.create({ project });
+    const e = await s2.append(a.id, [user('x')]).catch((x) => x);
+    expect(e).toBeInstanceOf(StoreError);
+    expect(e.code).toBe('locked');
+    expect(e.message).toMatch(/locked by another window/);
+    expect((await s2.read(a.id)).meta.id).toBe(a.id);
+    await s1.release(a.id);
+    await expect(s2.append(a.id, [user('now')])).resolves.toMatchObject({ appended: 1 });
+  });
+
+  it('takes over at once a lock whose process is gone', async () => {
+    const s1 = mkStore();
+    const a = await s1.create({ project });
+    const file = await s1.pathOf(a.id);
+    await s1.releaseAll();
+    // A process that took the lock and died without releasing it.
+    const dead = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))']);
+    const pid = Number(dead.stdout.toString());
+    await mkdir(`${file}.lock`);
+    await writeFile(join(`${file}.lock`, 'owner.json'), JSON.stringify({ pid, host: (await import('node:os')).hostname(), since: new Date().toISOString() }));
+    const s2 = mkStore();
+    await expect(s2.append(a.id, [user('after crash')])).resolves.toMatchObject({ appended: 1 });
+  });
+
+  it('honours a live lock until it goes stale, then steals it', async () => {
+    const s1 = mkStore();
+    const a = await s1.create({ project });
+    const file = await s1.pathOf(a.id);
+    await s1.releaseAll();
+    // Held by a live process (this one's parent, say) that stopped refreshing the lock.
+    await mkdir(`${file}.lock`);
+    await writeFile(join(`${file}.lock`, 'owner.json'), JSON.stringify({ pid: process.ppid, host: (await import('node:os')).hostname(), since: '' }));
+    const s2 = mkStore({ staleLockMs: 2000 });
+    await expect(s2.append(a.id, [user('x')])).rejects.toMatchObject({ code: 'locked' });
+    const old = new Date(Date.now() - 5000);
+    await utimes(`${file}.lock`, old, old);
+    await expect(s2.append(a.id, [user('x')])).resolves.toMatchObject({ appended: 1 });
+  });
+});
+
+describe('schema versions', () => {
+  it('lists and reads a newer schema but refuses to append, never rewriting it', async () => {
+    const dir = join(root, projectSlug(project));
+    await mkdir(dir, { recursive: true });
+    const id = '2026-07-28T09-12-33-8f3k';
+    const file = join(dir, `${id}.jsonl`);
+    const body = JSON.stringify({ kind: 'meta', v: 2, id, project, createdAt: '2026-07-28T09:12:33.000Z', title: null, newThing: { x: 1 } }) + '\n' + JSON.stringify({ kind: 'user', t: '2026-07-28T09:12:34.000Z', content: 'hi' }) + '\n';
+    await writeFile(file, body);
+    const s = mkStore();
+    const { sessions } = await s.list({ project });
+    expect(sessions[0]).toMatchObject({ id, v: 2, turns: 1 });
+    expect((await s.read(id)).events).toHaveLength(1);
+    const e = await s.append(id, [user('x')]).catch((x) => x);
+    expect(e.code).toBe('schema-too-new');
+    expect(e.message).toMatch(/v2/);
+    await expect(s.rename(id, 'new name')).rejects.toMatchObject({ code: 'schema-too-new' });
+    expect(await readFile(file, 'utf8')).toBe(body);
+  });
+});
+
+describe('soft cap', () => {
+  function agentWithResults(seq: number, sizes: number[]): SeqEvent {
+    return {
+      seq,
+      event: {
+        kind: 'agent',
+        t: '2026-07-28T09:00:00.000Z',
+        messages: sizes.map((n, i) => ({ role: 'user', content: [{ type: 'tool_result', tool_use_id: `t${seq}-${i}`, content: 'x'.repeat(n) }] })),
+      },
+    };
+  }
+  it('elides the oldest tool results first, deterministically, without touching the input', () => {
+    const events = [agentWithResults(0, [1000, 1000]), agentWithResults(1, [1000]), { seq: 2, event: { kind: 'agent' as const, t: '2026-07-28T09:00:00.000Z', messages: [{ role: 'tool', tool_call_id: 'c', content: 'y'.repeat(1000) }] } }];
+    const snapshot = JSON.stringify(events);
+    const a = elideToCap(events, 4000, 2500);
+    const b = elideToCap(events, 4000, 2500);
+    expect(JSON.stringify(a)).toBe(JSON.stringify(b));
+    expect(a.elided).toBe(2);
+    const msgs0 = (a.events[0].event as { messages: { content: { content: string }[] }[] }).messages;
+    expect(msgs0[0].content[0].content).toBe(elisionMarker(1000));
+    expect(msgs0[1].content[0].content).toBe(elisionMarker(1000));
+    expect(a.events[1]).toBe(events[1]);
+    expect(JSON.stringify(events)).toBe(snapshot);
+  });
+  it('applies on load above the cap, never on disk', async () => {
+    const s = mkStore({ softCapBytes: 3000 });
+    const a = await s.create({ project });
+    await s.append(a.id, [user('go'), { kind: 'agent', messages: [{ role: 'user', content: [{ type: 'tool_result', tool_use_id: 'a', content: 'z'.repeat(5000) }] }] }]);
+    const before = await readFile(await s.pathOf(a.id));
+    const loaded = await s.load(a.id);
+    expect(loaded.elided).toBe(1);
+    expect(JSON.stringify(loaded.events)).toContain('elided on load');
+    expect(await readFile(await s.pathOf(a.id))).toEqual(before);
+    expect(JSON.stringify((await s.read(a.id)).events)).toContain('z'.repeat(5000));
+  });
+});
+
+describe('delete', () => {
+  it('moves the file to the trash and drops it from the list', async () => {
+    process.env.XDG_DATA_HOME = join(tmp, 'xdg-data');
+    const s = mkStore();
+    const a = await s.create({ project });
+    await s.append(a.id, [user('bye')]);
+    await s.delete(a.id);
+    expect((await s.list({ project })).sessions).toEqual([]);
+    const infoDir = join(tmp, 'xdg-data', 'Trash', 'info');
+    const infos = await Promise.all((await readdir(infoDir)).map((f) => readFile(join(infoDir, f), 'utf8')));
+    expect(infos.some((i) => i.includes(`${a.id}.jsonl`))).toBe(true);
+    expect(await readdir(join(tmp, 'xdg-data', 'Trash', 'files'))).toHaveLength(1);
+    await expect(s.read(a.id)).rejects.toMatchObject({ code: 'unknown-session' });
+  });
+});
+
+describe('ids that try to escape the store', () => {
+  it('are refused before any file is touched', async () => {
+    const s = mkStore();
+    for (const id of ['../../etc/passwd', '/etc/passwd', '2026-07-28T09-12-33-8f3k/../../x', '2026-07-28T09-12-33-8f3k\0', 'x'.repeat(5000)])
+      await expect(s.read(id)).rejects.toMatchObject({ code: 'bad-id' });
+  });
+});
