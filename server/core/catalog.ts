@@ -13,7 +13,7 @@
 // of VS Code's chat index); rewriting the index in place (a crash leaves it half-written).
 // Depends on node:fs, write-file-atomic and ./reader.
 
-import { readFile, readdir, stat } from 'node:fs/promises';
+import { lstat, readFile, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import writeFileAtomic from 'write-file-atomic';
 import { oneLine } from './events.js';
@@ -126,6 +126,18 @@ export async function entryFromFile(file: string, id: string, bytes: number, mti
 export async function refreshIndex(dir: string, opts: { write?: boolean } = {}): Promise<RefreshResult> {
   const problems: Problem[] = [];
   const stats = { reused: 0, folded: 0, read: 0, dropped: 0, rebuilt: false, written: false };
+  // Never follow a symlink planted in the store: it could lead outside it.
+  try {
+    const dst = await lstat(dir);
+    if (!dst.isDirectory()) {
+      problems.push({ file: dir, message: dst.isSymbolicLink() ? 'project folder is a symlink: skipped' : 'not a folder: skipped' });
+      return { entries: [], problems, stats };
+    }
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    if (code !== 'ENOENT') problems.push({ file: dir, message: `cannot read folder (${code})` });
+    return { entries: [], problems, stats };
+  }
   const loaded = await loadIndex(dir);
   if (loaded.problem) problems.push({ file: join(dir, INDEX_FILE), message: loaded.problem });
   stats.rebuilt = !loaded.trusted;
@@ -147,13 +159,13 @@ export async function refreshIndex(dir: string, opts: { write?: boolean } = {}):
     seen.add(id);
     let st;
     try {
-      st = await stat(file, { bigint: true });
+      st = await lstat(file, { bigint: true });
     } catch (e) {
       problems.push({ file, message: `cannot stat (${(e as NodeJS.ErrnoException).code})` });
       return;
     }
     if (!st.isFile()) {
-      problems.push({ file, message: 'not a regular file: skipped' });
+      problems.push({ file, message: st.isSymbolicLink() ? 'a symlink, not a session file: skipped' : 'not a regular file: skipped' });
       return;
     }
     const bytes = Number(st.size);

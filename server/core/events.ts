@@ -171,3 +171,29 @@ export function oneLine(text: string, max = 80): string {
   if (chars.length <= max) return line;
   return chars.slice(0, max - 1).join('').trimEnd() + '…';
 }
+
+/** Deepest nesting of arrays and objects a line may have; deeper ones are refused or skipped. */
+export const MAX_DEPTH = 512;
+
+/**
+ * True when a parsed JSON value nests deeper than `limit`. Iterative, so hostile input (a line
+ * nested 100,000 deep parses fine in V8 but overflows the stack of every recursive consumer:
+ * JSON.stringify, renderers) cannot overflow it. Cost is linear in the number of containers.
+ */
+export function tooDeep(value: unknown, limit = MAX_DEPTH): boolean {
+  if (value === null || typeof value !== 'object') return false;
+  const stack: [unknown, number][] = [[value, 1]];
+  while (stack.length > 0) {
+    const [v, d] = stack.pop()!;
+    if (d > limit) return true;
+    if (Array.isArray(v)) {
+      for (const x of v) if (x !== null && typeof x === 'object') stack.push([x, d + 1]);
+    } else {
+      for (const k in v as Record<string, unknown>) {
+        const x = (v as Record<string, unknown>)[k];
+        if (x !== null && typeof x === 'object') stack.push([x, d + 1]);
+      }
+    }
+  }
+  return false;
+}

@@ -9,7 +9,7 @@
 
 import { open } from 'node:fs/promises';
 import { isUtf8 } from 'node:buffer';
-import { MetaLine, SessionEvent, textOf, oneLine, type SeqEvent } from './events.js';
+import { MetaLine, SessionEvent, textOf, oneLine, tooDeep, MAX_DEPTH, type SeqEvent } from './events.js';
 import { forEachLine, lastLines, type Line } from './lines.js';
 import { StoreError, fromFsError } from './errors.js';
 
@@ -79,6 +79,7 @@ export function parseEventLine(bytes: Buffer): { event: SessionEvent; warning?: 
   if (!parsed.ok) return { error: `not JSON (${parsed.error})` };
   const v = parsed.value;
   if (!v || typeof v !== 'object' || Array.isArray(v)) return { error: 'not a JSON object' };
+  if (tooDeep(v)) return { error: `nested deeper than ${MAX_DEPTH} levels` };
   const check = SessionEvent.safeParse(v);
   if (!check.success) {
     const first = check.error.issues[0];

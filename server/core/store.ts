@@ -19,6 +19,8 @@ import {
   SCHEMA_VERSION,
   SessionEvent,
   serializeLine,
+  tooDeep,
+  MAX_DEPTH,
   type SeqEvent,
 } from './events.js';
 import { StoreError, fromFsError } from './errors.js';
@@ -170,7 +172,7 @@ export class SessionStore {
   private async ensureDir(dir: string): Promise<void> {
     try {
       await mkdir(this.root, { recursive: true, mode: 0o700 });
-      const st = await lstat(this.root);
+      const st = await stat(this.root);
       if (!st.isDirectory()) throw new StoreError('io', `store root is not a folder: ${this.root}`);
       try {
         await mkdir(dir, { mode: 0o700 });
@@ -195,7 +197,8 @@ export class SessionStore {
     if (known && (await isRegularFile(known))) return known;
     let dirs: string[];
     try {
-      dirs = await readdir(this.root);
+      // Real folders only: a symlink planted in the store could lead outside it.
+      dirs = (await readdir(this.root, { withFileTypes: true })).filter((d) => d.isDirectory()).map((d) => d.name);
     } catch (e) {
       const code = (e as NodeJS.ErrnoException).code;
       if (code === 'ENOENT') throw new StoreError('unknown-session', `no session ${id} (the store ${this.root} is empty)`);
@@ -588,6 +591,10 @@ export function validateBatch(events: unknown[]): ValidLine[] {
       return;
     }
     const obj = raw as Record<string, unknown>;
+    if (tooDeep(obj)) {
+      issues.push({ path: [i], message: `nested deeper than ${MAX_DEPTH} levels` });
+      return;
+    }
     if (obj.kind === 'meta') {
       issues.push({ path: [i, 'kind'], message: 'meta lines are written by the store only' });
       return;

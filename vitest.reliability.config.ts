@@ -1,0 +1,12 @@
+import { defineConfig } from 'vitest/config';
+
+// npm run test:reliability: crash, concurrency, faults and hostile input. Needs root (CI is).
+export default defineConfig({
+  test: {
+    include: ['test/reliability/**/*.test.ts'],
+    testTimeout: 600_000,
+    hookTimeout: 60_000,
+    pool: 'forks',
+    fileParallelism: false,
+  },
+});
