@@ -133,12 +133,15 @@ async function history(args: string[], here: boolean): Promise<number> {
   if (positionals.length) throw new UsageError(`list takes no arguments (got ${positionals.join(' ')})`);
   if (values.project && values.all) throw new UsageError('--project and --all exclude each other');
   const limit = positiveInt(values.limit as string | undefined, 'limit');
-  const store = await openStore(values.dir as string | undefined);
+  // history.js, not store.js: the listing needs no zod and no lock library, and loading them
+  // was a third of a warm listing (bench/PERFORMANCE.md).
+  const { listSessions, resolveStoreRoot } = await import('../core/history.js');
+  const root = resolveStoreRoot(values.dir as string | undefined);
   const all = !!values.all;
   // `npm start` runs in the package folder; INIT_CWD is where the user typed it.
   const cwd = here && process.env.npm_lifecycle_event === 'start' && process.env.INIT_CWD ? process.env.INIT_CWD : process.cwd();
   const project = all ? undefined : ((values.project as string | undefined) ?? cwd);
-  const { sessions, problems } = await store.list({ project: project && (await absolute(project)), all });
+  const { sessions, problems } = await listSessions(root, { project: project && (await absolute(project)), all });
   const shown = limit ? sessions.slice(0, limit) : sessions;
   if (values.json) {
     out(JSON.stringify({ sessions: shown, problems }, null, 2));
@@ -148,7 +151,7 @@ async function history(args: string[], here: boolean): Promise<number> {
   if (shown.length === 0) {
     out(
       all
-        ? `No sessions in ${store.root} yet.`
+        ? `No sessions in ${root} yet.`
         : `No sessions for ${project} yet.${here ? ' Chats an editor saves for this folder appear here; see all projects with --all.' : ''}`,
     );
     return EXIT.ok;

@@ -13,12 +13,19 @@
 // of VS Code's chat index); rewriting the index in place (a crash leaves it half-written).
 // Depends on node:fs, write-file-atomic and ./reader.
 
-import { lstat, readFile, readdir } from 'node:fs/promises';
+import { lstatSync } from 'node:fs';
+import { lstat, open, readFile, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import writeFileAtomic from 'write-file-atomic';
-import { oneLine } from './events.js';
-import { readMeta, foldDigest, emptyDigest, type Digest, type Problem } from './reader.js';
+import { oneLine } from './plain.js';
+import type { Digest, Problem } from './reader.js';
 import { isSessionId } from './ids.js';
+import { fromFsError } from './errors.js';
+
+// Performance: a warm listing only reads index.json and stats the files. The reader (and zod
+// behind it) and write-file-atomic are needed only when an entry must be (re)built or the index
+// written, so they are loaded then, not at startup (bench/PERFORMANCE.md: warm list).
+const reader = () => import('./reader.js');
+const atomicWriter = () => import('write-file-atomic');
 
 export const INDEX_FILE = 'index.json';
 export const INDEX_FORMAT = 1;
@@ -103,9 +110,23 @@ function validEntry(e: unknown): e is IndexEntry {
 
 /** Reads a session file from scratch into an entry. */
 export async function entryFromFile(file: string, id: string, bytes: number, mtimeNs: bigint): Promise<IndexEntry> {
-  const { meta, metaEnd } = await readMeta(file);
-  const d = emptyDigest(meta, metaEnd);
-  await foldDigest(file, d);
+  const { readMeta, foldDigest, emptyDigest } = await reader();
+  // One open for the meta line and the fold, read up to the size the caller stat'ed (a cold
+  // listing does this for every file: a second open, close and stat each were a fifth of it).
+  let fh;
+  try {
+    fh = await open(file, 'r');
+  } catch (e) {
+    throw fromFsError(e, `cannot open ${file}`);
+  }
+  let meta, metaEnd, d;
+  try {
+    ({ meta, metaEnd } = await readMeta(file, fh));
+    d = emptyDigest(meta, metaEnd);
+    await foldDigest(file, d, undefined, { fh, to: bytes });
+  } finally {
+    await fh.close().catch(() => {});
+  }
   return {
     ...d,
     id,
@@ -154,41 +175,49 @@ export async function refreshIndex(dir: string, opts: { write?: boolean } = {}):
   let changed = !loaded.trusted;
   const out: IndexEntry[] = [];
   const seen = new Set<string>();
-  await mapLimit(ids, 16, async (id) => {
+  // Performance: the files are stat'ed synchronously, then only the entries that changed are
+  // read, concurrently. An async lstat costs ~25 µs of main-thread time (a promise and a bigint
+  // stats array each), lstatSync ~3 µs: at 2,700 sessions that is most of a warm listing, and
+  // the loop is too short (~10 ms) to matter to the sidecar's event loop (bench/PERFORMANCE.md).
+  const todo: { id: string; file: string; bytes: number; mtimeNs: bigint; prev: IndexEntry | undefined }[] = [];
+  for (const id of ids) {
     const file = join(dir, `${id}.jsonl`);
     seen.add(id);
     let st;
     try {
-      st = await lstat(file, { bigint: true });
+      st = lstatSync(file, { bigint: true });
     } catch (e) {
       problems.push({ file, message: `cannot stat (${(e as NodeJS.ErrnoException).code})` });
-      return;
+      continue;
     }
     if (!st.isFile()) {
       problems.push({ file, message: st.isSymbolicLink() ? 'a symlink, not a session file: skipped' : 'not a regular file: skipped' });
-      return;
+      continue;
     }
     const bytes = Number(st.size);
     const prev = loaded.entries.get(id);
+    if (prev && prev.bytes === bytes && prev.mtimeNs === st.mtimeNs.toString()) {
+      stats.reused++;
+      out.push(prev);
+      continue;
+    }
+    changed = true;
+    todo.push({ id, file, bytes, mtimeNs: st.mtimeNs, prev });
+  }
+  await mapLimit(todo, 16, async ({ id, file, bytes, mtimeNs, prev }) => {
     try {
-      if (prev && prev.bytes === bytes && prev.mtimeNs === st.mtimeNs.toString()) {
-        stats.reused++;
-        out.push(prev);
-        return;
-      }
-      changed = true;
       if (prev && bytes > prev.bytes && prev.folded <= prev.bytes) {
         // Append-only: fold just the new bytes.
         const next = { ...prev };
-        await foldDigest(file, next);
+        await (await reader()).foldDigest(file, next);
         next.bytes = bytes;
-        next.mtimeNs = st.mtimeNs.toString();
+        next.mtimeNs = mtimeNs.toString();
         stats.folded++;
         out.push(next);
         return;
       }
       stats.read++;
-      out.push(await entryFromFile(file, id, bytes, st.mtimeNs));
+      out.push(await entryFromFile(file, id, bytes, mtimeNs));
     } catch (e) {
       problems.push({ file, message: (e as Error).message });
     }
@@ -218,6 +247,7 @@ export function newestFirst(a: { updatedAt: string; id: string }, b: { updatedAt
 
 export async function writeIndex(dir: string, entries: IndexEntry[]): Promise<void> {
   const body: IndexFile = { about: ABOUT, format: INDEX_FORMAT, entries };
+  const { default: writeFileAtomic } = await atomicWriter();
   await writeFileAtomic(join(dir, INDEX_FILE), JSON.stringify(body) + '\n', { mode: 0o600, fsync: true });
 }
 

@@ -11,8 +11,10 @@ import { z } from 'zod';
 /** The schema version this build writes and fully understands. */
 export const SCHEMA_VERSION = 1;
 
-/** Session ids: UTC birth time plus four random [a-z0-9], e.g. 2026-07-28T09-12-33-8f3k. */
-export const SESSION_ID_RE = /^\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}-[a-z0-9]{4}$/;
+// The session id pattern and oneLine live in plain.ts (no zod), so the History listing can
+// use them without loading zod; they are part of this module's interface all the same.
+import { SESSION_ID_RE } from './plain.js';
+export { SESSION_ID_RE, oneLine } from './plain.js';
 
 export const SessionId = z
   .string()
@@ -162,14 +164,6 @@ export function textOf(content: unknown): string {
     if (typeof c.text === 'string') return c.text;
   }
   return '';
-}
-
-/** One line of at most `max` characters: the first non-empty line of the text, cut with an ellipsis. */
-export function oneLine(text: string, max = 80): string {
-  const line = text.split(/\r?\n/).map((l) => l.trim()).find((l) => l.length > 0) ?? '';
-  const chars = Array.from(line);
-  if (chars.length <= max) return line;
-  return chars.slice(0, max - 1).join('').trimEnd() + '…';
 }
 
 /** Deepest nesting of arrays and objects a line may have; deeper ones are refused or skipped. */

@@ -54,7 +54,7 @@ export async function forEachLineFd(
   const size = opts.to ?? (await fh.stat()).size;
   const want = opts.want;
   let pos = opts.from ?? 0;
-  const buf = Buffer.allocUnsafe(CHUNK);
+  const buf = takeChunk();
   // State of the line being assembled.
   let lineStart = pos;
   let pieces: Buffer[] = [];
@@ -73,17 +73,21 @@ export async function forEachLineFd(
   };
   const take = (part: Buffer) => {
     if (decided === false) return;
+    if (decided === undefined && want && piecesLen + part.length >= PREFIX) {
+      // Decide from the first PREFIX bytes before copying the rest: a line the caller skips
+      // (most of a big session's bytes when listing) is never copied at all.
+      const head = part.subarray(0, PREFIX - piecesLen);
+      const prefix = piecesLen ? Buffer.concat([...pieces, head], PREFIX) : Buffer.from(head);
+      decided = want(prefix);
+      if (!decided) {
+        pieces = [prefix];
+        piecesLen = PREFIX;
+        return;
+      }
+    }
     // Copy: `buf` is reused for the next chunk.
     pieces.push(Buffer.from(part));
     piecesLen += part.length;
-    if (decided === undefined && want && piecesLen >= PREFIX) {
-      const prefix = pieces.length === 1 ? pieces[0] : Buffer.concat(pieces, piecesLen);
-      decided = want(prefix.subarray(0, PREFIX));
-      if (!decided) {
-        pieces = [prefix.subarray(0, PREFIX)];
-        piecesLen = PREFIX;
-      }
-    }
   };
 
   while (pos < size && !stop) {
@@ -110,7 +114,18 @@ export async function forEachLineFd(
     if (decided === undefined && want) decided = want(Buffer.concat(pieces, piecesLen));
     emit(pos, false);
   }
+  giveChunk(buf); // not on a throw: that buffer is left to the GC
   return { size, endOfLastFullLine };
+}
+
+// Read buffers are reused across calls: a cold listing folds thousands of files, and a fresh
+// 1 MiB buffer each (outside V8's heap) made garbage collection a sixth of it.
+const spareChunks: Buffer[] = [];
+function takeChunk(): Buffer {
+  return spareChunks.pop() ?? Buffer.allocUnsafeSlow(CHUNK);
+}
+function giveChunk(b: Buffer): void {
+  if (spareChunks.length < 8) spareChunks.push(b);
 }
 
 /**

@@ -10,9 +10,8 @@
 // - a file with a newer schema version is listed and read but never appended to.
 // Depends on node:fs, ./catalog, ./lock, ./reader, ./events; knows nothing of JSON-RPC or the CLI.
 
-import { chmod, lstat, mkdir, open, readdir, realpath, stat } from 'node:fs/promises';
-import { homedir } from 'node:os';
-import { join, resolve, isAbsolute } from 'node:path';
+import { chmod, lstat, mkdir, open, readdir, stat } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
 import {
   IncomingEvent,
   MetaLine,
@@ -24,15 +23,13 @@ import {
   type SeqEvent,
 } from './events.js';
 import { StoreError, fromFsError } from './errors.js';
+import { listSessions, realProjectPath, toSessionEntry, type SessionEntry } from './history.js';
 import { isSessionId, newSessionId } from './ids.js';
-import { projectSlug, isAbsoluteProjectPath } from './slug.js';
+import { projectSlug } from './slug.js';
 import {
   cachedEntry,
-  displayTitle,
   entryFromFile,
   mapLimit,
-  newestFirst,
-  refreshIndex,
   removeEntry,
   upsertEntry,
   type IndexEntry,
@@ -57,23 +54,8 @@ export interface StoreOptions {
   onLockLost?: (id: string, err: Error) => void;
 }
 
-/** One History row. */
-export interface SessionEntry {
-  id: string;
-  project: string;
-  title: string;
-  /** True when a title event exists (or the meta line has a title). */
-  titled: boolean;
-  createdAt: string;
-  updatedAt: string;
-  /** Number of user messages. */
-  turns: number;
-  model: string | null;
-  /** First line of the latest user message. */
-  preview: string;
-  v: number;
-  bytes: number;
-}
+// The History listing lives in history.ts (it must start without zod); re-exported here.
+export { resolveStoreRoot, toSessionEntry, type SessionEntry } from './history.js';
 
 export interface ReadResult {
   meta: MetaLine;
@@ -91,13 +73,6 @@ export interface AppendResult {
   lastSeq: number;
 }
 
-/** The store root: --dir, then LEVELCODE_SESSIONS_DIR, then ~/.levelcode/sessions. */
-export function resolveStoreRoot(dir?: string): string {
-  const chosen = dir ?? process.env.LEVELCODE_SESSIONS_DIR;
-  if (chosen && chosen.length > 0) return resolve(chosen);
-  return join(homedir(), '.levelcode', 'sessions');
-}
-
 interface Live {
   held: Held;
   file: string;
@@ -110,22 +85,6 @@ interface Live {
   entry: IndexEntry;
 }
 
-export function toSessionEntry(e: IndexEntry): SessionEntry {
-  return {
-    id: e.id,
-    project: e.project,
-    title: displayTitle(e),
-    titled: !!e.title,
-    createdAt: e.createdAt,
-    updatedAt: e.updatedAt,
-    turns: e.turns,
-    model: e.model,
-    preview: e.preview,
-    v: e.v,
-    bytes: e.bytes,
-  };
-}
-
 export class SessionStore {
   readonly root: string;
   readonly softCapBytes: number;
@@ -136,6 +95,10 @@ export class SessionStore {
   private readonly located = new Map<string, string>();
   /** Serialises writes per session inside this process. */
   private readonly queues = new Map<string, Promise<unknown>>();
+  /** Sessions appended to whose index entry is not written yet (see afterAppend). */
+  private readonly unindexed = new Map<string, Live>();
+  private readonly indexWrites = new Set<Promise<void>>();
+  private indexWriteScheduled = false;
 
   constructor(opts: StoreOptions) {
     this.root = resolve(opts.root);
@@ -153,20 +116,7 @@ export class SessionStore {
 
   /** The real path of a project folder, as stored in meta lines. */
   async realProject(project: string, mustExist: boolean): Promise<string> {
-    if (typeof project !== 'string' || project.length === 0 || project.includes('\0'))
-      throw new StoreError('invalid-project', 'project must be a non-empty path');
-    if (!isAbsolute(project) && !isAbsoluteProjectPath(project))
-      throw new StoreError('invalid-project', `project must be an absolute path: ${project}`);
-    try {
-      const real = await realpath(project);
-      const st = await stat(real);
-      if (!st.isDirectory()) throw new StoreError('invalid-project', `project is not a directory: ${project}`);
-      return real;
-    } catch (e) {
-      if (e instanceof StoreError) throw e;
-      if (mustExist) throw new StoreError('invalid-project', `project folder does not exist: ${project}`);
-      return isAbsolute(project) ? resolve(project) : project;
-    }
+    return realProjectPath(project, mustExist);
   }
 
   private async ensureDir(dir: string): Promise<void> {
@@ -334,11 +284,13 @@ export class SessionStore {
   async release(id: string): Promise<void> {
     const live = this.live.get(id);
     if (!live) return;
+    await this.flushIndex();
     this.live.delete(id);
     await live.held.release();
   }
 
   async releaseAll(): Promise<void> {
+    await this.flushIndex();
     await Promise.all([...this.live.keys()].map((id) => this.release(id)));
   }
 
@@ -420,15 +372,46 @@ export class SessionStore {
     live.size = start + bufs.reduce((n, b) => n + b.length, 0);
     live.lines = firstSeq + lines.length;
     live.torn = false;
-    try {
-      const st = await stat(live.file, { bigint: true });
-      e.bytes = Number(st.size);
-      e.mtimeNs = st.mtimeNs.toString();
-      await upsertEntry(live.dir, e);
-    } catch {
-      /* the index is a cache: the next list repairs it */
-    }
+    // Performance: the index entry is written just after the ack, not before it. Rewriting
+    // index.json (read, parse and write, with fsync, an entry per session of the folder) was
+    // nine tenths of an append's ack at 650 sessions in a folder (bench/PERFORMANCE.md). The
+    // index is a cache, so a write lost to a crash costs only a fold at the next listing; and
+    // release()/releaseAll() wait for it, so a process that exits after them leaves it current.
+    this.unindexed.set(live.entry.id, live);
+    this.scheduleIndexWrite();
     return { appended: lines.length, firstSeq, lastSeq: live.lines - 1 };
+  }
+
+  private scheduleIndexWrite(): void {
+    if (this.indexWriteScheduled) return;
+    this.indexWriteScheduled = true;
+    const pass = new Promise<void>((r) => setImmediate(r)).then(async () => {
+      this.indexWriteScheduled = false;
+      const batch = [...this.unindexed.values()];
+      this.unindexed.clear();
+      // One at a time, and each in its session's queue: never beside an append of it (the
+      // entry must match the size it is stamped with), never two rewrites of one index at once.
+      for (const live of batch) {
+        await this.serial(live.entry.id, async () => {
+          try {
+            const st = await stat(live.file, { bigint: true });
+            if (Number(st.size) !== live.size) return; // changed behind our back: the next list refolds
+            live.entry.bytes = live.size;
+            live.entry.mtimeNs = st.mtimeNs.toString();
+            await upsertEntry(live.dir, live.entry);
+          } catch {
+            /* the index is a cache: the next list repairs it */
+          }
+        });
+      }
+    });
+    this.indexWrites.add(pass);
+    void pass.finally(() => this.indexWrites.delete(pass));
+  }
+
+  /** Resolves once the index entries of every append so far are written. */
+  async flushIndex(): Promise<void> {
+    while (this.indexWrites.size > 0) await Promise.all([...this.indexWrites]);
   }
 
   private serial<T>(id: string, fn: () => Promise<T>): Promise<T> {
@@ -475,33 +458,7 @@ export class SessionStore {
 
   /** History: sessions newest first; by project (its real path, exactly) or all. */
   async list(o: { project?: string; all?: boolean } = {}): Promise<{ sessions: SessionEntry[]; problems: Problem[] }> {
-    const problems: Problem[] = [];
-    let dirs: string[];
-    let project: string | undefined;
-    if (o.project !== undefined && !o.all) {
-      project = await this.realProject(o.project, false);
-      dirs = [this.projectDirOf(project)];
-    } else {
-      try {
-        dirs = (await readdir(this.root, { withFileTypes: true })).filter((d) => d.isDirectory()).map((d) => join(this.root, d.name));
-      } catch (e) {
-        const code = (e as NodeJS.ErrnoException).code;
-        if (code === 'ENOENT') return { sessions: [], problems };
-        throw fromFsError(e, `cannot read the store ${this.root}`);
-      }
-    }
-    const all: IndexEntry[] = [];
-    await mapLimit(dirs, 4, async (dir) => {
-      const r = await refreshIndex(dir);
-      problems.push(...r.problems);
-      for (const e of r.entries) {
-        if (project !== undefined && e.project !== project) continue;
-        all.push(e);
-        this.located.set(e.id, join(dir, `${e.id}.jsonl`));
-      }
-    });
-    all.sort(newestFirst);
-    return { sessions: all.map(toSessionEntry), problems };
+    return listSessions(this.root, o, (e, file) => this.located.set(e.id, file));
   }
 
   /** One History row, fresh from the file when the cached entry does not match it. */

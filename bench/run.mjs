@@ -1,0 +1,792 @@
+#!/usr/bin/env node
+// `npm run bench`: the figures of issue 9, each beside its baseline measured in the same run, on
+// the corpus that bench/corpus.mjs writes. Every figure is the median with min and max over
+// several runs, its ratio to the baseline, and peak memory: child processes are measured with
+// `/usr/bin/time -v` (maximum resident set size), the sidecar with VmHWM from /proc/<pid>/status.
+// Prints a table and writes the raw figures to bench/out/results-<date>.json (ignored by git).
+//
+// Drives only the public doors: the real binary (bin/levelcode-sessions.js, from dist/) and the
+// real sidecar over stdio with vscode-jsonrpc. Needs a build (`npx tsc -p .`), the corpus
+// (`npm run bench:corpus`), /usr/bin/time (Debian `time`) and rg (Debian `ripgrep`).
+//
+// The append, didChange and CPU figures append to one small session of the corpus (in its
+// busiest project, so the index rewrite an append costs is the real one) and cut it back to its
+// original size and mtime afterwards; bench/out/restore.json remembers how if a run dies.
+//
+// Usage: node bench/run.mjs [--preset claude-scale] [--corpus DIR] [--runs N] [--only a,b]
+//          [--cpu-seconds 60] [--word WORD]
+// Depends on node built-ins and vscode-jsonrpc (a dependency of the package already).
+
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, truncateSync, unlinkSync, utimesSync, writeFileSync, mkdirSync } from 'node:fs';
+import { open } from 'node:fs/promises';
+import { cpus, freemem, loadavg, totalmem, tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+
+const REPO = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const BIN = join(REPO, 'bin', 'levelcode-sessions.js');
+const OUT = join(REPO, 'bench', 'out');
+const RESTORE = join(OUT, 'restore.json');
+const MB = 1024 * 1024;
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+// ---------------------------------------------------------------------------------------------
+// Options
+
+const { values: argv } = parseArgs({
+  options: {
+    preset: { type: 'string', default: 'claude-scale' },
+    corpus: { type: 'string' },
+    runs: { type: 'string', default: '5' },
+    only: { type: 'string' },
+    'cpu-seconds': { type: 'string', default: '60' },
+    word: { type: 'string' },
+    help: { type: 'boolean', short: 'h' },
+  },
+});
+if (argv.help) {
+  process.stdout.write('node bench/run.mjs [--preset claude-scale] [--corpus DIR] [--runs N] [--only a,b] [--cpu-seconds 60] [--word WORD]\n');
+  process.exit(0);
+}
+const ROOT = resolve(argv.corpus ?? join(OUT, `corpus-${argv.preset}`));
+const RUNS = Math.max(1, Number(argv.runs));
+const ONLY = argv.only ? new Set(argv.only.split(',')) : undefined;
+const CPU_SECONDS = Number(argv['cpu-seconds']);
+const want = (id) => !ONLY || ONLY.has(id);
+
+// ---------------------------------------------------------------------------------------------
+// Measuring
+
+function stats(xs) {
+  const s = [...xs].sort((a, b) => a - b);
+  if (s.length === 0) return null;
+  const mid = s.length >> 1;
+  const median = s.length % 2 ? s[mid] : (s[mid - 1] + s[mid]) / 2;
+  return { median, min: s[0], max: s[s.length - 1], n: s.length, all: xs };
+}
+
+function pct(xs, p) {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.ceil((p / 100) * s.length) - 1)];
+}
+
+/** Runs a command under /usr/bin/time -v, draining its output; wall time from spawn to exit. */
+function timedOnce(cmd, args, o = {}) {
+  const tf = join(tmpdir(), `lcs-bench-time-${process.pid}`);
+  return new Promise((resolveP, reject) => {
+    const t0 = performance.now();
+    const child = spawn('/usr/bin/time', ['-v', '-o', tf, cmd, ...args], {
+      cwd: o.cwd ?? REPO,
+      env: { ...process.env, ...o.env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = 0;
+    let err = '';
+    child.stdout.on('data', (b) => (out += b.length));
+    child.stderr.on('data', (b) => (err += b.toString()));
+    child.on('error', reject);
+    child.on('close', (code) => {
+      const ms = performance.now() - t0;
+      let peakKb = NaN;
+      try {
+        const m = /Maximum resident set size \(kbytes\): (\d+)/.exec(readFileSync(tf, 'utf8'));
+        if (m) peakKb = Number(m[1]);
+        unlinkSync(tf);
+      } catch {
+        /* no report */
+      }
+      if (code !== 0 && !o.anyExit) reject(new Error(`${cmd} ${args.join(' ').slice(0, 200)} exited ${code}: ${err.slice(0, 500)}`));
+      else resolveP({ ms, peakMb: peakKb / 1024, outBytes: out });
+    });
+  });
+}
+
+async function timed(cmd, args, o = {}) {
+  const runs = o.runs ?? RUNS;
+  if (o.warmup !== false) {
+    o.before?.();
+    await timedOnce(cmd, args, o);
+  }
+  const ms = [];
+  const peak = [];
+  for (let i = 0; i < runs; i++) {
+    o.before?.();
+    const r = await timedOnce(cmd, args, o);
+    ms.push(r.ms);
+    peak.push(r.peakMb);
+  }
+  return { ms: stats(ms), peakMb: Math.max(...peak), peakMbAll: peak };
+}
+
+// ---------------------------------------------------------------------------------------------
+// The sidecar, over real stdio
+
+let rpc;
+async function loadRpc() {
+  rpc ??= await import('vscode-jsonrpc/node');
+  return rpc;
+}
+
+class Sidecar {
+  static async start(env = {}) {
+    const { createMessageConnection, StreamMessageReader, StreamMessageWriter } = await loadRpc();
+    const s = new Sidecar();
+    s.t0 = performance.now();
+    s.child = spawn(process.execPath, [BIN, 'serve', '--stdio', '--dir', ROOT], {
+      cwd: REPO,
+      env: { ...process.env, ...env },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    s.stderr = '';
+    s.child.stderr.on('data', (b) => (s.stderr += b.toString()));
+    s.exited = new Promise((r) => s.child.once('exit', r));
+    s.conn = createMessageConnection(new StreamMessageReader(s.child.stdout), new StreamMessageWriter(s.child.stdin));
+    s.child.stdin.on('error', () => {});
+    s.listeners = new Set();
+    s.conn.onNotification('session/didChange', (p) => {
+      const at = performance.now();
+      for (const l of s.listeners) l(p, at);
+    });
+    s.conn.onNotification('window/logMessage', () => {});
+    s.conn.listen();
+    s.init = await s.conn.sendRequest('initialize', {
+      processId: process.pid,
+      rootUri: null,
+      capabilities: { experimental: { levelcodeSessions: { callbacks: [] } } },
+    });
+    s.readyMs = performance.now() - s.t0;
+    await s.conn.sendNotification('initialized', {});
+    return s;
+  }
+
+  get pid() {
+    return this.child.pid;
+  }
+
+  async call(method, params) {
+    const t = performance.now();
+    const r = await this.conn.sendRequest(method, params);
+    return { ms: performance.now() - t, r };
+  }
+
+  /** Peak resident memory of the sidecar so far, MB. */
+  hwmMb() {
+    const m = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${this.pid}/status`, 'utf8'));
+    return m ? Number(m[1]) / 1024 : NaN;
+  }
+
+  /** utime + stime of the sidecar, in seconds. */
+  cpuSeconds() {
+    const s = readFileSync(`/proc/${this.pid}/stat`, 'utf8');
+    const f = s.slice(s.lastIndexOf(')') + 2).split(' ');
+    return (Number(f[11]) + Number(f[12])) / CLK_TCK;
+  }
+
+  waitChange(pred, timeoutMs) {
+    return new Promise((resolveP) => {
+      const timer = setTimeout(() => {
+        this.listeners.delete(l);
+        resolveP(null);
+      }, timeoutMs);
+      const l = (p, at) => {
+        if (!pred(p)) return;
+        clearTimeout(timer);
+        this.listeners.delete(l);
+        resolveP(at);
+      };
+      this.listeners.add(l);
+    });
+  }
+
+  async stop() {
+    try {
+      await Promise.race([
+        (async () => {
+          await this.conn.sendRequest('shutdown');
+          await this.conn.sendNotification('exit');
+        })(),
+        sleep(5000).then(() => {
+          throw new Error('shutdown timed out');
+        }),
+      ]);
+    } catch {
+      this.child.kill('SIGKILL');
+    }
+    await Promise.race([this.exited, sleep(5000)]);
+    if (this.child.exitCode === null && this.child.signalCode === null) this.child.kill('SIGKILL');
+    this.conn.dispose();
+  }
+}
+
+const CLK_TCK = Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).stdout.trim()) || 100;
+
+// ---------------------------------------------------------------------------------------------
+// The corpus and the scratch session
+
+function loadManifest() {
+  const file = ROOT + '.manifest.json';
+  if (!existsSync(file)) return null;
+  return JSON.parse(readFileSync(file, 'utf8'));
+}
+
+function indexFiles() {
+  return readdirSync(ROOT, { withFileTypes: true })
+    .filter((d) => d.isDirectory())
+    .map((d) => join(ROOT, d.name, 'index.json'));
+}
+
+function deleteIndexes() {
+  for (const f of indexFiles()) rmSync(f, { force: true });
+}
+
+/** Cuts the scratch session back to what the corpus wrote (after a run, or a run that died). */
+function restoreScratch() {
+  if (!existsSync(RESTORE)) return;
+  const j = JSON.parse(readFileSync(RESTORE, 'utf8'));
+  if (existsSync(j.file) && statSync(j.file).size > j.size) truncateSync(j.file, j.size);
+  if (existsSync(j.file)) utimesSync(j.file, j.atimeMs / 1000, j.mtimeMs / 1000);
+  rmSync(j.file + '.lock', { recursive: true, force: true });
+  unlinkSync(RESTORE);
+}
+
+function guardScratch(file) {
+  const st = statSync(file);
+  writeFileSync(RESTORE, JSON.stringify({ file, size: st.size, atimeMs: st.atimeMs, mtimeMs: st.mtimeMs }) + '\n');
+}
+
+// One turn as an editor appends it: a user message, the agent loop with two tool calls, the answer.
+function oneTurn(i) {
+  const code = Array.from({ length: 120 }, (_, k) => `  const v${k} = await store.read(id, { tail: ${k} }); // turn ${i} línea ${k} ✓`).join('\n');
+  return [
+    { kind: 'user', content: `Turn ${i}: make the refund handler idempotent, and add a test 🚀` },
+    {
+      kind: 'agent',
+      messages: [
+        { role: 'assistant', content: [{ type: 'text', text: 'Reading the handler first.' }, { type: 'tool_use', id: `toolu_01bench${i}a`, name: 'Read', input: { file_path: 'src/refund.ts' } }] },
+        { role: 'user', content: [{ type: 'tool_result', tool_use_id: `toolu_01bench${i}a`, content: code }] },
+        { role: 'assistant', content: [{ type: 'tool_use', id: `toolu_01bench${i}b`, name: 'Bash', input: { command: 'npx vitest run test/refund' } }] },
+        { role: 'user', content: [{ type: 'tool_result', tool_use_id: `toolu_01bench${i}b`, content: ' ✓ test/refund.test.ts (3 tests) 41ms\n'.repeat(40) }] },
+        { role: 'assistant', content: [{ type: 'text', text: 'Done: a Redis `SET NX` key per refund request.' }] },
+      ],
+    },
+    { kind: 'assistant', content: [{ type: 'text', text: 'Done: a Redis `SET NX` key per refund request.\n\n```ts\nawait redis.set(key, 1, { NX: true, EX: 86400 });\n```' }] },
+  ];
+}
+
+// ---------------------------------------------------------------------------------------------
+// Figures
+
+const figures = [];
+function record(f) {
+  figures.push(f);
+  const o = f.ours;
+  process.stderr.write(
+    `  ${f.id}: ${f.na ? `n/a (${f.na})` : f.unit === '%' ? fmtPct(o.median) : `${fmtMs(o?.median)} (${fmtMs(o?.min)}–${fmtMs(o?.max)})` + (f.baseline ? ` vs ${fmtMs(f.baseline.median)}` : '')}${f.verdict ? ' ' + f.verdict : ''}\n`,
+  );
+}
+
+function fmtMs(ms) {
+  if (ms === undefined || ms === null || Number.isNaN(ms)) return '–';
+  if (ms >= 10_000) return `${(ms / 1000).toFixed(1)} s`;
+  if (ms >= 1000) return `${(ms / 1000).toFixed(2)} s`;
+  if (ms >= 10) return `${ms.toFixed(0)} ms`;
+  return `${ms.toFixed(1)} ms`;
+}
+
+function fmtPct(x) {
+  return x === undefined || Number.isNaN(x) ? '–' : `${x.toFixed(2)} %`;
+}
+
+function verdict(ok) {
+  return ok ? 'met' : 'MISSED';
+}
+
+const haveRpc = () => existsSync(join(REPO, 'dist', 'rpc', 'server.js'));
+const haveSearch = () => existsSync(join(REPO, 'dist', 'core', 'search.js'));
+const haveWatch = () => existsSync(join(REPO, 'dist', 'core', 'watch.js'));
+const cli = (...a) => [BIN, ...a, '--dir', ROOT];
+
+async function figListCold() {
+  const files = readdirSync(ROOT).flatMap((d) => readdirSync(join(ROOT, d)).filter((f) => f.endsWith('.jsonl')).map((f) => join(ROOT, d, f)));
+  // Baseline: every session file read once (page cache warm, as for our run).
+  const base = await timed('sh', ['-c', `cat "${ROOT}"/*/*.jsonl > /dev/null`]);
+  const ours = await timed(process.execPath, cli('list', '--all', '--json'), { before: deleteIndexes });
+  const ok = ours.ms.median < 1000 && ours.peakMb < 200;
+  record({
+    id: 'list-cold',
+    what: `History list, cold (no index.json anywhere), ${files.length} sessions`,
+    baselineWhat: 'cat of every file to /dev/null',
+    target: 'under 1 s, peak under 200 MB',
+    ours: ours.ms,
+    peakMb: ours.peakMb,
+    baseline: base.ms,
+    baselinePeakMb: base.peakMb,
+    ratio: ours.ms.median / base.ms.median,
+    verdict: verdict(ok),
+  });
+}
+
+async function figListWarm() {
+  await timedOnce(process.execPath, cli('list', '--all', '--json')); // indexes up to date
+  const base = await timed(process.execPath, ['-e', '']);
+  const ours = await timed(process.execPath, cli('list', '--all', '--json'), { runs: Math.max(RUNS, 10) });
+  const ok = ours.ms.median < 100 && ours.peakMb < 80;
+  record({
+    id: 'list-warm',
+    what: 'History list, warm, the whole list (`list --all --json`)',
+    baselineWhat: "node -e ''",
+    target: 'under 100 ms including process start, peak under 80 MB',
+    ours: ours.ms,
+    peakMb: ours.peakMb,
+    baseline: base.ms,
+    baselinePeakMb: base.peakMb,
+    ratio: ours.ms.median / base.ms.median,
+    verdict: verdict(ok),
+  });
+}
+
+async function withSidecar(env, fn) {
+  const s = await Sidecar.start(env);
+  try {
+    return await fn(s);
+  } finally {
+    await s.stop();
+  }
+}
+
+async function figRpcList() {
+  if (!haveRpc()) return record({ id: 'rpc-list', what: 'session/list in a running sidecar, warm', na: 'no sidecar in this build' });
+  await withSidecar({}, async (s) => {
+    for (let i = 0; i < 3; i++) await s.call('session/list', { all: true });
+    const page = [];
+    const whole = [];
+    let rows = 0;
+    for (let i = 0; i < Math.max(RUNS, 20); i++) {
+      const a = await s.call('session/list', { all: true });
+      page.push(a.ms);
+      const b = await s.call('session/list', { all: true, limit: 1000 });
+      whole.push(b.ms);
+      rows = b.r.sessions.length;
+    }
+    const ours = stats(page);
+    record({
+      id: 'rpc-list',
+      what: 'session/list inside a running sidecar, warm (first page, 100 rows; all projects)',
+      target: 'under 10 ms',
+      ours,
+      peakMb: s.hwmMb(),
+      detail: { limit1000: stats(whole), rowsOfLimit1000: rows },
+      verdict: verdict(ours.median < 10),
+    });
+  });
+}
+
+function scratchSession(m) {
+  // A small session in the busiest project folder: its index.json is the biggest to rewrite.
+  const busiest = m.sessions.find((x) => x.huge).project;
+  const c = m.sessions.filter((x) => x.project === busiest && !x.huge && x.bytes > 20_000 && x.bytes < 200_000);
+  return c[0] ?? m.sessions.find((x) => !x.huge);
+}
+
+async function figAppend(m) {
+  if (!haveRpc()) return record({ id: 'append', what: 'append: ack of one turn, fsync included', na: 'no sidecar in this build' });
+  const scratch = scratchSession(m);
+  const { serializeLine } = await import(join(REPO, 'dist', 'core', 'events.js'));
+  guardScratch(scratch.file);
+  try {
+    await withSidecar({}, async (s) => {
+      await s.call('session/append', { id: scratch.id, events: oneTurn(0) }); // takes ownership
+      const ours = [];
+      let bytes = 0;
+      // A turn, then a pause (the editor waits for the model): both sides get the same pause.
+      for (let i = 1; i <= Math.max(RUNS, 20); i++) {
+        ours.push((await s.call('session/append', { id: scratch.id, events: oneTurn(i) })).ms);
+        await sleep(100);
+      }
+      // Baseline: the same bytes appended raw to a file beside it, then fsync.
+      const raw = join(dirname(scratch.file), '.bench-raw-append');
+      const base = [];
+      try {
+        for (let i = 0; i <= Math.max(RUNS, 20); i++) {
+          const t = new Date().toISOString();
+          const text = oneTurn(i).map((e) => serializeLine({ ...e, t }) + '\n').join('');
+          bytes = Buffer.byteLength(text);
+          const t0 = performance.now();
+          const fh = await open(raw, 'a', 0o600);
+          await fh.appendFile(text);
+          await fh.sync();
+          await fh.close();
+          if (i > 0) base.push(performance.now() - t0);
+          await sleep(100);
+        }
+      } finally {
+        rmSync(raw, { force: true });
+      }
+      const o = stats(ours);
+      const b = stats(base);
+      record({
+        id: 'append',
+        what: `append: ack of one turn (3 events, ${(bytes / 1024).toFixed(1)} KB) over session/append, fsync included`,
+        baselineWhat: 'raw appendFile + fsync of the same bytes',
+        target: 'at most 1.5x the baseline',
+        ours: o,
+        peakMb: s.hwmMb(),
+        baseline: b,
+        ratio: o.median / b.median,
+        verdict: verdict(o.median / b.median <= 1.5),
+      });
+    });
+  } finally {
+    restoreScratch();
+  }
+}
+
+async function figResume(m) {
+  const huge = [...m.sessions].sort((a, b) => b.bytes - a.bytes)[0];
+  // Baseline: read the file and JSON.parse each line, keeping the events (what any loader must do).
+  const script =
+    "const fs=require('fs');const b=fs.readFileSync(process.argv[1]);const ev=[];let s=0;" +
+    "for(;;){const n=b.indexOf(10,s);if(n<0)break;ev.push(JSON.parse(b.toString('utf8',s,n)));s=n+1}" +
+    'if(ev.length<2)process.exit(1)';
+  const base = await timed(process.execPath, ['-e', script, huge.file], { runs: Math.min(RUNS, 5) });
+  if (!haveRpc()) {
+    record({ id: 'resume', what: 'resume of the largest session', na: 'no sidecar in this build', baseline: base.ms });
+    return;
+  }
+  const runOnce = async (contextWindow) =>
+    withSidecar({}, async (s) => {
+      const a = await s.call('session/resume', { id: huge.id, contextWindow });
+      return { ms: a.ms, tier: a.r.tier, peakMb: s.hwmMb(), conv: a.r.conversation.length, agent: a.r.agentMessages.length, tokens: a.r.tokens };
+    });
+  const full = [];
+  let last;
+  for (let i = 0; i < Math.min(RUNS, 5); i++) full.push((last = await runOnce(1_000_000_000)));
+  const fo = stats(full.map((x) => x.ms));
+  const fPeak = Math.max(...full.map((x) => x.peakMb));
+  record({
+    id: 'resume',
+    what: `resume of the ${(huge.bytes / MB).toFixed(0)} MiB session, first time (fresh sidecar, session/resume, tier ${last.tier})`,
+    baselineWhat: 'read + JSON.parse of each line',
+    target: 'under 1 s and under 300 MB',
+    ours: fo,
+    peakMb: fPeak,
+    baseline: base.ms,
+    baselinePeakMb: base.peakMb,
+    ratio: fo.median / base.ms.median,
+    detail: { tier: last.tier, conversation: last.conv, agentMessages: last.agent, tokens: last.tokens },
+    verdict: verdict(fo.median < 1000 && fPeak < 300),
+  });
+  // From a compact event: a window whose budget holds the last briefing and what follows it.
+  let w = 0;
+  let probe;
+  for (const cand of [500_000, 1_000_000, 2_000_000, 4_000_000, 8_000_000]) {
+    try {
+      probe = await runOnce(cand);
+    } catch {
+      continue;
+    }
+    if (probe.tier === 2) {
+      w = cand;
+      break;
+    }
+  }
+  if (!w) {
+    record({ id: 'resume-compact', what: 'resume from a compact event', na: 'no context window gave a tier-2 plan' });
+    return;
+  }
+  const comp = [probe];
+  for (let i = 1; i < Math.min(RUNS, 5); i++) comp.push(await runOnce(w));
+  const co = stats(comp.map((x) => x.ms));
+  const cPeak = Math.max(...comp.map((x) => x.peakMb));
+  record({
+    id: 'resume-compact',
+    what: `resume of the same session from its last compact event (contextWindow ${w}, tier 2)`,
+    baselineWhat: 'read + JSON.parse of each line',
+    target: 'under 0.3 s',
+    ours: co,
+    peakMb: cPeak,
+    baseline: base.ms,
+    baselinePeakMb: base.peakMb,
+    ratio: co.median / base.ms.median,
+    detail: { contextWindow: w, tokens: probe.tokens },
+    verdict: verdict(co.median < 300),
+  });
+}
+
+async function figTail(m) {
+  if (!haveRpc()) return record({ id: 'tail50', what: 'last 50 events (session/read tail 50)', na: 'no sidecar in this build' });
+  const huge = [...m.sessions].sort((a, b) => b.bytes - a.bytes)[0];
+  const small = [...m.sessions].sort((a, b) => Math.abs(a.bytes - MB) - Math.abs(b.bytes - MB))[0];
+  await withSidecar({}, async (s) => {
+    const measure = async (id) => {
+      for (let i = 0; i < 3; i++) await s.call('session/read', { id, tail: 50 });
+      const xs = [];
+      for (let i = 0; i < Math.max(RUNS, 20); i++) xs.push((await s.call('session/read', { id, tail: 50 })).ms);
+      return stats(xs);
+    };
+    const o = await measure(huge.id);
+    const b = await measure(small.id);
+    const ratio = o.median / b.median;
+    record({
+      id: 'tail50',
+      what: `last 50 events (session/read {tail: 50}) of the ${(huge.bytes / MB).toFixed(0)} MiB session`,
+      baselineWhat: `the same on a ${(small.bytes / MB).toFixed(2)} MiB session`,
+      target: 'the same time: flat in session size',
+      ours: o,
+      peakMb: s.hwmMb(),
+      baseline: b,
+      ratio,
+      // "The same": within 1.5x, or within 2 ms when both are tiny.
+      verdict: verdict(ratio <= 1.5 || o.median - b.median < 2),
+    });
+  });
+}
+
+async function figSearch(m) {
+  const word = argv.word ?? m.searchWord ?? 'idempotency';
+  const base = await timed('rg', ['-F', '-i', '-c', word, ROOT], { anyExit: true });
+  if (!haveSearch()) {
+    record({ id: 'search', what: `search "${word}"`, na: 'no search core in this build', baseline: base.ms });
+    return;
+  }
+  const ours = await timed(process.execPath, cli('search', word, '--all', '--json'), { runs: Math.min(RUNS, 5) });
+  record({
+    id: 'search',
+    what: `search a word ("${word}") across every session (\`search WORD --all --json\`)`,
+    baselineWhat: `rg -F -i -c ${word} over the same files`,
+    target: 'at least as fast as the baseline',
+    ours: ours.ms,
+    peakMb: ours.peakMb,
+    baseline: base.ms,
+    baselinePeakMb: base.peakMb,
+    ratio: ours.ms.median / base.ms.median,
+    verdict: verdict(ours.ms.median <= base.ms.median),
+  });
+}
+
+async function figStartup() {
+  if (!haveRpc()) return record({ id: 'startup', what: 'sidecar start to initialize answered', na: 'no sidecar in this build' });
+  const base = await timed(process.execPath, ['-e', '']);
+  const xs = [];
+  let peak = 0;
+  for (let i = 0; i <= Math.max(RUNS, 10); i++) {
+    const s = await Sidecar.start();
+    if (i > 0) xs.push(s.readyMs);
+    peak = Math.max(peak, s.hwmMb());
+    await s.stop();
+  }
+  const o = stats(xs);
+  record({
+    id: 'startup',
+    what: `sidecar start to initialize answered (store of ${m_sessions} sessions)`,
+    baselineWhat: "node -e ''",
+    target: 'under 150 ms',
+    ours: o,
+    peakMb: peak,
+    baseline: base.ms,
+    baselinePeakMb: base.peakMb,
+    ratio: o.median / base.ms.median,
+    verdict: verdict(o.median < 150),
+  });
+}
+
+async function appendRaw(file, line) {
+  const fh = await open(file, 'a');
+  try {
+    await fh.appendFile(line);
+    await fh.sync();
+  } finally {
+    await fh.close();
+  }
+}
+
+async function figDidChange(m, poll) {
+  const id = poll ? 'didchange-poll' : 'didchange-watch';
+  if (!haveRpc() || !haveWatch()) return record({ id, what: 'didChange after another process appends', na: 'no sidecar or watcher in this build' });
+  const scratch = scratchSession(m);
+  const { serializeLine } = await import(join(REPO, 'dist', 'core', 'events.js'));
+  guardScratch(scratch.file);
+  try {
+    await withSidecar(poll ? { LEVELCODE_SESSIONS_POLL: '1' } : {}, async (s) => {
+      const mode = s.init?.capabilities?.experimental?.levelcodeSessions?.didChange;
+      const n = poll ? Math.max(RUNS * 4, 20) : Math.max(RUNS * 8, 40);
+      const lat = [];
+      let missed = 0;
+      await sleep(500);
+      for (let i = 0; i < n; i++) {
+        const line = serializeLine({ kind: 'event', t: new Date().toISOString(), type: 'checkpoint', n: i }) + '\n';
+        const arrived = s.waitChange((p) => p.id === scratch.id, 5000);
+        const t0 = performance.now(); // from the start of the other process's write
+        await appendRaw(scratch.file, line);
+        const at = await arrived;
+        if (at === null) missed++;
+        else lat.push(at - t0);
+        await sleep(150 + ((i * 97) % 350)); // spread over the poll period
+      }
+      const o = stats(lat);
+      const p95 = pct(lat, 95);
+      const limit = poll ? 1000 : 100;
+      record({
+        id,
+        what: `another process appends; didChange arrives (${poll ? 'polling fallback, LEVELCODE_SESSIONS_POLL=1' : 'fs.watch'}; mode ${mode ?? '?'}), p95`,
+        target: poll ? 'p95 under 1 s' : 'p95 under 100 ms',
+        ours: o,
+        p95,
+        missed,
+        peakMb: s.hwmMb(),
+        verdict: verdict(p95 < limit && missed === 0),
+      });
+    });
+  } finally {
+    restoreScratch();
+  }
+}
+
+async function figCpu(m, poll) {
+  const id = poll ? 'cpu-typing-poll' : 'cpu-typing';
+  if (!haveRpc()) return record({ id, what: 'CPU while another process appends', na: 'no sidecar in this build' });
+  const scratch = scratchSession(m);
+  const { serializeLine } = await import(join(REPO, 'dist', 'core', 'events.js'));
+  guardScratch(scratch.file);
+  try {
+    await withSidecar(poll ? { LEVELCODE_SESSIONS_POLL: '1' } : {}, async (s) => {
+      await s.call('session/list', { all: true }); // an editor lists once when it opens History
+      await sleep(1000);
+      let changes = 0;
+      s.listeners.add(() => changes++);
+      const c0 = s.cpuSeconds();
+      const t0 = performance.now();
+      let i = 0;
+      // Typing speed: one small append every 200 ms (5 a second), from this process.
+      while (performance.now() - t0 < CPU_SECONDS * 1000) {
+        await appendRaw(scratch.file, serializeLine({ kind: 'event', t: new Date().toISOString(), type: 'keystroke', n: i++ }) + '\n');
+        await sleep(200);
+      }
+      const wall = (performance.now() - t0) / 1000;
+      const cpu = s.cpuSeconds() - c0;
+      const share = (100 * cpu) / wall;
+      record({
+        id,
+        what: `sidecar CPU while another process appends 5 times a second for ${CPU_SECONDS} s (${poll ? 'polling' : 'fs.watch'})`,
+        target: 'under 2% of a core',
+        ours: { median: share, min: share, max: share, n: 1 },
+        unit: '%',
+        detail: { appends: i, didChange: changes, cpuSeconds: cpu, wallSeconds: wall },
+        peakMb: s.hwmMb(),
+        verdict: verdict(share < 2),
+      });
+    });
+  } finally {
+    restoreScratch();
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Machine, table, output
+
+function machine() {
+  const sh = (c) => spawnSync('sh', ['-c', c], { encoding: 'utf8' }).stdout.trim();
+  return {
+    date: new Date().toISOString(),
+    nproc: Number(sh('nproc')),
+    cpu: cpus()[0]?.model ?? sh("grep -m1 'model name' /proc/cpuinfo | cut -d: -f2"),
+    memory: sh('free -h | sed -n 2p | awk \'{print $2}\''),
+    memoryBytes: totalmem(),
+    freeBytes: freemem(),
+    disk: sh(`df -h "${ROOT}" | tail -1 | awk '{print $1" "$2" ("$5" used)"}'`) + ` ${sh(`df -T "${ROOT}" | tail -1 | awk '{print $2}'`)}`,
+    rotational: sh("cat /sys/block/$(lsblk -no pkname $(df --output=source \"" + ROOT + "\" | tail -1) 2>/dev/null || echo vda)/queue/rotational 2>/dev/null"),
+    node: process.version,
+    kernel: sh('uname -r'),
+    rg: sh('rg --version | head -1'),
+    loadavgStart: loadavg(),
+  };
+}
+
+function table(rows) {
+  const head = ['figure', 'ours: median (min–max)', 'peak', 'baseline: median (min–max)', 'ratio', 'target', ''];
+  const lines = rows.map((f) => {
+    if (f.na) return [f.id, `n/a (${f.na})`, '', f.baseline ? `${fmtMs(f.baseline.median)}` : '', '', f.target ?? '', ''];
+    const o = f.ours;
+    const ours =
+      f.unit === '%'
+        ? fmtPct(o.median)
+        : f.p95 !== undefined
+          ? `p95 ${fmtMs(f.p95)}, median ${fmtMs(o.median)} (${fmtMs(o.min)}–${fmtMs(o.max)})`
+          : `${fmtMs(o.median)} (${fmtMs(o.min)}–${fmtMs(o.max)})`;
+    const base = f.baseline ? `${fmtMs(f.baseline.median)} (${fmtMs(f.baseline.min)}–${fmtMs(f.baseline.max)})${f.baselinePeakMb ? `, ${f.baselinePeakMb.toFixed(0)} MB` : ''}` : '';
+    return [f.id, ours, Number.isFinite(f.peakMb) ? `${f.peakMb.toFixed(0)} MB` : '', base, f.ratio ? `${f.ratio.toFixed(2)}x` : '', f.target ?? '', f.verdict ?? ''];
+  });
+  const w = head.map((h, i) => Math.max(h.length, ...lines.map((l) => String(l[i]).length)));
+  const fmt = (l) => l.map((c, i) => String(c).padEnd(w[i])).join('  ').trimEnd();
+  return [fmt(head), fmt(w.map((n) => '-'.repeat(n))), ...lines.map(fmt)].join('\n');
+}
+
+let m_sessions = 0;
+
+async function main() {
+  if (!existsSync(join(REPO, 'dist', 'cli', 'main.js'))) throw new Error('no build: run `npx tsc -p .` first');
+  const m = loadManifest();
+  if (!m || !existsSync(ROOT)) throw new Error(`no corpus at ${ROOT}: run \`npm run bench:corpus\` first`);
+  for (const [tool, pkg] of [['/usr/bin/time', 'time'], ['rg', 'ripgrep']])
+    if (spawnSync('sh', ['-c', `command -v ${tool}`]).status !== 0) throw new Error(`${tool} is missing (Debian: apt-get install -y ${pkg})`);
+  mkdirSync(OUT, { recursive: true });
+  restoreScratch();
+  m_sessions = m.sessions.length;
+  const mach = machine();
+  process.stderr.write(`bench: ${m.sessions.length} sessions, ${(m.bytes / MB).toFixed(0)} MiB at ${ROOT}; ${RUNS} runs a figure; load ${mach.loadavgStart.map((x) => x.toFixed(2)).join(' ')}\n`);
+  const t0 = performance.now();
+  const steps = [
+    ['list-cold', () => figListCold()],
+    ['list-warm', () => figListWarm()],
+    ['rpc-list', () => figRpcList()],
+    ['append', () => figAppend(m)],
+    ['resume', () => figResume(m)],
+    ['tail50', () => figTail(m)],
+    ['search', () => figSearch(m)],
+    ['startup', () => figStartup()],
+    ['didchange-watch', () => figDidChange(m, false)],
+    ['didchange-poll', () => figDidChange(m, true)],
+    ['cpu-typing', () => figCpu(m, false)],
+    ['cpu-typing-poll', () => figCpu(m, true)],
+  ];
+  for (const [id, fn] of steps) {
+    if (!want(id) && !(id === 'resume' && want('resume-compact'))) continue;
+    try {
+      await fn();
+    } catch (e) {
+      record({ id, what: id, na: `failed: ${(e.message ?? String(e)).split('\n')[0].slice(0, 160)}` });
+    }
+  }
+  // Leave every index warm, as a user's store would be.
+  await timedOnce(process.execPath, cli('list', '--all', '--json')).catch(() => {});
+  mach.loadavgEnd = loadavg();
+  const result = {
+    machine: mach,
+    corpus: { root: ROOT, preset: m.preset, seed: m.seed, generator: m.generator, sessions: m.sessions.length, bytes: m.bytes, largest: Math.max(...m.sessions.map((s) => s.bytes)) },
+    runs: RUNS,
+    elapsedSeconds: (performance.now() - t0) / 1000,
+    figures,
+  };
+  const file = join(OUT, `results-${mach.date.replace(/[:.]/g, '-')}.json`);
+  writeFileSync(file, JSON.stringify(result, null, 1) + '\n');
+  process.stdout.write('\n' + table(figures) + '\n\n');
+  process.stdout.write(
+    `${mach.nproc} cores (${mach.cpu}), ${mach.memory} RAM, ${mach.disk}, Node ${mach.node}; load average ${mach.loadavgStart[0].toFixed(2)} at start, ${mach.loadavgEnd[0].toFixed(2)} at end\nraw figures: ${file}\n`,
+  );
+  return 0;
+}
+
+main().then(
+  (c) => process.exit(c),
+  (e) => {
+    try {
+      restoreScratch();
+    } catch {
+      /* reported below */
+    }
+    process.stderr.write(`bench: ${e.message}\n`);
+    process.exit(1);
+  },
+);

@@ -1,0 +1,170 @@
+-- levelcode.config: the plugin's options, their defaults, and how the sidecar command is found.
+-- `setup()` in init.lua merges the user's table into these defaults; every other module reads
+-- the merged result through `require('levelcode.config').get()`.
+-- Depends on nothing but the Neovim 0.7.2 API (no vim.fs: it arrived in 0.8).
+
+local uv = vim.uv or vim.loop -- vim.uv arrived in 0.10; vim.loop is its 0.7 name
+local M = {}
+
+---A function the user supplies to summarise the head of a long chat for tier-3 resume.
+---It receives what the sidecar wants summarised and calls `done(briefing)` when the model has
+---answered (or `done(nil, "reason")` on failure). It may call `done` later: nothing waits on it.
+---@alias levelcode.SummarizeFn fun(request: levelcode.SummaryRequest, done: fun(briefing: string|nil, err: string|nil))
+
+---@class levelcode.SummaryRequest
+---@field id string              the session being resumed
+---@field messages table[]       the head of the chat, verbatim (provider messages)
+---@field instructions string    what the briefing must contain (send it as the system/user prompt)
+---@field inputTokens integer|nil estimated size of `messages`
+---@field coversThrough integer      last seq the briefing covers (the plugin passes it back)
+---@field maxBriefingTokens integer|nil how long the briefing may be
+
+---@class levelcode.Config
+---@field cmd string[]|nil        the sidecar command; nil: `node <repo>/bin/levelcode-sessions.js serve --stdio`
+---@field node string             node executable used by the default `cmd`
+---@field dir string|nil          the store root, passed to the sidecar as `--dir` (default: its own default)
+---@field cmd_env table<string,string>|nil extra environment for the sidecar
+---@field project nil|fun(): string the project folder (default: the current working directory)
+---@field model string|nil        the model new sessions start with (recorded in the meta line)
+---@field context_window integer  the model's context window in tokens, for resume
+---@field budget_ratio number|nil share of the window resume may spend (sidecar default 0.4)
+---@field keep_turns integer|nil  most recent turns kept verbatim by a compacting resume
+---@field summarize levelcode.SummarizeFn|nil needed for tier-3 resume (see |levelcode-summarize|)
+---@field on_resume nil|fun(result: table) called with every successful resume (for chat plugins)
+---@field history levelcode.HistoryConfig
+---@field transcript levelcode.TranscriptConfig
+---@field request_timeout integer  milliseconds a request may take before it fails (long ones get 10x)
+---@field restart levelcode.RestartConfig
+
+---@class levelcode.HistoryConfig
+---@field limit integer           sessions listed at most
+
+---@class levelcode.TranscriptConfig
+---@field large_bytes integer     a session file larger than this opens its end first
+---@field tail_events integer     events shown first for a large session
+
+---@class levelcode.RestartConfig
+---@field max integer             restarts allowed within `window_ms` before giving up
+---@field window_ms integer
+
+---@type levelcode.Config
+local defaults = {
+  cmd = nil,
+  node = 'node',
+  dir = nil,
+  cmd_env = nil,
+  project = nil,
+  model = nil,
+  context_window = 200000,
+  budget_ratio = nil,
+  keep_turns = nil,
+  summarize = nil,
+  on_resume = nil,
+  history = { limit = 200 },
+  transcript = { large_bytes = 512 * 1024, tail_events = 60 },
+  request_timeout = 30000,
+  restart = { max = 3, window_ms = 60000 },
+}
+
+---@type levelcode.Config
+local current = vim.deepcopy(defaults)
+
+---Merges user options into the defaults (nested tables are merged, lists replaced).
+---@param opts table|nil
+function M.set(opts)
+  opts = opts or {}
+  local expected = {
+    cmd = 'table',
+    dir = 'string',
+    project = 'function',
+    summarize = 'function',
+    on_resume = 'function',
+    context_window = 'number',
+  }
+  for key, kind in pairs(expected) do
+    if opts[key] ~= nil and type(opts[key]) ~= kind then
+      error(string.format('levelcode.setup: `%s` must be a %s, got %s', key, kind, type(opts[key])), 2)
+    end
+  end
+  local merged = vim.tbl_deep_extend('force', vim.deepcopy(defaults), opts)
+  -- tbl_deep_extend merges list-like tables index by index; a command is replaced whole.
+  merged.cmd = opts.cmd and vim.deepcopy(opts.cmd) or nil
+  current = merged
+end
+
+---@return levelcode.Config
+function M.get()
+  return current
+end
+
+---The folder this file lives in, symlinks resolved (a `packadd` install is often a symlink
+---into the repository, and the bundled sidecar is found relative to the real checkout).
+---@return string plugin_root  clients/neovim
+function M.plugin_root()
+  local source = debug.getinfo(1, 'S').source:gsub('^@', '')
+  local real = uv.fs_realpath(source) or source
+  return vim.fn.fnamemodify(real, ':p:h:h:h')
+end
+
+---The repository's bin/levelcode-sessions.js, when the plugin sits in its checkout.
+---@return string|nil
+function M.bundled_bin()
+  local bin = vim.fn.fnamemodify(M.plugin_root() .. '/../../bin/levelcode-sessions.js', ':p')
+  if uv.fs_stat(bin) then
+    return bin
+  end
+  return nil
+end
+
+---The sidecar command, with `--dir` appended when `dir` is set.
+---@return string[]|nil cmd, string|nil err
+function M.command()
+  local cmd
+  if current.cmd then
+    cmd = vim.deepcopy(current.cmd)
+  else
+    local bin = M.bundled_bin()
+    if bin then
+      cmd = { current.node, bin, 'serve', '--stdio' }
+    elseif vim.fn.executable('levelcode-sessions') == 1 then
+      cmd = { 'levelcode-sessions', 'serve', '--stdio' }
+    else
+      return nil, 'no sidecar: the bundled bin/levelcode-sessions.js is missing and levelcode-sessions is not on PATH; set `cmd`'
+    end
+  end
+  if current.dir then
+    table.insert(cmd, '--dir')
+    table.insert(cmd, (vim.fn.fnamemodify(current.dir, ':p'):gsub('/$', '')))
+  end
+  return cmd, nil
+end
+
+---The same program as `command()`, running another CLI subcommand (used by the health check).
+---No `--dir` is added: pass the store the sidecar reports.
+---@param sub string[] e.g. {'doctor', '--json'}
+---@return string[]|nil
+function M.cli(sub)
+  local cmd = M.command()
+  if not cmd then
+    return nil
+  end
+  local out = {}
+  for _, a in ipairs(cmd) do
+    if a == 'serve' then
+      break
+    end
+    table.insert(out, a)
+  end
+  vim.list_extend(out, sub)
+  return out
+end
+
+---@return string
+function M.project()
+  if current.project then
+    return current.project()
+  end
+  return uv.cwd()
+end
+
+return M

@@ -1,0 +1,302 @@
+-- levelcode.history: History as the user meets it.
+--   * `pick()`: the project's sessions in vim.ui.select (Telescope, fzf-lua or dressing.nvim take
+--     over where installed), newest first, "title · relative time · turns · model"; choosing one
+--     offers Resume, Open transcript, Rename, Delete, Export as Markdown.
+--   * `open_buffer()`: the same list in a buffer (`levelcode://history`) that stays open and is
+--     redrawn whenever the sidecar reports a change (session/didChange), from any process.
+--   * `search()`: full-text search, into a picker or the quickfix list.
+-- Depends on levelcode.session, levelcode.resume, levelcode.transcript, levelcode.rpc,
+-- levelcode.config and levelcode.util.
+
+local session = require('levelcode.session')
+local resume = require('levelcode.resume')
+local transcript = require('levelcode.transcript')
+local rpc = require('levelcode.rpc')
+local config = require('levelcode.config')
+local util = require('levelcode.util')
+
+local M = {}
+
+M.actions = { 'Resume', 'Open transcript', 'Rename', 'Delete', 'Export as Markdown' }
+
+local HEADER_LINES = 2
+
+---Runs one action on a session (a SessionSummary, or at least {id, title}).
+---@param s table
+---@param action string one of M.actions
+---@param cb fun(err: any, result: any)|nil
+function M.act(s, action, cb)
+  cb = cb or function() end
+  local title = s.title or s.id
+  if action == 'Resume' then
+    resume.resume({ id = s.id, title = title }, cb)
+  elseif action == 'Open transcript' then
+    transcript.open({ id = s.id, title = title, bytes = s.bytes }, cb)
+  elseif action == 'Rename' then
+    M.rename(s, nil, cb)
+  elseif action == 'Delete' then
+    session.delete(s.id, function(err, result)
+      if err then
+        util.error('could not delete “' .. title .. '”: ' .. util.err_text(err))
+      else
+        util.notify('moved “' .. title .. '” to the trash.')
+      end
+      cb(err, result)
+    end)
+  elseif action == 'Export as Markdown' then
+    transcript.export({ id = s.id, title = title }, cb)
+  else
+    cb({ message = 'unknown action ' .. tostring(action) }, nil)
+  end
+end
+
+---Renames a session; asks for the title (vim.ui.input) when `title` is nil.
+---@param s table {id, title}
+---@param title string|nil
+---@param cb fun(err: any, result: any)|nil
+function M.rename(s, title, cb)
+  cb = cb or function() end
+  local function apply(t)
+    if not t or vim.trim(t) == '' then
+      return cb({ code = 'cancelled', message = 'cancelled' }, nil)
+    end
+    session.rename(s.id, vim.trim(t), function(err, result)
+      if err then
+        util.error('could not rename: ' .. util.err_text(err))
+      else
+        util.notify('renamed to “' .. result.title .. '”.')
+      end
+      cb(err, result)
+    end)
+  end
+  if title then
+    return apply(title)
+  end
+  vim.ui.input({ prompt = 'Rename chat: ', default = s.title or '' }, apply)
+end
+
+---Offers the actions for one session.
+---@param s table
+---@param cb fun(err: any, result: any)|nil
+function M.choose_action(s, cb)
+  vim.ui.select(M.actions, { prompt = (s.title or s.id) .. ' ', kind = 'levelcode.action' }, function(choice)
+    if not choice then
+      return cb and cb({ code = 'cancelled', message = 'cancelled' }, nil)
+    end
+    M.act(s, choice, cb)
+  end)
+end
+
+---Shows the project's sessions in vim.ui.select, then the actions for the chosen one.
+---@param opts {all: boolean|nil, prompt: string|nil, on_choice: fun(s: table|nil)|nil}|nil
+function M.pick(opts)
+  opts = opts or {}
+  session.list({ all = opts.all }, function(err, result)
+    if err then
+      return util.error('could not list sessions: ' .. util.err_text(err))
+    end
+    local sessions = result.sessions or {}
+    if #sessions == 0 then
+      return util.notify('no chats saved for ' .. config.project() .. ' yet.')
+    end
+    local live = session.live()
+    vim.ui.select(sessions, {
+      prompt = opts.prompt or 'LevelCode History ',
+      kind = 'levelcode.history',
+      format_item = function(s)
+        return util.format_session(s, live)
+      end,
+    }, function(s)
+      if opts.on_choice then
+        return opts.on_choice(s)
+      end
+      if s then
+        M.choose_action(s)
+      end
+    end)
+  end)
+end
+
+-- The History buffer ------------------------------------------------------------------------------
+
+local view = {
+  ---@type integer|nil
+  buf = nil,
+  ---@type table[]
+  sessions = {},
+  rendering = false,
+  again = false,
+}
+
+local function render()
+  local buf = view.buf
+  if not buf or not vim.api.nvim_buf_is_valid(buf) then
+    return
+  end
+  if view.rendering then
+    view.again = true
+    return
+  end
+  view.rendering = true
+  session.list({}, function(err, result)
+    view.rendering = false
+    if not vim.api.nvim_buf_is_valid(buf) then
+      return
+    end
+    local lines
+    if err then
+      lines = { 'LevelCode History · ' .. config.project(), 'could not list sessions: ' .. util.err_text(err) }
+      view.sessions = {}
+    else
+      view.sessions = result.sessions or {}
+      local n = #view.sessions
+      lines = {
+        string.format('LevelCode History · %s · %d chat%s', config.project(), n, n == 1 and '' or 's'),
+        '<CR> actions  o open  R resume  r rename  D delete  e export  q close',
+      }
+      local live = session.live()
+      for _, s in ipairs(view.sessions) do
+        table.insert(lines, util.format_session(s, live))
+      end
+      if n == 0 then
+        table.insert(lines, 'No chats saved for this project yet.')
+      end
+    end
+    vim.bo[buf].modifiable = true
+    vim.api.nvim_buf_set_lines(buf, 0, -1, false, lines)
+    vim.bo[buf].modifiable = false
+    vim.bo[buf].modified = false
+    if view.again then
+      view.again = false
+      render()
+    end
+  end)
+end
+
+---The session on the cursor's line of the History buffer.
+---@return table|nil
+local function under_cursor()
+  local line = vim.api.nvim_win_get_cursor(0)[1]
+  return view.sessions[line - HEADER_LINES]
+end
+
+local function map(buf, lhs, fn, desc)
+  vim.keymap.set('n', lhs, function()
+    local s = under_cursor()
+    if s then
+      fn(s)
+    end
+  end, { buffer = buf, nowait = true, silent = true, desc = desc })
+end
+
+---Opens (or shows again) the History buffer in the current window; it refreshes on every change.
+---@return integer buf
+function M.open_buffer()
+  local buf = view.buf
+  if not buf or not vim.api.nvim_buf_is_valid(buf) then
+    buf = vim.api.nvim_create_buf(false, true)
+    view.buf = buf
+    vim.bo[buf].buftype = 'nofile'
+    vim.bo[buf].bufhidden = 'hide'
+    vim.bo[buf].swapfile = false
+    pcall(vim.api.nvim_buf_set_name, buf, 'levelcode://history')
+    vim.bo[buf].filetype = 'levelcode-history'
+    vim.bo[buf].modifiable = false
+    map(buf, '<CR>', M.choose_action, 'LevelCode: actions')
+    map(buf, 'o', function(s)
+      M.act(s, 'Open transcript')
+    end, 'LevelCode: open transcript')
+    map(buf, 'R', function(s)
+      M.act(s, 'Resume')
+    end, 'LevelCode: resume')
+    map(buf, 'r', function(s)
+      M.act(s, 'Rename')
+    end, 'LevelCode: rename')
+    map(buf, 'D', function(s)
+      M.act(s, 'Delete')
+    end, 'LevelCode: delete')
+    map(buf, 'e', function(s)
+      M.act(s, 'Export as Markdown')
+    end, 'LevelCode: export as Markdown')
+    vim.keymap.set('n', 'q', function()
+      local alt = vim.fn.bufnr('#')
+      if alt > 0 and alt ~= buf and vim.api.nvim_buf_is_loaded(alt) then
+        vim.api.nvim_set_current_buf(alt)
+      elseif #vim.api.nvim_list_wins() > 1 then
+        vim.api.nvim_win_close(0, false)
+      else
+        vim.api.nvim_set_current_buf(vim.api.nvim_create_buf(true, false))
+      end
+    end, { buffer = buf, nowait = true, silent = true, desc = 'LevelCode: close History' })
+  end
+  vim.api.nvim_set_current_buf(buf)
+  render()
+  return buf
+end
+
+---Redraws the History buffer if it is open.
+function M.refresh()
+  render()
+end
+
+rpc.on_change(function(change)
+  if change.change == 'deleted' and change.id == session.live() then
+    session.set_live(nil)
+  end
+  if view.buf and vim.api.nvim_buf_is_valid(view.buf) then
+    render()
+  end
+end)
+
+-- Search ------------------------------------------------------------------------------------------
+
+---Searches the project's sessions; results go to a picker, or to the quickfix list.
+---@param query string
+---@param opts {quickfix: boolean|nil, all: boolean|nil}|nil
+---@param cb fun(err: any, hits: table[]|nil)|nil
+function M.search(query, opts, cb)
+  opts = opts or {}
+  cb = cb or function() end
+  session.search(query, { all = opts.all }, function(err, result)
+    if err then
+      util.error('search failed: ' .. util.err_text(err))
+      return cb(err, nil)
+    end
+    local hits = result.results or result.hits or {}
+    if #hits == 0 then
+      util.notify('nothing found for “' .. query .. '”.')
+      return cb(nil, hits)
+    end
+    local function id_of(h)
+      return h.sessionId or h.id
+    end
+    local function text_of(h)
+      return string.format('%s · %s · %s', h.title or id_of(h), util.relative_time(h.t), util.one_line(h.snippet or ''))
+    end
+    if opts.quickfix then
+      local items = {}
+      for _, h in ipairs(hits) do
+        table.insert(items, {
+          filename = h.file,
+          lnum = (tonumber(h.seq) or 0) + 2, -- line 1 is the meta line; seq 0 is line 2
+          text = text_of(h),
+        })
+      end
+      vim.fn.setqflist({}, ' ', { title = 'LevelCode search: ' .. query, items = items })
+      vim.cmd('copen')
+      return cb(nil, hits)
+    end
+    vim.ui.select(hits, {
+      prompt = 'LevelCode search: ' .. query .. ' ',
+      kind = 'levelcode.search',
+      format_item = text_of,
+    }, function(h)
+      if h then
+        M.choose_action({ id = id_of(h), title = h.title })
+      end
+    end)
+    cb(nil, hits)
+  end)
+end
+
+return M

@@ -1,0 +1,256 @@
+-- levelcode.session: the live session of this Neovim (the one a chat plugin appends to) and the
+-- plain operations on sessions: new, append, seal, list, read, rename, delete, export, search.
+-- Appends are queued so that a chat plugin's turns reach the file in the order they were given,
+-- and the first append creates the live session when there is none.
+-- Every function is asynchronous and reports through `cb(err, result)`.
+-- Depends on levelcode.rpc, levelcode.config and levelcode.util; knows nothing of windows.
+
+local uv = vim.uv or vim.loop -- vim.uv arrived in 0.10; vim.loop is its 0.7 name
+local rpc = require('levelcode.rpc')
+local config = require('levelcode.config')
+local util = require('levelcode.util')
+
+local M = {}
+
+---@type string|nil
+local live_id = nil
+
+---Appends wait here and go out one batch at a time, in call order. Each remembers the chat it
+---was made for (`gen`): new() bumps `generation`, so appends made before New Chat still land in
+---the old chat and appends made after it wait for the new one.
+---@type {events: table[], cb: fun(err: any, result: any)|nil, gen: integer}[]
+local queue = {}
+local appending = false
+local generation = 0
+---@type integer the generation live_id belongs to
+local live_generation = 0
+
+---The session this Neovim is chatting in (nil before the first `new`, `append` or resume).
+---@return string|nil
+function M.live()
+  return live_id
+end
+
+---@param id string|nil
+function M.set_live(id)
+  live_id = id
+  live_generation = generation
+end
+
+local function long()
+  return { timeout = config.get().request_timeout * 10 }
+end
+
+---Creates a session for the project and makes it live. Does not seal the previous one.
+---@param cb fun(err: any, result: {id: string, project: string, createdAt: string}|nil)
+function M.create(cb)
+  local params = { project = config.project() }
+  if config.get().model then
+    params.model = config.get().model
+  end
+  local gen = generation
+  rpc.request('session/new', params, function(err, result)
+    if not err and result then
+      live_id = result.id
+      live_generation = gen
+    end
+    cb(err, result)
+  end)
+end
+
+local pump
+
+---True while appends of older generations are queued or in flight (what new() waits for).
+local function older_pending(gen)
+  if appending and appending < gen then
+    return true
+  end
+  for _, item in ipairs(queue) do
+    if item.gen < gen then
+      return true
+    end
+  end
+  return false
+end
+
+pump = function()
+  if appending or #queue == 0 then
+    return
+  end
+  local item = queue[1]
+  if item.gen ~= live_generation then
+    return -- made after a New Chat that has not created its session yet: pumped again then
+  end
+  table.remove(queue, 1)
+  appending = item.gen
+  local function done(err, result)
+    appending = false
+    if item.cb then
+      item.cb(err, result)
+    elseif err then
+      util.error('could not save the chat: ' .. util.err_text(err))
+    end
+    pump()
+  end
+  local function send()
+    rpc.request('session/append', { id = live_id, events = item.events }, done)
+  end
+  if live_id then
+    send()
+  else
+    M.create(function(err)
+      if err then
+        return done(err, nil)
+      end
+      send()
+    end)
+  end
+end
+
+---Appends events to the live session (creating it first if needed), in call order.
+---@param events table[] events such as {kind = 'user', content = 'hello'}; `t` is stamped by the sidecar
+---@param cb fun(err: any, result: any)|nil
+function M.append(events, cb)
+  assert(type(events) == 'table', 'levelcode.append: events must be a list of events')
+  if #events == 0 then
+    if cb then
+      cb(nil, { appended = 0 })
+    end
+    return
+  end
+  table.insert(queue, { events = events, cb = cb, gen = generation })
+  pump()
+end
+
+---Seals a session (a title if it has none, a `sealed` event, the lock released).
+---@param id string
+---@param cb fun(err: any, result: any)
+function M.seal(id, cb)
+  rpc.request('session/seal', { id = id }, cb, long())
+end
+
+---The flag file that remembers "Previous chat saved to History." was shown.
+local function told_file()
+  return vim.fn.stdpath('data') .. '/levelcode/told-new-chat'
+end
+
+local function tell_once(msg)
+  local f = told_file()
+  if uv.fs_stat(f) then
+    return
+  end
+  vim.fn.mkdir(vim.fn.fnamemodify(f, ':h'), 'p')
+  vim.fn.writefile({ os.date('!%Y-%m-%dT%H:%M:%SZ') }, f)
+  util.notify(msg)
+end
+
+---New chat: seals the live session (if any) and starts a new one. Appends made before this call
+---still go to the old chat; appends made after it go to the new one.
+---@param cb fun(err: any, result: {id: string, previous: table|nil}|nil)|nil
+function M.new(cb)
+  cb = cb or function(err)
+    if err then
+      util.error('could not start a new chat: ' .. util.err_text(err))
+    end
+  end
+  generation = generation + 1
+  local gen = generation
+  local previous -- the chat being left: known once the appends made before this call have landed
+  local function start(sealed)
+    if live_id == previous then
+      live_id = nil
+    end
+    M.create(function(err, result)
+      if err then
+        live_generation = gen -- the next append creates the session itself
+        pump()
+        return cb(err, nil)
+      end
+      pump()
+      if sealed and sealed.titleSource ~= 'none' then
+        tell_once('Previous chat saved to History.')
+      end
+      cb(nil, { id = result.id, previous = sealed })
+    end)
+  end
+  local function after_older()
+    if older_pending(gen) then
+      return vim.defer_fn(after_older, 20)
+    end
+    previous = live_id
+    if not previous then
+      return start(nil)
+    end
+    M.seal(previous, function(err, sealed)
+      if err then
+        util.warn('could not seal the previous chat: ' .. util.err_text(err))
+      end
+      start(sealed)
+    end)
+  end
+  after_older()
+end
+
+---Lists sessions, newest first. `opts.project` defaults to the current project; `opts.all` lists every project.
+---@param opts {project: string|nil, all: boolean|nil, limit: integer|nil}|nil
+---@param cb fun(err: any, result: {sessions: table[], problems: table[]}|nil)
+function M.list(opts, cb)
+  opts = opts or {}
+  local params = { limit = opts.limit or config.get().history.limit }
+  if opts.all then
+    params.all = true
+  else
+    params.project = opts.project or config.project()
+  end
+  rpc.request('session/list', params, cb)
+end
+
+---@param id string
+---@param window {tail: integer|nil, from: integer|nil, to: integer|nil}|nil
+---@param cb fun(err: any, result: any)
+function M.read(id, window, cb)
+  local params = vim.tbl_extend('force', { id = id }, window or {})
+  rpc.request('session/read', params, cb, long())
+end
+
+---@param id string
+---@param title string
+---@param cb fun(err: any, result: any)
+function M.rename(id, title, cb)
+  rpc.request('session/rename', { id = id, title = title }, cb)
+end
+
+---Moves the session file to the OS trash.
+---@param id string
+---@param cb fun(err: any, result: any)
+function M.delete(id, cb)
+  rpc.request('session/delete', { id = id }, function(err, result)
+    if not err and id == live_id then
+      live_id = nil
+    end
+    cb(err, result)
+  end)
+end
+
+---@param id string
+---@param format 'markdown'|'json'
+---@param cb fun(err: any, result: {content: string}|nil)
+function M.export(id, format, cb)
+  rpc.request('session/export', { id = id, format = format or 'markdown' }, cb, long())
+end
+
+---@param query string
+---@param opts {all: boolean|nil, limit: integer|nil}|nil
+---@param cb fun(err: any, result: any)
+function M.search(query, opts, cb)
+  opts = opts or {}
+  local params = { query = query, limit = opts.limit or 100 }
+  if opts.all then
+    params.all = true
+  else
+    params.project = config.project()
+  end
+  rpc.request('session/search', params, cb, long())
+end
+
+return M

@@ -1,0 +1,163 @@
+-- levelcode.util: small helpers shared by the other modules: user messages (one prefix, through
+-- vim.notify so that nvim-notify/noice take over), relative times, the one-line History entry,
+-- and turning an RPC error into a sentence.
+-- Pure Lua over the Neovim 0.7.2 API; requires no other levelcode module.
+
+local M = {}
+
+M.levels = vim.log.levels
+
+---Tells the user something, prefixed so they know where it comes from.
+---@param msg string
+---@param level integer|nil vim.log.levels.*
+function M.notify(msg, level)
+  vim.notify('LevelCode: ' .. msg, level or vim.log.levels.INFO, { title = 'LevelCode' })
+end
+
+---@param msg string
+function M.warn(msg)
+  M.notify(msg, vim.log.levels.WARN)
+end
+
+---@param msg string
+function M.error(msg)
+  M.notify(msg, vim.log.levels.ERROR)
+end
+
+---Seconds between local time and UTC at `t` (os.time reads a date table as local time).
+local function utc_offset(t)
+  local utc = os.date('!*t', t)
+  ---@diagnostic disable-next-line: param-type-mismatch
+  utc.isdst = false
+  return os.difftime(t, os.time(utc))
+end
+
+---Parses `2026-07-28T09:12:33.120Z` (or with a +hh:mm offset) to epoch seconds; nil if unreadable.
+---@param iso string|nil
+---@return integer|nil
+function M.parse_iso(iso)
+  if type(iso) ~= 'string' then
+    return nil
+  end
+  local y, mo, d, h, mi, s, rest = iso:match('^(%d+)-(%d+)-(%d+)T(%d+):(%d+):(%d+)%.?%d*(.*)$')
+  if not y then
+    return nil
+  end
+  local as_local = os.time({
+    year = tonumber(y),
+    month = tonumber(mo),
+    day = tonumber(d),
+    hour = tonumber(h),
+    min = tonumber(mi),
+    sec = tonumber(s),
+    isdst = false,
+  })
+  local t = as_local + utc_offset(as_local)
+  local sign, oh, om = rest:match('^([+-])(%d%d):?(%d%d)$')
+  if sign then
+    local off = (tonumber(oh) * 3600 + tonumber(om) * 60) * (sign == '+' and 1 or -1)
+    t = t - off
+  end
+  return math.floor(t)
+end
+
+---"just now", "5 minutes ago", "yesterday", "3 days ago", "on 2026-07-01".
+---@param iso string|nil
+---@param now integer|nil epoch seconds (default: os.time())
+---@return string
+function M.relative_time(iso, now)
+  local t = M.parse_iso(iso)
+  if not t then
+    return iso or '?'
+  end
+  now = now or os.time()
+  local ago = now - t
+  if ago < 60 then
+    return 'just now'
+  end
+  local function plural(n, unit)
+    return string.format('%d %s%s ago', n, unit, n == 1 and '' or 's')
+  end
+  if ago < 3600 then
+    return plural(math.floor(ago / 60), 'minute')
+  end
+  if ago < 86400 then
+    return plural(math.floor(ago / 3600), 'hour')
+  end
+  local days = math.floor(ago / 86400)
+  if days == 1 then
+    return 'yesterday'
+  end
+  if days < 30 then
+    return plural(days, 'day')
+  end
+  return 'on ' .. os.date('%Y-%m-%d', t)
+end
+
+---One History line: title · relative time · turns · model.
+---@param s table a SessionSummary
+---@param live_id string|nil the session this Neovim is chatting in
+---@return string
+function M.format_session(s, live_id)
+  local parts = { s.title or s.id }
+  table.insert(parts, M.relative_time(s.updatedAt))
+  table.insert(parts, string.format('%d turn%s', s.turns or 0, s.turns == 1 and '' or 's'))
+  if type(s.model) == 'string' and s.model ~= '' then
+    table.insert(parts, s.model)
+  end
+  local line = table.concat(parts, ' · ')
+  if live_id and s.id == live_id then
+    line = line .. ' (current)'
+  end
+  return line
+end
+
+---An RPC error (LSP error table, string or nil) as one sentence.
+---@param err any
+---@return string
+function M.err_text(err)
+  if err == nil then
+    return 'unknown error'
+  end
+  if type(err) == 'string' then
+    return err
+  end
+  if type(err) == 'table' then
+    return tostring(err.message or vim.inspect(err))
+  end
+  return tostring(err)
+end
+
+---The first line of a string, trimmed.
+---@param s string|nil
+---@return string
+function M.one_line(s)
+  if type(s) ~= 'string' then
+    return ''
+  end
+  return (vim.trim(s):match('^[^\n]*') or '')
+end
+
+---A file-name-safe version of a title.
+---@param title string
+---@return string
+function M.slug(title)
+  local s = title:lower():gsub('[^%w]+', '-'):gsub('^-+', ''):gsub('-+$', '')
+  if s == '' then
+    s = 'session'
+  end
+  return s:sub(1, 60)
+end
+
+---A list of strings, split on newlines (buffer lines for nvim_buf_set_lines).
+---@param text string
+---@return string[]
+function M.lines(text)
+  local out = vim.split(text, '\n', { plain = true })
+  if #out > 1 and out[#out] == '' then
+    table.remove(out)
+  end
+  return out
+end
+
+return M

@@ -1,0 +1,41 @@
+-- plugin/levelcode.lua: defines the user commands and nothing else. Every command requires the
+-- `levelcode` module only when it runs, so startup costs no Lua module loads and no sidecar.
+-- Works on Neovim 0.7.2 (nvim_create_user_command arrived in 0.7).
+
+if vim.g.loaded_levelcode then
+  return
+end
+vim.g.loaded_levelcode = true
+
+if vim.fn.has('nvim-0.7') == 0 then
+  vim.api.nvim_echo({ { 'LevelCode needs Neovim 0.7.2 or newer', 'ErrorMsg' } }, true, {})
+  return
+end
+
+local function cmd(name, fn, opts)
+  vim.api.nvim_create_user_command(name, fn, opts)
+end
+
+cmd('LevelHistory', function(a)
+  require('levelcode').history(a.bang)
+end, { bang = true, desc = 'LevelCode: chat History (! opens it in a buffer that updates itself)' })
+
+cmd('LevelResumeLast', function()
+  require('levelcode').resume_last()
+end, { desc = "LevelCode: resume this project's most recent chat" })
+
+cmd('LevelNew', function()
+  require('levelcode').new_chat()
+end, { desc = 'LevelCode: save the current chat to History and start a new one' })
+
+cmd('LevelExport', function(a)
+  require('levelcode').export(a.args ~= '' and a.args or nil)
+end, { nargs = '?', complete = 'file', desc = 'LevelCode: export a chat as Markdown (to a file, or a new buffer)' })
+
+cmd('LevelRename', function(a)
+  require('levelcode').rename(a.args ~= '' and a.args or nil)
+end, { nargs = '?', desc = 'LevelCode: rename the current chat' })
+
+cmd('LevelSearch', function(a)
+  require('levelcode').search(a.args, a.bang)
+end, { nargs = '+', bang = true, desc = 'LevelCode: search chats (! fills the quickfix list)' })

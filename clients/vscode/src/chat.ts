@@ -1,0 +1,167 @@
+// The current chat and what happens to it: New Chat (seal the old session, once ever say
+// "Previous chat saved to History."), Resume (tier, note, consent for a costly summary, read-only
+// when another window owns it), and the extension API (api.d.ts) that chat extensions use to
+// forward turns. The commands and the API share these functions, so both behave the same.
+
+import * as vscode from 'vscode';
+import type * as Api from '../api';
+import type { Settings } from './config';
+import type { ModelAdapter } from './lm';
+import { ErrorCodes, type ResumeResult, type SealResult, type SessionSummary } from './protocol';
+import type { Sidecar } from './sidecar';
+import { S } from './strings';
+
+const CURRENT_KEY = 'levelcodeSessions.currentSession';
+const TOAST_KEY = 'levelcodeSessions.newChatToastShown';
+
+export class Chat implements vscode.Disposable {
+  private readonly resumed = new vscode.EventEmitter<Api.ResumedEvent>();
+  private readonly newChat = new vscode.EventEmitter<Api.NewChatEvent>();
+  readonly onDidResume = this.resumed.event;
+  readonly onDidStartNewChat = this.newChat.event;
+
+  constructor(
+    private readonly context: vscode.ExtensionContext,
+    private readonly sidecar: Sidecar,
+    private readonly model: ModelAdapter,
+    private readonly settings: () => Settings,
+    private readonly projects: () => string[],
+  ) {}
+
+  get current(): string | undefined {
+    return this.context.workspaceState.get<string>(CURRENT_KEY);
+  }
+
+  private async setCurrent(id: string | undefined): Promise<void> {
+    await this.context.workspaceState.update(CURRENT_KEY, id);
+    await vscode.commands.executeCommand('setContext', 'levelcodeSessions.hasCurrentChat', id !== undefined);
+  }
+
+  defaultProject(): string {
+    const p = this.projects()[0];
+    if (!p) throw new Error(S.errors.noFolder);
+    return p;
+  }
+
+  async newSession(opts: Api.NewSessionOptions = {}): Promise<{ id: string; project: string; createdAt: string }> {
+    const r = await this.sidecar.request('session/new', { project: opts.project ?? this.defaultProject(), ...(opts.model ? { model: opts.model } : {}) });
+    await this.setCurrent(r.id);
+    return r;
+  }
+
+  async seal(id: string): Promise<SealResult> {
+    const r = await this.sidecar.request('session/seal', { id });
+    if (this.current === id) await this.setCurrent(undefined);
+    return r;
+  }
+
+  /**
+   * New Chat: the current session is sealed (titled if it had no title, marked sealed, let go),
+   * the chat extensions are told to clear, and the first time ever the user is told where the old
+   * chat went.
+   */
+  async startNewChat(): Promise<Api.NewChatEvent> {
+    const id = this.current;
+    let sealed: SealResult | undefined;
+    if (id) {
+      try {
+        sealed = await this.seal(id);
+      } catch (e) {
+        if (codeOf(e) !== ErrorCodes.UnknownSession) throw e;
+        await this.setCurrent(undefined); // deleted meanwhile: nothing to seal
+      }
+    }
+    const event: Api.NewChatEvent = sealed ? { sealed } : {};
+    this.newChat.fire(event);
+    if (sealed && sealed.titleSource !== 'none' && !this.context.globalState.get<boolean>(TOAST_KEY)) {
+      await this.context.globalState.update(TOAST_KEY, true);
+      void vscode.window.showInformationMessage(S.newChat.savedOnce, S.newChat.openHistory).then((pick) => {
+        if (pick === S.newChat.openHistory) void vscode.commands.executeCommand('levelcodeSessions.history.focus');
+      });
+    }
+    return event;
+  }
+
+  /** The API's resume: no dialogs; the caller handles needsConfirmation and readOnly. */
+  async resumeQuiet(id: string, opts: Api.ResumeOptions = {}): Promise<ResumeResult> {
+    const s = this.settings();
+    const contextWindow = opts.contextWindow ?? (await this.model.contextWindow()) ?? s.contextWindow;
+    const r = await this.sidecar.request(
+      'session/resume',
+      {
+        id,
+        contextWindow,
+        budgetRatio: opts.budgetRatio ?? s.budgetRatio,
+        ...(opts.copy ? { copy: true } : {}),
+        ...(opts.confirm ? { confirm: true } : {}),
+      },
+      opts.token,
+    );
+    if (!r.needsConfirmation && !r.readOnly) await this.setCurrent(r.id);
+    return r;
+  }
+
+  /**
+   * Resume from the History: shows progress, asks consent for a costly summary ("Resume from
+   * summary" / "Start fresh instead"), offers a copy when another window owns the chat, then tells
+   * the chat extensions and the user (tier and the planner's note).
+   */
+  async resumeInteractive(session: Pick<SessionSummary, 'id' | 'title'>, opts: { copy?: boolean } = {}): Promise<ResumeResult | undefined> {
+    const run = (confirm: boolean) =>
+      vscode.window.withProgress(
+        { location: vscode.ProgressLocation.Notification, title: S.resume.progress(session.title), cancellable: true },
+        (_p, token) => this.resumeQuiet(session.id, { copy: opts.copy, confirm, token }),
+      );
+    let r: ResumeResult;
+    try {
+      r = await run(false);
+      if (r.needsConfirmation) {
+        const pick = await vscode.window.showWarningMessage(
+          S.resume.consent(r.needsConfirmation.inputTokens),
+          { modal: true },
+          S.resume.fromSummary,
+          S.resume.startFresh,
+        );
+        if (pick === S.resume.startFresh) {
+          await this.startNewChat();
+          return undefined;
+        }
+        if (pick !== S.resume.fromSummary) return undefined;
+        r = await run(true);
+      }
+    } catch (e) {
+      if (codeOf(e) === ErrorCodes.RequestCancelled) return undefined;
+      if (codeOf(e) === ErrorCodes.CallbackFailed || codeOf(e) === ErrorCodes.FeatureUnavailable) {
+        const pick = await vscode.window.showErrorMessage(`${S.resume.failed(messageOf(e))} ${S.resume.noModel}`, S.resume.startFresh);
+        if (pick === S.resume.startFresh) await this.startNewChat();
+        return undefined;
+      }
+      void vscode.window.showErrorMessage(S.resume.failed(messageOf(e)));
+      return undefined;
+    }
+    this.resumed.fire({ result: r, title: session.title });
+    if (r.readOnly) {
+      const pick = await vscode.window.showWarningMessage(S.resume.readOnly(session.title), S.resume.openCopy);
+      if (pick === S.resume.openCopy) return this.resumeInteractive(session, { copy: true });
+      return r;
+    }
+    void vscode.window.showInformationMessage(S.resume.resumed(session.title, r.tier, r.note));
+    return r;
+  }
+
+  dispose(): void {
+    this.resumed.dispose();
+    this.newChat.dispose();
+  }
+}
+
+export function codeOf(e: unknown): number | undefined {
+  const c = (e as { code?: unknown } | undefined)?.code;
+  return typeof c === 'number' ? c : undefined;
+}
+
+export function messageOf(e: unknown): string {
+  if (codeOf(e) === ErrorCodes.UnknownSession) return S.errors.unknownSession;
+  if (codeOf(e) === ErrorCodes.SessionLocked) return S.errors.locked;
+  return e instanceof Error ? e.message : String(e);
+}

@@ -1,0 +1,237 @@
+// The commands, all under the category "LevelCode" (package.json): New Chat, Chat History (a
+// QuickPick searching titles, first messages and, through session/search, the transcripts),
+// Resume Last Chat, and the item actions Resume, Open Transcript, Rename, Delete (deferred, with
+// Undo: see pendingDeletes.ts), Copy as Markdown, Export as Markdown. An item action run from the
+// palette asks which chat first.
+
+import * as vscode from 'vscode';
+import { codeOf, messageOf, type Chat } from './chat';
+import type { Settings } from './config';
+import { exportFileName, itemDescription, itemLabel } from './history/labels';
+import type { PendingDeletes } from './history/pendingDeletes';
+import type { HistoryNode, HistoryProvider } from './historyView';
+import { ErrorCodes, type SessionSummary } from './protocol';
+import type { Sidecar } from './sidecar';
+import { S } from './strings';
+import { openTranscript } from './transcript';
+
+export interface CommandDeps {
+  sidecar: Sidecar;
+  history: HistoryProvider;
+  chat: Chat;
+  deletes: PendingDeletes;
+  settings: () => Settings;
+  projects: () => string[];
+}
+
+type Target = HistoryNode | SessionSummary | string | undefined;
+
+export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
+  const { sidecar, history, chat, deletes } = deps;
+
+  /** The chat a command is about: the tree item it was run on, an id, or one the user picks. */
+  async function target(arg: Target, placeholder: string): Promise<SessionSummary | undefined> {
+    if (arg && typeof arg === 'object' && 'kind' in arg) return arg.kind === 'session' ? arg.session : undefined;
+    if (arg && typeof arg === 'object' && 'id' in arg) return arg;
+    if (typeof arg === 'string') return history.find(arg) ?? (await listAll()).find((s) => s.id === arg);
+    const selected = history.view?.selection.find((n) => n.kind === 'session');
+    if (selected?.kind === 'session' && history.view?.visible) return selected.session;
+    return pickSession(placeholder);
+  }
+
+  async function listAll(): Promise<SessionSummary[]> {
+    await history.reload();
+    return history.visibleSessions();
+  }
+
+  async function pickSession(placeholder: string): Promise<SessionSummary | undefined> {
+    const sessions = await listAll();
+    if (sessions.length === 0) {
+      void vscode.window.showInformationMessage(S.pick.empty);
+      return undefined;
+    }
+    const now = new Date();
+    const items = sessions.map((s) => ({ label: itemLabel(s), description: itemDescription(s, now), detail: s.preview, session: s }));
+    const pick = await vscode.window.showQuickPick(items, { placeHolder: placeholder, matchOnDescription: true, matchOnDetail: true });
+    return pick?.session;
+  }
+
+  /** Chat History: search as you type; transcript matches (session/search) join the title matches. */
+  async function showHistory(): Promise<void> {
+    type Item = vscode.QuickPickItem & { session: SessionSummary };
+    const qp = vscode.window.createQuickPick<Item>();
+    qp.placeholder = S.pick.placeholder;
+    qp.matchOnDescription = true;
+    qp.matchOnDetail = true;
+    qp.busy = true;
+    const now = new Date();
+    const base = (s: SessionSummary): Item => ({ label: itemLabel(s), description: itemDescription(s, now), detail: s.preview, session: s });
+    let sessions: SessionSummary[] = [];
+    let searchTimer: NodeJS.Timeout | undefined;
+    let searchToken: vscode.CancellationTokenSource | undefined;
+    const disposables: vscode.Disposable[] = [];
+    const search = (query: string) => {
+      searchToken?.cancel();
+      if (searchTimer) clearTimeout(searchTimer);
+      const q = query.trim();
+      if (q.length < 3 || !sidecar.has('search')) {
+        qp.items = sessions.map(base);
+        return;
+      }
+      searchTimer = setTimeout(async () => {
+        const cts = (searchToken = new vscode.CancellationTokenSource());
+        qp.busy = true;
+        try {
+          const projects = deps.projects();
+          const r = await sidecar.request('session/search', { query: q, ...(projects[0] ? { project: projects[0] } : { all: true }), limit: 200 }, cts.token);
+          if (cts.token.isCancellationRequested) return;
+          const snippets = new Map<string, string>();
+          for (const hit of r.hits) if (!snippets.has(hit.sessionId)) snippets.set(hit.sessionId, hit.snippet);
+          qp.items = sessions.map((s) => {
+            const snippet = snippets.get(s.id);
+            return snippet === undefined ? base(s) : { ...base(s), detail: `${S.pick.fullTextMatch}: ${snippet}`, alwaysShow: true };
+          });
+        } catch (e) {
+          if (codeOf(e) !== ErrorCodes.RequestCancelled) sidecar.log.warn(`search: ${messageOf(e)}`);
+        } finally {
+          if (searchToken === cts) qp.busy = false;
+        }
+      }, 250);
+    };
+    disposables.push(
+      qp.onDidChangeValue(search),
+      qp.onDidAccept(async () => {
+        const pick = qp.selectedItems[0];
+        qp.hide();
+        if (pick) await openTranscript(pick.session, false);
+      }),
+      qp.onDidHide(() => {
+        searchToken?.cancel();
+        if (searchTimer) clearTimeout(searchTimer);
+        for (const d of disposables) d.dispose();
+        qp.dispose();
+      }),
+    );
+    qp.show();
+    try {
+      sessions = await listAll();
+      qp.items = sessions.map(base);
+      if (sessions.length === 0) qp.placeholder = S.pick.empty;
+    } finally {
+      qp.busy = false;
+    }
+  }
+
+  async function rename(arg: Target): Promise<void> {
+    const s = await target(arg, S.pick.renamePlaceholder);
+    if (!s) return;
+    const title = await vscode.window.showInputBox({
+      prompt: S.rename.prompt,
+      value: s.title,
+      valueSelection: [0, s.title.length],
+      validateInput: (v) => (v.trim().length === 0 ? S.rename.empty : v.trim().length > 500 ? S.rename.tooLong : undefined),
+    });
+    if (title === undefined || title.trim() === s.title) return;
+    try {
+      const r = await sidecar.request('session/rename', { id: s.id, title: title.trim() });
+      history.refresh();
+      vscode.window.setStatusBarMessage(S.rename.done(r.title), 4000);
+    } catch (e) {
+      void vscode.window.showErrorMessage(messageOf(e));
+    }
+  }
+
+  async function remove(arg: Target): Promise<void> {
+    const s = await target(arg, S.pick.deletePlaceholder);
+    if (!s) return;
+    const title = itemLabel(s);
+    const outcome = deletes.schedule(s.id);
+    history.redraw();
+    void outcome.then((r) => {
+      if (r === 'deleted') history.refresh();
+    });
+    const pick = await vscode.window.showInformationMessage(S.delete.done(title), S.delete.undo);
+    if (pick !== S.delete.undo) return;
+    const undone = deletes.undo(s.id);
+    if (undone === 'undone') {
+      history.redraw();
+      vscode.window.setStatusBarMessage(S.delete.undone(title), 4000);
+    } else if (undone === 'already-deleted') {
+      void vscode.window.showWarningMessage(S.delete.tooLate(title));
+    }
+  }
+
+  async function copyMarkdown(arg: Target): Promise<void> {
+    const s = await target(arg, S.pick.copyPlaceholder);
+    if (!s) return;
+    try {
+      const r = await sidecar.request('session/export', { id: s.id, format: 'markdown' });
+      await vscode.env.clipboard.writeText(r.content);
+      vscode.window.setStatusBarMessage(S.copy.done(itemLabel(s)), 4000);
+    } catch (e) {
+      void vscode.window.showErrorMessage(messageOf(e));
+    }
+  }
+
+  async function exportMarkdown(arg: Target): Promise<void> {
+    const s = await target(arg, S.pick.exportPlaceholder);
+    if (!s) return;
+    const folder = vscode.workspace.workspaceFolders?.[0]?.uri;
+    const defaultUri = folder ? vscode.Uri.joinPath(folder, exportFileName(s)) : undefined;
+    const uri = await vscode.window.showSaveDialog({ defaultUri, saveLabel: S.export.saveLabel, filters: { [S.export.filterName]: ['md'] } });
+    if (!uri) return;
+    try {
+      const r = await sidecar.request('session/export', { id: s.id, format: 'markdown' });
+      await vscode.workspace.fs.writeFile(uri, new TextEncoder().encode(r.content));
+      const pick = await vscode.window.showInformationMessage(S.export.done(uri.fsPath), S.export.open);
+      if (pick === S.export.open) await vscode.window.showTextDocument(uri);
+    } catch (e) {
+      void vscode.window.showErrorMessage(messageOf(e));
+    }
+  }
+
+  async function transcript(arg: Target): Promise<void> {
+    const s = await target(arg, S.pick.transcriptPlaceholder);
+    if (s) await openTranscript(s);
+  }
+
+  async function resume(arg: Target): Promise<void> {
+    const s = await target(arg, S.pick.resumePlaceholder);
+    if (s) await chat.resumeInteractive({ id: s.id, title: itemLabel(s) });
+  }
+
+  async function resumeLast(): Promise<void> {
+    const sessions = await listAll();
+    const last = sessions.find((s) => s.id !== chat.current) ?? sessions[0];
+    if (!last) {
+      void vscode.window.showInformationMessage(S.resume.nothingToResume);
+      return;
+    }
+    await chat.resumeInteractive({ id: last.id, title: itemLabel(last) });
+  }
+
+  async function newChat(): Promise<void> {
+    try {
+      await chat.startNewChat();
+      history.refresh();
+    } catch (e) {
+      void vscode.window.showErrorMessage(messageOf(e));
+    }
+  }
+
+  const r = (id: string, fn: (...args: never[]) => unknown) => vscode.commands.registerCommand(id, fn as (...args: unknown[]) => unknown);
+  return [
+    r('levelcodeSessions.newChat', newChat),
+    r('levelcodeSessions.showHistory', showHistory),
+    r('levelcodeSessions.resumeLast', resumeLast),
+    r('levelcodeSessions.resume', resume),
+    r('levelcodeSessions.openTranscript', transcript),
+    r('levelcodeSessions.rename', rename),
+    r('levelcodeSessions.delete', remove),
+    r('levelcodeSessions.copyMarkdown', copyMarkdown),
+    r('levelcodeSessions.exportMarkdown', exportMarkdown),
+    r('levelcodeSessions.refresh', () => history.reload()),
+    r('levelcodeSessions.showLog', () => sidecar.log.show(true)),
+    r('levelcodeSessions.restartSidecar', () => sidecar.restart()),
+  ];
+}

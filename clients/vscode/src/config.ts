@@ -1,0 +1,67 @@
+// The extension's settings, all under one prefix (`levelcodeSessions.*`), read in one place with
+// their defaults. The names and defaults here must match package.json's contributes.configuration
+// (a unit test checks that they do).
+
+import * as vscode from 'vscode';
+
+export const SECTION = 'levelcodeSessions';
+
+export interface Settings {
+  /** The store folder (`--dir`); empty: the sidecar's default ($LEVELCODE_SESSIONS_DIR or ~/.levelcode/sessions). */
+  storeFolder: string;
+  /** Share of the model's context window a resume may spend. */
+  budgetRatio: number;
+  /** Tier-3 summaries of more input tokens than this ask the user first. */
+  consentThreshold: number;
+  /** vscode.lm model family for titles and resume summaries; empty: the first model available. */
+  modelFamily: string;
+  /** Context window assumed when no language model says its own. */
+  contextWindow: number;
+  /** A sidecar of the user's own build (a .js file run with Node, or an executable); empty: the bundled one. */
+  sidecarPath: string;
+  /** Seconds during which a deletion can be undone. */
+  undoSeconds: number;
+}
+
+export const DEFAULTS: Settings = {
+  storeFolder: '',
+  budgetRatio: 0.4,
+  consentThreshold: 50_000,
+  modelFamily: '',
+  contextWindow: 128_000,
+  sidecarPath: '',
+  undoSeconds: 8,
+};
+
+/** Settings whose change needs a new sidecar process. */
+export const RESTART_KEYS: readonly (keyof Settings)[] = ['storeFolder', 'sidecarPath', 'consentThreshold'];
+
+export function readSettings(): Settings {
+  const c = vscode.workspace.getConfiguration(SECTION);
+  const str = (k: keyof Settings) => (c.get<string>(k) ?? (DEFAULTS[k] as string)).trim();
+  const num = (k: keyof Settings, min: number, max: number) => {
+    const v = c.get<number>(k);
+    return typeof v === 'number' && Number.isFinite(v) && v >= min && v <= max ? v : (DEFAULTS[k] as number);
+  };
+  return {
+    storeFolder: expandHome(str('storeFolder')),
+    budgetRatio: num('budgetRatio', 0.01, 1),
+    consentThreshold: Math.round(num('consentThreshold', 1, 10_000_000)),
+    modelFamily: str('modelFamily'),
+    contextWindow: Math.round(num('contextWindow', 1000, 10_000_000)),
+    sidecarPath: expandHome(str('sidecarPath')),
+    undoSeconds: num('undoSeconds', 1, 600),
+  };
+}
+
+export function affectsRestart(e: vscode.ConfigurationChangeEvent): boolean {
+  return RESTART_KEYS.some((k) => e.affectsConfiguration(`${SECTION}.${k}`));
+}
+
+function expandHome(p: string): string {
+  if (p === '~' || p.startsWith('~/')) {
+    const home = process.env.HOME ?? process.env.USERPROFILE ?? '';
+    return home + p.slice(1);
+  }
+  return p;
+}

@@ -1,0 +1,208 @@
+// The History view: a TreeView of the open folder's sessions grouped Today / Yesterday / This
+// week / Older (group.ts), each item titled, described "5 min ago · 3 turns · model" and with a
+// preview tooltip (labels.ts). It reloads on session/didChange (debounced), after the sidecar
+// (re)starts, and on request; chats awaiting deletion (pendingDeletes.ts) are hidden.
+//
+// Owns no data: the sidecar's session/list is the truth, this keeps only the last answer.
+
+import * as vscode from 'vscode';
+import { groupSessions, type GroupKey } from './history/group';
+import { accessibilityLabel, itemDescription, itemLabel, tooltipLines } from './history/labels';
+import type { SessionSummary } from './protocol';
+import type { Sidecar } from './sidecar';
+import { S } from './strings';
+
+export const VIEW_ID = 'levelcodeSessions.history';
+export const ITEM_CONTEXT = 'levelcodeSession';
+
+export type HistoryNode = { kind: 'group'; key: GroupKey; items: SessionSummary[] } | { kind: 'session'; session: SessionSummary };
+
+const REFRESH_DEBOUNCE_MS = 150;
+/** Relative times ("5 min ago") are redrawn this often while the view is visible. */
+const TICK_MS = 60_000;
+const MAX_SESSIONS = 5000;
+
+export class HistoryProvider implements vscode.TreeDataProvider<HistoryNode>, vscode.Disposable {
+  private sessions: SessionSummary[] = [];
+  private loaded = false;
+  private error: string | undefined;
+  private problems = 0;
+  private groups = new Map<GroupKey, HistoryNode & { kind: 'group' }>();
+  private readonly emitter = new vscode.EventEmitter<HistoryNode | undefined>();
+  private readonly loadedEmitter = new vscode.EventEmitter<void>();
+  readonly onDidChangeTreeData = this.emitter.event;
+  /** Fired after each completed reload (tests and the API wait on it). */
+  readonly onDidLoad = this.loadedEmitter.event;
+  private timer: NodeJS.Timeout | undefined;
+  private reloading: Promise<void> | undefined;
+  private again = false;
+  view: vscode.TreeView<HistoryNode> | undefined;
+
+  constructor(
+    private readonly sidecar: Sidecar,
+    /** The projects of this window: its workspace folders (none: every project). */
+    private readonly projects: () => string[],
+    /** Ids to hide (awaiting deletion). */
+    private readonly hidden: () => ReadonlySet<string>,
+    private readonly now: () => Date = () => new Date(),
+  ) {}
+
+  /** The sessions shown, newest first (after hiding). */
+  visibleSessions(): SessionSummary[] {
+    const hide = this.hidden();
+    return this.sessions.filter((s) => !hide.has(s.id));
+  }
+
+  find(id: string): SessionSummary | undefined {
+    return this.sessions.find((s) => s.id === id);
+  }
+
+  /** Redraws from the last answer (hiding changed, or the clock moved). */
+  redraw(): void {
+    this.emitter.fire(undefined);
+    this.updateMessage();
+  }
+
+  /** Reloads soon; many calls in a burst make one reload. */
+  refresh(): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      void this.reload();
+    }, REFRESH_DEBOUNCE_MS);
+  }
+
+  /** Reloads now; a call during a reload makes one more afterwards. */
+  reload(): Promise<void> {
+    if (this.reloading) {
+      this.again = true;
+      return this.reloading;
+    }
+    this.reloading = (async () => {
+      try {
+        do {
+          this.again = false;
+          await this.load();
+        } while (this.again);
+      } finally {
+        this.reloading = undefined;
+      }
+    })();
+    return this.reloading;
+  }
+
+  private async load(): Promise<void> {
+    try {
+      const projects = this.projects();
+      const all: SessionSummary[] = [];
+      let problems = 0;
+      const scopes = projects.length ? projects.map((project) => ({ project })) : [{ all: true as const }];
+      for (const scope of scopes) {
+        let cursor: string | undefined;
+        do {
+          const page = await this.sidecar.request('session/list', { ...scope, limit: 1000, ...(cursor ? { cursor } : {}) });
+          all.push(...page.sessions);
+          problems += page.problems.length;
+          for (const p of page.problems) this.sidecar.log.warn(`History: ${p.file}${p.line ? `:${p.line}` : ''}: ${p.message}`);
+          cursor = page.nextCursor;
+        } while (cursor && all.length < MAX_SESSIONS);
+      }
+      const seen = new Set<string>();
+      this.sessions = all.filter((s) => !seen.has(s.id) && (seen.add(s.id), true));
+      this.problems = problems;
+      this.error = undefined;
+    } catch (e) {
+      this.error = e instanceof Error ? e.message : String(e);
+      this.sidecar.log.warn(`History: ${this.error}`);
+    }
+    this.loaded = true;
+    this.redraw();
+    this.loadedEmitter.fire();
+  }
+
+  private updateMessage(): void {
+    if (!this.view) return;
+    if (this.error) this.view.message = `${S.history.sidecarDown} ${this.error}`;
+    else if (this.problems) this.view.message = S.history.problems(this.problems);
+    else this.view.message = undefined;
+  }
+
+  /** Keeps relative times fresh while visible. */
+  attach(view: vscode.TreeView<HistoryNode>): vscode.Disposable {
+    this.view = view;
+    const tick = setInterval(() => {
+      if (view.visible) this.redraw();
+    }, TICK_MS);
+    const vis = view.onDidChangeVisibility((e) => {
+      if (e.visible) this.refresh();
+    });
+    return new vscode.Disposable(() => {
+      clearInterval(tick);
+      vis.dispose();
+    });
+  }
+
+  getChildren(node?: HistoryNode): HistoryNode[] {
+    if (!node) {
+      if (!this.loaded) {
+        void this.reload();
+        return [];
+      }
+      const groups = groupSessions(this.visibleSessions(), this.now());
+      this.groups = new Map(groups.map((g) => [g.key, { kind: 'group' as const, key: g.key, items: g.items }]));
+      return [...this.groups.values()];
+    }
+    if (node.kind === 'group') return node.items.map((session) => ({ kind: 'session' as const, session }));
+    return [];
+  }
+
+  getParent(node: HistoryNode): HistoryNode | undefined {
+    if (node.kind === 'group') return undefined;
+    for (const g of this.groups.values()) if (g.items.some((s) => s.id === node.session.id)) return g;
+    return undefined;
+  }
+
+  getTreeItem(node: HistoryNode): vscode.TreeItem {
+    if (node.kind === 'group') {
+      const item = new vscode.TreeItem(S.groups[node.key], vscode.TreeItemCollapsibleState.Expanded);
+      item.id = `group:${node.key}`;
+      item.contextValue = 'levelcodeGroup';
+      return item;
+    }
+    const s = node.session;
+    const now = this.now();
+    const item = new vscode.TreeItem(itemLabel(s), vscode.TreeItemCollapsibleState.None);
+    item.id = s.id;
+    item.description = itemDescription(s, now);
+    item.tooltip = tooltip(s);
+    item.contextValue = ITEM_CONTEXT;
+    item.iconPath = new vscode.ThemeIcon('comment-discussion');
+    item.accessibilityInformation = { label: accessibilityLabel(s, now) };
+    item.command = { command: 'levelcodeSessions.openTranscript', title: S.pick.openTranscript, arguments: [node] };
+    return item;
+  }
+
+  dispose(): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.emitter.dispose();
+    this.loadedEmitter.dispose();
+  }
+}
+
+function tooltip(s: SessionSummary): vscode.MarkdownString {
+  const t = tooltipLines(s);
+  const md = new vscode.MarkdownString(undefined, true);
+  md.appendMarkdown('**');
+  md.appendText(t.title);
+  md.appendMarkdown('**\n\n');
+  if (t.preview) {
+    md.appendMarkdown('> ');
+    md.appendText(t.preview);
+    md.appendMarkdown('\n\n');
+  }
+  for (const f of t.facts) {
+    md.appendText(f);
+    md.appendMarkdown('  \n');
+  }
+  return md;
+}

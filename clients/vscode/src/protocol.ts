@@ -1,0 +1,82 @@
+// The sidecar's methods as the extension uses them. Types only come from the one definition,
+// server/rpc/protocol.ts (a type-only import: nothing of zod or the server reaches the bundle),
+// so a renamed method or a changed result breaks this build instead of the user's History.
+
+import type * as P from '../../../server/rpc/protocol.js';
+
+export type SessionSummary = P.SessionSummary;
+export type ServerCapability = P.ServerCapability;
+export type DidChangeParams = P.DidChangeParams;
+export type Feature = P.Feature;
+
+export type NewParams = P.ParamsOf<typeof P.sessionNew>;
+export type NewResult = P.ResultOf<typeof P.sessionNew>;
+export type AppendParams = P.ParamsOf<typeof P.sessionAppend>;
+export type AppendResult = P.ResultOf<typeof P.sessionAppend>;
+export type ListParams = P.ParamsOf<typeof P.sessionList>;
+export type ListResult = P.ResultOf<typeof P.sessionList>;
+export type ResumeParams = P.ParamsOf<typeof P.sessionResume>;
+export type ResumeResult = P.ResultOf<typeof P.sessionResume>;
+export type ExportParams = P.ParamsOf<typeof P.sessionExport>;
+export type ExportResult = P.ResultOf<typeof P.sessionExport>;
+export type SearchParams = P.ParamsOf<typeof P.sessionSearch>;
+export type SearchResult = P.ResultOf<typeof P.sessionSearch>;
+export type RenameParams = P.ParamsOf<typeof P.sessionRename>;
+export type RenameResult = P.ResultOf<typeof P.sessionRename>;
+export type DeleteParams = P.ParamsOf<typeof P.sessionDelete>;
+export type DeleteResult = P.ResultOf<typeof P.sessionDelete>;
+export type SealParams = P.ParamsOf<typeof P.sessionSeal>;
+export type SealResult = P.ResultOf<typeof P.sessionSeal>;
+export type ReadParams = P.ParamsOf<typeof P.sessionRead>;
+export type ReadResult = P.ResultOf<typeof P.sessionRead>;
+export type TitleParams = P.ParamsOf<typeof P.sessionTitle>;
+export type TitleResult = P.ResultOf<typeof P.sessionTitle>;
+export type SummarizeParams = P.ParamsOf<typeof P.sessionSummarize>;
+export type SummarizeResult = P.ResultOf<typeof P.sessionSummarize>;
+
+/** Client-to-server requests: method name, params, result. */
+export interface Requests {
+  'session/new': [NewParams, NewResult];
+  'session/append': [AppendParams, AppendResult];
+  'session/list': [ListParams, ListResult];
+  'session/read': [ReadParams, ReadResult];
+  'session/resume': [ResumeParams, ResumeResult];
+  'session/export': [ExportParams, ExportResult];
+  'session/search': [SearchParams, SearchResult];
+  'session/rename': [RenameParams, RenameResult];
+  'session/delete': [DeleteParams, DeleteResult];
+  'session/seal': [SealParams, SealResult];
+}
+
+// Each key above must be the literal method of its descriptor: a typo fails here.
+type Check<T extends true> = T;
+export type _MethodsMatch = Check<
+  keyof Requests extends
+    | (typeof P.sessionNew)['method']
+    | (typeof P.sessionAppend)['method']
+    | (typeof P.sessionList)['method']
+    | (typeof P.sessionRead)['method']
+    | (typeof P.sessionResume)['method']
+    | (typeof P.sessionExport)['method']
+    | (typeof P.sessionSearch)['method']
+    | (typeof P.sessionRename)['method']
+    | (typeof P.sessionDelete)['method']
+    | (typeof P.sessionSeal)['method']
+    ? true
+    : false
+>;
+
+export const DID_CHANGE: (typeof P.sessionDidChange)['method'] = 'session/didChange';
+export const TITLE: (typeof P.sessionTitle)['method'] = 'session/title';
+export const SUMMARIZE: (typeof P.sessionSummarize)['method'] = 'session/summarize';
+/** The PROTOCOL_VERSION this extension was written against. */
+export const PROTOCOL_VERSION: typeof P.PROTOCOL_VERSION = 1;
+
+/** The sidecar's own error codes the extension reacts to (server/rpc/errors.ts). */
+export const ErrorCodes = {
+  RequestCancelled: -32800,
+  UnknownSession: -33001,
+  SessionLocked: -33004,
+  FeatureUnavailable: -33010,
+  CallbackFailed: -33011,
+} as const;

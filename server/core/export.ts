@@ -1,0 +1,362 @@
+// Export of one session: the Markdown document (`renderMarkdown`, the one renderer behind
+// `session/export {format:"markdown"}`, the CLI's `export` and the clients' "Copy as Markdown")
+// and the JSON document (`exportJson`), both from already-read events.
+// Pure: plain data in, a string or a plain object out. Depends on events.ts and markdown.ts
+// only; no fs, no JSON-RPC, no markdown library.
+//
+// The document's shape:
+//   # <title>                          the only h1 (latest title event, else the first user line)
+//   - Project / Created / Updated / Model / Session
+//   ## User · 2026-07-28 09:12 UTC     one h2 per turn: user, assistant, agent, compact
+//   ...message text, its headings demoted to h3-h6 (markdown.ts)...
+//   <details> tool calls and results, thinking </details>
+//   _Interrupted · 09:13 UTC_          markers as one italic line
+// Message text never makes an h1 or h2, and whatever it leaves open is closed before the next
+// block (see markdown.ts for the rules and test/export.test.ts for the proof).
+
+import { defineOwn, oneLine, textOf, type MetaLine, type SeqEvent, type SessionEvent } from './events.js';
+import { escapeHtml, escapeInline, fencedCode, sanitizeMarkdown } from './markdown.js';
+
+export interface MarkdownOptions {
+  /** Render thinking blocks (collapsed). Default true. */
+  thinking?: boolean;
+  /** Render tool calls and results (collapsed). Default true. */
+  tools?: boolean;
+  /** Cut each tool input or output to this many characters (default: no cut). */
+  maxToolChars?: number;
+}
+
+/** Turn kinds that get a heading of their own. */
+export const TURN_KINDS = ['user', 'assistant', 'agent', 'compact'] as const;
+
+/** The title a session shows: the latest title event, else the first user line cut to 80. */
+export function sessionTitle(meta: MetaLine, events: readonly SeqEvent[]): string {
+  for (let i = events.length - 1; i >= 0; i--) {
+    const e = events[i]!.event;
+    if (e.kind === 'title' && e.title.trim()) return e.title;
+  }
+  if (meta.title) return meta.title;
+  for (const { event } of events) {
+    if (event.kind === 'user') {
+      const line = oneLine(textOf(event.content), 80);
+      if (line) return line;
+    }
+  }
+  return 'Untitled session';
+}
+
+/** `2026-07-28T09:12:33.120Z` -> `2026-07-28 09:12 UTC`. */
+export function formatTime(iso: string): string {
+  const d = new Date(iso);
+  if (Number.isNaN(d.getTime())) return iso;
+  return d.toISOString().slice(0, 16).replace('T', ' ') + ' UTC';
+}
+
+/** The session as one Markdown document (see the shape at the top of this file). */
+export function renderMarkdown(meta: MetaLine, events: readonly SeqEvent[], opts: MarkdownOptions = {}): string {
+  const r = new Renderer(opts);
+  const title = sessionTitle(meta, events);
+  r.raw(`# ${escapeInline(title) || 'Untitled session'}`);
+  let model = meta.model;
+  for (const { event } of events) if (event.kind === 'assistant' && typeof event.model === 'string') model = event.model;
+  const last = events.length ? events[events.length - 1]!.event.t : meta.createdAt;
+  const facts = [
+    `- **Project:** ${escapeInline(meta.project)}`,
+    `- **Created:** ${formatTime(meta.createdAt)}`,
+    `- **Updated:** ${formatTime(last)}`,
+    ...(model ? [`- **Model:** ${escapeInline(model)}`] : []),
+    `- **Session:** ${escapeInline(meta.id)}`,
+  ];
+  r.raw(facts.join('\n'));
+  // Tool names by call id, so a result can say what it answers.
+  for (const { event } of events) collectToolNames(event, r.toolNames);
+  for (const { event, seq } of events) r.event(event, seq);
+  return r.done();
+}
+
+class Renderer {
+  private readonly blocks: string[] = [];
+  readonly toolNames = new Map<string, string>();
+  constructor(private readonly opts: MarkdownOptions) {}
+
+  raw(block: string): void {
+    this.blocks.push(block);
+  }
+
+  /** Message text: sanitised, then the separator when it left something to close. */
+  text(md: string): void {
+    if (!md.trim()) return;
+    const s = sanitizeMarkdown(md);
+    if (!s.text.trim()) return;
+    this.blocks.push(s.text);
+    if (s.needsSeparator) this.blocks.push(s.separator);
+  }
+
+  heading(who: string, t: string, extra?: string): void {
+    const more = extra ? ` (${escapeInline(extra)})` : '';
+    this.blocks.push(`## ${who}${more} · ${escapeInline(formatTime(t))}`);
+  }
+
+  italic(line: string): void {
+    this.blocks.push(`_${escapeInline(line)}_`);
+  }
+
+  details(summary: string, body: () => void): void {
+    this.blocks.push(`<details>\n<summary>${summary}</summary>`);
+    body();
+    this.blocks.push('</details>');
+  }
+
+  code(body: string, info = ''): void {
+    const max = this.opts.maxToolChars;
+    let b = body;
+    if (max !== undefined && b.length > max) b = b.slice(0, max) + `\n… (${b.length - max} more characters)`;
+    this.blocks.push(fencedCode(b, info));
+  }
+
+  event(e: SessionEvent, seq: number): void {
+    switch (e.kind) {
+      case 'user':
+        this.heading('User', e.t);
+        if (Array.isArray(e.contextFiles) && e.contextFiles.length)
+          this.italic(`Context files: ${e.contextFiles.join(', ')}`);
+        this.content(e.content, 'user');
+        return;
+      case 'assistant':
+        this.heading('Assistant', e.t, typeof e.model === 'string' ? e.model : undefined);
+        this.content(e.content, 'assistant');
+        return;
+      case 'agent':
+        this.heading('Agent', e.t);
+        for (const m of e.messages) this.agentMessage(m);
+        return;
+      case 'compact':
+        this.heading('Summary', e.t);
+        this.italic(`Compaction briefing: a summary of events 0 to ${e.coversThrough}, written for the model's context. The events themselves are above.`);
+        this.text(e.briefing);
+        return;
+      case 'event': {
+        const when = formatTime(e.t);
+        const label =
+          e.type === 'interrupted'
+            ? 'Interrupted'
+            : e.type === 'reload'
+              ? 'Reloaded'
+              : e.type === 'reaped'
+                ? 'Reaped'
+                : `Event: ${e.type}`;
+        this.italic(`${label} · ${when}`);
+        return;
+      }
+      case 'title':
+        return; // the latest title is the document's title
+      default: {
+        const k = (e as { kind?: unknown }).kind;
+        this.italic(`Unknown event ${String(k)} (#${seq})`);
+      }
+    }
+  }
+
+  /** A user's or assistant's content: a string, provider blocks, or an OpenAI-style message. */
+  content(content: unknown, role: string): void {
+    if (typeof content === 'string') return this.text(content);
+    if (Array.isArray(content)) {
+      for (const b of content) this.block(b, role);
+      return;
+    }
+    if (content && typeof content === 'object') {
+      const c = content as Record<string, unknown>;
+      if ('role' in c) return this.agentMessage(c);
+      return this.block(c, role);
+    }
+  }
+
+  block(b: unknown, role: string): void {
+    if (typeof b === 'string') return this.text(b);
+    if (!b || typeof b !== 'object') return;
+    const o = b as Record<string, unknown>;
+    const type = typeof o.type === 'string' ? o.type : '';
+    switch (type) {
+      case 'text':
+      case 'input_text':
+      case 'output_text':
+        if (typeof o.text === 'string') return this.text(o.text);
+        break;
+      case 'thinking':
+      case 'reasoning':
+        if (this.opts.thinking === false) return;
+        {
+          const t = typeof o.thinking === 'string' ? o.thinking : typeof o.text === 'string' ? o.text : textOf(o.summary);
+          if (!t.trim()) return;
+          this.details('Thinking', () => this.text(t));
+        }
+        return;
+      case 'redacted_thinking':
+        if (this.opts.thinking !== false) this.italic('Thinking (redacted)');
+        return;
+      case 'tool_use':
+      case 'server_tool_use':
+        return this.toolCall(String(o.name ?? 'tool'), o.input);
+      case 'function_call':
+        return this.toolCall(String(o.name ?? 'function'), o.arguments);
+      case 'tool_result':
+      case 'web_search_tool_result':
+        return this.toolResult(this.toolNames.get(String(o.tool_use_id)) ?? 'tool', o.content, o.is_error === true);
+      case 'function_call_output':
+        return this.toolResult(this.toolNames.get(String(o.call_id)) ?? 'function', o.output, false);
+      case 'image':
+      case 'input_image':
+        return this.italic('[image]');
+      case 'document':
+        return this.italic('[document]');
+    }
+    if (typeof o.text === 'string') return this.text(o.text);
+    if ('role' in o) return this.agentMessage(o);
+    if (this.opts.tools === false) return;
+    this.details(`${escapeHtml(type || 'block')} (${escapeHtml(role)})`, () => this.code(stringify(o), 'json'));
+  }
+
+  agentMessage(m: unknown): void {
+    if (!m || typeof m !== 'object' || !('role' in m)) return this.block(m, 'agent');
+    const o = m as Record<string, unknown>;
+    const role = String(o.role);
+    if (role === 'tool') {
+      const name = this.toolNames.get(String(o.tool_call_id)) ?? (typeof o.name === 'string' ? o.name : 'tool');
+      return this.toolResult(name, o.content, false);
+    }
+    if (role === 'system' || role === 'developer') {
+      if (this.opts.tools === false) return;
+      return this.details(escapeHtml(role === 'system' ? 'System prompt' : 'Developer instructions'), () =>
+        this.code(textOf(o.content) || stringify(o.content)),
+      );
+    }
+    if (role === 'user' && hasText(o.content)) this.italic('Prompt (agent loop):');
+    this.content(o.content, role);
+    if (Array.isArray(o.tool_calls)) {
+      for (const call of o.tool_calls) {
+        const c = (call ?? {}) as Record<string, unknown>;
+        const fn = (c.function ?? {}) as Record<string, unknown>;
+        this.toolCall(String(fn.name ?? c.name ?? 'tool'), fn.arguments ?? c.arguments);
+      }
+    }
+  }
+
+  toolCall(name: string, input: unknown): void {
+    if (this.opts.tools === false) return;
+    const { body, info } = formatInput(input);
+    this.details(`Tool call: <code>${escapeHtml(name)}</code>`, () => this.code(body, info));
+  }
+
+  toolResult(name: string, output: unknown, isError: boolean): void {
+    if (this.opts.tools === false) return;
+    const label = `${isError ? 'Tool error' : 'Tool result'}: <code>${escapeHtml(name)}</code>`;
+    this.details(label, () => this.code(formatOutput(output)));
+  }
+
+  done(): string {
+    return this.blocks.join('\n\n') + '\n';
+  }
+}
+
+function hasText(content: unknown): boolean {
+  if (typeof content === 'string') return content.trim().length > 0;
+  if (Array.isArray(content)) return content.some((b) => typeof b === 'string' || (b && typeof b === 'object' && (b as { type?: unknown }).type === 'text'));
+  return false;
+}
+
+function collectToolNames(e: SessionEvent, names: Map<string, string>): void {
+  const visit = (x: unknown): void => {
+    if (Array.isArray(x)) return x.forEach(visit);
+    if (!x || typeof x !== 'object') return;
+    const o = x as Record<string, unknown>;
+    if ((o.type === 'tool_use' || o.type === 'server_tool_use') && typeof o.id === 'string' && typeof o.name === 'string')
+      names.set(o.id, o.name);
+    if (o.type === 'function_call' && typeof o.call_id === 'string' && typeof o.name === 'string') names.set(o.call_id, o.name);
+    if (Array.isArray(o.tool_calls))
+      for (const c of o.tool_calls) {
+        const cc = (c ?? {}) as Record<string, unknown>;
+        const fn = (cc.function ?? {}) as Record<string, unknown>;
+        const name = fn.name ?? cc.name;
+        if (typeof cc.id === 'string' && typeof name === 'string') names.set(cc.id, name);
+      }
+    if (Array.isArray(o.content)) visit(o.content);
+  };
+  if (e.kind === 'agent') visit(e.messages);
+  else if (e.kind === 'user' || e.kind === 'assistant') visit(e.content);
+}
+
+function stringify(v: unknown): string {
+  try {
+    return JSON.stringify(v, null, 2) ?? String(v);
+  } catch {
+    return String(v);
+  }
+}
+
+function formatInput(input: unknown): { body: string; info: string } {
+  if (typeof input === 'string') {
+    // OpenAI arguments are a JSON string: show them pretty when they parse.
+    try {
+      const parsed: unknown = JSON.parse(input);
+      if (parsed && typeof parsed === 'object') return { body: stringify(parsed), info: 'json' };
+    } catch {
+      /* not JSON: show as is */
+    }
+    return { body: input, info: '' };
+  }
+  if (input === undefined) return { body: '', info: '' };
+  return { body: stringify(input), info: 'json' };
+}
+
+function formatOutput(output: unknown): string {
+  if (typeof output === 'string') return output;
+  if (Array.isArray(output)) {
+    return output
+      .map((b) => {
+        if (typeof b === 'string') return b;
+        const o = (b ?? {}) as Record<string, unknown>;
+        if (typeof o.text === 'string') return o.text;
+        if (o.type === 'image' || o.type === 'input_image') return '[image]';
+        return stringify(o);
+      })
+      .join('\n');
+  }
+  if (output === undefined || output === null) return '';
+  return stringify(output);
+}
+
+// ---------------------------------------------------------------------------------------------
+// JSON export.
+
+/** Version of the JSON export document's shape (not of the session file). */
+export const EXPORT_JSON_VERSION = 1;
+
+export type ExportedEvent = { seq: number } & Record<string, unknown>;
+
+export interface ExportDocument {
+  format: 'levelcode-session';
+  v: number;
+  meta: MetaLine;
+  title: string;
+  events: ExportedEvent[];
+  problems: unknown[];
+}
+
+/**
+ * The session as one JSON document a tool can read without knowing JSONL: each event with its
+ * seq first, then its own fields verbatim (an event field named `seq`, if any, is dropped).
+ */
+export function exportJson(meta: MetaLine, events: readonly SeqEvent[], problems: readonly unknown[] = []): ExportDocument {
+  return {
+    format: 'levelcode-session',
+    v: EXPORT_JSON_VERSION,
+    meta,
+    title: sessionTitle(meta, events),
+    events: events.map(({ seq, event }) => {
+      const out: Record<string, unknown> = { seq };
+      for (const k of Object.keys(event)) if (k !== 'seq') defineOwn(out, k, (event as Record<string, unknown>)[k]);
+      return out as ExportedEvent;
+    }),
+    problems: [...problems],
+  };
+}

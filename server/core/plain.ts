@@ -1,0 +1,40 @@
+// The parts of the on-disk format that need no zod: the session id pattern and the one-line
+// cut used for titles and previews. Split from events.ts (which re-exports both) so that the
+// History listing, whose warm path never validates a line, starts without loading zod (about
+// a third of a warm `levelcode-sessions list`; see bench/PERFORMANCE.md).
+// Depends on nothing.
+
+/** Session ids: UTC birth time plus four random [a-z0-9], e.g. 2026-07-28T09-12-33-8f3k. */
+export const SESSION_ID_RE = /^\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}-[a-z0-9]{4}$/;
+
+/** One line of at most `max` characters: the first non-empty line of the text, cut with an ellipsis. */
+export function oneLine(text: string, max = 80): string {
+  // Looks only as far as the first non-empty line and the cut, not through the whole text: this
+  // runs on every user message of a cold listing, and those can be long.
+  let line = '';
+  for (let start = 0; start < text.length; ) {
+    let end = text.indexOf('\n', start);
+    if (end === -1) end = text.length;
+    const l = text.slice(start, end).trim(); // trim() also drops the '\r' of '\r\n'
+    if (l.length > 0) {
+      line = l;
+      break;
+    }
+    start = end + 1;
+  }
+  if (line.length <= max || max < 2) {
+    if (line.length <= max) return line;
+    const chars = Array.from(line);
+    return chars.length <= max ? line : chars.slice(0, max - 1).join('').trimEnd() + '…';
+  }
+  // More than `max` UTF-16 units: count code points (as Array.from does) up to the cut.
+  let i = 0;
+  let cut = 0;
+  for (let n = 0; n < max; n++) {
+    if (i >= line.length) return line;
+    if (n === max - 1) cut = i;
+    i += (line.codePointAt(i) as number) > 0xffff ? 2 : 1;
+  }
+  if (i >= line.length) return line;
+  return line.slice(0, cut).trimEnd() + '…';
+}

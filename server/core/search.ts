@@ -1,0 +1,589 @@
+// Full-text search over session files: the core of `session/search` and the CLI's `search`.
+// Reads the JSONL files themselves (the truth) with no index: each file is read whole as a
+// Buffer, candidate lines are found with a fast byte search, only candidate lines are
+// JSON.parse'd, and the match is verified on the decoded text (so a word inside a JSON key or
+// an escape never counts). Tolerant: a bad line or an unreadable file becomes a problem, never
+// an exception; only an abort throws.
+// Depends on node:fs and events.ts; no JSON-RPC, no store internals (a store root is just
+// `<root>/<slug>/<id>.jsonl`).
+//
+// Query language: plain words match case-insensitively; "quoted phrases" match exactly
+// (case-sensitive); every term must occur in the same event (in any of its texts).
+
+import { open, readFile, readdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { oneLine, textOf } from './events.js';
+
+export type SearchWhere = 'user' | 'assistant' | 'agent' | 'tool-input' | 'tool-output' | 'compact' | 'title';
+
+export interface SearchOptions {
+  /** Only sessions whose meta line's `project` equals this absolute path exactly. */
+  project?: string;
+  /** Only events at or after this ISO time. */
+  since?: string;
+  /** Only events at or before this ISO time. */
+  until?: string;
+  /** Most hits returned (default 100). */
+  limit?: number;
+  /** Cancels the search: it then rejects with the signal's reason. */
+  signal?: AbortSignal;
+  /** Called after each file with the number of files done and the total. */
+  onProgress?: (done: number, total: number) => void;
+  /** Length of a snippet in characters, about (default 160). */
+  snippetChars?: number;
+  /** Files read at once (default 4). */
+  concurrency?: number;
+}
+
+export interface SearchHit {
+  sessionId: string;
+  project: string;
+  /** The session's title: the latest title event, else its first user line. */
+  title: string;
+  /** The event's seq (0 = the line after the meta line). */
+  seq: number;
+  /** The event's kind. */
+  kind: string;
+  /** Which text of the event matched. */
+  where: SearchWhere;
+  /** The event's time. */
+  t: string;
+  /** A one-line excerpt of the matched text. */
+  snippet: string;
+  /** [start, end) ranges of the matched terms in `snippet`, in UTF-16 code units. */
+  ranges: [number, number][];
+  /** The session file. */
+  file: string;
+}
+
+export interface SearchProblem {
+  file: string;
+  /** 1-based line number in the file, when known. */
+  line?: number;
+  message: string;
+}
+
+export interface SearchResult {
+  hits: SearchHit[];
+  /** Number of matching events found (hits holds at most `limit` of them). */
+  total: number;
+  /** Files searched (after the project filter). */
+  files: number;
+  problems: SearchProblem[];
+}
+
+export interface ParsedQuery {
+  /** Case-insensitive words. */
+  words: string[];
+  /** Exact, case-sensitive phrases. */
+  phrases: string[];
+}
+
+/** Splits a query into words and "quoted phrases"; an unbalanced quote runs to the end. */
+export function parseQuery(query: string): ParsedQuery {
+  const words: string[] = [];
+  const phrases: string[] = [];
+  const re = /"([^"]*)"?|(\S+)/g;
+  for (const m of query.matchAll(re)) {
+    if (m[1] !== undefined) {
+      if (m[1].trim()) phrases.push(m[1]);
+    } else if (m[2]) {
+      const w = m[2].replace(/"/g, '');
+      if (w) words.push(w);
+    }
+  }
+  return { words: [...new Set(words)], phrases: [...new Set(phrases)] };
+}
+
+/** The `.jsonl` files of a store root (`<root>/<slug>/<id>.jsonl`). Missing root: none. */
+export async function listSessionFiles(root: string): Promise<string[]> {
+  const files: string[] = [];
+  let dirs;
+  try {
+    dirs = await readdir(root, { withFileTypes: true });
+  } catch {
+    return files;
+  }
+  for (const d of dirs) {
+    if (!d.isDirectory()) continue;
+    let names: string[];
+    try {
+      names = await readdir(join(root, d.name));
+    } catch {
+      continue;
+    }
+    for (const n of names) if (n.endsWith('.jsonl')) files.push(join(root, d.name, n));
+  }
+  return files.sort();
+}
+
+/**
+ * Searches session files: `source` is a store root (a folder of project folders) or a list of
+ * session files. Hits are ranked newest first (event time, then session id, then seq).
+ */
+export async function searchSessions(
+  source: string | readonly string[],
+  query: string,
+  opts: SearchOptions = {},
+): Promise<SearchResult> {
+  opts.signal?.throwIfAborted();
+  const files = typeof source === 'string' ? await listSessionFiles(source) : [...source];
+  const q = compile(parseQuery(query));
+  const limit = Math.max(0, opts.limit ?? 100);
+  const since = opts.since ? Date.parse(opts.since) : -Infinity;
+  const until = opts.until ? Date.parse(opts.until) : Infinity;
+  const problems: SearchProblem[] = [];
+  let hits: SearchHit[] = [];
+  let total = 0;
+  let searched = 0;
+  let done = 0;
+  if (!q) return { hits, total, files: files.length, problems };
+
+  const keep = (h: SearchHit): void => {
+    total++;
+    hits.push(h);
+    if (hits.length >= Math.max(2 * limit, 1000)) hits = rank(hits).slice(0, limit);
+  };
+
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < files.length) {
+      opts.signal?.throwIfAborted();
+      const file = files[next++]!;
+      try {
+        const r = await searchFile(
+          file,
+          q,
+          { project: opts.project, since, until, snippetChars: opts.snippetChars ?? 160, signal: opts.signal },
+          problems,
+        );
+        if (r.searched) searched++;
+        for (const h of r.hits) keep(h);
+      } catch (e) {
+        opts.signal?.throwIfAborted();
+        problems.push({ file, message: `cannot read: ${(e as Error).message}` });
+      }
+      done++;
+      opts.onProgress?.(done, files.length);
+    }
+  };
+  const n = Math.max(1, Math.min(opts.concurrency ?? 4, files.length));
+  await Promise.all(Array.from({ length: n }, worker));
+  opts.signal?.throwIfAborted();
+  return { hits: rank(hits).slice(0, limit), total, files: searched, problems };
+}
+
+function rank(hits: SearchHit[]): SearchHit[] {
+  return hits.sort((a, b) => {
+    const ta = Date.parse(a.t);
+    const tb = Date.parse(b.t);
+    if (ta !== tb) return (Number.isNaN(tb) ? -Infinity : tb) - (Number.isNaN(ta) ? -Infinity : ta);
+    if (a.sessionId !== b.sessionId) return a.sessionId < b.sessionId ? 1 : -1;
+    return b.seq - a.seq;
+  });
+}
+
+// ---------------------------------------------------------------------------------------------
+
+interface Term {
+  text: string;
+  exact: boolean;
+  /** Finds the term in decoded text (global). */
+  re: RegExp;
+}
+
+interface Compiled {
+  terms: Term[];
+  /** The term whose bytes find candidate lines. */
+  anchor: { bytes: Buffer; exact: boolean; ascii: boolean; re?: RegExp };
+  /** Cheap pre-checks on a candidate line's raw text (lowercased for words). */
+  others: { lower: string; exact: boolean }[];
+}
+
+const escapeRe = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+function compile(pq: ParsedQuery): Compiled | null {
+  const terms: Term[] = [
+    ...pq.phrases.map((p) => ({ text: p, exact: true, re: new RegExp(escapeRe(p), 'gu') })),
+    ...pq.words.map((w) => ({ text: w, exact: false, re: new RegExp(escapeRe(w), 'giu') })),
+  ];
+  if (!terms.length) return null;
+  // The anchor: a piece of a term that appears verbatim in the JSON bytes (no character JSON
+  // would escape), the longest; exact phrases first (a plain byte search), then ASCII words.
+  let best: { piece: string; exact: boolean; score: number } | null = null;
+  for (const t of terms) {
+    for (const piece of t.text.split(/["\\\u0000-\u001f\u2028\u2029]+/)) {
+      if (!piece) continue;
+      const ascii = /^[\x20-\x7e]*$/.test(piece);
+      const score = piece.length + (t.exact ? 1000 : 0) + (ascii ? 100 : 0);
+      if (!best || score > best.score) best = { piece, exact: t.exact, score };
+    }
+  }
+  if (!best) best = { piece: terms[0]!.text, exact: terms[0]!.exact, score: 0 };
+  const ascii = /^[\x20-\x7e]*$/.test(best.piece);
+  const anchor = best.exact
+    ? { bytes: Buffer.from(best.piece, 'utf8'), exact: true, ascii }
+    : ascii
+      ? { bytes: Buffer.from(best.piece.toLowerCase(), 'latin1'), exact: false, ascii, re: new RegExp(escapeRe(best.piece), 'gi') }
+      : { bytes: Buffer.from(best.piece, 'utf8'), exact: false, ascii, re: new RegExp(escapeRe(best.piece), 'giu') };
+  const others = terms
+    .filter((t) => /^[\x20-\x7e]*$/.test(t.text) && !/["\\]/.test(t.text))
+    .map((t) => ({ lower: t.exact ? t.text : t.text.toLowerCase(), exact: t.exact }));
+  return { terms, anchor, others };
+}
+
+interface FileOpts {
+  project?: string;
+  since: number;
+  until: number;
+  snippetChars: number;
+  signal?: AbortSignal;
+}
+
+const NL = 10;
+
+async function readHead(file: string, bytes = 65536): Promise<Buffer> {
+  const fh = await open(file, 'r');
+  try {
+    const buf = Buffer.allocUnsafe(bytes);
+    const { bytesRead } = await fh.read(buf, 0, bytes, 0);
+    return buf.subarray(0, bytesRead);
+  } finally {
+    await fh.close();
+  }
+}
+
+function parseMeta(buf: Buffer): { id: string; project: string; title: unknown } | null {
+  const nl = buf.indexOf(NL);
+  if (nl < 0) return null;
+  try {
+    const m = JSON.parse(buf.toString('utf8', 0, nl)) as Record<string, unknown>;
+    if (m?.kind !== 'meta' || typeof m.id !== 'string' || typeof m.project !== 'string') return null;
+    return { id: m.id, project: m.project, title: m.title };
+  } catch {
+    return null;
+  }
+}
+
+async function searchFile(
+  file: string,
+  q: Compiled,
+  o: FileOpts,
+  problems: SearchProblem[],
+): Promise<{ hits: SearchHit[]; searched: boolean }> {
+  if (o.project !== undefined) {
+    const head = await readHead(file);
+    const m = parseMeta(head);
+    if (m && m.project !== o.project) return { hits: [], searched: false };
+  }
+  const buf = await readFile(file, { signal: o.signal });
+  const meta = parseMeta(buf);
+  if (!meta) {
+    problems.push({ file, line: 1, message: 'no readable meta line: file skipped' });
+    return { hits: [], searched: false };
+  }
+  if (o.project !== undefined && meta.project !== o.project) return { hits: [], searched: false };
+  const metaEnd = buf.indexOf(NL) + 1;
+
+  // Candidate line starts, found by the anchor.
+  const hits: SearchHit[] = [];
+  let hay: string | null = null; // latin1 view (byte offsets) for case-insensitive ASCII anchors
+  const find = (from: number): number => {
+    const a = q.anchor;
+    if (a.exact) return buf.indexOf(a.bytes, from);
+    // Case-insensitive ASCII: a latin1 view keeps byte offsets, and the regex runs natively.
+    if (hay === null) hay = buf.toString('latin1');
+    a.re!.lastIndex = from;
+    return a.re!.exec(hay)?.index ?? -1;
+  };
+
+  let lineNo = 1; // lines counted so far up to `counted`
+  let counted = 0;
+  const lineOf = (pos: number): number => {
+    let i = counted;
+    while (true) {
+      const nl = buf.indexOf(NL, i);
+      if (nl < 0 || nl >= pos) break;
+      lineNo++;
+      i = nl + 1;
+    }
+    counted = i;
+    return lineNo;
+  };
+
+  const handleLine = (start: number, end: number): void => {
+    const ln = lineOf(start);
+    const seq = ln - 2;
+    if (seq < 0) return;
+    const raw = buf.toString('utf8', start, end);
+    // Cheap pre-check of the other terms on the raw text.
+    const lowerRaw = raw.toLowerCase();
+    for (const t of q.others) if (!(t.exact ? raw : lowerRaw).includes(t.lower)) return;
+    let ev: Record<string, unknown>;
+    try {
+      ev = JSON.parse(raw) as Record<string, unknown>;
+    } catch {
+      problems.push({ file, line: ln, message: end === buf.length ? 'torn last line: skipped' : 'not JSON: skipped' });
+      return;
+    }
+    if (!ev || typeof ev !== 'object' || typeof ev.kind !== 'string') return;
+    const t = typeof ev.t === 'string' ? ev.t : '';
+    const time = Date.parse(t);
+    if (o.since !== -Infinity || o.until !== Infinity) {
+      if (Number.isNaN(time) || time < o.since || time > o.until) return;
+    }
+    const parts = partsOf(ev);
+    const hit = matchParts(parts, q.terms, o.snippetChars);
+    if (!hit) return;
+    hits.push({
+      sessionId: meta.id,
+      project: meta.project,
+      title: '',
+      seq,
+      kind: ev.kind,
+      where: hit.where,
+      t,
+      snippet: hit.snippet,
+      ranges: hit.ranges,
+      file,
+    });
+  };
+
+  if (!q.anchor.exact && !q.anchor.ascii) {
+    // Case-insensitive non-ASCII anchor: decode once, search the text, map back line by line.
+    const hayU = buf.toString('utf8');
+    const re = q.anchor.re!;
+    re.lastIndex = 0;
+    let lastLineStart = -1;
+    // Walk lines of the decoded text; byte offsets are recovered by counting per line.
+    let bytePos = 0;
+    let charPos = 0;
+    for (let m = re.exec(hayU); m; m = re.exec(hayU)) {
+      const ls = hayU.lastIndexOf('\n', m.index) + 1;
+      let le = hayU.indexOf('\n', m.index);
+      if (le < 0) le = hayU.length;
+      if (ls !== lastLineStart) {
+        bytePos += Buffer.byteLength(hayU.slice(charPos, ls), 'utf8');
+        charPos = ls;
+        const byteEnd = bytePos + Buffer.byteLength(hayU.slice(ls, le), 'utf8');
+        if (bytePos >= metaEnd) handleLine(bytePos, byteEnd);
+        lastLineStart = ls;
+      }
+      re.lastIndex = le + 1;
+    }
+  } else {
+    let pos = metaEnd;
+    while (pos < buf.length) {
+      const at = find(pos);
+      if (at < 0) break;
+      const ls = buf.lastIndexOf(NL, at) + 1;
+      let le = buf.indexOf(NL, at);
+      if (le < 0) le = buf.length;
+      if (ls >= metaEnd) handleLine(ls, le);
+      pos = le + 1;
+    }
+  }
+  if (hits.length) {
+    const title = titleOf(buf, meta.title);
+    for (const h of hits) h.title = title;
+  }
+  return { hits, searched: true };
+}
+
+/** The latest title event (found from the end by its prefix), else the first user line. */
+function titleOf(buf: Buffer, metaTitle: unknown): string {
+  const prefix = Buffer.from('\n{"kind":"title"');
+  let at = buf.lastIndexOf(prefix);
+  while (at >= 0) {
+    let end = buf.indexOf(NL, at + 1);
+    if (end < 0) end = buf.length;
+    try {
+      const e = JSON.parse(buf.toString('utf8', at + 1, end)) as { title?: unknown };
+      if (typeof e.title === 'string' && e.title) return e.title;
+    } catch {
+      /* torn: look further back */
+    }
+    at = at > 0 ? buf.lastIndexOf(prefix, at - 1) : -1;
+  }
+  if (typeof metaTitle === 'string' && metaTitle) return metaTitle;
+  const user = Buffer.from('\n{"kind":"user"');
+  at = buf.indexOf(user);
+  while (at >= 0) {
+    let end = buf.indexOf(NL, at + 1);
+    if (end < 0) end = buf.length;
+    try {
+      const e = JSON.parse(buf.toString('utf8', at + 1, end)) as { content?: unknown };
+      const line = oneLine(textOf(e.content), 80);
+      if (line) return line;
+    } catch {
+      /* skip */
+    }
+    at = buf.indexOf(user, end);
+  }
+  return 'Untitled session';
+}
+
+// ---------------------------------------------------------------------------------------------
+// The searchable texts of an event, each marked with where it comes from.
+
+interface Part {
+  where: SearchWhere;
+  text: string;
+}
+
+function stringLeaves(v: unknown, out: string[], depth = 0): void {
+  if (depth > 20) return;
+  if (typeof v === 'string') out.push(v);
+  else if (Array.isArray(v)) for (const x of v) stringLeaves(x, out, depth + 1);
+  else if (v && typeof v === 'object') for (const x of Object.values(v)) stringLeaves(x, out, depth + 1);
+}
+
+function inputText(input: unknown): string {
+  if (typeof input === 'string') {
+    try {
+      const parsed: unknown = JSON.parse(input);
+      if (parsed && typeof parsed === 'object') return inputText(parsed);
+    } catch {
+      /* raw */
+    }
+    return input;
+  }
+  const out: string[] = [];
+  stringLeaves(input, out);
+  return out.join('\n');
+}
+
+function outputText(output: unknown): string {
+  if (typeof output === 'string') return output;
+  const out: string[] = [];
+  if (Array.isArray(output)) {
+    for (const b of output) {
+      if (typeof b === 'string') out.push(b);
+      else if (b && typeof b === 'object' && typeof (b as { text?: unknown }).text === 'string') out.push((b as { text: string }).text);
+    }
+  } else stringLeaves(output, out);
+  return out.join('\n');
+}
+
+function blocksInto(content: unknown, textWhere: SearchWhere, parts: Part[], depth = 0): void {
+  if (depth > 10) return;
+  if (typeof content === 'string') {
+    parts.push({ where: textWhere, text: content });
+    return;
+  }
+  if (Array.isArray(content)) {
+    for (const b of content) blocksInto(b, textWhere, parts, depth + 1);
+    return;
+  }
+  if (!content || typeof content !== 'object') return;
+  const o = content as Record<string, unknown>;
+  if ('role' in o) return messageInto(o, textWhere, parts, depth + 1);
+  switch (o.type) {
+    case 'tool_use':
+    case 'server_tool_use':
+      parts.push({ where: 'tool-input', text: inputText(o.input) });
+      return;
+    case 'function_call':
+      parts.push({ where: 'tool-input', text: inputText(o.arguments) });
+      return;
+    case 'tool_result':
+    case 'web_search_tool_result':
+      parts.push({ where: 'tool-output', text: outputText(o.content) });
+      return;
+    case 'function_call_output':
+      parts.push({ where: 'tool-output', text: outputText(o.output) });
+      return;
+    case 'thinking':
+      if (typeof o.thinking === 'string') parts.push({ where: textWhere, text: o.thinking });
+      return;
+  }
+  if (typeof o.text === 'string') parts.push({ where: textWhere, text: o.text });
+}
+
+function messageInto(m: Record<string, unknown>, textWhere: SearchWhere, parts: Part[], depth: number): void {
+  if (m.role === 'tool') {
+    parts.push({ where: 'tool-output', text: outputText(m.content) });
+    return;
+  }
+  blocksInto(m.content, textWhere, parts, depth);
+  if (Array.isArray(m.tool_calls)) {
+    for (const c of m.tool_calls) {
+      const cc = (c ?? {}) as Record<string, unknown>;
+      const fn = (cc.function ?? {}) as Record<string, unknown>;
+      parts.push({ where: 'tool-input', text: inputText(fn.arguments ?? cc.arguments) });
+    }
+  }
+}
+
+function partsOf(ev: Record<string, unknown>): Part[] {
+  const parts: Part[] = [];
+  switch (ev.kind) {
+    case 'user':
+      blocksInto(ev.content, 'user', parts);
+      break;
+    case 'assistant':
+      blocksInto(ev.content, 'assistant', parts);
+      break;
+    case 'agent':
+      if (Array.isArray(ev.messages)) for (const m of ev.messages) blocksInto(m, 'agent', parts);
+      break;
+    case 'compact':
+      if (typeof ev.briefing === 'string') parts.push({ where: 'compact', text: ev.briefing });
+      break;
+    case 'title':
+      if (typeof ev.title === 'string') parts.push({ where: 'title', text: ev.title });
+      break;
+  }
+  return parts.filter((p) => p.text);
+}
+
+/** Every term in some part; the hit is in the first part holding the most terms. */
+function matchParts(
+  parts: Part[],
+  terms: Term[],
+  snippetChars: number,
+): { where: SearchWhere; snippet: string; ranges: [number, number][] } | null {
+  const found = new Set<number>();
+  let best: { part: Part; count: number } | null = null;
+  for (const part of parts) {
+    let count = 0;
+    terms.forEach((t, i) => {
+      t.re.lastIndex = 0;
+      if (t.re.test(part.text)) {
+        found.add(i);
+        count++;
+      }
+    });
+    if (count && (!best || count > best.count)) best = { part, count };
+  }
+  if (!best || found.size !== terms.length) return null;
+  return snippetOf(best.part, terms, snippetChars);
+}
+
+function snippetOf(part: Part, terms: Term[], width: number): { where: SearchWhere; snippet: string; ranges: [number, number][] } {
+  const text = part.text;
+  const all: [number, number][] = [];
+  for (const t of terms) {
+    t.re.lastIndex = 0;
+    for (let m = t.re.exec(text); m; m = t.re.exec(text)) {
+      all.push([m.index, m.index + m[0].length]);
+      if (m[0].length === 0) t.re.lastIndex++;
+      if (all.length > 1000) break;
+    }
+  }
+  all.sort((a, b) => a[0] - b[0]);
+  const first = all[0] ?? [0, 0];
+  let start = Math.max(0, first[0] - Math.floor(width / 3));
+  let end = Math.min(text.length, Math.max(start + width, first[1]));
+  // Do not cut a surrogate pair.
+  if (start > 0 && /[\uDC00-\uDFFF]/.test(text[start]!)) start--;
+  if (end < text.length && /[\uDC00-\uDFFF]/.test(text[end]!)) end++;
+  const pre = start > 0 ? '…' : '';
+  const post = end < text.length ? '…' : '';
+  const body = text.slice(start, end).replace(/[\r\n\t\f\v]/g, ' ');
+  const ranges: [number, number][] = [];
+  for (const [a, b] of all) {
+    if (a >= start && b <= end) ranges.push([a - start + pre.length, b - start + pre.length]);
+  }
+  return { where: part.where, snippet: pre + body + post, ranges };
+}

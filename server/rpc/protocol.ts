@@ -1,0 +1,424 @@
+// The sidecar protocol, defined once: one descriptor per method (its literal name, direction,
+// zod params and result), in the manner of vscode-eslint's customMessages.ts and ACP's schema.
+// The server, the conformance tests, gen-schema.ts (protocol.schema.json) and the drift test
+// all read this file; protocol.md documents it in prose.
+//
+// Depends on zod and the on-disk schemas of server/core/events.ts only: no fs, no JSON-RPC
+// library, so clients written in TypeScript may import it as-is.
+
+import { z } from 'zod';
+import { IncomingEvent, MetaLine, SessionEvent, SessionId } from '../core/events.js';
+
+/** Bumped on any incompatible change to a method below. Clients read it from `initialize`. */
+export const PROTOCOL_VERSION = 1;
+
+export type Direction = 'clientToServer' | 'serverToClient';
+
+export interface RequestDescriptor<P extends z.ZodType = z.ZodType, R extends z.ZodType = z.ZodType> {
+  kind: 'request';
+  method: string;
+  direction: Direction;
+  params: P;
+  result: R;
+  /** Accepts `$/cancelRequest` mid-way and reports `$/progress`. */
+  long: boolean;
+  summary: string;
+}
+
+export interface NotificationDescriptor<P extends z.ZodType = z.ZodType> {
+  kind: 'notification';
+  method: string;
+  direction: Direction;
+  params: P;
+  summary: string;
+}
+
+function request<const M extends string, P extends z.ZodType, R extends z.ZodType>(
+  method: M,
+  direction: Direction,
+  params: P,
+  result: R,
+  summary: string,
+  long = false,
+): RequestDescriptor<P, R> & { method: M } {
+  return { kind: 'request', method, direction, params, result, long, summary };
+}
+
+function notification<const M extends string, P extends z.ZodType>(
+  method: M,
+  direction: Direction,
+  params: P,
+  summary: string,
+): NotificationDescriptor<P> & { method: M } {
+  return { kind: 'notification', method, direction, params, summary };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Shared pieces
+
+const Project = z.string().min(1).describe("Absolute path of the project folder (the sidecar stores its real path).");
+const WorkDoneToken = z
+  .union([z.string(), z.number().int()])
+  .optional()
+  .describe('LSP work-done token: when given, progress is reported on it instead of a server-created one.');
+
+export const Problem = z
+  .object({
+    file: z.string(),
+    line: z.number().int().optional().describe('1-based line in the file.'),
+    message: z.string(),
+  })
+  .describe('Something unreadable that was skipped (a torn last line, a line that is not JSON, ...).');
+
+export const SessionSummary = z
+  .object({
+    id: SessionId,
+    project: z.string().describe("The project's real path, from the meta line."),
+    title: z.string().describe('The latest title, or a fallback from the first user message.'),
+    titled: z.boolean().describe('True when a title event exists (false: `title` is a fallback).'),
+    createdAt: z.string(),
+    updatedAt: z.string().describe('Time of the last event.'),
+    turns: z.number().int().describe('Number of user messages.'),
+    model: z.string().nullable(),
+    preview: z.string().describe('One line of the first user message.'),
+    v: z.number().int().describe('Schema version of the file.'),
+    bytes: z.number().int().describe('File size in bytes.'),
+  })
+  .describe('One History entry.');
+export type SessionSummary = z.infer<typeof SessionSummary>;
+
+export const HeldBy = z
+  .object({ pid: z.number().int().optional(), host: z.string().optional() })
+  .describe('The process that owns a session.');
+
+export const SeqEventSchema = z
+  .object({ seq: z.number().int().min(0).describe('0 is the first line after the meta line.'), event: SessionEvent })
+  .describe('An event and its sequence number.');
+
+const Change = z.enum(['created', 'appended', 'renamed', 'deleted']);
+
+// ---------------------------------------------------------------------------------------------
+// initialize: what each side advertises under capabilities.experimental.levelcodeSessions
+
+export const CALLBACKS = ['summarize', 'title'] as const;
+export type Callback = (typeof CALLBACKS)[number];
+
+export const ClientCapability = z
+  .object({
+    callbacks: z
+      .array(z.string())
+      .optional()
+      .describe('Server-to-client requests this client answers: "summarize" (session/summarize), "title" (session/title). Unknown names are ignored.'),
+  })
+  .describe('capabilities.experimental.levelcodeSessions sent by the client in `initialize`.');
+export type ClientCapability = z.infer<typeof ClientCapability>;
+
+export const FEATURES = ['export', 'search', 'fork', 'progress', 'cancel', 'didChange', 'resume.planner', 'resume.compact', 'seal.title'] as const;
+export type Feature = (typeof FEATURES)[number];
+
+export const ServerCapability = z
+  .object({
+    version: z.number().int().describe('PROTOCOL_VERSION of this sidecar.'),
+    features: z.array(z.enum(FEATURES)).describe('Optional features this build has.'),
+    store: z.string().describe('Absolute path of the store root.'),
+    didChange: z.enum(['watch', 'poll']).optional().describe('How the store is watched (once known).'),
+  })
+  .describe('capabilities.experimental.levelcodeSessions in the `initialize` result.');
+export type ServerCapability = z.infer<typeof ServerCapability>;
+
+// ---------------------------------------------------------------------------------------------
+// Client to server
+
+export const sessionNew = request(
+  'session/new',
+  'clientToServer',
+  z.object({ project: Project, model: z.string().min(1).optional().describe('Model the chat starts with.') }),
+  z.object({ id: SessionId, project: z.string(), createdAt: z.string() }),
+  'Creates an empty session for a project; the sidecar owns it.',
+);
+
+export const sessionAppend = request(
+  'session/append',
+  'clientToServer',
+  z.object({
+    id: SessionId,
+    events: z
+      .array(IncomingEvent)
+      .min(1)
+      .describe('Events in order; each must validate as a SessionEvent once `t` is stamped. All or nothing.'),
+  }),
+  z.object({
+    appended: z.number().int(),
+    firstSeq: z.number().int().describe('seq of the first appended event.'),
+    lastSeq: z.number().int().describe('seq of the last appended event.'),
+  }),
+  "Appends events; answers after they are fsync'd. Takes ownership of the session.",
+);
+
+export const sessionList = request(
+  'session/list',
+  'clientToServer',
+  z.object({
+    project: Project.optional().describe('Only this project (compared by real path).'),
+    all: z.boolean().optional().describe('Every project in the store (ignored when `project` is given).'),
+    limit: z.number().int().min(1).max(1000).optional().describe('Page size, default 100.'),
+    cursor: z.string().optional().describe('`nextCursor` of the previous page.'),
+  }),
+  z.object({
+    sessions: z.array(SessionSummary),
+    nextCursor: z.string().optional().describe('Present when more sessions follow.'),
+    problems: z.array(Problem),
+  }),
+  'Lists sessions, newest first (updatedAt, then id), a page at a time.',
+);
+
+export const sessionRead = request(
+  'session/read',
+  'clientToServer',
+  z
+    .object({
+      id: SessionId,
+      tail: z.number().int().min(0).optional().describe('The last N events. Default when no range is given: 100.'),
+      from: z.number().int().min(0).optional().describe('First seq of a range (inclusive).'),
+      to: z.number().int().min(0).optional().describe('Last seq of a range (inclusive).'),
+    })
+    .refine((p) => p.tail === undefined || (p.from === undefined && p.to === undefined), {
+      message: 'give either tail or from/to, not both',
+      path: ['tail'],
+    })
+    .refine((p) => p.from === undefined || p.to === undefined || p.from <= p.to, {
+      message: 'from must not be after to',
+      path: ['from'],
+    }),
+  z.object({
+    meta: MetaLine,
+    events: z.array(SeqEventSchema),
+    problems: z.array(Problem),
+    totalEvents: z.number().int().optional().describe('Events in the whole session, when known.'),
+    elided: z.number().int().optional(),
+  }),
+  "A window of a session's events: the last N, or a seq range.",
+);
+
+export const ResumeResult = z
+  .looseObject({
+    id: SessionId.describe('The session resumed (a new id when `copy` was set).'),
+    tier: z.union([z.literal(1), z.literal(2), z.literal(3)]).describe('1 verbatim, 2 incremental, 3 compact-on-resume.'),
+    conversation: z.array(z.unknown()).describe('Chat messages, {role, content}, rebuilt from user/assistant events.'),
+    agentMessages: z.array(z.unknown()).describe("The agent loop's messages, concatenated verbatim."),
+    note: z.string().optional().describe('One line for the chat, e.g. "Resumed from summary — full transcript in History."'),
+    readOnly: z.boolean().describe('True when another process owns the session: show it, offer to open a copy.'),
+    heldBy: HeldBy.optional(),
+    forkedFrom: SessionId.optional().describe('Set when `copy` made a new session.'),
+    problems: z.array(Problem),
+    tokens: z
+      .object({ transcript: z.number().int(), budget: z.number().int(), window: z.number().int() })
+      .optional()
+      .describe('T (the stored transcript, estimated), B (the budget) and W (the window).'),
+    needsSummary: z
+      .object({
+        messages: z.array(z.unknown()).describe('The head to summarise, in context order, verbatim.'),
+        instructions: z.string(),
+        inputTokens: z.number().int(),
+        coversThrough: z.number().int().describe('Pass it back to session/compact.'),
+        maxBriefingTokens: z.number().int(),
+      })
+      .optional()
+      .describe('Tier 3 for a client that does not answer session/summarize: summarise `messages`, then call session/compact. The arrays are empty and nothing was written.'),
+    needsConfirmation: z
+      .object({ inputTokens: z.number().int(), threshold: z.number().int() })
+      .optional()
+      .describe('Tier 3 would summarise more than `threshold` tokens: ask the user, then call again with `confirm: true`. The arrays are empty and nothing was written.'),
+  })
+  .describe('A resumed context (session/resume, session/compact).');
+
+export const sessionResume = request(
+  'session/resume',
+  'clientToServer',
+  z.looseObject({
+    id: SessionId,
+    contextWindow: z.number().int().positive().describe("The model's context window W, in tokens."),
+    budgetRatio: z.number().gt(0).max(1).optional().describe('Share of W resume may spend (B = W x ratio), default 0.4.'),
+    keepTurns: z.number().int().min(0).optional().describe('Most recent turns kept verbatim when compacting.'),
+    copy: z.boolean().optional().describe('Resume a fresh copy (session/fork) instead of the session itself.'),
+    confirm: z.boolean().optional().describe('The user agreed to a costly summary (answer to `needsConfirmation`).'),
+    workDoneToken: WorkDoneToken,
+  }),
+  ResumeResult,
+  "Rebuilds a session's working context for the model. Takes ownership unless another process holds it.",
+  true,
+);
+
+export const sessionFork = request(
+  'session/fork',
+  'clientToServer',
+  z.object({ id: SessionId }),
+  z.object({
+    id: SessionId.describe('The new session.'),
+    project: z.string(),
+    createdAt: z.string(),
+    forkedFrom: SessionId,
+    copied: z.number().int().describe('Events copied.'),
+  }),
+  'Copies a session (every event, verbatim) into a new session this sidecar owns: "open a copy".',
+);
+
+export const sessionCompact = request(
+  'session/compact',
+  'clientToServer',
+  z.object({
+    id: SessionId,
+    briefing: z.string().trim().min(1).describe("The client's summary of `needsSummary.messages`."),
+    coversThrough: z.number().int().min(0).describe('`needsSummary.coversThrough`, unchanged.'),
+  }),
+  ResumeResult,
+  'Second step of a tier-3 resume without the summarize callback: records the briefing as a compact event and answers the resumed context.',
+);
+
+export const sessionExport = request(
+  'session/export',
+  'clientToServer',
+  z.object({
+    id: SessionId,
+    format: z.enum(['markdown', 'json']),
+    thinking: z.boolean().optional().describe('Markdown: render thinking blocks (collapsed). Default true.'),
+    tools: z.boolean().optional().describe('Markdown: render tool calls and results (collapsed). Default true.'),
+    maxToolChars: z.number().int().positive().optional().describe('Markdown: cut each tool input or output to this many characters.'),
+    workDoneToken: WorkDoneToken,
+  }),
+  z.object({
+    content: z.string().describe('The document: Markdown, or the JSON export document serialised with two-space indent.'),
+    format: z.enum(['markdown', 'json']),
+    mimeType: z.string(),
+  }),
+  'Renders a whole session as Markdown or JSON.',
+  true,
+);
+
+export const SearchHit = z
+  .object({
+    sessionId: SessionId,
+    project: z.string(),
+    title: z.string(),
+    seq: z.number().int(),
+    kind: z.string(),
+    where: z.enum(['user', 'assistant', 'agent', 'tool-input', 'tool-output', 'compact', 'title']).describe('Which text of the event matched.'),
+    t: z.string(),
+    snippet: z.string().describe('A one-line excerpt of the matched text.'),
+    ranges: z.array(z.tuple([z.number().int(), z.number().int()])).describe('[start, end) of the matched terms in `snippet`, in UTF-16 code units.'),
+    file: z.string(),
+  })
+  .describe('One matching event.');
+
+export const sessionSearch = request(
+  'session/search',
+  'clientToServer',
+  z.object({
+    query: z.string().min(1).describe('Words (case-insensitive, all must match) and "exact phrases".'),
+    project: Project.optional().describe('Only this project (default: every project).'),
+    all: z.boolean().optional().describe('Every project, even when `project` is given.'),
+    since: z.iso.datetime({ offset: true }).optional().describe('Only events at or after this time.'),
+    until: z.iso.datetime({ offset: true }).optional().describe('Only events at or before this time.'),
+    limit: z.number().int().min(1).max(1000).optional().describe('At most this many hits, default 100.'),
+    workDoneToken: WorkDoneToken,
+  }),
+  z.object({
+    hits: z.array(SearchHit).describe('Newest first (event time, then session id, then seq).'),
+    total: z.number().int().describe('Matching events found; `hits` holds at most `limit` of them.'),
+    files: z.number().int().describe('Session files searched.'),
+    problems: z.array(Problem),
+  }),
+  'Full-text search over the session files.',
+  true,
+);
+
+export const sessionRename = request(
+  'session/rename',
+  'clientToServer',
+  z.object({ id: SessionId, title: z.string().trim().min(1).max(500) }),
+  z.object({ id: SessionId, title: z.string() }),
+  'Appends a title event (source "user").',
+);
+
+export const sessionDelete = request(
+  'session/delete',
+  'clientToServer',
+  z.object({ id: SessionId }),
+  z.object({ id: SessionId }),
+  "Moves the session file to the OS trash (never unlinks) and releases it.",
+);
+
+export const sessionSeal = request(
+  'session/seal',
+  'clientToServer',
+  z.object({ id: SessionId }),
+  z.object({
+    id: SessionId,
+    title: z.string(),
+    titleSource: z.enum(['existing', 'model', 'fallback', 'none']).describe('Where the title came from (none: an empty session).'),
+  }),
+  'What New Chat does to the old session: titles it if untitled, records a sealed event, releases it.',
+);
+
+// ---------------------------------------------------------------------------------------------
+// Server to client
+
+const ChatLine = z.object({ role: z.enum(['user', 'assistant']), text: z.string() });
+
+export const sessionTitle = request(
+  'session/title',
+  'serverToClient',
+  z.object({
+    id: SessionId,
+    messages: z.array(ChatLine).describe('The opening of the chat, as plain text.'),
+    instructions: z.string(),
+    maxTokens: z.number().int(),
+  }),
+  z.object({ title: z.string().trim().min(1).max(500) }),
+  'Asks the client\'s model for a title. Sent only to clients whose callbacks include "title".',
+);
+
+export const sessionSummarize = request(
+  'session/summarize',
+  'serverToClient',
+  z.object({
+    id: SessionId,
+    messages: z.array(z.unknown()).describe('The head to summarise, verbatim.'),
+    instructions: z.string(),
+  }),
+  z.object({ briefing: z.string().min(1) }),
+  'Asks the client\'s model for a briefing of a session\'s head (resume tier 3). Sent only to clients whose callbacks include "summarize".',
+  true,
+);
+
+export const sessionDidChange = notification(
+  'session/didChange',
+  'serverToClient',
+  z.object({ id: SessionId, project: z.string(), change: Change }),
+  'A session was created, appended to, renamed or deleted, by any process.',
+);
+
+// ---------------------------------------------------------------------------------------------
+
+export const REQUESTS = [
+  sessionNew,
+  sessionAppend,
+  sessionList,
+  sessionRead,
+  sessionResume,
+  sessionFork,
+  sessionCompact,
+  sessionExport,
+  sessionSearch,
+  sessionRename,
+  sessionDelete,
+  sessionSeal,
+  sessionTitle,
+  sessionSummarize,
+] as const;
+export const NOTIFICATIONS = [sessionDidChange] as const;
+export const ALL_MESSAGES: readonly (RequestDescriptor | NotificationDescriptor)[] = [...REQUESTS, ...NOTIFICATIONS];
+
+export type ParamsOf<D extends { params: z.ZodType }> = z.output<D['params']>;
+export type ResultOf<D extends { result: z.ZodType }> = z.output<D['result']>;
+export type DidChangeParams = z.infer<typeof sessionDidChange.params>;

@@ -1,0 +1,372 @@
+// The sidecar: one JSON-RPC connection in the manner of a language server (vscode-languageserver
+// 11 over vscode-jsonrpc 10, Content-Length frames) on stdio or on a TCP socket to 127.0.0.1.
+// This file owns the transport and the lifecycle (initialize, shutdown, exit, the client's
+// death, stdin closing), validates every request against protocol.ts, and hands it to
+// handlers.ts. It also turns store changes (core/watch.ts) into session/didChange.
+//
+// Invariants: stdout carries frames only (console output is sent to stderr); before
+// `initialize` every request answers -32002, after `shutdown` -32600; `exit` ends with 0 after
+// shutdown and 1 otherwise, and so does the loss of stdin/socket or of the client's process.
+// The locks this sidecar holds are released on every one of those paths.
+//
+// Built on vscode-languageserver's transport-neutral createConnection(factory, watchDog,
+// ProposedFeatures.all) rather than the node entry point's, so that exit goes through here
+// (release the locks, return the exit code to the CLI) instead of a bare process.exit.
+// Depends on the core (store, watch) and the rpc modules; the core never imports this.
+
+import { connect, type Socket } from 'node:net';
+import { once } from 'node:events';
+import {
+  createConnection,
+  ProposedFeatures,
+  ResponseError,
+  CancellationToken,
+  LogMessageNotification,
+  type MessageType,
+  SetTraceNotification,
+  type InitializeParams,
+  type InitializeResult,
+  type WatchDog,
+} from 'vscode-languageserver';
+import {
+  createProtocolConnection,
+  StreamMessageReader,
+  StreamMessageWriter,
+  SocketMessageReader,
+  SocketMessageWriter,
+  type MessageReader,
+  type MessageWriter,
+} from 'vscode-languageserver/node';
+import { SessionStore, resolveStoreRoot } from '../core/store.js';
+import { watchStore, type StoreWatcher } from '../core/watch.js';
+import { mkdir } from 'node:fs/promises';
+import { Log } from './log.js';
+import { RpcErrorCodes, invalidParams, rpcError, toResponseError } from './errors.js';
+import { ROUTES, DEFAULT_CONSENT_THRESHOLD, type Context, type Progress } from './handlers.js';
+import * as P from './protocol.js';
+
+export interface ServeOptions {
+  stdio?: boolean;
+  /** LSP convention (vscode-languageclient's TransportKind.socket): connect to 127.0.0.1:PORT, where the client listens. */
+  socket?: number;
+  dir?: string;
+  /** vscode-languageclient's --clientProcessId: exit when that process dies (as with initialize's processId). */
+  clientProcessId?: number;
+}
+
+const SERVER_NAME = 'levelcode-sessions';
+const SERVER_VERSION = '0.1.0';
+/** How often the process named in initialize's processId is checked. */
+const PARENT_POLL_MS = 1000;
+
+/** Runs the sidecar until the client leaves; resolves with the process exit code. */
+export async function serve(opts: ServeOptions): Promise<number> {
+  const log = new Log();
+  let transport: Transport;
+  try {
+    transport = opts.socket !== undefined ? await socketTransport(opts.socket) : stdioTransport();
+  } catch (e) {
+    log.error(`cannot open the transport: ${(e as Error).message}`);
+    return 1;
+  }
+  const sidecar = new Sidecar(resolveStoreRoot(opts.dir), transport, log);
+  return sidecar.run(opts.clientProcessId);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Transports
+
+interface Transport {
+  reader: MessageReader;
+  writer: MessageWriter;
+  onEnd(cb: () => void): void;
+  close(): void;
+  stdio: boolean;
+}
+
+function stdioTransport(): Transport {
+  return {
+    reader: new StreamMessageReader(process.stdin),
+    writer: new StreamMessageWriter(process.stdout),
+    onEnd: (cb) => {
+      process.stdin.once('end', cb);
+      process.stdin.once('close', cb);
+    },
+    close: () => process.stdin.destroy(),
+    stdio: true,
+  };
+}
+
+async function socketTransport(port: number): Promise<Transport> {
+  const socket: Socket = connect({ port, host: '127.0.0.1' });
+  await once(socket, 'connect');
+  return {
+    reader: new SocketMessageReader(socket),
+    writer: new SocketMessageWriter(socket),
+    onEnd: (cb) => socket.once('close', cb),
+    close: () => socket.destroy(),
+    stdio: false,
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+
+type Phase = 'new' | 'initializing' | 'running' | 'shutdown' | 'exiting';
+
+class Sidecar {
+  private phase: Phase = 'new';
+  private readonly store: SessionStore;
+  private watcher: StoreWatcher | undefined;
+  private parentTimer: NodeJS.Timeout | undefined;
+  private callbacks = new Set<P.Callback>();
+  private readonly pendingCompactions: Context['pendingCompactions'] = new Map();
+  private conn!: ReturnType<typeof createConnection<unknown, unknown, unknown, unknown, unknown, unknown, unknown, unknown>>;
+  private resolveExit!: (code: number) => void;
+  private readonly exited = new Promise<number>((r) => (this.resolveExit = r));
+  private restoreConsole: (() => void) | undefined;
+
+  constructor(
+    private readonly root: string,
+    private readonly transport: Transport,
+    private readonly log: Log,
+  ) {
+    this.store = new SessionStore({
+      root,
+      agent: 'sidecar',
+      onLockLost: (id, err) => this.log.warn(`lost the lock of ${id}: ${err.message}`),
+    });
+  }
+
+  run(clientProcessId?: number): Promise<number> {
+    this.watchParent(clientProcessId);
+    if (this.transport.stdio) this.restoreConsole = consoleToStderr();
+    const self = this;
+    const watchDog: WatchDog = {
+      get shutdownReceived() {
+        return self.shutdownReceived;
+      },
+      set shutdownReceived(_v: boolean) {
+        /* the phase is ours: a shutdown refused before initialize must not count */
+      },
+      initialize: (params: InitializeParams) => this.watchParent(params.processId),
+      exit: (code: number) => void this.finish(code),
+    };
+    const { reader, writer } = this.transport;
+    this.conn = createConnection((logger) => createProtocolConnection(reader, writer, logger), watchDog, ProposedFeatures.all);
+    this.log.send = (type, message) => {
+      if (this.phase !== 'exiting') void this.conn.sendNotification(LogMessageNotification.type, { type: type as MessageType, message });
+    };
+
+    // A ResponseError returned (not thrown) is sent as the error: that is how the library's own
+    // initialize/shutdown wrappers pass refusals through.
+    this.conn.onInitialize((params) => this.initialize(params) as Promise<InitializeResult>);
+    this.conn.onShutdown(() => this.shutdown() as Promise<undefined>);
+    this.conn.onNotification(SetTraceNotification.type, (p) => this.log.setTrace(p?.value));
+    this.conn.onRequest((method: string, params: unknown, token: CancellationToken) => this.dispatch(method, params, token));
+    this.conn.onNotification((method: string) => this.log.debug(`ignored notification ${method}`));
+    this.transport.onEnd(() => void this.finish(this.shutdownReceived ? 0 : 1));
+    this.conn.listen();
+    return this.exited;
+  }
+
+  // -- lifecycle ---------------------------------------------------------------------------------
+
+  /** Settles when initialize has answered; requests that arrive meanwhile wait for it. */
+  private initialized: Promise<unknown> = Promise.resolve();
+
+  private initialize(params: InitializeParams): Promise<InitializeResult | ResponseError<unknown>> {
+    if (this.phase !== 'new') return Promise.resolve(rpcError('InvalidRequest', 'initialize may be sent only once'));
+    this.phase = 'initializing';
+    const done = this.doInitialize(params);
+    this.initialized = done.catch(() => {
+      if (this.phase === 'initializing') this.phase = 'new';
+    });
+    return done;
+  }
+
+  private async doInitialize(params: InitializeParams): Promise<InitializeResult> {
+    this.log.setTrace(params.trace);
+    this.callbacks = clientCallbacks(params.capabilities?.experimental);
+    let mode: 'watch' | 'poll' | undefined;
+    try {
+      await mkdir(this.root, { recursive: true, mode: 0o700 });
+      this.watcher = await watchStore(
+        {
+          root: this.root,
+          onFallback: (reason) => this.log.warn(reason),
+          onError: (e) => this.log.warn(`store watcher: ${(e as Error).message ?? e}`),
+        },
+        (change) => {
+          if (this.phase === 'running') void this.conn.sendNotification(P.sessionDidChange.method, change);
+        },
+      );
+      mode = this.watcher.mode;
+    } catch (e) {
+      this.log.warn(`cannot watch the store ${this.root}: ${(e as Error).message}; session/didChange is off`);
+    }
+    const features: P.Feature[] = ['export', 'search', 'fork', 'progress', 'cancel', 'resume.planner', 'resume.compact', 'seal.title'];
+    if (this.watcher) features.push('didChange');
+    const levelcodeSessions: P.ServerCapability = {
+      version: P.PROTOCOL_VERSION,
+      features,
+      store: this.root,
+      ...(mode ? { didChange: mode } : {}),
+    };
+    this.phase = 'running';
+    this.log.info(`serving ${this.root} (callbacks: ${[...this.callbacks].join(', ') || 'none'}; didChange: ${mode ?? 'off'})`);
+    return {
+      capabilities: { experimental: { levelcodeSessions } },
+      serverInfo: { name: SERVER_NAME, version: SERVER_VERSION },
+    };
+  }
+
+  /** LSP: exit answers 0 when a shutdown was received before, even if not yet answered. */
+  private shutdownReceived = false;
+
+  private async shutdown(): Promise<ResponseError<unknown> | undefined> {
+    if (this.phase === 'initializing' || this.phase === 'running') this.shutdownReceived = true;
+    if (this.phase === 'initializing') await this.initialized;
+    if (this.phase === 'new') return rpcError('ServerNotInitialized', 'shutdown before initialize');
+    if (this.phase !== 'running') return rpcError('InvalidRequest', 'shutdown was already received');
+    this.phase = 'shutdown';
+    this.watcher?.close();
+    await this.store.releaseAll();
+    return undefined;
+  }
+
+  private watchParent(pid: unknown): void {
+    if (typeof pid !== 'number' || !Number.isInteger(pid) || pid <= 0 || this.parentTimer) return;
+    this.parentTimer = setInterval(() => {
+      try {
+        process.kill(pid, 0);
+      } catch (e) {
+        if ((e as NodeJS.ErrnoException).code === 'EPERM') return; // alive, another user's
+        this.log.info(`client process ${pid} is gone; exiting`);
+        void this.finish(this.shutdownReceived ? 0 : 1);
+      }
+    }, PARENT_POLL_MS);
+  }
+
+  private finishing: Promise<void> | undefined;
+
+  private finish(code: number): Promise<void> {
+    if (this.finishing) return this.finishing;
+    this.phase = 'exiting';
+    this.finishing = (async () => {
+      if (this.parentTimer) clearInterval(this.parentTimer);
+      this.watcher?.close();
+      this.log.send = undefined;
+      await Promise.race([this.store.releaseAll().catch(() => undefined), delay(2000)]);
+      try {
+        this.conn.dispose();
+      } catch {
+        /* already gone */
+      }
+      this.transport.close();
+      this.restoreConsole?.();
+      // Whatever still holds the event loop (a stuck handle) must not keep a dead sidecar alive.
+      setTimeout(() => process.exit(code), 1500).unref();
+      this.resolveExit(code);
+    })();
+    return this.finishing;
+  }
+
+  // -- requests ------------------------------------------------------------------------------------
+
+  private async dispatch(method: string, raw: unknown, token: CancellationToken): Promise<unknown> {
+    if (this.phase === 'initializing') await this.initialized;
+    if (this.phase === 'new') throw rpcError('ServerNotInitialized', `${method} before initialize`);
+    if (this.phase !== 'running') throw rpcError('InvalidRequest', `${method} after shutdown`);
+    const route = ROUTES.get(method);
+    if (!route) throw new ResponseError(RpcErrorCodes.MethodNotFound, `Unhandled method ${method}`);
+    const parsed = route.descriptor.params.safeParse(emptyToObject(raw));
+    if (!parsed.success) throw invalidParams(method, parsed.error);
+    try {
+      return await route.handler(parsed.data, token, this.context());
+    } catch (e) {
+      const err = toResponseError(e, method);
+      if (err.code === RpcErrorCodes.InternalError) this.log.error(`${method}: ${(e as Error)?.stack ?? e}`);
+      else this.log.debug(`${method}: ${err.code} ${err.message}`);
+      throw err;
+    }
+  }
+
+  private context(): Context {
+    return {
+      store: this.store,
+      callbacks: this.callbacks,
+      ask: <R>(method: string, params: unknown, token?: CancellationToken) => askClient<R>(this.conn.sendRequest(method, params, token) as Promise<R>, token),
+      progress: (workDoneToken, title) => this.progress(workDoneToken, title),
+      log: this.log,
+      titleTimeoutMs: envInt('LEVELCODE_SESSIONS_TITLE_TIMEOUT_MS', 20_000),
+      consentThreshold: envInt('LEVELCODE_SESSIONS_CONSENT_TOKENS', DEFAULT_CONSENT_THRESHOLD),
+      pendingCompactions: this.pendingCompactions,
+    };
+  }
+
+  /** A client-given work-done token, else one created with window/workDoneProgress/create when the client supports it. */
+  private async progress(workDoneToken: string | number | undefined, title: string): Promise<Progress> {
+    try {
+      const r = workDoneToken !== undefined ? this.conn.window.attachWorkDoneProgress(workDoneToken) : await this.conn.window.createWorkDoneProgress();
+      r.begin(title, 0, undefined, true);
+      const token = 'token' in r ? (r.token as CancellationToken) : CancellationToken.None;
+      return {
+        report: (message, percentage) => (percentage === undefined ? r.report(message) : r.report(percentage, message)),
+        done: () => r.done(),
+        token,
+      };
+    } catch (e) {
+      this.log.debug(`no progress for "${title}": ${(e as Error).message}`);
+      return { report: () => undefined, done: () => undefined, token: CancellationToken.None };
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+
+/** Neovim encodes `{}` as `[]`: an empty array, null or nothing stands for an empty object. */
+export function emptyToObject(raw: unknown): unknown {
+  if (raw === undefined || raw === null) return {};
+  if (Array.isArray(raw) && raw.length === 0) return {};
+  return raw;
+}
+
+function clientCallbacks(experimental: unknown): Set<P.Callback> {
+  const own = (experimental && typeof experimental === 'object' ? (experimental as Record<string, unknown>).levelcodeSessions : undefined) ?? {};
+  const parsed = P.ClientCapability.safeParse(emptyToObject(own));
+  const out = new Set<P.Callback>();
+  if (!parsed.success) return out;
+  for (const c of parsed.data.callbacks ?? []) if ((P.CALLBACKS as readonly string[]).includes(c)) out.add(c as P.Callback);
+  return out;
+}
+
+function consoleToStderr(): () => void {
+  const saved = { log: console.log, info: console.info, debug: console.debug };
+  const toErr = (...args: unknown[]) => console.error(...args);
+  console.log = toErr;
+  console.info = toErr;
+  console.debug = toErr;
+  return () => Object.assign(console, saved);
+}
+
+/**
+ * vscode-jsonrpc keeps waiting for the client's answer after sending $/cancelRequest; a callback
+ * must not outlive its cancellation (a client that never answers would hang the request).
+ */
+function askClient<R>(answer: Promise<R>, token: CancellationToken | undefined): Promise<R> {
+  if (!token) return answer;
+  return new Promise<R>((resolve, reject) => {
+    const sub = token.onCancellationRequested(() => reject(new ResponseError(RpcErrorCodes.RequestCancelled, 'callback cancelled')));
+    if (token.isCancellationRequested) reject(new ResponseError(RpcErrorCodes.RequestCancelled, 'callback cancelled'));
+    answer.then(resolve, reject).finally(() => sub.dispose());
+  });
+}
+
+function envInt(name: string, dflt: number): number {
+  const v = Number(process.env[name]);
+  return Number.isInteger(v) && v > 0 ? v : dflt;
+}
+
+function delay(ms: number): Promise<void> {
+  return new Promise((r) => setTimeout(r, ms).unref());
+}

@@ -1,0 +1,429 @@
+// Real VS Code for the end-to-end tests: code-server (run with Node 24 from the tools folder)
+// with the packaged .vsix installed, driven in headless Chromium by playwright-core, the real
+// bundled sidecar against a temp store, and the repo's CLI (bin/levelcode-sessions.js) writing
+// into the same store from outside. Everything lives in one temp folder; code-server runs in its
+// own process group, which stop() kills whole.
+//
+// Needs what .ci/clients-vscode.sh installs: $LEVELCODE_TOOLS (default .tools/) with
+// node_modules/node (24) and node_modules/code-server, the .vsix at clients/vscode/, Chromium at
+// /usr/bin/chromium, and the repo's dist/ (npx tsc -p .) for the CLI.
+
+import { spawn, execFile, type ChildProcess } from 'node:child_process';
+import { createRequire } from 'node:module';
+import { mkdtemp, mkdir, writeFile, rm, readdir, readFile } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
+
+const execFileP = promisify(execFile);
+
+export const REPO = resolve(dirname(fileURLToPath(import.meta.url)), '../../../..');
+export const TOOLS = process.env.LEVELCODE_TOOLS ?? join(REPO, '.tools');
+export const NODE24 = join(TOOLS, 'node_modules/node/bin/node');
+export const CODE_SERVER = join(TOOLS, 'node_modules/code-server/out/node/entry.js');
+export const VSIX = process.env.LEVELCODE_VSIX ?? join(REPO, 'clients/vscode/levelcode-sessions.vsix');
+export const CHROMIUM = process.env.CHROMIUM ?? '/usr/bin/chromium';
+export const ARTIFACTS = join(REPO, 'test-artifacts/vscode');
+const CLI = join(REPO, 'bin/levelcode-sessions.js');
+
+/** playwright-core is a dev dependency of clients/vscode, not of the repo root. */
+const requireFromClient = createRequire(join(REPO, 'clients/vscode/package.json'));
+const { chromium } = requireFromClient('playwright-core') as typeof import('playwright-core');
+
+/** Generous: waiting for a condition, never a timed assertion. */
+export const WAIT = 60_000;
+
+export function missingPrerequisites(): string[] {
+  const missing: string[] = [];
+  for (const [what, p] of [
+    ['Node 24 (npm i node@24 in the tools folder)', NODE24],
+    ['code-server (in the tools folder)', CODE_SERVER],
+    ['the .vsix (npm --prefix clients/vscode run package)', VSIX],
+    ['Chromium', CHROMIUM],
+    ["the repo's build (npx tsc -p .)", join(REPO, 'dist/cli/main.js')],
+  ] as const) {
+    if (!existsSync(p)) missing.push(`${what}: ${p}`);
+  }
+  return missing;
+}
+
+async function freePort(): Promise<number> {
+  return new Promise((res, rej) => {
+    const srv = createServer();
+    srv.once('error', rej);
+    srv.listen(0, '127.0.0.1', () => {
+      const port = (srv.address() as { port: number }).port;
+      srv.close(() => res(port));
+    });
+  });
+}
+
+export interface Session {
+  id: string;
+}
+
+export class VsCode {
+  readonly root: string;
+  readonly store: string;
+  readonly project: string;
+  private proc: ChildProcess | undefined;
+  private browser: Browser | undefined;
+  context!: BrowserContext;
+  page!: Page;
+  port = 0;
+  private output = '';
+
+  private constructor(root: string) {
+    this.root = root;
+    this.store = join(root, 'store');
+    this.project = join(root, 'project');
+  }
+
+  /** A fresh temp world: store, project folder, user data, extensions dir. */
+  static async create(): Promise<VsCode> {
+    const root = await mkdtemp(join(tmpdir(), 'lcs-vscode-e2e-'));
+    const vs = new VsCode(root);
+    await mkdir(vs.project, { recursive: true });
+    await writeFile(join(vs.project, 'README.md'), '# demo project\n');
+    await mkdir(vs.store, { recursive: true });
+    // A real home: the OS trash (XDG) lives under it.
+    for (const d of ['home', 'xdg/config', 'xdg/data', 'xdg/cache', 'xdg/state']) await mkdir(join(root, d), { recursive: true });
+    return vs;
+  }
+
+  private env(): NodeJS.ProcessEnv {
+    const r = this.root;
+    return {
+      ...process.env,
+      PATH: `${dirname(NODE24)}:${process.env.PATH ?? ''}`,
+      HOME: join(r, 'home'),
+      XDG_CONFIG_HOME: join(r, 'xdg/config'),
+      XDG_DATA_HOME: join(r, 'xdg/data'),
+      XDG_CACHE_HOME: join(r, 'xdg/cache'),
+      XDG_STATE_HOME: join(r, 'xdg/state'),
+      LEVELCODE_SESSIONS_DIR: this.store,
+    };
+  }
+
+  // -- the CLI, writing from outside VS Code -------------------------------------------------------
+
+  async cli(args: string[], input?: string): Promise<string> {
+    const child = execFileP(process.execPath, [CLI, ...args, '--dir', this.store], { env: this.env(), maxBuffer: 16 << 20 });
+    if (input !== undefined) {
+      child.child.stdin?.end(input);
+    }
+    const { stdout } = await child;
+    return stdout;
+  }
+
+  async newSession(model = 'claude-sonnet-4'): Promise<string> {
+    const out = await this.cli(['new', '--project', this.project, '--model', model, '--json']);
+    return (JSON.parse(out) as Session).id;
+  }
+
+  async append(id: string, events: Record<string, unknown>[]): Promise<void> {
+    await this.cli(['append', id], events.map((e) => JSON.stringify(e)).join('\n') + '\n');
+  }
+
+  /** A session with `turns` user/assistant exchanges, the last one at `at`. */
+  async seed(opts: { at: Date; turns?: number; first: string; model?: string; title?: string }): Promise<string> {
+    const id = await this.newSession(opts.model);
+    const turns = opts.turns ?? 1;
+    const events: Record<string, unknown>[] = [];
+    for (let i = 0; i < turns; i++) {
+      const t = new Date(opts.at.getTime() - (turns - i) * 60_000 + 30_000).toISOString();
+      events.push({ kind: 'user', t, content: i === 0 ? opts.first : `follow-up ${i}` });
+      events.push({ kind: 'assistant', t, content: [{ type: 'text', text: `Answer ${i + 1} to: ${i === 0 ? opts.first : `follow-up ${i}`}` }] });
+    }
+    if (opts.title) events.push({ kind: 'title', t: opts.at.toISOString(), title: opts.title, source: 'user' });
+    else events.push({ kind: 'event', t: opts.at.toISOString(), type: 'checkpoint' });
+    await this.append(id, events);
+    return id;
+  }
+
+  async sessionFile(id: string): Promise<string | undefined> {
+    for (const dir of await readdir(this.store)) {
+      const p = join(this.store, dir, `${id}.jsonl`);
+      if (existsSync(p)) return p;
+    }
+    return undefined;
+  }
+
+  async events(id: string): Promise<Record<string, unknown>[]> {
+    const file = await this.sessionFile(id);
+    if (!file) throw new Error(`no file for ${id}`);
+    return (await readFile(file, 'utf8'))
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
+  }
+
+  // -- code-server and the browser -----------------------------------------------------------------
+
+  async start(settings: Record<string, unknown> = {}): Promise<void> {
+    const user = join(this.root, 'user');
+    const exts = join(this.root, 'extensions');
+    await mkdir(join(user, 'User'), { recursive: true });
+    await writeFile(
+      join(user, 'User/settings.json'),
+      JSON.stringify(
+        {
+          'security.workspace.trust.enabled': false,
+          'workbench.startupEditor': 'none',
+          'workbench.tips.enabled': false,
+          'workbench.enableExperiments': false,
+          'telemetry.telemetryLevel': 'off',
+          'extensions.ignoreRecommendations': true,
+          'update.mode': 'none',
+          'chat.disableAIFeatures': true,
+          'workbench.secondarySideBar.defaultVisibility': 'hidden',
+          'window.commandCenter': false,
+          'levelcodeSessions.storeFolder': this.store,
+          'levelcodeSessions.undoSeconds': 10,
+          ...settings,
+        },
+        null,
+        2,
+      ),
+    );
+    const config = join(this.root, 'code-server.yaml');
+    await writeFile(config, 'auth: none\n');
+    // Installing is part of what is tested: the .vsix as a user gets it.
+    await execFileP(NODE24, [CODE_SERVER, '--install-extension', VSIX, '--extensions-dir', exts, '--user-data-dir', user, '--config', config], {
+      env: this.env(),
+    });
+    this.port = await freePort();
+    this.proc = spawn(
+      NODE24,
+      [
+        CODE_SERVER,
+        '--bind-addr',
+        `127.0.0.1:${this.port}`,
+        '--auth',
+        'none',
+        '--disable-telemetry',
+        '--disable-update-check',
+        '--disable-workspace-trust',
+        '--disable-getting-started-override',
+        '--config',
+        config,
+        '--user-data-dir',
+        user,
+        '--extensions-dir',
+        exts,
+        this.project,
+      ],
+      { env: this.env(), detached: true, stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+    this.proc.stdout?.on('data', (d: Buffer) => (this.output += d.toString()));
+    this.proc.stderr?.on('data', (d: Buffer) => (this.output += d.toString()));
+    await this.waitForHttp();
+    this.browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
+    });
+    const origin = `http://127.0.0.1:${this.port}`;
+    this.context = await this.browser.newContext({ viewport: { width: 1280, height: 800 } });
+    await this.context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin });
+    this.page = await this.context.newPage();
+    await this.page.goto(`${origin}/?folder=${encodeURIComponent(this.project)}`);
+    await this.page.locator('.monaco-workbench').waitFor({ timeout: WAIT });
+  }
+
+  private async waitForHttp(): Promise<void> {
+    const deadline = Date.now() + WAIT;
+    while (Date.now() < deadline) {
+      if (this.proc?.exitCode !== null && this.proc?.exitCode !== undefined) throw new Error(`code-server exited: ${this.output}`);
+      try {
+        const r = await fetch(`http://127.0.0.1:${this.port}/healthz`);
+        if (r.ok) return;
+      } catch {
+        /* not yet */
+      }
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    throw new Error(`code-server did not answer on ${this.port}: ${this.output}`);
+  }
+
+  /** The extension's LogOutputChannel and the extension host logs (for failure reports). */
+  async extensionLogs(): Promise<string> {
+    const out: string[] = [];
+    const walk = async (dir: string): Promise<void> => {
+      for (const e of await readdir(dir, { withFileTypes: true }).catch(() => [])) {
+        const p = join(dir, e.name);
+        if (e.isDirectory()) await walk(p);
+        else if (/LevelCode|exthost|remoteexthost/i.test(p) && e.name.endsWith('.log')) out.push(`--- ${p}\n${await readFile(p, 'utf8').catch(() => '')}`);
+      }
+    };
+    await walk(join(this.root, 'user/logs'));
+    return out.join('\n');
+  }
+
+  /** Everything code-server printed (for failure messages). */
+  get log(): string {
+    return this.output;
+  }
+
+  async stop(): Promise<void> {
+    await this.browser?.close().catch(() => undefined);
+    const pid = this.proc?.pid;
+    if (pid && this.proc?.exitCode === null) {
+      const exited = new Promise((r) => this.proc!.once('exit', r));
+      try {
+        process.kill(-pid, 'SIGTERM');
+      } catch {
+        /* gone */
+      }
+      const timer = setTimeout(() => {
+        try {
+          process.kill(-pid, 'SIGKILL');
+        } catch {
+          /* gone */
+        }
+      }, 5000);
+      await exited;
+      clearTimeout(timer);
+    }
+    // Extension hosts and the sidecar are in the group too; make sure none outlived it.
+    if (pid) {
+      try {
+        process.kill(-pid, 'SIGKILL');
+      } catch {
+        /* the group is empty */
+      }
+    }
+    await rm(this.root, { recursive: true, force: true, maxRetries: 3 }).catch(() => undefined);
+  }
+
+  // -- the workbench ------------------------------------------------------------------------------
+
+  async screenshot(name: string): Promise<void> {
+    await mkdir(ARTIFACTS, { recursive: true });
+    await this.page.screenshot({ path: join(ARTIFACTS, `${name}.png`) });
+  }
+
+  /** Runs a command from the palette by its title (e.g. "LevelCode: New Chat"). */
+  async command(title: string): Promise<void> {
+    const input = this.page.locator('.quick-input-widget input');
+    await this.page.keyboard.press('F1');
+    await input.waitFor({ state: 'visible', timeout: WAIT });
+    await input.fill(`>${title}`);
+    const exact = new RegExp(`^${title.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`);
+    const row = this.page
+      .locator('.quick-input-list .monaco-list-row')
+      .filter({ has: this.page.locator('.label-name', { hasText: exact }), visible: true })
+      .first();
+    await row.waitFor({ timeout: WAIT });
+    await row.click();
+  }
+
+  /** The History pane (opens the LevelCode container when needed). */
+  async openHistory(): Promise<Locator> {
+    const pane = this.historyPane();
+    if (!(await pane.isVisible().catch(() => false))) {
+      await this.page.locator('.activitybar .action-item a[aria-label^="LevelCode"], .activitybar .action-item[aria-label^="LevelCode"]').first().click();
+    }
+    await pane.waitFor({ timeout: WAIT });
+    return pane;
+  }
+
+  /** Drags the side bar's edge so titles and descriptions fit (screenshots are for people). */
+  async widenSidebar(width = 560): Promise<void> {
+    const box = await this.page.locator('.part.sidebar').boundingBox();
+    if (!box || box.width >= width) return;
+    const x = box.x + box.width + 1;
+    const y = box.y + box.height / 2;
+    await this.page.mouse.move(x, y);
+    await this.page.mouse.down();
+    await this.page.mouse.move(x + 40, y, { steps: 4 });
+    await this.page.mouse.move(box.x + width, y, { steps: 8 });
+    await this.page.mouse.up();
+  }
+
+  historyPane(): Locator {
+    return this.page.locator('.pane:has(.pane-header[aria-label^="History"]) .monaco-list').first();
+  }
+
+  /** aria-labels of the History rows, top to bottom. */
+  async historyRows(): Promise<string[]> {
+    // One read of the whole list: rows come and go while the History refreshes.
+    return this.historyPane()
+      .locator('.monaco-list-row')
+      .evaluateAll((rows) =>
+        rows
+          .sort((a, b) => a.getBoundingClientRect().top - b.getBoundingClientRect().top)
+          .map((r) => r.getAttribute('aria-label') ?? ''),
+      )
+      .catch(() => []);
+  }
+
+  /** The text of the active editor's visible lines (non-breaking spaces made plain). */
+  async editorText(): Promise<string> {
+    const lines = this.page.locator('.editor-group-container.active .monaco-editor .view-lines').filter({ visible: true }).first();
+    return (await lines.innerText().catch(() => '')).replace(/\u00a0/g, ' ');
+  }
+
+  /** Waits until the History rows satisfy `ok`; returns them. */
+  async waitForRows(ok: (rows: string[]) => boolean, what: string): Promise<string[]> {
+    const deadline = Date.now() + WAIT;
+    let rows: string[] = [];
+    while (Date.now() < deadline) {
+      rows = await this.historyRows();
+      if (ok(rows)) return rows;
+      await this.page.waitForTimeout(250);
+    }
+    throw new Error(`History never showed ${what}; rows: ${JSON.stringify(rows)}`);
+  }
+
+  historyRow(text: string): Locator {
+    return this.historyPane().locator('.monaco-list-row', { hasText: text }).first();
+  }
+
+  /** Right-clicks a History row and picks a context-menu entry. */
+  async contextAction(rowText: string, action: string): Promise<void> {
+    await this.historyRow(rowText).click({ button: 'right' });
+    const item = this.page.locator('.context-view .action-item', { hasText: action }).filter({ visible: true }).first();
+    await item.waitFor({ timeout: WAIT });
+    // The keyboard, not a click: a click that lands while the menu is still settling is dropped.
+    const focused = this.page.locator('.context-view .action-item.focused').filter({ visible: true });
+    for (let i = 0; i < 20; i++) {
+      await this.page.keyboard.press('ArrowDown');
+      await focused.first().waitFor({ timeout: WAIT });
+      if ((await focused.first().innerText()).includes(action)) {
+        await this.page.keyboard.press('Enter');
+        await this.page.locator('.context-view .monaco-menu').filter({ visible: true }).first().waitFor({ state: 'hidden', timeout: WAIT });
+        return;
+      }
+    }
+    throw new Error(`no menu entry "${action}"`);
+  }
+
+  /** Visible notification toasts' text. */
+  async toasts(): Promise<string[]> {
+    const t = this.page.locator('.notifications-toasts .notification-toast');
+    const n = await t.count();
+    const out: string[] = [];
+    for (let i = 0; i < n; i++) out.push((await t.nth(i).innerText().catch(() => '')).replace(/\s+/g, ' '));
+    return out;
+  }
+
+  async waitForToast(text: string): Promise<Locator> {
+    const toast = this.page.locator('.notifications-toasts .notification-toast', { hasText: text }).filter({ visible: true }).first();
+    await toast.waitFor({ timeout: WAIT });
+    return toast;
+  }
+
+  /** Polls until `fn` is true (file system state written by the sidecar, for instance). */
+  async until(fn: () => Promise<boolean> | boolean, what: string): Promise<void> {
+    const deadline = Date.now() + WAIT;
+    while (Date.now() < deadline) {
+      if (await fn()) return;
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    throw new Error(`timed out waiting for ${what}`);
+  }
+}

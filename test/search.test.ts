@@ -1,0 +1,211 @@
+// Full-text search (server/core/search.ts) over real session files in a temp store: words,
+// phrases, case, where a match is (tool input/output marked), the project filter with two
+// projects whose slugs collide, time ranges, ranking, limit, abort, progress and bad lines.
+
+import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { serializeLine } from '../server/core/events.js';
+import { listSessionFiles, parseQuery, searchSessions, type SearchHit } from '../server/core/search.js';
+
+let root: string;
+const files: Record<string, string> = {};
+
+function session(slug: string, id: string, project: string, events: Record<string, unknown>[], tail = ''): string {
+  const dir = join(root, slug);
+  mkdirSync(dir, { recursive: true });
+  const meta = { kind: 'meta', v: 1, id, project, createdAt: '2026-07-01T00:00:00.000Z', title: null };
+  const file = join(dir, `${id}.jsonl`);
+  writeFileSync(file, [meta, ...events].map((e) => serializeLine(e) + '\n').join('') + tail);
+  return file;
+}
+
+beforeAll(() => {
+  root = mkdtempSync(join(tmpdir(), 'lc-search-'));
+  // /a/b-c and /a-b/c share the slug -a-b-c: one folder, told apart by the meta line.
+  files.rust = session('-a-b-c', '2026-07-01T10-00-00-aaaa', '/a/b-c', [
+    { kind: 'user', t: '2026-07-01T10:00:01.000Z', content: 'How do I parse JSON in Rust?' },
+    {
+      kind: 'assistant',
+      t: '2026-07-01T10:00:05.000Z',
+      content: [
+        { type: 'text', text: 'Use serde_json. Add it first:' },
+        { type: 'tool_use', id: 'tu1', name: 'Bash', input: { command: 'cargo add serde_json' } },
+      ],
+    },
+    {
+      kind: 'agent',
+      t: '2026-07-01T10:00:09.000Z',
+      messages: [{ role: 'user', content: [{ type: 'tool_result', tool_use_id: 'tu1', content: 'Updating crates.io index' }] }],
+    },
+    { kind: 'title', t: '2026-07-01T10:00:10.000Z', title: 'Rust JSON parsing' },
+    { kind: 'user', t: '2026-07-01T10:00:20.000Z', content: 'My path is C:\\Users\\ada and über-long 日本語 text' },
+  ]);
+  files.config = session('-a-b-c', '2026-07-02T10-00-00-bbbb', '/a-b/c', [
+    { kind: 'user', t: '2026-07-02T10:00:01.000Z', content: 'Parse the CONFIG file, then PARSE again' },
+    { kind: 'assistant', t: '2026-07-02T10:00:02.000Z', content: 'He said "hello world" loudly.' },
+    { kind: 'compact', t: '2026-07-02T10:00:03.000Z', briefing: 'Summary: the user wants to parse config.', coversThrough: 1 },
+    {
+      kind: 'agent',
+      t: '2026-07-02T10:00:04.000Z',
+      messages: [
+        { role: 'assistant', content: null, tool_calls: [{ id: 'c1', type: 'function', function: { name: 'grep', arguments: '{"pattern":"needleInArgs"}' } }] },
+        { role: 'tool', tool_call_id: 'c1', content: 'found needleInOutput' },
+      ],
+    },
+  ]);
+  // Bad lines: not JSON in the middle, a torn last line; the good lines still count.
+  files.broken = session(
+    '-x',
+    '2026-07-03T10-00-00-cccc',
+    '/x',
+    [{ kind: 'user', t: '2026-07-03T10:00:01.000Z', content: 'parse this please' }],
+    '{"kind":"user","t":"2026-07-03T10:00:02.000Z","content":"parse broken\n' +
+      serializeLine({ kind: 'user', t: '2026-07-03T10:00:03.000Z', content: 'parse after the bad line' }) +
+      '\n{"kind":"user","t":"2026-07-03T10:00:04.000Z","content":"parse torn',
+  );
+  mkdirSync(join(root, '-y'));
+  files.noMeta = join(root, '-y', '2026-07-04T10-00-00-dddd.jsonl');
+  writeFileSync(files.noMeta, 'garbage parse\n{"kind":"user","t":"2026-07-04T10:00:00.000Z","content":"parse"}\n');
+});
+
+afterAll(() => rmSync(root, { recursive: true, force: true }));
+
+const brief = (hits: SearchHit[]) => hits.map((h) => `${h.sessionId.slice(-4)}#${h.seq}:${h.where}`);
+
+describe('search: the query', () => {
+  it('splits words and "quoted phrases"', () => {
+    expect(parseQuery('foo "bar baz" Qux "open')).toEqual({ words: ['foo', 'Qux'], phrases: ['bar baz', 'open'] });
+    expect(parseQuery('   ')).toEqual({ words: [], phrases: [] });
+  });
+
+  it('finds nothing for an empty query', async () => {
+    expect((await searchSessions(root, '  ')).hits).toEqual([]);
+  });
+});
+
+describe('search: matching', () => {
+  it('matches words case-insensitively, newest first', async () => {
+    const r = await searchSessions(root, 'PARSE');
+    expect(brief(r.hits)).toEqual(['cccc#2:user', 'cccc#0:user', 'bbbb#2:compact', 'bbbb#0:user', 'aaaa#0:user']);
+    expect(r.total).toBe(5);
+  });
+
+  it('requires every word in the same event', async () => {
+    expect(brief((await searchSessions(root, 'parse json')).hits)).toEqual(['aaaa#0:user']);
+    expect((await searchSessions(root, 'serde hello')).hits).toEqual([]);
+  });
+
+  it('matches "phrases" exactly, case included, even across JSON escapes', async () => {
+    expect(brief((await searchSessions(root, '"hello world"')).hits)).toEqual(['bbbb#1:assistant']);
+    expect((await searchSessions(root, '"Hello World"')).hits).toEqual([]);
+    expect(brief((await searchSessions(root, '"said \\"hello"')).hits)).toEqual([]); // no escapes in queries
+    expect(brief((await searchSessions(root, '"C:\\Users\\ada"')).hits)).toEqual(['aaaa#4:user']);
+    expect(brief((await searchSessions(root, '"CONFIG file"')).hits)).toEqual(['bbbb#0:user']);
+  });
+
+  it('does not match JSON keys or kinds, only text', async () => {
+    expect((await searchSessions(root, 'kind')).hits).toEqual([]);
+    expect((await searchSessions(root, 'tool_use_id')).hits).toEqual([]);
+  });
+
+  it('marks tool inputs and outputs, Anthropic and OpenAI shapes', async () => {
+    expect(brief((await searchSessions(root, 'cargo')).hits)).toEqual(['aaaa#1:tool-input']);
+    expect(brief((await searchSessions(root, 'crates.io')).hits)).toEqual(['aaaa#2:tool-output']);
+    expect(brief((await searchSessions(root, 'needleinargs')).hits)).toEqual(['bbbb#3:tool-input']);
+    expect(brief((await searchSessions(root, 'needleInOutput')).hits)).toEqual(['bbbb#3:tool-output']);
+    expect(brief((await searchSessions(root, 'serde_json')).hits)).toEqual(['aaaa#1:assistant']);
+  });
+
+  it('finds titles, and gives each hit its session title', async () => {
+    const r = await searchSessions(root, 'rust');
+    expect(brief(r.hits)).toEqual(['aaaa#3:title', 'aaaa#0:user']);
+    expect(r.hits.every((h) => h.title === 'Rust JSON parsing')).toBe(true);
+    const c = await searchSessions(root, 'loudly');
+    expect(c.hits[0]!.title).toBe('Parse the CONFIG file, then PARSE again');
+  });
+
+  it('matches non-ASCII words, case-insensitively', async () => {
+    expect(brief((await searchSessions(root, '日本語')).hits)).toEqual(['aaaa#4:user']);
+    expect(brief((await searchSessions(root, 'ÜBER-LONG')).hits)).toEqual(['aaaa#4:user']);
+  });
+
+  it('gives snippets with the matched ranges', async () => {
+    const [hit] = (await searchSessions(root, 'parse again')).hits;
+    expect(hit).toBeDefined();
+    const words = hit!.ranges.map(([a, b]) => hit!.snippet.slice(a, b));
+    expect(words).toEqual(['Parse', 'PARSE', 'again']);
+    expect(hit).toMatchObject({ sessionId: '2026-07-02T10-00-00-bbbb', project: '/a-b/c', kind: 'user', t: '2026-07-02T10:00:01.000Z' });
+  });
+
+  it('cuts long texts into a snippet around the first match', async () => {
+    const long = session('-z', '2026-07-05T10-00-00-eeee', '/z', [
+      { kind: 'assistant', t: '2026-07-05T10:00:00.000Z', content: 'a'.repeat(5000) + ' zebra ' + 'b'.repeat(5000) },
+    ]);
+    const [hit] = (await searchSessions([long], 'zebra')).hits;
+    expect(hit!.snippet.length).toBeLessThan(200);
+    expect(hit!.snippet.startsWith('…')).toBe(true);
+    const [a, b] = hit!.ranges[0]!;
+    expect(hit!.snippet.slice(a, b)).toBe('zebra');
+    rmSync(join(root, '-z'), { recursive: true });
+  });
+});
+
+describe('search: filters and limits', () => {
+  it('filters by the exact project path, even when slugs collide', async () => {
+    expect(brief((await searchSessions(root, 'parse', { project: '/a/b-c' })).hits)).toEqual(['aaaa#0:user']);
+    expect(brief((await searchSessions(root, 'parse', { project: '/a-b/c' })).hits)).toEqual(['bbbb#2:compact', 'bbbb#0:user']);
+    expect((await searchSessions(root, 'parse', { project: '/a/b' })).hits).toEqual([]);
+  });
+
+  it('filters by time range, both ends inclusive', async () => {
+    const r = await searchSessions(root, 'parse', { since: '2026-07-02T10:00:01.000Z', until: '2026-07-03T10:00:01Z' });
+    expect(brief(r.hits)).toEqual(['cccc#0:user', 'bbbb#2:compact', 'bbbb#0:user']);
+  });
+
+  it('keeps the newest hits within the limit, and counts them all', async () => {
+    const r = await searchSessions(root, 'parse', { limit: 2 });
+    expect(brief(r.hits)).toEqual(['cccc#2:user', 'cccc#0:user']);
+    expect(r.total).toBe(5);
+  });
+
+  it('searches a list of files as well as a store root', async () => {
+    expect(await listSessionFiles(root)).toHaveLength(4);
+    expect(brief((await searchSessions([files.config!], 'parse')).hits)).toEqual(['bbbb#2:compact', 'bbbb#0:user']);
+    expect((await searchSessions(join(root, 'missing'), 'parse')).hits).toEqual([]);
+  });
+});
+
+describe('search: tolerance, progress, abort', () => {
+  it('skips bad lines and files, and reports them as problems', async () => {
+    const r = await searchSessions(root, 'parse');
+    const byFile = (f: string) => r.problems.filter((p) => p.file === f);
+    expect(byFile(files.broken!).map((p) => p.line)).toEqual([3, 5]);
+    expect(byFile(files.broken!)[1]!.message).toMatch(/torn/);
+    expect(byFile(files.noMeta!)).toEqual([{ file: files.noMeta, line: 1, message: 'no readable meta line: file skipped' }]);
+    const missing = await searchSessions([join(root, 'nope.jsonl')], 'parse');
+    expect(missing.problems).toHaveLength(1);
+    expect(missing.hits).toEqual([]);
+  });
+
+  it('reports progress per file', async () => {
+    const seen: [number, number][] = [];
+    await searchSessions(root, 'parse', { onProgress: (d, t) => seen.push([d, t]), concurrency: 1 });
+    expect(seen).toEqual([
+      [1, 4],
+      [2, 4],
+      [3, 4],
+      [4, 4],
+    ]);
+  });
+
+  it('rejects when aborted, before or during the search', async () => {
+    const before = new AbortController();
+    before.abort();
+    await expect(searchSessions(root, 'parse', { signal: before.signal })).rejects.toThrow();
+    const during = new AbortController();
+    const p = searchSessions(root, 'parse', { signal: during.signal, concurrency: 1, onProgress: () => during.abort() });
+    await expect(p).rejects.toThrow();
+  });
+});
