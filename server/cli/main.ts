@@ -352,5 +352,8 @@ async function cmdServe(args: string[]): Promise<number> {
     throw new UsageError(`--socket takes a port number, not ${JSON.stringify(values.socket)}`);
   if (!values.stdio && socket === undefined) throw new UsageError('serve needs --stdio or --socket=PORT');
   const { serve } = await import('../rpc/server.js');
-  return serve({ stdio: !!values.stdio, socket, dir: values.dir as string | undefined });
+  const clientPid = values.clientProcessId === undefined ? undefined : Number(values.clientProcessId);
+  if (clientPid !== undefined && !(Number.isInteger(clientPid) && clientPid > 0))
+    throw new UsageError(`--clientProcessId takes a process id, not ${JSON.stringify(values.clientProcessId)}`);
+  return serve({ stdio: !!values.stdio, socket, dir: values.dir as string | undefined, clientProcessId: clientPid });
 }

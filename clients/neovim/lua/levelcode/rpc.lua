@@ -42,7 +42,7 @@ local state = {
   ---@type table<integer, fun(err: any, result: any)>
   inflight = {},
   next_ticket = 0,
-  ---@type boolean set while we stop it ourselves, and when Neovim exits
+  ---@type boolean set when Neovim exits (VimLeavePre): no restart then
   stopping = false,
   ---@type integer[] loop times (ms) of unexpected exits
   deaths = {},
@@ -165,7 +165,6 @@ local function start()
     return
   end
   local cfg = config.get()
-  state.stopping = false
   local client_config = {
     name = NAME,
     cmd = cmd,
@@ -329,7 +328,11 @@ function M.stop()
   if not id then
     return
   end
-  state.stopping = true
+  -- Forget it at once: its exit is then not ours to report, and the next request starts anew.
+  stop_init_timer()
+  state.client_id, state.ready, state.server, state.server_info, state.pid, state.cmd = nil, false, nil, nil, nil, nil
+  fail_inflight('the sidecar was stopped')
+  flush_waiting(nil, 'the sidecar was stopped')
   local client = vim.lsp.get_client_by_id(id)
   if client then
     call(client, 'stop')
