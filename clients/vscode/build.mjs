@@ -76,7 +76,7 @@ async function buildSidecar() {
   const result = await esbuild.build({
     ...common,
     entryPoints: {
-      'cli/main': join(here, 'src/sidecar/entry.ts'),
+      'cli/main': join(here, 'sidecar/main.mjs'),
       'core/export': join(repo, 'server/core/export.ts'),
       'core/search': join(repo, 'server/core/search.ts'),
     },

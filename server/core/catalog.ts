@@ -231,7 +231,7 @@ export async function refreshIndex(dir: string, opts: { write?: boolean } = {}):
   out.sort(newestFirst);
   if (changed && opts.write !== false) {
     try {
-      await writeIndex(dir, out);
+      await withIndexLock(dir, async () => writeIndex(dir, await mergeNewer(dir, out)));
       stats.written = true;
     } catch (e) {
       problems.push({ file: join(dir, INDEX_FILE), message: `index not written (${(e as NodeJS.ErrnoException).code ?? (e as Error).message}); listing from the files` });
@@ -253,23 +253,84 @@ export async function writeIndex(dir: string, entries: IndexEntry[]): Promise<vo
 
 /** Replaces or adds one entry after a change this process made, without rescanning the folder. */
 export async function upsertEntry(dir: string, entry: IndexEntry): Promise<void> {
-  const loaded = await loadIndex(dir);
-  if (!loaded.trusted) {
-    await refreshIndex(dir);
-    return;
-  }
-  loaded.entries.set(entry.id, entry);
-  await writeIndex(dir, [...loaded.entries.values()].sort(newestFirst));
+  const done = await withIndexLock(dir, async () => {
+    const loaded = await loadIndex(dir);
+    if (!loaded.trusted) return false;
+    loaded.entries.set(entry.id, entry);
+    await writeIndex(dir, [...loaded.entries.values()].sort(newestFirst));
+    return true;
+  });
+  if (!done) await refreshIndex(dir);
 }
 
 export async function removeEntry(dir: string, id: string): Promise<void> {
-  const loaded = await loadIndex(dir);
-  if (!loaded.trusted) {
-    await refreshIndex(dir);
-    return;
+  const done = await withIndexLock(dir, async () => {
+    const loaded = await loadIndex(dir);
+    if (!loaded.trusted) return false;
+    loaded.entries.delete(id);
+    await writeIndex(dir, [...loaded.entries.values()].sort(newestFirst));
+    return true;
+  });
+  if (!done) await refreshIndex(dir);
+}
+
+// ---- Writers of one index, across processes ---------------------------------------------------
+//
+// Reliability (issue 8): every index write is a read-modify-write of the whole file. Two
+// processes writing one folder's index at once (two sidecars, or a sidecar and the CLI, each
+// recording its own session's entry) lost each other's updates: the last rename won, and the
+// index kept a stale entry of the other's session until the next listing refolded it. Index
+// writes now take `index.lock` (the session lock's mechanism: an owner note, taken over at once
+// from a dead pid, stale after 10 s) for the few milliseconds of the read-modify-write. The
+// index is a cache: when the lock cannot be had (a read-only store, a full disk, a holder that
+// keeps it), the write goes ahead unlocked, as before. Loaded lazily: a warm listing never
+// writes, and must not load the lock library (bench/PERFORMANCE.md).
+
+const INDEX_LOCK_STALE_MS = 10_000;
+
+async function withIndexLock<T>(dir: string, fn: () => Promise<T>): Promise<T> {
+  const { acquireLock } = await import('./lock.js');
+  let held: { release: () => Promise<void> } | undefined;
+  for (let attempt = 0; attempt < 200 && !held; attempt++) {
+    try {
+      held = await acquireLock(join(dir, 'index'), { staleMs: INDEX_LOCK_STALE_MS, agent: 'index' });
+    } catch (e) {
+      if ((e as { code?: string }).code !== 'locked') break; // cannot lock here at all: write unlocked
+      await new Promise((r) => setTimeout(r, 2 + Math.floor(Math.random() * 8)));
+    }
   }
-  loaded.entries.delete(id);
-  await writeIndex(dir, [...loaded.entries.values()].sort(newestFirst));
+  try {
+    return await fn();
+  } finally {
+    await held?.release();
+  }
+}
+
+/**
+ * A listing's entries, computed without the lock, reconciled under it with what another process
+ * wrote meanwhile: an entry on disk that matches its file's current size and mtime wins over
+ * ours when ours does not, and entries of files created since our readdir are kept.
+ */
+async function mergeNewer(dir: string, ours: IndexEntry[]): Promise<IndexEntry[]> {
+  const disk = await loadIndex(dir);
+  if (!disk.trusted) return ours;
+  const matches = (e: IndexEntry): boolean => {
+    try {
+      const st = lstatSync(join(dir, `${e.id}.jsonl`), { bigint: true });
+      return st.isFile() && Number(st.size) === e.bytes && st.mtimeNs.toString() === e.mtimeNs;
+    } catch {
+      return false;
+    }
+  };
+  const out: IndexEntry[] = [];
+  const seen = new Set<string>();
+  for (const e of ours) {
+    seen.add(e.id);
+    const d = disk.entries.get(e.id);
+    out.push(d && d !== e && !matches(e) && matches(d) ? d : e);
+  }
+  for (const d of disk.entries.values()) if (!seen.has(d.id) && matches(d)) out.push(d);
+  return out.sort(newestFirst);
 }
 
 /** Looks an entry up in the index file without checking it (callers verify size and mtime). */

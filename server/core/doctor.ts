@@ -109,7 +109,18 @@ export async function doctor(root: string, opts: { fix?: boolean; staleLockMs?: 
         findings.push(f);
         continue;
       }
-      if (name.endsWith('.jsonl.lock')) {
+      if (/\.lock\.(new-\d+-[a-z0-9]+|takeover)$/.test(name)) {
+        // Issue 8: what a process killed while making or taking over a lock leaves (lock.ts).
+        const f: Finding = { kind: 'stray-file', path, message: 'leftover of an interrupted lock' };
+        if (opts.fix) {
+          await rm(path, { recursive: true, force: true });
+          f.fixed = 'removed';
+        }
+        findings.push(f);
+        continue;
+      }
+      if (name.endsWith('.jsonl.lock') || name === 'index.lock') {
+        // index.lock guards index writes across processes (catalog.ts), like a session's lock.
         const file = path.slice(0, -5);
         const st = await inspectLock(file, opts.staleLockMs ?? DEFAULT_STALE_MS);
         if (st.dead || st.stale) {

@@ -5,12 +5,14 @@
 // calls this; store.ts re-exports what moved here.
 // Depends on node:fs and ./catalog (which loads the reader only to rebuild an entry).
 
+import { lstatSync, readdirSync, type BigIntStats } from 'node:fs';
 import { readdir, realpath, stat } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { isAbsolute, join, resolve } from 'node:path';
 import { StoreError, fromFsError } from './errors.js';
 import { projectSlug, isAbsoluteProjectPath } from './slug.js';
-import { displayTitle, mapLimit, newestFirst, refreshIndex, type IndexEntry } from './catalog.js';
+import { displayTitle, mapLimit, newestFirst, refreshIndex, INDEX_FILE, type IndexEntry } from './catalog.js';
+import { isSessionId } from './ids.js';
 import type { Problem } from './reader.js';
 
 /** One History row. */
@@ -108,4 +110,177 @@ export async function listSessions(
   });
   all.sort(newestFirst);
   return { sessions: all.map(toSessionEntry), problems };
+}
+
+// ---------------------------------------------------------------------------------------------
+// The sidecar's listing, kept in memory.
+//
+// A long-running process (the sidecar) lists again and again; re-reading and re-parsing every
+// index.json each time was 55 ms at 2,700 sessions (bench/PERFORMANCE.md: session/list). This
+// keeps each folder's entries (and the rows made from them) in memory, and never trusts them
+// over the files: every call lstat's each project folder and each session file in scope
+// (synchronously: ~1.5 µs each, 2,700 files in ~4 ms), and a folder is refreshed through
+// refreshIndex (the same code as a cold process) as soon as one of its files differs in size
+// or mtime (ns) from its entry, a file appears or vanishes (its listing differs), or its own
+// mtime moved. Folders with problems (a symlink, an unreadable file) are not kept: they are
+// refreshed on every call, exactly as without the cache.
+
+interface CachedFolder {
+  entries: IndexEntry[];
+  /** Size and mtime (ns) of each session file (by id), as its entry recorded them. */
+  stats: Map<string, { file: string; size: bigint; mtimeNs: bigint }>;
+  mtimeNs: bigint;
+  /** Wall time (ms) of the listing the entries come from. */
+  listedAt: number;
+  /** Wall time (ms) when every file was last checked; 0 once a watcher saw the folder change. */
+  verifiedAt: number;
+}
+
+/**
+ * With a live fs.watch watcher (setWatched), a folder whose watcher has been quiet since its
+ * files were last checked, less than this long ago, is not stat'ed file by file (only the
+ * folder itself is): 2,700 lstat calls are ~4-8 ms, most of a warm session/list. The bound
+ * caps how long memory is trusted if the kernel ever dropped an event.
+ */
+const TRUST_WATCHER_MS = 2000;
+
+/**
+ * A folder listed within this many ms of its mtime is listed again: a file created in the
+ * same (coarse) timestamp tick as the listing leaves the folder's mtime unchanged.
+ */
+const RECENT_MS = 1000;
+
+export class ListingCache {
+  private readonly folders = new Map<string, CachedFolder>();
+  private readonly rows = new WeakMap<IndexEntry, SessionEntry>();
+  private merged: { key: string; gen: number; rows: SessionEntry[] } | undefined;
+  /** Bumped whenever a folder's entries are replaced or dropped. */
+  private gen = 0;
+  private watched = false;
+
+  constructor(private readonly root: string) {}
+
+  /** Whether a live fs.watch watcher calls touched() for every change in the store. */
+  setWatched(on: boolean): void {
+    this.watched = on;
+  }
+
+  /** A watcher saw something change in `dir`: its files are checked at the next listing. */
+  touched(dir: string): void {
+    const c = this.folders.get(dir);
+    if (c) c.verifiedAt = 0;
+  }
+
+  /** Forgets a folder (a watcher saw it change): the next listing refreshes it. */
+  invalidate(dir?: string): void {
+    if (dir === undefined) this.folders.clear();
+    else this.folders.delete(dir);
+    this.gen++;
+  }
+
+  async list(
+    o: { project?: string; all?: boolean } = {},
+    onEntry?: (e: IndexEntry, file: string) => void,
+  ): Promise<{ sessions: SessionEntry[]; problems: Problem[] }> {
+    const problems: Problem[] = [];
+    let dirs: string[];
+    let project: string | undefined;
+    if (o.project !== undefined && !o.all) {
+      project = await realProjectPath(o.project, false);
+      dirs = [join(this.root, projectSlug(project))];
+    } else {
+      try {
+        dirs = readdirSync(this.root, { withFileTypes: true }).filter((d) => d.isDirectory()).map((d) => join(this.root, d.name));
+      } catch (e) {
+        const code = (e as NodeJS.ErrnoException).code;
+        if (code === 'ENOENT') return { sessions: [], problems };
+        throw fromFsError(e, `cannot read the store ${this.root}`);
+      }
+      // Folders gone from the store.
+      const live = new Set(dirs);
+      for (const d of this.folders.keys()) if (!live.has(d)) this.invalidate(d);
+    }
+    const stale = dirs.filter((d) => !this.stillValid(d));
+    const uncached: { dir: string; entries: IndexEntry[] }[] = [];
+    await mapLimit(stale, 4, async (dir) => {
+      const before = lstatOrUndefined(dir);
+      const listedAt = Date.now();
+      const r = await refreshIndex(dir);
+      problems.push(...r.problems);
+      for (const e of r.entries) onEntry?.(e, join(dir, `${e.id}.jsonl`));
+      // Problems about the index file itself are repaired by the refresh; any other (a file
+      // skipped) must be reported again next time, so such a folder is not kept.
+      const keep = before !== undefined && before.isDirectory() && r.problems.every((p) => p.file === join(dir, INDEX_FILE));
+      this.gen++;
+      if (!keep || before === undefined) {
+        this.folders.delete(dir);
+        uncached.push({ dir, entries: r.entries });
+        return;
+      }
+      const stats = new Map<string, { file: string; size: bigint; mtimeNs: bigint }>();
+      for (const e of r.entries) stats.set(e.id, { file: join(dir, `${e.id}.jsonl`), size: BigInt(e.bytes), mtimeNs: BigInt(e.mtimeNs) });
+      // verifiedAt: listedAt, not now: a change during the refresh may be missing from it.
+      this.folders.set(dir, { entries: r.entries, stats, mtimeNs: before.mtimeNs, listedAt, verifiedAt: listedAt });
+    });
+    const key = `${project ?? ''}\0${dirs.join('\0')}`;
+    if (uncached.length === 0 && this.merged && this.merged.key === key && this.merged.gen === this.gen) {
+      return { sessions: this.merged.rows.slice(), problems };
+    }
+    const all: IndexEntry[] = [];
+    for (const dir of dirs) {
+      const entries = this.folders.get(dir)?.entries ?? uncached.find((u) => u.dir === dir)?.entries ?? [];
+      for (const e of entries) if (project === undefined || e.project === project) all.push(e);
+    }
+    all.sort(newestFirst);
+    const rows = all.map((e) => {
+      let row = this.rows.get(e);
+      if (!row) this.rows.set(e, (row = toSessionEntry(e)));
+      return row;
+    });
+    if (uncached.length === 0) this.merged = { key, gen: this.gen, rows };
+    return { sessions: rows.slice(), problems };
+  }
+
+  /** Whether a folder's kept entries still match its files (stats only, no reads). */
+  private stillValid(dir: string): boolean {
+    const c = this.folders.get(dir);
+    if (!c) return false;
+    const st = lstatOrUndefined(dir);
+    if (!st || !st.isDirectory()) return false;
+    if (st.mtimeNs !== c.mtimeNs || Number(st.mtimeMs) >= c.listedAt - RECENT_MS) {
+      // Files created, removed or renamed (or a listing too close to the last change to tell):
+      // list it again and compare the names.
+      let names: string[];
+      try {
+        names = readdirSync(dir);
+      } catch {
+        return false;
+      }
+      let n = 0;
+      for (const name of names) {
+        if (!name.endsWith('.jsonl') || !isSessionId(name.slice(0, -6))) continue;
+        if (!c.stats.has(name.slice(0, -6))) return false;
+        n++;
+      }
+      if (n !== c.stats.size) return false;
+      c.mtimeNs = st.mtimeNs;
+      c.listedAt = Date.now();
+    }
+    const now = Date.now();
+    if (this.watched && c.verifiedAt > now - TRUST_WATCHER_MS) return true;
+    for (const s of c.stats.values()) {
+      const f = lstatOrUndefined(s.file);
+      if (!f || !f.isFile() || f.size !== s.size || f.mtimeNs !== s.mtimeNs) return false;
+    }
+    c.verifiedAt = now;
+    return true;
+  }
+}
+
+function lstatOrUndefined(path: string): BigIntStats | undefined {
+  try {
+    return lstatSync(path, { bigint: true, throwIfNoEntry: false });
+  } catch {
+    return undefined;
+  }
 }

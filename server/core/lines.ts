@@ -206,3 +206,47 @@ export async function countNewlines(path: string, from = 0, to?: number): Promis
     await fh.close();
   }
 }
+
+/**
+ * Line starts from the end of a file backwards, down to `stopAt` (the end of the meta line):
+ * `visit(start, end)` sees each line ([start, end), end before its '\n' or at the end of the
+ * file), newest first, and stops the walk by returning false. Only '\n' positions are looked
+ * for: no line is copied, so walking back over a 134 MB session costs its newline search.
+ */
+export async function eachLineBackward(
+  fh: FileHandle,
+  size: number,
+  stopAt: number,
+  /** `chunk` holds the file's bytes from `chunkBase` (the line's first bytes, when they fit). */
+  visit: (start: number, end: number, chunk: Buffer, chunkBase: number) => boolean | Promise<boolean>,
+): Promise<void> {
+  const buf = takeChunk();
+  try {
+    let end = size > stopAt ? size : stopAt; // exclusive end of the line being looked for
+    // A file ending in '\n' has its last line before that '\n'.
+    if (size > stopAt) {
+      const one = Buffer.alloc(1);
+      await fh.read(one, 0, 1, size - 1);
+      if (one[0] === 10) end = size - 1;
+    }
+    let pos = end; // bytes before pos are not searched yet
+    while (pos > stopAt) {
+      const len = Math.min(CHUNK, pos - stopAt);
+      const { bytesRead } = await fh.read(buf, 0, len, pos - len);
+      if (bytesRead < len) throw new Error('the file shrank while it was read');
+      let j = len;
+      for (;;) {
+        const nl = j > 0 ? buf.lastIndexOf(10, j - 1) : -1;
+        if (nl === -1) break;
+        const start = pos - len + nl + 1;
+        if (!(await visit(start, end, buf.subarray(0, len), pos - len))) return;
+        end = start - 1;
+        j = nl;
+      }
+      pos -= len;
+    }
+    if (size > stopAt && end >= stopAt) await visit(stopAt, end, Buffer.alloc(0), stopAt);
+  } finally {
+    giveChunk(buf);
+  }
+}

@@ -9,7 +9,7 @@
 // Depends on node:fs, node:os and proper-lockfile; nothing of JSON-RPC.
 
 import { hostname } from 'node:os';
-import { readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { readFile, rm, stat, utimes, writeFile } from 'node:fs/promises';
 import * as nodeFs from 'node:fs';
 import { join } from 'node:path';
 import lockfile from 'proper-lockfile';
@@ -31,6 +31,91 @@ const lockFs = {
   ...nodeFs,
   rmdir: (p: string, cb: (err: NodeJS.ErrnoException | null) => void) => nodeFs.rm(p, { recursive: true }, cb),
 };
+
+/**
+ * Reliability (issue 8): the lock directory appears with its owner.json already inside. It is
+ * built under a temporary name and renamed into place (atomic; fails when a lock exists), so a
+ * writer killed between proper-lockfile's mkdir and the owner note no longer leaves an
+ * anonymous lock that blocks the session for the whole stale timeout although its pid is gone,
+ * and owner.json is never seen half-written.
+ */
+function lockFsFor(owner: Owner): typeof nodeFs {
+  const fs = {
+    ...lockFs,
+    mkdir: (p: string, cb: (err: NodeJS.ErrnoException | null) => void) => {
+      const tmp = `${p}.new-${process.pid}-${Math.random().toString(36).slice(2, 10)}`;
+      nodeFs.mkdir(tmp, { mode: 0o700 }, (err) => {
+        if (err) return cb(err);
+        nodeFs.writeFile(join(tmp, 'owner.json'), JSON.stringify(owner) + '\n', { mode: 0o600 }, (werr) => {
+          if (werr) {
+            // No room for the note (a full disk): a bare lock still works; takeover waits for staleness.
+            nodeFs.rm(tmp, { recursive: true, force: true }, () => nodeFs.mkdir(p, cb));
+            return;
+          }
+          nodeFs.rename(tmp, p, (rerr) => {
+            if (!rerr) return cb(null);
+            nodeFs.rm(tmp, { recursive: true, force: true }, () => {
+              const code = rerr.code === 'ENOTEMPTY' || rerr.code === 'EEXIST' || rerr.code === 'EISDIR' ? 'EEXIST' : rerr.code;
+              cb(Object.assign(rerr, { code }));
+            });
+          });
+        });
+      });
+    },
+  };
+  return fs as unknown as typeof nodeFs;
+}
+
+/** How long a takeover in progress may take before another process may clear its marker. */
+const TAKEOVER_STALE_MS = 10_000;
+
+/**
+ * Removes a lock whose owner is gone (or that went stale), unless another process is doing the
+ * same. Reliability (issue 8): two writers that both saw a dead lock used to both remove it and
+ * lock: the second removal deleted the first one's fresh lock, and both appended. Now a takeover
+ * happens under `<lock>.takeover` (a file made exclusively: one process at a time), and the lock is inspected again
+ * under it, so a lock that changed hands meanwhile (a live owner) is never removed. Resolves true
+ * when the caller may try to lock.
+ */
+async function takeOver(file: string, staleMs: number, seen: LockState): Promise<boolean> {
+  const lockPath = lockPathOf(file);
+  const marker = `${lockPath}.takeover`;
+  // The marker is a file naming its maker, so that one left by a taker killed mid-takeover is
+  // cleared at once when that pid is gone (else after TAKEOVER_STALE_MS).
+  const note = JSON.stringify({ pid: process.pid, host: hostname() });
+  const claim = () => writeFile(marker, note, { flag: 'wx', mode: 0o600 });
+  try {
+    await claim();
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== 'EEXIST') return false;
+    const st = await stat(marker).catch(() => undefined);
+    let maker: { pid?: number; host?: string } | undefined;
+    try {
+      maker = JSON.parse(await readFile(marker, 'utf8'));
+    } catch {
+      /* empty or half-written: judged by its age */
+    }
+    const gone = maker?.host === hostname() && !pidAlive(Number(maker?.pid));
+    if (st && !gone && Date.now() - st.mtimeMs < TAKEOVER_STALE_MS) return false;
+    await rm(marker, { force: true });
+    try {
+      await claim();
+    } catch {
+      return false;
+    }
+  }
+  try {
+    const now = await inspectLock(file, staleMs);
+    if (!now.locked) return true;
+    if (!(now.dead || now.stale)) return false;
+    const same = (a?: Owner, b?: Owner) => (!a && !b) || (!!a && !!b && a.pid === b.pid && a.host === b.host && a.since === b.since);
+    if (!same(now.owner, seen.owner)) return false;
+    await rm(lockPath, { recursive: true, force: true });
+    return true;
+  } finally {
+    await rm(marker, { force: true }).catch(() => {});
+  }
+}
 
 export function lockPathOf(file: string): string {
   return `${file}.lock`;
@@ -93,6 +178,7 @@ export async function acquireLock(
 ): Promise<Held> {
   const staleMs = opts.staleMs ?? DEFAULT_STALE_MS;
   const held: Held = { release: async () => {}, compromised: false };
+  const owner: Owner = { pid: process.pid, host: hostname(), since: new Date().toISOString(), agent: opts.agent };
   const attempt = () =>
     lockfile.lock(file, {
       stale: staleMs,
@@ -100,35 +186,38 @@ export async function acquireLock(
       realpath: false,
       lockfilePath: lockPathOf(file),
       retries: 0,
-      fs: lockFs,
+      fs: lockFsFor(owner),
       onCompromised: (err) => {
         held.compromised = true;
         opts.onLost?.(err);
       },
     });
+  // A lock that is there already is judged here (dead owner, or stale), and taken over only
+  // under the takeover marker: proper-lockfile's own stale removal is not safe against two
+  // processes doing it at once (see takeOver).
+  const existing = await inspectLock(file, staleMs);
+  if (existing.locked) {
+    if (!(existing.dead || existing.stale) || !(await takeOver(file, staleMs, existing))) throw lockedError(file, existing.owner ?? (await readOwner(file)));
+  }
   let release;
   try {
     release = await attempt();
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code !== 'ELOCKED') throw fromFsError(e, `cannot lock ${file}`);
-    const state = await inspectLock(file, staleMs);
-    if (state.dead) {
-      // Its holder is gone: take it over now rather than after the stale timeout.
-      await rm(lockPathOf(file), { recursive: true, force: true });
-      try {
-        release = await attempt();
-      } catch (e2) {
-        throw lockedError(file, await readOwner(file));
-      }
-    } else {
-      throw lockedError(file, state.owner);
-    }
+    throw lockedError(file, await readOwner(file));
   }
-  const owner: Owner = { pid: process.pid, host: hostname(), since: new Date().toISOString(), agent: opts.agent };
-  try {
-    await writeFile(join(lockPathOf(file), 'owner.json'), JSON.stringify(owner) + '\n', { mode: 0o600 });
-  } catch {
-    /* the lock holds without the owner note; takeover then waits for staleness */
+  if (!(await readOwner(file))) {
+    // The lock was made without its note (see lockFsFor): write it now, as before.
+    try {
+      // proper-lockfile remembers the directory's mtime and takes any other mtime at its next
+      // refresh for a lock taken by someone else: put it back after writing the note.
+      const dir = lockPathOf(file);
+      const before = await stat(dir);
+      await writeFile(join(dir, 'owner.json'), JSON.stringify(owner) + '\n', { mode: 0o600 });
+      await utimes(dir, before.atime, before.mtime);
+    } catch {
+      /* the lock holds without the owner note; takeover then waits for staleness */
+    }
   }
   held.release = async () => {
     if (held.compromised) return;

@@ -136,6 +136,29 @@ export async function readSession(file: string, opts: ReadOptions = {}): Promise
   return { meta, events, problems, lines: seq, size: result.size };
 }
 
+/**
+ * The events from byte `offset` (a line start) to the end, numbered from `firstSeq`: the part
+ * of a session after a compact event (store.loadForResume), without reading what precedes it.
+ */
+export async function readSessionFrom(
+  file: string,
+  offset: number,
+  firstSeq: number,
+  signal?: AbortSignal,
+): Promise<{ events: SeqEvent[]; problems: Problem[]; lines: number; size: number }> {
+  const events: SeqEvent[] = [];
+  const problems: Problem[] = [];
+  let seq = firstSeq;
+  let result;
+  try {
+    result = await forEachLine(file, (line) => collect(file, seq++, line, events, problems), { from: offset, signal });
+  } catch (e) {
+    if (signal?.aborted) throw e;
+    throw fromFsError(e, `cannot read ${file}`);
+  }
+  return { events, problems, lines: seq, size: result.size };
+}
+
 // `seq` passed to want is the seq of the line being classified (it is incremented on emit).
 function wantInRange(seq: number, from: number, to: number, _prefix: Buffer): boolean {
   return seq >= from && seq <= to;

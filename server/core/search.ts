@@ -10,7 +10,7 @@
 // Query language: plain words match case-insensitively; "quoted phrases" match exactly
 // (case-sensitive); every term must occur in the same event (in any of its texts).
 
-import { open, readFile, readdir } from 'node:fs/promises';
+import { open, readdir, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import { oneLine, textOf } from './events.js';
 
@@ -227,6 +227,8 @@ function compile(pq: ParsedQuery): Compiled | null {
       ? { bytes: Buffer.from(best.piece.toLowerCase(), 'latin1'), exact: false, ascii, re: new RegExp(escapeRe(best.piece), 'gi') }
       : { bytes: Buffer.from(best.piece, 'utf8'), exact: false, ascii, re: new RegExp(escapeRe(best.piece), 'giu') };
   const others = terms
+    // The term the anchor is (whole) needs no pre-check: the anchor search found it.
+    .filter((t) => !(t.text === best!.piece && t.exact === best!.exact))
     .filter((t) => /^[\x20-\x7e]*$/.test(t.text) && !/["\\]/.test(t.text))
     .map((t) => ({ lower: t.exact ? t.text : t.text.toLowerCase(), exact: t.exact }));
   return { terms, anchor, others };
@@ -242,16 +244,8 @@ interface FileOpts {
 
 const NL = 10;
 
-async function readHead(file: string, bytes = 65536): Promise<Buffer> {
-  const fh = await open(file, 'r');
-  try {
-    const buf = Buffer.allocUnsafe(bytes);
-    const { bytesRead } = await fh.read(buf, 0, bytes, 0);
-    return buf.subarray(0, bytesRead);
-  } finally {
-    await fh.close();
-  }
-}
+/** Bytes read at a time; a chunk always ends at a line end, so it grows for a longer line. */
+const CHUNK_BYTES = 4 << 20;
 
 function parseMeta(buf: Buffer): { id: string; project: string; title: unknown } | null {
   const nl = buf.indexOf(NL);
@@ -265,40 +259,180 @@ function parseMeta(buf: Buffer): { id: string; project: string; title: unknown }
   }
 }
 
+interface Chunk {
+  /** Whole lines (the last may be a torn line without '\n', at the end of the file). */
+  buf: Buffer;
+  /** File offset of buf[0]. */
+  base: number;
+}
+
+// Read buffers are reused: nothing keeps a reference into a chunk once it is searched (hits
+// hold strings; a carried partial line is copied).
+const spare: Buffer[] = [];
+
+/**
+ * The file in chunks of whole lines. Performance: streaming keeps memory at a few MB a file
+ * where reading each file whole peaked at 651 MB with the 134 MB session (bench/PERFORMANCE.md).
+ */
+async function* lineChunks(fh: FileHandle, size: number, signal?: AbortSignal): AsyncGenerator<Chunk> {
+  const buf = spare.pop() ?? Buffer.allocUnsafeSlow(CHUNK_BYTES);
+  try {
+    let carry: Buffer | null = null;
+    let pos = 0;
+    let base = 0;
+    while (pos < size) {
+      signal?.throwIfAborted();
+      const { bytesRead } = await fh.read(buf, 0, Math.min(CHUNK_BYTES, size - pos), pos);
+      if (bytesRead === 0) break;
+      pos += bytesRead;
+      const all: Buffer = carry ? Buffer.concat([carry, buf.subarray(0, bytesRead)]) : buf.subarray(0, bytesRead);
+      const cut = pos >= size ? all.length : all.lastIndexOf(NL) + 1;
+      carry = cut < all.length ? Buffer.from(all.subarray(cut)) : null;
+      if (cut === 0) continue; // one line longer than a chunk: read on
+      yield { buf: all.subarray(0, cut), base };
+      base += cut;
+    }
+    if (carry && carry.length) yield { buf: carry, base };
+  } finally {
+    if (spare.length < 8) spare.push(buf);
+  }
+}
+
+const TITLE_HEAD = Buffer.from('{"kind":"title"');
+const USER_HEAD = Buffer.from('{"kind":"user"');
+
+/** Line starts in `buf` (whole lines) where `head` begins a line, from the end backwards. */
+function lastLineStarts(buf: Buffer, head: Buffer, each: (start: number) => boolean): void {
+  let at = buf.lastIndexOf(head);
+  while (at >= 0) {
+    if ((at === 0 || buf[at - 1] === NL) && each(at)) return;
+    at = at > 0 ? buf.lastIndexOf(head, at - 1) : -1;
+  }
+}
+
+function lineEnd(buf: Buffer, start: number): number {
+  const end = buf.indexOf(NL, start);
+  return end < 0 ? buf.length : end;
+}
+
+/**
+ * A session's title, gathered while its chunks go by: the latest title event, else the meta
+ * line's title, else the first user line (what titleOf found in a whole file before).
+ */
+class TitleTracker {
+  private title: string | null = null;
+  private firstUser: string | null = null;
+
+  constructor(private readonly metaTitle: unknown) {}
+
+  see(buf: Buffer, from: number): void {
+    lastLineStarts(buf, TITLE_HEAD, (at) => {
+      if (at < from) return true;
+      try {
+        const e = JSON.parse(buf.toString('utf8', at, lineEnd(buf, at))) as { title?: unknown };
+        if (typeof e.title === 'string' && e.title) {
+          this.title = e.title;
+          return true;
+        }
+      } catch {
+        /* torn: look further back */
+      }
+      return false;
+    });
+    if (this.firstUser !== null) return;
+    for (let at = buf.indexOf(USER_HEAD, from); at >= 0; at = buf.indexOf(USER_HEAD, at + 1)) {
+      if (at !== 0 && buf[at - 1] !== NL) continue;
+      try {
+        const e = JSON.parse(buf.toString('utf8', at, lineEnd(buf, at))) as { content?: unknown };
+        const line = oneLine(textOf(e.content), 80);
+        if (line) {
+          this.firstUser = line;
+          return;
+        }
+      } catch {
+        /* skip */
+      }
+    }
+  }
+
+  get(): string {
+    if (this.title) return this.title;
+    if (typeof this.metaTitle === 'string' && this.metaTitle) return this.metaTitle;
+    return this.firstUser ?? 'Untitled session';
+  }
+}
+
 async function searchFile(
   file: string,
   q: Compiled,
   o: FileOpts,
   problems: SearchProblem[],
 ): Promise<{ hits: SearchHit[]; searched: boolean }> {
-  if (o.project !== undefined) {
-    const head = await readHead(file);
-    const m = parseMeta(head);
-    if (m && m.project !== o.project) return { hits: [], searched: false };
+  const fh = await open(file, 'r');
+  try {
+    const size = (await fh.stat()).size;
+    const hits: SearchHit[] = [];
+    let meta: { id: string; project: string; title: unknown } | null = null;
+    let titles: TitleTracker | undefined;
+    let lineNo = 1; // the line number of the current chunk's first line
+    for await (const chunk of lineChunks(fh, size, o.signal)) {
+      let from = 0;
+      if (!meta) {
+        meta = parseMeta(chunk.buf);
+        if (!meta) {
+          problems.push({ file, line: 1, message: 'no readable meta line: file skipped' });
+          return { hits: [], searched: false };
+        }
+        if (o.project !== undefined && meta.project !== o.project) return { hits: [], searched: false };
+        titles = new TitleTracker(meta.title);
+        from = chunk.buf.indexOf(NL) + 1;
+        lineNo = 2;
+      }
+      titles!.see(chunk.buf, from);
+      lineNo = searchChunk(chunk.buf, from, lineNo, chunk.base + chunk.buf.length === size, meta, file, q, o, hits, problems);
+    }
+    if (!meta) {
+      problems.push({ file, line: 1, message: 'no readable meta line: file skipped' });
+      return { hits: [], searched: false };
+    }
+    if (hits.length) {
+      const title = titles!.get();
+      for (const h of hits) h.title = title;
+    }
+    return { hits, searched: true };
+  } finally {
+    await fh.close().catch(() => undefined);
   }
-  const buf = await readFile(file, { signal: o.signal });
-  const meta = parseMeta(buf);
-  if (!meta) {
-    problems.push({ file, line: 1, message: 'no readable meta line: file skipped' });
-    return { hits: [], searched: false };
-  }
-  if (o.project !== undefined && meta.project !== o.project) return { hits: [], searched: false };
-  const metaEnd = buf.indexOf(NL) + 1;
+}
 
-  // Candidate line starts, found by the anchor.
-  const hits: SearchHit[] = [];
+/**
+ * Searches one chunk of whole lines from `from`; `firstLine` is the line number of the line
+ * starting at `from`. Returns the line number of the line after the chunk.
+ */
+function searchChunk(
+  buf: Buffer,
+  from: number,
+  firstLine: number,
+  atEof: boolean,
+  meta: { id: string; project: string },
+  file: string,
+  q: Compiled,
+  o: FileOpts,
+  hits: SearchHit[],
+  problems: SearchProblem[],
+): number {
   let hay: string | null = null; // latin1 view (byte offsets) for case-insensitive ASCII anchors
-  const find = (from: number): number => {
+  const find = (at: number): number => {
     const a = q.anchor;
-    if (a.exact) return buf.indexOf(a.bytes, from);
+    if (a.exact) return buf.indexOf(a.bytes, at);
     // Case-insensitive ASCII: a latin1 view keeps byte offsets, and the regex runs natively.
     if (hay === null) hay = buf.toString('latin1');
-    a.re!.lastIndex = from;
+    a.re!.lastIndex = at;
     return a.re!.exec(hay)?.index ?? -1;
   };
 
-  let lineNo = 1; // lines counted so far up to `counted`
-  let counted = 0;
+  let lineNo = firstLine; // line number of the line starting at `counted`
+  let counted = from;
   const lineOf = (pos: number): number => {
     let i = counted;
     while (true) {
@@ -316,14 +450,17 @@ async function searchFile(
     const seq = ln - 2;
     if (seq < 0) return;
     const raw = buf.toString('utf8', start, end);
-    // Cheap pre-check of the other terms on the raw text.
-    const lowerRaw = raw.toLowerCase();
-    for (const t of q.others) if (!(t.exact ? raw : lowerRaw).includes(t.lower)) return;
+    // Cheap pre-check of the other terms on the raw text (the anchor's own term is known to be
+    // there: lowercasing a whole candidate line for it was a tenth of a search).
+    if (q.others.length) {
+      const lowerRaw = q.others.some((t) => !t.exact) ? raw.toLowerCase() : raw;
+      for (const t of q.others) if (!(t.exact ? raw : lowerRaw).includes(t.lower)) return;
+    }
     let ev: Record<string, unknown>;
     try {
       ev = JSON.parse(raw) as Record<string, unknown>;
     } catch {
-      problems.push({ file, line: ln, message: end === buf.length ? 'torn last line: skipped' : 'not JSON: skipped' });
+      problems.push({ file, line: ln, message: atEof && end === buf.length ? 'torn last line: skipped' : 'not JSON: skipped' });
       return;
     }
     if (!ev || typeof ev !== 'object' || typeof ev.kind !== 'string') return;
@@ -350,12 +487,12 @@ async function searchFile(
   };
 
   if (!q.anchor.exact && !q.anchor.ascii) {
-    // Case-insensitive non-ASCII anchor: decode once, search the text, map back line by line.
+    // Case-insensitive non-ASCII anchor: decode the chunk (whole lines, so no character is
+    // cut), search the text, map back line by line.
     const hayU = buf.toString('utf8');
     const re = q.anchor.re!;
     re.lastIndex = 0;
     let lastLineStart = -1;
-    // Walk lines of the decoded text; byte offsets are recovered by counting per line.
     let bytePos = 0;
     let charPos = 0;
     for (let m = re.exec(hayU); m; m = re.exec(hayU)) {
@@ -366,61 +503,26 @@ async function searchFile(
         bytePos += Buffer.byteLength(hayU.slice(charPos, ls), 'utf8');
         charPos = ls;
         const byteEnd = bytePos + Buffer.byteLength(hayU.slice(ls, le), 'utf8');
-        if (bytePos >= metaEnd) handleLine(bytePos, byteEnd);
+        if (bytePos >= from) handleLine(bytePos, byteEnd);
         lastLineStart = ls;
       }
       re.lastIndex = le + 1;
     }
   } else {
-    let pos = metaEnd;
+    let pos = from;
     while (pos < buf.length) {
       const at = find(pos);
       if (at < 0) break;
       const ls = buf.lastIndexOf(NL, at) + 1;
       let le = buf.indexOf(NL, at);
       if (le < 0) le = buf.length;
-      if (ls >= metaEnd) handleLine(ls, le);
+      if (ls >= from) handleLine(ls, le);
       pos = le + 1;
     }
   }
-  if (hits.length) {
-    const title = titleOf(buf, meta.title);
-    for (const h of hits) h.title = title;
-  }
-  return { hits, searched: true };
-}
-
-/** The latest title event (found from the end by its prefix), else the first user line. */
-function titleOf(buf: Buffer, metaTitle: unknown): string {
-  const prefix = Buffer.from('\n{"kind":"title"');
-  let at = buf.lastIndexOf(prefix);
-  while (at >= 0) {
-    let end = buf.indexOf(NL, at + 1);
-    if (end < 0) end = buf.length;
-    try {
-      const e = JSON.parse(buf.toString('utf8', at + 1, end)) as { title?: unknown };
-      if (typeof e.title === 'string' && e.title) return e.title;
-    } catch {
-      /* torn: look further back */
-    }
-    at = at > 0 ? buf.lastIndexOf(prefix, at - 1) : -1;
-  }
-  if (typeof metaTitle === 'string' && metaTitle) return metaTitle;
-  const user = Buffer.from('\n{"kind":"user"');
-  at = buf.indexOf(user);
-  while (at >= 0) {
-    let end = buf.indexOf(NL, at + 1);
-    if (end < 0) end = buf.length;
-    try {
-      const e = JSON.parse(buf.toString('utf8', at + 1, end)) as { content?: unknown };
-      const line = oneLine(textOf(e.content), 80);
-      if (line) return line;
-    } catch {
-      /* skip */
-    }
-    at = buf.indexOf(user, end);
-  }
-  return 'Untitled session';
+  lineOf(buf.length + 1);
+  // The line after the chunk: a chunk ends with '\n' (else it is the torn end of the file).
+  return lineNo;
 }
 
 // ---------------------------------------------------------------------------------------------

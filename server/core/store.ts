@@ -23,7 +23,7 @@ import {
   type SeqEvent,
 } from './events.js';
 import { StoreError, fromFsError } from './errors.js';
-import { listSessions, realProjectPath, toSessionEntry, type SessionEntry } from './history.js';
+import { ListingCache, listSessions, realProjectPath, toSessionEntry, type SessionEntry } from './history.js';
 import { isSessionId, newSessionId } from './ids.js';
 import { projectSlug } from './slug.js';
 import {
@@ -35,7 +35,8 @@ import {
   type IndexEntry,
 } from './catalog.js';
 import { acquireLock, inspectLock, DEFAULT_STALE_MS, type Held } from './lock.js';
-import { readMeta, readSession, readTail, foldEvents, type Problem } from './reader.js';
+import { readMeta, readSession, readSessionFrom, readTail, foldEvents, parseEventLine, type Problem } from './reader.js';
+import { eachLineBackward } from './lines.js';
 import { elideToCap } from './elide.js';
 import { lockPathOf } from './lock.js';
 
@@ -52,6 +53,11 @@ export interface StoreOptions {
   agent?: string;
   /** Called when a held lock is lost (removed or taken over by someone else). */
   onLockLost?: (id: string, err: Error) => void;
+  /**
+   * Keep the listing in memory between calls, checked against the files' stats on every call
+   * (history.ts, ListingCache): for a long-running process such as the sidecar.
+   */
+  cacheListing?: boolean;
 }
 
 // The History listing lives in history.ts (it must start without zod); re-exported here.
@@ -65,6 +71,13 @@ export interface ReadResult {
   totalEvents?: number;
   /** Tool results elided by the soft cap on load. */
   elided?: number;
+}
+
+export interface ResumeLoad extends ReadResult {
+  /** Seq of the first event in `events` (0 for a whole session). */
+  fromSeq: number;
+  /** The last valid compact event, when the load starts after what it covers. */
+  compact?: SeqEvent;
 }
 
 export interface AppendResult {
@@ -99,6 +112,7 @@ export class SessionStore {
   private readonly unindexed = new Map<string, Live>();
   private readonly indexWrites = new Set<Promise<void>>();
   private indexWriteScheduled = false;
+  private readonly listing: ListingCache | undefined;
 
   constructor(opts: StoreOptions) {
     this.root = resolve(opts.root);
@@ -106,6 +120,7 @@ export class SessionStore {
     this.staleLockMs = opts.staleLockMs ?? DEFAULT_STALE_MS;
     this.agent = opts.agent ?? 'process';
     this.onLockLost = opts.onLockLost;
+    this.listing = opts.cacheListing ? new ListingCache(this.root) : undefined;
   }
 
   // ---- paths ---------------------------------------------------------------------------------
@@ -458,7 +473,9 @@ export class SessionStore {
 
   /** History: sessions newest first; by project (its real path, exactly) or all. */
   async list(o: { project?: string; all?: boolean } = {}): Promise<{ sessions: SessionEntry[]; problems: Problem[] }> {
-    return listSessions(this.root, o, (e, file) => this.located.set(e.id, file));
+    const onEntry = (e: IndexEntry, file: string) => this.located.set(e.id, file);
+    if (this.listing) return this.listing.list(o, onEntry);
+    return listSessions(this.root, o, onEntry);
   }
 
   /** One History row, fresh from the file when the cached entry does not match it. */
@@ -517,6 +534,40 @@ export class SessionStore {
       elided = out.elided;
     }
     return { meta: r.meta, events, problems: r.problems, totalEvents: r.lines, elided };
+  }
+
+  /** The in-memory listing (cacheListing): a watcher reports folders that changed, and whether it is live. */
+  get listingCache(): ListingCache | undefined {
+    return this.listing;
+  }
+
+  /**
+   * What a resume needs, read from the end: when the session has a compact event, only the
+   * events from its `coversThrough + 1` on (the compact event among them), found by walking
+   * line starts back from the end of the file for a line starting `{"kind":"compact"` (how
+   * this store writes them, kind first); else the whole session, as load() reads it.
+   * Performance: a 134 MB session whose last briefing covers most of it is read from there,
+   * not whole (bench/PERFORMANCE.md: resume from a compact event). The events before fromSeq
+   * are not read at all, so a caller that finds they are needed after all calls load().
+   */
+  async loadForResume(id: string, o: { signal?: AbortSignal } = {}): Promise<ResumeLoad> {
+    const file = await this.pathOf(id);
+    const found = await findResumePoint(file);
+    if (!found) {
+      const r = await this.load(id, o);
+      return { ...r, fromSeq: 0 };
+    }
+    const r = await readSessionFrom(file, found.offset, found.fromSeq, o.signal);
+    let events = r.events;
+    let elided = 0;
+    const bytes = r.size - found.offset;
+    if (bytes > this.softCapBytes) {
+      const out = elideToCap(events, bytes, this.softCapBytes);
+      events = out.events;
+      elided = out.elided;
+    }
+    const compact = events.find((e) => e.seq === found.compactSeq);
+    return { meta: found.meta, events, problems: r.problems, totalEvents: r.lines, elided, fromSeq: found.fromSeq, ...(compact ? { compact } : {}) };
   }
 
   /** Every project folder in the store (absolute paths). */
@@ -609,3 +660,53 @@ async function isRegularFile(file: string): Promise<boolean> {
   }
 }
 
+
+const COMPACT_HEAD = Buffer.from('{"kind":"compact"');
+
+/**
+ * The byte offset and seq where a resume may start: the line after the last valid compact
+ * event's `coversThrough`. Undefined when there is no compact event (or it covers nothing).
+ * Seqs are counted from the end backwards and then made absolute with the number of line
+ * positions, counted on the way (a newline search, no parse) down to the meta line.
+ */
+async function findResumePoint(
+  file: string,
+): Promise<{ meta: MetaLine; offset: number; fromSeq: number; compactSeq: number } | undefined> {
+  const { meta, metaEnd } = await readMeta(file);
+  const fh = await open(file, 'r');
+  try {
+    const size = (await fh.stat()).size;
+    // Line starts, newest first, until the compact event and then its coversThrough are reached.
+    const starts: number[] = [];
+    const head = Buffer.alloc(COMPACT_HEAD.length);
+    let compact: { index: number; coversThrough: number } | undefined;
+    await eachLineBackward(fh, size, metaEnd, async (start, end, chunk, base) => {
+      starts.push(start);
+      if (compact || end - start < COMPACT_HEAD.length) return true;
+      // The head from the chunk in memory; a read only for a line starting at its very end.
+      const at = start - base;
+      if (at >= 0 && at + COMPACT_HEAD.length <= chunk.length) {
+        if (chunk.compare(COMPACT_HEAD, 0, COMPACT_HEAD.length, at, at + COMPACT_HEAD.length) !== 0) return true;
+      } else {
+        await fh.read(head, 0, head.length, start);
+        if (!head.equals(COMPACT_HEAD)) return true;
+      }
+      const bytes = Buffer.alloc(end - start);
+      await fh.read(bytes, 0, bytes.length, start);
+      const r = parseEventLine(bytes);
+      if ('event' in r && r.event.kind === 'compact' && Number.isInteger(r.event.coversThrough) && r.event.coversThrough >= 0) {
+        compact = { index: starts.length - 1, coversThrough: r.event.coversThrough };
+      }
+      return true;
+    });
+    if (!compact) return undefined;
+    // starts[i] is the line with seq total-1-i.
+    const total = starts.length;
+    const compactSeq = total - 1 - compact.index;
+    const fromSeq = Math.min(compact.coversThrough + 1, compactSeq);
+    if (fromSeq <= 0) return undefined;
+    return { meta, offset: starts[total - 1 - fromSeq], fromSeq, compactSeq };
+  } finally {
+    await fh.close().catch(() => {});
+  }
+}

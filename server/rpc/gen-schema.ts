@@ -11,7 +11,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { z } from 'zod';
 import { MetaLine, SessionEvent, IncomingEvent } from '../core/events.js';
-import { ALL_MESSAGES, ClientCapability, ServerCapability, PROTOCOL_VERSION } from './protocol.js';
+import { ALL_MESSAGES, ClientCapability, InitializationOptions, ServerCapability, PROTOCOL_VERSION } from './protocol.js';
 import { ERROR_CODES } from './errors.js';
 
 const DRAFT = 'https://json-schema.org/draft/2020-12/schema';
@@ -37,6 +37,7 @@ export function buildSchema(): Record<string, unknown> {
     SessionEvent: toSchema(SessionEvent, 'output'),
     IncomingEvent: toSchema(IncomingEvent, 'input'),
     ClientCapability: toSchema(ClientCapability, 'input'),
+    InitializationOptions: toSchema(InitializationOptions, 'input'),
     ServerCapability: toSchema(ServerCapability, 'output'),
   };
   const methods: Record<string, unknown>[] = [];

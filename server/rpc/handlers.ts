@@ -8,10 +8,10 @@
 import { ResponseError, CancellationTokenSource, type CancellationToken } from 'vscode-languageserver';
 import { isStoreError } from '../core/errors.js';
 import { textOf, type SeqEvent } from '../core/events.js';
-import type { SessionStore } from '../core/store.js';
+import type { ReadResult, SessionStore } from '../core/store.js';
 import { forkSession } from '../core/fork.js';
 import { newestFirst } from '../core/catalog.js';
-import { currentTitle, fallbackTitle, normalizeTitle, shouldGenerateTitle, titleInstructions, titleMaxTokens } from '../core/title.js';
+import { fallbackTitle, normalizeTitle, shouldGenerateTitle, titleInstructions, titleMaxTokens } from '../core/title.js';
 import { planResume, applyBriefing, needsConsent, DEFAULT_CONSENT_THRESHOLD, type CompactPlan, type ResumePlan } from '../core/resume.js';
 import { renderMarkdown, exportJson } from '../core/export.js';
 import { searchSessions } from '../core/search.js';
@@ -41,12 +41,15 @@ export interface Context {
   consentThreshold: number;
   /** Tier-3 plans waiting for session/compact (the two-step flow), by session id. */
   pendingCompactions: Map<string, PendingCompaction>;
+  /** Titles made in the background after a session's second user turn. */
+  titles: TitleJobs;
 }
 
 export interface PendingCompaction {
   plan: CompactPlan;
-  /** The file's size when planned: a session that changed since needs a new plan. */
-  bytes: number;
+  /** The session's line count when planned (appends only add lines): a session that changed
+   *  since needs a new plan. */
+  events: number;
   base: ResumeBase;
 }
 
@@ -135,7 +138,12 @@ const sessionNew: Handler<typeof P.sessionNew> = async (p, _t, { store }) => {
   return { id: meta.id, project: meta.project, createdAt: meta.createdAt };
 };
 
-const sessionAppend: Handler<typeof P.sessionAppend> = async (p, _t, { store }) => store.append(p.id, p.events);
+/** Appends; a user turn may start the session's title in the background (TitleJobs), after the answer. */
+const sessionAppend: Handler<typeof P.sessionAppend> = async (p, _t, ctx) => {
+  const r = await ctx.store.append(p.id, p.events);
+  if (p.events.some((e) => e.kind === 'user')) ctx.titles.afterUserTurn(p.id, ctx);
+  return r;
+};
 
 const sessionList: Handler<typeof P.sessionList> = async (p, _t, { store }) => {
   const after = p.cursor === undefined ? undefined : decodeCursor(p.cursor);
@@ -162,31 +170,38 @@ const sessionFork: Handler<typeof P.sessionFork> = async (p, _t, { store }) => {
 
 /**
  * Resume: take ownership (or answer read-only when another process holds the session), load,
- * plan with the core planner (server/core/resume.ts), and for tier 3 get the briefing through
- * the `summarize` callback. Seam for issue 4: the two-step flow (session/compact) for clients
- * without the callback; until then they get FeatureUnavailable with the figures.
+ * plan with the core planner (server/core/resume.ts), and for tier 3 ask consent when the
+ * summary is costly, then get the briefing through the `summarize` callback, or hand the client
+ * the head to summarise (`needsSummary`; it answers with session/compact). Nothing is written
+ * before the briefing is in hand: a failed or cancelled summary leaves the file as it was.
  */
 const sessionResume: Handler<typeof P.sessionResume> = async (p, token, ctx) =>
   withProgress(ctx, token, p.workDoneToken, 'Resuming session', async (progress) => {
     const { store } = ctx;
     const cancel = anyOf(token, progress.token);
+    const threshold = p.consentThreshold ?? ctx.consentThreshold;
+    if (p.copy && p.confirm !== true) {
+      // Consent comes before the copy: answering needsConfirmation must write nothing, and the
+      // client calls again with the same params plus confirm (one copy, not two).
+      const { loaded, plan } = await loadAndPlan(store, p.id, p, abortSignalOf(cancel));
+      check(cancel);
+      if (needsConsent(plan, threshold)) {
+        const info = await store.lockInfo(p.id).catch(() => undefined);
+        const heldBy = info?.locked && !info.byUs ? { heldBy: { pid: info.pid, host: info.host } } : {};
+        const base: ResumeBase = { id: p.id, readOnly: !!info?.locked && !info.byUs, ...heldBy, problems: loaded.problems, tokens: tokensOf(plan) };
+        return confirmationAnswer(base, plan as CompactPlan, threshold);
+      }
+    }
     const id = p.copy ? (await forkSession(store, p.id)).meta.id : p.id;
     const owner = await takeOrReadOnly(store, id);
-    const loaded = await store.load(id, { signal: abortSignalOf(cancel) });
+    const { loaded, plan } = await loadAndPlan(store, id, p, abortSignalOf(cancel));
     check(cancel);
-    let plan: ResumePlan;
-    try {
-      plan = planResume(loaded.events, { window: p.contextWindow, budgetRatio: p.budgetRatio, keepTurns: p.keepTurns });
-    } catch (e) {
-      if (e instanceof RangeError) throw new ResponseError(RpcErrorCodes.InvalidParams, e.message, { issues: [] });
-      throw e;
-    }
     const base: ResumeBase = {
       id,
       ...owner,
       problems: loaded.problems,
       ...(p.copy ? { forkedFrom: p.id } : {}),
-      tokens: { transcript: plan.transcriptTokens, budget: plan.budget, window: plan.window },
+      tokens: tokensOf(plan),
     };
     if (plan.tier !== 3) {
       const c = plan.context;
@@ -196,23 +211,72 @@ const sessionResume: Handler<typeof P.sessionResume> = async (p, token, ctx) =>
       const figures = { tier: 3 as const, inputTokens: plan.summary.inputTokens, coversThrough: plan.summary.coversThrough };
       throw rpcError('FeatureUnavailable', 'this session needs a summary to resume, and this window cannot write it: open a copy', figures);
     }
-    if (needsConsent(plan, ctx.consentThreshold) && p.confirm !== true) {
-      const needsConfirmation = { inputTokens: plan.summary.inputTokens, threshold: ctx.consentThreshold };
-      return { ...base, tier: 3, conversation: [], agentMessages: [], needsConfirmation };
-    }
+    if (needsConsent(plan, threshold) && p.confirm !== true) return confirmationAnswer(base, plan, threshold);
     if (!ctx.callbacks.has('summarize')) {
       // The two-step flow: the client summarises, then sends session/compact.
-      ctx.pendingCompactions.set(id, { plan, bytes: (await store.get(id)).bytes, base });
+      ctx.pendingCompactions.set(id, { plan, events: loaded.totalEvents ?? -1, base });
       const { messages, instructions, inputTokens, coversThrough, maxBriefingTokens } = plan.summary;
       return { ...base, tier: 3, conversation: [], agentMessages: [], needsSummary: { messages, instructions, inputTokens, coversThrough, maxBriefingTokens } };
     }
+    // A two-step plan handed out earlier is void from here: this resume decides the compact event.
+    ctx.pendingCompactions.delete(id);
     progress.report('Summarising the earlier part of the session');
     const briefing = await summarize(ctx, id, plan.summary, cancel);
+    check(cancel);
     return compactAndResume(ctx, id, plan, briefing, base);
   });
 
-/** Appends the compact event for `briefing` (cut to fit the budget) and answers the resumed context. */
+/**
+ * Loads what the plan needs and plans. A session with a compact event is read from the event
+ * after its coversThrough (store.loadForResume: a long session is not read whole). When the
+ * events from there on exceed B, so does the whole transcript, and tiers 2 and 3 need nothing
+ * before coversThrough: that plan is the plan. When they fit B, the whole session might too
+ * (tier 1 is preferred to a briefing), so it is loaded whole and planned again. On the fast
+ * path the plan's T (tokens.transcript) counts the events read, a lower bound of the whole.
+ */
+async function loadAndPlan(
+  store: SessionStore,
+  id: string,
+  p: P.ParamsOf<typeof P.sessionResume>,
+  signal: AbortSignal,
+): Promise<{ loaded: ReadResult; plan: ResumePlan }> {
+  const fast = await store.loadForResume(id, { signal });
+  if (fast.fromSeq > 0) {
+    const plan = planOrInvalid(fast.events, p);
+    if (plan.tier !== 1) return { loaded: fast, plan };
+    const whole = await store.load(id, { signal });
+    return { loaded: whole, plan: planOrInvalid(whole.events, p) };
+  }
+  return { loaded: fast, plan: planOrInvalid(fast.events, p) };
+}
+
+function planOrInvalid(events: readonly SeqEvent[], p: P.ParamsOf<typeof P.sessionResume>): ResumePlan {
+  try {
+    return planResume(events, { window: p.contextWindow, budgetRatio: p.budgetRatio, keepTurns: p.keepTurns, tokenCounts: p.tokenCounts });
+  } catch (e) {
+    if (e instanceof RangeError) throw new ResponseError(RpcErrorCodes.InvalidParams, e.message, { issues: [] });
+    throw e;
+  }
+}
+
+function tokensOf(plan: ResumePlan): ResumeBase['tokens'] {
+  return { transcript: plan.transcriptTokens, budget: plan.budget, window: plan.window };
+}
+
+/** Tier 3 over the consent threshold: empty arrays, the figures, nothing written. */
+function confirmationAnswer(base: ResumeBase, plan: CompactPlan, threshold: number): P.ResultOf<typeof P.sessionResume> {
+  return { ...base, tier: 3, conversation: [], agentMessages: [], needsConfirmation: { inputTokens: plan.summary.inputTokens, threshold } };
+}
+
+/**
+ * Appends the compact event for `briefing` (cut to fit the budget) and answers the resumed
+ * context. Both tier-3 paths end here, so both append the same event. An empty briefing fails
+ * before anything is written.
+ */
 async function compactAndResume(ctx: Context, id: string, plan: CompactPlan, briefing: string, base: ResumeBase): Promise<P.ResultOf<typeof P.sessionResume>> {
+  if (briefing.trim() === '') {
+    throw rpcError('CallbackFailed', 'the summary is empty; the session is unchanged', { callback: 'summarize' });
+  }
   const applied = applyBriefing(plan, briefing);
   await ctx.store.append(id, [applied.compact]);
   ctx.pendingCompactions.delete(id);
@@ -226,7 +290,8 @@ const sessionCompact: Handler<typeof P.sessionCompact> = async (p, _t, ctx) => {
   if (!pending || pending.plan.summary.coversThrough !== p.coversThrough) {
     throw rpcError('ContentModified', `no summary of ${p.id} through seq ${p.coversThrough} is awaited (the session changed, or the sidecar restarted): resume again`);
   }
-  if ((await ctx.store.get(p.id)).bytes !== pending.bytes) {
+  // Append-only: the session is unchanged exactly when it still has as many lines as planned.
+  if ((await ctx.store.read(p.id, { tail: 0 })).totalEvents !== pending.events) {
     ctx.pendingCompactions.delete(p.id);
     throw rpcError('ContentModified', `${p.id} changed since session/resume asked for its summary: resume again`);
   }
@@ -307,7 +372,8 @@ async function appendingAs<T>(store: SessionStore, id: string, fn: () => Promise
   }
 }
 
-const sessionRename: Handler<typeof P.sessionRename> = async (p, _t, { store }) => {
+const sessionRename: Handler<typeof P.sessionRename> = async (p, _t, { store, titles }) => {
+  titles.renamed(p.id); // the user's title wins over a model title still in the making
   await appendingAs(store, p.id, () => store.rename(p.id, p.title, 'user'));
   return { id: p.id, title: (await store.get(p.id)).title };
 };
@@ -324,21 +390,115 @@ const sessionSeal: Handler<typeof P.sessionSeal> = async (p, token, ctx) => {
   await store.acquire(p.id); // another owner: SessionLocked now, before asking any model
   ctx.pendingCompactions.delete(p.id);
   try {
-    const { events } = await store.load(p.id);
-    let title = currentTitle(events);
-    let titleSource: 'existing' | 'model' | 'fallback' | 'none' = title === null ? 'none' : 'existing';
-    if (title === null && shouldGenerateTitle(events, true)) {
-      const generated = await askTitle(ctx, p.id, events, token);
-      title = generated ?? fallbackTitle(events);
-      titleSource = title === null ? 'none' : generated ? 'model' : 'fallback';
-      if (title !== null) await store.rename(p.id, title, generated ? 'model' : 'fallback');
-    }
+    // A title being made after the second user turn lands first: one title, never two.
+    await ctx.titles.settled(p.id);
+    const { title, titleSource } = await titleSession(ctx, p.id, token);
     await store.append(p.id, [{ kind: 'event', type: 'sealed' }]);
     return { id: p.id, title: title ?? (await store.get(p.id)).title, titleSource };
   } finally {
     await store.release(p.id);
   }
 };
+
+/** Events read to make a title: the opening of the session is enough, however long it grew. */
+const TITLE_WINDOW = 64;
+
+/**
+ * Titles an untitled session the sidecar owns: the client's model through `session/title` when
+ * it answers that callback, else (or on failure or timeout) the first user message, cut. The
+ * latest state wins: a title that appeared meanwhile (a rename by the user) is kept, and nothing
+ * is appended after a rename of this session started.
+ */
+async function titleSession(
+  ctx: Context,
+  id: string,
+  token: CancellationToken,
+): Promise<{ title: string | null; titleSource: 'existing' | 'model' | 'fallback' | 'none' }> {
+  const { store } = ctx;
+  const before = await store.get(id);
+  if (before.titled) return { title: before.title, titleSource: 'existing' };
+  const { events } = await store.read(id, { from: 0, to: TITLE_WINDOW - 1 });
+  if (!shouldGenerateTitle(events, true)) return { title: null, titleSource: 'none' };
+  const generated = await askTitle(ctx, id, events, token);
+  const now = await store.get(id);
+  // From here to the append's start nothing awaits: a rename either started before this check
+  // (and is seen) or is queued behind this title (and wins as the latest).
+  if (now.titled || ctx.titles.renamedByUser(id)) return { title: now.title, titleSource: 'existing' };
+  const title = generated ?? fallbackTitle(events);
+  if (title === null) return { title: null, titleSource: 'none' };
+  if (!store.holds(id)) return { title: null, titleSource: 'none' }; // released meanwhile: not ours to write
+  await store.rename(id, title, generated ? 'model' : 'fallback');
+  return { title, titleSource: generated ? 'model' : 'fallback' };
+}
+
+/**
+ * Titles made after the second user turn, in the background of session/append: checked after
+ * the append is answered, at most one at a time per session (each check waits for the previous
+ * one), so a session gets one title event, not one per append. Seal waits for a running one;
+ * a rename marks the session, so a model answer that arrives after it is dropped; shutdown
+ * cancels the model calls (the fallback is written) and waits for them. Each finished job logs
+ * "session <id> titled after its second user turn (<source>)" at info level.
+ */
+export class TitleJobs {
+  private readonly chains = new Map<string, Promise<void>>();
+  /** Sessions whose second-turn title was made or tried by this sidecar. */
+  private readonly done = new Set<string>();
+  /** Sessions the user renamed through this sidecar: no model or fallback title after that. */
+  private readonly userTitled = new Set<string>();
+  private readonly stop = new CancellationTokenSource();
+
+  /** A rename of `id` is starting: titles in the making must not be appended after it. */
+  renamed(id: string): void {
+    this.userTitled.add(id);
+    this.done.add(id);
+  }
+
+  renamedByUser(id: string): boolean {
+    return this.userTitled.has(id);
+  }
+
+  /** Called when an append with a user event was answered. */
+  afterUserTurn(id: string, ctx: Context): void {
+    if (this.done.has(id) || this.stop.token.isCancellationRequested) return;
+    const prev = this.chains.get(id) ?? Promise.resolve();
+    const next = prev.then(() => this.check(id, ctx));
+    this.chains.set(id, next);
+    void next.then(() => {
+      if (this.chains.get(id) === next) this.chains.delete(id);
+    });
+  }
+
+  private async check(id: string, ctx: Context): Promise<void> {
+    // After the ack: the append's answer is sent before any of this runs.
+    await new Promise<void>((r) => setImmediate(r));
+    if (this.done.has(id) || this.stop.token.isCancellationRequested) return;
+    try {
+      if (!ctx.store.holds(id)) return;
+      const entry = await ctx.store.get(id);
+      if (entry.titled) {
+        this.done.add(id);
+        return;
+      }
+      if (entry.turns < 2) return;
+      this.done.add(id);
+      const r = await titleSession(ctx, id, this.stop.token);
+      ctx.log.info(`session ${id} titled after its second user turn (${r.titleSource})`);
+    } catch (e) {
+      ctx.log.warn(`could not title ${id}: ${(e as Error).message}`);
+    }
+  }
+
+  /** Resolves when no title of `id` is being made. */
+  async settled(id: string): Promise<void> {
+    await this.chains.get(id);
+  }
+
+  /** Cancels the model calls in flight (their sessions get the fallback) and waits for them. */
+  async drain(): Promise<void> {
+    this.stop.cancel();
+    await Promise.all([...this.chains.values()]);
+  }
+}
 
 /** The `title` callback, for a client that answers it; null on refusal, failure or timeout. */
 async function askTitle(ctx: Context, id: string, events: readonly SeqEvent[], token: CancellationToken): Promise<string | null> {

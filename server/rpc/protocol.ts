@@ -9,8 +9,10 @@
 import { z } from 'zod';
 import { IncomingEvent, MetaLine, SessionEvent, SessionId } from '../core/events.js';
 
-/** Bumped on any incompatible change to a method below. Clients read it from `initialize`. */
-export const PROTOCOL_VERSION = 1;
+// PROTOCOL_VERSION (bumped on any incompatible change to a method below; clients read it from
+// `initialize`), CALLBACKS and FEATURES live in wire.ts, which needs no zod.
+import { CALLBACKS, FEATURES, DID_CHANGE } from './wire.js';
+export { PROTOCOL_VERSION, CALLBACKS, FEATURES, type Callback, type Feature } from './wire.js';
 
 export type Direction = 'clientToServer' | 'serverToClient';
 
@@ -100,8 +102,6 @@ const Change = z.enum(['created', 'appended', 'renamed', 'deleted']);
 // ---------------------------------------------------------------------------------------------
 // initialize: what each side advertises under capabilities.experimental.levelcodeSessions
 
-export const CALLBACKS = ['summarize', 'title'] as const;
-export type Callback = (typeof CALLBACKS)[number];
 
 export const ClientCapability = z
   .object({
@@ -113,8 +113,18 @@ export const ClientCapability = z
   .describe('capabilities.experimental.levelcodeSessions sent by the client in `initialize`.');
 export type ClientCapability = z.infer<typeof ClientCapability>;
 
-export const FEATURES = ['export', 'search', 'fork', 'progress', 'cancel', 'didChange', 'resume.planner', 'resume.compact', 'seal.title'] as const;
-export type Feature = (typeof FEATURES)[number];
+export const InitializationOptions = z
+  .looseObject({
+    consentThreshold: z
+      .number()
+      .int()
+      .min(0)
+      .optional()
+      .describe('Tier-3 summaries that would read more than this many tokens need the user\'s consent (default 50000). session/resume may override it per call.'),
+  })
+  .describe('`initializationOptions` of `initialize` (LSP\'s place for client settings). Unknown fields are ignored.');
+export type InitializationOptions = z.infer<typeof InitializationOptions>;
+
 
 export const ServerCapability = z
   .object({
@@ -242,6 +252,16 @@ export const sessionResume = request(
     keepTurns: z.number().int().min(0).optional().describe('Most recent turns kept verbatim when compacting.'),
     copy: z.boolean().optional().describe('Resume a fresh copy (session/fork) instead of the session itself.'),
     confirm: z.boolean().optional().describe('The user agreed to a costly summary (answer to `needsConfirmation`).'),
+    consentThreshold: z
+      .number()
+      .int()
+      .min(0)
+      .optional()
+      .describe('Ask consent (`needsConfirmation`) when a summary would read more than this many tokens. Default: initializationOptions.consentThreshold, else 50000.'),
+    tokenCounts: z
+      .record(z.string().regex(/^\d+$/), z.number().min(0))
+      .optional()
+      .describe("The client's own token counts by event seq (`{\"12\": 5321}`): what the event's message(s) cost in the model's tokenizer. Events not listed are estimated (characters / 4)."),
     workDoneToken: WorkDoneToken,
   }),
   ResumeResult,
@@ -392,7 +412,7 @@ export const sessionSummarize = request(
 );
 
 export const sessionDidChange = notification(
-  'session/didChange',
+  DID_CHANGE,
   'serverToClient',
   z.object({ id: SessionId, project: z.string(), change: Change }),
   'A session was created, appended to, renamed or deleted, by any process.',

@@ -37,13 +37,26 @@ import {
   type MessageReader,
   type MessageWriter,
 } from 'vscode-languageserver/node';
-import { SessionStore, resolveStoreRoot } from '../core/store.js';
+import type { SessionStore } from '../core/store.js';
+import { resolveStoreRoot } from '../core/history.js';
 import { watchStore, type StoreWatcher } from '../core/watch.js';
 import { mkdir } from 'node:fs/promises';
 import { Log } from './log.js';
 import { RpcErrorCodes, invalidParams, rpcError, toResponseError } from './errors.js';
-import { ROUTES, DEFAULT_CONSENT_THRESHOLD, type Context, type Progress } from './handlers.js';
-import * as P from './protocol.js';
+import type { Context, Progress, TitleJobs } from './handlers.js';
+import type * as P from './protocol.js';
+import { CALLBACKS, DID_CHANGE, PROTOCOL_VERSION, type Callback, type Feature } from './wire.js';
+
+// Performance: `initialize` is answered before the store, the handlers and zod behind them are
+// loaded (about a third of the sidecar's start on the bench machine); they are loaded just
+// after it, and every other request (and shutdown) waits for them (bench/PERFORMANCE.md:
+// sidecar start). So what initialize needs must not import zod: wire.ts, history.ts, watch.ts.
+interface Core {
+  store: SessionStore;
+  ROUTES: typeof import('./handlers.js').ROUTES;
+  DEFAULT_CONSENT_THRESHOLD: number;
+  titles: TitleJobs;
+}
 
 export interface ServeOptions {
   stdio?: boolean;
@@ -115,11 +128,14 @@ type Phase = 'new' | 'initializing' | 'running' | 'shutdown' | 'exiting';
 
 class Sidecar {
   private phase: Phase = 'new';
-  private readonly store: SessionStore;
   private watcher: StoreWatcher | undefined;
   private parentTimer: NodeJS.Timeout | undefined;
-  private callbacks = new Set<P.Callback>();
+  private core: Core | undefined;
+  private coreLoading: Promise<Core> | undefined;
+  private callbacks = new Set<Callback>();
   private readonly pendingCompactions: Context['pendingCompactions'] = new Map();
+  /** initializationOptions.consentThreshold, when the client set it. */
+  private consentThreshold: number | undefined;
   private conn!: ReturnType<typeof createConnection<unknown, unknown, unknown, unknown, unknown, unknown, unknown, unknown>>;
   private resolveExit!: (code: number) => void;
   private readonly exited = new Promise<number>((r) => (this.resolveExit = r));
@@ -129,13 +145,34 @@ class Sidecar {
     private readonly root: string,
     private readonly transport: Transport,
     private readonly log: Log,
-  ) {
-    this.store = new SessionStore({
-      root,
-      agent: 'sidecar',
-      onLockLost: (id, err) => this.log.warn(`lost the lock of ${id}: ${err.message}`),
-    });
+  ) {}
+
+  /**
+   * The store and the handlers, loaded once: just after initialize has answered, or by the
+   * first request. initializationOptions are checked here, with protocol.ts's zod schema.
+   */
+  private loadCore(): Promise<Core> {
+    this.coreLoading ??= (async () => {
+      const [{ SessionStore }, handlers, P] = await Promise.all([import('../core/store.js'), import('./handlers.js'), import('./protocol.js')]);
+      const store = new SessionStore({
+        root: this.root,
+        agent: 'sidecar',
+        cacheListing: true,
+        onLockLost: (id, err) => this.log.warn(`lost the lock of ${id}: ${err.message}`),
+      });
+      const options = P.InitializationOptions.safeParse(emptyToObject(this.initializationOptions));
+      if (options.success) this.consentThreshold = options.data.consentThreshold;
+      else this.log.warn(`ignoring initializationOptions: ${options.error.issues[0]?.message ?? 'not an object'}`);
+      // The listing kept in memory trusts a live fs.watch watcher for a bounded time (history.ts).
+      store.listingCache?.setWatched(this.watcher?.mode === 'watch');
+      this.core = { store, ROUTES: handlers.ROUTES, DEFAULT_CONSENT_THRESHOLD: handlers.DEFAULT_CONSENT_THRESHOLD, titles: new handlers.TitleJobs() };
+      return this.core;
+    })();
+    return this.coreLoading;
   }
+
+  /** initialize's initializationOptions, checked when the core is loaded. */
+  private initializationOptions: unknown;
 
   run(clientProcessId?: number): Promise<number> {
     this.watchParent(clientProcessId);
@@ -152,6 +189,19 @@ class Sidecar {
       exit: (code: number) => void this.finish(code),
     };
     const { reader, writer } = this.transport;
+    // Reliability (issue 8): a frame whose header cannot be read (no or a non-numeric
+    // Content-Length, bytes that are no header) puts the stream out of step for good:
+    // vscode-jsonrpc reports it and then understands nothing more, so the sidecar used to sit
+    // silent, answering nothing, until stdin closed. It now says why on stderr and exits (1) the
+    // clean way: locks released, index written, everything acknowledged on disk. A body that is
+    // not JSON leaves the stream in step: it is logged and skipped, and serving goes on.
+    reader.onError((e) => {
+      const msg = (e instanceof Error ? e.message : String(e)).split('\n')[0];
+      if (/Content-Length|Message header|Header must/i.test(msg)) {
+        this.log.error(`unreadable frame header on the transport (${msg}); exiting`);
+        void this.finish(this.shutdownReceived ? 0 : 1);
+      } else this.log.warn(`unreadable message skipped: ${msg}`);
+    });
     this.conn = createConnection((logger) => createProtocolConnection(reader, writer, logger), watchDog, ProposedFeatures.all);
     this.log.send = (type, message) => {
       if (this.phase !== 'exiting') void this.conn.sendNotification(LogMessageNotification.type, { type: type as MessageType, message });
@@ -187,33 +237,40 @@ class Sidecar {
   private async doInitialize(params: InitializeParams): Promise<InitializeResult> {
     this.log.setTrace(params.trace);
     this.callbacks = clientCallbacks(params.capabilities?.experimental);
+    this.initializationOptions = params.initializationOptions;
     let mode: 'watch' | 'poll' | undefined;
     try {
       await mkdir(this.root, { recursive: true, mode: 0o700 });
       this.watcher = await watchStore(
         {
           root: this.root,
-          onFallback: (reason) => this.log.warn(reason),
+          onFallback: (reason) => {
+            this.core?.store.listingCache?.setWatched(false);
+            this.log.warn(reason);
+          },
+          onFolderTouched: (dir) => this.core?.store.listingCache?.touched(dir),
           onError: (e) => this.log.warn(`store watcher: ${(e as Error).message ?? e}`),
         },
         (change) => {
-          if (this.phase === 'running') void this.conn.sendNotification(P.sessionDidChange.method, change);
+          if (this.phase === 'running') void this.conn.sendNotification(DID_CHANGE, change);
         },
       );
       mode = this.watcher.mode;
     } catch (e) {
       this.log.warn(`cannot watch the store ${this.root}: ${(e as Error).message}; session/didChange is off`);
     }
-    const features: P.Feature[] = ['export', 'search', 'fork', 'progress', 'cancel', 'resume.planner', 'resume.compact', 'seal.title'];
+    const features: Feature[] = ['export', 'search', 'fork', 'progress', 'cancel', 'resume.planner', 'resume.compact', 'seal.title'];
     if (this.watcher) features.push('didChange');
     const levelcodeSessions: P.ServerCapability = {
-      version: P.PROTOCOL_VERSION,
+      version: PROTOCOL_VERSION,
       features,
       store: this.root,
       ...(mode ? { didChange: mode } : {}),
     };
     this.phase = 'running';
     this.log.info(`serving ${this.root} (callbacks: ${[...this.callbacks].join(', ') || 'none'}; didChange: ${mode ?? 'off'})`);
+    // Loaded once the answer is on its way (a timer: after the response is written).
+    setTimeout(() => void this.loadCore().catch((e) => this.log.error(`cannot load the store: ${(e as Error)?.stack ?? e}`)), 0);
     return {
       capabilities: { experimental: { levelcodeSessions } },
       serverInfo: { name: SERVER_NAME, version: SERVER_VERSION },
@@ -230,7 +287,9 @@ class Sidecar {
     if (this.phase !== 'running') return rpcError('InvalidRequest', 'shutdown was already received');
     this.phase = 'shutdown';
     this.watcher?.close();
-    await this.store.releaseAll();
+    const core = await this.loadCore();
+    await core.titles.drain();
+    await core.store.releaseAll();
     return undefined;
   }
 
@@ -256,7 +315,14 @@ class Sidecar {
       if (this.parentTimer) clearInterval(this.parentTimer);
       this.watcher?.close();
       this.log.send = undefined;
-      await Promise.race([this.store.releaseAll().catch(() => undefined), delay(2000)]);
+      const release = async () => {
+        // Nothing to release when the core never loaded (no request was served).
+        const core = await this.coreLoading;
+        if (!core) return;
+        await core.titles.drain().catch(() => undefined);
+        await core.store.releaseAll().catch(() => undefined);
+      };
+      await Promise.race([release(), delay(2000)]);
       try {
         this.conn.dispose();
       } catch {
@@ -277,12 +343,13 @@ class Sidecar {
     if (this.phase === 'initializing') await this.initialized;
     if (this.phase === 'new') throw rpcError('ServerNotInitialized', `${method} before initialize`);
     if (this.phase !== 'running') throw rpcError('InvalidRequest', `${method} after shutdown`);
-    const route = ROUTES.get(method);
+    const core = this.core ?? (await this.loadCore());
+    const route = core.ROUTES.get(method);
     if (!route) throw new ResponseError(RpcErrorCodes.MethodNotFound, `Unhandled method ${method}`);
     const parsed = route.descriptor.params.safeParse(emptyToObject(raw));
     if (!parsed.success) throw invalidParams(method, parsed.error);
     try {
-      return await route.handler(parsed.data, token, this.context());
+      return await route.handler(parsed.data, token, this.context(core));
     } catch (e) {
       const err = toResponseError(e, method);
       if (err.code === RpcErrorCodes.InternalError) this.log.error(`${method}: ${(e as Error)?.stack ?? e}`);
@@ -291,16 +358,17 @@ class Sidecar {
     }
   }
 
-  private context(): Context {
+  private context(core: Core): Context {
     return {
-      store: this.store,
+      store: core.store,
       callbacks: this.callbacks,
       ask: <R>(method: string, params: unknown, token?: CancellationToken) => askClient<R>(this.conn.sendRequest(method, params, token) as Promise<R>, token),
       progress: (workDoneToken, title) => this.progress(workDoneToken, title),
       log: this.log,
       titleTimeoutMs: envInt('LEVELCODE_SESSIONS_TITLE_TIMEOUT_MS', 20_000),
-      consentThreshold: envInt('LEVELCODE_SESSIONS_CONSENT_TOKENS', DEFAULT_CONSENT_THRESHOLD),
+      consentThreshold: this.consentThreshold ?? envInt('LEVELCODE_SESSIONS_CONSENT_TOKENS', core.DEFAULT_CONSENT_THRESHOLD),
       pendingCompactions: this.pendingCompactions,
+      titles: core.titles,
     };
   }
 
@@ -331,12 +399,18 @@ export function emptyToObject(raw: unknown): unknown {
   return raw;
 }
 
-function clientCallbacks(experimental: unknown): Set<P.Callback> {
-  const own = (experimental && typeof experimental === 'object' ? (experimental as Record<string, unknown>).levelcodeSessions : undefined) ?? {};
-  const parsed = P.ClientCapability.safeParse(emptyToObject(own));
-  const out = new Set<P.Callback>();
-  if (!parsed.success) return out;
-  for (const c of parsed.data.callbacks ?? []) if ((P.CALLBACKS as readonly string[]).includes(c)) out.add(c as P.Callback);
+/**
+ * protocol.ts's ClientCapability, checked by hand (zod is not loaded yet when initialize is
+ * answered): an object whose optional `callbacks` is an array of strings, else no callbacks.
+ */
+function clientCallbacks(experimental: unknown): Set<Callback> {
+  const own = emptyToObject((experimental && typeof experimental === 'object' ? (experimental as Record<string, unknown>).levelcodeSessions : undefined) ?? {});
+  const out = new Set<Callback>();
+  if (!own || typeof own !== 'object' || Array.isArray(own)) return out;
+  const callbacks = (own as { callbacks?: unknown }).callbacks;
+  if (callbacks === undefined) return out;
+  if (!Array.isArray(callbacks) || !callbacks.every((c) => typeof c === 'string')) return out;
+  for (const c of callbacks) if ((CALLBACKS as readonly string[]).includes(c)) out.add(c as Callback);
   return out;
 }
 

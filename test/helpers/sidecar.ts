@@ -149,6 +149,8 @@ export interface StartOptions {
   trace?: 'off' | 'messages' | 'verbose';
   /** Sent as capabilities.experimental.levelcodeSessions verbatim when given. */
   levelcodeCapability?: unknown;
+  /** Sent as initializeParams.initializationOptions when given. */
+  initializationOptions?: unknown;
 }
 
 export interface Exit {
@@ -208,6 +210,7 @@ export class Sidecar {
       processId: o.processId === undefined ? process.pid : o.processId,
       rootUri: null,
       trace: o.trace ?? 'off',
+      ...(o.initializationOptions !== undefined ? { initializationOptions: o.initializationOptions } : {}),
       capabilities: {
         window: { workDoneProgress: o.workDoneProgress ?? false },
         experimental: { levelcodeSessions: o.levelcodeCapability ?? { callbacks: o.callbacks ?? [] } },
@@ -238,6 +241,17 @@ export class Sidecar {
       if (e instanceof ResponseError) return e;
       throw e;
     }
+  }
+
+  /**
+   * Resolves when the title the sidecar makes in the background after a session's second user
+   * turn is written (or given up): it logs "session <id> titled after its second user turn".
+   * Needs `trace: 'messages'` (or 'verbose') so that the log reaches the editor.
+   */
+  async titleSettled(id: string): Promise<string> {
+    if ((this.opts.trace ?? 'off') === 'off') throw new Error('titleSettled needs the sidecar started with trace: "messages"');
+    const line = await this.orExit(this.editor.logs.waitFor((l) => l.message.includes(`session ${id} titled after its second user turn`)), `the title of ${id}`);
+    return /\((\w+)\)\s*$/.exec(line.message)?.[1] ?? '';
   }
 
   /** shutdown + exit; resolves with the exit. */

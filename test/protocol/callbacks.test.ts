@@ -18,6 +18,8 @@ const ASSISTANT = (text: string) => ({ kind: 'assistant', content: text });
 async function sessionWith(s: Sidecar, project: string, events: unknown[]): Promise<string> {
   const { id } = await s.call(P.sessionNew, { project });
   if (events.length) await s.call(P.sessionAppend, { id, events });
+  // Two user turns start a title in the background: let it land before the file is compared.
+  if (events.filter((e) => (e as { kind?: string }).kind === 'user').length >= 2) await s.titleSettled(id);
   return id;
 }
 
@@ -39,7 +41,7 @@ function longChat(fact = 'The deploy key lives in vault path secret/deploy.'): u
 describe('progress', () => {
   it('creates a work-done progress when the client supports it, begins and ends it', async () => {
     const { root, project } = workspace();
-    const s = await startSidecar({ root, workDoneProgress: true });
+    const s = await startSidecar({ trace: 'messages', root, workDoneProgress: true });
     const id = await sessionWith(s, project, [USER('hello')]);
     await s.call(P.sessionExport, { id, format: 'markdown' });
     const token = await s.editor.progressCreated.waitFor();
@@ -50,7 +52,7 @@ describe('progress', () => {
 
   it('reports on a workDoneToken the client gave, without creating one', async () => {
     const { root, project } = workspace();
-    const s = await startSidecar({ root, workDoneProgress: true });
+    const s = await startSidecar({ trace: 'messages', root, workDoneProgress: true });
     const id = await sessionWith(s, project, [USER('hello')]);
     await s.call(P.sessionResume, { id, contextWindow: 10_000, workDoneToken: 'tok-1' });
     await s.editor.progress.waitFor((p) => p.token === 'tok-1' && p.value.kind === 'begin');
@@ -61,7 +63,7 @@ describe('progress', () => {
 
   it('sends no progress to a client without the capability', async () => {
     const { root, project } = workspace();
-    const s = await startSidecar({ root });
+    const s = await startSidecar({ trace: 'messages', root });
     const id = await sessionWith(s, project, [USER('hello')]);
     await s.call(P.sessionSearch, { query: 'hello' });
     await s.call(P.sessionExport, { id, format: 'json' });
@@ -80,12 +82,12 @@ describe('cancellation', () => {
   for (const [method, params] of cases) {
     it(`${method} ends with -32800 when cancelled mid-way, and writes nothing`, async () => {
       const { root, project } = workspace();
-      const owner = await startSidecar({ root });
+      const owner = await startSidecar({ trace: 'messages', root });
       const id = await sessionWith(owner, project, [USER('hello'), ASSISTANT('hi')]);
       await owner.call(P.sessionSeal, { id });
       const before = readFileSync(fileOf(root, id));
       // The request stops at its progress-create round-trip, which the editor holds.
-      const s = await startSidecar({ root, workDoneProgress: true, editor: { holdProgressCreate: true } });
+      const s = await startSidecar({ trace: 'messages', root, workDoneProgress: true, editor: { holdProgressCreate: true } });
       const cts = new CancellationTokenSource();
       const pending = s.error(method, params(id), cts);
       await s.editor.progressCreated.waitFor();
@@ -107,6 +109,7 @@ describe('resume tier 3: the summarize callback', () => {
     const { root, project } = workspace();
     const s = await startSidecar({
       root,
+      trace: 'messages',
       callbacks: ['summarize'],
       editor: {
         summarize: (p) => {
@@ -137,7 +140,7 @@ describe('resume tier 3: the summarize callback', () => {
 
   it('never sends session/summarize to a client that did not advertise it: the two-step flow instead', async () => {
     const { root, project } = workspace();
-    const s = await startSidecar({ root, editor: { summarize: () => ({ briefing: 'should not be asked' }) } });
+    const s = await startSidecar({ trace: 'messages', root, editor: { summarize: () => ({ briefing: 'should not be asked' }) } });
     const id = await sessionWith(s, project, longChat());
     const before = readFileSync(fileOf(root, id));
     const r = await s.call(P.sessionResume, { id, contextWindow: 2_000 });
@@ -164,7 +167,7 @@ describe('resume tier 3: the summarize callback', () => {
 
   it('session/compact refuses a briefing for a session that changed since resume asked for it', async () => {
     const { root, project } = workspace();
-    const s = await startSidecar({ root });
+    const s = await startSidecar({ trace: 'messages', root });
     const id = await sessionWith(s, project, longChat());
     const need = (await s.call(P.sessionResume, { id, contextWindow: 2_000 })).needsSummary!;
     await s.call(P.sessionAppend, { id, events: [USER('one more turn')] });
@@ -176,9 +179,9 @@ describe('resume tier 3: the summarize callback', () => {
 
   it('a read-only session that needs a summary answers FeatureUnavailable (open a copy instead)', async () => {
     const { root, project } = workspace();
-    const a = await startSidecar({ root });
+    const a = await startSidecar({ trace: 'messages', root });
     const id = await sessionWith(a, project, longChat());
-    const b = await startSidecar({ root, callbacks: ['summarize'], editor: { summarize: () => ({ briefing: 'b' }) } });
+    const b = await startSidecar({ trace: 'messages', root, callbacks: ['summarize'], editor: { summarize: () => ({ briefing: 'b' }) } });
     const e = await b.error('session/resume', { id, contextWindow: 2_000 });
     expect(e.code).toBe(RpcErrorCodes.FeatureUnavailable);
     expect(e.data).toMatchObject({ tier: 3 });
@@ -191,6 +194,7 @@ describe('resume tier 3: the summarize callback', () => {
     const { root, project } = workspace();
     const s = await startSidecar({
       root,
+      trace: 'messages',
       callbacks: ['summarize'],
       env: { LEVELCODE_SESSIONS_CONSENT_TOKENS: '100' },
       editor: { summarize: () => ({ briefing: 'short briefing' }) },
@@ -214,6 +218,7 @@ describe('resume tier 3: the summarize callback', () => {
     let mode: 'fail' | 'hold' = 'fail';
     const s = await startSidecar({
       root,
+      trace: 'messages',
       callbacks: ['summarize'],
       editor: {
         summarize: () => {

@@ -139,18 +139,21 @@ describe('session/list', () => {
 describe('session/read', () => {
   it('reads the last N events, or a seq range', async () => {
     const { root, project } = workspace();
-    const s = await startSidecar({ root });
+    const s = await startSidecar({ root, trace: 'messages' });
     const events = Array.from({ length: 10 }, (_, i) => (i % 2 === 0 ? USER(`u${i}`) : ASSISTANT(`a${i}`)));
     const id = await sessionWith(s, project, events);
-    const tail = await s.call(P.sessionRead, { id, tail: 3 });
-    expect(tail.events.map((e) => e.seq)).toEqual([7, 8, 9]);
-    expect(tail.totalEvents).toBe(10);
+    // The second user turn titled the session in the background (seq 10): wait for it.
+    expect(await s.titleSettled(id)).toBe('fallback');
+    const tail = await s.call(P.sessionRead, { id, tail: 4 });
+    expect(tail.events.map((e) => e.seq)).toEqual([7, 8, 9, 10]);
+    expect(tail.totalEvents).toBe(11);
     expect(tail.meta.id).toBe(id);
     expect(tail.events[1].event).toMatchObject({ kind: 'user', content: 'u8' });
+    expect(tail.events[3].event).toMatchObject({ kind: 'title', title: 'u0', source: 'fallback' });
     const range = await s.call(P.sessionRead, { id, from: 2, to: 4 });
     expect(range.events.map((e) => e.seq)).toEqual([2, 3, 4]);
     const dflt = await s.call(P.sessionRead, { id });
-    expect(dflt.events).toHaveLength(10);
+    expect(dflt.events).toHaveLength(11);
     expect((await s.error('session/read', { id: '2020-01-01T00-00-00-zzzz', tail: 1 })).code).toBe(RpcErrorCodes.UnknownSession);
     expect((await s.error('session/read', { id, from: 5, to: 2 })).code).toBe(RpcErrorCodes.InvalidParams);
     await s.stop();

@@ -289,6 +289,18 @@ describe('locks', () => {
     await expect(s2.append(a.id, [user('now')])).resolves.toMatchObject({ appended: 1 });
   });
 
+  it('keeps a lock across its refreshes (held longer than the stale timeout)', async () => {
+    const lost: string[] = [];
+    const s1 = mkStore({ staleLockMs: 2000, onLockLost: (id) => lost.push(id) });
+    const a = await s1.create({ project });
+    // Refreshes run every staleMs / 3; wait past the stale timeout with the lock held.
+    await new Promise((r) => setTimeout(r, 3500));
+    expect(lost).toEqual([]);
+    expect(s1.holds(a.id)).toBe(true);
+    await expect(s1.append(a.id, [user('still mine')])).resolves.toMatchObject({ appended: 1 });
+    await expect(mkStore({ staleLockMs: 2000 }).append(a.id, [user('x')])).rejects.toMatchObject({ code: 'locked' });
+  });
+
   it('takes over at once a lock whose process is gone', async () => {
     const s1 = mkStore();
     const a = await s1.create({ project });

@@ -34,8 +34,7 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
     if (arg && typeof arg === 'object' && 'kind' in arg) return arg.kind === 'session' ? arg.session : undefined;
     if (arg && typeof arg === 'object' && 'id' in arg) return arg;
     if (typeof arg === 'string') return history.find(arg) ?? (await listAll()).find((s) => s.id === arg);
-    const selected = history.view?.selection.find((n) => n.kind === 'session');
-    if (selected?.kind === 'session' && history.view?.visible) return selected.session;
+    // From the palette: always ask (never act on a selection the user may not be looking at).
     return pickSession(placeholder);
   }
 
@@ -56,7 +55,10 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
     return pick?.session;
   }
 
-  /** Chat History: search as you type; transcript matches (session/search) join the title matches. */
+  /**
+   * Chat History: search as you type; transcript matches (session/search) join the title matches.
+   * Enter resumes the chat; the item's button opens its transcript.
+   */
   async function showHistory(): Promise<void> {
     type Item = vscode.QuickPickItem & { session: SessionSummary };
     const qp = vscode.window.createQuickPick<Item>();
@@ -65,7 +67,14 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
     qp.matchOnDetail = true;
     qp.busy = true;
     const now = new Date();
-    const base = (s: SessionSummary): Item => ({ label: itemLabel(s), description: itemDescription(s, now), detail: s.preview, session: s });
+    const transcriptButton: vscode.QuickInputButton = { iconPath: new vscode.ThemeIcon('go-to-file'), tooltip: S.pick.openTranscript };
+    const base = (s: SessionSummary): Item => ({
+      label: itemLabel(s),
+      description: itemDescription(s, now),
+      detail: s.preview,
+      buttons: [transcriptButton],
+      session: s,
+    });
     let sessions: SessionSummary[] = [];
     let searchTimer: NodeJS.Timeout | undefined;
     let searchToken: vscode.CancellationTokenSource | undefined;
@@ -103,7 +112,11 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
       qp.onDidAccept(async () => {
         const pick = qp.selectedItems[0];
         qp.hide();
-        if (pick) await openTranscript(pick.session, false);
+        if (pick) await chat.resumeInteractive({ id: pick.session.id, title: itemLabel(pick.session) });
+      }),
+      qp.onDidTriggerItemButton(async (e) => {
+        qp.hide();
+        await openTranscript(e.item.session, false);
       }),
       qp.onDidHide(() => {
         searchToken?.cancel();

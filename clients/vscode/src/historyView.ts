@@ -122,7 +122,8 @@ export class HistoryProvider implements vscode.TreeDataProvider<HistoryNode>, vs
 
   private updateMessage(): void {
     if (!this.view) return;
-    if (this.error) this.view.message = `${S.history.sidecarDown} ${this.error}`;
+    if (!this.loaded) this.view.message = S.history.loading;
+    else if (this.error) this.view.message = `${S.history.sidecarDown} ${this.error}`;
     else if (this.problems) this.view.message = S.history.problems(this.problems);
     else this.view.message = undefined;
   }
@@ -130,6 +131,7 @@ export class HistoryProvider implements vscode.TreeDataProvider<HistoryNode>, vs
   /** Keeps relative times fresh while visible. */
   attach(view: vscode.TreeView<HistoryNode>): vscode.Disposable {
     this.view = view;
+    this.updateMessage();
     const tick = setInterval(() => {
       if (view.visible) this.redraw();
     }, TICK_MS);

@@ -8,6 +8,7 @@
 
 import * as vscode from 'vscode';
 import { existsSync } from 'node:fs';
+import { createInterface } from 'node:readline';
 import {
   CloseAction,
   ErrorAction,
@@ -37,6 +38,7 @@ import {
   type TitleParams,
   type TitleResult,
 } from './protocol';
+import { parseSidecarLine } from './logLines';
 import { S } from './strings';
 
 export interface Callbacks {
@@ -143,7 +145,12 @@ export class Sidecar implements vscode.Disposable {
 
   private serverOptions(s: Settings): ServerOptions {
     const dirArgs = s.storeFolder ? ['--dir', s.storeFolder] : [];
-    const env = { ...process.env, LEVELCODE_SESSIONS_CONSENT_TOKENS: String(s.consentThreshold) };
+    const env = {
+      ...process.env,
+      LEVELCODE_SESSIONS_CONSENT_TOKENS: String(s.consentThreshold),
+      // The sidecar writes debug lines only when asked; ask when this log channel shows them.
+      ...(this.log.logLevel <= vscode.LogLevel.Debug && this.log.logLevel !== vscode.LogLevel.Off ? { LEVELCODE_SESSIONS_LOG: 'debug' } : {}),
+    };
     const own = s.sidecarPath;
     if (own) {
       if (!existsSync(own)) throw new Error(S.sidecar.notFound(own));
@@ -170,6 +177,10 @@ export class Sidecar implements vscode.Disposable {
       outputChannel: this.log,
       revealOutputChannelOn: 4 /* RevealOutputChannelOn.Never */,
       errorHandler: this.errorHandler(),
+      stdioOptions: {
+        stdout: (input) => lines(input, (l) => this.log.info(l)),
+        stderr: (input) => lines(input, (l) => this.logSidecarLine(l)),
+      },
       initializationFailedHandler: (error) => {
         this.log.error(`initialize failed: ${error instanceof Error ? error.message : String(error)}`);
         return false;
@@ -193,6 +204,15 @@ export class Sidecar implements vscode.Disposable {
       this.fail(S.sidecar.startFailed((e as Error).message));
       throw e;
     }
+  }
+
+  private logSidecarLine(line: string): void {
+    const { level, message } = parseSidecarLine(line);
+    const text = `[sidecar] ${message}`;
+    if (level === 'error') this.log.error(text);
+    else if (level === 'warn') this.log.warn(text);
+    else if (level === 'info') this.log.info(text);
+    else this.log.debug(text);
   }
 
   private onRunning(client: LanguageClient): void {
@@ -256,6 +276,10 @@ export class Sidecar implements vscode.Disposable {
     await this.stop();
     for (const d of this.disposables) d.dispose();
   }
+}
+
+function lines(input: NodeJS.ReadableStream, each: (line: string) => void): void {
+  createInterface({ input, crlfDelay: Infinity, terminal: false }).on('line', each);
 }
 
 function waitForRunning(c: LanguageClient): Promise<void> {

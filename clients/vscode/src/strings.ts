@@ -73,8 +73,7 @@ export const S = {
   },
   resume: {
     progress: (title: string) => `Resuming “${title}”…`,
-    tier: (tier: 1 | 2 | 3) =>
-      tier === 1 ? 'the whole conversation fits' : tier === 2 ? 'the recent turns, with earlier work folded' : 'a summary of the earlier part, then the recent turns',
+    tier: (tier: 1 | 2 | 3) => (tier === 1 ? 'verbatim' : tier === 2 ? 'earlier work folded' : 'from a summary'),
     resumed: (title: string, tier: 1 | 2 | 3, note?: string) =>
       `Resumed “${title}” (tier ${tier}: ${S.resume.tier(tier)}).${note ? ` ${note}` : ''}`,
     readOnly: (title: string) => `“${title}” is open in another window; it is shown read-only.`,

@@ -10,7 +10,7 @@
 
 import { spawn, execFile, type ChildProcess } from 'node:child_process';
 import { createRequire } from 'node:module';
-import { mkdtemp, mkdir, writeFile, rm, readdir, readFile } from 'node:fs/promises';
+import { appendFile, mkdtemp, mkdir, writeFile, rm, readdir, readFile } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -164,7 +164,15 @@ export class VsCode {
 
   // -- code-server and the browser -----------------------------------------------------------------
 
-  async start(settings: Record<string, unknown> = {}): Promise<void> {
+  /** Packages a test fixture extension (a folder with package.json) into a .vsix in the temp folder. */
+  async packageFixture(folder: string): Promise<string> {
+    const out = join(this.root, `${folder.split('/').pop()}.vsix`);
+    const vsce = join(REPO, 'clients/vscode/node_modules/.bin/vsce');
+    await execFileP(vsce, ['package', '--no-dependencies', '--skip-license', '--allow-missing-repository', '--out', out], { cwd: folder, env: this.env() });
+    return out;
+  }
+
+  async start(settings: Record<string, unknown> = {}, extraVsix: string[] = []): Promise<void> {
     const user = join(this.root, 'user');
     const exts = join(this.root, 'extensions');
     await mkdir(join(user, 'User'), { recursive: true });
@@ -193,9 +201,11 @@ export class VsCode {
     const config = join(this.root, 'code-server.yaml');
     await writeFile(config, 'auth: none\n');
     // Installing is part of what is tested: the .vsix as a user gets it.
-    await execFileP(NODE24, [CODE_SERVER, '--install-extension', VSIX, '--extensions-dir', exts, '--user-data-dir', user, '--config', config], {
-      env: this.env(),
-    });
+    for (const vsix of [VSIX, ...extraVsix]) {
+      await execFileP(NODE24, [CODE_SERVER, '--install-extension', vsix, '--extensions-dir', exts, '--user-data-dir', user, '--config', config], {
+        env: this.env(),
+      });
+    }
     this.port = await freePort();
     this.proc = spawn(
       NODE24,
@@ -219,6 +229,8 @@ export class VsCode {
       ],
       { env: this.env(), detached: true, stdio: ['ignore', 'pipe', 'pipe'] },
     );
+    // Recorded for .ci/clients-vscode.sh, which kills the group should this process die first.
+    if (process.env.LEVELCODE_E2E_PGID_FILE && this.proc.pid) await appendFile(process.env.LEVELCODE_E2E_PGID_FILE, `${this.proc.pid}\n`);
     this.proc.stdout?.on('data', (d: Buffer) => (this.output += d.toString()));
     this.proc.stderr?.on('data', (d: Buffer) => (this.output += d.toString()));
     await this.waitForHttp();
@@ -301,9 +313,9 @@ export class VsCode {
 
   // -- the workbench ------------------------------------------------------------------------------
 
-  async screenshot(name: string): Promise<void> {
+  async screenshot(name: string, clip?: { x: number; y: number; width: number; height: number }): Promise<void> {
     await mkdir(ARTIFACTS, { recursive: true });
-    await this.page.screenshot({ path: join(ARTIFACTS, `${name}.png`) });
+    await this.page.screenshot({ path: join(ARTIFACTS, `${name}.png`), ...(clip ? { clip } : {}) });
   }
 
   /** Runs a command from the palette by its title (e.g. "LevelCode: New Chat"). */
@@ -385,9 +397,18 @@ export class VsCode {
 
   /** Right-clicks a History row and picks a context-menu entry. */
   async contextAction(rowText: string, action: string): Promise<void> {
-    await this.historyRow(rowText).click({ button: 'right' });
     const item = this.page.locator('.context-view .action-item', { hasText: action }).filter({ visible: true }).first();
-    await item.waitFor({ timeout: WAIT });
+    // A refresh that redraws the row under the pointer closes a menu just opened: open it again.
+    for (let attempt = 1; ; attempt++) {
+      await this.historyRow(rowText).click({ button: 'right' });
+      try {
+        await item.waitFor({ timeout: 5000 });
+        break;
+      } catch (e) {
+        if (attempt >= 5) throw e;
+        await this.page.keyboard.press('Escape');
+      }
+    }
     // The keyboard, not a click: a click that lands while the menu is still settling is dropped.
     const focused = this.page.locator('.context-view .action-item.focused').filter({ visible: true });
     for (let i = 0; i < 20; i++) {

@@ -8,6 +8,9 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { groupOf } from '../../../../clients/vscode/src/history/group';
 import { S } from '../../../../clients/vscode/src/strings';
+import { existsSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { VsCode, missingPrerequisites } from './harness';
 
 const missing = missingPrerequisites();
@@ -79,10 +82,10 @@ describe('VS Code History (code-server)', () => {
     const rows = await vs.waitForRows((r) => r.some((x) => x.startsWith('Live from the terminal')), 'the new session');
     // Newest first: right under "Today".
     expect(rows[0].trim()).toBe(S.groups.today);
-    expect(rows[1]).toMatch(/^Live from the terminal, just now · 1 turn · gpt-4o$/);
+    expect(rows[1]).toMatch(/^Live from the terminal, (just now|\d+ min ago) · 1 turn · gpt-4o$/);
     // An append to an existing session updates its turns in place.
     await vs.append(id, [{ kind: 'user', content: 'and one more thing' }]);
-    await vs.waitForRows((r) => r.some((x) => /^Live from the terminal, just now · 2 turns · gpt-4o$/.test(x)), 'the appended turn');
+    await vs.waitForRows((r) => r.some((x) => /^Live from the terminal, (just now|\d+ min ago) · 2 turns · gpt-4o$/.test(x)), 'the appended turn');
     await vs.screenshot('02-live-append');
   });
 
@@ -99,7 +102,19 @@ describe('VS Code History (code-server)', () => {
     await vs.page.locator('.editor-group-container.active .monaco-editor .view-lines').filter({ visible: true }).first().click();
     await vs.page.keyboard.type('typed');
     expect(await vs.editorText()).not.toContain('typed');
+    await vs.page.keyboard.press('Escape'); // the "Cannot edit in read-only editor" hint
     await vs.screenshot('03-transcript');
+
+    // The tooltip: title, preview and facts.
+    await vs.historyRow('Idempotent refunds').hover();
+    const hover = vs.page.locator('.monaco-hover').filter({ visible: true, hasText: 'Session ' }).first();
+    await hover.waitFor({ timeout: 60_000 });
+    const tip = (await hover.innerText()).replace(/\u00a0/g, ' ');
+    expect(tip).toContain('Idempotent refunds');
+    expect(tip).toContain(`Session ${seeded[0].id}`);
+    expect(tip).toContain('3 turns · claude-sonnet-4');
+    await vs.screenshot('03-tooltip', { x: 0, y: 0, width: 1100, height: 420 });
+    await vs.page.mouse.move(900, 700);
   });
 
   it('copies a session as Markdown to the clipboard', async () => {
@@ -133,6 +148,35 @@ describe('VS Code History (code-server)', () => {
     await vs.screenshot('05-renamed');
   });
 
+  it('exports a session as a Markdown file', async () => {
+    const s = seeded[0];
+    await vs.contextAction(s.title!, 'Export Chat as Markdown');
+    // code-server's own save dialog: a path in a quick input, the workspace folder proposed.
+    const input = vs.page.locator('.quick-input-widget input').filter({ visible: true }).first();
+    await input.waitFor({ timeout: 60_000 });
+    await expect.poll(() => input.inputValue()).toContain('Idempotent refunds.md');
+    await vs.page.keyboard.press('Enter');
+    await vs.waitForToast('Exported to');
+    const file = join(vs.project, 'Idempotent refunds.md');
+    await vs.until(() => existsSync(file), 'the exported file');
+    expect((await readFile(file, 'utf8')).trim()).toBe((await vs.cli(['export', s.id])).trim());
+    await vs.screenshot('06-exported');
+  });
+
+  it('finds a chat by words in its transcript and resumes it from Chat History', async () => {
+    await vs.command('LevelCode: Chat History');
+    const input = vs.page.locator('.quick-input-widget input').filter({ visible: true }).first();
+    await input.waitFor({ timeout: 60_000 });
+    // The chat was renamed: these words are only in its transcript now.
+    await input.fill('"database migration"');
+    const hit = vs.page.locator('.quick-input-list .monaco-list-row', { hasText: 'matches in the transcript' }).filter({ visible: true }).first();
+    await hit.waitFor({ timeout: 60_000 });
+    expect(await hit.innerText()).toContain('Migration plan, second try');
+    await vs.screenshot('06-history-search');
+    await vs.page.keyboard.press('Enter');
+    await vs.waitForToast('Resumed “Migration plan, second try”');
+  });
+
   it('deletes through the UI into the OS trash, with an Undo that keeps the file', async () => {
     const kept = seeded[3];
     const gone = seeded[1];
@@ -158,6 +202,8 @@ describe('VS Code History (code-server)', () => {
 
   it('New Chat seals the current chat and says so once', async () => {
     const first = seeded[0];
+    // Identical messages are not shown twice while one is still listed: start from none.
+    await vs.command('Notifications: Clear All Notifications');
     // Resume makes a chat current and says how it came back.
     await vs.contextAction(first.title!, 'Resume Chat');
     await vs.waitForToast(`Resumed “${first.title}” (tier 1`);
@@ -187,6 +233,16 @@ describe('VS Code History (code-server)', () => {
     await vs.screenshot('07-notifications');
     await vs.page.keyboard.press('Escape');
   });
+
+  it('restarts a sidecar that died, with a notice, and the History keeps working', async () => {
+    const pid = await sidecarPid(vs);
+    process.kill(pid, 'SIGKILL');
+    await vs.waitForToast(S.sidecar.restarting);
+    await vs.until(async () => (await sidecarPid(vs).catch(() => pid)) !== pid, 'a new sidecar process');
+    await vs.seed({ at: new Date(), first: 'Written after the restart' });
+    await vs.waitForRows((r) => r.some((x) => x.startsWith('Written after the restart')), 'a session written after the restart');
+    await vs.screenshot('08-sidecar-restarted');
+  });
 });
 
 /** Original paths of the files in the temp home's XDG trash (the .trashinfo records). */
@@ -201,4 +257,15 @@ async function trashedFiles(vs: VsCode): Promise<string[]> {
     }
   }
   return out;
+}
+
+/** The pid of the bundled sidecar serving this test's store (found in /proc by its arguments). */
+async function sidecarPid(vs: VsCode): Promise<number> {
+  const { readdir, readFile } = await import('node:fs/promises');
+  for (const entry of await readdir('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    const args = (await readFile(`/proc/${entry}/cmdline`, 'utf8').catch(() => '')).split('\0');
+    if (args.some((a) => a.endsWith('dist/sidecar/cli/main.js')) && args.includes(vs.store) && args.includes('serve')) return Number(entry);
+  }
+  throw new Error('no sidecar process found');
 }

@@ -1,0 +1,73 @@
+// store.loadForResume: what a resume reads. With a compact event, only the events from its
+// coversThrough + 1 on (found walking back from the end of the file), numbered as load()
+// numbers them; without one, the whole session. Real files in a temp store.
+
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { appendFile, mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { SessionStore } from '../../server/core/store.js';
+
+let dir: string;
+let store: SessionStore;
+let project: string;
+
+beforeEach(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'lc-resume-load-'));
+  project = join(dir, 'proj');
+  await mkdir(project);
+  store = new SessionStore({ root: join(dir, 'store') });
+});
+
+afterEach(async () => {
+  await store.releaseAll();
+  await rm(dir, { recursive: true, force: true });
+});
+
+const user = (i: number) => ({ kind: 'user', content: `question ${i} ${'x'.repeat(i * 37)}` });
+const assistant = (i: number) => ({ kind: 'assistant', content: `answer ${i}` });
+
+describe('loadForResume', () => {
+  it('reads a session without a compact event whole, as load() does', async () => {
+    const { id } = await store.create({ project });
+    await store.append(id, [user(1), assistant(1), user(2)]);
+    const r = await store.loadForResume(id);
+    const full = await store.load(id);
+    expect(r.fromSeq).toBe(0);
+    expect(r.compact).toBeUndefined();
+    expect(r.events).toEqual(full.events);
+    expect(r.totalEvents).toBe(3);
+  });
+
+  it('starts after the last compact event\'s coversThrough, with the seqs load() gives', async () => {
+    const { id } = await store.create({ project });
+    const head = Array.from({ length: 10 }, (_, i) => (i % 2 ? assistant(i) : user(i)));
+    await store.append(id, head); // seqs 0-9
+    await store.append(id, [{ kind: 'compact', briefing: 'first briefing', coversThrough: 5 }]); // seq 10
+    await store.append(id, [user(11), assistant(12)]); // 11, 12
+    await store.append(id, [{ kind: 'compact', briefing: 'second briefing', coversThrough: 9 }]); // seq 13
+    await store.append(id, [user(14), assistant(15)]); // 14, 15
+    const r = await store.loadForResume(id);
+    const full = await store.load(id);
+    expect(r.fromSeq).toBe(10);
+    expect(r.compact?.seq).toBe(13);
+    expect(r.compact?.event).toMatchObject({ kind: 'compact', briefing: 'second briefing', coversThrough: 9 });
+    expect(r.events).toEqual(full.events.filter((e) => e.seq >= 10));
+    expect(r.totalEvents).toBe(16);
+  });
+
+  it('steps over a torn last line and a compact line that does not parse', async () => {
+    const { id } = await store.create({ project });
+    await store.append(id, [user(0), assistant(1), { kind: 'compact', briefing: 'b', coversThrough: 0 }, user(3)]);
+    const file = await store.pathOf(id);
+    await store.release(id);
+    await appendFile(file, '{"kind":"compact","t":"2026-01-01T00:00:00.000Z","briefing":\n{"kind":"user","t":"2026-01-01T00:00:0');
+    const r = await store.loadForResume(id);
+    const full = await store.load(id);
+    expect(r.fromSeq).toBe(1);
+    expect(r.compact?.seq).toBe(2);
+    expect(r.events).toEqual(full.events.filter((e) => e.seq >= 1));
+    expect(r.problems.map((p) => p.line)).toEqual(full.problems.map((p) => p.line));
+    expect(r.totalEvents).toBe(full.totalEvents);
+  });
+});
