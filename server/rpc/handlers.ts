@@ -193,6 +193,7 @@ const sessionResume: Handler<typeof P.sessionResume> = async (p, token, ctx) =>
       }
     }
     const id = p.copy ? (await forkSession(store, p.id)).meta.id : p.id;
+    const heldBefore = store.holds(id);
     const owner = await takeOrReadOnly(store, id);
     const { loaded, plan } = await loadAndPlan(store, id, p, abortSignalOf(cancel));
     check(cancel);
@@ -211,7 +212,12 @@ const sessionResume: Handler<typeof P.sessionResume> = async (p, token, ctx) =>
       const figures = { tier: 3 as const, inputTokens: plan.summary.inputTokens, coversThrough: plan.summary.coversThrough };
       throw rpcError('FeatureUnavailable', 'this session needs a summary to resume, and this window cannot write it: open a copy', figures);
     }
-    if (needsConsent(plan, threshold) && p.confirm !== true) return confirmationAnswer(base, plan, threshold);
+    if (needsConsent(plan, threshold) && p.confirm !== true) {
+      // The user may well choose "Start fresh instead": a question takes no ownership, so give
+      // back a lock this call took (nothing was written; the confirmed call takes it again).
+      if (!heldBefore && !p.copy) await store.release(id);
+      return confirmationAnswer(base, plan, threshold);
+    }
     if (!ctx.callbacks.has('summarize')) {
       // The two-step flow: the client summarises, then sends session/compact.
       ctx.pendingCompactions.set(id, { plan, events: loaded.totalEvents ?? -1, base });

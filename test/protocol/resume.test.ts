@@ -355,6 +355,20 @@ describe('consent', () => {
     await s.stop();
   });
 
+  it('a question takes no ownership: after "Start fresh instead" another window may write the session', async () => {
+    const { root, project } = workspace();
+    const writer = await start({ root });
+    const id = await sessionWith(writer, project, chat(10, 600));
+    await writer.stop(); // releases the session
+    const b = await start({ root, initializationOptions: { consentThreshold: 100 } });
+    const ask = await b.call(P.sessionResume, { id, contextWindow: 4_000 });
+    expect(ask).toMatchObject({ tier: 3, readOnly: false, needsConfirmation: { threshold: 100 } });
+    // The user declines; a third window appends to the session without a locked error.
+    const c = await start({ root });
+    await expect(c.call(P.sessionAppend, { id, events: [USER('carry on here')] })).resolves.toMatchObject({ appended: 1 });
+    await Promise.all([b.stop(), c.stop()]);
+  });
+
   it('with copy: true asks before making the copy, so confirming makes exactly one copy', async () => {
     const { root, project } = workspace();
     const owner = await start({ root });

@@ -99,7 +99,7 @@ function planTrial(r: Rng): Plan {
   const cls = r.pick(['small', 'small', 'small', 'medium', 'medium', 'large'] as const);
   const lineSize =
     cls === 'small' ? () => r.int(50, 2_000) : cls === 'medium' ? () => r.int(10_000, 200_000) : () => r.int(1_000_000, 3_000_000);
-  const batch = cls === 'small' ? () => r.int(1, 40) : cls === 'medium' ? () => r.int(1, 10) : () => r.int(1, 3);
+  const batch = cls === 'small' ? () => r.int(1, 40) : cls === 'medium' ? () => r.int(1, 10) : () => r.int(1, 2);
   return {
     lineSize,
     batch,
@@ -174,7 +174,7 @@ describe('SIGKILL of the sidecar at random moments', () => {
             }
           }
           // -- a new session now and then (keeps files small enough to check every trial) ----
-          if (!id || trialsLeftOnSession <= 0) {
+          if (!id || trialsLeftOnSession <= 0 || statSync(join(dir, `${id}.jsonl`)).size > 16 * 1024 * 1024) {
             const created = await sc.call(P.sessionNew, { project });
             id = created.id;
             trialsLeftOnSession = r.int(5, 15);
