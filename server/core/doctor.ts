@@ -109,7 +109,7 @@ export async function doctor(root: string, opts: { fix?: boolean; staleLockMs?: 
         findings.push(f);
         continue;
       }
-      if (/\.lock\.(new-\d+-[a-z0-9]+|takeover)$/.test(name)) {
+      if (/\.lock(\.takeover)?(\.(new|gone)-\d+-[a-z0-9]+)?$/.test(name) && !name.endsWith('.jsonl.lock') && name !== 'index.lock') {
         // Issue 8: what a process killed while making or taking over a lock leaves (lock.ts).
         const f: Finding = { kind: 'stray-file', path, message: 'leftover of an interrupted lock' };
         if (opts.fix) {

@@ -88,3 +88,44 @@ export function elideToCap(events: SeqEvent[], size: number, cap: number): { eve
   });
   return { events: out, elided };
 }
+
+/**
+ * elideToCap while reading: events are handed over in seq order as they are parsed, and the
+ * oldest tool results are elided until `size` minus the bytes saved is at most `cap`, the same
+ * choice elideToCap makes over the whole list (same sites, same order, same markers), so that
+ * the text of what is elided is never held all at once. Elided events are shallow copies.
+ */
+export class StreamElider {
+  private excess: number;
+  elided = 0;
+
+  constructor(size: number, cap: number) {
+    this.excess = size - cap;
+  }
+
+  take(se: SeqEvent): SeqEvent {
+    if (this.excess <= 0 || se.event.kind !== 'agent' || !Array.isArray(se.event.messages)) return se;
+    const chosen: Site[] = [];
+    for (const s of sitesOf(se.seq, se.event.messages)) {
+      if (this.excess <= 0) break;
+      const marker = Buffer.byteLength(elisionMarker(s.bytes));
+      if (s.bytes <= marker) continue;
+      this.excess -= s.bytes - marker;
+      this.elided++;
+      chosen.push(s);
+    }
+    if (chosen.length === 0) return se;
+    const messages = se.event.messages.slice();
+    for (const s of chosen) {
+      const msg = { ...(messages[s.msg] as Record<string, unknown>) };
+      if (s.block === -1) msg.content = elisionMarker(s.bytes);
+      else {
+        const content = (msg.content as unknown[]).slice();
+        content[s.block] = { ...(content[s.block] as Record<string, unknown>), content: elisionMarker(s.bytes) };
+        msg.content = content;
+      }
+      messages[s.msg] = msg;
+    }
+    return { seq: se.seq, event: { ...se.event, messages } };
+  }
+}

@@ -30,6 +30,11 @@ export interface ForwardOptions {
   /** Decide from the first bytes whether the whole line is needed. Default: always. */
   want?: (prefix: Buffer) => boolean;
   signal?: AbortSignal;
+  /**
+   * The caller is done with `line.bytes` when `onLine` returns (it keeps no reference): a line
+   * that lies whole inside one read chunk is then handed over as a view of the chunk, not copied.
+   */
+  borrow?: boolean;
 }
 
 /** Calls `onLine` for every line in [from, to). Returns the offset after the last '\n' seen. */
@@ -53,6 +58,7 @@ export async function forEachLineFd(
 ): Promise<{ size: number; endOfLastFullLine: number }> {
   const size = opts.to ?? (await fh.stat()).size;
   const want = opts.want;
+  const borrow = opts.borrow === true;
   let pos = opts.from ?? 0;
   const buf = takeChunk();
   // State of the line being assembled.
@@ -71,7 +77,7 @@ export async function forEachLineFd(
     piecesLen = 0;
     decided = undefined;
   };
-  const take = (part: Buffer) => {
+  const take = (part: Buffer, lineEnds: boolean) => {
     if (decided === false) return;
     if (decided === undefined && want && piecesLen + part.length >= PREFIX) {
       // Decide from the first PREFIX bytes before copying the rest: a line the caller skips
@@ -85,8 +91,8 @@ export async function forEachLineFd(
         return;
       }
     }
-    // Copy: `buf` is reused for the next chunk.
-    pieces.push(Buffer.from(part));
+    // Copy: `buf` is reused for the next chunk (unless the caller borrows a line held whole in it).
+    pieces.push(borrow && lineEnds && piecesLen === 0 ? part : Buffer.from(part));
     piecesLen += part.length;
   };
 
@@ -98,10 +104,10 @@ export async function forEachLineFd(
     while (i < bytesRead && !stop) {
       const nl = buf.indexOf(10, i);
       if (nl === -1 || nl >= bytesRead) {
-        take(buf.subarray(i, bytesRead));
+        take(buf.subarray(i, bytesRead), false);
         break;
       }
-      take(buf.subarray(i, nl));
+      take(buf.subarray(i, nl), true);
       if (decided === undefined && want) decided = want(pieces.length ? Buffer.concat(pieces, piecesLen) : Buffer.alloc(0));
       emit(pos + nl, true);
       lineStart = pos + nl + 1;
@@ -116,6 +122,26 @@ export async function forEachLineFd(
   }
   giveChunk(buf); // not on a throw: that buffer is left to the GC
   return { size, endOfLastFullLine };
+}
+
+/**
+ * forEachLineFd over bytes already in memory (`buf[from, to)`, a whole small file read at once):
+ * the same lines, the same `want` decisions (on the first PREFIX bytes, or the whole line when
+ * shorter) and the same stop rule. `line.bytes` is a view of `buf` (a skipped line's holds its
+ * first PREFIX bytes at most), valid while `buf` is.
+ */
+export function forEachLineIn(buf: Buffer, from: number, to: number, onLine: (line: Line) => void | false, want?: (prefix: Buffer) => boolean): void {
+  let start = from;
+  while (start < to) {
+    const nl = buf.indexOf(10, start);
+    const terminated = nl !== -1 && nl < to;
+    const end = terminated ? nl : to;
+    const whole = buf.subarray(start, end);
+    const full = want ? want(whole.length >= PREFIX ? whole.subarray(0, PREFIX) : whole) : true;
+    if (onLine({ start, end, bytes: full ? whole : whole.subarray(0, PREFIX), full, terminated }) === false) return;
+    if (!terminated) return;
+    start = nl + 1;
+  }
 }
 
 // Read buffers are reused across calls: a cold listing folds thousands of files, and a fresh

@@ -9,7 +9,7 @@
 // Depends on node:fs, node:os and proper-lockfile; nothing of JSON-RPC.
 
 import { hostname } from 'node:os';
-import { readFile, rm, stat, utimes, writeFile } from 'node:fs/promises';
+import { link, readFile, rm, stat, utimes, writeFile } from 'node:fs/promises';
 import * as nodeFs from 'node:fs';
 import { join } from 'node:path';
 import lockfile from 'proper-lockfile';
@@ -27,9 +27,20 @@ export interface Owner {
 
 // proper-lockfile removes its lock directory with rmdir; ours holds owner.json, so removal
 // must take the directory with its content.
+//
+// Reliability (issue 8): removal first renames the directory away (atomic), then deletes it: a
+// process killed in the middle of `rm -r` used to leave the lock directory without its
+// owner.json, an anonymous lock that blocked the session for the whole stale timeout. A killed
+// remover now leaves only `<lock>.gone-<pid>-<random>`, which locks nothing (doctor --fix removes it).
 const lockFs = {
   ...nodeFs,
-  rmdir: (p: string, cb: (err: NodeJS.ErrnoException | null) => void) => nodeFs.rm(p, { recursive: true }, cb),
+  rmdir: (p: string, cb: (err: NodeJS.ErrnoException | null) => void) => {
+    const tomb = `${p}.gone-${process.pid}-${Math.random().toString(36).slice(2, 10)}`;
+    nodeFs.rename(p, tomb, (err) => {
+      if (err) return cb(err);
+      nodeFs.rm(tomb, { recursive: true, force: true }, () => cb(null));
+    });
+  },
 };
 
 /**
@@ -83,7 +94,17 @@ async function takeOver(file: string, staleMs: number, seen: LockState): Promise
   // The marker is a file naming its maker, so that one left by a taker killed mid-takeover is
   // cleared at once when that pid is gone (else after TAKEOVER_STALE_MS).
   const note = JSON.stringify({ pid: process.pid, host: hostname() });
-  const claim = () => writeFile(marker, note, { flag: 'wx', mode: 0o600 });
+  // Made whole, then linked into place (link fails when the marker exists): a taker killed
+  // between creating the marker and writing its note must not leave an anonymous marker.
+  const claim = async () => {
+    const tmp = `${marker}.new-${process.pid}-${Math.random().toString(36).slice(2, 10)}`;
+    await writeFile(tmp, note, { mode: 0o600 });
+    try {
+      await link(tmp, marker);
+    } finally {
+      await rm(tmp, { force: true });
+    }
+  };
   try {
     await claim();
   } catch (e) {
@@ -110,7 +131,7 @@ async function takeOver(file: string, staleMs: number, seen: LockState): Promise
     if (!(now.dead || now.stale)) return false;
     const same = (a?: Owner, b?: Owner) => (!a && !b) || (!!a && !!b && a.pid === b.pid && a.host === b.host && a.since === b.since);
     if (!same(now.owner, seen.owner)) return false;
-    await rm(lockPath, { recursive: true, force: true });
+    await new Promise<void>((resolve, reject) => lockFs.rmdir(lockPath, (err) => (err && err.code !== 'ENOENT' ? reject(err) : resolve())));
     return true;
   } finally {
     await rm(marker, { force: true }).catch(() => {});

@@ -122,31 +122,59 @@ function htmlBlockEnds(type: number, line: string): boolean {
   }
 }
 
-/** Expands tabs (stops every 4 columns) so that string index == column; keeps a map back. */
-function expandTabs(line: string): { text: string; orig: number[] } {
-  if (!line.includes('\t')) {
-    const orig = new Array<number>(line.length + 1);
-    for (let i = 0; i <= line.length; i++) orig[i] = i;
-    return { text: line, orig };
+/**
+ * Expands tabs (stops every 4 columns) so that string index == column; keeps a map back
+ * (`orig(i)`: the index in the original line of column i).
+ *
+ * Memory (issue 8): the map used to be an array with one number per character, built for every
+ * line, twice: 400 MB for one 50 MB line, which ran the export of such a session out of a 300 MB
+ * heap (and took seconds). It is now a function: the identity for a line without tabs (no
+ * allocation, and the text is the line itself), and a binary search over the tabs otherwise.
+ */
+function expandTabs(line: string): { text: string; orig: (i: number) => number } {
+  if (!line.includes('\t')) return { text: line, orig: identity };
+  const parts = line.split('\t');
+  // For each tab: the column where its spaces start, how many, and its index in the line.
+  const col: number[] = [];
+  const width: number[] = [];
+  const at: number[] = [];
+  const pieces: string[] = [];
+  let len = 0;
+  let src = 0;
+  for (let k = 0; k < parts.length; k++) {
+    const part = parts[k]!;
+    pieces.push(part);
+    len += part.length;
+    src += part.length;
+    if (k === parts.length - 1) break;
+    const n = 4 - (len % 4);
+    col.push(len);
+    width.push(n);
+    at.push(src);
+    pieces.push(' '.repeat(n));
+    len += n;
+    src += 1;
   }
-  let text = '';
-  const orig: number[] = [];
-  for (let i = 0; i < line.length; i++) {
-    const c = line[i]!;
-    if (c === '\t') {
-      const n = 4 - (text.length % 4);
-      for (let k = 0; k < n; k++) {
-        text += ' ';
-        orig.push(i);
-      }
-    } else {
-      text += c;
-      orig.push(i);
+  const orig = (i: number): number => {
+    // The last tab whose spaces start at or before column i.
+    let lo = 0;
+    let hi = col.length - 1;
+    let t = -1;
+    while (lo <= hi) {
+      const mid = (lo + hi) >> 1;
+      if (col[mid]! <= i) {
+        t = mid;
+        lo = mid + 1;
+      } else hi = mid - 1;
     }
-  }
-  orig.push(line.length);
-  return { text, orig };
+    if (t === -1) return i;
+    if (i < col[t]! + width[t]!) return at[t]!;
+    return at[t]! + 1 + (i - col[t]! - width[t]!);
+  };
+  return { text: pieces.join(''), orig };
 }
+
+const identity = (i: number): number => i;
 
 function spacesAt(s: string, p: number): number {
   let n = 0;
@@ -419,7 +447,7 @@ export function sanitizeMarkdown(src: string, opts: { demote?: number } = {}): S
         const n = atx[1]!.length;
         const to = Math.min(6, n + demote);
         if (to !== n) {
-          const oi = orig[at]!;
+          const oi = orig(at);
           out[li] = original.slice(0, oi) + '#'.repeat(to) + original.slice(oi + n);
         }
         done = true;
@@ -448,7 +476,7 @@ export function sanitizeMarkdown(src: string, opts: { demote?: number } = {}): S
       // A line of = is escaped wherever it is (it is text or an underline, never anything
       // else); a line of - under an open paragraph, or after a line the two readings disagree on.
       if (!opened && (/^=+[ ]*$/.test(rest) || ((leaf.kind === 'para' || afterAmbiguous) && /^-+[ ]*$/.test(rest)))) {
-        const oi = orig[at]!;
+        const oi = orig(at);
         out[li] = original.slice(0, oi) + '\\' + original.slice(oi);
         break; // now paragraph text: continues the paragraph (lazily, maybe) or starts one
       }
@@ -510,7 +538,7 @@ export function sanitizeMarkdown(src: string, opts: { demote?: number } = {}): S
     const textStart = p + spacesAt(L, p);
     if (leaf.kind === 'para' && !opened) {
       // Paragraph continuation, lazy when not all containers matched.
-      leaf.lines.push({ idx: li, contentStart: orig[textStart]! });
+      leaf.lines.push({ idx: li, contentStart: orig(textStart) });
       tags.feed(withoutCodeSpans(L.slice(textStart)));
       continue;
     }
@@ -525,7 +553,7 @@ export function sanitizeMarkdown(src: string, opts: { demote?: number } = {}): S
       markContent();
       continue;
     }
-    leaf = { kind: 'para', lines: [{ idx: li, contentStart: orig[textStart]! }] };
+    leaf = { kind: 'para', lines: [{ idx: li, contentStart: orig(textStart) }] };
     tags.feed(withoutCodeSpans(L.slice(textStart)));
     markContent();
   }

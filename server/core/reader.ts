@@ -9,8 +9,9 @@
 
 import { open, type FileHandle } from 'node:fs/promises';
 import { isUtf8 } from 'node:buffer';
-import { MetaLine, SessionEvent, textOf, oneLine, tooDeep, MAX_DEPTH, type SeqEvent } from './events.js';
-import { forEachLine, forEachLineFd, lastLines, type Line } from './lines.js';
+import { MetaLine, SessionEvent, UserEvent, textOf, oneLine, tooDeep, MAX_DEPTH, type SeqEvent } from './events.js';
+import { forEachLine, forEachLineFd, forEachLineIn, lastLines, type Line } from './lines.js';
+import { StreamElider } from './elide.js';
 import { StoreError, fromFsError } from './errors.js';
 
 export interface Problem {
@@ -46,20 +47,40 @@ export async function readMeta(file: string, handle?: FileHandle): Promise<MetaI
         size *= 4;
         continue;
       }
-      const end = nl === -1 ? bytesRead : nl;
-      const parsed = parseJson(buf.subarray(0, end));
-      if (!parsed.ok) throw new StoreError('corrupt-session', `${file}: line 1 is not a meta line (${parsed.error})`);
-      const meta = MetaLine.safeParse(parsed.value);
-      if (!meta.success)
-        throw new StoreError('corrupt-session', `${file}: line 1 is not a valid meta line`, { issues: meta.error.issues });
-      if (nl === -1) throw new StoreError('corrupt-session', `${file}: the meta line is not terminated (torn at birth)`);
-      return { meta: parsed.value as MetaLine, metaEnd: nl + 1 };
+      return metaOf(file, buf.subarray(0, bytesRead), nl);
     }
   } catch (e) {
     throw e instanceof StoreError ? e : fromFsError(e, `cannot read ${file}`);
   } finally {
     if (!handle) await fh.close();
   }
+}
+
+/** The meta line from the first bytes of a file (`nl`: the first '\n' in them, or -1). */
+function metaOf(file: string, buf: Buffer, nl: number): MetaInfo {
+  const end = nl === -1 ? buf.length : nl;
+  const parsed = parseJson(buf.subarray(0, end));
+  if (!parsed.ok) throw new StoreError('corrupt-session', `${file}: line 1 is not a meta line (${parsed.error})`);
+  const meta = MetaLine.safeParse(parsed.value);
+  if (!meta.success)
+    throw new StoreError('corrupt-session', `${file}: line 1 is not a valid meta line`, { issues: meta.error.issues });
+  if (nl === -1) throw new StoreError('corrupt-session', `${file}: the meta line is not terminated (torn at birth)`);
+  return { meta: parsed.value as MetaLine, metaEnd: nl + 1 };
+}
+
+/**
+ * readMeta and foldDigest over a whole file already in memory (`buf`, its first `bytes` bytes:
+ * a small file read at once, catalog.ts entryFromFile). Undefined when the meta line does not
+ * end inside `buf` (the caller then reads the file the streaming way, which may look further).
+ */
+export function digestOfBuffer(file: string, buf: Buffer): { info: MetaInfo; d: Digest } | undefined {
+  const nl = buf.subarray(0, MAX_META).indexOf(10);
+  if (nl === -1) return undefined;
+  const info = metaOf(file, buf, nl);
+  const d = emptyDigest(info.meta, info.metaEnd);
+  const f = digestFolder(d);
+  forEachLineIn(buf, d.folded, buf.length, f.onLine, f.want);
+  return { info, d };
 }
 
 type Parsed = { ok: true; value: unknown } | { ok: false; error: string };
@@ -80,7 +101,9 @@ export function parseEventLine(bytes: Buffer): { event: SessionEvent; warning?: 
   const v = parsed.value;
   if (!v || typeof v !== 'object' || Array.isArray(v)) return { error: 'not a JSON object' };
   if (tooDeep(v)) return { error: `nested deeper than ${MAX_DEPTH} levels` };
-  const check = SessionEvent.safeParse(v);
+  // The structural check accepts exactly what SessionEvent accepts (test/store/
+  // event-shape.property.test.ts); zod runs only for a line it refuses, for the message.
+  const check = isSessionEvent(v as Record<string, unknown>) ? { success: true as const } : SessionEvent.safeParse(v);
   if (!check.success) {
     const first = check.error.issues[0];
     return { error: `not a valid event (${first ? `${first.path.join('.') || 'kind'}: ${first.message}` : 'schema'})` };
@@ -89,12 +112,66 @@ export function parseEventLine(bytes: Buffer): { event: SessionEvent; warning?: 
   return { event: v as SessionEvent, warning };
 }
 
+// The same pattern zod's z.iso.datetime({ offset: true }) tests `t` with (taken from the schema,
+// so the two cannot drift).
+const ISO_TIME: RegExp = (UserEvent.shape.t as unknown as { _zod: { pattern: RegExp } })._zod.pattern;
+
+/**
+ * True exactly when `SessionEvent.safeParse(v).success` (for a non-array object `v`), without
+ * zod: the kind, an ISO time `t`, and the fields each kind's schema checks. About a tenth of
+ * zod's cost per line, which a full load of a 134 MB session pays 100,000 times. Appends still
+ * validate with zod (store.ts): this is for lines the store wrote or already accepted.
+ */
+export function isSessionEvent(v: Record<string, unknown>): boolean {
+  const t = v.t;
+  if (typeof t !== 'string' || !ISO_TIME.test(t)) return false;
+  switch (v.kind) {
+    case 'user': {
+      if (v.content === undefined) return false;
+      const cf = v.contextFiles;
+      if (cf === undefined) return true;
+      if (!Array.isArray(cf)) return false;
+      for (let i = 0; i < cf.length; i++) if (typeof cf[i] !== 'string') return false;
+      return true;
+    }
+    case 'assistant':
+      return v.content !== undefined && (v.model === undefined || typeof v.model === 'string');
+    case 'agent':
+      return Array.isArray(v.messages);
+    case 'event':
+      return typeof v.type === 'string' && v.type.length >= 1;
+    case 'title': {
+      const title = v.title;
+      const source = v.source;
+      return (
+        typeof title === 'string' &&
+        title.length >= 1 &&
+        title.length <= 500 &&
+        (source === undefined || source === 'user' || source === 'model' || source === 'fallback')
+      );
+    }
+    case 'compact': {
+      const b = v.briefing;
+      const c = v.coversThrough;
+      return typeof b === 'string' && b.length >= 1 && typeof c === 'number' && Number.isSafeInteger(c) && c >= 0;
+    }
+    default:
+      return false;
+  }
+}
+
 export interface ReadOptions {
   /** First seq to return (inclusive). */
   from?: number;
   /** Last seq to return (inclusive). */
   to?: number;
   signal?: AbortSignal;
+  /**
+   * The soft cap (elide.ts): when the file is larger, the oldest tool results are elided as the
+   * lines are read (the same choice elideToCap makes after the read), so their text is never
+   * held all at once. Only for a whole read (no from/to).
+   */
+  softCap?: number;
 }
 
 export interface SessionRead {
@@ -104,6 +181,8 @@ export interface SessionRead {
   /** Number of line positions after the meta line (the next append gets this seq). */
   lines: number;
   size: number;
+  /** Tool results elided by `softCap`. */
+  elided: number;
 }
 
 function lineProblem(file: string, seq: number, message: string): Problem {
@@ -112,28 +191,47 @@ function lineProblem(file: string, seq: number, message: string): Problem {
 
 /** Reads a whole session (or a seq range of it), tolerantly. */
 export async function readSession(file: string, opts: ReadOptions = {}): Promise<SessionRead> {
-  const { meta, metaEnd } = await readMeta(file);
-  const events: SeqEvent[] = [];
-  const problems: Problem[] = [];
-  let seq = 0;
-  const from = opts.from ?? 0;
-  const to = opts.to ?? Infinity;
-  let result;
+  let fh;
   try {
-    result = await forEachLine(
-      file,
-      (line) => {
-        const s = seq++;
-        if (s < from || s > to) return;
-        collect(file, s, line, events, problems);
-      },
-      { from: metaEnd, signal: opts.signal, want: (p) => wantInRange(seq, from, to, p) },
-    );
+    fh = await open(file, 'r');
   } catch (e) {
-    if (opts.signal?.aborted) throw e;
-    throw fromFsError(e, `cannot read ${file}`);
+    throw fromFsError(e, `cannot open ${file}`);
   }
-  return { meta, events, problems, lines: seq, size: result.size };
+  try {
+    const { meta, metaEnd } = await readMeta(file, fh);
+    const events: SeqEvent[] = [];
+    const problems: Problem[] = [];
+    let seq = 0;
+    const from = opts.from ?? 0;
+    const to = opts.to ?? Infinity;
+    const whole = opts.from === undefined && opts.to === undefined;
+    let size;
+    try {
+      size = (await fh.stat()).size;
+    } catch (e) {
+      throw fromFsError(e, `cannot read ${file}`);
+    }
+    const elider = whole && opts.softCap !== undefined && size > opts.softCap ? new StreamElider(size, opts.softCap) : undefined;
+    try {
+      await forEachLineFd(
+        fh,
+        (line) => {
+          const s = seq++;
+          if (s < from || s > to) return;
+          const n = events.length;
+          collect(file, s, line, events, problems);
+          if (elider && events.length > n) events[n] = elider.take(events[n]);
+        },
+        { from: metaEnd, to: size, signal: opts.signal, want: whole ? undefined : (p) => wantInRange(seq, from, to, p), borrow: true },
+      );
+    } catch (e) {
+      if (opts.signal?.aborted) throw e;
+      throw fromFsError(e, `cannot read ${file}`);
+    }
+    return { meta, events, problems, lines: seq, size, elided: elider?.elided ?? 0 };
+  } finally {
+    await fh.close().catch(() => {});
+  }
 }
 
 /**
@@ -151,7 +249,7 @@ export async function readSessionFrom(
   let seq = firstSeq;
   let result;
   try {
-    result = await forEachLine(file, (line) => collect(file, seq++, line, events, problems), { from: offset, signal });
+    result = await forEachLine(file, (line) => collect(file, seq++, line, events, problems), { from: offset, signal, borrow: true });
   } catch (e) {
     if (signal?.aborted) throw e;
     throw fromFsError(e, `cannot read ${file}`);
@@ -252,6 +350,15 @@ export async function foldDigest(
   /** An open handle of `file` to read (saves an open), and where to stop (saves a stat). */
   via?: { fh: FileHandle; to: number },
 ): Promise<Digest> {
+  const f = digestFolder(d);
+  const opts = { from: d.folded, signal, want: f.want, borrow: true };
+  if (via) await forEachLineFd(via.fh, f.onLine, { ...opts, to: via.to });
+  else await forEachLine(file, f.onLine, opts);
+  return d;
+}
+
+/** The line callbacks of a fold into `d` (mutated). */
+function digestFolder(d: Digest): { onLine: (line: Line) => void | false; want: (p: Buffer) => boolean } {
   // `want` sees every line's first bytes before `onLine` sees the line, so its match is kept
   // for onLine rather than decoded and matched twice (a cold listing does this for every line).
   let head: RegExpExecArray | null = null;
@@ -271,17 +378,11 @@ export async function foldDigest(
     }
     applyEvent(d, r.event);
   };
-  const opts = {
-    from: d.folded,
-    signal,
-    want: (p: Buffer) => {
-      const m = (head = CANON.exec(p.toString('latin1', 0, 96)));
-      return !m || m[1] === 'user' || m[1] === 'title';
-    },
+  const want = (p: Buffer): boolean => {
+    const m = (head = CANON.exec(p.toString('latin1', 0, 96)));
+    return !m || m[1] === 'user' || m[1] === 'title';
   };
-  if (via) await forEachLineFd(via.fh, onLine, { ...opts, to: via.to });
-  else await forEachLine(file, onLine, opts);
-  return d;
+  return { onLine, want };
 }
 
 function applyEvent(d: Digest, ev: SessionEvent): void {

@@ -11,6 +11,7 @@
 // Depends on node:fs, ./catalog, ./lock, ./reader, ./events; knows nothing of JSON-RPC or the CLI.
 
 import { chmod, lstat, mkdir, open, readdir, stat } from 'node:fs/promises';
+import { closeSync, fstatSync, fsync, ftruncateSync, openSync, writeSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import {
   IncomingEvent,
@@ -35,7 +36,7 @@ import {
   type IndexEntry,
 } from './catalog.js';
 import { acquireLock, inspectLock, DEFAULT_STALE_MS, type Held } from './lock.js';
-import { readMeta, readSession, readSessionFrom, readTail, foldEvents, parseEventLine, type Problem } from './reader.js';
+import { readMeta, readSession, readSessionFrom, readTail, foldEvents, foldDigest, parseEventLine, type Problem } from './reader.js';
 import { eachLineBackward } from './lines.js';
 import { elideToCap } from './elide.js';
 import { lockPathOf } from './lock.js';
@@ -336,15 +337,18 @@ export class SessionStore {
       const live = await this.own(id);
       if (lines.length === 0) return { appended: 0, firstSeq: live.lines, lastSeq: live.lines - 1 };
       const bufs = lines.map((l) => Buffer.from(l.text + '\n'));
-      let fh;
+      // Performance: open, fstat, write and close are synchronous (microseconds on a page-cache
+      // write of a turn, against a thread-pool round trip each for their promise forms, which
+      // doubled the ack; bench/PERFORMANCE.md); only the fsync waits in the pool.
+      let fd: number;
       try {
-        fh = await open(live.file, 'a');
+        fd = openSync(live.file, 'a');
       } catch (e) {
         throw fromFsError(e, `cannot open session ${id} for appending`);
       }
       let prefixLen = 0;
       try {
-        const st = await fh.stat({ bigint: true });
+        const st = fstatSync(fd, { bigint: true });
         if (Number(st.size) !== live.size) {
           // The file changed behind our back (a writer that ignores locks): re-derive its state.
           const e = await entryFromFile(live.file, id, Number(st.size), st.mtimeNs);
@@ -356,19 +360,27 @@ export class SessionStore {
         const prefix = live.torn ? Buffer.from('\n') : Buffer.alloc(0);
         prefixLen = prefix.length;
         try {
-          await writeAll(fh, prefixLen ? Buffer.concat([prefix, ...bufs]) : Buffer.concat(bufs));
-          await fh.sync();
+          writeAllSync(fd, prefixLen ? Buffer.concat([prefix, ...bufs]) : Buffer.concat(bufs));
+          await fsyncFd(fd);
         } catch (e) {
           // A batch is all or nothing: cut back our own unacknowledged bytes (a disk that filled
           // mid-write), so the file holds exactly what was acknowledged. If even that fails, the
           // next append re-derives the state and steps over the torn line.
-          await fh.truncate(live.size).catch(() => {});
+          try {
+            ftruncateSync(fd, live.size);
+          } catch {
+            /* see above */
+          }
           throw e;
         }
       } catch (e) {
         throw fromFsError(e, `cannot append to session ${id}`);
       } finally {
-        await fh.close().catch(() => {});
+        try {
+          closeSync(fd);
+        } catch {
+          /* nothing to do */
+        }
       }
       return this.afterAppend(live, lines, bufs, prefixLen);
     });
@@ -378,9 +390,23 @@ export class SessionStore {
     const firstSeq = live.lines;
     const e = live.entry;
     if (live.torn) {
-      // The torn fragment is now a complete (unreadable) line of its own.
-      e.lines++;
-      e.bad++;
+      // The torn fragment is now a complete line of its own. Reliability (issue 8): it is folded
+      // from the file the way a rebuild folds it (foldDigest), not counted by hand, so that the
+      // index entry stays exactly what a rebuild from the file gives (a fragment whose head is
+      // intact is classified by its head there; a whole line that only lacked its '\n' is an
+      // event).
+      try {
+        const fh = await open(live.file, 'r');
+        try {
+          await foldDigest(live.file, e, undefined, { fh, to: live.size + prefixLen });
+        } finally {
+          await fh.close().catch(() => {});
+        }
+      } catch {
+        e.lines++;
+        e.bad++;
+        e.folded = live.size + prefixLen;
+      }
     }
     const start = live.size + prefixLen;
     foldEvents(e, lines.map((l) => l.event), bufs.map((b) => b.length), start);
@@ -525,15 +551,10 @@ export class SessionStore {
   /** The whole session, with the soft cap applied: the input of resume and export. */
   async load(id: string, o: { signal?: AbortSignal } = {}): Promise<ReadResult> {
     const file = await this.pathOf(id);
-    const r = await readSession(file, { signal: o.signal });
-    let events = r.events;
-    let elided = 0;
-    if (r.size > this.softCapBytes) {
-      const out = elideToCap(events, r.size, this.softCapBytes);
-      events = out.events;
-      elided = out.elided;
-    }
-    return { meta: r.meta, events, problems: r.problems, totalEvents: r.lines, elided };
+    // The soft cap is applied as the lines are read (elide.ts StreamElider, the same choice as
+    // elideToCap), so a 134 MB session's old tool outputs are never all held at once.
+    const r = await readSession(file, { signal: o.signal, softCap: this.softCapBytes });
+    return { meta: r.meta, events: r.events, problems: r.problems, totalEvents: r.lines, elided: r.elided };
   }
 
   /** The in-memory listing (cacheListing): a watcher reports folders that changed, and whether it is live. */
@@ -628,6 +649,15 @@ export function validateBatch(events: unknown[]): ValidLine[] {
     throw new StoreError('invalid-events', `invalid event at ${first.path.join('.')}: ${first.message}`, { issues });
   }
   return out;
+}
+
+function writeAllSync(fd: number, buf: Buffer): void {
+  let off = 0;
+  while (off < buf.length) off += writeSync(fd, buf, off, buf.length - off);
+}
+
+function fsyncFd(fd: number): Promise<void> {
+  return new Promise((res, rej) => fsync(fd, (e) => (e ? rej(e) : res())));
 }
 
 async function writeAll(fh: import('node:fs/promises').FileHandle, buf: Buffer): Promise<void> {
