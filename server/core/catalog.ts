@@ -13,8 +13,8 @@
 // of VS Code's chat index); rewriting the index in place (a crash leaves it half-written).
 // Depends on node:fs, write-file-atomic and ./reader.
 
-import { closeSync, lstatSync, openSync, readSync } from 'node:fs';
-import { lstat, open, readFile, readdir } from 'node:fs/promises';
+import { closeSync, lstatSync, openSync, readdirSync, readFileSync, readSync } from 'node:fs';
+import { open } from 'node:fs/promises';
 import { join } from 'node:path';
 import { oneLine } from './plain.js';
 import type { Digest, Problem } from './reader.js';
@@ -68,7 +68,9 @@ export interface RefreshResult {
 async function loadIndex(dir: string): Promise<{ entries: Map<string, IndexEntry>; trusted: boolean; problem?: string }> {
   let raw: string;
   try {
-    raw = await readFile(join(dir, INDEX_FILE), 'utf8');
+    // Synchronous, like the reads below: a folder's index is small (a few hundred KB at most),
+    // and a promise per read was a round trip through the thread pool per folder.
+    raw = readFileSync(join(dir, INDEX_FILE), 'utf8');
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
     return { entries: new Map(), trusted: false, problem: code === 'ENOENT' ? undefined : `index.json unreadable (${code})` };
@@ -190,7 +192,7 @@ export async function refreshIndex(dir: string, opts: { write?: boolean } = {}):
   const stats = { reused: 0, folded: 0, read: 0, dropped: 0, rebuilt: false, written: false };
   // Never follow a symlink planted in the store: it could lead outside it.
   try {
-    const dst = await lstat(dir);
+    const dst = lstatSync(dir);
     if (!dst.isDirectory()) {
       problems.push({ file: dir, message: dst.isSymbolicLink() ? 'project folder is a symlink: skipped' : 'not a folder: skipped' });
       return { entries: [], problems, stats };
@@ -205,7 +207,7 @@ export async function refreshIndex(dir: string, opts: { write?: boolean } = {}):
   stats.rebuilt = !loaded.trusted;
   let names: string[];
   try {
-    names = await readdir(dir);
+    names = readdirSync(dir);
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
     if (code === 'ENOENT') return { entries: [], problems, stats };

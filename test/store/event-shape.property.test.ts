@@ -29,12 +29,14 @@ const isoTime = fc
 const anyJson = fc.jsonValue({ maxDepth: 2 });
 const str = fc.oneof(fc.string({ maxLength: 8 }), fc.string({ unit: 'grapheme', maxLength: 4 }), fc.constant(''));
 const longTitle = fc.integer({ min: 495, max: 505 }).map((n) => 'x'.repeat(n));
-const field = <T>(arb: fc.Arbitrary<T>) => fc.oneof(arb, fc.constant(ABSENT), fc.constant(undefined), anyJson);
+// The arbitrary of a field's own type is weighted up so that whole valid events come out often.
+const field = <T>(arb: fc.Arbitrary<T>) =>
+  fc.oneof({ arbitrary: arb, weight: 5 }, { arbitrary: fc.constant(ABSENT), weight: 2 }, fc.constant(undefined), anyJson);
 
 const candidate = fc
   .record({
     kind: fc.oneof(fc.constantFrom('user', 'assistant', 'agent', 'event', 'title', 'compact', 'meta', 'User', ''), fc.constant(ABSENT), anyJson),
-    t: fc.oneof(isoTime, isoTime, fc.constant('2026-07-28T09:12:33.120Z'), fc.constant(ABSENT), str, anyJson),
+    t: fc.oneof({ arbitrary: isoTime, weight: 4 }, { arbitrary: fc.constant('2026-07-28T09:12:33.120Z'), weight: 3 }, fc.constant(ABSENT), str, anyJson),
     content: field(anyJson),
     contextFiles: field(fc.oneof(fc.array(str, { maxLength: 3 }), fc.array(fc.oneof(str, fc.integer(), fc.constant(null)), { maxLength: 3 }))),
     model: field(str),
@@ -76,7 +78,8 @@ describe('isSessionEvent is SessionEvent.safeParse without zod', () => {
       { numRuns: 10_000, seed: SEED },
     );
     // The generator reaches both sides of the check, not only refusals.
-    expect(accepted).toBeGreaterThan(100);
+    if (process.env.LCS_SHOW_ACCEPTED) console.log(`accepted ${accepted} of 10000`);
+    expect(accepted).toBeGreaterThan(150);
   });
 
   it('agrees on valid events of every kind with one field broken at a time', () => {
