@@ -187,7 +187,7 @@ function entryOf(d: Digest, id: string, meta: { project: string; createdAt: stri
  * Brings a project folder's index up to date with its files, re-reading only what changed,
  * and writes it back when anything changed. Never touches a session file.
  */
-export async function refreshIndex(dir: string, opts: { write?: boolean } = {}): Promise<RefreshResult> {
+export async function refreshIndex(dir: string, opts: { write?: boolean; rebuild?: boolean } = {}): Promise<RefreshResult> {
   const problems: Problem[] = [];
   const stats = { reused: 0, folded: 0, read: 0, dropped: 0, rebuilt: false, written: false };
   // Never follow a symlink planted in the store: it could lead outside it.
@@ -202,7 +202,8 @@ export async function refreshIndex(dir: string, opts: { write?: boolean } = {}):
     if (code !== 'ENOENT') problems.push({ file: dir, message: `cannot read folder (${code})` });
     return { entries: [], problems, stats };
   }
-  const loaded = await loadIndex(dir);
+  // `rebuild`: trust nothing cached; every file is read again (session/reindex, doctor).
+  const loaded = opts.rebuild ? { entries: new Map<string, IndexEntry>(), trusted: false, problem: undefined } : await loadIndex(dir);
   if (loaded.problem) problems.push({ file: join(dir, INDEX_FILE), message: loaded.problem });
   stats.rebuilt = !loaded.trusted;
   let names: string[];

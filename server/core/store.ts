@@ -591,6 +591,32 @@ export class SessionStore {
     return { meta: found.meta, events, problems: r.problems, totalEvents: r.lines, elided, fromSeq: found.fromSeq, ...(compact ? { compact } : {}) };
   }
 
+  /**
+   * Rebuilds index.json of one project's folder (by real path) or of every folder, re-reading
+   * every session file: the cache is thrown away, never the sessions. Cancellable between
+   * folders through `signal`; `onFolder` reports progress.
+   */
+  async reindex(o: { project?: string; signal?: AbortSignal; onFolder?: (done: number, total: number) => void } = {}): Promise<{
+    projects: number;
+    sessions: number;
+    written: number;
+    problems: Problem[];
+  }> {
+    const { refreshIndex } = await import('./catalog.js');
+    const dirs = o.project !== undefined ? [this.projectDirOf(await this.realProject(o.project, false))] : await this.projectDirs();
+    const out = { projects: 0, sessions: 0, written: 0, problems: [] as Problem[] };
+    for (const [i, dir] of dirs.entries()) {
+      if (o.signal?.aborted) throw o.signal.reason ?? new Error('aborted');
+      const r = await refreshIndex(dir, { rebuild: true });
+      out.projects++;
+      out.sessions += r.entries.length;
+      if (r.stats.written) out.written++;
+      out.problems.push(...r.problems);
+      o.onFolder?.(i + 1, dirs.length);
+    }
+    return out;
+  }
+
   /** Every project folder in the store (absolute paths). */
   async projectDirs(): Promise<string[]> {
     try {

@@ -340,6 +340,17 @@ async function summarize(
 
 const MIME = { markdown: 'text/markdown', json: 'application/json' } as const;
 
+const sessionReindex: Handler<typeof P.sessionReindex> = async (p, token, ctx) =>
+  withProgress(ctx, token, p.workDoneToken, 'Rebuilding History indexes', async (progress) => {
+    const r = await ctx.store.reindex({
+      project: p.project,
+      signal: abortSignalOf(token, progress.token),
+      onFolder: (done, total) => progress.report(`${done} of ${total} project folders`, Math.round((done / Math.max(1, total)) * 100)),
+    });
+    check(token, progress.token);
+    return r;
+  });
+
 const sessionExport: Handler<typeof P.sessionExport> = async (p, token, ctx) =>
   withProgress(ctx, token, p.workDoneToken, 'Exporting session', async (progress) => {
     const r = await ctx.store.load(p.id, { signal: abortSignalOf(token, progress.token) });
@@ -562,6 +573,7 @@ export const ROUTES: ReadonlyMap<string, Route> = new Map([
   route(P.sessionRename, sessionRename),
   route(P.sessionDelete, sessionDelete),
   route(P.sessionSeal, sessionSeal),
+  route(P.sessionReindex, sessionReindex),
 ]);
 
 export { DEFAULT_CONSENT_THRESHOLD };

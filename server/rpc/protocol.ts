@@ -380,6 +380,23 @@ export const sessionSeal = request(
   'What New Chat does to the old session: titles it if untitled, records a sealed event, releases it.',
 );
 
+export const sessionReindex = request(
+  'session/reindex',
+  'clientToServer',
+  z.object({
+    project: Project.optional().describe('Only this project (compared by real path); default: every project.'),
+    workDoneToken: WorkDoneToken,
+  }),
+  z.object({
+    projects: z.number().int().describe('Project folders reindexed.'),
+    sessions: z.number().int().describe('Sessions found in them.'),
+    written: z.number().int().describe('index.json files written.'),
+    problems: z.array(Problem),
+  }),
+  'Rebuilds the index.json caches from the session files (never touching a session). The repair behind a "History looks wrong" button.',
+  true,
+);
+
 // ---------------------------------------------------------------------------------------------
 // Server to client
 
@@ -433,6 +450,7 @@ export const REQUESTS = [
   sessionRename,
   sessionDelete,
   sessionSeal,
+  sessionReindex,
   sessionTitle,
   sessionSummarize,
 ] as const;

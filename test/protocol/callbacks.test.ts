@@ -78,6 +78,7 @@ describe('cancellation', () => {
     ['session/export', (id) => ({ id, format: 'markdown' })],
     ['session/search', () => ({ query: 'hello' })],
     ['session/resume', (id) => ({ id, contextWindow: 10_000 })],
+    ['session/reindex', () => ({})],
   ];
   for (const [method, params] of cases) {
     it(`${method} ends with -32800 when cancelled mid-way, and writes nothing`, async () => {

@@ -2,7 +2,7 @@
 // sidecar process. Results are checked against the descriptors' zod result schemas by the
 // helper's call().
 
-import { existsSync, readFileSync, readdirSync, appendFileSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync, appendFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { cleanup, startSidecar, workspace, type Sidecar } from '../helpers/sidecar.js';
@@ -337,6 +337,36 @@ describe('session/fork', () => {
     expect(copy[3].event).toMatchObject({ kind: 'event', type: 'forked', from: id, throughSeq: 2 });
     expect(existsSync(fileOf(root, f.id) + '.lock')).toBe(true);
     expect((await s.error('session/fork', { id: '2020-01-01T00-00-00-zzzz' })).code).toBe(RpcErrorCodes.UnknownSession);
+    await s.stop();
+  });
+});
+
+describe('session/reindex', () => {
+  it('rebuilds a wrong index from the files, for one project or all, touching no session', async () => {
+    const { root, project } = workspace();
+    const s = await startSidecar({ root });
+    const a = await sessionWith(s, project, [USER('alpha one'), ASSISTANT('hi')]);
+    const b = await sessionWith(s, project, [USER('beta')]);
+    const dir = join(fileOf(root, a), '..');
+    const before = [readFileSync(fileOf(root, a)), readFileSync(fileOf(root, b))];
+    // A cache that lies while still matching the files' sizes and mtimes: only a rebuild sees it.
+    const idx = JSON.parse(readFileSync(join(dir, 'index.json'), 'utf8'));
+    for (const e of idx.entries) {
+      e.turns = 42;
+      e.title = 'WRONG';
+    }
+    writeFileSync(join(dir, 'index.json'), JSON.stringify(idx));
+    const r = await s.call(P.sessionReindex, { project });
+    expect(r).toMatchObject({ projects: 1, sessions: 2, written: 1, problems: [] });
+    const fixed = JSON.parse(readFileSync(join(dir, 'index.json'), 'utf8'));
+    const byId = Object.fromEntries(fixed.entries.map((e: { id: string }) => [e.id, e]));
+    expect(byId[a]).toMatchObject({ turns: 1, title: null, firstUser: 'alpha one' });
+    expect(byId[b]).toMatchObject({ turns: 1, title: null, firstUser: 'beta' });
+    expect([readFileSync(fileOf(root, a)), readFileSync(fileOf(root, b))]).toEqual(before);
+    const all = await s.call(P.sessionReindex, {});
+    expect(all).toMatchObject({ projects: 1, sessions: 2, written: 1 });
+    const bad = await s.error('session/reindex', { project: 'relative/path' });
+    expect(bad.code).toBe(RpcErrorCodes.InvalidProject);
     await s.stop();
   });
 });
