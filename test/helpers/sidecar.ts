@@ -8,7 +8,7 @@
 // never for a fixed time; vitest's test timeout is the only clock.
 
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createWriteStream, mkdtempSync, mkdirSync, realpathSync, rmSync } from 'node:fs';
+import { createWriteStream, existsSync, mkdtempSync, mkdirSync, readdirSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -21,7 +21,7 @@ import {
   type MessageConnection,
 } from 'vscode-jsonrpc/node';
 import type { z } from 'zod';
-import type { RequestDescriptor } from '../../server/rpc/protocol.js';
+import { sessionNew, sessionAppend, type RequestDescriptor } from '../../server/rpc/protocol.js';
 
 export const REPO = resolve(fileURLToPath(new URL('../..', import.meta.url)));
 export const BIN = join(REPO, 'bin', 'levelcode-sessions.js');
@@ -289,3 +289,34 @@ export async function cleanup(): Promise<void> {
 }
 
 export { CancellationTokenSource, ResponseError };
+
+// ---------------------------------------------------------------------------------------------
+// Sessions in a test store
+
+/** The file of session `id` in the store at `root` (whatever its project folder). */
+export function fileOf(root: string, id: string): string {
+  for (const d of readdirSync(root)) {
+    const f = join(root, d, `${id}.jsonl`);
+    if (existsSync(f)) return f;
+  }
+  throw new Error(`no file for ${id}`);
+}
+
+/**
+ * A new session of `project` holding `events`, appended through the sidecar in batches.
+ * `settleTitle`: two user turns start a title in the background; wait for it to land (the
+ * sidecar must run with trace "messages") so that a file compared afterwards holds still.
+ */
+export async function sessionWith(
+  s: Sidecar,
+  project: string,
+  events: readonly unknown[],
+  opts: { model?: string; batch?: number; settleTitle?: boolean } = {},
+): Promise<string> {
+  const { id } = await s.call(sessionNew, { project, ...(opts.model ? { model: opts.model } : {}) });
+  const batch = opts.batch ?? 1_000;
+  for (let i = 0; i < events.length; i += batch) await s.call(sessionAppend, { id, events: events.slice(i, i + batch) as never });
+  const users = events.filter((e) => (e as { kind?: string }).kind === 'user').length;
+  if (opts.settleTitle && users >= 2) await s.titleSettled(id);
+  return id;
+}

@@ -3,10 +3,10 @@
 // session/summarize callback of a tier-3 resume, gated by the client's capability, with the
 // consent step. Deterministic: the fake editor holds its answers until the test has acted.
 
-import { readFileSync, readdirSync, existsSync } from 'node:fs';
-import { join } from 'node:path';
+import { readFileSync, existsSync } from 'node:fs';
+
 import { afterEach, describe, expect, it } from 'vitest';
-import { cleanup, startSidecar, workspace, CancellationTokenSource, type Sidecar } from '../helpers/sidecar.js';
+import { cleanup, startSidecar, workspace, CancellationTokenSource, type Sidecar, fileOf, sessionWith as newSession } from '../helpers/sidecar.js';
 import { RpcErrorCodes } from '../../server/rpc/errors.js';
 import * as P from '../../server/rpc/protocol.js';
 
@@ -15,28 +15,14 @@ afterEach(cleanup);
 const USER = (text: string) => ({ kind: 'user', content: text });
 const ASSISTANT = (text: string) => ({ kind: 'assistant', content: text });
 
-async function sessionWith(s: Sidecar, project: string, events: unknown[]): Promise<string> {
-  const { id } = await s.call(P.sessionNew, { project });
-  if (events.length) await s.call(P.sessionAppend, { id, events });
-  // Two user turns start a title in the background: let it land before the file is compared.
-  if (events.filter((e) => (e as { kind?: string }).kind === 'user').length >= 2) await s.titleSettled(id);
-  return id;
-}
-
-function fileOf(root: string, id: string): string {
-  for (const d of readdirSync(root)) {
-    const f = join(root, d, `${id}.jsonl`);
-    if (existsSync(f)) return f;
-  }
-  throw new Error(`no file for ${id}`);
-}
-
 /** 12 turns of ~800 characters: about 2,600 tokens, far above a 2,000-token window's budget. */
 function longChat(fact = 'The deploy key lives in vault path secret/deploy.'): unknown[] {
   const events: unknown[] = [USER(`${fact} ${'context '.repeat(40)}`), ASSISTANT('noted. ' + 'ok '.repeat(100))];
   for (let i = 1; i < 12; i++) events.push(USER(`turn ${i} ${'words '.repeat(60)}`), ASSISTANT(`reply ${i} ${'more '.repeat(60)}`));
   return events;
 }
+
+const sessionWith = (s: Sidecar, project: string, events: unknown[]) => newSession(s, project, events, { settleTitle: true });
 
 describe('progress', () => {
   it('creates a work-done progress when the client supports it, begins and ends it', async () => {

@@ -5,9 +5,10 @@
 import { existsSync, readFileSync, readdirSync, appendFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { cleanup, startSidecar, workspace, type Sidecar } from '../helpers/sidecar.js';
+import { cleanup, startSidecar, workspace, type Sidecar, fileOf, sessionWith as newSession } from '../helpers/sidecar.js';
 import { RpcErrorCodes } from '../../server/rpc/errors.js';
 import * as P from '../../server/rpc/protocol.js';
+
 import { SESSION_ID_RE } from '../../server/core/events.js';
 
 afterEach(cleanup);
@@ -16,19 +17,9 @@ const USER = (text: string) => ({ kind: 'user', content: text });
 const ASSISTANT = (text: string) => ({ kind: 'assistant', content: [{ type: 'text', text }] });
 const AGENT = (...messages: unknown[]) => ({ kind: 'agent', messages });
 
-async function sessionWith(s: Sidecar, project: string, events: unknown[]): Promise<string> {
-  const { id } = await s.call(P.sessionNew, { project, model: 'test-model' });
-  if (events.length) await s.call(P.sessionAppend, { id, events });
-  return id;
-}
 
-function fileOf(root: string, id: string): string {
-  for (const d of readdirSync(root)) {
-    const f = join(root, d, `${id}.jsonl`);
-    if (existsSync(f)) return f;
-  }
-  throw new Error(`no file for ${id}`);
-}
+
+const sessionWith = (s: Sidecar, project: string, events: unknown[]) => newSession(s, project, events, { model: 'test-model' });
 
 describe('session/new', () => {
   it('creates a session under the real project path and announces it', async () => {

@@ -3,10 +3,10 @@
 // resume, locked writes, "open a copy"), locks let go when a sidecar dies, and didChange for
 // files written by a process that is not a sidecar at all, in polling and in fs.watch mode.
 
-import { appendFileSync, mkdirSync, readdirSync, existsSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdirSync, existsSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { cleanup, startSidecar, workspace, type Sidecar } from '../helpers/sidecar.js';
+import { cleanup, startSidecar, workspace, type Sidecar, fileOf, sessionWith as newSession } from '../helpers/sidecar.js';
 import { RpcErrorCodes } from '../../server/rpc/errors.js';
 import * as P from '../../server/rpc/protocol.js';
 
@@ -15,19 +15,7 @@ afterEach(cleanup);
 const USER = (text: string) => ({ kind: 'user', content: text });
 const ASSISTANT = (text: string) => ({ kind: 'assistant', content: text });
 
-async function sessionWith(s: Sidecar, project: string, events: unknown[]): Promise<string> {
-  const { id } = await s.call(P.sessionNew, { project });
-  if (events.length) await s.call(P.sessionAppend, { id, events });
-  return id;
-}
-
-function fileOf(root: string, id: string): string {
-  for (const d of readdirSync(root)) {
-    const f = join(root, d, `${id}.jsonl`);
-    if (existsSync(f)) return f;
-  }
-  throw new Error(`no file for ${id}`);
-}
+const sessionWith = (s: Sidecar, project: string, events: unknown[]) => newSession(s, project, events);
 
 describe('two sidecars on one project', () => {
   it('each owns its live session, both list both, each hears the other', async () => {

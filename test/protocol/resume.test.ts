@@ -9,10 +9,9 @@
 // the messages it is sent, so a fact reaches the resumed context only if the head was really
 // summarised. Every wait is for an event (an answer, a callback, a log line), never for a time.
 
-import { readFileSync, readdirSync, existsSync } from 'node:fs';
-import { join } from 'node:path';
+import { readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
-import { cleanup, startSidecar, workspace, CancellationTokenSource, ResponseError, type Sidecar, type StartOptions } from '../helpers/sidecar.js';
+import { cleanup, startSidecar, workspace, CancellationTokenSource, ResponseError, type Sidecar, type StartOptions, fileOf, sessionWith as newSession } from '../helpers/sidecar.js';
 import { RpcErrorCodes } from '../../server/rpc/errors.js';
 import * as P from '../../server/rpc/protocol.js';
 import { BRIEFING_HEADER, TIER2_NOTE, TIER3_NOTE, honestyLine } from '../../server/core/resume.js';
@@ -49,22 +48,6 @@ function factSummary(p: { messages: unknown[] }): { briefing: string } {
 
 function start(o: Partial<StartOptions> & { root: string }): Promise<Sidecar> {
   return startSidecar({ trace: 'messages', ...o });
-}
-
-async function sessionWith(s: Sidecar, project: string, events: Ev[], batch = 1_000): Promise<string> {
-  const { id } = await s.call(P.sessionNew, { project });
-  for (let i = 0; i < events.length; i += batch) await s.call(P.sessionAppend, { id, events: events.slice(i, i + batch) });
-  // Two user turns start a title in the background: let it land before the file is compared.
-  if (events.filter((e) => e.kind === 'user').length >= 2) await s.titleSettled(id);
-  return id;
-}
-
-function fileOf(root: string, id: string): string {
-  for (const d of readdirSync(root)) {
-    const f = join(root, d, `${id}.jsonl`);
-    if (existsSync(f)) return f;
-  }
-  throw new Error(`no file for ${id}`);
 }
 
 /** The events of a session file (seq order), `t` removed. */
@@ -134,6 +117,8 @@ function chat(turns: number, chars: number, first: string = FACT_MESSAGE): Ev[] 
 }
 
 // ---------------------------------------------------------------------------------------------
+
+const sessionWith = (s: Sidecar, project: string, events: Ev[], batch = 1_000) => newSession(s, project, events, { batch, settleTitle: true });
 
 describe('tier 1: verbatim', () => {
   it('rebuilds both arrays exactly as appended, with one honesty line per interrupted, reload and reaped event', async () => {

@@ -5,10 +5,10 @@
 // Waits are for events: the fake editor's recorded calls and the sidecar's log line
 // "session <id> titled after its second user turn (<source>)".
 
-import { readFileSync, readdirSync, existsSync } from 'node:fs';
-import { join } from 'node:path';
+import { readFileSync, existsSync } from 'node:fs';
+
 import { afterEach, describe, expect, it } from 'vitest';
-import { cleanup, startSidecar, workspace, type Sidecar, type StartOptions } from '../helpers/sidecar.js';
+import { cleanup, startSidecar, workspace, type Sidecar, type StartOptions, fileOf } from '../helpers/sidecar.js';
 import * as P from '../../server/rpc/protocol.js';
 
 afterEach(cleanup);
@@ -18,14 +18,6 @@ const ASSISTANT = (text: string) => ({ kind: 'assistant', content: [{ type: 'tex
 
 function start(o: Partial<StartOptions> & { root: string }): Promise<Sidecar> {
   return startSidecar({ trace: 'messages', ...o });
-}
-
-function fileOf(root: string, id: string): string {
-  for (const d of readdirSync(root)) {
-    const f = join(root, d, `${id}.jsonl`);
-    if (existsSync(f)) return f;
-  }
-  throw new Error(`no file for ${id}`);
 }
 
 function titleEvents(root: string, id: string): { title: string; source?: string }[] {
