@@ -50,50 +50,20 @@ function sitesOf(seq: number, messages: unknown[]): Site[] {
 
 /**
  * Returns events whose oldest tool results are elided until `size` minus the bytes saved is at
- * most `cap`. Untouched events are the same objects; changed ones are shallow copies.
+ * most `cap`. Untouched events are the same objects; changed ones are shallow copies. The same
+ * choice as StreamElider (it is StreamElider over a list already read).
  */
 export function elideToCap(events: SeqEvent[], size: number, cap: number): { events: SeqEvent[]; elided: number } {
   if (size <= cap) return { events, elided: 0 };
-  const sites: Site[] = [];
-  for (const se of events) if (se.event.kind === 'agent') sites.push(...sitesOf(se.seq, se.event.messages));
-  let excess = size - cap;
-  const chosen = new Map<number, Site[]>();
-  let elided = 0;
-  for (const s of sites) {
-    if (excess <= 0) break;
-    const marker = Buffer.byteLength(elisionMarker(s.bytes));
-    if (s.bytes <= marker) continue;
-    excess -= s.bytes - marker;
-    elided++;
-    const list = chosen.get(s.seq) ?? [];
-    list.push(s);
-    chosen.set(s.seq, list);
-  }
-  if (elided === 0) return { events, elided };
-  const out = events.map((se) => {
-    const list = chosen.get(se.seq);
-    if (!list || se.event.kind !== 'agent') return se;
-    const messages = se.event.messages.slice();
-    for (const s of list) {
-      const msg = { ...(messages[s.msg] as Record<string, unknown>) };
-      if (s.block === -1) msg.content = elisionMarker(s.bytes);
-      else {
-        const content = (msg.content as unknown[]).slice();
-        content[s.block] = { ...(content[s.block] as Record<string, unknown>), content: elisionMarker(s.bytes) };
-        msg.content = content;
-      }
-      messages[s.msg] = msg;
-    }
-    return { seq: se.seq, event: { ...se.event, messages } };
-  });
-  return { events: out, elided };
+  const elider = new StreamElider(size, cap);
+  const out = events.map((se) => elider.take(se));
+  return elider.elided === 0 ? { events, elided: 0 } : { events: out, elided: elider.elided };
 }
 
 /**
- * elideToCap while reading: events are handed over in seq order as they are parsed, and the
- * oldest tool results are elided until `size` minus the bytes saved is at most `cap`, the same
- * choice elideToCap makes over the whole list (same sites, same order, same markers), so that
- * the text of what is elided is never held all at once. Elided events are shallow copies.
+ * The soft cap, applied event by event in seq order (as lines are parsed, so the text of what is
+ * elided is never held all at once): the oldest tool results are elided until `size` minus the
+ * bytes saved is at most `cap`. Elided events are shallow copies.
  */
 export class StreamElider {
   private excess: number;

@@ -6,7 +6,7 @@
 // Depends on node:fs and ./catalog (which loads the reader only to rebuild an entry).
 
 import { lstatSync, readdirSync, type BigIntStats } from 'node:fs';
-import { readdir, realpath, stat } from 'node:fs/promises';
+import { realpath, stat } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { isAbsolute, join, resolve } from 'node:path';
 import { StoreError, fromFsError } from './errors.js';
@@ -75,6 +75,29 @@ export async function realProjectPath(project: string, mustExist: boolean): Prom
 }
 
 /**
+ * The project folders of the store (absolute paths): real folders only, since a symlink
+ * planted in the store could lead outside it. A missing store has none. The one place that
+ * lists the store; listings, lookups and reindexing all start here.
+ */
+export function projectFolders(root: string): string[] {
+  try {
+    return readdirSync(root, { withFileTypes: true }).filter((d) => d.isDirectory()).map((d) => join(root, d.name));
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return [];
+    throw fromFsError(e, `cannot read the store ${root}`);
+  }
+}
+
+/** The folders a listing covers: one project's (by real path, kept for filtering) or all. */
+async function scope(root: string, o: { project?: string; all?: boolean }): Promise<{ dirs: string[]; project?: string }> {
+  if (o.project !== undefined && !o.all) {
+    const project = await realProjectPath(o.project, false);
+    return { dirs: [join(root, projectSlug(project))], project };
+  }
+  return { dirs: projectFolders(root) };
+}
+
+/**
  * Sessions newest first; by project (its real path, exactly) or all. `onEntry` sees every row
  * listed with its file (the store uses it to remember where sessions are).
  */
@@ -84,20 +107,7 @@ export async function listSessions(
   onEntry?: (e: IndexEntry, file: string) => void,
 ): Promise<{ sessions: SessionEntry[]; problems: Problem[] }> {
   const problems: Problem[] = [];
-  let dirs: string[];
-  let project: string | undefined;
-  if (o.project !== undefined && !o.all) {
-    project = await realProjectPath(o.project, false);
-    dirs = [join(root, projectSlug(project))];
-  } else {
-    try {
-      dirs = (await readdir(root, { withFileTypes: true })).filter((d) => d.isDirectory()).map((d) => join(root, d.name));
-    } catch (e) {
-      const code = (e as NodeJS.ErrnoException).code;
-      if (code === 'ENOENT') return { sessions: [], problems };
-      throw fromFsError(e, `cannot read the store ${root}`);
-    }
-  }
+  const { dirs, project } = await scope(root, o);
   const all: IndexEntry[] = [];
   await mapLimit(dirs, 4, async (dir) => {
     const r = await refreshIndex(dir);
@@ -183,19 +193,8 @@ export class ListingCache {
     onEntry?: (e: IndexEntry, file: string) => void,
   ): Promise<{ sessions: SessionEntry[]; problems: Problem[] }> {
     const problems: Problem[] = [];
-    let dirs: string[];
-    let project: string | undefined;
-    if (o.project !== undefined && !o.all) {
-      project = await realProjectPath(o.project, false);
-      dirs = [join(this.root, projectSlug(project))];
-    } else {
-      try {
-        dirs = readdirSync(this.root, { withFileTypes: true }).filter((d) => d.isDirectory()).map((d) => join(this.root, d.name));
-      } catch (e) {
-        const code = (e as NodeJS.ErrnoException).code;
-        if (code === 'ENOENT') return { sessions: [], problems };
-        throw fromFsError(e, `cannot read the store ${this.root}`);
-      }
+    const { dirs, project } = await scope(this.root, o);
+    if (project === undefined) {
       // Folders gone from the store.
       const live = new Set(dirs);
       for (const d of this.folders.keys()) if (!live.has(d)) this.invalidate(d);

@@ -209,30 +209,6 @@ export async function lastLines(path: string, n: number, stopAt = 0): Promise<{ 
   }
 }
 
-/** Counts '\n' bytes in [from, to) of a file: the number of complete lines there. */
-export async function countNewlines(path: string, from = 0, to?: number): Promise<number> {
-  const fh = await open(path, 'r');
-  try {
-    const size = to ?? (await fh.stat()).size;
-    const buf = Buffer.allocUnsafe(CHUNK);
-    let pos = from;
-    let count = 0;
-    while (pos < size) {
-      const { bytesRead } = await fh.read(buf, 0, Math.min(CHUNK, size - pos), pos);
-      if (bytesRead === 0) break;
-      let i = buf.indexOf(10, 0);
-      while (i !== -1 && i < bytesRead) {
-        count++;
-        i = buf.indexOf(10, i + 1);
-      }
-      pos += bytesRead;
-    }
-    return count;
-  } finally {
-    await fh.close();
-  }
-}
-
 /**
  * Line starts from the end of a file backwards, down to `stopAt` (the end of the meta line):
  * `visit(start, end)` sees each line ([start, end), end before its '\n' or at the end of the

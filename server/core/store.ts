@@ -10,7 +10,7 @@
 // - a file with a newer schema version is listed and read but never appended to.
 // Depends on node:fs, ./catalog, ./lock, ./reader, ./events; knows nothing of JSON-RPC or the CLI.
 
-import { chmod, lstat, mkdir, open, readdir, stat } from 'node:fs/promises';
+import { chmod, lstat, mkdir, open, stat } from 'node:fs/promises';
 import { closeSync, fstatSync, fsync, ftruncateSync, openSync, writeSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import {
@@ -24,7 +24,7 @@ import {
   type SeqEvent,
 } from './events.js';
 import { StoreError, fromFsError } from './errors.js';
-import { ListingCache, listSessions, realProjectPath, toSessionEntry, type SessionEntry } from './history.js';
+import { ListingCache, listSessions, projectFolders, realProjectPath, toSessionEntry, type SessionEntry } from './history.js';
 import { isSessionId, newSessionId } from './ids.js';
 import { projectSlug } from './slug.js';
 import {
@@ -161,19 +161,11 @@ export class SessionStore {
     if (live) return live.file;
     const known = this.located.get(id);
     if (known && (await isRegularFile(known))) return known;
-    let dirs: string[];
-    try {
-      // Real folders only: a symlink planted in the store could lead outside it.
-      dirs = (await readdir(this.root, { withFileTypes: true })).filter((d) => d.isDirectory()).map((d) => d.name);
-    } catch (e) {
-      const code = (e as NodeJS.ErrnoException).code;
-      if (code === 'ENOENT') throw new StoreError('unknown-session', `no session ${id} (the store ${this.root} is empty)`);
-      throw fromFsError(e, `cannot read the store ${this.root}`);
-    }
+    const dirs = projectFolders(this.root);
     let found: string | undefined;
     await mapLimit(dirs, 16, async (d) => {
       if (found) return;
-      const file = join(this.root, d, `${id}.jsonl`);
+      const file = join(d, `${id}.jsonl`);
       if (await isRegularFile(file)) found = file;
     });
     if (!found) throw new StoreError('unknown-session', `no session ${id} in ${this.root}`);
@@ -536,6 +528,8 @@ export class SessionStore {
       let lines = entry.lines;
       let st;
       try {
+        // Stat again even when we own the session: a writer that ignores locks may have
+        // grown it behind our back, leaving a torn line whose position counts.
         st = await stat(file);
       } catch (e) {
         throw fromFsError(e, `cannot stat session ${id}`);
@@ -619,12 +613,7 @@ export class SessionStore {
 
   /** Every project folder in the store (absolute paths). */
   async projectDirs(): Promise<string[]> {
-    try {
-      return (await readdir(this.root, { withFileTypes: true })).filter((d) => d.isDirectory()).map((d) => join(this.root, d.name));
-    } catch (e) {
-      if ((e as NodeJS.ErrnoException).code === 'ENOENT') return [];
-      throw fromFsError(e, `cannot read the store ${this.root}`);
-    }
+    return projectFolders(this.root);
   }
 }
 

@@ -80,12 +80,12 @@ function anyOf(...tokens: CancellationToken[]): CancellationToken {
   return cts.token;
 }
 
+/** The same, as an AbortSignal for the core (which knows nothing of JSON-RPC tokens). */
 function abortSignalOf(...tokens: CancellationToken[]): AbortSignal {
   const ac = new AbortController();
-  for (const t of tokens) {
-    if (t.isCancellationRequested) ac.abort();
-    else t.onCancellationRequested(() => ac.abort());
-  }
+  const any = anyOf(...tokens);
+  if (any.isCancellationRequested) ac.abort();
+  else any.onCancellationRequested(() => ac.abort());
   return ac.signal;
 }
 

@@ -82,6 +82,13 @@ describe('levelcode-sessions CLI', () => {
     expect(row).toMatch(/^Add idempotency to RefundService\s+\S.*\s+1 turn\s+claude-sonnet-4\s+\S+$/);
   });
 
+  it('npm start shows the History of the folder npm was typed in (INIT_CWD), as the README says', () => {
+    const r = cli([], { cwd: tmp, env: { npm_lifecycle_event: 'start', INIT_CWD: project } });
+    expect(r.code).toBe(0);
+    expect(r.out).toContain(`History of ${project}`);
+    expect(r.out).toContain(id);
+  });
+
   it('list --json gives scripts the entries', () => {
     const r = cli(['list', '--project', project, '--json']);
     expect(r.code).toBe(0);

@@ -1,5 +1,6 @@
 // Slugs and ids: the naming of folders and files in the store.
 import { describe, it, expect } from 'vitest';
+import { createHash } from 'node:crypto';
 import { projectSlug, MAX_SLUG, isAbsoluteProjectPath } from '../../server/core/slug.js';
 import { newSessionId, isSessionId } from '../../server/core/ids.js';
 
@@ -32,6 +33,10 @@ describe('projectSlug', () => {
     expect(projectSlug(a).length).toBeLessThanOrEqual(MAX_SLUG);
     expect(projectSlug(a)).not.toBe(projectSlug(b));
     expect(projectSlug(a)).toMatch(/^[A-Za-z0-9-]+$/);
+    // As protocol.md says: the first 187 characters, '-', 12 hex digits of the path's SHA-256.
+    const sha = createHash('sha256').update(a).digest('hex').slice(0, 12);
+    expect(projectSlug(a)).toBe(`${'-' + 'x'.repeat(186)}-${sha}`);
+    expect(projectSlug(a)).toHaveLength(200);
   });
 });
 

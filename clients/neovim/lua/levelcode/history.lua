@@ -203,21 +203,18 @@ function M.open_buffer()
     vim.bo[buf].filetype = 'levelcode-history'
     vim.bo[buf].modifiable = false
     map(buf, '<CR>', M.choose_action, 'LevelCode: actions')
-    map(buf, 'o', function(s)
-      M.act(s, 'Open transcript')
-    end, 'LevelCode: open transcript')
-    map(buf, 'R', function(s)
-      M.act(s, 'Resume')
-    end, 'LevelCode: resume')
-    map(buf, 'r', function(s)
-      M.act(s, 'Rename')
-    end, 'LevelCode: rename')
-    map(buf, 'D', function(s)
-      M.act(s, 'Delete')
-    end, 'LevelCode: delete')
-    map(buf, 'e', function(s)
-      M.act(s, 'Export as Markdown')
-    end, 'LevelCode: export as Markdown')
+    for _, k in ipairs({
+      { 'o', 'Open transcript' },
+      { 'R', 'Resume' },
+      { 'r', 'Rename' },
+      { 'D', 'Delete' },
+      { 'e', 'Export as Markdown' },
+    }) do
+      local key, action = k[1], k[2]
+      map(buf, key, function(s)
+        M.act(s, action)
+      end, 'LevelCode: ' .. action:lower())
+    end
     vim.keymap.set('n', 'q', function()
       local alt = vim.fn.bufnr('#')
       if alt > 0 and alt ~= buf and vim.api.nvim_buf_is_loaded(alt) then
