@@ -14,6 +14,7 @@ import {
   needsConsent,
   pickBoundary,
   planResume,
+  floorTokens,
   rebuildContext,
   toolIds,
   TIER2_NOTE,
@@ -22,6 +23,7 @@ import {
   type ResumePlan,
 } from '../server/core/resume.js';
 import { estimateTokens, jsonLength, countForSeq, type TokenCounter } from '../server/core/tokens.js';
+import { elideToCap } from '../server/core/elide.js';
 
 // ---------------------------------------------------------------------------------------------
 // Helpers.
@@ -594,6 +596,74 @@ describe('property: tier-3 cut', () => {
         },
       ),
       { numRuns: 300, seed: seedEnv === undefined ? undefined : Number(seedEnv) },
+    );
+  });
+});
+
+// ---------------------------------------------------------------------------------------------
+// What the sidecar uses to plan from a compact event without reading a long session whole: the
+// tokens before the events given (earlierTokens), bounded from below (floorTokens).
+
+describe('planning from a compact event: earlierTokens and floorTokens', () => {
+  const tail = numbered([compact(h(5), 3), user(h(5)), assistant(h(5))], [4, 5, 6]);
+
+  it('earlierTokens counts toward T: a tail that fits is tier 1 alone, tier 2 once what precedes it is known to be too big', () => {
+    expect(planResume(tail, { window: 100, counter: hashes }).tier).toBe(1);
+    const plan = planResume(tail, { window: 100, counter: hashes, earlierTokens: 80 });
+    expect(plan.tier).toBe(2);
+    expect(plan.transcriptTokens).toBe(80 + 10); // a compact event is not transcript
+    // The same context as a plan over the whole session.
+    const whole = planResume(
+      [...numbered([user(h(20)), assistant(h(20)), user(h(20)), assistant(h(20))]), ...tail],
+      { window: 100, counter: hashes },
+    );
+    expect(whole.tier).toBe(2);
+    if (plan.tier !== 2 || whole.tier !== 2) return;
+    expect(plan.context).toStrictEqual(whole.context);
+    expect(plan.compactSeq).toBe(whole.compactSeq);
+  });
+
+  it('refuses an earlierTokens that is not a finite number >= 0', () => {
+    for (const bad of [-1, Number.NaN, Infinity]) {
+      expect(() => planResume(tail, { window: 100, earlierTokens: bad })).toThrow(RangeError);
+    }
+  });
+
+  it('floorTokens is the exact cost of chat events and notes, and the client\'s count when given', () => {
+    const u = { seq: 0, event: user('hello there') };
+    const plan = planResume([u], { window: 1e6 });
+    expect(floorTokens(u)).toBe(plan.transcriptTokens);
+    expect(floorTokens({ seq: 1, event: marker('interrupted') })).toBe(planResume([{ seq: 1, event: marker('interrupted') }], { window: 1e6 }).transcriptTokens);
+    expect(floorTokens({ seq: 2, event: agent(toolUse('a'), toolResult('a')) }, { 2: 7 })).toBe(7);
+  });
+
+  it('property: floorTokens never exceeds the event\'s cost however the soft cap elides it', () => {
+    const payload = fc.oneof(fc.string({ maxLength: 400 }), fc.array(fc.record({ type: fc.constant('text'), text: fc.string({ maxLength: 200 }) }), { maxLength: 3 }));
+    const message = fc.oneof(
+      fc.record({ role: fc.constant('assistant'), content: fc.string({ maxLength: 200 }) }),
+      fc.record({ role: fc.constant('tool'), tool_call_id: fc.string({ maxLength: 8 }), content: payload }),
+      fc.record({
+        role: fc.constant('user'),
+        content: fc.array(
+          fc.oneof(
+            fc.record({ type: fc.constant('tool_result'), tool_use_id: fc.string({ maxLength: 8 }), content: payload }),
+            fc.record({ type: fc.constant('text'), text: fc.string({ maxLength: 100 }) }),
+          ),
+          { maxLength: 4 },
+        ),
+      }),
+    );
+    fc.assert(
+      fc.property(fc.array(message, { minLength: 1, maxLength: 6 }), fc.nat({ max: 6000 }), (messages, cap) => {
+        const se: SeqEvent = { seq: 3, event: agent(...messages) };
+        const floor = floorTokens(se);
+        const size = Buffer.byteLength(JSON.stringify(se.event));
+        for (const c of [0, cap, size]) {
+          const elided = elideToCap([se], size, c).events;
+          expect(floor).toBeLessThanOrEqual(planResume(elided, { window: 1e9 }).transcriptTokens);
+        }
+      }),
+      { numRuns: 300 },
     );
   });
 });

@@ -27,24 +27,48 @@ function payloadBytes(v: unknown): number {
 }
 
 /** Tool-result payloads of an agent message list, in order. */
-function sitesOf(seq: number, messages: unknown[]): Site[] {
+function sitesOf(seq: number, messages: unknown[], measure = true): Site[] {
   const out: Site[] = [];
   messages.forEach((m, mi) => {
     if (!m || typeof m !== 'object') return;
     const msg = m as Record<string, unknown>;
     if (msg.role === 'tool' && msg.content !== undefined) {
-      out.push({ seq, msg: mi, block: -1, bytes: payloadBytes(msg.content) });
+      out.push({ seq, msg: mi, block: -1, bytes: measure ? payloadBytes(msg.content) : 0 });
       return;
     }
     if (Array.isArray(msg.content)) {
       msg.content.forEach((b, bi) => {
         if (b && typeof b === 'object' && (b as Record<string, unknown>).type === 'tool_result') {
           const c = (b as Record<string, unknown>).content;
-          if (c !== undefined) out.push({ seq, msg: mi, block: bi, bytes: payloadBytes(c) });
+          if (c !== undefined) out.push({ seq, msg: mi, block: bi, bytes: measure ? payloadBytes(c) : 0 });
         }
       });
     }
   });
+  return out;
+}
+
+/**
+ * The messages with every tool-result payload removed (the key itself, not a marker): the
+ * least any elision can leave of them, since the soft cap only ever swaps a payload for a
+ * shorter marker. Untouched messages are the same objects. The resume planner counts these to
+ * bound a transcript's tokens from below without knowing which payloads a load would elide.
+ */
+export function withoutToolPayloads(messages: unknown[]): unknown[] {
+  const sites = sitesOf(0, messages, false);
+  if (sites.length === 0) return messages;
+  const out = messages.slice();
+  for (const s of sites) {
+    const msg = { ...(out[s.msg] as Record<string, unknown>) };
+    if (s.block === -1) delete msg.content;
+    else {
+      const content = (msg.content as unknown[]).slice();
+      const { content: _payload, ...rest } = content[s.block] as Record<string, unknown>;
+      content[s.block] = rest;
+      msg.content = content;
+    }
+    out[s.msg] = msg;
+  }
   return out;
 }
 

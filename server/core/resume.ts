@@ -5,12 +5,13 @@
 //   3. compact      cut the head at a user-message boundary that orphans no tool pair, keep the
 //                   last turns verbatim, and ask the caller to summarise the head (two steps:
 //                   planResume says what to summarise, applyBriefing builds the context).
-// Plain functions over plain data. Depends on events.ts and tokens.ts only: no fs, no clock, no
+// Plain functions over plain data. Depends on events.ts, tokens.ts and elide.ts only: no fs, no clock, no
 // JSON-RPC, no model calls. The caller (sidecar, CLI, tests) does the I/O and appends the
 // compact event that applyBriefing hands back.
 
 import { oneLine, type CompactEvent, type SeqEvent, type SessionEvent } from './events.js';
 import { countAll, countWith, countForSeq, estimateTokens, type SeqTokenCounts, type TokenCounter } from './tokens.js';
+import { withoutToolPayloads } from './elide.js';
 
 // ---------------------------------------------------------------------------------------------
 // Constants: every string the model or the user sees is fixed here, so output is deterministic.
@@ -151,6 +152,10 @@ export interface PlanOptions {
   /** Exact counts by seq for user, assistant and agent events: the tokens of the message(s) the
    *  event contributes. Honesty lines and briefings are always counted with `counter`. */
   tokenCounts?: SeqTokenCounts;
+  /** Tokens the transcript holds before the first of `events`, at least (default 0): the
+   *  caller read only the events from a compact event on, and bounded the rest with
+   *  floorTokens. Added to T, so a transcript known to exceed B is never planned as tier 1. */
+  earlierTokens?: number;
 }
 
 /** The result of the second tier-3 step. */
@@ -325,6 +330,14 @@ interface Item {
 /** Context cost of an item: its messages, and its note in both arrays. */
 const costOf = (it: Item): number => it.own + 2 * it.noteTokens;
 
+/**
+ * The default estimate of an event's own messages, by event object. Events are plain data that
+ * nothing mutates (elision makes copies), and a resume may plan the same events twice (the
+ * sidecar plans the events after a compact event, then again with what precedes them bounded):
+ * the estimate is a JSON.stringify of every message, the planner's main cost.
+ */
+const OWN_ESTIMATES = new WeakMap<SessionEvent, number>();
+
 function analyse(se: SeqEvent, counter: TokenCounter, counts: SeqTokenCounts | undefined): Item {
   const { seq, event } = se;
   let chat: ChatMessage | null = null;
@@ -339,10 +352,30 @@ function analyse(se: SeqEvent, counter: TokenCounter, counts: SeqTokenCounts | u
   }
   let own = 0;
   if (chat !== null || agent.length > 0) {
-    own = countForSeq(counts, seq) ?? (chat !== null ? countWith(counter, chat) : 0) + countAll(counter, agent);
+    const given = countForSeq(counts, seq);
+    if (given !== undefined) own = given;
+    else if (counter === estimateTokens && OWN_ESTIMATES.has(event)) own = OWN_ESTIMATES.get(event)!;
+    else {
+      own = (chat !== null ? countWith(counter, chat) : 0) + countAll(counter, agent);
+      if (counter === estimateTokens) OWN_ESTIMATES.set(event, own);
+    }
   }
   const noteTokens = note === null ? 0 : countWith(counter, noteMessage(note.line));
   return { seq, event, chat, agent, note, own, noteTokens };
+}
+
+/**
+ * The least an event can cost in a plan of its whole session, however the soft cap elides it:
+ * its cost with every tool-result payload removed (a load only ever swaps a payload for a
+ * shorter marker, and counting is monotone in the JSON's length). Exact for everything but
+ * agent events; a client's count for the seq is taken as it is, as planResume does.
+ */
+export function floorTokens(se: SeqEvent, counts?: SeqTokenCounts, counter: TokenCounter = estimateTokens): number {
+  const { event } = se;
+  if (event.kind === 'agent' && Array.isArray(event.messages) && countForSeq(counts, se.seq) === undefined) {
+    return costOf(analyse({ seq: se.seq, event: { ...event, messages: withoutToolPayloads(event.messages) } }, counter, counts));
+  }
+  return costOf(analyse(se, counter, counts));
 }
 
 function noteMessage(line: string): NoteMessage {
@@ -425,7 +458,9 @@ export function planResume(events: readonly SeqEvent[], options: PlanOptions): R
   const B = Math.floor(W * ratio);
   const counter = options.counter ?? estimateTokens;
   const items = events.map((e) => analyse(e, counter, options.tokenCounts));
-  let T = 0;
+  const earlier = options.earlierTokens ?? 0;
+  if (!Number.isFinite(earlier) || earlier < 0) throw new RangeError(`earlierTokens must be a finite number >= 0, got ${earlier}`);
+  let T = earlier;
   for (const it of items) T += costOf(it);
   const base: PlanBase = { window: W, budget: B, transcriptTokens: T };
 

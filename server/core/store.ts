@@ -11,7 +11,7 @@
 // Depends on node:fs, ./catalog, ./lock, ./reader, ./events; knows nothing of JSON-RPC or the CLI.
 
 import { chmod, lstat, mkdir, open, stat } from 'node:fs/promises';
-import { closeSync, fstatSync, fsync, ftruncateSync, openSync, writeSync } from 'node:fs';
+import { closeSync, fstatSync, fsync, ftruncateSync, openSync, readSync, writeSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import {
   IncomingEvent,
@@ -79,6 +79,20 @@ export interface ResumeLoad extends ReadResult {
   fromSeq: number;
   /** The last valid compact event, when the load starts after what it covers. */
   compact?: SeqEvent;
+  /**
+   * The lines before fromSeq, newest first, one at a time until `visit` returns false. Each
+   * line's kind is read from its first bytes (null when the line does not start the way we
+   * write events); only lines `want(kind, bytes)` accepts are read whole, parsed and visited,
+   * `event` being the line's event (absent for an unreadable line; nothing is elided).
+   * Lets a caller bound what precedes the load without reading a long session whole. Absent
+   * when fromSeq is 0.
+   */
+  earlier?: (
+    visit: (line: { seq: number; kind: string | null; bytes: number; event?: SessionEvent }) => boolean,
+    o?: { want?: (kind: string | null, bytes: number) => boolean; signal?: AbortSignal },
+  ) => Promise<void>;
+  /** Bytes of the lines before fromSeq (0 when fromSeq is 0). */
+  earlierBytes: number;
 }
 
 export interface AppendResult {
@@ -570,7 +584,7 @@ export class SessionStore {
     const found = await findResumePoint(file);
     if (!found) {
       const r = await this.load(id, o);
-      return { ...r, fromSeq: 0 };
+      return { ...r, fromSeq: 0, earlierBytes: 0 };
     }
     const r = await readSessionFrom(file, found.offset, found.fromSeq, o.signal);
     let events = r.events;
@@ -582,7 +596,8 @@ export class SessionStore {
       elided = out.elided;
     }
     const compact = events.find((e) => e.seq === found.compactSeq);
-    return { meta: found.meta, events, problems: r.problems, totalEvents: r.lines, elided, fromSeq: found.fromSeq, ...(compact ? { compact } : {}) };
+    const earlier: ResumeLoad['earlier'] = (visit, eo = {}) => eachEarlierLine(file, found, visit, eo);
+    return { meta: found.meta, events, problems: r.problems, totalEvents: r.lines, elided, fromSeq: found.fromSeq, earlier, earlierBytes: found.offset - found.starts[found.starts.length - 1], ...(compact ? { compact } : {}) };
   }
 
   /**
@@ -714,9 +729,20 @@ const COMPACT_HEAD = Buffer.from('{"kind":"compact"');
  * Seqs are counted from the end backwards and then made absolute with the number of line
  * positions, counted on the way (a newline search, no parse) down to the meta line.
  */
+interface ResumePoint {
+  meta: MetaLine;
+  offset: number;
+  fromSeq: number;
+  compactSeq: number;
+  /** Line starts newest first: starts[i] is the start of the line with seq starts.length-1-i. */
+  starts: number[];
+  /** The kind each line's first bytes name, as starts (null: not our shape; undefined: not seen). */
+  kinds: (string | null | undefined)[];
+}
+
 async function findResumePoint(
   file: string,
-): Promise<{ meta: MetaLine; offset: number; fromSeq: number; compactSeq: number } | undefined> {
+): Promise<ResumePoint | undefined> {
   const { meta, metaEnd } = await readMeta(file);
   const fh = await open(file, 'r');
   try {
@@ -725,11 +751,13 @@ async function findResumePoint(
     const starts: number[] = [];
     const head = Buffer.alloc(COMPACT_HEAD.length);
     let compact: { index: number; coversThrough: number } | undefined;
+    const kinds: (string | null | undefined)[] = [];
     await eachLineBackward(fh, size, metaEnd, async (start, end, chunk, base) => {
       starts.push(start);
-      if (compact || end - start < COMPACT_HEAD.length) return true;
       // The head from the chunk in memory; a read only for a line starting at its very end.
       const at = start - base;
+      kinds.push(at >= 0 && at + KIND_HEAD_BYTES <= chunk.length ? kindOfHead(chunk, at) : undefined);
+      if (compact || end - start < COMPACT_HEAD.length) return true;
       if (at >= 0 && at + COMPACT_HEAD.length <= chunk.length) {
         if (chunk.compare(COMPACT_HEAD, 0, COMPACT_HEAD.length, at, at + COMPACT_HEAD.length) !== 0) return true;
       } else {
@@ -750,8 +778,56 @@ async function findResumePoint(
     const compactSeq = total - 1 - compact.index;
     const fromSeq = Math.min(compact.coversThrough + 1, compactSeq);
     if (fromSeq <= 0) return undefined;
-    return { meta, offset: starts[total - 1 - fromSeq], fromSeq, compactSeq };
+    return { meta, offset: starts[total - 1 - fromSeq], fromSeq, compactSeq, starts, kinds };
   } finally {
     await fh.close().catch(() => {});
+  }
+}
+
+const KIND_HEAD = /^\{"kind":"([a-z]{1,16})"/;
+const KIND_HEAD_BYTES = 28;
+
+function kindOfHead(buf: Buffer, at: number): string | null {
+  return KIND_HEAD.exec(buf.toString('latin1', at, Math.min(at + KIND_HEAD_BYTES, buf.length)))?.[1] ?? null;
+}
+
+/**
+ * The lines before `p.fromSeq`, newest first (ResumeLoad.earlier). Each line is read on its own
+ * at the starts findResumePoint counted, and only when it is wanted (its kind was seen on the
+ * way), so a visitor that stops early or wants few lines reads little of a long session. The
+ * reads are synchronous: a handful of microseconds each from the page cache, against tens for
+ * a round trip through the thread pool, and the lines wanted are mostly short. A wanted line
+ * that does not parse has no event, as a load skips it.
+ */
+async function eachEarlierLine(
+  file: string,
+  p: ResumePoint,
+  visit: Parameters<NonNullable<ResumeLoad['earlier']>>[0],
+  o: { want?: (kind: string | null, bytes: number) => boolean; signal?: AbortSignal },
+): Promise<void> {
+  const total = p.starts.length;
+  let buf = Buffer.allocUnsafe(64 * 1024);
+  const fd = openSync(file, 'r');
+  try {
+    for (let seq = p.fromSeq - 1; seq >= 0; seq--) {
+      if ((seq & 255) === 0) {
+        o.signal?.throwIfAborted();
+        await new Promise((r) => setImmediate(r)); // let other requests in on a long walk
+      }
+      const start = p.starts[total - 1 - seq];
+      const bytes = p.starts[total - 2 - seq] - 1 - start; // to the next line's start, less its '\n'
+      let kind = p.kinds[total - 1 - seq];
+      if (kind === undefined) {
+        const got = readSync(fd, buf, 0, Math.min(KIND_HEAD_BYTES, bytes), start);
+        kind = kindOfHead(buf.subarray(0, got), 0);
+      }
+      if (!(o.want?.(kind, bytes) ?? true)) continue;
+      if (bytes > buf.length) buf = Buffer.allocUnsafe(Math.max(bytes, 2 * buf.length));
+      if (readSync(fd, buf, 0, bytes, start) < bytes) throw new StoreError('io', `${file} shrank while it was read`);
+      const r = parseEventLine(buf.subarray(0, bytes));
+      if (!visit({ seq, kind, bytes, ...('event' in r ? { event: r.event } : {}) })) return;
+    }
+  } finally {
+    closeSync(fd);
   }
 }

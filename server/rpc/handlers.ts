@@ -5,14 +5,20 @@
 //
 // Depends on the core and on the transport-neutral Context below; never on the connection.
 
-import { ResponseError, CancellationTokenSource, type CancellationToken } from 'vscode-languageserver';
+import type { CancellationToken } from 'vscode-languageserver';
+// The library through require (lsp.ts), as server.ts and errors.ts take it: an ES import made
+// Node scan its whole re-export chain for names (~40 ms before the first request is served).
+import { lsp } from './lsp.js';
+const { ResponseError, CancellationTokenSource } = lsp;
+type ResponseError<D> = import('vscode-languageserver').ResponseError<D>;
 import { isStoreError } from '../core/errors.js';
-import { textOf, type SeqEvent } from '../core/events.js';
+import { textOf, type SeqEvent, type SessionEvent } from '../core/events.js';
 import type { ReadResult, SessionStore } from '../core/store.js';
 import { forkSession } from '../core/fork.js';
 import { newestFirst } from '../core/catalog.js';
 import { fallbackTitle, normalizeTitle, shouldGenerateTitle, titleInstructions, titleMaxTokens } from '../core/title.js';
-import { planResume, applyBriefing, needsConsent, DEFAULT_CONSENT_THRESHOLD, type CompactPlan, type ResumePlan } from '../core/resume.js';
+import { planResume, floorTokens, applyBriefing, needsConsent, DEFAULT_CONSENT_THRESHOLD, type CompactPlan, type ResumePlan } from '../core/resume.js';
+import { CHARS_PER_TOKEN } from '../core/tokens.js';
 import { renderMarkdown, exportJson } from '../core/export.js';
 import { searchSessions } from '../core/search.js';
 import { RpcErrorCodes, rpcError } from './errors.js';
@@ -237,8 +243,11 @@ const sessionResume: Handler<typeof P.sessionResume> = async (p, token, ctx) =>
  * after its coversThrough (store.loadForResume: a long session is not read whole). When the
  * events from there on exceed B, so does the whole transcript, and tiers 2 and 3 need nothing
  * before coversThrough: that plan is the plan. When they fit B, the whole session might too
- * (tier 1 is preferred to a briefing), so it is loaded whole and planned again. On the fast
- * path the plan's T (tokens.transcript) counts the events read, a lower bound of the whole.
+ * (tier 1 is preferred to a briefing): the events before are read newest first and counted at
+ * their least (floorTokens: as if the soft cap had elided every tool output), and as soon as
+ * that floor and the tail together pass B tier 1 is ruled out without reading further; a
+ * session that might fit whole (or whose earlier bytes look like they fit) is loaded whole. On the fast paths the plan's T
+ * (tokens.transcript) is a lower bound of the whole transcript's.
  */
 async function loadAndPlan(
   store: SessionStore,
@@ -247,18 +256,34 @@ async function loadAndPlan(
   signal: AbortSignal,
 ): Promise<{ loaded: ReadResult; plan: ResumePlan }> {
   const fast = await store.loadForResume(id, { signal });
-  if (fast.fromSeq > 0) {
+  if (fast.fromSeq > 0 && fast.earlier) {
     const plan = planOrInvalid(fast.events, p);
     if (plan.tier !== 1) return { loaded: fast, plan };
+    const room = plan.budget - plan.transcriptTokens;
+    // Worth a try only when the earlier lines look too long to fit (a character a byte, four a
+    // token: a guess, which only decides what is read; the floor alone rules tier 1 out).
+    if (fast.earlierBytes / CHARS_PER_TOKEN > room) {
+      // Any subset of the earlier events bounds them from below, so the cheapest go first:
+      // lines other than agent turns (counted whole, and mostly short), then the agent turns,
+      // whose bytes are mostly tool output that the floor does not count.
+      let floor = 0;
+      const visit = (line: { seq: number; event?: SessionEvent }): boolean => {
+        if (line.event) floor += floorTokens({ seq: line.seq, event: line.event }, p.tokenCounts);
+        return floor <= room;
+      };
+      await fast.earlier(visit, { want: (kind) => kind !== 'agent', signal });
+      if (floor <= room) await fast.earlier(visit, { want: (kind) => kind === 'agent', signal });
+      if (floor > room) return { loaded: fast, plan: planOrInvalid(fast.events, p, floor) };
+    }
     const whole = await store.load(id, { signal });
     return { loaded: whole, plan: planOrInvalid(whole.events, p) };
   }
   return { loaded: fast, plan: planOrInvalid(fast.events, p) };
 }
 
-function planOrInvalid(events: readonly SeqEvent[], p: P.ParamsOf<typeof P.sessionResume>): ResumePlan {
+function planOrInvalid(events: readonly SeqEvent[], p: P.ParamsOf<typeof P.sessionResume>, earlierTokens = 0): ResumePlan {
   try {
-    return planResume(events, { window: p.contextWindow, budgetRatio: p.budgetRatio, keepTurns: p.keepTurns, tokenCounts: p.tokenCounts });
+    return planResume(events, { window: p.contextWindow, budgetRatio: p.budgetRatio, keepTurns: p.keepTurns, tokenCounts: p.tokenCounts, earlierTokens });
   } catch (e) {
     if (e instanceof RangeError) throw new ResponseError(RpcErrorCodes.InvalidParams, e.message, { issues: [] });
     throw e;

@@ -14,7 +14,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { cleanup, startSidecar, workspace, CancellationTokenSource, ResponseError, type Sidecar, type StartOptions, fileOf, sessionWith as newSession } from '../helpers/sidecar.js';
 import { RpcErrorCodes } from '../../server/rpc/errors.js';
 import * as P from '../../server/rpc/protocol.js';
-import { BRIEFING_HEADER, TIER2_NOTE, TIER3_NOTE, honestyLine } from '../../server/core/resume.js';
+import { BRIEFING_HEADER, TIER2_NOTE, TIER3_NOTE, honestyLine, planResume } from '../../server/core/resume.js';
 import { estimateTokens } from '../../server/core/tokens.js';
 import type { SessionEvent } from '../../server/core/events.js';
 
@@ -282,6 +282,11 @@ describe('tier 3 and tier 2', () => {
     expect(r.conversation).toEqual([brief, ...want.conversation]);
     expect(r.agentMessages).toEqual([brief, ...want.agentMessages]);
     expect(r.conversation.at(-1)).toEqual({ role: 'user', content: honestyLine({ kind: 'event', type: 'interrupted', t: '' } as SessionEvent) });
+    // Planned from the compact event on: the events it covers were read only until they were
+    // known not to fit, so T is a lower bound of the whole transcript's, and above the budget.
+    const wholeT = planResume(stored.map((event, seq) => ({ seq, event: event as SessionEvent })), { window: 4_000, keepTurns: 3 }).transcriptTokens;
+    expect(r.tokens.transcript).toBeGreaterThan(r.tokens.budget);
+    expect(r.tokens.transcript).toBeLessThan(wholeT); // the whole session was not read
     expect(summarizeCalls(s)).toHaveLength(1);
     expect(eventsOf(root, id)).toEqual(stored);
     // A window the whole transcript fits: verbatim again (tier 1 wins over the briefing).
@@ -289,6 +294,31 @@ describe('tier 3 and tier 2', () => {
     expect(wide.tier).toBe(1);
     expect(wide.conversation).toEqual(expectedArrays(stored).conversation);
     expect(wide.agentMessages).toEqual(expectedArrays(stored).agentMessages);
+    await s.stop();
+  });
+});
+
+describe('tier 1 after a compact event', () => {
+  it('is still chosen when the covered lines are long but hold little transcript (a large loose field): the whole session is read', async () => {
+    const { root, project } = workspace();
+    const s = await start({ root });
+    const blob = 'z'.repeat(60_000); // not transcript: a field the planner never sends
+    const events: Ev[] = [
+      { ...USER('first question'), attachmentsBlob: blob },
+      ASSISTANT('first answer'),
+      { kind: 'compact', briefing: 'an earlier summary', coversThrough: 1 },
+      USER('next question'),
+      ASSISTANT('next answer'),
+    ];
+    const id = await sessionWith(s, project, events);
+    // B = 8,000 tokens: the 60 KB line looks too big to fit (15,000 tokens at four bytes a
+    // token), but what it sends counts a handful: the whole transcript fits, so tier 1.
+    const r = await s.call(P.sessionResume, { id, contextWindow: 20_000 });
+    const stored = eventsOf(root, id);
+    expect(r.tier).toBe(1);
+    expect(r.conversation).toEqual(expectedArrays(stored).conversation);
+    expect(r.agentMessages).toEqual(expectedArrays(stored).agentMessages);
+    expect(r.tokens.transcript).toBe(planResume(stored.map((event, seq) => ({ seq, event: event as SessionEvent })), { window: 20_000 }).transcriptTokens);
     await s.stop();
   });
 });

@@ -70,4 +70,54 @@ describe('loadForResume', () => {
     expect(r.problems.map((p) => p.line)).toEqual(full.problems.map((p) => p.line));
     expect(r.totalEvents).toBe(full.totalEvents);
   });
+
+  it('earlier(): the lines before fromSeq newest first, with load()\'s seqs, only the kinds wanted, stopping when told', async () => {
+    const { id } = await store.create({ project });
+    const agent = (i: number) => ({ kind: 'agent', messages: [{ role: 'assistant', content: `step ${i}` }] });
+    await store.append(id, [user(0), agent(1), assistant(2), agent(3), user(4)]); // 0-4
+    await store.append(id, [{ kind: 'compact', briefing: 'b', coversThrough: 4 }, user(6)]); // 5, 6
+    const r = await store.loadForResume(id);
+    const full = await store.load(id);
+    expect(r.fromSeq).toBe(5);
+    expect(r.earlierBytes).toBe(full.events.slice(0, 5).reduce((n, e) => n + Buffer.byteLength(JSON.stringify(e.event)) + 1, 0));
+    const all: { seq: number; kind: string | null }[] = [];
+    await r.earlier!((l) => {
+      all.push({ seq: l.seq, kind: l.kind });
+      expect(l.event).toEqual(full.events[l.seq].event);
+      return true;
+    });
+    expect(all).toEqual([
+      { seq: 4, kind: 'user' },
+      { seq: 3, kind: 'agent' },
+      { seq: 2, kind: 'assistant' },
+      { seq: 1, kind: 'agent' },
+      { seq: 0, kind: 'user' },
+    ]);
+    const agents: number[] = [];
+    await r.earlier!((l) => (agents.push(l.seq), true), { want: (kind) => kind === 'agent' });
+    expect(agents).toEqual([3, 1]);
+    const stopped: number[] = [];
+    await r.earlier!((l) => (stopped.push(l.seq), stopped.length < 2));
+    expect(stopped).toEqual([4, 3]);
+  });
+
+  it('earlier(): a line that does not parse is visited without an event, and its kind is null when its head is not ours', async () => {
+    const { id } = await store.create({ project });
+    await store.append(id, [user(0)]);
+    const file = await store.pathOf(id);
+    await store.release(id);
+    await appendFile(file, 'not json at all\n{"kind":"user","t":"2026-01-01T00:00:00.000Z","content":\n');
+    const s2 = new SessionStore({ root: join(dir, 'store') });
+    await s2.append(id, [{ kind: 'compact', briefing: 'b', coversThrough: 2 }, user(4)]);
+    const r = await s2.loadForResume(id);
+    expect(r.fromSeq).toBe(3);
+    const seen: { seq: number; kind: string | null; parsed: boolean }[] = [];
+    await r.earlier!((l) => (seen.push({ seq: l.seq, kind: l.kind, parsed: !!l.event }), true));
+    expect(seen).toEqual([
+      { seq: 2, kind: 'user', parsed: false },
+      { seq: 1, kind: null, parsed: false },
+      { seq: 0, kind: 'user', parsed: true },
+    ]);
+    await s2.releaseAll();
+  });
 });
