@@ -141,7 +141,8 @@ async function history(args: string[], here: boolean): Promise<number> {
   // `npm start` runs in the package folder; INIT_CWD is where the user typed it.
   const cwd = here && process.env.npm_lifecycle_event === 'start' && process.env.INIT_CWD ? process.env.INIT_CWD : process.cwd();
   const project = all ? undefined : ((values.project as string | undefined) ?? cwd);
-  const { sessions, problems } = await listSessions(root, { project: project && (await absolute(project)), all });
+  // threads: a one-shot process may read with blocking calls, and on two threads (history.ts).
+  const { sessions, problems } = await listSessions(root, { project: project && (await absolute(project)), all }, undefined, { threads: true });
   const shown = limit ? sessions.slice(0, limit) : sessions;
   if (values.json) {
     out(JSON.stringify({ sessions: shown, problems }, null, 2));

@@ -18,7 +18,7 @@ import { open } from 'node:fs/promises';
 import { join } from 'node:path';
 import { oneLine } from './plain.js';
 import type { Digest, Problem } from './reader.js';
-import { isSessionId } from './ids.js';
+import { SESSION_ID_RE } from './plain.js';
 import { fromFsError } from './errors.js';
 
 // Performance: a warm listing only reads index.json and stats the files. The reader (and zod
@@ -65,7 +65,13 @@ export interface RefreshResult {
   stats: { reused: number; folded: number; read: number; dropped: number; rebuilt: boolean; written: boolean };
 }
 
-async function loadIndex(dir: string): Promise<{ entries: Map<string, IndexEntry>; trusted: boolean; problem?: string }> {
+type LoadedIndex = { entries: Map<string, IndexEntry>; trusted: boolean; problem?: string };
+
+async function loadIndex(dir: string): Promise<LoadedIndex> {
+  return loadIndexSync(dir);
+}
+
+function loadIndexSync(dir: string): LoadedIndex {
   let raw: string;
   try {
     // Synchronous, like the reads below: a folder's index is small (a few hundred KB at most),
@@ -93,7 +99,8 @@ function validEntry(e: unknown): e is IndexEntry {
   if (!e || typeof e !== 'object') return false;
   const x = e as Record<string, unknown>;
   return (
-    isSessionId(x.id) &&
+    typeof x.id === 'string' &&
+    SESSION_ID_RE.test(x.id) &&
     typeof x.project === 'string' &&
     typeof x.createdAt === 'string' &&
     typeof x.updatedAt === 'string' &&
@@ -142,6 +149,43 @@ export async function entryFromFile(file: string, id: string, bytes: number, mti
   return entryOf(d, id, meta, bytes, mtimeNs, metaEnd);
 }
 
+/** What refreshIndex needs read from a session file to (re)build its entry. */
+export interface EntryJob {
+  file: string;
+  id: string;
+  bytes: number;
+  mtimeNs: bigint;
+}
+
+/**
+ * entryFromFile, synchronously: the same entry (and the same errors) from the same bytes, with
+ * readSync and no promise (lines.ts forEachLineSync says when that is right: a one-shot process
+ * with nothing else to do, never the sidecar). Loads the reader first, hence async itself.
+ */
+export async function syncEntryReader(): Promise<(job: EntryJob) => IndexEntry> {
+  const { readMetaSync, foldDigestSync, emptyDigest, digestOfBuffer } = await reader();
+  return ({ file, id, bytes, mtimeNs }) => {
+    if (bytes <= SMALL_FILE) {
+      const got = digestOfBuffer(file, readSmall(file, bytes));
+      if (got) return entryOf(got.d, id, got.info.meta, bytes, mtimeNs, got.info.metaEnd);
+    }
+    let fd;
+    try {
+      fd = openSync(file, 'r');
+    } catch (e) {
+      throw fromFsError(e, `cannot open ${file}`);
+    }
+    try {
+      const { meta, metaEnd } = readMetaSync(file, fd);
+      const d = emptyDigest(meta, metaEnd);
+      foldDigestSync(fd, d, bytes);
+      return entryOf(d, id, meta, bytes, mtimeNs, metaEnd);
+    } finally {
+      closeSync(fd);
+    }
+  };
+}
+
 const SMALL_FILE = 1 << 20;
 let smallBuf: Buffer | undefined;
 
@@ -188,6 +232,42 @@ function entryOf(d: Digest, id: string, meta: { project: string; createdAt: stri
  * and writes it back when anything changed. Never touches a session file.
  */
 export async function refreshIndex(dir: string, opts: { write?: boolean; rebuild?: boolean } = {}): Promise<RefreshResult> {
+  const plan = planRefresh(dir, opts);
+  if ('done' in plan) return plan.done;
+  // Entries read from scratch, concurrently (async: the sidecar's event loop stays free).
+  const read = new Map<EntryJob, IndexEntry | Error>();
+  await mapLimit(plan.reads, 16, async (job) => {
+    try {
+      read.set(job, await entryFromFile(job.file, job.id, job.bytes, job.mtimeNs));
+    } catch (e) {
+      read.set(job, e instanceof Error ? e : new Error(String(e)));
+    }
+  });
+  return finishRefresh(plan, read, opts);
+}
+
+/**
+ * The first half of refreshIndex, synchronous (no file is read but index.json): the folder
+ * checked, the index loaded, every file stat'ed; the entries that still match are kept, the
+ * files that grew are to be folded, the others (`reads`) to be read from scratch. Split so that
+ * the CLI's cold listing can read every folder's `reads` at once, on two threads
+ * (history.ts listSessions); refreshIndex reads them itself.
+ */
+export interface RefreshPlan {
+  dir: string;
+  loaded: LoadedIndex;
+  out: IndexEntry[];
+  problems: Problem[];
+  stats: RefreshResult['stats'];
+  changed: boolean;
+  seen: Set<string>;
+  /** Files that grew, with the entry they are folded from. */
+  folds: (EntryJob & { prev: IndexEntry })[];
+  /** Files to read from scratch. */
+  reads: EntryJob[];
+}
+
+export function planRefresh(dir: string, opts: { rebuild?: boolean } = {}): RefreshPlan | { done: RefreshResult } {
   const problems: Problem[] = [];
   const stats = { reused: 0, folded: 0, read: 0, dropped: 0, rebuilt: false, written: false };
   // Never follow a symlink planted in the store: it could lead outside it.
@@ -195,15 +275,15 @@ export async function refreshIndex(dir: string, opts: { write?: boolean; rebuild
     const dst = lstatSync(dir);
     if (!dst.isDirectory()) {
       problems.push({ file: dir, message: dst.isSymbolicLink() ? 'project folder is a symlink: skipped' : 'not a folder: skipped' });
-      return { entries: [], problems, stats };
+      return { done: { entries: [], problems, stats } };
     }
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
     if (code !== 'ENOENT') problems.push({ file: dir, message: `cannot read folder (${code})` });
-    return { entries: [], problems, stats };
+    return { done: { entries: [], problems, stats } };
   }
   // `rebuild`: trust nothing cached; every file is read again (session/reindex, doctor).
-  const loaded = opts.rebuild ? { entries: new Map<string, IndexEntry>(), trusted: false, problem: undefined } : await loadIndex(dir);
+  const loaded: LoadedIndex = opts.rebuild ? { entries: new Map<string, IndexEntry>(), trusted: false, problem: undefined } : loadIndexSync(dir);
   if (loaded.problem) problems.push({ file: join(dir, INDEX_FILE), message: loaded.problem });
   stats.rebuilt = !loaded.trusted;
   let names: string[];
@@ -211,22 +291,25 @@ export async function refreshIndex(dir: string, opts: { write?: boolean; rebuild
     names = readdirSync(dir);
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT') return { entries: [], problems, stats };
+    if (code === 'ENOENT') return { done: { entries: [], problems, stats } };
     problems.push({ file: dir, message: `cannot read folder (${code})` });
-    return { entries: [], problems, stats };
+    return { done: { entries: [], problems, stats } };
   }
-  const ids = names.filter((n) => n.endsWith('.jsonl') && isSessionId(n.slice(0, -6))).map((n) => n.slice(0, -6));
-  let changed = !loaded.trusted;
-  const out: IndexEntry[] = [];
-  const seen = new Set<string>();
+  // Performance: each file's path is the folder's normalized path plus its name, by
+  // concatenation; path.join normalizes the whole string again per call, which was a fifth of
+  // the stat loop of a warm listing (2,700 calls). Ids match SESSION_ID_RE: nothing to normalize.
+  const prefix = join(dir, 'x').slice(0, -1);
+  const plan: RefreshPlan = { dir, loaded, out: [], problems, stats, changed: !loaded.trusted, seen: new Set(), folds: [], reads: [] };
   // Performance: the files are stat'ed synchronously, then only the entries that changed are
-  // read, concurrently. An async lstat costs ~25 µs of main-thread time (a promise and a bigint
-  // stats array each), lstatSync ~3 µs: at 2,700 sessions that is most of a warm listing, and
-  // the loop is too short (~10 ms) to matter to the sidecar's event loop (bench/PERFORMANCE.md).
-  const todo: { id: string; file: string; bytes: number; mtimeNs: bigint; prev: IndexEntry | undefined }[] = [];
-  for (const id of ids) {
-    const file = join(dir, `${id}.jsonl`);
-    seen.add(id);
+  // read. An async lstat costs ~25 µs of main-thread time (a promise and a bigint stats array
+  // each), lstatSync ~3 µs: at 2,700 sessions that is most of a warm listing, and the loop is
+  // too short (~10 ms) to matter to the sidecar's event loop (bench/PERFORMANCE.md).
+  for (const name of names) {
+    if (!name.endsWith('.jsonl')) continue;
+    const id = name.slice(0, -6);
+    if (!SESSION_ID_RE.test(id)) continue;
+    const file = prefix + name;
+    plan.seen.add(id);
     let st;
     try {
       st = lstatSync(file, { bigint: true });
@@ -242,38 +325,53 @@ export async function refreshIndex(dir: string, opts: { write?: boolean; rebuild
     const prev = loaded.entries.get(id);
     if (prev && prev.bytes === bytes && prev.mtimeNs === st.mtimeNs.toString()) {
       stats.reused++;
-      out.push(prev);
+      plan.out.push(prev);
       continue;
     }
-    changed = true;
-    todo.push({ id, file, bytes, mtimeNs: st.mtimeNs, prev });
+    plan.changed = true;
+    // Append-only: a file that grew is folded from where its entry stopped.
+    if (prev && bytes > prev.bytes && prev.folded <= prev.bytes) plan.folds.push({ id, file, bytes, mtimeNs: st.mtimeNs, prev });
+    else plan.reads.push({ id, file, bytes, mtimeNs: st.mtimeNs });
   }
-  await mapLimit(todo, 16, async ({ id, file, bytes, mtimeNs, prev }) => {
+  return plan;
+}
+
+/**
+ * The second half of refreshIndex: the grown files folded, the entries read (`read`: one a job
+ * of `plan.reads`, or the error that stopped it) added in the order of the folder listing, the
+ * index written when anything changed.
+ */
+export async function finishRefresh(plan: RefreshPlan, read: Map<EntryJob, IndexEntry | Error>, opts: { write?: boolean } = {}): Promise<RefreshResult> {
+  const { dir, loaded, out, problems, stats } = plan;
+  // Folds first, then reads, each in listing order: the order in which the entries join `out`
+  // only matters before the sort below, which orders them fully (updatedAt, then id).
+  await mapLimit(plan.folds, 16, async ({ file, bytes, mtimeNs, prev }) => {
     try {
-      if (prev && bytes > prev.bytes && prev.folded <= prev.bytes) {
-        // Append-only: fold just the new bytes.
-        const next = { ...prev };
-        await (await reader()).foldDigest(file, next);
-        next.bytes = bytes;
-        next.mtimeNs = mtimeNs.toString();
-        stats.folded++;
-        out.push(next);
-        return;
-      }
-      stats.read++;
-      out.push(await entryFromFile(file, id, bytes, mtimeNs));
+      const next = { ...prev };
+      await (await reader()).foldDigest(file, next);
+      next.bytes = bytes;
+      next.mtimeNs = mtimeNs.toString();
+      stats.folded++;
+      out.push(next);
     } catch (e) {
       problems.push({ file, message: (e as Error).message });
     }
   });
+  for (const job of plan.reads) {
+    const got = read.get(job);
+    stats.read++;
+    if (got === undefined) problems.push({ file: job.file, message: 'not read' });
+    else if (got instanceof Error) problems.push({ file: job.file, message: got.message });
+    else out.push(got);
+  }
   for (const id of loaded.entries.keys()) {
-    if (!seen.has(id)) {
+    if (!plan.seen.has(id)) {
       stats.dropped++;
-      changed = true;
+      plan.changed = true;
     }
   }
   out.sort(newestFirst);
-  if (changed && opts.write !== false) {
+  if (plan.changed && opts.write !== false) {
     try {
       await withIndexLock(dir, async () => writeIndex(dir, await mergeNewer(dir, out)));
       stats.written = true;

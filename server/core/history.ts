@@ -10,10 +10,26 @@ import { realpath, stat } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { isAbsolute, join, resolve } from 'node:path';
 import { StoreError, fromFsError } from './errors.js';
-import { projectSlug, isAbsoluteProjectPath } from './slug.js';
-import { displayTitle, mapLimit, newestFirst, refreshIndex, INDEX_FILE, type IndexEntry } from './catalog.js';
-import { isSessionId } from './ids.js';
+import {
+  displayTitle,
+  finishRefresh,
+  mapLimit,
+  newestFirst,
+  planRefresh,
+  refreshIndex,
+  syncEntryReader,
+  INDEX_FILE,
+  type EntryJob,
+  type IndexEntry,
+  type RefreshPlan,
+  type RefreshResult,
+} from './catalog.js';
+import { SESSION_ID_RE } from './plain.js';
 import type { Problem } from './reader.js';
+
+// Performance: slug.js (and node:crypto behind it, a few ms to load) is needed only to find one
+// project's folder, never by `list --all`: loaded when asked for.
+const slugs = () => import('./slug.js');
 
 /** One History row. */
 export interface SessionEntry {
@@ -60,7 +76,7 @@ export function toSessionEntry(e: IndexEntry): SessionEntry {
 export async function realProjectPath(project: string, mustExist: boolean): Promise<string> {
   if (typeof project !== 'string' || project.length === 0 || project.includes('\0'))
     throw new StoreError('invalid-project', 'project must be a non-empty path');
-  if (!isAbsolute(project) && !isAbsoluteProjectPath(project))
+  if (!isAbsolute(project) && !(await slugs()).isAbsoluteProjectPath(project))
     throw new StoreError('invalid-project', `project must be an absolute path: ${project}`);
   try {
     const real = await realpath(project);
@@ -92,7 +108,7 @@ export function projectFolders(root: string): string[] {
 async function scope(root: string, o: { project?: string; all?: boolean }): Promise<{ dirs: string[]; project?: string }> {
   if (o.project !== undefined && !o.all) {
     const project = await realProjectPath(o.project, false);
-    return { dirs: [join(root, projectSlug(project))], project };
+    return { dirs: [join(root, (await slugs()).projectSlug(project))], project };
   }
   return { dirs: projectFolders(root) };
 }
@@ -100,26 +116,232 @@ async function scope(root: string, o: { project?: string; all?: boolean }): Prom
 /**
  * Sessions newest first; by project (its real path, exactly) or all. `onEntry` sees every row
  * listed with its file (the store uses it to remember where sessions are).
+ *
+ * `threads` (the CLI, a one-shot process): the files to read from scratch are read with
+ * synchronous reads, the largest first, and on two threads when there is enough to read (see
+ * readEntries). Same entries, same index files; never for the sidecar, whose event loop must
+ * stay free (it lists through ListingCache).
  */
 export async function listSessions(
   root: string,
   o: { project?: string; all?: boolean } = {},
   onEntry?: (e: IndexEntry, file: string) => void,
+  opts: { threads?: boolean } = {},
 ): Promise<{ sessions: SessionEntry[]; problems: Problem[] }> {
   const problems: Problem[] = [];
   const { dirs, project } = await scope(root, o);
   const all: IndexEntry[] = [];
-  await mapLimit(dirs, 4, async (dir) => {
-    const r = await refreshIndex(dir);
+  const take = (dir: string, r: RefreshResult) => {
     problems.push(...r.problems);
     for (const e of r.entries) {
       if (project !== undefined && e.project !== project) continue;
       all.push(e);
       onEntry?.(e, join(dir, `${e.id}.jsonl`));
     }
-  });
+  };
+  if (opts.threads) {
+    // Every folder planned first (index loaded, files stat'ed: no session file read), so that
+    // the reads of all folders are shared out together, largest first; then each folder's
+    // index is completed and written.
+    const results = new Map<string, RefreshResult>();
+    const plans: RefreshPlan[] = [];
+    for (const dir of dirs) {
+      const p = planRefresh(dir);
+      if ('done' in p) results.set(dir, p.done);
+      else plans.push(p);
+    }
+    // A folder is completed (its index written, under index.lock) as soon as its last file is
+    // read, while the reading goes on: a lock and an atomic write are ~2 ms each of waiting on
+    // the file system per folder, which at 48 folders was ~0.1 s after the reads.
+    const read = new Map<EntryJob, IndexEntry | Error>();
+    const finishing: Promise<void>[] = [];
+    const finish = (p: RefreshPlan) => {
+      finishing.push(finishRefresh(p, read).then((r) => void results.set(p.dir, r)));
+    };
+    const left = new Map<RefreshPlan, number>();
+    const planOf = new Map<EntryJob, RefreshPlan>();
+    for (const p of plans) {
+      left.set(p, p.reads.length);
+      for (const j of p.reads) planOf.set(j, p);
+      if (p.reads.length === 0) finish(p);
+    }
+    await readEntries(
+      plans.flatMap((p) => p.reads),
+      {
+        into: read,
+        onRead: (job) => {
+          const p = planOf.get(job) as RefreshPlan;
+          const n = (left.get(p) as number) - 1;
+          left.set(p, n);
+          if (n === 0) finish(p);
+        },
+      },
+    );
+    await Promise.all(finishing);
+    for (const dir of dirs) take(dir, results.get(dir) as RefreshResult);
+  } else {
+    await mapLimit(dirs, 4, async (dir) => take(dir, await refreshIndex(dir)));
+  }
   all.sort(newestFirst);
   return { sessions: all.map(toSessionEntry), problems };
+}
+
+// ---- The CLI's cold listing: reads on two threads ----------------------------------------------
+//
+// A cold listing reads every byte of the store (1.1 GB for 2,700 sessions): `read` system
+// calls, the newline search and the parse of user and title lines, on one thread, was ~0.8 s
+// of CPU against the 0.3 s of a bare `cat` (bench/PERFORMANCE.md: cold list). Folders are
+// uneven (one holds a 134 MB session), so the unit shared is a file: both threads take the
+// next file from one list sorted largest first, through a shared counter (Atomics.add), which
+// balances to within the last file taken. The helper thread costs ~30-50 ms to start (a
+// Node isolate, then the reader and zod), so it is started only for enough bytes; meanwhile
+// the main thread has begun with the largest files. The helper only computes entries; the
+// main thread keeps every index read and write (and index.lock), as without it.
+
+/** Read cost below which a helper thread does not pay for its start: bytes, plus per file. */
+const HELPER_MIN_COST = 64 << 20;
+const COST_PER_FILE = 64 << 10;
+
+interface HelperJob {
+  file: string;
+  id: string;
+  bytes: number;
+  mtimeNs: string;
+}
+
+type HelperMessage = { i: number; entry: IndexEntry } | { i: number; error: string } | { done: true };
+
+/** Files above this size are read first, largest first; the others after, in the given order. */
+const BIG_FILE = 1 << 20;
+/** How long (ms) the reading thread may go without letting I/O callbacks and messages run. */
+const YIELD_MS = 4;
+
+/**
+ * The entries of `jobs`, each read from scratch (or the error that stopped it), into `o.into`;
+ * `o.onRead` hears of each as it is done. The large files go first, largest first, so that the
+ * two threads end together; the small ones after in the order given (folder by folder), so that
+ * folders are completed one after another while the rest is read.
+ */
+export async function readEntries(
+  jobs: EntryJob[],
+  o: {
+    /**
+     * Force the helper thread on or off (default: when there is enough to read); 'only': this
+     * thread reads nothing the helper does not leave (tests of the helper's path).
+     */
+    helper?: boolean | 'only';
+    into?: Map<EntryJob, IndexEntry | Error>;
+    onRead?: (job: EntryJob) => void;
+    /** Filled with how many files the helper thread read (tests, diagnostics). */
+    stats?: { helper: number };
+  } = {},
+): Promise<Map<EntryJob, IndexEntry | Error>> {
+  const read = o.into ?? new Map<EntryJob, IndexEntry | Error>();
+  if (jobs.length === 0) return read; // a warm listing: no reader, no zod, no thread
+  const readOne = await syncEntryReader();
+  const order = [...jobs.filter((j) => j.bytes > BIG_FILE).sort((a, b) => b.bytes - a.bytes), ...jobs.filter((j) => j.bytes <= BIG_FILE)];
+  let cost = 0;
+  for (const j of order) cost += j.bytes + COST_PER_FILE;
+  const helper =
+    order.length > 1 && (o.helper ?? cost >= HELPER_MIN_COST)
+      ? await startHelper(order, (i, r) => {
+          if (o.stats) o.stats.helper++;
+          settle(i, r);
+        })
+      : undefined;
+  const next = helper?.next ?? new Int32Array(1);
+  const settle = (i: number, r: IndexEntry | Error) => {
+    if (read.has(order[i])) return;
+    read.set(order[i], r);
+    o.onRead?.(order[i]);
+  };
+  const local = (i: number) => {
+    let r: IndexEntry | Error;
+    try {
+      r = readOne(order[i]);
+    } catch (e) {
+      r = e instanceof Error ? e : new Error(String(e));
+    }
+    settle(i, r);
+  };
+  let yielded = performance.now();
+  for (let i = helper && o.helper === 'only' ? order.length : Atomics.add(next, 0, 1); i < order.length; i = Atomics.add(next, 0, 1)) {
+    local(i);
+    if (performance.now() - yielded > YIELD_MS) {
+      // Let the helper's answers and the index writes of completed folders go on.
+      await new Promise((r) => setImmediate(r));
+      yielded = performance.now();
+    }
+  }
+  if (helper) {
+    // The helper's answers, until every file has one; a helper that died leaves the files it
+    // had taken: they are read here.
+    await helper.settled(() => read.size >= order.length);
+    for (let i = 0; i < order.length; i++) if (!read.has(order[i])) local(i);
+  }
+  return read;
+}
+
+/**
+ * Starts the helper thread on `order`; `settle` hears each of its answers. Undefined when there
+ * is none to start: the helper runs this very module (history.js) from its own URL, which only
+ * the compiled tree has (a bundle, such as the VS Code extension's sidecar, holds this code
+ * under another name: no helper, the main thread reads everything).
+ */
+async function startHelper(
+  order: EntryJob[],
+  settle: (i: number, r: IndexEntry | Error) => void,
+): Promise<{ next: Int32Array; settled: (done: () => boolean) => Promise<void> } | undefined> {
+  const self = import.meta.url;
+  if (!self.endsWith('/history.js')) return undefined;
+  const { Worker } = await import('node:worker_threads');
+  const shared = new SharedArrayBuffer(4);
+  const jobs: HelperJob[] = order.map((j) => ({ file: j.file, id: j.id, bytes: j.bytes, mtimeNs: j.mtimeNs.toString() }));
+  let worker: InstanceType<typeof Worker>;
+  try {
+    worker = new Worker(`import(${JSON.stringify(self)}).then((m) => m.listHelper())`, { eval: true, workerData: { shared, jobs } });
+  } catch {
+    return undefined;
+  }
+  worker.unref(); // never what keeps the process alive
+  let ended = false;
+  let wake: (() => void) | undefined;
+  worker.on('message', (m: HelperMessage) => {
+    if ('done' in m) ended = true;
+    else settle(m.i, 'entry' in m ? m.entry : new Error(m.error));
+    wake?.();
+  });
+  const end = () => {
+    ended = true;
+    wake?.();
+  };
+  worker.on('error', end);
+  worker.on('exit', end);
+  return {
+    next: new Int32Array(shared),
+    settled: async (done) => {
+      while (!ended && !done()) await new Promise<void>((r) => (wake = r));
+      void worker.terminate();
+    },
+  };
+}
+
+/** The helper thread's work (see readEntries): entries of the shared list, until none is left. */
+export async function listHelper(): Promise<void> {
+  const { parentPort, workerData } = await import('node:worker_threads');
+  const { shared, jobs } = workerData as { shared: SharedArrayBuffer; jobs: HelperJob[] };
+  const post = (m: HelperMessage) => parentPort?.postMessage(m);
+  const next = new Int32Array(shared);
+  const readOne = await syncEntryReader();
+  for (let i = Atomics.add(next, 0, 1); i < jobs.length; i = Atomics.add(next, 0, 1)) {
+    const j = jobs[i];
+    try {
+      post({ i, entry: readOne({ file: j.file, id: j.id, bytes: j.bytes, mtimeNs: BigInt(j.mtimeNs) }) });
+    } catch (e) {
+      post({ i, error: (e as Error).message });
+    }
+  }
+  post({ done: true });
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -257,7 +479,7 @@ export class ListingCache {
       }
       let n = 0;
       for (const name of names) {
-        if (!name.endsWith('.jsonl') || !isSessionId(name.slice(0, -6))) continue;
+        if (!name.endsWith('.jsonl') || !SESSION_ID_RE.test(name.slice(0, -6))) continue;
         if (!c.stats.has(name.slice(0, -6))) return false;
         n++;
       }

@@ -4,6 +4,7 @@
 // buffered, which is how a list of a 134 MB session costs a few megabytes.
 // Depends on node:fs only.
 
+import { readSync } from 'node:fs';
 import { open, type FileHandle } from 'node:fs/promises';
 
 export const CHUNK = 1 << 20; // 1 MiB
@@ -142,6 +143,101 @@ export function forEachLineIn(buf: Buffer, from: number, to: number, onLine: (li
     if (!terminated) return;
     start = nl + 1;
   }
+}
+
+/**
+ * forEachLineFd, synchronously, over a file descriptor: the same lines, the same `want`
+ * decisions (once a line, on its first PREFIX bytes, or on the whole line when shorter), the
+ * same stop rule and the same result. `line.bytes` is always borrowed: a view of the read
+ * buffer (a skipped line's first PREFIX bytes, or the whole line), valid only until `onLine`
+ * returns. `to` is required: the caller has stat'ed the file.
+ *
+ * Performance: for a one-shot process (the CLI's cold listing, its helper thread) that has
+ * nothing else to do while it reads. A promise per 1 MiB read and per open and close was a
+ * thread-pool round trip each; a synchronous read is one system call, and the thread that
+ * reads is the one that scans (bench/PERFORMANCE.md: cold list). Never for the sidecar, which
+ * must keep its event loop free.
+ */
+export function forEachLineSync(
+  fd: number,
+  onLine: (line: Line) => void | false,
+  opts: { from?: number; to: number; want?: (prefix: Buffer) => boolean; chunk?: number },
+): { size: number; endOfLastFullLine: number } {
+  const size = opts.to;
+  const want = opts.want;
+  // `chunk` other than CHUNK only in tests, to cross read boundaries often.
+  const pooled = opts.chunk === undefined || opts.chunk === CHUNK;
+  let buf = pooled ? takeChunk() : Buffer.allocUnsafe(Math.max(1, opts.chunk as number));
+  const chunk = buf.length;
+  let pos = opts.from ?? 0; // next file offset to read
+  let base = pos; // file offset of buf[0]
+  let len = 0; // bytes of buf that hold file data
+  let i = 0; // index in buf of the current line's first byte (or of the scan, when skipping)
+  let decided: boolean | undefined; // `want`'s answer for the current line, once asked
+  let skipped: { start: number; head: Buffer } | undefined; // a skipped line whose '\n' is still ahead
+  let endOfLastFullLine = pos;
+  let stop = false;
+  const ask = (bytes: Buffer): boolean => (decided ??= want ? want(bytes.length > PREFIX ? bytes.subarray(0, PREFIX) : bytes) : true);
+
+  for (;;) {
+    // Every line that ends inside buf[i, len).
+    while (i < len && !stop) {
+      let nl = buf.indexOf(10, i);
+      if (nl >= len) nl = -1;
+      if (skipped) {
+        if (nl === -1) {
+          i = len; // a skipped line's body is never kept: drop it
+          break;
+        }
+        if (onLine({ start: skipped.start, end: base + nl, bytes: skipped.head, full: false, terminated: true }) === false) stop = true;
+        skipped = undefined;
+      } else if (nl !== -1) {
+        const whole = buf.subarray(i, nl);
+        const full = ask(whole);
+        if (onLine({ start: base + i, end: base + nl, bytes: full ? whole : whole.subarray(0, PREFIX), full, terminated: true }) === false) stop = true;
+      } else {
+        // A line that goes on past what is read: decide on its head as soon as there is one,
+        // so that a skipped body is scanned for its '\n' without being kept.
+        if (decided === undefined && want && len - i >= PREFIX && !ask(buf.subarray(i, i + PREFIX))) {
+          skipped = { start: base + i, head: Buffer.from(buf.subarray(i, i + PREFIX)) };
+          i = len;
+        }
+        break;
+      }
+      decided = undefined;
+      i = nl + 1;
+      endOfLastFullLine = base + i;
+    }
+    if (stop || pos >= size) break;
+    // Keep the start of the current line (wanted, or not yet decided) and read after it.
+    const keep = len - i;
+    if (keep > 0 && i > 0) buf.copyWithin(0, i, len);
+    base += i;
+    len = keep;
+    i = 0;
+    if (len === buf.length) {
+      // A wanted line longer than the buffer: a bigger one, for this file only.
+      const bigger = Buffer.allocUnsafe(buf.length * 2);
+      buf.copy(bigger, 0, 0, len);
+      if (pooled && buf.length === chunk) giveChunk(buf);
+      buf = bigger;
+    }
+    const n = readSync(fd, buf, len, Math.min(buf.length - len, size - pos), pos);
+    if (n === 0) break; // the file shrank: what is read is all there is
+    pos += n;
+    len += n;
+  }
+  if (!stop) {
+    // A last line without '\n' before `to` (torn, or cut by `to`).
+    if (skipped) onLine({ start: skipped.start, end: base + len, bytes: skipped.head, full: false, terminated: false });
+    else if (i < len) {
+      const whole = buf.subarray(i, len);
+      const full = ask(whole);
+      onLine({ start: base + i, end: base + len, bytes: full ? whole : whole.subarray(0, PREFIX), full, terminated: false });
+    }
+  }
+  if (pooled && buf.length === chunk) giveChunk(buf);
+  return { size, endOfLastFullLine };
 }
 
 // Read buffers are reused across calls: a cold listing folds thousands of files, and a fresh

@@ -7,10 +7,11 @@
 // exactly as it was appended and a `__proto__` key stays a plain own property.
 // Depends on node:fs, ./lines and ./events; nothing of JSON-RPC.
 
+import { readSync } from 'node:fs';
 import { open, type FileHandle } from 'node:fs/promises';
 import { isUtf8 } from 'node:buffer';
 import { MetaLine, SessionEvent, UserEvent, textOf, oneLine, tooDeep, MAX_DEPTH, type SeqEvent } from './events.js';
-import { forEachLine, forEachLineFd, forEachLineIn, lastLines, type Line } from './lines.js';
+import { forEachLine, forEachLineFd, forEachLineIn, forEachLineSync, lastLines, type Line } from './lines.js';
 import { StreamElider } from './elide.js';
 import { StoreError, fromFsError } from './errors.js';
 
@@ -53,6 +54,23 @@ export async function readMeta(file: string, handle?: FileHandle): Promise<MetaI
     throw e instanceof StoreError ? e : fromFsError(e, `cannot read ${file}`);
   } finally {
     if (!handle) await fh.close();
+  }
+}
+
+/** readMeta, synchronously, over an open file descriptor (the CLI's cold listing; see lines.ts forEachLineSync). */
+export function readMetaSync(file: string, fd: number): MetaInfo {
+  try {
+    for (let size = 16384; ; size *= 4) {
+      const buf = Buffer.allocUnsafe(size);
+      let got = 0;
+      // Like fh.read: one read may return fewer bytes than asked; read until full or the end.
+      for (let n; got < size && (n = readSync(fd, buf, got, size - got, got)) > 0; ) got += n;
+      const nl = buf.subarray(0, got).indexOf(10);
+      if (nl === -1 && got === size && size < MAX_META) continue;
+      return metaOf(file, buf.subarray(0, got), nl);
+    }
+  } catch (e) {
+    throw e instanceof StoreError ? e : fromFsError(e, `cannot read ${file}`);
   }
 }
 
@@ -354,6 +372,13 @@ export async function foldDigest(
   const opts = { from: d.folded, signal, want: f.want, borrow: true };
   if (via) await forEachLineFd(via.fh, f.onLine, { ...opts, to: via.to });
   else await forEachLine(file, f.onLine, opts);
+  return d;
+}
+
+/** foldDigest, synchronously, over an open file descriptor up to `to` (lines.ts forEachLineSync). */
+export function foldDigestSync(fd: number, d: Digest, to: number): Digest {
+  const f = digestFolder(d);
+  forEachLineSync(fd, f.onLine, { from: d.folded, to, want: f.want });
   return d;
 }
 
