@@ -392,6 +392,15 @@ export class ListingCache {
 
   constructor(private readonly root: string) {}
 
+  /**
+   * The entry last listed for `id` in `dir`, as it was: unchecked, so the caller compares its
+   * size and mtime with the file's before trusting it (store.ts entry(), which would otherwise
+   * parse the folder's index.json for one entry).
+   */
+  entryOf(dir: string, id: string): IndexEntry | undefined {
+    return this.folders.get(dir)?.entries.find((e) => e.id === id);
+  }
+
   /** Whether a live fs.watch watcher calls touched() for every change in the store. */
   setWatched(on: boolean): void {
     this.watched = on;

@@ -8,7 +8,7 @@ import { spawnSync } from 'node:child_process';
 import { SessionStore } from '../../server/core/store.js';
 import { projectSlug } from '../../server/core/slug.js';
 import { StoreError } from '../../server/core/errors.js';
-import { INDEX_FILE } from '../../server/core/catalog.js';
+import { INDEX_FILE, cachedEntry, writeIndex } from '../../server/core/catalog.js';
 import { elideToCap, elisionMarker } from '../../server/core/elide.js';
 import type { SeqEvent } from '../../server/core/events.js';
 
@@ -223,6 +223,21 @@ describe('index.json is a cache that heals itself', () => {
     await utimes(file, st.atime, new Date(st.mtimeMs + 1));
     const r = await mkStore().list({ project });
     expect(r.sessions[1].title).toBe('gamma');
+  });
+
+  it('cachedEntry keeps a parsed index only while index.json is unchanged, and hands out copies', async () => {
+    const { dir, truth } = await setup();
+    const id = truth[0].id;
+    const first = await cachedEntry(dir, id);
+    expect(first).toMatchObject({ id, turns: truth[0].turns });
+    first!.turns = 99;
+    expect((await cachedEntry(dir, id))!.turns).toBe(truth[0].turns);
+    // A new index.json (another process's write) is parsed again.
+    const j = JSON.parse(await readFile(join(dir, INDEX_FILE), 'utf8'));
+    await writeIndex(dir, j.entries.map((e: { id: string; title: string }) => (e.id === id ? { ...e, title: 'retitled elsewhere' } : e)));
+    expect((await cachedEntry(dir, id))!.title).toBe('retitled elsewhere');
+    await rm(join(dir, INDEX_FILE));
+    expect(await cachedEntry(dir, id)).toBeUndefined();
   });
 
   it('still lists when the index cannot be written', async () => {
