@@ -52,10 +52,23 @@ export interface WatchOptions {
    * folder (the sidecar's listing) can drop it at once.
    */
   onFolderTouched?: (dir: string) => void;
+  /**
+   * Start with the folders listed and watched but their files not yet stat'ed: the mode is
+   * known at once, and the snapshot is completed by settle(). What changes before settle() is
+   * part of the snapshot, not reported: for an owner that shows nothing of the store before it
+   * calls settle() (the sidecar serves no request before).
+   */
+  deferStats?: boolean;
 }
 
 export interface StoreWatcher {
   readonly mode: 'watch' | 'poll';
+  /**
+   * Completes a deferred snapshot (deferStats): stats the files the start only listed. The
+   * watcher also calls it before it looks at any change. Idempotent; nothing to do without
+   * deferStats.
+   */
+  settle(): void;
   close(): void;
 }
 
@@ -126,6 +139,10 @@ class Watcher implements StoreWatcher {
   private sweepOrder: string[] = [];
   private sweepDirty = true;
   private sweepAt = 0;
+  // The start's snapshot lists the folders (and watches them) but stats their files later, in
+  // settle(): at 2,700 sessions the stats were most of the sidecar's start before `initialize`
+  // could be answered (bench/PERFORMANCE.md: sidecar start).
+  private unsettled: { file: string; id: string; dir: string }[] | undefined;
 
   constructor(
     private readonly opts: WatchOptions,
@@ -146,9 +163,24 @@ class Watcher implements StoreWatcher {
       }
     }
     // The snapshot: each folder is watched before it is listed, so an event for a file that
-    // changes while the snapshot is taken is delivered afterwards and compared with it.
+    // changes while the snapshot is taken is delivered afterwards and compared with it (settle()
+    // runs first: every path that looks at a change starts with it).
+    if (this.opts.deferStats) this.unsettled = [];
     this.scanRoot([], false);
     if (poll) this.startPolling();
+  }
+
+  settle(): void {
+    const files = this.unsettled;
+    if (!files) return;
+    this.unsettled = undefined;
+    for (const { file, id, dir } of files) {
+      if (this.seen.has(file)) continue;
+      const fst = statOrUndefined(file);
+      if (!fst || !fst.isFile()) continue;
+      this.seen.set(file, { size: fst.size, mtimeMs: fst.mtimeMs, id, project: '', dir, hotUntil: 0 });
+    }
+    this.sweepDirty = true;
   }
 
   close(): void {
@@ -192,6 +224,7 @@ class Watcher implements StoreWatcher {
     if (this.debounce) return;
     this.debounce = setTimeout(() => {
       this.debounce = undefined;
+      this.settle();
       const root = this.pendingRoot;
       const dirs = [...this.pendingDirs];
       const files = [...this.pendingFiles];
@@ -241,6 +274,7 @@ class Watcher implements StoreWatcher {
       if (this.closed) return;
       const found: Found[] = [];
       try {
+        this.settle();
         this.pollOnce(found);
       } catch (e) {
         this.opts.onError?.(e);
@@ -342,6 +376,10 @@ class Watcher implements StoreWatcher {
       const file = join(dir, name);
       present.add(file);
       if (this.seen.has(file)) continue;
+      if (this.unsettled && !report) {
+        this.unsettled.push({ file, id: m[1], dir });
+        continue;
+      }
       const fst = statOrUndefined(file);
       if (!fst || !fst.isFile()) {
         present.delete(file);

@@ -146,6 +146,9 @@ class Sidecar {
    */
   private loadCore(): Promise<Core> {
     this.coreLoading ??= (async () => {
+      // The watcher's snapshot is completed before any request is served, so that what a first
+      // session/list shows is what later changes are compared with.
+      this.watcher?.settle();
       const [{ SessionStore }, handlers, P] = await Promise.all([import('../core/store.js'), import('./handlers.js'), import('./protocol.js')]);
       const store = new SessionStore({
         root: this.root,
@@ -237,6 +240,9 @@ class Sidecar {
       this.watcher = await watchStore(
         {
           root: this.root,
+          // The files are stat'ed after initialize is answered, before any request is served
+          // (loadCore): the answer needs only the mode.
+          deferStats: true,
           onFallback: (reason) => {
             this.core?.store.listingCache?.setWatched(false);
             this.log.warn(reason);

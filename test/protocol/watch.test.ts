@@ -56,4 +56,28 @@ describe('watchStore', () => {
       expect(seen.items.filter((c) => c.change === 'created').map((c) => c.id)).toEqual([id]);
     });
   }
+
+  for (const poll of [true, false]) {
+    it(`with deferStats: the mode at once, the files stat'ed by settle(), changes after it reported (${poll ? 'poll' : 'fs.watch'})`, async () => {
+      const root = tempDir();
+      const dir = join(root, '-p');
+      mkdirSync(dir);
+      const a = '2026-01-01T00-00-00-aaaa';
+      const b = '2026-01-01T00-00-00-bbbb';
+      writeFileSync(join(dir, `${a}.jsonl`), meta(a, '/p'));
+      writeFileSync(join(dir, `${b}.jsonl`), meta(b, '/p'));
+      const seen = new Recorder<StoreChange>();
+      watcher = await watchStore({ root, poll, pollMs: 50, deferStats: true }, (c) => seen.push(c));
+      expect(watcher.mode).toBe(poll ? 'poll' : 'watch');
+      // Before settle(): part of the snapshot (the sidecar serves no request until it settles).
+      appendFileSync(join(dir, `${a}.jsonl`), line({ kind: 'user', content: 'before' }));
+      watcher.settle();
+      watcher.settle(); // idempotent
+      appendFileSync(join(dir, `${b}.jsonl`), line({ kind: 'title', title: 'B' }));
+      expect(await seen.waitFor()).toEqual({ id: b, project: '/p', change: 'renamed' });
+      appendFileSync(join(dir, `${a}.jsonl`), line({ kind: 'user', content: 'after' }));
+      await seen.waitFor((c) => c.id === a && c.change === 'appended');
+      expect(seen.items.filter((c) => c.id === a)).toHaveLength(1);
+    });
+  }
 });
