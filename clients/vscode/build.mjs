@@ -89,7 +89,9 @@ async function buildSidecar() {
     external: ['vscode'],
   });
   // Node reads dist/sidecar/**/*.js as ES modules because of this file (the extension is CJS).
-  await writeFile(join(out, 'package.json'), JSON.stringify({ type: 'module', private: true }, null, 2) + '\n');
+  // It also carries the sidecar's version, which `levelcode-sessions --version` reads.
+  const { version } = JSON.parse(await readFile(join(repo, 'package.json'), 'utf8'));
+  await writeFile(join(out, 'package.json'), JSON.stringify({ type: 'module', private: true, version }, null, 2) + '\n');
 
   // The trash helpers, next to each output that contains trash's platform module.
   const trashLib = dirname(fileURLToPathSafe(await resolveTrash()));

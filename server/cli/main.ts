@@ -122,9 +122,21 @@ export async function main(argv: string[]): Promise<number> {
   }
 }
 
+/**
+ * The version: from the nearest package.json above this file that has one (dist/cli/ is two
+ * folders below the repository's; the VS Code extension's bundled sidecar carries its own in
+ * dist/sidecar/, one folder up, written by clients/vscode/build.mjs).
+ */
 export function version(): string {
-  const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
-  return pkg.version;
+  for (const rel of ['../package.json', '../../package.json']) {
+    try {
+      const pkg = JSON.parse(readFileSync(new URL(rel, import.meta.url), 'utf8')) as { version?: unknown };
+      if (typeof pkg.version === 'string') return pkg.version;
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
+    }
+  }
+  throw new Error('no package.json with a version next to the CLI');
 }
 
 async function history(args: string[], here: boolean): Promise<number> {
