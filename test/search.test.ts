@@ -209,3 +209,95 @@ describe('search: tolerance, progress, abort', () => {
     await expect(p).rejects.toThrow();
   });
 });
+
+// The fast path (search-skeleton.ts) decides most lines without decoding them: long strings are
+// cut out of the line's JSON and searched raw. Each case below is one where raw bytes and decoded
+// text differ; the expected answers are what a full decode and parse gives.
+describe('search: long texts, escapes and bad lines (the fast path)', () => {
+  const pad = (s: string) => 'x '.repeat(40) + s + ' y'.repeat(40); // long enough to be cut
+  let dir: string;
+  let file: string;
+  const lines: string[] = [];
+  const at = (i: number) => `2026-08-01T10:00:${String(i).padStart(2, '0')}.000Z`;
+  const add = (line: string) => lines.push(line);
+  const ev = (o: Record<string, unknown>) => add(serializeLine({ t: at(lines.length), ...o }));
+
+  beforeAll(() => {
+    dir = mkdtempSync(join(tmpdir(), 'lc-search-fast-'));
+    ev({ kind: 'user', content: pad('plain zonk') }); // 0
+    ev({ kind: 'user', content: pad('escaped\nzonk and \\ "q"') }); // 1: after an escape
+    ev({ kind: 'user', content: pad('only\nonk') }); // 2: "nonk" only as the n of \n
+    // Candidate lines are found by raw bytes: here by the key, then "zonk" is only in the text
+    // once its \u escape is decoded.
+    add(`{"kind":"user","t":"${at(3)}","zonk":1,"content":"${pad('zo\\u006ek by a unicode escape')}"}`); // 3
+    ev({ kind: 'assistant', content: [{ type: 'tool_use', id: pad('zonk in an id'), name: 'zonk', input: { zonk: pad('a key') } }] }); // 4
+    // Duplicate long keys: JSON keeps the last value.
+    const key = 'k'.repeat(60);
+    add(`{"kind":"user","t":"${at(5)}","content":[{"type":"tool_use","input":{"${key}":"${pad('zonk dup')}","${key}":"none"}}]}`); // 5
+    // A string tool input holding JSON: its keys are not text.
+    ev({ kind: 'agent', messages: [{ role: 'assistant', content: null, tool_calls: [{ function: { name: 'f', arguments: JSON.stringify({ zonk: pad('v') }) } }] }] }); // 6
+    ev({ kind: 'agent', messages: [{ role: 'assistant', content: null, tool_calls: [{ function: { name: 'f', arguments: JSON.stringify({ q: pad('zonk arg') }) } }] }] }); // 7
+    // The Kelvin sign matches k case-insensitively (/k/iu); the anchor is found in the id.
+    ev({ kind: 'assistant', content: [{ type: 'tool_use', id: 'kelvin', name: 'n', input: { a: pad('\u212Aelvin') } }] }); // 8
+    // Bad lines with long strings: a raw tab, a bad escape.
+    add(`{"kind":"user","t":"${at(9)}","content":"${pad('zonk\traw tab')}"}`); // 9
+    add(`{"kind":"user","t":"${at(10)}","content":"${pad('zonk \\x bad escape')}"}`); // 10
+    // A line longer than a read chunk (4 MiB), then a torn last line.
+    ev({ kind: 'assistant', content: [{ type: 'tool_use', id: 'h', name: 'W', input: { content: 'z'.repeat(5 << 20) + ' zonk huge' } }] }); // 11
+    ev({ kind: 'user', content: 'after the huge zonk' }); // 12
+    add(`{"kind":"user","t":"${at(13)}","content":"${pad('zonk torn')}`); // 13, torn
+    file = join(dir, '2026-08-01T10-00-00-ffff.jsonl');
+    const meta = serializeLine({ kind: 'meta', v: 1, id: '2026-08-01T10-00-00-ffff', project: '/f', createdAt: at(0), title: 'Fast' });
+    writeFileSync(file, [meta, ...lines].join('\n'));
+  });
+
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  const seqs = async (q: string) => {
+    const r = await searchSessions([file], q, { limit: 1000 });
+    expect(r.total).toBe(r.hits.length);
+    return r.hits.map((h) => h.seq).sort((a, b) => a - b);
+  };
+
+  it('matches words in long texts, after escapes, and only in text', async () => {
+    expect(await seqs('zonk')).toEqual([0, 1, 3, 7, 11, 12]);
+  });
+
+  it('never matches an escape letter, and decodes \\u escapes', async () => {
+    expect(await seqs('nonk')).toEqual([]);
+    expect(await seqs('"zonk by"')).toEqual([]); // no candidate: the raw bytes lack it
+    // Found by the key, matched once its \/ is decoded.
+    const slash = join(dir, '2026-08-01T11-00-00-gggg.jsonl');
+    const meta = serializeLine({ kind: 'meta', v: 1, id: '2026-08-01T11-00-00-gggg', project: '/f', createdAt: at(0), title: null });
+    writeFileSync(slash, `${meta}\n{"kind":"user","t":"${at(1)}","a/b":1,"content":"${pad('see a\\/b')}"}\n`);
+    expect((await searchSessions([slash], 'a/b')).hits.map((h) => h.seq)).toEqual([0]);
+  });
+
+  it('keeps the last of duplicate keys', async () => {
+    expect(await seqs('dup')).toEqual([]);
+  });
+
+  it('folds case as the decoded text does (Kelvin sign)', async () => {
+    expect(await seqs('kelvin')).toEqual([8]);
+  });
+
+  it('reports long bad lines and the torn last line, as problems', async () => {
+    const r = await searchSessions([file], 'zonk');
+    expect(r.problems.map((p) => [p.line, p.message])).toEqual([
+      [11, 'not JSON: skipped'],
+      [12, 'not JSON: skipped'],
+      [15, 'torn last line: skipped'],
+    ]);
+  });
+
+  it('gives the answer hits whole: kind, where, snippet and title', async () => {
+    const r = await searchSessions([file], 'zonk', { limit: 2 });
+    expect(r.total).toBe(6);
+    expect(r.hits.map((h) => [h.seq, h.kind, h.where, h.title])).toEqual([
+      [12, 'user', 'user', 'Fast'],
+      [11, 'assistant', 'tool-input', 'Fast'],
+    ]);
+    const [a, b] = r.hits[1]!.ranges[0]!;
+    expect(r.hits[1]!.snippet.slice(a, b)).toBe('zonk');
+  });
+});

@@ -1,11 +1,26 @@
 // Full-text search over session files: the core of `session/search` and the CLI's `search`.
-// Reads the JSONL files themselves (the truth) with no index: each file is read whole as a
-// Buffer, candidate lines are found with a fast byte search, only candidate lines are
-// JSON.parse'd, and the match is verified on the decoded text (so a word inside a JSON key or
-// an escape never counts). Tolerant: a bad line or an unreadable file becomes a problem, never
-// an exception; only an abort throws.
-// Depends on node:fs and events.ts; no JSON-RPC, no store internals (a store root is just
-// `<root>/<slug>/<id>.jsonl`).
+// Reads the JSONL files themselves (the truth) with no index: each file is read in chunks of
+// whole lines, candidate lines are found with a fast byte search (the anchor), and the match is
+// verified on the decoded text (so a word inside a JSON key, an id or an escape never counts).
+// Tolerant: a bad line or an unreadable file becomes a problem, never an exception; only an
+// abort throws.
+// Depends on node:fs, events.ts and search-skeleton.ts; no JSON-RPC, no store internals (a
+// store root is just `<root>/<slug>/<id>.jsonl`).
+//
+// Two paths decide a candidate line, with the same answer:
+// - the fast path (fastLine, for queries of printable ASCII): the line's latin1 view, its JSON
+//   skeleton (long strings cut out, see search-skeleton.ts) parsed for the event's shape, and
+//   each term looked for in the raw bytes of the texts it may be in. No decoding, no copy of the
+//   texts. A matching event is kept as a PendingHit (time, session, seq, where its line is);
+//   only the hits of the answer (the newest `limit`) are read again and made whole by the slow
+//   path. On claude-scale nearly every byte is in a candidate line (the bench's word is in most
+//   big tool inputs: 1.0 GB of 1.1 GB), so this is where the time went: UTF-8 decoding and
+//   JSON.parse of every candidate line were 4.3 s of 7 s.
+// - the slow path (hitOfLine): decode, JSON.parse, every part's text. For lines the fast path is
+//   unsure of (not JSON, a \u escape or a case-folding trap where it looks, a tool input string
+//   holding JSON, non-ASCII queries, ...), and to make the answer's hits.
+// What remains is per byte: reading (~0.4 s/GB here), the latin1 view (~0.5 s/GB), the anchor
+// regex (~0.6 s/GB), and the skeleton's checks of each escape and control byte (~0.8 s/GB).
 //
 // Query language: plain words match case-insensitively; "quoted phrases" match exactly
 // (case-sensitive); every term must occur in the same event (in any of its texts).
@@ -13,6 +28,7 @@
 import { open, readdir, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import { oneLine, textOf } from './events.js';
+import { cutOf, hasControlByte, Occurrences, occursInCut, skeletonOf } from './search-skeleton.js';
 
 export type SearchWhere = 'user' | 'assistant' | 'agent' | 'tool-input' | 'tool-output' | 'compact' | 'title';
 
@@ -133,13 +149,14 @@ export async function searchSessions(
   const since = opts.since ? Date.parse(opts.since) : -Infinity;
   const until = opts.until ? Date.parse(opts.until) : Infinity;
   const problems: SearchProblem[] = [];
-  let hits: SearchHit[] = [];
+  let hits: Found[] = [];
   let total = 0;
   let searched = 0;
   let done = 0;
-  if (!q) return { hits, total, files: files.length, problems };
+  if (!q) return { hits: [], total, files: files.length, problems };
+  const fo: FileOpts = { project: opts.project, since, until, snippetChars: opts.snippetChars ?? 160, signal: opts.signal };
 
-  const keep = (h: SearchHit): void => {
+  const keep = (h: Found): void => {
     total++;
     hits.push(h);
     if (hits.length >= Math.max(2 * limit, 1000)) hits = rank(hits).slice(0, limit);
@@ -151,12 +168,7 @@ export async function searchSessions(
       opts.signal?.throwIfAborted();
       const file = files[next++]!;
       try {
-        const r = await searchFile(
-          file,
-          q,
-          { project: opts.project, since, until, snippetChars: opts.snippetChars ?? 160, signal: opts.signal },
-          problems,
-        );
+        const r = await searchFile(file, q, fo, problems);
         if (r.searched) searched++;
         for (const h of r.hits) keep(h);
       } catch (e) {
@@ -170,10 +182,56 @@ export async function searchSessions(
   const n = Math.max(1, Math.min(opts.concurrency ?? 4, files.length));
   await Promise.all(Array.from({ length: n }, worker));
   opts.signal?.throwIfAborted();
-  return { hits: rank(hits).slice(0, limit), total, files: searched, problems };
+  const top: SearchHit[] = [];
+  for (const h of rank(hits).slice(0, limit)) {
+    const hit = 'offset' in h ? await materialize(h, q, fo) : h;
+    if (hit) top.push(hit);
+  }
+  opts.signal?.throwIfAborted();
+  return { hits: top, total, files: searched, problems };
 }
 
-function rank(hits: SearchHit[]): SearchHit[] {
+/**
+ * A matching event found by the fast path: what ranking needs, and where its line is. Only the
+ * hits that make the answer are read again and made whole (kind, where, snippet, ranges), by the
+ * same code as a slow-path hit: on claude-scale 27,326 events match and 50 are shown.
+ */
+interface PendingHit {
+  sessionId: string;
+  project: string;
+  title: string;
+  seq: number;
+  t: string;
+  file: string;
+  /** The line's bytes in the file. */
+  offset: number;
+  length: number;
+}
+
+type Found = SearchHit | PendingHit;
+
+/** The whole hit of a pending one (its line read again); null if the file changed since. */
+async function materialize(p: PendingHit, q: Compiled, o: FileOpts): Promise<SearchHit | null> {
+  let raw: string;
+  try {
+    const fh = await open(p.file, 'r');
+    try {
+      const buf = Buffer.allocUnsafe(p.length);
+      const { bytesRead } = await fh.read(buf, 0, p.length, p.offset);
+      raw = buf.toString('utf8', 0, bytesRead);
+    } finally {
+      await fh.close().catch(() => undefined);
+    }
+  } catch {
+    return null;
+  }
+  const hit = hitOfLine(raw, p.seq, p, p.file, q, o);
+  if (!hit || hit === NOT_JSON) return null;
+  hit.title = p.title;
+  return hit;
+}
+
+function rank<H extends { t: string; sessionId: string; seq: number }>(hits: H[]): H[] {
   return hits.sort((a, b) => {
     const ta = Date.parse(a.t);
     const tb = Date.parse(b.t);
@@ -196,8 +254,21 @@ interface Compiled {
   terms: Term[];
   /** The term whose bytes find candidate lines. */
   anchor: { bytes: Buffer; exact: boolean; ascii: boolean; re?: RegExp };
+  /** The index of the term the anchor is, whole (-1: the anchor is a piece of a term). */
+  anchorTerm: number;
   /** Cheap pre-checks on a candidate line's raw text (lowercased for words). */
-  others: { lower: string; exact: boolean }[];
+  others: { lower: string; exact: boolean; re: RegExp }[];
+  /** The fast path's view of the terms, when every term is printable ASCII (else null). */
+  fast: FastTerm[] | null;
+}
+
+/** A term as the fast path searches it in a line's latin1 view. */
+interface FastTerm {
+  /** Finds the term's raw occurrences (global; case-insensitive for words). */
+  raw: RegExp;
+  length: number;
+  /** Holds a '/', which a `\/` escape can make (see occursInCut). */
+  slash: boolean;
 }
 
 const escapeRe = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
@@ -230,8 +301,14 @@ function compile(pq: ParsedQuery): Compiled | null {
     // The term the anchor is (whole) needs no pre-check: the anchor search found it.
     .filter((t) => !(t.text === best!.piece && t.exact === best!.exact))
     .filter((t) => /^[\x20-\x7e]*$/.test(t.text) && !/["\\]/.test(t.text))
-    .map((t) => ({ lower: t.exact ? t.text : t.text.toLowerCase(), exact: t.exact }));
-  return { terms, anchor, others };
+    .map((t) => ({ lower: t.exact ? t.text : t.text.toLowerCase(), exact: t.exact, re: new RegExp(escapeRe(t.text), t.exact ? '' : 'i') }));
+  // The fast path takes printable ASCII terms without `"` or `\`: escapes in the texts would
+  // make most of their occurrences unsure (the slow path then pays for both).
+  const fast = terms.every((t) => /^[\x20-\x7e]+$/.test(t.text) && !/["\\]/.test(t.text))
+    ? terms.map((t) => ({ raw: new RegExp(escapeRe(t.text), t.exact ? 'g' : 'gi'), length: t.text.length, slash: t.text.includes('/') }))
+    : null;
+  const anchorTerm = terms.findIndex((t) => t.text === best!.piece && t.exact === best!.exact);
+  return { terms, anchor, anchorTerm, others, fast };
 }
 
 interface FileOpts {
@@ -367,11 +444,11 @@ async function searchFile(
   q: Compiled,
   o: FileOpts,
   problems: SearchProblem[],
-): Promise<{ hits: SearchHit[]; searched: boolean }> {
+): Promise<{ hits: Found[]; searched: boolean }> {
   const fh = await open(file, 'r');
   try {
     const size = (await fh.stat()).size;
-    const hits: SearchHit[] = [];
+    const hits: Found[] = [];
     let meta: { id: string; project: string; title: unknown } | null = null;
     let titles: TitleTracker | undefined;
     let lineNo = 1; // the line number of the current chunk's first line
@@ -389,7 +466,7 @@ async function searchFile(
         lineNo = 2;
       }
       titles!.see(chunk.buf, from);
-      lineNo = searchChunk(chunk.buf, from, lineNo, chunk.base + chunk.buf.length === size, meta, file, q, o, hits, problems);
+      lineNo = searchChunk(chunk, from, lineNo, chunk.base + chunk.buf.length === size, meta, file, q, o, hits, problems);
     }
     if (!meta) {
       problems.push({ file, line: 1, message: 'no readable meta line: file skipped' });
@@ -405,12 +482,175 @@ async function searchFile(
   }
 }
 
+const NOT_JSON = Symbol('not JSON');
+
+/**
+ * The hit of one event line (decoded), or null when it does not match, or NOT_JSON. The slow
+ * path: every line the fast path is unsure of, and every hit of the answer, goes through here.
+ */
+function hitOfLine(
+  raw: string,
+  seq: number,
+  meta: { sessionId: string; project: string },
+  file: string,
+  q: Compiled,
+  o: FileOpts,
+): SearchHit | null | typeof NOT_JSON {
+  // Cheap pre-check of the other terms on the raw text (the anchor's own term is known to be
+  // there: lowercasing a whole candidate line for it was a tenth of a search).
+  if (q.others.length) {
+    const lowerRaw = q.others.some((t) => !t.exact) ? raw.toLowerCase() : raw;
+    for (const t of q.others) if (!(t.exact ? raw : lowerRaw).includes(t.lower)) return null;
+  }
+  let ev: Record<string, unknown>;
+  try {
+    ev = JSON.parse(raw) as Record<string, unknown>;
+  } catch {
+    return NOT_JSON;
+  }
+  if (!ev || typeof ev !== 'object' || typeof ev.kind !== 'string') return null;
+  const t = typeof ev.t === 'string' ? ev.t : '';
+  const time = Date.parse(t);
+  if (o.since !== -Infinity || o.until !== Infinity) {
+    if (Number.isNaN(time) || time < o.since || time > o.until) return null;
+  }
+  const parts = partsOf(ev);
+  const hit = matchParts(parts, q.terms, o.snippetChars);
+  if (!hit) return null;
+  return {
+    sessionId: meta.sessionId,
+    project: meta.project,
+    title: '',
+    seq,
+    kind: ev.kind,
+    where: hit.where,
+    t,
+    snippet: hit.snippet,
+    ranges: hit.ranges,
+    file,
+  };
+}
+
+/** The fast path is unsure of a line: the slow path decides. */
+const UNSURE = Symbol('unsure');
+
+/**
+ * Raw bytes of the characters whose case makes an ASCII term match where the bytes do not:
+ * U+0130 (İ lowercases to "i̇"), U+212A (Kelvin sign: lowercases to 'k', and /k/iu matches it),
+ * U+017F (long s: /s/iu matches it), in a latin1 view. A line holding one takes the slow path.
+ */
+const CASE_TRAPS = ['\xC4\xB0', '\xE2\x84\xAA', '\xC5\xBF'];
+
+/**
+ * The fast path's decision for one candidate line (see search-skeleton.ts): the event's time
+ * when it matches, null when it does not, UNSURE when the slow path must decide (a line that may
+ * not be JSON, a \u escape or a case trap where a term is looked for, a string tool input that
+ * may hold JSON, ...). Exactly what hitOfLine decides, without decoding the line: the skeleton
+ * gives the event's shape, and each term is looked for in the leaves of its parts, a kept
+ * leaf by the term's own regex, a cut leaf by the term's raw occurrences in the line.
+ */
+function fastLine(
+  buf: Buffer,
+  line: string,
+  start: number,
+  end: number,
+  anchorAt: number,
+  traps: boolean,
+  q: Compiled,
+  o: FileOpts,
+): string | null | typeof UNSURE {
+  const fast = q.fast!;
+  if (traps && CASE_TRAPS.some((c) => line.includes(c))) return UNSURE;
+  // The other terms' pre-check, as hitOfLine makes it (a line failing it is no problem, even
+  // when it is not JSON). ASCII needles match a latin1 view as they match the decoded text.
+  for (const t of q.others) if (!t.re.test(line)) return null;
+  if (hasControlByte(buf, start, end)) return UNSURE;
+  const sk = skeletonOf(line);
+  if (!sk) return UNSURE;
+  let ev: Record<string, unknown>;
+  try {
+    ev = JSON.parse(sk.json) as Record<string, unknown>;
+  } catch {
+    return UNSURE;
+  }
+  if (!ev || typeof ev !== 'object' || typeof ev.kind !== 'string') return null;
+  let t = '';
+  if (typeof ev.t === 'string') {
+    // A cut or non-ASCII time: let the decoded text decide (Date.parse, ranking).
+    if (cutOf(ev.t, sk.cuts) || /[^\x00-\x7f]/.test(ev.t)) return UNSURE;
+    t = ev.t;
+  }
+  if (o.since !== -Infinity || o.until !== Infinity) {
+    const time = Date.parse(t);
+    if (Number.isNaN(time) || time < o.since || time > o.until) return null;
+  }
+  const parse: InputParser = (s) => {
+    const cut = cutOf(s, sk.cuts);
+    if (!cut) {
+      const v = parseInput(s);
+      // An object's leaves would be strings of the inner JSON, which cutOf cannot tell from
+      // a skeleton's; rare (OpenAI's arguments): the slow path.
+      if (v && typeof v === 'object') throw UNSURE;
+      return v;
+    }
+    // A cut string is JSON text with an object inside only if it starts, after JSON
+    // whitespace, with '{' or '[' (or a \u escape that might be one).
+    let i = cut.start;
+    for (; i < cut.end; i++) {
+      const c = line.charCodeAt(i);
+      if (c === 32) continue;
+      if (c === 92) {
+        const e = line.charCodeAt(i + 1);
+        if (e === 110 || e === 116 || e === 114) {
+          i++;
+          continue;
+        }
+        if (e === 117) throw UNSURE;
+      }
+      if (c === 123 || c === 91) throw UNSURE;
+      break;
+    }
+    return undefined;
+  };
+  let parts: Part[];
+  try {
+    parts = partLeavesOf(ev, parse);
+  } catch (e) {
+    if (e === UNSURE) return UNSURE;
+    throw e;
+  }
+  // Every term in some leaf (a term holds no '\n', so none spans two joined leaves).
+  for (let i = 0; i < fast.length; i++) {
+    const ft = fast[i]!;
+    const re = q.terms[i]!.re;
+    let at: Occurrences | null = null;
+    let found = false;
+    for (const p of parts) {
+      for (const leaf of p.leaves) {
+        const cut = cutOf(leaf, sk.cuts);
+        if (!cut) {
+          re.lastIndex = 0;
+          found = re.test(leaf);
+        } else {
+          if (cut.unicodeEscape || (cut.slashEscape && ft.slash)) return UNSURE;
+          at ??= new Occurrences(ft.raw, line, i === q.anchorTerm && anchorAt >= 0 ? anchorAt - start : undefined);
+          found = occursInCut(line, cut, at, ft.length);
+        }
+        if (found) break;
+      }
+      if (found) break;
+    }
+    if (!found) return null;
+  }
+  return t;
+}
+
 /**
  * Searches one chunk of whole lines from `from`; `firstLine` is the line number of the line
  * starting at `from`. Returns the line number of the line after the chunk.
  */
 function searchChunk(
-  buf: Buffer,
+  chunk: Chunk,
   from: number,
   firstLine: number,
   atEof: boolean,
@@ -418,18 +658,23 @@ function searchChunk(
   file: string,
   q: Compiled,
   o: FileOpts,
-  hits: SearchHit[],
+  hits: Found[],
   problems: SearchProblem[],
 ): number {
-  let hay: string | null = null; // latin1 view (byte offsets) for case-insensitive ASCII anchors
+  const buf = chunk.buf;
+  // The latin1 view (byte offsets): for case-insensitive ASCII anchors and the fast path.
+  let hay: string | null = null;
+  const latin1 = (): string => (hay ??= buf.toString('latin1'));
   const find = (at: number): number => {
     const a = q.anchor;
     if (a.exact) return buf.indexOf(a.bytes, at);
     // Case-insensitive ASCII: a latin1 view keeps byte offsets, and the regex runs natively.
-    if (hay === null) hay = buf.toString('latin1');
     a.re!.lastIndex = at;
-    return a.re!.exec(hay)?.index ?? -1;
+    return a.re!.exec(latin1())?.index ?? -1;
   };
+  // Whether this chunk holds any case trap (fastLine then looks in each line).
+  let traps: boolean | null = null;
+  const id = { sessionId: meta.id, project: meta.project };
 
   let lineNo = firstLine; // line number of the line starting at `counted`
   let counted = from;
@@ -445,45 +690,25 @@ function searchChunk(
     return lineNo;
   };
 
-  const handleLine = (start: number, end: number): void => {
+  /** `at`: where the anchor was found in the line (-1: not known). */
+  const handleLine = (start: number, end: number, at = -1): void => {
     const ln = lineOf(start);
     const seq = ln - 2;
     if (seq < 0) return;
-    const raw = buf.toString('utf8', start, end);
-    // Cheap pre-check of the other terms on the raw text (the anchor's own term is known to be
-    // there: lowercasing a whole candidate line for it was a tenth of a search).
-    if (q.others.length) {
-      const lowerRaw = q.others.some((t) => !t.exact) ? raw.toLowerCase() : raw;
-      for (const t of q.others) if (!(t.exact ? raw : lowerRaw).includes(t.lower)) return;
+    if (q.fast) {
+      const h = latin1();
+      traps ??= q.terms.some((t) => !t.exact) && CASE_TRAPS.some((c) => h.includes(c));
+      const r = fastLine(buf, h.slice(start, end), start, end, at, traps, q, o);
+      if (r === null) return;
+      if (r !== UNSURE) {
+        hits.push({ ...id, title: '', seq, t: r, file, offset: chunk.base + start, length: end - start });
+        return;
+      }
     }
-    let ev: Record<string, unknown>;
-    try {
-      ev = JSON.parse(raw) as Record<string, unknown>;
-    } catch {
+    const hit = hitOfLine(buf.toString('utf8', start, end), seq, id, file, q, o);
+    if (hit === NOT_JSON) {
       problems.push({ file, line: ln, message: atEof && end === buf.length ? 'torn last line: skipped' : 'not JSON: skipped' });
-      return;
-    }
-    if (!ev || typeof ev !== 'object' || typeof ev.kind !== 'string') return;
-    const t = typeof ev.t === 'string' ? ev.t : '';
-    const time = Date.parse(t);
-    if (o.since !== -Infinity || o.until !== Infinity) {
-      if (Number.isNaN(time) || time < o.since || time > o.until) return;
-    }
-    const parts = partsOf(ev);
-    const hit = matchParts(parts, q.terms, o.snippetChars);
-    if (!hit) return;
-    hits.push({
-      sessionId: meta.id,
-      project: meta.project,
-      title: '',
-      seq,
-      kind: ev.kind,
-      where: hit.where,
-      t,
-      snippet: hit.snippet,
-      ranges: hit.ranges,
-      file,
-    });
+    } else if (hit) hits.push(hit);
   };
 
   if (!q.anchor.exact && !q.anchor.ascii) {
@@ -516,7 +741,7 @@ function searchChunk(
       const ls = buf.lastIndexOf(NL, at) + 1;
       let le = buf.indexOf(NL, at);
       if (le < 0) le = buf.length;
-      if (ls >= from) handleLine(ls, le);
+      if (ls >= from) handleLine(ls, le, at);
       pos = le + 1;
     }
   }
@@ -526,12 +751,26 @@ function searchChunk(
 }
 
 // ---------------------------------------------------------------------------------------------
-// The searchable texts of an event, each marked with where it comes from.
+// The searchable texts of an event, each marked with where it comes from. A part is a list of
+// string leaves: its text is the leaves joined with '\n' (a tool input's values, a tool output's
+// blocks). The fast path looks at the leaves themselves (a skeleton's string may stand for a cut
+// string), which is why `parseInput` is a parameter: JSON.parse for decoded strings.
 
 interface Part {
   where: SearchWhere;
-  text: string;
+  leaves: string[];
 }
+
+/** Parses a string tool input that may be JSON; undefined when it is not. */
+type InputParser = (s: string) => unknown;
+
+const parseInput: InputParser = (s) => {
+  try {
+    return JSON.parse(s) as unknown;
+  } catch {
+    return undefined;
+  }
+};
 
 function stringLeaves(v: unknown, out: string[], depth = 0): void {
   if (depth > 20) return;
@@ -540,23 +779,19 @@ function stringLeaves(v: unknown, out: string[], depth = 0): void {
   else if (v && typeof v === 'object') for (const x of Object.values(v)) stringLeaves(x, out, depth + 1);
 }
 
-function inputText(input: unknown): string {
+function inputLeaves(input: unknown, parse: InputParser): string[] {
   if (typeof input === 'string') {
-    try {
-      const parsed: unknown = JSON.parse(input);
-      if (parsed && typeof parsed === 'object') return inputText(parsed);
-    } catch {
-      /* raw */
-    }
-    return input;
+    const parsed = parse(input);
+    if (parsed && typeof parsed === 'object') return inputLeaves(parsed, parse);
+    return [input];
   }
   const out: string[] = [];
   stringLeaves(input, out);
-  return out.join('\n');
+  return out;
 }
 
-function outputText(output: unknown): string {
-  if (typeof output === 'string') return output;
+function outputLeaves(output: unknown): string[] {
+  if (typeof output === 'string') return [output];
   const out: string[] = [];
   if (Array.isArray(output)) {
     for (const b of output) {
@@ -564,89 +799,102 @@ function outputText(output: unknown): string {
       else if (b && typeof b === 'object' && typeof (b as { text?: unknown }).text === 'string') out.push((b as { text: string }).text);
     }
   } else stringLeaves(output, out);
-  return out.join('\n');
+  return out;
 }
 
-function blocksInto(content: unknown, textWhere: SearchWhere, parts: Part[], depth = 0): void {
+function blocksInto(content: unknown, textWhere: SearchWhere, parts: Part[], parse: InputParser, depth = 0): void {
   if (depth > 10) return;
   if (typeof content === 'string') {
-    parts.push({ where: textWhere, text: content });
+    parts.push({ where: textWhere, leaves: [content] });
     return;
   }
   if (Array.isArray(content)) {
-    for (const b of content) blocksInto(b, textWhere, parts, depth + 1);
+    for (const b of content) blocksInto(b, textWhere, parts, parse, depth + 1);
     return;
   }
   if (!content || typeof content !== 'object') return;
   const o = content as Record<string, unknown>;
-  if ('role' in o) return messageInto(o, textWhere, parts, depth + 1);
+  if ('role' in o) return messageInto(o, textWhere, parts, parse, depth + 1);
   switch (o.type) {
     case 'tool_use':
     case 'server_tool_use':
-      parts.push({ where: 'tool-input', text: inputText(o.input) });
+      parts.push({ where: 'tool-input', leaves: inputLeaves(o.input, parse) });
       return;
     case 'function_call':
-      parts.push({ where: 'tool-input', text: inputText(o.arguments) });
+      parts.push({ where: 'tool-input', leaves: inputLeaves(o.arguments, parse) });
       return;
     case 'tool_result':
     case 'web_search_tool_result':
-      parts.push({ where: 'tool-output', text: outputText(o.content) });
+      parts.push({ where: 'tool-output', leaves: outputLeaves(o.content) });
       return;
     case 'function_call_output':
-      parts.push({ where: 'tool-output', text: outputText(o.output) });
+      parts.push({ where: 'tool-output', leaves: outputLeaves(o.output) });
       return;
     case 'thinking':
-      if (typeof o.thinking === 'string') parts.push({ where: textWhere, text: o.thinking });
+      if (typeof o.thinking === 'string') parts.push({ where: textWhere, leaves: [o.thinking] });
       return;
   }
-  if (typeof o.text === 'string') parts.push({ where: textWhere, text: o.text });
+  if (typeof o.text === 'string') parts.push({ where: textWhere, leaves: [o.text] });
 }
 
-function messageInto(m: Record<string, unknown>, textWhere: SearchWhere, parts: Part[], depth: number): void {
+function messageInto(m: Record<string, unknown>, textWhere: SearchWhere, parts: Part[], parse: InputParser, depth: number): void {
   if (m.role === 'tool') {
-    parts.push({ where: 'tool-output', text: outputText(m.content) });
+    parts.push({ where: 'tool-output', leaves: outputLeaves(m.content) });
     return;
   }
-  blocksInto(m.content, textWhere, parts, depth);
+  blocksInto(m.content, textWhere, parts, parse, depth);
   if (Array.isArray(m.tool_calls)) {
     for (const c of m.tool_calls) {
       const cc = (c ?? {}) as Record<string, unknown>;
       const fn = (cc.function ?? {}) as Record<string, unknown>;
-      parts.push({ where: 'tool-input', text: inputText(fn.arguments ?? cc.arguments) });
+      parts.push({ where: 'tool-input', leaves: inputLeaves(fn.arguments ?? cc.arguments, parse) });
     }
   }
 }
 
-function partsOf(ev: Record<string, unknown>): Part[] {
+/** The event's parts, as leaves (unfiltered: a part may be empty). */
+function partLeavesOf(ev: Record<string, unknown>, parse: InputParser): Part[] {
   const parts: Part[] = [];
   switch (ev.kind) {
     case 'user':
-      blocksInto(ev.content, 'user', parts);
+      blocksInto(ev.content, 'user', parts, parse);
       break;
     case 'assistant':
-      blocksInto(ev.content, 'assistant', parts);
+      blocksInto(ev.content, 'assistant', parts, parse);
       break;
     case 'agent':
-      if (Array.isArray(ev.messages)) for (const m of ev.messages) blocksInto(m, 'agent', parts);
+      if (Array.isArray(ev.messages)) for (const m of ev.messages) blocksInto(m, 'agent', parts, parse);
       break;
     case 'compact':
-      if (typeof ev.briefing === 'string') parts.push({ where: 'compact', text: ev.briefing });
+      if (typeof ev.briefing === 'string') parts.push({ where: 'compact', leaves: [ev.briefing] });
       break;
     case 'title':
-      if (typeof ev.title === 'string') parts.push({ where: 'title', text: ev.title });
+      if (typeof ev.title === 'string') parts.push({ where: 'title', leaves: [ev.title] });
       break;
   }
-  return parts.filter((p) => p.text);
+  return parts;
+}
+
+interface TextPart {
+  where: SearchWhere;
+  text: string;
+}
+
+/** The event's searchable texts (a part's leaves joined with '\n'), empty ones left out. */
+function partsOf(ev: Record<string, unknown>): TextPart[] {
+  return partLeavesOf(ev, parseInput)
+    .map((p) => ({ where: p.where, text: p.leaves.length === 1 ? p.leaves[0]! : p.leaves.join('\n') }))
+    .filter((p) => p.text);
 }
 
 /** Every term in some part; the hit is in the first part holding the most terms. */
 function matchParts(
-  parts: Part[],
+  parts: TextPart[],
   terms: Term[],
   snippetChars: number,
 ): { where: SearchWhere; snippet: string; ranges: [number, number][] } | null {
   const found = new Set<number>();
-  let best: { part: Part; count: number } | null = null;
+  let best: { part: TextPart; count: number } | null = null;
   for (const part of parts) {
     let count = 0;
     terms.forEach((t, i) => {
@@ -662,7 +910,7 @@ function matchParts(
   return snippetOf(best.part, terms, snippetChars);
 }
 
-function snippetOf(part: Part, terms: Term[], width: number): { where: SearchWhere; snippet: string; ranges: [number, number][] } {
+function snippetOf(part: TextPart, terms: Term[], width: number): { where: SearchWhere; snippet: string; ranges: [number, number][] } {
   const text = part.text;
   const all: [number, number][] = [];
   for (const t of terms) {
