@@ -383,6 +383,36 @@ async function figRpcList() {
   });
 }
 
+/**
+ * The floor of any ack over JSON-RPC on this machine: the round trip of `params` to a second
+ * Node process that runs vscode-jsonrpc alone and answers at once, with the append figure's
+ * pause between requests (both processes idle, then woken, as an editor's sidecar is).
+ */
+async function echoRoundTrips(params, n) {
+  const { createMessageConnection, StreamMessageReader, StreamMessageWriter } = await loadRpc();
+  const server =
+    "const r=require('vscode-jsonrpc/node');" +
+    'const c=r.createMessageConnection(new r.StreamMessageReader(process.stdin),new r.StreamMessageWriter(process.stdout));' +
+    "c.onRequest('echo',()=>({appended:3,firstSeq:0,lastSeq:2}));c.listen();";
+  const child = spawn(process.execPath, ['-e', server], { cwd: REPO, stdio: ['pipe', 'pipe', 'inherit'] });
+  const conn = createMessageConnection(new StreamMessageReader(child.stdout), new StreamMessageWriter(child.stdin));
+  conn.listen();
+  try {
+    await conn.sendRequest('echo', params);
+    const xs = [];
+    for (let i = 0; i < n; i++) {
+      const t0 = performance.now();
+      await conn.sendRequest('echo', { id: 'x', events: params });
+      xs.push(performance.now() - t0);
+      await sleep(100);
+    }
+    return xs;
+  } finally {
+    conn.dispose();
+    child.kill();
+  }
+}
+
 function scratchSession(m) {
   // A small session in the busiest project folder: its index.json is the biggest to rewrite.
   const busiest = m.sessions.find((x) => x.huge).project;
@@ -436,7 +466,9 @@ async function figAppend(m) {
       const o = stats(ours);
       const b = stats(base);
       const n = stats(noop);
+      const echo = stats(await echoRoundTrips(oneTurn(0), Math.max(RUNS, 20)));
       process.stderr.write(`  append: round trip of a refused request on the same sidecar: ${n.median.toFixed(2)} ms (${n.min.toFixed(2)}–${n.max.toFixed(2)} ms)\n`);
+      process.stderr.write(`  append: round trip of the same params to a bare vscode-jsonrpc echo process: ${echo.median.toFixed(2)} ms (${echo.min.toFixed(2)}–${echo.max.toFixed(2)} ms)\n`);
       record({
         id: 'append',
         what: `append: ack of one turn (3 events, ${(bytes / 1024).toFixed(1)} KB) over session/append, fsync included`,
@@ -446,7 +478,7 @@ async function figAppend(m) {
         peakMb: s.hwmMb(),
         baseline: b,
         ratio: o.median / b.median,
-        detail: { rpcRoundTripOfARefusedRequest: stats(noop) },
+        detail: { rpcRoundTripOfARefusedRequest: n, rpcRoundTripOfABareEcho: echo },
         verdict: verdict(o.median / b.median <= 1.5),
       });
     });
