@@ -301,3 +301,49 @@ describe('search: long texts, escapes and bad lines (the fast path)', () => {
     expect(r.hits[1]!.snippet.slice(a, b)).toBe('zonk');
   });
 });
+
+// The helper thread (a second core for a large store) runs the compiled module only: it is
+// search.js importing itself in a worker. dist/ is built by `npm test` before vitest runs.
+describe('search: the helper thread', () => {
+  const dist = join(import.meta.dirname, '..', 'dist', 'core', 'search.js');
+  type Search = typeof searchSessions;
+
+  it('gives what one thread gives: hits, total, files and problems', async () => {
+    const { searchSessions: compiled } = (await import(dist)) as { searchSessions: Search };
+    // More files, so that both threads get some: forty more sessions in a folder of their own.
+    for (let n = 0; n < 40; n++) {
+      const nn = String(n).padStart(2, '0');
+      session('-many', `2026-08-01T10-00-${nn}-h${nn}x`, '/many', [
+        { kind: 'user', t: `2026-08-01T10:00:${nn}.000Z`, content: `parse file number ${n} ${'x'.repeat(200)}` },
+        { kind: 'assistant', t: `2026-08-01T10:01:${nn}.000Z`, content: [{ type: 'text', text: `parsed ${n}: ${'long text '.repeat(20)}parse` }] },
+      ]);
+    }
+    try {
+      const sorted = (r: Awaited<ReturnType<Search>>) => ({ ...r, problems: [...r.problems].sort((a, b) => (`${a.file}:${a.line}` < `${b.file}:${b.line}` ? -1 : 1)) });
+      const total = (await listSessionFiles(root)).length;
+      for (const [query, limit] of [['parse', 100], ['parse', 3], ['"hello world"', 10], ['needleInArgs', 5], ['nothing-matches-this', 10]] as const) {
+        const stats = { helperFiles: 0 };
+        const one = await compiled(root, query, { limit, helper: false });
+        const two = await compiled(root, query, { limit, helper: 'only', stats });
+        expect(sorted(two), query).toEqual(sorted(one));
+        expect(stats.helperFiles, query).toBe(total);
+        // And both threads at once.
+        expect(sorted(await compiled(root, query, { limit, helper: true, concurrency: 1 })), query).toEqual(sorted(one));
+        if (query === 'parse') expect(one.total).toBeGreaterThan(80);
+      }
+      // Progress counts every file once, whichever thread searched it.
+      const progress: [number, number][] = [];
+      await compiled(root, 'parse', { helper: 'only', onProgress: (d, t) => progress.push([d, t]) });
+      expect(progress).toEqual(Array.from({ length: total }, (_, i) => [i + 1, total]));
+    } finally {
+      rmSync(join(root, '-many'), { recursive: true, force: true });
+    }
+  });
+
+  it('is stopped when the search is aborted', async () => {
+    const { searchSessions: compiled } = (await import(dist)) as { searchSessions: Search };
+    const ac = new AbortController();
+    const p = compiled(root, 'parse', { helper: 'only', signal: ac.signal, onProgress: () => ac.abort() });
+    await expect(p).rejects.toThrow();
+  });
+});

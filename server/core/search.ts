@@ -26,6 +26,7 @@
 // (case-sensitive); every term must occur in the same event (in any of its texts).
 
 import { open, readdir, type FileHandle } from 'node:fs/promises';
+import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import { oneLine, textOf } from './events.js';
 import { cutOf, hasControlByte, Occurrences, occursInCut, skeletonOf } from './search-skeleton.js';
@@ -47,8 +48,16 @@ export interface SearchOptions {
   onProgress?: (done: number, total: number) => void;
   /** Length of a snippet in characters, about (default 160). */
   snippetChars?: number;
-  /** Files read at once (default 4). */
+  /** Files read at once on this thread (default 4). */
   concurrency?: number;
+  /**
+   * A helper thread searching half of the files: by default when the files hold 64 MB or more;
+   * true forces it, false never; 'only' leaves this thread only what the helper does not
+   * search (tests of the helper).
+   */
+  helper?: boolean | 'only';
+  /** Filled with how many files the helper thread searched (tests, diagnostics). */
+  stats?: { helperFiles: number };
 }
 
 export interface SearchHit {
@@ -162,25 +171,41 @@ export async function searchSessions(
     if (hits.length >= Math.max(2 * limit, 1000)) hits = rank(hits).slice(0, limit);
   };
 
-  let next = 0;
+  // The files are shared out through one counter, between this thread's readers and, for a
+  // large store, a helper thread (searchHelper) that takes files from the same counter.
+  const settled = new Uint8Array(files.length);
+  const settle = (i: number, r: FileResult): void => {
+    if (settled[i]) return;
+    settled[i] = 1;
+    if (r.searched) searched++;
+    for (const h of r.hits) keep(h);
+    problems.push(...r.problems);
+    done++;
+    opts.onProgress?.(done, files.length);
+  };
+  const fromHelper = (i: number, r: FileResult): void => {
+    if (!settled[i] && opts.stats) opts.stats.helperFiles++;
+    settle(i, r);
+  };
+  const helper = opts.helper === false ? undefined : await startHelper(files, query, fo, opts.helper !== undefined, fromHelper);
+  const next = helper?.next ?? new Int32Array(1);
   const worker = async (): Promise<void> => {
-    while (next < files.length) {
+    for (let i = Atomics.add(next, 0, 1); i < files.length; i = Atomics.add(next, 0, 1)) {
       opts.signal?.throwIfAborted();
-      const file = files[next++]!;
-      try {
-        const r = await searchFile(file, q, fo, problems);
-        if (r.searched) searched++;
-        for (const h of r.hits) keep(h);
-      } catch (e) {
-        opts.signal?.throwIfAborted();
-        problems.push({ file, message: `cannot read: ${(e as Error).message}` });
-      }
-      done++;
-      opts.onProgress?.(done, files.length);
+      settle(i, await searchOne(files[i]!, q, fo));
     }
   };
-  const n = Math.max(1, Math.min(opts.concurrency ?? 4, files.length));
-  await Promise.all(Array.from({ length: n }, worker));
+  const n = helper && opts.helper === 'only' ? 0 : Math.max(1, Math.min(opts.concurrency ?? 4, files.length));
+  try {
+    await Promise.all(Array.from({ length: n }, worker));
+    if (helper) {
+      // The helper's answers; a helper that died leaves the files it had taken: searched here.
+      await helper.finished(() => done >= files.length, opts.signal);
+      for (let i = 0; i < files.length; i++) if (!settled[i]) settle(i, await searchOne(files[i]!, q, fo));
+    }
+  } finally {
+    helper?.stop();
+  }
   opts.signal?.throwIfAborted();
   const top: SearchHit[] = [];
   for (const h of rank(hits).slice(0, limit)) {
@@ -229,6 +254,116 @@ async function materialize(p: PendingHit, q: Compiled, o: FileOpts): Promise<Sea
   if (!hit || hit === NOT_JSON) return null;
   hit.title = p.title;
   return hit;
+}
+
+interface FileResult {
+  hits: Found[];
+  searched: boolean;
+  problems: SearchProblem[];
+}
+
+/** One file searched; a file that cannot be read is a problem, never an exception. */
+async function searchOne(file: string, q: Compiled, fo: FileOpts): Promise<FileResult> {
+  const problems: SearchProblem[] = [];
+  try {
+    const r = await searchFile(file, q, fo, problems);
+    return { hits: r.hits, searched: r.searched, problems };
+  } catch (e) {
+    fo.signal?.throwIfAborted();
+    problems.push({ file, message: `cannot read: ${(e as Error).message}` });
+    return { hits: [], searched: false, problems };
+  }
+}
+
+// ---- The helper thread ------------------------------------------------------------------------
+//
+// Search reads and scans every byte of the store on one thread (bench/PERFORMANCE.md: search);
+// the machine's second core takes half of the files. The helper is this very module run in a
+// worker (an eval worker importing search.js from its own URL), and takes files from the same
+// counter (Atomics.add on shared memory), so the two balance to within the last file each
+// takes. It only searches files; ranking, the top hits built in full, progress and problems
+// stay here. It costs ~40-60 ms to start (an isolate, then this module and zod behind
+// events.ts), so it starts only for a large store, and never where this code is not search.js
+// (a bundle that inlines it).
+
+/** Bytes of session files below which the helper does not pay for its start. */
+const HELPER_MIN_BYTES = 64 << 20;
+
+type HelperMessage = { i: number; r: FileResult } | { done: true };
+
+async function startHelper(
+  files: string[],
+  query: string,
+  fo: FileOpts,
+  force: boolean,
+  settle: (i: number, r: FileResult) => void,
+): Promise<{ next: Int32Array; finished: (done: () => boolean, signal?: AbortSignal) => Promise<void>; stop: () => void } | undefined> {
+  const self = import.meta.url;
+  if (files.length < 2 || !self.endsWith('/search.js')) return undefined;
+  if (!force) {
+    let bytes = 0;
+    for (const f of files) {
+      try {
+        bytes += statSync(f).size;
+      } catch {
+        /* searchOne reports it */
+      }
+      if (bytes >= HELPER_MIN_BYTES) break;
+    }
+    if (bytes < HELPER_MIN_BYTES) return undefined;
+  }
+  const { Worker } = await import('node:worker_threads');
+  const shared = new SharedArrayBuffer(4);
+  const { signal: _signal, ...plain } = fo;
+  let worker: InstanceType<typeof Worker>;
+  try {
+    worker = new Worker(`import(${JSON.stringify(self)}).then((m) => m.searchHelper())`, { eval: true, workerData: { shared, files, query, fo: plain } });
+  } catch {
+    return undefined;
+  }
+  worker.unref(); // never what keeps the process alive
+  let ended = false;
+  let wake: (() => void) | undefined;
+  worker.on('message', (m: HelperMessage) => {
+    if ('done' in m) ended = true;
+    else settle(m.i, m.r);
+    wake?.();
+  });
+  const end = (): void => {
+    ended = true;
+    wake?.();
+  };
+  worker.on('error', end);
+  worker.on('exit', end);
+  return {
+    next: new Int32Array(shared),
+    finished: async (done, signal) => {
+      const onAbort = (): void => wake?.();
+      signal?.addEventListener('abort', onAbort);
+      try {
+        while (!ended && !done()) {
+          signal?.throwIfAborted();
+          await new Promise<void>((r) => (wake = r));
+        }
+      } finally {
+        signal?.removeEventListener('abort', onAbort);
+      }
+    },
+    stop: () => void worker.terminate(),
+  };
+}
+
+/** The helper thread's work (see startHelper): files from the shared counter until none is left. */
+export async function searchHelper(): Promise<void> {
+  const { parentPort, workerData } = await import('node:worker_threads');
+  const { shared, files, query, fo } = workerData as { shared: SharedArrayBuffer; files: string[]; query: string; fo: FileOpts };
+  const next = new Int32Array(shared);
+  const q = compile(parseQuery(query))!;
+  for (let i = Atomics.add(next, 0, 1); i < files.length; i = Atomics.add(next, 0, 1)) {
+    const r = await searchOne(files[i]!, q, fo);
+    parentPort?.postMessage({ i, r } satisfies HelperMessage);
+  }
+  parentPort?.postMessage({ done: true } satisfies HelperMessage);
 }
 
 function rank<H extends { t: string; sessionId: string; seq: number }>(hits: H[]): H[] {
