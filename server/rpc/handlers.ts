@@ -246,8 +246,8 @@ const sessionResume: Handler<typeof P.sessionResume> = async (p, token, ctx) =>
  * (tier 1 is preferred to a briefing): the events before are read newest first and counted at
  * their least (floorTokens: as if the soft cap had elided every tool output), and as soon as
  * that floor and the tail together pass B tier 1 is ruled out without reading further; a
- * session that might fit whole (or whose earlier bytes look like they fit) is loaded whole. On the fast paths the plan's T
- * (tokens.transcript) is a lower bound of the whole transcript's.
+ * session that might fit whole (or whose earlier bytes look like they fit) is loaded whole.
+ * On the fast paths the plan's T (tokens.transcript) is a lower bound of the whole's.
  */
 async function loadAndPlan(
   store: SessionStore,
