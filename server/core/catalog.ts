@@ -67,10 +67,6 @@ export interface RefreshResult {
 
 type LoadedIndex = { entries: Map<string, IndexEntry>; trusted: boolean; problem?: string };
 
-async function loadIndex(dir: string): Promise<LoadedIndex> {
-  return loadIndexSync(dir);
-}
-
 function loadIndexSync(dir: string): LoadedIndex {
   let raw: string;
   try {
@@ -169,12 +165,7 @@ export async function syncEntryReader(): Promise<(job: EntryJob) => IndexEntry> 
       const got = digestOfBuffer(file, readSmall(file, bytes));
       if (got) return entryOf(got.d, id, got.info.meta, bytes, mtimeNs, got.info.metaEnd);
     }
-    let fd;
-    try {
-      fd = openSync(file, 'r');
-    } catch (e) {
-      throw fromFsError(e, `cannot open ${file}`);
-    }
+    const fd = openForReading(file);
     try {
       const { meta, metaEnd } = readMetaSync(file, fd);
       const d = emptyDigest(meta, metaEnd);
@@ -186,18 +177,22 @@ export async function syncEntryReader(): Promise<(job: EntryJob) => IndexEntry> 
   };
 }
 
+/** A file descriptor of `file` to read, or the store's error for it. */
+function openForReading(file: string): number {
+  try {
+    return openSync(file, 'r');
+  } catch (e) {
+    throw fromFsError(e, `cannot open ${file}`);
+  }
+}
+
 const SMALL_FILE = 1 << 20;
 let smallBuf: Buffer | undefined;
 
 /** The first `bytes` bytes of `file` (fewer if it shrank), in a buffer reused by the next call. */
 function readSmall(file: string, bytes: number): Buffer {
   smallBuf ??= Buffer.allocUnsafeSlow(SMALL_FILE);
-  let fd;
-  try {
-    fd = openSync(file, 'r');
-  } catch (e) {
-    throw fromFsError(e, `cannot open ${file}`);
-  }
+  const fd = openForReading(file);
   try {
     let got = 0;
     while (got < bytes) {
@@ -396,7 +391,7 @@ export async function writeIndex(dir: string, entries: IndexEntry[]): Promise<vo
 /** Replaces or adds one entry after a change this process made, without rescanning the folder. */
 export async function upsertEntry(dir: string, entry: IndexEntry): Promise<void> {
   const done = await withIndexLock(dir, async () => {
-    const loaded = await loadIndex(dir);
+    const loaded = loadIndexSync(dir);
     if (!loaded.trusted) return false;
     loaded.entries.set(entry.id, entry);
     await writeIndex(dir, [...loaded.entries.values()].sort(newestFirst));
@@ -407,7 +402,7 @@ export async function upsertEntry(dir: string, entry: IndexEntry): Promise<void>
 
 export async function removeEntry(dir: string, id: string): Promise<void> {
   const done = await withIndexLock(dir, async () => {
-    const loaded = await loadIndex(dir);
+    const loaded = loadIndexSync(dir);
     if (!loaded.trusted) return false;
     loaded.entries.delete(id);
     await writeIndex(dir, [...loaded.entries.values()].sort(newestFirst));
@@ -454,7 +449,7 @@ async function withIndexLock<T>(dir: string, fn: () => Promise<T>): Promise<T> {
  * ours when ours does not, and entries of files created since our readdir are kept.
  */
 async function mergeNewer(dir: string, ours: IndexEntry[]): Promise<IndexEntry[]> {
-  const disk = await loadIndex(dir);
+  const disk = loadIndexSync(dir);
   if (!disk.trusted) return ours;
   const matches = (e: IndexEntry): boolean => {
     try {

@@ -25,6 +25,7 @@ import {
   type RefreshResult,
 } from './catalog.js';
 import { SESSION_ID_RE } from './plain.js';
+import { helperData, serveHelper, startHelper } from './helper.js';
 import type { Problem } from './reader.js';
 
 // Performance: slug.js (and node:crypto behind it, a few ms to load) is needed only to find one
@@ -192,11 +193,10 @@ export async function listSessions(
 // calls, the newline search and the parse of user and title lines, on one thread, was ~0.8 s
 // of CPU against the 0.3 s of a bare `cat` (bench/PERFORMANCE.md: cold list). Folders are
 // uneven (one holds a 134 MB session), so the unit shared is a file: both threads take the
-// next file from one list sorted largest first, through a shared counter (Atomics.add), which
-// balances to within the last file taken. The helper thread costs ~30-50 ms to start (a
-// Node isolate, then the reader and zod), so it is started only for enough bytes; meanwhile
-// the main thread has begun with the largest files. The helper only computes entries; the
-// main thread keeps every index read and write (and index.lock), as without it.
+// next file from one list sorted largest first (helper.ts). The helper thread costs ~30-50 ms
+// to start (a Node isolate, then the reader and zod), so it is started only for enough bytes;
+// meanwhile the main thread has begun with the largest files. The helper only computes
+// entries; the main thread keeps every index read and write (and index.lock), as without it.
 
 /** Read cost below which a helper thread does not pay for its start: bytes, plus per file. */
 const HELPER_MIN_COST = 64 << 20;
@@ -209,7 +209,11 @@ interface HelperJob {
   mtimeNs: string;
 }
 
-type HelperMessage = { i: number; entry: IndexEntry } | { i: number; error: string } | { done: true };
+/** A job as it crosses to the helper (a bigint mtime does, but as a string it is cheaper). */
+const toHelperJob = (j: EntryJob): HelperJob => ({ file: j.file, id: j.id, bytes: j.bytes, mtimeNs: j.mtimeNs.toString() });
+
+/** What the helper posts for a job: the entry, or the message of what stopped it. */
+type HelperResult = { entry: IndexEntry } | { error: string };
 
 /** Files above this size are read first, largest first; the others after, in the given order. */
 const BIG_FILE = 1 << 20;
@@ -244,9 +248,9 @@ export async function readEntries(
   for (const j of order) cost += j.bytes + COST_PER_FILE;
   const helper =
     order.length > 1 && (o.helper ?? cost >= HELPER_MIN_COST)
-      ? await startHelper(order, (i, r) => {
+      ? await startHelper<HelperResult>(import.meta.url, 'history.js', 'listHelper', order.map(toHelperJob), (i, r) => {
           if (o.stats) o.stats.helper++;
-          settle(i, r);
+          settle(i, 'entry' in r ? r.entry : new Error(r.error));
         })
       : undefined;
   const next = helper?.next ?? new Int32Array(1);
@@ -276,72 +280,25 @@ export async function readEntries(
   if (helper) {
     // The helper's answers, until every file has one; a helper that died leaves the files it
     // had taken: they are read here.
-    await helper.settled(() => read.size >= order.length);
+    await helper.finished(() => read.size >= order.length);
+    helper.stop();
     for (let i = 0; i < order.length; i++) if (!read.has(order[i])) local(i);
   }
   return read;
 }
 
-/**
- * Starts the helper thread on `order`; `settle` hears each of its answers. Undefined when there
- * is none to start: the helper runs this very module (history.js) from its own URL, which only
- * the compiled tree has (a bundle, such as the VS Code extension's sidecar, holds this code
- * under another name: no helper, the main thread reads everything).
- */
-async function startHelper(
-  order: EntryJob[],
-  settle: (i: number, r: IndexEntry | Error) => void,
-): Promise<{ next: Int32Array; settled: (done: () => boolean) => Promise<void> } | undefined> {
-  const self = import.meta.url;
-  if (!self.endsWith('/history.js')) return undefined;
-  const { Worker } = await import('node:worker_threads');
-  const shared = new SharedArrayBuffer(4);
-  const jobs: HelperJob[] = order.map((j) => ({ file: j.file, id: j.id, bytes: j.bytes, mtimeNs: j.mtimeNs.toString() }));
-  let worker: InstanceType<typeof Worker>;
-  try {
-    worker = new Worker(`import(${JSON.stringify(self)}).then((m) => m.listHelper())`, { eval: true, workerData: { shared, jobs } });
-  } catch {
-    return undefined;
-  }
-  worker.unref(); // never what keeps the process alive
-  let ended = false;
-  let wake: (() => void) | undefined;
-  worker.on('message', (m: HelperMessage) => {
-    if ('done' in m) ended = true;
-    else settle(m.i, 'entry' in m ? m.entry : new Error(m.error));
-    wake?.();
-  });
-  const end = () => {
-    ended = true;
-    wake?.();
-  };
-  worker.on('error', end);
-  worker.on('exit', end);
-  return {
-    next: new Int32Array(shared),
-    settled: async (done) => {
-      while (!ended && !done()) await new Promise<void>((r) => (wake = r));
-      void worker.terminate();
-    },
-  };
-}
-
 /** The helper thread's work (see readEntries): entries of the shared list, until none is left. */
 export async function listHelper(): Promise<void> {
-  const { parentPort, workerData } = await import('node:worker_threads');
-  const { shared, jobs } = workerData as { shared: SharedArrayBuffer; jobs: HelperJob[] };
-  const post = (m: HelperMessage) => parentPort?.postMessage(m);
-  const next = new Int32Array(shared);
+  const jobs = await helperData<HelperJob[]>();
   const readOne = await syncEntryReader();
-  for (let i = Atomics.add(next, 0, 1); i < jobs.length; i = Atomics.add(next, 0, 1)) {
+  await serveHelper<HelperResult>(jobs.length, (i) => {
     const j = jobs[i];
     try {
-      post({ i, entry: readOne({ file: j.file, id: j.id, bytes: j.bytes, mtimeNs: BigInt(j.mtimeNs) }) });
+      return { entry: readOne({ file: j.file, id: j.id, bytes: j.bytes, mtimeNs: BigInt(j.mtimeNs) }) };
     } catch (e) {
-      post({ i, error: (e as Error).message });
+      return { error: (e as Error).message };
     }
-  }
-  post({ done: true });
+  });
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -391,15 +348,6 @@ export class ListingCache {
   private watched = false;
 
   constructor(private readonly root: string) {}
-
-  /**
-   * The entry last listed for `id` in `dir`, as it was: unchecked, so the caller compares its
-   * size and mtime with the file's before trusting it (store.ts entry(), which would otherwise
-   * parse the folder's index.json for one entry).
-   */
-  entryOf(dir: string, id: string): IndexEntry | undefined {
-    return this.folders.get(dir)?.entries.find((e) => e.id === id);
-  }
 
   /** Whether a live fs.watch watcher calls touched() for every change in the store. */
   setWatched(on: boolean): void {

@@ -27,6 +27,7 @@
 
 import { open, readdir, type FileHandle } from 'node:fs/promises';
 import { statSync } from 'node:fs';
+import { helperData, serveHelper, startHelper, type Helper } from './helper.js';
 import { join } from 'node:path';
 import { oneLine, textOf } from './events.js';
 import { cutOf, hasControlByte, Occurrences, occursInCut, skeletonOf } from './search-skeleton.js';
@@ -187,7 +188,7 @@ export async function searchSessions(
     if (!settled[i] && opts.stats) opts.stats.helperFiles++;
     settle(i, r);
   };
-  const helper = opts.helper === false ? undefined : await startHelper(files, query, fo, opts.helper !== undefined, fromHelper);
+  const helper = opts.helper === false ? undefined : await startSearchHelper(files, query, fo, opts.helper !== undefined, fromHelper);
   const next = helper?.next ?? new Int32Array(1);
   const worker = async (): Promise<void> => {
     for (let i = Atomics.add(next, 0, 1); i < files.length; i = Atomics.add(next, 0, 1)) {
@@ -278,28 +279,23 @@ async function searchOne(file: string, q: Compiled, fo: FileOpts): Promise<FileR
 // ---- The helper thread ------------------------------------------------------------------------
 //
 // Search reads and scans every byte of the store on one thread (bench/PERFORMANCE.md: search);
-// the machine's second core takes half of the files. The helper is this very module run in a
-// worker (an eval worker importing search.js from its own URL), and takes files from the same
-// counter (Atomics.add on shared memory), so the two balance to within the last file each
-// takes. It only searches files; ranking, the top hits built in full, progress and problems
-// stay here. It costs ~40-60 ms to start (an isolate, then this module and zod behind
+// the machine's second core takes half of the files (helper.ts: this module run in a worker,
+// taking files from the counter this thread takes them from). It only searches files;
+// ranking, the top hits built in full, progress and problems stay here. It costs ~40-60 ms to start (an isolate, then this module and zod behind
 // events.ts), so it starts only for a large store, and never where this code is not search.js
 // (a bundle that inlines it).
 
 /** Bytes of session files below which the helper does not pay for its start. */
 const HELPER_MIN_BYTES = 64 << 20;
 
-type HelperMessage = { i: number; r: FileResult } | { done: true };
-
-async function startHelper(
+async function startSearchHelper(
   files: string[],
   query: string,
   fo: FileOpts,
   force: boolean,
   settle: (i: number, r: FileResult) => void,
-): Promise<{ next: Int32Array; finished: (done: () => boolean, signal?: AbortSignal) => Promise<void>; stop: () => void } | undefined> {
-  const self = import.meta.url;
-  if (files.length < 2 || !self.endsWith('/search.js')) return undefined;
+): Promise<Helper | undefined> {
+  if (files.length < 2) return undefined;
   if (!force) {
     let bytes = 0;
     for (const f of files) {
@@ -312,58 +308,15 @@ async function startHelper(
     }
     if (bytes < HELPER_MIN_BYTES) return undefined;
   }
-  const { Worker } = await import('node:worker_threads');
-  const shared = new SharedArrayBuffer(4);
   const { signal: _signal, ...plain } = fo;
-  let worker: InstanceType<typeof Worker>;
-  try {
-    worker = new Worker(`import(${JSON.stringify(self)}).then((m) => m.searchHelper())`, { eval: true, workerData: { shared, files, query, fo: plain } });
-  } catch {
-    return undefined;
-  }
-  worker.unref(); // never what keeps the process alive
-  let ended = false;
-  let wake: (() => void) | undefined;
-  worker.on('message', (m: HelperMessage) => {
-    if ('done' in m) ended = true;
-    else settle(m.i, m.r);
-    wake?.();
-  });
-  const end = (): void => {
-    ended = true;
-    wake?.();
-  };
-  worker.on('error', end);
-  worker.on('exit', end);
-  return {
-    next: new Int32Array(shared),
-    finished: async (done, signal) => {
-      const onAbort = (): void => wake?.();
-      signal?.addEventListener('abort', onAbort);
-      try {
-        while (!ended && !done()) {
-          signal?.throwIfAborted();
-          await new Promise<void>((r) => (wake = r));
-        }
-      } finally {
-        signal?.removeEventListener('abort', onAbort);
-      }
-    },
-    stop: () => void worker.terminate(),
-  };
+  return startHelper<FileResult>(import.meta.url, 'search.js', 'searchHelper', { files, query, fo: plain }, settle);
 }
 
-/** The helper thread's work (see startHelper): files from the shared counter until none is left. */
+/** The helper thread's work (see startSearchHelper): files from the shared counter until none is left. */
 export async function searchHelper(): Promise<void> {
-  const { parentPort, workerData } = await import('node:worker_threads');
-  const { shared, files, query, fo } = workerData as { shared: SharedArrayBuffer; files: string[]; query: string; fo: FileOpts };
-  const next = new Int32Array(shared);
+  const { files, query, fo } = await helperData<{ files: string[]; query: string; fo: FileOpts }>();
   const q = compile(parseQuery(query))!;
-  for (let i = Atomics.add(next, 0, 1); i < files.length; i = Atomics.add(next, 0, 1)) {
-    const r = await searchOne(files[i]!, q, fo);
-    parentPort?.postMessage({ i, r } satisfies HelperMessage);
-  }
-  parentPort?.postMessage({ done: true } satisfies HelperMessage);
+  await serveHelper(files.length, (i) => searchOne(files[i]!, q, fo));
 }
 
 function rank<H extends { t: string; sessionId: string; seq: number }>(hits: H[]): H[] {

@@ -528,13 +528,9 @@ export class SessionStore {
     }
     const bytes = Number(st.size);
     const mtimeNs = st.mtimeNs.toString();
-    const current = (e: IndexEntry | undefined): e is IndexEntry => !!e && e.bytes === bytes && e.mtimeNs === mtimeNs;
-    // The sidecar's listing in memory first: index.json of a busy folder is a parse of every
-    // entry in it (2-4 ms for the bench's busiest folder) for the one wanted.
-    const listed = this.listing?.entryOf(dir, id);
-    if (current(listed)) return listed;
+    // cachedEntry keeps the folder's parsed index while index.json is unchanged.
     const cached = await cachedEntry(dir, id);
-    if (current(cached)) return cached;
+    if (cached && cached.bytes === bytes && cached.mtimeNs === mtimeNs) return cached;
     return entryFromFile(file, id, bytes, st.mtimeNs);
   }
 
@@ -750,9 +746,11 @@ interface ResumePoint {
 async function findResumePoint(
   file: string,
 ): Promise<ResumePoint | undefined> {
-  const { meta, metaEnd } = await readMeta(file);
-  const fh = await open(file, 'r');
+  const fh = await open(file, 'r').catch((e) => {
+    throw fromFsError(e, `cannot open ${file}`);
+  });
   try {
+    const { meta, metaEnd } = await readMeta(file, fh);
     const size = (await fh.stat()).size;
     // Line starts, newest first, until the compact event and then its coversThrough are reached.
     const starts: number[] = [];

@@ -256,7 +256,7 @@ async function loadAndPlan(
   signal: AbortSignal,
 ): Promise<{ loaded: ReadResult; plan: ResumePlan }> {
   const fast = await store.loadForResume(id, { signal });
-  if (fast.fromSeq > 0 && fast.earlier) {
+  if (fast.earlier) {
     const plan = planOrInvalid(fast.events, p);
     if (plan.tier !== 1) return { loaded: fast, plan };
     const room = plan.budget - plan.transcriptTokens;
