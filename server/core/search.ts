@@ -26,11 +26,12 @@
 // (case-sensitive); every term must occur in the same event (in any of its texts).
 
 import { open, readdir, type FileHandle } from 'node:fs/promises';
-import { statSync } from 'node:fs';
+import { closeSync, fstatSync, openSync, readSync, statSync } from 'node:fs';
 import { helperData, serveHelper, startHelper, type Helper } from './helper.js';
 import { join } from 'node:path';
 import { oneLine, textOf } from './events.js';
-import { cutOf, hasControlByte, Occurrences, occursInCut, skeletonOf } from './search-skeleton.js';
+import { cutOf, Occurrences, occursInCut, skeletonOf } from './search-skeleton.js';
+import { NEEDLE_MAX, scanner, type LineScan, type Scanner } from './scan.js';
 
 export type SearchWhere = 'user' | 'assistant' | 'agent' | 'tool-input' | 'tool-output' | 'compact' | 'title';
 
@@ -348,6 +349,10 @@ interface Compiled {
   others: { lower: string; exact: boolean; re: RegExp }[];
   /** The fast path's view of the terms, when every term is printable ASCII (else null). */
   fast: FastTerm[] | null;
+  /** The scanner finds the anchor (ASCII, not too long); else Buffer.indexOf or a regex. */
+  anchorScanned: boolean;
+  /** Some term matches case-insensitively (case traps matter). */
+  caseless: boolean;
 }
 
 /** A term as the fast path searches it in a line's latin1 view. */
@@ -396,7 +401,8 @@ function compile(pq: ParsedQuery): Compiled | null {
     ? terms.map((t) => ({ raw: new RegExp(escapeRe(t.text), t.exact ? 'g' : 'gi'), length: t.text.length, slash: t.text.includes('/') }))
     : null;
   const anchorTerm = terms.findIndex((t) => t.text === best!.piece && t.exact === best!.exact);
-  return { terms, anchor, anchorTerm, others, fast };
+  const anchorScanned = ascii && anchor.bytes.length <= NEEDLE_MAX;
+  return { terms, anchor, anchorTerm, others, fast, anchorScanned, caseless: terms.some((t) => !t.exact) };
 }
 
 interface FileOpts {
@@ -432,53 +438,66 @@ interface Chunk {
 }
 
 // Read buffers are reused: nothing keeps a reference into a chunk once it is searched (hits
-// hold strings; a carried partial line is copied).
+// hold strings; a line a read cut is moved to the front for the next read).
 const spare: Buffer[] = [];
 
 /**
  * The file in chunks of whole lines. Performance: streaming keeps memory at a few MB a file
  * where reading each file whole peaked at 651 MB with the 134 MB session (bench/PERFORMANCE.md).
  */
-async function* lineChunks(fh: FileHandle, size: number, signal?: AbortSignal): AsyncGenerator<Chunk> {
-  const buf = spare.pop() ?? Buffer.allocUnsafeSlow(CHUNK_BYTES);
+function* lineChunks(fd: number, size: number, signal?: AbortSignal): Generator<Chunk> {
+  let buf = spare.pop() ?? Buffer.allocUnsafeSlow(CHUNK_BYTES);
   try {
-    let carry: Buffer | null = null;
+    let held = 0; // buf[0, held): the start of a line the last read cut, carried to the front
     let pos = 0;
     let base = 0;
     while (pos < size) {
       signal?.throwIfAborted();
-      const { bytesRead } = await fh.read(buf, 0, Math.min(CHUNK_BYTES, size - pos), pos);
+      if (held === buf.length) {
+        // One line longer than the buffer: a bigger one.
+        const bigger = Buffer.allocUnsafeSlow(buf.length * 2);
+        buf.copy(bigger, 0, 0, held);
+        if (buf.length === CHUNK_BYTES && spare.length < 8) spare.push(buf);
+        buf = bigger;
+      }
+      const bytesRead = readSync(fd, buf, held, Math.min(buf.length - held, size - pos), pos);
       if (bytesRead === 0) break;
       pos += bytesRead;
-      const all: Buffer = carry ? Buffer.concat([carry, buf.subarray(0, bytesRead)]) : buf.subarray(0, bytesRead);
-      const cut = pos >= size ? all.length : all.lastIndexOf(NL) + 1;
-      carry = cut < all.length ? Buffer.from(all.subarray(cut)) : null;
-      if (cut === 0) continue; // one line longer than a chunk: read on
-      yield { buf: all.subarray(0, cut), base };
+      const filled = held + bytesRead;
+      const cut = pos >= size ? filled : buf.lastIndexOf(NL, filled - 1) + 1;
+      held = filled;
+      if (cut === 0) continue;
+      yield { buf: buf.subarray(0, cut), base };
       base += cut;
+      held = filled - cut;
+      buf.copy(buf, 0, cut, filled);
     }
-    if (carry && carry.length) yield { buf: carry, base };
+    if (held) yield { buf: buf.subarray(0, held), base };
   } finally {
-    if (spare.length < 8) spare.push(buf);
+    if (buf.length === CHUNK_BYTES && spare.length < 8) spare.push(buf);
   }
 }
+
+/** One turn of the event loop: other requests, timers and an abort get their say. */
+const turn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
 const TITLE_HEAD = Buffer.from('{"kind":"title"');
 const USER_HEAD = Buffer.from('{"kind":"user"');
 
-/** Line starts in `buf` (whole lines) where `head` begins a line, from the end backwards. */
-function lastLineStarts(buf: Buffer, head: Buffer, each: (start: number) => boolean): void {
-  let at = buf.lastIndexOf(head);
-  while (at >= 0) {
-    if ((at === 0 || buf[at - 1] === NL) && each(at)) return;
-    at = at > 0 ? buf.lastIndexOf(head, at - 1) : -1;
-  }
+/** Puts a chunk and the search's anchor in this thread's scanner (another search may have used it). */
+function scannerFor(buf: Buffer, q: Compiled): Scanner {
+  const sc = scanner();
+  sc.load(buf);
+  if (q.anchorScanned) sc.setNeedle(q.anchor.bytes, q.anchor.exact);
+  return sc;
 }
 
-function lineEnd(buf: Buffer, start: number): number {
-  const end = buf.indexOf(NL, start);
-  return end < 0 ? buf.length : end;
-}
+/** Whether the line at buf[start] begins with `head`. */
+const startsWith = (buf: Buffer, start: number, head: Buffer): boolean =>
+  buf[start + 9] === head[9] && buf.compare(head, 0, head.length, start, start + head.length) === 0;
+
+/** The end of line i of a chunk (its '\n', or the chunk's end), from the chunk's line starts. */
+const endOfLine = (buf: Buffer, starts: Int32Array, i: number): number => (i + 1 < starts.length ? starts[i + 1]! - 1 : buf.length);
 
 /**
  * A session's title, gathered while its chunks go by: the latest title event, else the meta
@@ -490,25 +509,27 @@ class TitleTracker {
 
   constructor(private readonly metaTitle: unknown) {}
 
-  see(buf: Buffer, from: number): void {
-    lastLineStarts(buf, TITLE_HEAD, (at) => {
-      if (at < from) return true;
+  /** A chunk's lines (see Scanner.lineStarts). */
+  see(buf: Buffer, starts: Int32Array): void {
+    for (let i = starts.length - 1; i >= 0; i--) {
+      const at = starts[i]!;
+      if (!startsWith(buf, at, TITLE_HEAD)) continue;
       try {
-        const e = JSON.parse(buf.toString('utf8', at, lineEnd(buf, at))) as { title?: unknown };
+        const e = JSON.parse(buf.toString('utf8', at, endOfLine(buf, starts, i))) as { title?: unknown };
         if (typeof e.title === 'string' && e.title) {
           this.title = e.title;
-          return true;
+          break;
         }
       } catch {
         /* torn: look further back */
       }
-      return false;
-    });
+    }
     if (this.firstUser !== null) return;
-    for (let at = buf.indexOf(USER_HEAD, from); at >= 0; at = buf.indexOf(USER_HEAD, at + 1)) {
-      if (at !== 0 && buf[at - 1] !== NL) continue;
+    for (let i = 0; i < starts.length; i++) {
+      const at = starts[i]!;
+      if (!startsWith(buf, at, USER_HEAD)) continue;
       try {
-        const e = JSON.parse(buf.toString('utf8', at, lineEnd(buf, at))) as { content?: unknown };
+        const e = JSON.parse(buf.toString('utf8', at, endOfLine(buf, starts, i))) as { content?: unknown };
         const line = oneLine(textOf(e.content), 80);
         if (line) {
           this.firstUser = line;
@@ -533,14 +554,14 @@ async function searchFile(
   o: FileOpts,
   problems: SearchProblem[],
 ): Promise<{ hits: Found[]; searched: boolean }> {
-  const fh = await open(file, 'r');
+  const fd = openSync(file, 'r');
   try {
-    const size = (await fh.stat()).size;
+    const size = fstatSync(fd).size;
     const hits: Found[] = [];
     let meta: { id: string; project: string; title: unknown } | null = null;
     let titles: TitleTracker | undefined;
     let lineNo = 1; // the line number of the current chunk's first line
-    for await (const chunk of lineChunks(fh, size, o.signal)) {
+    for (const chunk of lineChunks(fd, size, o.signal)) {
       let from = 0;
       if (!meta) {
         meta = parseMeta(chunk.buf);
@@ -553,8 +574,12 @@ async function searchFile(
         from = chunk.buf.indexOf(NL) + 1;
         lineNo = 2;
       }
-      titles!.see(chunk.buf, from);
-      lineNo = searchChunk(chunk, from, lineNo, chunk.base + chunk.buf.length === size, meta, file, q, o, hits, problems);
+      const sc = scannerFor(chunk.buf, q);
+      const starts = sc.lineStarts(from);
+      titles!.see(chunk.buf, starts);
+      lineNo = searchChunk(sc, starts, chunk, from, lineNo, chunk.base + chunk.buf.length === size, meta, file, q, o, hits, problems);
+      // Reads are synchronous (see lineChunks): let the event loop run between chunks.
+      await turn();
     }
     if (!meta) {
       problems.push({ file, line: 1, message: 'no readable meta line: file skipped' });
@@ -566,7 +591,7 @@ async function searchFile(
     }
     return { hits, searched: true };
   } finally {
-    await fh.close().catch(() => undefined);
+    closeSync(fd);
   }
 }
 
@@ -622,39 +647,38 @@ function hitOfLine(
 /** The fast path is unsure of a line: the slow path decides. */
 const UNSURE = Symbol('unsure');
 
-/**
- * Raw bytes of the characters whose case makes an ASCII term match where the bytes do not:
- * U+0130 (İ lowercases to "i̇"), U+212A (Kelvin sign: lowercases to 'k', and /k/iu matches it),
- * U+017F (long s: /s/iu matches it), in a latin1 view. A line holding one takes the slow path.
- */
-const CASE_TRAPS = ['\xC4\xB0', '\xE2\x84\xAA', '\xC5\xBF'];
 
 /**
- * The fast path's decision for one candidate line (see search-skeleton.ts): the event's time
- * when it matches, null when it does not, UNSURE when the slow path must decide (a line that may
- * not be JSON, a \u escape or a case trap where a term is looked for, a string tool input that
- * may hold JSON, ...). Exactly what hitOfLine decides, without decoding the line: the skeleton
- * gives the event's shape, and each term is looked for in the leaves of its parts, a kept
- * leaf by the term's own regex, a cut leaf by the term's raw occurrences in the line.
+ * The fast path's decision for one candidate line, buf[start, scan.end) (see
+ * search-skeleton.ts): the event's time when it matches, null when it does not, UNSURE when the
+ * slow path must decide (a line that may not be JSON, a \u escape or a case trap where a term is
+ * looked for, a string tool input that may hold JSON, ...). Exactly what hitOfLine decides,
+ * without decoding the line: the skeleton gives the event's shape, and each term is looked for
+ * in the leaves of its parts, a kept leaf by the term's own regex, a cut leaf by the term's raw
+ * occurrences in the line (the anchor's found by the scanner, whose needle it is).
  */
 function fastLine(
   buf: Buffer,
-  line: string,
   start: number,
-  end: number,
+  scan: LineScan,
   anchorAt: number,
-  traps: boolean,
+  sc: Scanner,
   q: Compiled,
   o: FileOpts,
 ): string | null | typeof UNSURE {
   const fast = q.fast!;
-  if (traps && CASE_TRAPS.some((c) => line.includes(c))) return UNSURE;
+  const end = scan.end;
+  let text: string | null = null;
+  const line = (): string => (text ??= buf.toString('latin1', start, end));
+  // The characters whose case makes an ASCII term match where the bytes do not: U+0130 (İ
+  // lowercases to "i̇"), U+212A (Kelvin sign: lowercases to 'k', and /k/iu matches it), U+017F
+  // (long s: /s/iu matches it). A line holding one takes the slow path.
+  if (q.caseless && scan.caseTrap) return UNSURE;
   // The other terms' pre-check, as hitOfLine makes it (a line failing it is no problem, even
   // when it is not JSON). ASCII needles match a latin1 view as they match the decoded text.
-  for (const t of q.others) if (!t.re.test(line)) return null;
-  if (hasControlByte(buf, start, end)) return UNSURE;
-  const sk = skeletonOf(line);
-  if (!sk) return UNSURE;
+  for (const t of q.others) if (!t.re.test(line())) return null;
+  if (!scan.cuts) return UNSURE;
+  const sk = skeletonOf(buf, start, end, scan.cuts);
   let ev: Record<string, unknown>;
   try {
     ev = JSON.parse(sk.json) as Record<string, unknown>;
@@ -683,12 +707,12 @@ function fastLine(
     }
     // A cut string is JSON text with an object inside only if it starts, after JSON
     // whitespace, with '{' or '[' (or a \u escape that might be one).
-    let i = cut.start;
-    for (; i < cut.end; i++) {
-      const c = line.charCodeAt(i);
+    let i = start + cut.start;
+    for (; i < start + cut.end; i++) {
+      const c = buf[i]!;
       if (c === 32) continue;
       if (c === 92) {
-        const e = line.charCodeAt(i + 1);
+        const e = buf[i + 1];
         if (e === 110 || e === 116 || e === 114) {
           i++;
           continue;
@@ -721,8 +745,17 @@ function fastLine(
           found = re.test(leaf);
         } else {
           if (cut.unicodeEscape || (cut.slashEscape && ft.slash)) return UNSURE;
-          at ??= new Occurrences(ft.raw, line, i === q.anchorTerm && anchorAt >= 0 ? anchorAt - start : undefined);
-          found = occursInCut(line, cut, at, ft.length);
+          at ??=
+            i === q.anchorTerm && q.anchorScanned
+              ? new Occurrences((s) => {
+                  const p = sc.find(start + s, end);
+                  return p < 0 ? -1 : p - start;
+                }, anchorAt >= 0 ? anchorAt - start : undefined)
+              : new Occurrences((s) => {
+                  ft.raw.lastIndex = s;
+                  return ft.raw.exec(line())?.index ?? -1;
+                });
+          found = occursInCut(buf, start, cut, at, ft.length);
         }
         if (found) break;
       }
@@ -734,10 +767,13 @@ function fastLine(
 }
 
 /**
- * Searches one chunk of whole lines from `from`; `firstLine` is the line number of the line
- * starting at `from`. Returns the line number of the line after the chunk.
+ * Searches one chunk of whole lines from `from` (the chunk is in `sc`, and `starts` are its line
+ * starts from `from` on); `firstLine` is the line number of the line starting at `from`. Returns
+ * the line number of the line after the chunk.
  */
 function searchChunk(
+  sc: Scanner,
+  starts: Int32Array,
   chunk: Chunk,
   from: number,
   firstLine: number,
@@ -750,56 +786,39 @@ function searchChunk(
   problems: SearchProblem[],
 ): number {
   const buf = chunk.buf;
-  // The latin1 view (byte offsets): for case-insensitive ASCII anchors and the fast path.
-  let hay: string | null = null;
-  const latin1 = (): string => (hay ??= buf.toString('latin1'));
-  const find = (at: number): number => {
-    const a = q.anchor;
-    if (a.exact) return buf.indexOf(a.bytes, at);
-    // Case-insensitive ASCII: a latin1 view keeps byte offsets, and the regex runs natively.
-    a.re!.lastIndex = at;
-    return a.re!.exec(latin1())?.index ?? -1;
-  };
-  // Whether this chunk holds any case trap (fastLine then looks in each line).
-  let traps: boolean | null = null;
   const id = { sessionId: meta.id, project: meta.project };
 
-  let lineNo = firstLine; // line number of the line starting at `counted`
-  let counted = from;
-  const lineOf = (pos: number): number => {
-    let i = counted;
-    while (true) {
-      const nl = buf.indexOf(NL, i);
-      if (nl < 0 || nl >= pos) break;
-      lineNo++;
-      i = nl + 1;
-    }
-    counted = i;
-    return lineNo;
+  // The line holding a place: a cursor over `starts` (places are asked in order).
+  let k = 0;
+  const lineAt = (pos: number): number => {
+    while (k + 1 < starts.length && starts[k + 1]! <= pos) k++;
+    return k;
   };
 
-  /** `at`: where the anchor was found in the line (-1: not known). */
-  const handleLine = (start: number, end: number, at = -1): void => {
-    const ln = lineOf(start);
+  /** The line `i` of the chunk, where the anchor was found at `at` (-1: not known). Returns the line's end. */
+  const handleLine = (i: number, at = -1): number => {
+    const start = starts[i]!;
+    const ln = firstLine + i;
     const seq = ln - 2;
-    if (seq < 0) return;
+    let end: number;
     if (q.fast) {
-      const h = latin1();
-      traps ??= q.terms.some((t) => !t.exact) && CASE_TRAPS.some((c) => h.includes(c));
-      const r = fastLine(buf, h.slice(start, end), start, end, at, traps, q, o);
-      if (r === null) return;
+      const scan = sc.scanLine(start);
+      end = scan.end;
+      const r = fastLine(buf, start, scan, at, sc, q, o);
+      if (r === null) return end;
       if (r !== UNSURE) {
         hits.push({ ...id, title: '', seq, t: r, file, offset: chunk.base + start, length: end - start });
-        return;
+        return end;
       }
-    }
+    } else end = endOfLine(buf, starts, i);
     const hit = hitOfLine(buf.toString('utf8', start, end), seq, id, file, q, o);
     if (hit === NOT_JSON) {
       problems.push({ file, line: ln, message: atEof && end === buf.length ? 'torn last line: skipped' : 'not JSON: skipped' });
     } else if (hit) hits.push(hit);
+    return end;
   };
 
-  if (!q.anchor.exact && !q.anchor.ascii) {
+  if (!q.anchorScanned && !q.anchor.exact) {
     // Case-insensitive non-ASCII anchor: decode the chunk (whole lines, so no character is
     // cut), search the text, map back line by line.
     const hayU = buf.toString('utf8');
@@ -815,27 +834,22 @@ function searchChunk(
       if (ls !== lastLineStart) {
         bytePos += Buffer.byteLength(hayU.slice(charPos, ls), 'utf8');
         charPos = ls;
-        const byteEnd = bytePos + Buffer.byteLength(hayU.slice(ls, le), 'utf8');
-        if (bytePos >= from) handleLine(bytePos, byteEnd);
+        if (bytePos >= from) handleLine(lineAt(bytePos));
         lastLineStart = ls;
       }
       re.lastIndex = le + 1;
     }
   } else {
+    const find = (at: number): number => (q.anchorScanned ? sc.find(at) : buf.indexOf(q.anchor.bytes, at));
     let pos = from;
     while (pos < buf.length) {
       const at = find(pos);
       if (at < 0) break;
-      const ls = buf.lastIndexOf(NL, at) + 1;
-      let le = buf.indexOf(NL, at);
-      if (le < 0) le = buf.length;
-      if (ls >= from) handleLine(ls, le, at);
-      pos = le + 1;
+      pos = handleLine(lineAt(at), at) + 1;
     }
   }
-  lineOf(buf.length + 1);
-  // The line after the chunk: a chunk ends with '\n' (else it is the torn end of the file).
-  return lineNo;
+  // The line after the chunk: one line a '\n' (the last may be the torn end of the file).
+  return firstLine + starts.length - 1;
 }
 
 // ---------------------------------------------------------------------------------------------

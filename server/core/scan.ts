@@ -1,0 +1,153 @@
+// Search's byte scans (scan.wat, WebAssembly with SIMD) behind a small JavaScript face: a chunk
+// of whole lines is copied into the module's memory once, then found in, counted and scanned
+// there sixteen bytes at a time. Positions in and out are offsets in the chunk.
+//
+// Performance: on the claude-scale corpus almost every byte is in a line holding the searched
+// word, so each byte is looked at by every pass: finding the word, counting lines, and finding
+// the JSON strings of the line. In JavaScript these passes were most of a search
+// (bench/PERFORMANCE.md: search).
+//
+// One scanner a thread (search's helper thread has its own); every use is synchronous, so two
+// searches taking turns on one thread each load their chunk and needle before using them.
+// Depends on nothing but scan-wasm.ts.
+
+import { SCAN_WASM } from './scan-wasm.js';
+
+// The memory layout (scan.wat).
+const NEEDLE = 0;
+const MASK = 1024;
+/** The longest needle the module finds (a longer one is found by the caller). */
+export const NEEDLE_MAX = 1024;
+const CUTS = 16384;
+const LINES = 212992;
+const LINES_MAX = 12288;
+const DATA = 262144;
+const SLACK = 64;
+const PAGE = 65536;
+
+/** A string value scanLine says to cut: its body's [start, end) in the chunk. */
+export interface RawCut {
+  start: number;
+  end: number;
+  /** 1: the body holds an escape; 2: a \u escape; 4: a `\/`. */
+  flags: number;
+}
+
+export const CUT_ESCAPED = 1;
+export const CUT_UNICODE_ESCAPE = 2;
+export const CUT_SLASH_ESCAPE = 4;
+
+export interface LineScan {
+  /** The line's end (its '\n', or the end of the chunk). */
+  end: number;
+  /** null: the line needs the slow path (not well-formed JSON strings, or a control byte). */
+  cuts: RawCut[] | null;
+  /**
+   * The line may hold U+0130, U+017F or U+212A, whose case folding makes an ASCII word match
+   * other bytes (false: it surely holds none).
+   */
+  caseTrap: boolean;
+}
+
+interface Exports {
+  memory: WebAssembly.Memory;
+  find(needle: number, n: number, from: number, to: number): number;
+  indexLines(from: number, to: number, out: number, max: number): number;
+  scanLine(start: number, to: number): number;
+  lineEnd(): number;
+  cuts(): number;
+  caseTrap(): number;
+}
+
+let module: WebAssembly.Module | undefined;
+
+export class Scanner {
+  private readonly x: Exports;
+  private bytes: Uint8Array;
+  private length = 0;
+  private needle = 0;
+
+  constructor() {
+    module ??= new WebAssembly.Module(Buffer.from(SCAN_WASM, 'base64'));
+    this.x = new WebAssembly.Instance(module).exports as unknown as Exports;
+    this.bytes = new Uint8Array(this.x.memory.buffer);
+  }
+
+  /** Makes `chunk` the data the other calls look at. */
+  load(chunk: Uint8Array): void {
+    const need = DATA + chunk.length + SLACK;
+    const have = this.x.memory.buffer.byteLength;
+    if (need > have) this.x.memory.grow(Math.ceil((need - have) / PAGE));
+    if (this.bytes.buffer !== this.x.memory.buffer) this.bytes = new Uint8Array(this.x.memory.buffer);
+    this.bytes.set(chunk, DATA);
+    this.bytes.fill(0, DATA + chunk.length, DATA + chunk.length + SLACK);
+    this.length = chunk.length;
+  }
+
+  /**
+   * Sets what find looks for: ASCII bytes, case-insensitive for letters unless `exact`. False
+   * (and nothing set) when the needle is longer than NEEDLE_MAX or not ASCII.
+   */
+  setNeedle(needle: Uint8Array, exact: boolean): boolean {
+    if (needle.length > NEEDLE_MAX || needle.some((b) => b > 0x7f)) return false;
+    for (let i = 0; i < needle.length; i++) {
+      const b = needle[i]!;
+      const letter = !exact && ((b >= 0x41 && b <= 0x5a) || (b >= 0x61 && b <= 0x7a));
+      this.bytes[NEEDLE + i] = letter ? b | 0x20 : b;
+      this.bytes[MASK + i] = letter ? 0x20 : 0;
+    }
+    this.needle = needle.length;
+    return true;
+  }
+
+  /** The first place in [from, to) where the needle is whole before `to`, else -1. */
+  find(from: number, to = this.length): number {
+    const at = this.x.find(NEEDLE, this.needle, DATA + from, DATA + to);
+    return at < 0 ? -1 : at - DATA;
+  }
+
+  /**
+   * The starts of the lines from `from` on: `from`, then the place after each '\n' (the last
+   * is the chunk's end when the chunk ends with one).
+   */
+  lineStarts(from: number): Int32Array {
+    let starts = new Int32Array(1024);
+    starts[0] = from;
+    let n = 1;
+    let at = DATA + from;
+    const to = DATA + this.length;
+    while (true) {
+      const got = this.x.indexLines(at, to, LINES, LINES_MAX);
+      if (n + got > starts.length) {
+        const bigger = new Int32Array(Math.max(2 * starts.length, n + got));
+        bigger.set(starts.subarray(0, n));
+        starts = bigger;
+      }
+      const words = new Int32Array(this.x.memory.buffer, LINES, got);
+      for (let i = 0; i < got; i++) starts[n++] = words[i]! - DATA;
+      if (got < LINES_MAX) break;
+      at = words[got - 1]!; // the next search starts at the last line found
+    }
+    return starts.subarray(0, n);
+  }
+
+  /** The JSON strings of the line starting at `start` (see search-skeleton.ts). */
+  scanLine(start: number): LineScan {
+    const sure = this.x.scanLine(DATA + start, DATA + this.length) === 0;
+    const end = this.x.lineEnd() - DATA;
+    const caseTrap = this.x.caseTrap() !== 0;
+    if (!sure) return { end, cuts: null, caseTrap };
+    const n = this.x.cuts();
+    const cuts: RawCut[] = new Array(n);
+    const words = new Int32Array(this.x.memory.buffer, CUTS, n * 3);
+    for (let i = 0; i < n; i++) cuts[i] = { start: words[3 * i]! - DATA, end: words[3 * i + 1]! - DATA, flags: words[3 * i + 2]! };
+    return { end, cuts, caseTrap };
+  }
+}
+
+let shared: Scanner | undefined;
+
+/** This thread's scanner. */
+export function scanner(): Scanner {
+  return (shared ??= new Scanner());
+}

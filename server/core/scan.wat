@@ -1,0 +1,291 @@
+;; Byte scans for search (search.ts), in WebAssembly with 128-bit SIMD: the passes over every
+;; byte of a store that JavaScript makes one character at a time. Built into scan-wasm.ts by
+;; tools/build-wasm.mjs (wabt); scan.ts is the JavaScript side and documents the layout.
+;;
+;; Memory layout (byte offsets; scan.ts holds the same constants):
+;;   0     needles, 2048 bytes each: its bytes (at most 1024; ASCII letters lowercased when
+;;         case-insensitive), then its mask: per byte, 0x20 where case is ignored, else 0
+;;   8192  byte classes: bit 0 a simple escape letter after '\', bit 1 a hex digit
+;;   16384 the cut strings scanLine finds: (start, end, flags) as three i32 each, at most 16384
+;;   212992 line starts, as indexLines writes them (at most 12288 a call)
+;;   262144 the data: one chunk of whole lines, then at least 64 bytes of slack
+;; Positions given and returned are absolute (scan.ts converts).
+
+(module
+  (memory (export "memory") 5)
+
+  ;; simple escapes: " \ / b f n r t
+  (data (i32.const 8226) "\01") ;; '"'
+  (data (i32.const 8284) "\01") ;; '\\'
+  (data (i32.const 8239) "\01") ;; '/'
+  ;; hex digits 0-9, A-F, a-f ('b' and 'f' are both: 3)
+  (data (i32.const 8240) "\02\02\02\02\02\02\02\02\02\02")
+  (data (i32.const 8257) "\02\02\02\02\02\02")
+  (data (i32.const 8289) "\02\03\02\02\02\03")
+  (data (i32.const 8302) "\01") ;; 'n'
+  (data (i32.const 8306) "\01") ;; 'r'
+  (data (i32.const 8308) "\01") ;; 't'
+
+  ;; what the last scanLine found besides its answer
+  (global $end (mut i32) (i32.const 0))
+  (global $ncuts (mut i32) (i32.const 0))
+  (global $trap (mut i32) (i32.const 0))
+
+  (func (export "lineEnd") (result i32) (global.get $end))
+  (func (export "cuts") (result i32) (global.get $ncuts))
+  (func (export "caseTrap") (result i32) (global.get $trap))
+
+  ;; 1 when the needle at $needle ($n bytes) matches at $p, under its mask
+  (func $matchAt (param $needle i32) (param $n i32) (param $p i32) (result i32)
+    (local $j i32)
+    (block $done
+      (loop $each
+        (br_if $done (i32.ge_u (local.get $j) (local.get $n)))
+        (if (i32.ne
+              (i32.or (i32.load8_u (i32.add (local.get $p) (local.get $j)))
+                      (i32.load8_u offset=1024 (i32.add (local.get $needle) (local.get $j))))
+              (i32.load8_u (i32.add (local.get $needle) (local.get $j))))
+          (then (return (i32.const 0))))
+        (local.set $j (i32.add (local.get $j) (i32.const 1)))
+        (br $each)))
+    (i32.const 1))
+
+  ;; The first position p in [from, to) where the needle at $needle ($n bytes) matches whole
+  ;; before `to`, else -1. Sixteen starts at a time: the first and the last needle byte must
+  ;; both match there (under their masks), and only those starts are compared whole.
+  (func (export "find") (param $needle i32) (param $n i32) (param $from i32) (param $to i32) (result i32)
+    (local $i i32) (local $last i32) (local $bits i32) (local $p i32)
+    (local $f v128) (local $fm v128) (local $l v128) (local $lm v128)
+    (if (i32.eqz (local.get $n)) (then (return (local.get $from))))
+    (local.set $last (i32.sub (local.get $n) (i32.const 1)))
+    (local.set $f (i8x16.splat (i32.load8_u (local.get $needle))))
+    (local.set $fm (i8x16.splat (i32.load8_u offset=1024 (local.get $needle))))
+    (local.set $l (i8x16.splat (i32.load8_u (i32.add (local.get $needle) (local.get $last)))))
+    (local.set $lm (i8x16.splat (i32.load8_u offset=1024 (i32.add (local.get $needle) (local.get $last)))))
+    (local.set $i (local.get $from))
+    (block $rest
+      (loop $blocks
+        (br_if $rest (i32.gt_s (i32.add (i32.add (local.get $i) (i32.const 16)) (local.get $last)) (local.get $to)))
+        (local.set $bits
+          (i8x16.bitmask
+            (v128.and
+              (i8x16.eq (v128.or (v128.load (local.get $i)) (local.get $fm)) (local.get $f))
+              (i8x16.eq (v128.or (v128.load (i32.add (local.get $i) (local.get $last))) (local.get $lm)) (local.get $l)))))
+        (block $none
+          (loop $each
+            (br_if $none (i32.eqz (local.get $bits)))
+            (local.set $p (i32.add (local.get $i) (i32.ctz (local.get $bits))))
+            (if (call $matchAt (local.get $needle) (local.get $n) (local.get $p)) (then (return (local.get $p))))
+            (local.set $bits (i32.and (local.get $bits) (i32.sub (local.get $bits) (i32.const 1))))
+            (br $each)))
+        (local.set $i (i32.add (local.get $i) (i32.const 16)))
+        (br $blocks)))
+    (block $out
+      (loop $tail
+        (br_if $out (i32.gt_s (i32.add (local.get $i) (local.get $n)) (local.get $to)))
+        (if (call $matchAt (local.get $needle) (local.get $n) (local.get $i)) (then (return (local.get $i))))
+        (local.set $i (i32.add (local.get $i) (i32.const 1)))
+        (br $tail)))
+    (i32.const -1))
+
+  ;; 1 when the bytes at $p (before $to) are the UTF-8 of U+0130 (C4 B0), U+017F (C5 BF) or
+  ;; U+212A (E2 84 AA): the characters whose case folding makes an ASCII word match other bytes
+  ;; (search.ts).
+  (func $trapAt (param $p i32) (param $to i32) (result i32)
+    (local $c i32)
+    (local.set $c (i32.load8_u (local.get $p)))
+    (if (i32.and (i32.eq (local.get $c) (i32.const 0xc4)) (i32.le_s (i32.add (local.get $p) (i32.const 2)) (local.get $to)))
+      (then (return (i32.eq (i32.load8_u offset=1 (local.get $p)) (i32.const 0xb0)))))
+    (if (i32.and (i32.eq (local.get $c) (i32.const 0xc5)) (i32.le_s (i32.add (local.get $p) (i32.const 2)) (local.get $to)))
+      (then (return (i32.eq (i32.load8_u offset=1 (local.get $p)) (i32.const 0xbf)))))
+    (if (i32.and (i32.eq (local.get $c) (i32.const 0xe2)) (i32.le_s (i32.add (local.get $p) (i32.const 3)) (local.get $to)))
+      (then (return (i32.and (i32.eq (i32.load8_u offset=1 (local.get $p)) (i32.const 0x84))
+                             (i32.eq (i32.load8_u offset=2 (local.get $p)) (i32.const 0xaa))))))
+    (i32.const 0))
+
+  ;; The first '\n' in [from, to), else to.
+  (func $nextLine (param $from i32) (param $to i32) (result i32)
+    (local $i i32) (local $bits i32) (local $nl v128)
+    (local.set $nl (i8x16.splat (i32.const 10)))
+    (local.set $i (local.get $from))
+    (block $rest
+      (loop $blocks
+        (br_if $rest (i32.gt_s (i32.add (local.get $i) (i32.const 16)) (local.get $to)))
+        (local.set $bits (i8x16.bitmask (i8x16.eq (v128.load (local.get $i)) (local.get $nl))))
+        (if (local.get $bits) (then (return (i32.add (local.get $i) (i32.ctz (local.get $bits))))))
+        (local.set $i (i32.add (local.get $i) (i32.const 16)))
+        (br $blocks)))
+    (block $out
+      (loop $tail
+        (br_if $out (i32.ge_s (local.get $i) (local.get $to)))
+        (if (i32.eq (i32.load8_u (local.get $i)) (i32.const 10)) (then (return (local.get $i))))
+        (local.set $i (i32.add (local.get $i) (i32.const 1)))
+        (br $tail)))
+    (local.get $to))
+
+  ;; Sets $trap when the block $v (at $at) holds the lead byte of a case trap that is one.
+  (func $traps (param $v v128) (param $at i32) (param $to i32)
+    (local $bits i32)
+    (local.set $bits
+      (i8x16.bitmask
+        (v128.or
+          (v128.or (i8x16.eq (local.get $v) (i8x16.splat (i32.const 0xc4))) (i8x16.eq (local.get $v) (i8x16.splat (i32.const 0xc5))))
+          (i8x16.eq (local.get $v) (i8x16.splat (i32.const 0xe2))))))
+    (block $none
+      (loop $each
+        (br_if $none (i32.eqz (local.get $bits)))
+        (if (call $trapAt (i32.add (local.get $at) (i32.ctz (local.get $bits))) (local.get $to))
+          (then
+            (global.set $trap (i32.const 1))
+            (return)))
+        (local.set $bits (i32.and (local.get $bits) (i32.sub (local.get $bits) (i32.const 1))))
+        (br $each))))
+
+  ;; The starts of the lines after each '\n' in [from, to), written as i32 at $out, at most $max
+  ;; of them; returns how many were written (fewer than $max: all of them).
+  (func (export "indexLines") (param $from i32) (param $to i32) (param $out i32) (param $max i32) (result i32)
+    (local $i i32) (local $bits i32) (local $n i32) (local $nl v128)
+    (local.set $nl (i8x16.splat (i32.const 10)))
+    (local.set $i (local.get $from))
+    (block $full
+      (block $rest
+        (loop $blocks
+          (br_if $rest (i32.gt_s (i32.add (local.get $i) (i32.const 16)) (local.get $to)))
+          (local.set $bits (i8x16.bitmask (i8x16.eq (v128.load (local.get $i)) (local.get $nl))))
+          (block $none
+            (loop $each
+              (br_if $none (i32.eqz (local.get $bits)))
+              (br_if $full (i32.ge_s (local.get $n) (local.get $max)))
+              (i32.store (i32.add (local.get $out) (i32.shl (local.get $n) (i32.const 2)))
+                         (i32.add (i32.add (local.get $i) (i32.ctz (local.get $bits))) (i32.const 1)))
+              (local.set $n (i32.add (local.get $n) (i32.const 1)))
+              (local.set $bits (i32.and (local.get $bits) (i32.sub (local.get $bits) (i32.const 1))))
+              (br $each)))
+          (local.set $i (i32.add (local.get $i) (i32.const 16)))
+          (br $blocks)))
+      (loop $tail
+        (br_if $full (i32.ge_s (local.get $i) (local.get $to)))
+        (if (i32.eq (i32.load8_u (local.get $i)) (i32.const 10))
+          (then
+            (br_if $full (i32.ge_s (local.get $n) (local.get $max)))
+            (i32.store (i32.add (local.get $out) (i32.shl (local.get $n) (i32.const 2))) (i32.add (local.get $i) (i32.const 1)))
+            (local.set $n (i32.add (local.get $n) (i32.const 1)))))
+        (local.set $i (i32.add (local.get $i) (i32.const 1)))
+        (br $tail)))
+    (local.get $n))
+
+  ;; The JSON strings of the line starting at `start` (it ends at the first '\n', or at `to`,
+  ;; the end of the data), as search-skeleton.ts needs them: 0 when the line's strings are all
+  ;; well formed, with the string values to cut written at 16384 (see skeletonOf); -1 when the
+  ;; line needs the slow path: a byte below 0x20 in it, a bad escape, a backslash outside a
+  ;; string, a string without an end, or more than 16384 strings to cut. Either way the line's
+  ;; end is left in $end, and $trap tells whether the line may hold a case trap (see trapAt; a
+  ;; line's blocks are read whole, so one just after its end may set it).
+  ;; Cut flags: 1 the body holds an escape, 2 a \u escape, 4 a `\/`.
+  ;;
+  ;; Sixteen bytes at a time: a block's '"', '\' and bytes below 0x20 become a bitmask, taken one
+  ;; bit at a time; bits before $next are bytes an escape took. No block needs a bounds check:
+  ;; the zero bytes after the data (scan.ts) stop the scan as the end of the data, and fail any
+  ;; escape read past it.
+  (func (export "scanLine") (param $start i32) (param $to i32) (result i32)
+    (local $pos i32) (local $bits i32) (local $p i32) (local $c i32) (local $k i32) (local $out i32)
+    (local $open i32) (local $inside i32) (local $flags i32) (local $next i32)
+    (local $v v128) (local $vq v128) (local $vb v128) (local $vc v128)
+    (local.set $vq (i8x16.splat (i32.const 34)))
+    (local.set $vb (i8x16.splat (i32.const 92)))
+    (local.set $vc (i8x16.splat (i32.const 32)))
+    (global.set $ncuts (i32.const 0))
+    (global.set $trap (i32.const 0))
+    (local.set $pos (local.get $start))
+    (local.set $next (local.get $start))
+    (block $eol
+      (block $bad
+        (loop $blocks
+          (local.set $v (v128.load (local.get $pos)))
+          ;; a block with a byte of 0x80 or above: look for case traps in it
+          (if (i32.and (i32.eqz (global.get $trap)) (i32.ne (i8x16.bitmask (local.get $v)) (i32.const 0)))
+            (then (call $traps (local.get $v) (local.get $pos) (local.get $to))))
+          (local.set $bits
+            (i8x16.bitmask
+              (v128.or
+                (v128.or (i8x16.eq (local.get $v) (local.get $vq)) (i8x16.eq (local.get $v) (local.get $vb)))
+                (i8x16.lt_u (local.get $v) (local.get $vc)))))
+          (block $block
+            (loop $each
+              (br_if $block (i32.eqz (local.get $bits)))
+              (local.set $p (i32.add (local.get $pos) (i32.ctz (local.get $bits))))
+              (local.set $bits (i32.and (local.get $bits) (i32.sub (local.get $bits) (i32.const 1))))
+              (br_if $each (i32.lt_s (local.get $p) (local.get $next)))
+              (if (i32.ge_s (local.get $p) (local.get $to))
+                (then
+                  (global.set $end (local.get $to))
+                  (br $eol)))
+              (local.set $c (i32.load8_u (local.get $p)))
+              (if (i32.eq (local.get $c) (i32.const 10))
+                (then
+                  (global.set $end (local.get $p))
+                  (br $eol)))
+              (br_if $bad (i32.lt_u (local.get $c) (i32.const 32)))
+              (local.set $next (i32.add (local.get $p) (i32.const 1)))
+              (if (i32.eq (local.get $c) (i32.const 34))
+                (then
+                  (if (local.get $inside)
+                    (then
+                      ;; the string ends: a key when the next byte but spaces is ':'
+                      (local.set $inside (i32.const 0))
+                      (local.set $k (local.get $next))
+                      (loop $spaces
+                        (if (i32.eq (i32.load8_u (local.get $k)) (i32.const 32))
+                          (then
+                            (local.set $k (i32.add (local.get $k) (i32.const 1)))
+                            (br $spaces))))
+                      (if (i32.or (i32.ge_s (local.get $k) (local.get $to))
+                                  (i32.ne (i32.load8_u (local.get $k)) (i32.const 58)))
+                        (then
+                          ;; a value: cut when longer than 48 bytes or starting with \u0000
+                          (if (i32.or
+                                (i32.gt_s (i32.sub (local.get $p) (local.get $open)) (i32.const 48))
+                                (i32.and
+                                  (i32.ge_s (i32.sub (local.get $p) (local.get $open)) (i32.const 6))
+                                  (i32.and
+                                    (i32.eq (i32.load16_u (local.get $open)) (i32.const 0x755c)) ;; "\u"
+                                    (i32.eq (i32.load offset=2 align=1 (local.get $open)) (i32.const 0x30303030)))))
+                            (then
+                              (br_if $bad (i32.ge_u (global.get $ncuts) (i32.const 16384)))
+                              (local.set $out (i32.add (i32.const 16384) (i32.mul (global.get $ncuts) (i32.const 12))))
+                              (i32.store (local.get $out) (local.get $open))
+                              (i32.store offset=4 (local.get $out) (local.get $p))
+                              (i32.store offset=8 (local.get $out) (local.get $flags))
+                              (global.set $ncuts (i32.add (global.get $ncuts) (i32.const 1))))))))
+                    (else
+                      (local.set $inside (i32.const 1))
+                      (local.set $open (local.get $next))
+                      (local.set $flags (i32.const 0))))
+                  (br $each)))
+              ;; a backslash: only inside a string, and a valid escape
+              (br_if $bad (i32.eqz (local.get $inside)))
+              (local.set $flags (i32.or (local.get $flags) (i32.const 1)))
+              (local.set $c (i32.load8_u offset=1 (local.get $p)))
+              (if (i32.eq (local.get $c) (i32.const 117)) ;; 'u' and four hex digits
+                (then
+                  (br_if $bad (i32.eqz (i32.and (i32.const 2)
+                    (i32.and
+                      (i32.and (i32.load8_u offset=8192 (i32.load8_u offset=2 (local.get $p)))
+                               (i32.load8_u offset=8192 (i32.load8_u offset=3 (local.get $p))))
+                      (i32.and (i32.load8_u offset=8192 (i32.load8_u offset=4 (local.get $p)))
+                               (i32.load8_u offset=8192 (i32.load8_u offset=5 (local.get $p))))))))
+                  (local.set $flags (i32.or (local.get $flags) (i32.const 2)))
+                  (local.set $next (i32.add (local.get $p) (i32.const 6)))
+                  (br $each)))
+              (br_if $bad (i32.eqz (i32.and (i32.load8_u offset=8192 (local.get $c)) (i32.const 1))))
+              (if (i32.eq (local.get $c) (i32.const 47))
+                (then (local.set $flags (i32.or (local.get $flags) (i32.const 4)))))
+              (local.set $next (i32.add (local.get $p) (i32.const 2)))
+              (br $each)))
+          (local.set $pos (i32.add (local.get $pos) (i32.const 16)))
+          (br $blocks)))
+      ;; $bad: the line's end, for the slow path
+      (global.set $end (call $nextLine (local.get $p) (local.get $to)))
+      (return (i32.const -1)))
+    ;; $eol: sure unless a string is still open
+    (if (result i32) (local.get $inside) (then (i32.const -1)) (else (i32.const 0)))))
