@@ -5,6 +5,7 @@
 import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { serializeLine } from '../server/core/events.js';
 import { listSessionFiles, parseQuery, searchSessions, type SearchHit } from '../server/core/search.js';
@@ -191,7 +192,7 @@ describe('search: tolerance, progress, abort', () => {
 
   it('reports progress per file', async () => {
     const seen: [number, number][] = [];
-    await searchSessions(root, 'parse', { onProgress: (d, t) => seen.push([d, t]), concurrency: 1 });
+    await searchSessions(root, 'parse', { onProgress: (d, t) => seen.push([d, t]) });
     expect(seen).toEqual([
       [1, 4],
       [2, 4],
@@ -205,7 +206,7 @@ describe('search: tolerance, progress, abort', () => {
     before.abort();
     await expect(searchSessions(root, 'parse', { signal: before.signal })).rejects.toThrow();
     const during = new AbortController();
-    const p = searchSessions(root, 'parse', { signal: during.signal, concurrency: 1, onProgress: () => during.abort() });
+    const p = searchSessions(root, 'parse', { signal: during.signal, onProgress: () => during.abort() });
     await expect(p).rejects.toThrow();
   });
 });
@@ -302,6 +303,70 @@ describe('search: long texts, escapes and bad lines (the fast path)', () => {
   });
 });
 
+// The fast path must answer exactly as the slow path (full decode and parse) does, on any events
+// and any query: generated sessions of every event shape, with texts full of what makes raw
+// bytes and decoded text differ (escapes, \u escapes, non-ASCII, the case traps, long and short
+// strings, JSON inside tool inputs), some lines broken, and queries of words and phrases drawn
+// from the same vocabulary.
+describe('search: the fast path answers as the slow path does (property)', () => {
+  const vocab = ['zonk', 'Zonk', 'ZONK', 'onk', 'kelvin', 'a/b', '/b', 'x y', 'nonk', 'é', 'id', 'type', 'text'];
+  const piece = fc.constantFrom(...vocab, ' ', '\n', '\nonk', '\t', '"', '\\', '/', '\\n', '\u212A', '\u0130', '\u017F', '日本', '😀', '{"zonk":1}');
+  const text = fc.oneof(
+    fc.array(piece, { maxLength: 12 }).map((a) => a.join('')),
+    fc.array(piece, { maxLength: 12 }).map((a) => a.join('') + ' pad'.repeat(15)),
+  );
+  const block = fc.oneof(
+    text.map((t) => ({ type: 'text', text: t })),
+    fc.record({ type: fc.constant('tool_use'), id: text, name: text, input: fc.dictionary(text, fc.oneof(text, fc.integer()), { maxKeys: 3 }) }),
+    fc.record({ type: fc.constant('tool_result'), tool_use_id: text, content: fc.oneof(text, fc.array(text.map((t) => ({ type: 'text', text: t })), { maxLength: 2 })) }),
+  );
+  const content = fc.oneof(text, fc.array(block, { maxLength: 3 }));
+  const event = fc.oneof(
+    fc.record({ kind: fc.constant('user'), content }),
+    fc.record({ kind: fc.constant('assistant'), content }),
+    fc.record({ kind: fc.constant('agent'), messages: fc.array(fc.oneof(
+      fc.record({ role: fc.constantFrom('user', 'assistant'), content }),
+      fc.record({ role: fc.constant('assistant'), content: fc.constant(null), tool_calls: fc.array(fc.record({ id: text, type: fc.constant('function'), function: fc.record({ name: text, arguments: fc.dictionary(text, text, { maxKeys: 2 }).map((o) => JSON.stringify(o)) }) }), { maxLength: 2 }) }),
+      fc.record({ role: fc.constant('tool'), tool_call_id: text, content: text }),
+    ), { maxLength: 3 }) }),
+    fc.record({ kind: fc.constant('title'), title: text }),
+    fc.record({ kind: fc.constant('compact'), briefing: text, coversThrough: fc.nat(5) }),
+  );
+  // A line as written, as another writer may write it (`\/`, `\u007a`: JSON.stringify writes
+  // neither; '/' and 'z' are only ever in strings), or broken: cut short, or with a byte changed.
+  const line = fc.tuple(event, fc.nat(59), fc.nat(), fc.nat(12)).map(([ev, sec, at, how]) => {
+    const good = serializeLine({ ...ev, t: `2026-09-01T10:00:${String(sec).padStart(2, '0')}.000Z` });
+    if (how === 0) return good.slice(0, at % good.length);
+    if (how === 1) return good.slice(0, at % good.length) + '\\x' + good.slice(at % good.length);
+    if (how === 2) return good.slice(0, at % good.length) + '\t' + good.slice(at % good.length);
+    if (how === 3) return good.replaceAll('/', '\\/');
+    if (how === 4) return good.replace(/z/g, (z, i: number) => (i % 2 ? '\\u007a' : z));
+    return good;
+  });
+  const query = fc.array(fc.constantFrom(...vocab.map((w) => (w.includes(' ') ? `"${w}"` : w)), '"Zonk"', '"a/b"', 'k'), { minLength: 1, maxLength: 2 }).map((a) => a.join(' '));
+
+  it('gives the same hits, total and problems with the fast path on and off', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'lc-search-prop-'));
+    try {
+      let n = 0;
+      await fc.assert(
+        fc.asyncProperty(fc.array(line, { minLength: 1, maxLength: 12 }), query, async (lines, q) => {
+          const id = `2026-09-01T10-00-00-p${String(n++).padStart(4, '0')}`;
+          const file = join(dir, `${id}.jsonl`);
+          const meta = serializeLine({ kind: 'meta', v: 1, id, project: '/p', createdAt: '2026-09-01T10:00:00.000Z', title: null });
+          writeFileSync(file, [meta, ...lines].join('\n') + '\n');
+          const fast = await searchSessions([file], q, { limit: 1000, helper: false });
+          const slow = await searchSessions([file], q, { limit: 1000, helper: false, fast: false });
+          expect(fast, q).toEqual(slow);
+        }),
+        { numRuns: 400 },
+      );
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
 // The helper thread (a second core for a large store) runs the compiled module only: it is
 // search.js importing itself in a worker. dist/ is built by `npm test` before vitest runs.
 describe('search: the helper thread', () => {
@@ -328,7 +393,7 @@ describe('search: the helper thread', () => {
         expect(sorted(two), query).toEqual(sorted(one));
         expect(stats.helperFiles, query).toBe(total);
         // And both threads at once.
-        expect(sorted(await compiled(root, query, { limit, helper: true, concurrency: 1 })), query).toEqual(sorted(one));
+        expect(sorted(await compiled(root, query, { limit, helper: true })), query).toEqual(sorted(one));
         if (query === 'parse') expect(one.total).toBeGreaterThan(80);
       }
       // Progress counts every file once, whichever thread searched it.

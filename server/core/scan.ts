@@ -19,23 +19,22 @@ const MASK = 1024;
 /** The longest needle the module finds (a longer one is found by the caller). */
 export const NEEDLE_MAX = 1024;
 const CUTS = 16384;
+const ESCAPES = 147456;
 const LINES = 212992;
 const LINES_MAX = 12288;
 const DATA = 262144;
-const SLACK = 64;
+const SLACK = 128;
 const PAGE = 65536;
 
 /** A string value scanLine says to cut: its body's [start, end) in the chunk. */
 export interface RawCut {
   start: number;
   end: number;
-  /** 1: the body holds an escape; 2: a \u escape; 4: a `\/`. */
-  flags: number;
+  /** The body holds a \u escape. */
+  unicodeEscape: boolean;
+  /** The body holds a `\/` (JSON.stringify never writes one). */
+  slashEscape: boolean;
 }
-
-export const CUT_ESCAPED = 1;
-export const CUT_UNICODE_ESCAPE = 2;
-export const CUT_SLASH_ESCAPE = 4;
 
 export interface LineScan {
   /** The line's end (its '\n', or the end of the chunk). */
@@ -56,6 +55,7 @@ interface Exports {
   scanLine(start: number, to: number): number;
   lineEnd(): number;
   cuts(): number;
+  escapes(): number;
   caseTrap(): number;
 }
 
@@ -139,8 +139,19 @@ export class Scanner {
     if (!sure) return { end, cuts: null, caseTrap };
     const n = this.x.cuts();
     const cuts: RawCut[] = new Array(n);
-    const words = new Int32Array(this.x.memory.buffer, CUTS, n * 3);
-    for (let i = 0; i < n; i++) cuts[i] = { start: words[3 * i]! - DATA, end: words[3 * i + 1]! - DATA, flags: words[3 * i + 2]! };
+    const spans = new Int32Array(this.x.memory.buffer, CUTS, n * 2);
+    for (let i = 0; i < n; i++) cuts[i] = { start: spans[2 * i]! - DATA, end: spans[2 * i + 1]! - DATA, unicodeEscape: false, slashEscape: false };
+    // The \u and \/ escapes (in line order, as the cuts are) marked on the cuts holding them.
+    const m = this.x.escapes();
+    const escapes = new Int32Array(this.x.memory.buffer, ESCAPES, m * 2);
+    for (let j = 0, i = 0; j < m && i < n; j++) {
+      const at = escapes[2 * j]! - DATA;
+      while (i < n && cuts[i]!.end <= at) i++;
+      if (i < n && cuts[i]!.start <= at) {
+        if (escapes[2 * j + 1] === 0x75) cuts[i]!.unicodeEscape = true;
+        else cuts[i]!.slashEscape = true;
+      }
+    }
     return { end, cuts, caseTrap };
   }
 }

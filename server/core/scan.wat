@@ -5,10 +5,12 @@
 ;; Memory layout (byte offsets; scan.ts holds the same constants):
 ;;   0     needles, 2048 bytes each: its bytes (at most 1024; ASCII letters lowercased when
 ;;         case-insensitive), then its mask: per byte, 0x20 where case is ignored, else 0
-;;   8192  byte classes: bit 0 a simple escape letter after '\', bit 1 a hex digit
-;;   16384 the cut strings scanLine finds: (start, end, flags) as three i32 each, at most 16384
+;;   8192  byte classes: bit 0 a simple escape letter after '\' (" \ / b f n r t), bit 1 a hex
+;;         digit, bit 2 'u'
+;;   16384 the cut strings scanLine finds: (start, end) as two i32 each, at most 16384
+;;   147456 the \u and \/ escapes scanLine finds: (where, letter) as two i32 each, at most 8192
 ;;   212992 line starts, as indexLines writes them (at most 12288 a call)
-;;   262144 the data: one chunk of whole lines, then at least 64 bytes of slack
+;;   262144 the data: one chunk of whole lines, then at least 128 zero bytes
 ;; Positions given and returned are absolute (scan.ts converts).
 
 (module
@@ -25,14 +27,17 @@
   (data (i32.const 8302) "\01") ;; 'n'
   (data (i32.const 8306) "\01") ;; 'r'
   (data (i32.const 8308) "\01") ;; 't'
+  (data (i32.const 8309) "\04") ;; 'u'
 
   ;; what the last scanLine found besides its answer
   (global $end (mut i32) (i32.const 0))
   (global $ncuts (mut i32) (i32.const 0))
+  (global $nescapes (mut i32) (i32.const 0))
   (global $trap (mut i32) (i32.const 0))
 
   (func (export "lineEnd") (result i32) (global.get $end))
   (func (export "cuts") (result i32) (global.get $ncuts))
+  (func (export "escapes") (result i32) (global.get $nescapes))
   (func (export "caseTrap") (result i32) (global.get $trap))
 
   ;; 1 when the needle at $needle ($n bytes) matches at $p, under its mask
@@ -176,116 +181,187 @@
 
   ;; The JSON strings of the line starting at `start` (it ends at the first '\n', or at `to`,
   ;; the end of the data), as search-skeleton.ts needs them: 0 when the line's strings are all
-  ;; well formed, with the string values to cut written at 16384 (see skeletonOf); -1 when the
-  ;; line needs the slow path: a byte below 0x20 in it, a bad escape, a backslash outside a
-  ;; string, a string without an end, or more than 16384 strings to cut. Either way the line's
-  ;; end is left in $end, and $trap tells whether the line may hold a case trap (see trapAt; a
-  ;; line's blocks are read whole, so one just after its end may set it).
-  ;; Cut flags: 1 the body holds an escape, 2 a \u escape, 4 a `\/`.
+  ;; well formed, with the string values to cut written at 16384 (see skeletonOf) and the \u and
+  ;; \/ escapes in any string at 147456; -1 when the line needs the slow path: a byte below 0x20
+  ;; in it, a bad escape, a backslash outside a string, a string without an end, or more cuts or
+  ;; escapes than fit. Either way the line's end is left in $end, and $trap tells whether the
+  ;; line may hold a case trap (see trapAt; blocks are read whole, so one after its end may set
+  ;; it).
   ;;
-  ;; Sixteen bytes at a time: a block's '"', '\' and bytes below 0x20 become a bitmask, taken one
-  ;; bit at a time; bits before $next are bytes an escape took. No block needs a bounds check:
-  ;; the zero bytes after the data (scan.ts) stop the scan as the end of the data, and fail any
-  ;; escape read past it.
+  ;; Sixteen bytes a vector, four vectors a block: a block's quotes, backslashes and bytes below
+  ;; 0x20 become three 64-bit masks. The escaped bytes follow from the backslashes with a few
+  ;; integer operations (odd and even runs told apart by a carry, as simdjson does), and only the
+  ;; escaped bytes and the unescaped quotes are then taken one by one. No read needs a bounds
+  ;; check: the zero bytes after the data (scan.ts) end the scan as the end of the data, and fail
+  ;; any escape read past it.
   (func (export "scanLine") (param $start i32) (param $to i32) (result i32)
-    (local $pos i32) (local $bits i32) (local $p i32) (local $c i32) (local $k i32) (local $out i32)
-    (local $open i32) (local $inside i32) (local $flags i32) (local $next i32)
-    (local $v v128) (local $vq v128) (local $vb v128) (local $vc v128)
+    (local $pos i32) (local $p i32) (local $c i32) (local $k i32) (local $out i32) (local $f i32)
+    (local $open i32) (local $inside i32) (local $last i32) (local $ok i32)
+    (local $q i64) (local $b i64) (local $ctl i64) (local $lim i64) (local $esc i64) (local $pot i64)
+    (local $code i64) (local $carry i64) (local $e i64) (local $s i64)
+    (local $v0 v128) (local $v1 v128) (local $v2 v128) (local $v3 v128)
+    (local $vq v128) (local $vb v128) (local $vc v128)
     (local.set $vq (i8x16.splat (i32.const 34)))
     (local.set $vb (i8x16.splat (i32.const 92)))
     (local.set $vc (i8x16.splat (i32.const 32)))
     (global.set $ncuts (i32.const 0))
+    (global.set $nescapes (i32.const 0))
     (global.set $trap (i32.const 0))
     (local.set $pos (local.get $start))
-    (local.set $next (local.get $start))
-    (block $eol
+    (local.set $ok (i32.const 1))
+    (block $done
       (block $bad
         (loop $blocks
-          (local.set $v (v128.load (local.get $pos)))
-          ;; a block with a byte of 0x80 or above: look for case traps in it
-          (if (i32.and (i32.eqz (global.get $trap)) (i32.ne (i8x16.bitmask (local.get $v)) (i32.const 0)))
-            (then (call $traps (local.get $v) (local.get $pos) (local.get $to))))
-          (local.set $bits
-            (i8x16.bitmask
-              (v128.or
-                (v128.or (i8x16.eq (local.get $v) (local.get $vq)) (i8x16.eq (local.get $v) (local.get $vb)))
-                (i8x16.lt_u (local.get $v) (local.get $vc)))))
-          (block $block
-            (loop $each
-              (br_if $block (i32.eqz (local.get $bits)))
-              (local.set $p (i32.add (local.get $pos) (i32.ctz (local.get $bits))))
-              (local.set $bits (i32.and (local.get $bits) (i32.sub (local.get $bits) (i32.const 1))))
-              (br_if $each (i32.lt_s (local.get $p) (local.get $next)))
+          (local.set $v0 (v128.load (local.get $pos)))
+          (local.set $v1 (v128.load offset=16 (local.get $pos)))
+          (local.set $v2 (v128.load offset=32 (local.get $pos)))
+          (local.set $v3 (v128.load offset=48 (local.get $pos)))
+          ;; bytes of 0x80 or above: look for case traps among them
+          (if (i32.eqz (global.get $trap))
+            (then
+              (if (i8x16.bitmask (v128.or (v128.or (local.get $v0) (local.get $v1)) (v128.or (local.get $v2) (local.get $v3))))
+                (then
+                  (call $traps (local.get $v0) (local.get $pos) (local.get $to))
+                  (call $traps (local.get $v1) (i32.add (local.get $pos) (i32.const 16)) (local.get $to))
+                  (call $traps (local.get $v2) (i32.add (local.get $pos) (i32.const 32)) (local.get $to))
+                  (call $traps (local.get $v3) (i32.add (local.get $pos) (i32.const 48)) (local.get $to))))))
+          (local.set $q
+            (i64.or
+              (i64.or
+                (i64.extend_i32_u (i8x16.bitmask (i8x16.eq (local.get $v0) (local.get $vq))))
+                (i64.shl (i64.extend_i32_u (i8x16.bitmask (i8x16.eq (local.get $v1) (local.get $vq)))) (i64.const 16)))
+              (i64.or
+                (i64.shl (i64.extend_i32_u (i8x16.bitmask (i8x16.eq (local.get $v2) (local.get $vq)))) (i64.const 32))
+                (i64.shl (i64.extend_i32_u (i8x16.bitmask (i8x16.eq (local.get $v3) (local.get $vq)))) (i64.const 48)))))
+          (local.set $b
+            (i64.or
+              (i64.or
+                (i64.extend_i32_u (i8x16.bitmask (i8x16.eq (local.get $v0) (local.get $vb))))
+                (i64.shl (i64.extend_i32_u (i8x16.bitmask (i8x16.eq (local.get $v1) (local.get $vb)))) (i64.const 16)))
+              (i64.or
+                (i64.shl (i64.extend_i32_u (i8x16.bitmask (i8x16.eq (local.get $v2) (local.get $vb)))) (i64.const 32))
+                (i64.shl (i64.extend_i32_u (i8x16.bitmask (i8x16.eq (local.get $v3) (local.get $vb)))) (i64.const 48)))))
+          (local.set $ctl
+            (i64.or
+              (i64.or
+                (i64.extend_i32_u (i8x16.bitmask (i8x16.lt_u (local.get $v0) (local.get $vc))))
+                (i64.shl (i64.extend_i32_u (i8x16.bitmask (i8x16.lt_u (local.get $v1) (local.get $vc)))) (i64.const 16)))
+              (i64.or
+                (i64.shl (i64.extend_i32_u (i8x16.bitmask (i8x16.lt_u (local.get $v2) (local.get $vc)))) (i64.const 32))
+                (i64.shl (i64.extend_i32_u (i8x16.bitmask (i8x16.lt_u (local.get $v3) (local.get $vc)))) (i64.const 48)))))
+          ;; the line's end: the first byte below 0x20 must be its '\n', or the end of the data
+          (local.set $lim (i64.const -1))
+          (if (i64.ne (local.get $ctl) (i64.const 0))
+            (then
+              (local.set $f (i32.wrap_i64 (i64.ctz (local.get $ctl))))
+              (local.set $p (i32.add (local.get $pos) (local.get $f)))
               (if (i32.ge_s (local.get $p) (local.get $to))
-                (then
-                  (global.set $end (local.get $to))
-                  (br $eol)))
+                (then (global.set $end (local.get $to)))
+                (else
+                  (br_if $bad (i32.ne (i32.load8_u (local.get $p)) (i32.const 10)))
+                  (global.set $end (local.get $p))))
+              (local.set $lim (i64.sub (i64.shl (i64.const 1) (i64.extend_i32_u (local.get $f))) (i64.const 1)))
+              (local.set $last (i32.const 1))))
+          (local.set $q (i64.and (local.get $q) (local.get $lim)))
+          (local.set $b (i64.and (local.get $b) (local.get $lim)))
+          ;; $esc: the escaped bytes (the letter after an odd run of backslashes); $carry: the
+          ;; first byte of the next block is one
+          (if (i64.eqz (local.get $b))
+            (then
+              (local.set $esc (local.get $carry))
+              (local.set $carry (i64.const 0)))
+            (else
+              (local.set $pot (i64.and (local.get $b) (i64.xor (local.get $carry) (i64.const -1))))
+              (local.set $code
+                (i64.xor
+                  (i64.sub
+                    (i64.or (i64.shl (local.get $pot) (i64.const 1)) (i64.const 0xAAAAAAAAAAAAAAAA))
+                    (local.get $pot))
+                  (i64.const 0xAAAAAAAAAAAAAAAA)))
+              (local.set $esc (i64.xor (local.get $code) (i64.or (local.get $b) (local.get $carry))))
+              (local.set $carry (i64.shr_u (i64.and (local.get $code) (local.get $b)) (i64.const 63)))))
+          (local.set $esc (i64.and (local.get $esc) (local.get $lim)))
+          ;; every escape valid; \u (four hex digits) and \/ are noted
+          (local.set $e (local.get $esc))
+          (block $escaped
+            (loop $each
+              (br_if $escaped (i64.eqz (local.get $e)))
+              (local.set $p (i32.add (local.get $pos) (i32.wrap_i64 (i64.ctz (local.get $e)))))
+              (local.set $e (i64.and (local.get $e) (i64.sub (local.get $e) (i64.const 1))))
               (local.set $c (i32.load8_u (local.get $p)))
-              (if (i32.eq (local.get $c) (i32.const 10))
+              (local.set $k (i32.load8_u offset=8192 (local.get $c)))
+              (local.set $ok (i32.and (local.get $ok) (i32.ne (i32.and (local.get $k) (i32.const 5)) (i32.const 0))))
+              (if (i32.or (i32.eq (local.get $c) (i32.const 117)) (i32.eq (local.get $c) (i32.const 47)))
                 (then
-                  (global.set $end (local.get $p))
-                  (br $eol)))
-              (br_if $bad (i32.lt_u (local.get $c) (i32.const 32)))
-              (local.set $next (i32.add (local.get $p) (i32.const 1)))
-              (if (i32.eq (local.get $c) (i32.const 34))
-                (then
-                  (if (local.get $inside)
+                  (if (i32.eq (local.get $c) (i32.const 117))
                     (then
-                      ;; the string ends: a key when the next byte but spaces is ':'
-                      (local.set $inside (i32.const 0))
-                      (local.set $k (local.get $next))
-                      (loop $spaces
-                        (if (i32.eq (i32.load8_u (local.get $k)) (i32.const 32))
-                          (then
-                            (local.set $k (i32.add (local.get $k) (i32.const 1)))
-                            (br $spaces))))
-                      (if (i32.or (i32.ge_s (local.get $k) (local.get $to))
-                                  (i32.ne (i32.load8_u (local.get $k)) (i32.const 58)))
-                        (then
-                          ;; a value: cut when longer than 48 bytes or starting with \u0000
-                          (if (i32.or
-                                (i32.gt_s (i32.sub (local.get $p) (local.get $open)) (i32.const 48))
-                                (i32.and
-                                  (i32.ge_s (i32.sub (local.get $p) (local.get $open)) (i32.const 6))
-                                  (i32.and
-                                    (i32.eq (i32.load16_u (local.get $open)) (i32.const 0x755c)) ;; "\u"
-                                    (i32.eq (i32.load offset=2 align=1 (local.get $open)) (i32.const 0x30303030)))))
-                            (then
-                              (br_if $bad (i32.ge_u (global.get $ncuts) (i32.const 16384)))
-                              (local.set $out (i32.add (i32.const 16384) (i32.mul (global.get $ncuts) (i32.const 12))))
-                              (i32.store (local.get $out) (local.get $open))
-                              (i32.store offset=4 (local.get $out) (local.get $p))
-                              (i32.store offset=8 (local.get $out) (local.get $flags))
-                              (global.set $ncuts (i32.add (global.get $ncuts) (i32.const 1))))))))
-                    (else
-                      (local.set $inside (i32.const 1))
-                      (local.set $open (local.get $next))
-                      (local.set $flags (i32.const 0))))
-                  (br $each)))
-              ;; a backslash: only inside a string, and a valid escape
-              (br_if $bad (i32.eqz (local.get $inside)))
-              (local.set $flags (i32.or (local.get $flags) (i32.const 1)))
-              (local.set $c (i32.load8_u offset=1 (local.get $p)))
-              (if (i32.eq (local.get $c) (i32.const 117)) ;; 'u' and four hex digits
-                (then
-                  (br_if $bad (i32.eqz (i32.and (i32.const 2)
-                    (i32.and
-                      (i32.and (i32.load8_u offset=8192 (i32.load8_u offset=2 (local.get $p)))
-                               (i32.load8_u offset=8192 (i32.load8_u offset=3 (local.get $p))))
-                      (i32.and (i32.load8_u offset=8192 (i32.load8_u offset=4 (local.get $p)))
-                               (i32.load8_u offset=8192 (i32.load8_u offset=5 (local.get $p))))))))
-                  (local.set $flags (i32.or (local.get $flags) (i32.const 2)))
-                  (local.set $next (i32.add (local.get $p) (i32.const 6)))
-                  (br $each)))
-              (br_if $bad (i32.eqz (i32.and (i32.load8_u offset=8192 (local.get $c)) (i32.const 1))))
-              (if (i32.eq (local.get $c) (i32.const 47))
-                (then (local.set $flags (i32.or (local.get $flags) (i32.const 4)))))
-              (local.set $next (i32.add (local.get $p) (i32.const 2)))
+                      (local.set $k
+                        (i32.and
+                          (i32.and (i32.load8_u offset=8192 (i32.load8_u offset=1 (local.get $p)))
+                                   (i32.load8_u offset=8192 (i32.load8_u offset=2 (local.get $p))))
+                          (i32.and (i32.load8_u offset=8192 (i32.load8_u offset=3 (local.get $p)))
+                                   (i32.load8_u offset=8192 (i32.load8_u offset=4 (local.get $p))))))
+                      (local.set $ok (i32.and (local.get $ok) (i32.ne (i32.and (local.get $k) (i32.const 2)) (i32.const 0))))))
+                  (br_if $bad (i32.ge_u (global.get $nescapes) (i32.const 8192)))
+                  (local.set $out (i32.add (i32.const 147456) (i32.shl (global.get $nescapes) (i32.const 3))))
+                  (i32.store (local.get $out) (local.get $p))
+                  (i32.store offset=4 (local.get $out) (local.get $c))
+                  (global.set $nescapes (i32.add (global.get $nescapes) (i32.const 1)))))
               (br $each)))
-          (local.set $pos (i32.add (local.get $pos) (i32.const 16)))
+          (br_if $bad (i32.eqz (local.get $ok)))
+          ;; the unescaped quotes, and what is inside strings (from an opening quote to just
+          ;; before its closing one): no backslash may be outside
+          (local.set $q (i64.and (local.get $q) (i64.xor (local.get $esc) (i64.const -1))))
+          (local.set $s (local.get $q))
+          (local.set $s (i64.xor (local.get $s) (i64.shl (local.get $s) (i64.const 1))))
+          (local.set $s (i64.xor (local.get $s) (i64.shl (local.get $s) (i64.const 2))))
+          (local.set $s (i64.xor (local.get $s) (i64.shl (local.get $s) (i64.const 4))))
+          (local.set $s (i64.xor (local.get $s) (i64.shl (local.get $s) (i64.const 8))))
+          (local.set $s (i64.xor (local.get $s) (i64.shl (local.get $s) (i64.const 16))))
+          (local.set $s (i64.xor (local.get $s) (i64.shl (local.get $s) (i64.const 32))))
+          (if (local.get $inside) (then (local.set $s (i64.xor (local.get $s) (i64.const -1)))))
+          (br_if $bad (i64.ne (i64.and (local.get $b) (i64.xor (local.get $s) (i64.const -1))) (i64.const 0)))
+          ;; each string: open, or close (a value to cut when long enough, not a key)
+          (block $quoted
+            (loop $each
+              (br_if $quoted (i64.eqz (local.get $q)))
+              (local.set $p (i32.add (local.get $pos) (i32.wrap_i64 (i64.ctz (local.get $q)))))
+              (local.set $q (i64.and (local.get $q) (i64.sub (local.get $q) (i64.const 1))))
+              (if (i32.eqz (local.get $inside))
+                (then
+                  (local.set $inside (i32.const 1))
+                  (local.set $open (i32.add (local.get $p) (i32.const 1)))
+                  (br $each)))
+              (local.set $inside (i32.const 0))
+              ;; a key when the next byte but spaces is ':'
+              (local.set $k (i32.add (local.get $p) (i32.const 1)))
+              (loop $spaces
+                (if (i32.eq (i32.load8_u (local.get $k)) (i32.const 32))
+                  (then
+                    (local.set $k (i32.add (local.get $k) (i32.const 1)))
+                    (br $spaces))))
+              (br_if $each (i32.and (i32.lt_s (local.get $k) (local.get $to))
+                                    (i32.eq (i32.load8_u (local.get $k)) (i32.const 58))))
+              ;; a value: cut when longer than 48 bytes or starting with \u0000
+              (br_if $each (i32.eqz
+                (i32.or
+                  (i32.gt_s (i32.sub (local.get $p) (local.get $open)) (i32.const 48))
+                  (i32.and
+                    (i32.ge_s (i32.sub (local.get $p) (local.get $open)) (i32.const 6))
+                    (i32.and
+                      (i32.eq (i32.load16_u align=1 (local.get $open)) (i32.const 0x755c)) ;; "\u"
+                      (i32.eq (i32.load offset=2 align=1 (local.get $open)) (i32.const 0x30303030)))))))
+              (br_if $bad (i32.ge_u (global.get $ncuts) (i32.const 16384)))
+              (local.set $out (i32.add (i32.const 16384) (i32.shl (global.get $ncuts) (i32.const 3))))
+              (i32.store (local.get $out) (local.get $open))
+              (i32.store offset=4 (local.get $out) (local.get $p))
+              (global.set $ncuts (i32.add (global.get $ncuts) (i32.const 1)))
+              (br $each)))
+          (br_if $done (local.get $last))
+          (local.set $pos (i32.add (local.get $pos) (i32.const 64)))
           (br $blocks)))
       ;; $bad: the line's end, for the slow path
-      (global.set $end (call $nextLine (local.get $p) (local.get $to)))
+      (global.set $end (call $nextLine (local.get $pos) (local.get $to)))
       (return (i32.const -1)))
-    ;; $eol: sure unless a string is still open
+    ;; $done: sure unless a string is still open
     (if (result i32) (local.get $inside) (then (i32.const -1)) (else (i32.const 0)))))

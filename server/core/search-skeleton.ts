@@ -22,7 +22,7 @@
 // scanLine refuse the line: the caller then takes the slow path, the full decode and parse,
 // which also reports the line's problem.
 
-import { CUT_ESCAPED, CUT_SLASH_ESCAPE, CUT_UNICODE_ESCAPE, type RawCut } from './scan.js';
+import type { RawCut } from './scan.js';
 
 /** The body a cut string gets: `\u0000` and its index; no kept string starts with U+0000. */
 export const CUT_MARK = '\u0000';
@@ -31,11 +31,9 @@ export const CUT_MARK = '\u0000';
 export interface CutString {
   start: number;
   end: number;
-  /** The body holds a backslash (an escape), ... */
-  escaped: boolean;
-  /** ... a \u escape in particular, ... */
+  /** The body holds a \u escape. */
   unicodeEscape: boolean;
-  /** ... or a `\/` (JSON.stringify never writes one). */
+  /** The body holds a `\/` (JSON.stringify never writes one). */
   slashEscape: boolean;
 }
 
@@ -60,13 +58,7 @@ export function skeletonOf(buf: Buffer, start: number, end: number, raw: readonl
   for (let i = 0; i < raw.length; i++) {
     const r = raw[i]!;
     out.push(buf.toString('latin1', copied, r.start), '\\u0000', String(i));
-    cuts[i] = {
-      start: r.start - start,
-      end: r.end - start,
-      escaped: (r.flags & CUT_ESCAPED) !== 0,
-      unicodeEscape: (r.flags & CUT_UNICODE_ESCAPE) !== 0,
-      slashEscape: (r.flags & CUT_SLASH_ESCAPE) !== 0,
-    };
+    cuts[i] = { start: r.start - start, end: r.end - start, unicodeEscape: r.unicodeEscape, slashEscape: r.slashEscape };
     copied = r.end;
   }
   out.push(buf.toString('latin1', copied, end));
@@ -107,14 +99,14 @@ export class Occurrences {
 
 /**
  * Whether the decoded text of a cut string contains an ASCII term, given its raw occurrences in
- * the line (the line starts at line[base]; offsets are the line's). Without escapes the decoded text has the raw text's ASCII runs, so a raw occurrence
- * inside the body is one. With escapes (and no \u escape, no `\/` if the term has a '/', and a
- * term without `"` or `\`: the caller checks) a decoded occurrence is a raw one that does not start on an escape's letter
- * (the `n` of `\n`): one not preceded by an odd run of backslashes.
+ * the line (the line starts at line[base]; offsets are the line's). With no \u escape in the
+ * body, no `\/` if the term has a '/', and a term without `"` or `\` (the caller checks), the
+ * decoded text keeps the raw text's ASCII runs between escapes, so a decoded occurrence is a raw
+ * one that does not start on an escape's letter (the `n` of `\n`): one not preceded by an odd
+ * run of backslashes.
  */
 export function occursInCut(line: Uint8Array, base: number, cut: CutString, at: Occurrences, termLength: number): boolean {
   for (let p = at.next(cut.start); p >= 0 && p + termLength <= cut.end; p = at.next(p + 1)) {
-    if (!cut.escaped) return true;
     let k = p - 1;
     while (k >= cut.start && line[base + k] === BACKSLASH) k--;
     if ((p - 1 - k) % 2 === 0) return true;

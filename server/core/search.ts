@@ -50,8 +50,6 @@ export interface SearchOptions {
   onProgress?: (done: number, total: number) => void;
   /** Length of a snippet in characters, about (default 160). */
   snippetChars?: number;
-  /** Files read at once on this thread (default 4). */
-  concurrency?: number;
   /**
    * A helper thread searching half of the files: by default when the files hold 64 MB or more;
    * true forces it, false never; 'only' leaves this thread only what the helper does not
@@ -60,6 +58,11 @@ export interface SearchOptions {
   helper?: boolean | 'only';
   /** Filled with how many files the helper thread searched (tests, diagnostics). */
   stats?: { helperFiles: number };
+  /**
+   * false: every candidate line takes the slow path, the full decode and parse (tests: the fast
+   * path must give the same answer).
+   */
+  fast?: boolean;
 }
 
 export interface SearchHit {
@@ -155,7 +158,7 @@ export async function searchSessions(
 ): Promise<SearchResult> {
   opts.signal?.throwIfAborted();
   const files = typeof source === 'string' ? await listSessionFiles(source) : [...source];
-  const q = compile(parseQuery(query));
+  const q = compile(parseQuery(query), opts.fast ?? true);
   const limit = Math.max(0, opts.limit ?? 100);
   const since = opts.since ? Date.parse(opts.since) : -Infinity;
   const until = opts.until ? Date.parse(opts.until) : Infinity;
@@ -165,7 +168,7 @@ export async function searchSessions(
   let searched = 0;
   let done = 0;
   if (!q) return { hits: [], total, files: files.length, problems };
-  const fo: FileOpts = { project: opts.project, since, until, snippetChars: opts.snippetChars ?? 160, signal: opts.signal };
+  const fo: FileOpts = { project: opts.project, since, until, snippetChars: opts.snippetChars ?? 160, signal: opts.signal, fast: opts.fast ?? true };
 
   const keep = (h: Found): void => {
     total++;
@@ -191,15 +194,17 @@ export async function searchSessions(
   };
   const helper = opts.helper === false ? undefined : await startSearchHelper(files, query, fo, opts.helper !== undefined, fromHelper);
   const next = helper?.next ?? new Int32Array(1);
-  const worker = async (): Promise<void> => {
+  // One reader on this thread: reads are synchronous (see lineChunks), so more would only take
+  // turns.
+  const reader = async (): Promise<void> => {
+    if (helper && opts.helper === 'only') return;
     for (let i = Atomics.add(next, 0, 1); i < files.length; i = Atomics.add(next, 0, 1)) {
       opts.signal?.throwIfAborted();
       settle(i, await searchOne(files[i]!, q, fo));
     }
   };
-  const n = helper && opts.helper === 'only' ? 0 : Math.max(1, Math.min(opts.concurrency ?? 4, files.length));
   try {
-    await Promise.all(Array.from({ length: n }, worker));
+    await reader();
     if (helper) {
       // The helper's answers; a helper that died leaves the files it had taken: searched here.
       await helper.finished(() => done >= files.length, opts.signal);
@@ -316,7 +321,7 @@ async function startSearchHelper(
 /** The helper thread's work (see startSearchHelper): files from the shared counter until none is left. */
 export async function searchHelper(): Promise<void> {
   const { files, query, fo } = await helperData<{ files: string[]; query: string; fo: FileOpts }>();
-  const q = compile(parseQuery(query))!;
+  const q = compile(parseQuery(query), fo.fast)!;
   await serveHelper(files.length, (i) => searchOne(files[i]!, q, fo));
 }
 
@@ -347,7 +352,7 @@ interface Compiled {
   anchorTerm: number;
   /** Cheap pre-checks on a candidate line's raw text (lowercased for words). */
   others: { lower: string; exact: boolean; re: RegExp }[];
-  /** The fast path's view of the terms, when every term is printable ASCII (else null). */
+  /** The fast path's view of the terms, when every term is printable ASCII (else null; null too when SearchOptions.fast is false). */
   fast: FastTerm[] | null;
   /** The scanner finds the anchor (ASCII, not too long); else Buffer.indexOf or a regex. */
   anchorScanned: boolean;
@@ -366,7 +371,7 @@ interface FastTerm {
 
 const escapeRe = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
-function compile(pq: ParsedQuery): Compiled | null {
+function compile(pq: ParsedQuery, fastPath: boolean): Compiled | null {
   const terms: Term[] = [
     ...pq.phrases.map((p) => ({ text: p, exact: true, re: new RegExp(escapeRe(p), 'gu') })),
     ...pq.words.map((w) => ({ text: w, exact: false, re: new RegExp(escapeRe(w), 'giu') })),
@@ -397,7 +402,7 @@ function compile(pq: ParsedQuery): Compiled | null {
     .map((t) => ({ lower: t.exact ? t.text : t.text.toLowerCase(), exact: t.exact, re: new RegExp(escapeRe(t.text), t.exact ? '' : 'i') }));
   // The fast path takes printable ASCII terms without `"` or `\`: escapes in the texts would
   // make most of their occurrences unsure (the slow path then pays for both).
-  const fast = terms.every((t) => /^[\x20-\x7e]+$/.test(t.text) && !/["\\]/.test(t.text))
+  const fast = fastPath && terms.every((t) => /^[\x20-\x7e]+$/.test(t.text) && !/["\\]/.test(t.text))
     ? terms.map((t) => ({ raw: new RegExp(escapeRe(t.text), t.exact ? 'g' : 'gi'), length: t.text.length, slash: t.text.includes('/') }))
     : null;
   const anchorTerm = terms.findIndex((t) => t.text === best!.piece && t.exact === best!.exact);
@@ -411,6 +416,8 @@ interface FileOpts {
   until: number;
   snippetChars: number;
   signal?: AbortSignal;
+  /** SearchOptions.fast. */
+  fast: boolean;
 }
 
 const NL = 10;
