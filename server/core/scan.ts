@@ -1,15 +1,15 @@
 // Search's byte scans (scan.wat, WebAssembly with SIMD) behind a small JavaScript face: a chunk
-// of whole lines is copied into the module's memory once, then found in, counted and scanned
-// there sixteen bytes at a time. Positions in and out are offsets in the chunk.
+// of whole lines is read straight into the module's memory (data()), then found in, indexed and
+// scanned there sixteen and sixty-four bytes at a time. Positions in and out are offsets in the
+// chunk.
 //
 // Performance: on the claude-scale corpus almost every byte is in a line holding the searched
-// word, so each byte is looked at by every pass: finding the word, counting lines, and finding
-// the JSON strings of the line. In JavaScript these passes were most of a search
+// word, so each byte is looked at by every pass: finding the word, finding the line ends, and
+// finding the JSON strings of the line. In JavaScript these passes were most of a search
 // (bench/PERFORMANCE.md: search).
 //
-// One scanner a thread (search's helper thread has its own); every use is synchronous, so two
-// searches taking turns on one thread each load their chunk and needle before using them.
-// Depends on nothing but scan-wasm.ts.
+// One scanner a search (search's helper thread has its own): a scanner's memory is that
+// search's read buffer. Depends on nothing but scan-wasm.ts.
 
 import { SCAN_WASM } from './scan-wasm.js';
 
@@ -23,7 +23,7 @@ const ESCAPES = 147456;
 const LINES = 212992;
 const LINES_MAX = 12288;
 const DATA = 262144;
-const SLACK = 128;
+const SLACK = 128; // bytes after the data that scans may read (scan.wat)
 const PAGE = 65536;
 
 /** A string value scanLine says to cut: its body's [start, end) in the chunk. */
@@ -73,15 +73,27 @@ export class Scanner {
     this.bytes = new Uint8Array(this.x.memory.buffer);
   }
 
-  /** Makes `chunk` the data the other calls look at. */
-  load(chunk: Uint8Array): void {
-    const need = DATA + chunk.length + SLACK;
+  /**
+   * The data area, `capacity` bytes of it, to read a chunk into (its bytes stay when it grows;
+   * an earlier view of it is then stale). use() tells how much of it the chunk is.
+   */
+  data(capacity: number): Buffer {
+    const need = DATA + capacity + SLACK;
     const have = this.x.memory.buffer.byteLength;
     if (need > have) this.x.memory.grow(Math.ceil((need - have) / PAGE));
     if (this.bytes.buffer !== this.x.memory.buffer) this.bytes = new Uint8Array(this.x.memory.buffer);
-    this.bytes.set(chunk, DATA);
-    this.bytes.fill(0, DATA + chunk.length, DATA + chunk.length + SLACK);
-    this.length = chunk.length;
+    return Buffer.from(this.x.memory.buffer, DATA, capacity);
+  }
+
+  /** The chunk is the first `length` bytes of the data area. */
+  use(length: number): void {
+    this.length = length;
+  }
+
+  /** Copies `chunk` into the data area and uses it. */
+  load(chunk: Uint8Array): void {
+    this.data(chunk.length).set(chunk);
+    this.use(chunk.length);
   }
 
   /**
@@ -90,6 +102,7 @@ export class Scanner {
    */
   setNeedle(needle: Uint8Array, exact: boolean): boolean {
     if (needle.length > NEEDLE_MAX || needle.some((b) => b > 0x7f)) return false;
+    if (this.bytes.buffer !== this.x.memory.buffer) this.bytes = new Uint8Array(this.x.memory.buffer);
     for (let i = 0; i < needle.length; i++) {
       const b = needle[i]!;
       const letter = !exact && ((b >= 0x41 && b <= 0x5a) || (b >= 0x61 && b <= 0x7a));
@@ -156,9 +169,3 @@ export class Scanner {
   }
 }
 
-let shared: Scanner | undefined;
-
-/** This thread's scanner. */
-export function scanner(): Scanner {
-  return (shared ??= new Scanner());
-}

@@ -10,7 +10,8 @@
 ;;   16384 the cut strings scanLine finds: (start, end) as two i32 each, at most 16384
 ;;   147456 the \u and \/ escapes scanLine finds: (where, letter) as two i32 each, at most 8192
 ;;   212992 line starts, as indexLines writes them (at most 12288 a call)
-;;   262144 the data: one chunk of whole lines, then at least 128 zero bytes
+;;   262144 the data: one chunk of whole lines, then at least 128 bytes that may be read (and
+;;         whose contents never matter)
 ;; Positions given and returned are absolute (scan.ts converts).
 
 (module
@@ -191,9 +192,10 @@
   ;; Sixteen bytes a vector, four vectors a block: a block's quotes, backslashes and bytes below
   ;; 0x20 become three 64-bit masks. The escaped bytes follow from the backslashes with a few
   ;; integer operations (odd and even runs told apart by a carry, as simdjson does), and only the
-  ;; escaped bytes and the unescaped quotes are then taken one by one. No read needs a bounds
-  ;; check: the zero bytes after the data (scan.ts) end the scan as the end of the data, and fail
-  ;; any escape read past it.
+  ;; escaped bytes and the unescaped quotes are then taken one by one. Blocks may read past the
+  ;; data (into the bytes scan.ts keeps after it), but nothing from `to` on is taken: those bytes
+  ;; count as the end of the data, and an escape read past it can only be in a string that the
+  ;; data ends inside (-1 either way).
   (func (export "scanLine") (param $start i32) (param $to i32) (result i32)
     (local $pos i32) (local $p i32) (local $c i32) (local $k i32) (local $out i32) (local $f i32)
     (local $open i32) (local $inside i32) (local $last i32) (local $ok i32)
@@ -250,6 +252,12 @@
                 (i64.shl (i64.extend_i32_u (i8x16.bitmask (i8x16.lt_u (local.get $v2) (local.get $vc)))) (i64.const 32))
                 (i64.shl (i64.extend_i32_u (i8x16.bitmask (i8x16.lt_u (local.get $v3) (local.get $vc)))) (i64.const 48)))))
           ;; the line's end: the first byte below 0x20 must be its '\n', or the end of the data
+          ;; (the bytes from `to` on count as such bytes, whatever they hold)
+          (if (i32.lt_s (i32.sub (local.get $to) (local.get $pos)) (i32.const 64))
+            (then
+              (local.set $ctl
+                (i64.or (local.get $ctl)
+                        (i64.shl (i64.const -1) (i64.extend_i32_u (i32.sub (local.get $to) (local.get $pos))))))))
           (local.set $lim (i64.const -1))
           (if (i64.ne (local.get $ctl) (i64.const 0))
             (then

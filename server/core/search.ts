@@ -31,7 +31,7 @@ import { helperData, serveHelper, startHelper, type Helper } from './helper.js';
 import { join } from 'node:path';
 import { oneLine, textOf } from './events.js';
 import { cutOf, Occurrences, occursInCut, skeletonOf } from './search-skeleton.js';
-import { NEEDLE_MAX, scanner, type LineScan, type Scanner } from './scan.js';
+import { NEEDLE_MAX, Scanner, type LineScan } from './scan.js';
 
 export type SearchWhere = 'user' | 'assistant' | 'agent' | 'tool-input' | 'tool-output' | 'compact' | 'title';
 
@@ -192,6 +192,7 @@ export async function searchSessions(
     if (!settled[i] && opts.stats) opts.stats.helperFiles++;
     settle(i, r);
   };
+  const sc = scannerFor(q);
   const helper = opts.helper === false ? undefined : await startSearchHelper(files, query, fo, opts.helper !== undefined, fromHelper);
   const next = helper?.next ?? new Int32Array(1);
   // One reader on this thread: reads are synchronous (see lineChunks), so more would only take
@@ -200,7 +201,7 @@ export async function searchSessions(
     if (helper && opts.helper === 'only') return;
     for (let i = Atomics.add(next, 0, 1); i < files.length; i = Atomics.add(next, 0, 1)) {
       opts.signal?.throwIfAborted();
-      settle(i, await searchOne(files[i]!, q, fo));
+      settle(i, await searchOne(files[i]!, q, fo, sc));
     }
   };
   try {
@@ -208,7 +209,7 @@ export async function searchSessions(
     if (helper) {
       // The helper's answers; a helper that died leaves the files it had taken: searched here.
       await helper.finished(() => done >= files.length, opts.signal);
-      for (let i = 0; i < files.length; i++) if (!settled[i]) settle(i, await searchOne(files[i]!, q, fo));
+      for (let i = 0; i < files.length; i++) if (!settled[i]) settle(i, await searchOne(files[i]!, q, fo, sc));
     }
   } finally {
     helper?.stop();
@@ -270,10 +271,10 @@ interface FileResult {
 }
 
 /** One file searched; a file that cannot be read is a problem, never an exception. */
-async function searchOne(file: string, q: Compiled, fo: FileOpts): Promise<FileResult> {
+async function searchOne(file: string, q: Compiled, fo: FileOpts, sc: Scanner): Promise<FileResult> {
   const problems: SearchProblem[] = [];
   try {
-    const r = await searchFile(file, q, fo, problems);
+    const r = await searchFile(file, q, fo, sc, problems);
     return { hits: r.hits, searched: r.searched, problems };
   } catch (e) {
     fo.signal?.throwIfAborted();
@@ -322,7 +323,8 @@ async function startSearchHelper(
 export async function searchHelper(): Promise<void> {
   const { files, query, fo } = await helperData<{ files: string[]; query: string; fo: FileOpts }>();
   const q = compile(parseQuery(query), fo.fast)!;
-  await serveHelper(files.length, (i) => searchOne(files[i]!, q, fo));
+  const sc = scannerFor(q);
+  await serveHelper(files.length, (i) => searchOne(files[i]!, q, fo, sc));
 }
 
 function rank<H extends { t: string; sessionId: string; seq: number }>(hits: H[]): H[] {
@@ -444,44 +446,39 @@ interface Chunk {
   base: number;
 }
 
-// Read buffers are reused: nothing keeps a reference into a chunk once it is searched (hits
-// hold strings; a line a read cut is moved to the front for the next read).
-const spare: Buffer[] = [];
-
 /**
- * The file in chunks of whole lines. Performance: streaming keeps memory at a few MB a file
- * where reading each file whole peaked at 651 MB with the 134 MB session (bench/PERFORMANCE.md).
+ * The file in chunks of whole lines, read into the scanner's data area (so each chunk is where
+ * the scans look: see scan.ts). Performance: streaming keeps memory at a few MB a file where
+ * reading each file whole peaked at 651 MB with the 134 MB session (bench/PERFORMANCE.md).
+ * Reads are synchronous: on claude-scale the promise API's open, stat, read and close were a
+ * quarter of the search, and a chunk is a few milliseconds (searchFile lets the event loop run
+ * between chunks). Nothing keeps a reference into a chunk once it is searched (hits hold
+ * strings): the line a read cuts is moved to the front for the next read.
  */
-function* lineChunks(fd: number, size: number, signal?: AbortSignal): Generator<Chunk> {
-  let buf = spare.pop() ?? Buffer.allocUnsafeSlow(CHUNK_BYTES);
-  try {
-    let held = 0; // buf[0, held): the start of a line the last read cut, carried to the front
-    let pos = 0;
-    let base = 0;
-    while (pos < size) {
-      signal?.throwIfAborted();
-      if (held === buf.length) {
-        // One line longer than the buffer: a bigger one.
-        const bigger = Buffer.allocUnsafeSlow(buf.length * 2);
-        buf.copy(bigger, 0, 0, held);
-        if (buf.length === CHUNK_BYTES && spare.length < 8) spare.push(buf);
-        buf = bigger;
-      }
-      const bytesRead = readSync(fd, buf, held, Math.min(buf.length - held, size - pos), pos);
-      if (bytesRead === 0) break;
-      pos += bytesRead;
-      const filled = held + bytesRead;
-      const cut = pos >= size ? filled : buf.lastIndexOf(NL, filled - 1) + 1;
-      held = filled;
-      if (cut === 0) continue;
-      yield { buf: buf.subarray(0, cut), base };
-      base += cut;
-      held = filled - cut;
-      buf.copy(buf, 0, cut, filled);
-    }
-    if (held) yield { buf: buf.subarray(0, held), base };
-  } finally {
-    if (buf.length === CHUNK_BYTES && spare.length < 8) spare.push(buf);
+function* lineChunks(fd: number, size: number, sc: Scanner, signal?: AbortSignal): Generator<Chunk> {
+  let buf = sc.data(CHUNK_BYTES);
+  let held = 0; // buf[0, held): the start of a line the last read cut
+  let pos = 0;
+  let base = 0;
+  while (pos < size) {
+    signal?.throwIfAborted();
+    if (held === buf.length) buf = sc.data(buf.length * 2); // a line longer than the area
+    const bytesRead = readSync(fd, buf, held, Math.min(buf.length - held, size - pos), pos);
+    if (bytesRead === 0) break;
+    pos += bytesRead;
+    const filled = held + bytesRead;
+    const cut = pos >= size ? filled : buf.lastIndexOf(NL, filled - 1) + 1;
+    held = filled;
+    if (cut === 0) continue;
+    sc.use(cut);
+    yield { buf: buf.subarray(0, cut), base };
+    base += cut;
+    held = filled - cut;
+    buf.copy(buf, 0, cut, filled);
+  }
+  if (held) {
+    sc.use(held);
+    yield { buf: buf.subarray(0, held), base };
   }
 }
 
@@ -491,10 +488,9 @@ const turn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve)
 const TITLE_HEAD = Buffer.from('{"kind":"title"');
 const USER_HEAD = Buffer.from('{"kind":"user"');
 
-/** Puts a chunk and the search's anchor in this thread's scanner (another search may have used it). */
-function scannerFor(buf: Buffer, q: Compiled): Scanner {
-  const sc = scanner();
-  sc.load(buf);
+/** A search's scanner, holding its anchor. */
+function scannerFor(q: Compiled): Scanner {
+  const sc = new Scanner();
   if (q.anchorScanned) sc.setNeedle(q.anchor.bytes, q.anchor.exact);
   return sc;
 }
@@ -559,6 +555,7 @@ async function searchFile(
   file: string,
   q: Compiled,
   o: FileOpts,
+  sc: Scanner,
   problems: SearchProblem[],
 ): Promise<{ hits: Found[]; searched: boolean }> {
   const fd = openSync(file, 'r');
@@ -568,7 +565,7 @@ async function searchFile(
     let meta: { id: string; project: string; title: unknown } | null = null;
     let titles: TitleTracker | undefined;
     let lineNo = 1; // the line number of the current chunk's first line
-    for (const chunk of lineChunks(fd, size, o.signal)) {
+    for (const chunk of lineChunks(fd, size, sc, o.signal)) {
       let from = 0;
       if (!meta) {
         meta = parseMeta(chunk.buf);
@@ -581,7 +578,6 @@ async function searchFile(
         from = chunk.buf.indexOf(NL) + 1;
         lineNo = 2;
       }
-      const sc = scannerFor(chunk.buf, q);
       const starts = sc.lineStarts(from);
       titles!.see(chunk.buf, starts);
       lineNo = searchChunk(sc, starts, chunk, from, lineNo, chunk.base + chunk.buf.length === size, meta, file, q, o, hits, problems);
