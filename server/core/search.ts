@@ -157,7 +157,11 @@ export async function searchSessions(
   opts: SearchOptions = {},
 ): Promise<SearchResult> {
   opts.signal?.throwIfAborted();
-  const files = typeof source === 'string' ? await listSessionFiles(source) : [...source];
+  // Largest first: the two threads then end together, sharing out the small files last.
+  const listed = typeof source === 'string' ? await listSessionFiles(source) : [...source];
+  const sizes = new Map(listed.map((f) => [f, sizeOf(f)]));
+  const files = listed.sort((a, b) => sizes.get(b)! - sizes.get(a)!);
+  const bytes = [...sizes.values()].reduce((a, b) => a + b, 0);
   const q = compile(parseQuery(query), opts.fast ?? true);
   const limit = Math.max(0, opts.limit ?? 100);
   const since = opts.since ? Date.parse(opts.since) : -Infinity;
@@ -193,7 +197,8 @@ export async function searchSessions(
     settle(i, r);
   };
   const sc = scannerFor(q);
-  const helper = opts.helper === false ? undefined : await startSearchHelper(files, query, fo, opts.helper !== undefined, fromHelper);
+  const helper =
+    opts.helper === false || (opts.helper === undefined && bytes < HELPER_MIN_BYTES) ? undefined : await startSearchHelper(files, query, fo, fromHelper);
   const next = helper?.next ?? new Int32Array(1);
   // One reader on this thread: reads are synchronous (see lineChunks), so more would only take
   // turns.
@@ -299,24 +304,20 @@ async function startSearchHelper(
   files: string[],
   query: string,
   fo: FileOpts,
-  force: boolean,
   settle: (i: number, r: FileResult) => void,
 ): Promise<Helper | undefined> {
   if (files.length < 2) return undefined;
-  if (!force) {
-    let bytes = 0;
-    for (const f of files) {
-      try {
-        bytes += statSync(f).size;
-      } catch {
-        /* searchOne reports it */
-      }
-      if (bytes >= HELPER_MIN_BYTES) break;
-    }
-    if (bytes < HELPER_MIN_BYTES) return undefined;
-  }
   const { signal: _signal, ...plain } = fo;
   return startHelper<FileResult>(import.meta.url, 'search.js', 'searchHelper', { files, query, fo: plain }, settle);
+}
+
+/** A file's size (0 when it cannot be stat'ed: searchOne reports it). */
+function sizeOf(file: string): number {
+  try {
+    return statSync(file).size;
+  } catch {
+    return 0;
+  }
 }
 
 /** The helper thread's work (see startSearchHelper): files from the shared counter until none is left. */
