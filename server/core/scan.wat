@@ -350,10 +350,10 @@
                     (br $spaces))))
               (br_if $each (i32.and (i32.lt_s (local.get $k) (local.get $to))
                                     (i32.eq (i32.load8_u (local.get $k)) (i32.const 58))))
-              ;; a value: cut when longer than 48 bytes or starting with \u0000
+              ;; a value: cut when longer than 24 bytes (KEEP_MAX in scan.ts) or starting with \u0000
               (br_if $each (i32.eqz
                 (i32.or
-                  (i32.gt_s (i32.sub (local.get $p) (local.get $open)) (i32.const 48))
+                  (i32.gt_s (i32.sub (local.get $p) (local.get $open)) (i32.const 24))
                   (i32.and
                     (i32.ge_s (i32.sub (local.get $p) (local.get $open)) (i32.const 6))
                     (i32.and

@@ -46,9 +46,9 @@ export interface Skeleton {
 /**
  * The skeleton of the line at buf[start, end), from the strings scan.ts's scanLine says to cut
  * (it checked every string as JSON.parse would, and found no control byte: see scan.wat). Cut
- * strings are values longer than 48 bytes, or starting with `\u0000` (so that a kept string
- * never looks like a cut one); keys are always kept (a duplicate key must stay one key for
- * JSON.parse).
+ * strings are values longer than KEEP_MAX bytes, or starting with `\u0000` (so that a kept
+ * string never looks like a cut one); keys are always kept (a duplicate key must stay one key
+ * for JSON.parse).
  */
 export function skeletonOf(buf: Buffer, start: number, end: number, raw: readonly RawCut[]): Skeleton {
   if (!raw.length) return { json: buf.toString('latin1', start, end), cuts: [] };

@@ -811,7 +811,7 @@ function searchChunk(
       const r = fastLine(buf, start, scan, at, sc, q, o);
       if (r === null) return end;
       if (r !== UNSURE) {
-        hits.push({ ...id, title: '', seq, t: r, file, offset: chunk.base + start, length: end - start });
+        hits.push({ sessionId: meta.id, project: meta.project, title: '', seq, t: r, file, offset: chunk.base + start, length: end - start });
         return end;
       }
     } else end = endOfLine(buf, starts, i);

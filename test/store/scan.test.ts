@@ -8,7 +8,7 @@ import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { Scanner } from '../../server/core/scan.js';
+import { KEEP_MAX, Scanner } from '../../server/core/scan.js';
 import { cutOf, skeletonOf } from '../../server/core/search-skeleton.js';
 
 const repo = join(import.meta.dirname, '..', '..');
@@ -127,10 +127,11 @@ function escapesOf(body: string): { unicode: boolean; slash: boolean } {
 }
 
 // Strings with what JSON escapes (quotes, backslashes, control characters), non-ASCII text, the
-// case traps, U+0000, and lengths on both sides of the 48 bytes a kept string may have.
+// case traps, U+0000, and lengths on both sides of the KEEP_MAX bytes a kept string may have.
 const text = fc.oneof(
   fc.string({ unit: fc.constantFrom('a', 'b', ' ', '"', '\\', '/', '\n', '\t', '\u0000', 'é', '日', '\u0130', '\u212A', '\u017F', '😀'), maxLength: 80 }),
   fc.string({ maxLength: 8 }).map((s) => s.repeat(12)),
+  fc.nat(4).map((n) => 'k'.repeat(KEEP_MAX - 2 + n)),
   fc.constant('\u0000' + 'x'.repeat(10)),
 );
 const value = fc.letrec((tie) => ({
@@ -180,11 +181,23 @@ describe('scan: scanLine', () => {
           const body = buf.toString('latin1', c.start, c.end);
           const after = buf.toString('latin1', c.end + 1, scan.end).trimStart();
           expect(after.startsWith(':'), 'a key is never cut').toBe(false);
-          expect(c.end - c.start > 48 || body.startsWith('\\u0000')).toBe(true);
+          expect(c.end - c.start > KEEP_MAX || body.startsWith('\\u0000')).toBe(true);
           const e = escapesOf(body);
           expect([c.unicodeEscape, c.slashEscape]).toEqual([e.unicode, e.slash]);
         }
         if (/[\u0130\u212A\u017F]/.test(json)) expect(scan.caseTrap).toBe(true);
+        // And only those: every other value stays in the skeleton, whole (counted as written).
+        if (!other) {
+          let long = 0;
+          const walk = (v: unknown): void => {
+            if (typeof v === 'string') {
+              const raw = JSON.stringify(v).slice(1, -1);
+              if (Buffer.byteLength(raw) > KEEP_MAX || raw.startsWith('\\u0000')) long++;
+            } else if (v && typeof v === 'object') Object.values(v).forEach(walk);
+          };
+          walk(ev);
+          expect(scan.cuts!.length).toBe(long);
+        }
       }),
       { numRuns: 1500 },
     );
