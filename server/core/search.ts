@@ -4,14 +4,14 @@
 // verified on the decoded text (so a word inside a JSON key, an id or an escape never counts).
 // Tolerant: a bad line or an unreadable file becomes a problem, never an exception; only an
 // abort throws.
-// Depends on node:fs, events.ts and search-skeleton.ts; no JSON-RPC, no store internals (a
-// store root is just `<root>/<slug>/<id>.jsonl`).
+// Depends on node:fs, events.ts, scan.ts and search-skeleton.ts; no JSON-RPC, no store
+// internals (a store root is just `<root>/<slug>/<id>.jsonl`).
 //
 // Two paths decide a candidate line, with the same answer:
-// - the fast path (fastLine, for queries of printable ASCII): the line's latin1 view, its JSON
-//   skeleton (long strings cut out, see search-skeleton.ts) parsed for the event's shape, and
-//   each term looked for in the raw bytes of the texts it may be in. No decoding, no copy of the
-//   texts. A matching event is kept as a PendingHit (time, session, seq, where its line is);
+// - the fast path (fastLine, for queries of printable ASCII): the line's strings found and
+//   checked by scan.wat, its JSON skeleton (long strings cut out, see search-skeleton.ts)
+//   parsed for the event's shape, and each term looked for in the raw bytes of the texts it may
+//   be in. No decoding, no copy of the texts. A matching event is kept as a PendingHit (time, session, seq, where its line is);
 //   only the hits of the answer (the newest `limit`) are read again and made whole by the slow
 //   path. On claude-scale nearly every byte is in a candidate line (the bench's word is in most
 //   big tool inputs: 1.0 GB of 1.1 GB), so this is where the time went: UTF-8 decoding and
@@ -19,13 +19,14 @@
 // - the slow path (hitOfLine): decode, JSON.parse, every part's text. For lines the fast path is
 //   unsure of (not JSON, a \u escape or a case-folding trap where it looks, a tool input string
 //   holding JSON, non-ASCII queries, ...), and to make the answer's hits.
-// What remains is per byte: reading (~0.4 s/GB here), the latin1 view (~0.5 s/GB), the anchor
-// regex (~0.6 s/GB), and the skeleton's checks of each escape and control byte (~0.8 s/GB).
+// The passes over every byte (the anchor, the line ends, each candidate line's strings) run in
+// WebAssembly (scan.ts); on claude-scale one thread's time is now about a fifth reading, a
+// quarter those passes and a quarter JSON.parse of the skeletons (bench/PERFORMANCE.md).
 //
 // Query language: plain words match case-insensitively; "quoted phrases" match exactly
 // (case-sensitive); every term must occur in the same event (in any of its texts).
 
-import { open, readdir, type FileHandle } from 'node:fs/promises';
+import { open, readdir } from 'node:fs/promises';
 import { closeSync, fstatSync, openSync, readSync, statSync } from 'node:fs';
 import { helperData, serveHelper, startHelper, type Helper } from './helper.js';
 import { join } from 'node:path';
