@@ -3,8 +3,9 @@
 ;; tools/build-wasm.mjs (wabt); scan.ts is the JavaScript side and documents the layout.
 ;;
 ;; Memory layout (byte offsets; scan.ts holds the same constants):
-;;   0     needles, 2048 bytes each: its bytes (at most 1024; ASCII letters lowercased when
-;;         case-insensitive), then its mask: per byte, 0x20 where case is ignored, else 0
+;;   0     the needle find looks for (at most 1024 bytes; ASCII letters lowercased when
+;;         case-insensitive); find takes its place, so there could be more
+;;   1024  its mask: per byte, 0x20 where case is ignored, else 0
 ;;   8192  byte classes: bit 0 a simple escape letter after '\' (" \ / b f n r t), bit 1 a hex
 ;;         digit, bit 2 'u'
 ;;   16384 the cut strings scanLine finds: (start, end) as two i32 each, at most 16384
