@@ -5,7 +5,7 @@
 //
 // Events keep the object JSON.parse produced (never zod's copy), so provider content comes back
 // exactly as it was appended and a `__proto__` key stays a plain own property.
-// Depends on node:fs, ./lines and ./events; nothing of JSON-RPC.
+// Depends on node:fs, ./lines, ./events and ./utf8; nothing of JSON-RPC.
 
 import { readSync } from 'node:fs';
 import { open, type FileHandle } from 'node:fs/promises';
@@ -14,6 +14,7 @@ import { MetaLine, SessionEvent, UserEvent, textOf, oneLine, tooDeep, MAX_DEPTH,
 import { forEachLine, forEachLineFd, forEachLineIn, forEachLineSync, lastLines, type Line } from './lines.js';
 import { StreamElider } from './elide.js';
 import { StoreError, fromFsError } from './errors.js';
+import { decodeUtf8 } from './utf8.js';
 
 export interface Problem {
   file: string;
@@ -105,7 +106,7 @@ type Parsed = { ok: true; value: unknown } | { ok: false; error: string };
 
 export function parseJson(bytes: Buffer): Parsed {
   try {
-    return { ok: true, value: JSON.parse(bytes.toString('utf8')) };
+    return { ok: true, value: JSON.parse(decodeUtf8(bytes)) };
   } catch (e) {
     return { ok: false, error: (e as Error).message };
   }

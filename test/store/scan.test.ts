@@ -1,8 +1,8 @@
 // Search's byte scans (server/core/scan.wat through scan.ts), each against a plain JavaScript
 // statement of what it must find, on generated data (fast-check): the needle search with its
 // case mask, the line index, and scanLine, whose skeletons must read back as the line's own JSON
-// and must never make a bad line look good. The generated module must be what scan.wat
-// assembles to.
+// and must never make a bad line look good. The generated modules must be what their .wat files
+// assemble to (utf8.wat's decoder has its own tests: test/store/utf8.test.ts).
 
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
@@ -13,10 +13,11 @@ import { cutOf, skeletonOf } from '../../server/core/search-skeleton.js';
 
 const repo = join(import.meta.dirname, '..', '..');
 
-describe('scan: the module', () => {
-  it('is what scan.wat assembles to (tools/build-wasm.mjs --check)', () => {
+describe('scan: the modules', () => {
+  it('are what scan.wat and utf8.wat assemble to (tools/build-wasm.mjs --check)', () => {
     const out = execFileSync(process.execPath, [join(repo, 'tools', 'build-wasm.mjs'), '--check'], { encoding: 'utf8' });
     expect(out).toMatch(/scan-wasm\.ts is current/);
+    expect(out).toMatch(/utf8-wasm\.ts is current/);
   });
 });
 
