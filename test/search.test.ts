@@ -291,6 +291,19 @@ describe('search: long texts, escapes and bad lines (the fast path)', () => {
     ]);
   });
 
+  it('searches a file whose torn last line is shorter than a title or user line head', async () => {
+    // A crash mid-append can leave `{"kind":"ti` at the end: the heads the title is looked for by
+    // must not be read past the end of the file.
+    for (const torn of ['{"kind":"ti', '{"kind":"titl', '{"kind":"us']) {
+      const f = join(dir, '2026-08-01T12-00-00-hhhh.jsonl');
+      const meta = serializeLine({ kind: 'meta', v: 1, id: '2026-08-01T12-00-00-hhhh', project: '/f', createdAt: at(0), title: null });
+      writeFileSync(f, `${meta}\n${serializeLine({ kind: 'user', t: at(1), content: 'zonk before the tear' })}\n${torn}`);
+      const r = await searchSessions([f], 'zonk');
+      expect(r.problems, torn).toEqual([]);
+      expect(r.hits.map((h) => [h.seq, h.title]), torn).toEqual([[0, 'zonk before the tear']]);
+    }
+  });
+
   it('gives the answer hits whole: kind, where, snippet and title', async () => {
     const r = await searchSessions([file], 'zonk', { limit: 2 });
     expect(r.total).toBe(6);

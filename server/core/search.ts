@@ -497,9 +497,9 @@ function scannerFor(q: Compiled): Scanner {
   return sc;
 }
 
-/** Whether the line at buf[start] begins with `head`. */
+/** Whether the line at buf[start] begins with `head` (a line shorter than it, torn at the end of the file, does not). */
 const startsWith = (buf: Buffer, start: number, head: Buffer): boolean =>
-  buf[start + 9] === head[9] && buf.compare(head, 0, head.length, start, start + head.length) === 0;
+  start + head.length <= buf.length && buf[start + 9] === head[9] && buf.compare(head, 0, head.length, start, start + head.length) === 0;
 
 /** The end of line i of a chunk (its '\n', or the chunk's end), from the chunk's line starts. */
 const endOfLine = (buf: Buffer, starts: Int32Array, i: number): number => (i + 1 < starts.length ? starts[i + 1]! - 1 : buf.length);
