@@ -201,6 +201,32 @@ describe('search: tolerance, progress, abort', () => {
     ]);
   });
 
+  it('lets the event loop run between the chunks of a file (the sidecar keeps answering)', async () => {
+    // Reads are synchronous: without a turn between chunks, a 12 MB session would hold the
+    // sidecar's event loop for its whole search.
+    const dir = mkdtempSync(join(tmpdir(), 'lc-search-turns-'));
+    try {
+      const file = join(dir, '2026-09-02T10-00-00-tttt.jsonl');
+      const meta = serializeLine({ kind: 'meta', v: 1, id: '2026-09-02T10-00-00-tttt', project: '/t', createdAt: '2026-09-02T10:00:00.000Z', title: null });
+      const big = (i: number) => serializeLine({ kind: 'user', t: `2026-09-02T10:00:${String(i).padStart(2, '0')}.000Z`, content: 'parse '.repeat(170_000) });
+      writeFileSync(file, [meta, ...Array.from({ length: 12 }, (_, i) => big(i))].join('\n') + '\n');
+      let ticks = 0;
+      let stop = false;
+      const tick = () => {
+        ticks++;
+        if (!stop) setImmediate(tick);
+      };
+      setImmediate(tick);
+      let atProgress = -1;
+      const r = await searchSessions([file], 'parse', { onProgress: () => (atProgress = ticks) });
+      stop = true;
+      expect(r.total).toBe(12);
+      expect(atProgress).toBeGreaterThanOrEqual(2); // the event loop ran while the file was read
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it('rejects when aborted, before or during the search', async () => {
     const before = new AbortController();
     before.abort();

@@ -104,9 +104,10 @@ export function digestOfBuffer(file: string, buf: Buffer): { info: MetaInfo; d: 
 
 type Parsed = { ok: true; value: unknown } | { ok: false; error: string };
 
-export function parseJson(bytes: Buffer): Parsed {
+/** `valid`: whether the bytes are UTF-8, when the caller knows (see utf8.ts decodeUtf8). */
+export function parseJson(bytes: Buffer, valid?: boolean): Parsed {
   try {
-    return { ok: true, value: JSON.parse(decodeUtf8(bytes)) };
+    return { ok: true, value: JSON.parse(decodeUtf8(bytes, valid)) };
   } catch (e) {
     return { ok: false, error: (e as Error).message };
   }
@@ -115,7 +116,9 @@ export function parseJson(bytes: Buffer): Parsed {
 /** Parses one event line. Returns the event or a problem message. */
 export function parseEventLine(bytes: Buffer): { event: SessionEvent; warning?: string } | { error: string } {
   if (bytes.length === 0) return { error: 'empty line' };
-  const parsed = parseJson(bytes);
+  // One check of the bytes serves both the decoder and the warning.
+  const valid = isUtf8(bytes);
+  const parsed = parseJson(bytes, valid);
   if (!parsed.ok) return { error: `not JSON (${parsed.error})` };
   const v = parsed.value;
   if (!v || typeof v !== 'object' || Array.isArray(v)) return { error: 'not a JSON object' };
@@ -127,7 +130,7 @@ export function parseEventLine(bytes: Buffer): { event: SessionEvent; warning?: 
     const first = check.error.issues[0];
     return { error: `not a valid event (${first ? `${first.path.join('.') || 'kind'}: ${first.message}` : 'schema'})` };
   }
-  const warning = isUtf8(bytes) ? undefined : 'invalid UTF-8 (bytes replaced with U+FFFD)';
+  const warning = valid ? undefined : 'invalid UTF-8 (bytes replaced with U+FFFD)';
   return { event: v as SessionEvent, warning };
 }
 

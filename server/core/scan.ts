@@ -33,8 +33,8 @@ const DATA = 262144;
 const SLACK = 128; // bytes after the data that scans may read (scan.wat)
 const PAGE = 65536;
 
-/** A string value scanLine says to cut: its body's [start, end) in the chunk. */
-export interface RawCut {
+/** A string value scanLine says to cut: its body's [start, end), offsets in the line. */
+export interface CutString {
   start: number;
   end: number;
   /** The body holds a \u escape. */
@@ -47,7 +47,7 @@ export interface LineScan {
   /** The line's end (its '\n', or the end of the chunk). */
   end: number;
   /** null: the line needs the slow path (not well-formed JSON strings, or a control byte). */
-  cuts: RawCut[] | null;
+  cuts: CutString[] | null;
   /**
    * The line may hold U+0130, U+017F or U+212A, whose case folding makes an ASCII word match
    * other bytes (false: it surely holds none).
@@ -70,14 +70,12 @@ let module: WebAssembly.Module | undefined;
 
 export class Scanner {
   private readonly x: Exports;
-  private bytes: Uint8Array;
   private length = 0;
   private needle = 0;
 
   constructor() {
     module ??= new WebAssembly.Module(Buffer.from(SCAN_WASM, 'base64'));
     this.x = new WebAssembly.Instance(module).exports as unknown as Exports;
-    this.bytes = new Uint8Array(this.x.memory.buffer);
   }
 
   /**
@@ -88,7 +86,6 @@ export class Scanner {
     const need = DATA + capacity + SLACK;
     const have = this.x.memory.buffer.byteLength;
     if (need > have) this.x.memory.grow(Math.ceil((need - have) / PAGE));
-    if (this.bytes.buffer !== this.x.memory.buffer) this.bytes = new Uint8Array(this.x.memory.buffer);
     return Buffer.from(this.x.memory.buffer, DATA, capacity);
   }
 
@@ -97,24 +94,18 @@ export class Scanner {
     this.length = length;
   }
 
-  /** Copies `chunk` into the data area and uses it. */
-  load(chunk: Uint8Array): void {
-    this.data(chunk.length).set(chunk);
-    this.use(chunk.length);
-  }
-
   /**
    * Sets what find looks for: ASCII bytes, case-insensitive for letters unless `exact`. False
    * (and nothing set) when the needle is longer than NEEDLE_MAX or not ASCII.
    */
   setNeedle(needle: Uint8Array, exact: boolean): boolean {
     if (needle.length > NEEDLE_MAX || needle.some((b) => b > 0x7f)) return false;
-    if (this.bytes.buffer !== this.x.memory.buffer) this.bytes = new Uint8Array(this.x.memory.buffer);
+    const bytes = new Uint8Array(this.x.memory.buffer);
     for (let i = 0; i < needle.length; i++) {
       const b = needle[i]!;
       const letter = !exact && ((b >= 0x41 && b <= 0x5a) || (b >= 0x61 && b <= 0x7a));
-      this.bytes[NEEDLE + i] = letter ? b | 0x20 : b;
-      this.bytes[MASK + i] = letter ? 0x20 : 0;
+      bytes[NEEDLE + i] = letter ? b | 0x20 : b;
+      bytes[MASK + i] = letter ? 0x20 : 0;
     }
     this.needle = needle.length;
     return true;
@@ -158,14 +149,15 @@ export class Scanner {
     const caseTrap = this.x.caseTrap() !== 0;
     if (!sure) return { end, cuts: null, caseTrap };
     const n = this.x.cuts();
-    const cuts: RawCut[] = new Array(n);
+    const cuts: CutString[] = new Array(n);
+    const line = DATA + start;
     const spans = new Int32Array(this.x.memory.buffer, CUTS, n * 2);
-    for (let i = 0; i < n; i++) cuts[i] = { start: spans[2 * i]! - DATA, end: spans[2 * i + 1]! - DATA, unicodeEscape: false, slashEscape: false };
+    for (let i = 0; i < n; i++) cuts[i] = { start: spans[2 * i]! - line, end: spans[2 * i + 1]! - line, unicodeEscape: false, slashEscape: false };
     // The \u and \/ escapes (in line order, as the cuts are) marked on the cuts holding them.
     const m = this.x.escapes();
     const escapes = new Int32Array(this.x.memory.buffer, ESCAPES, m * 2);
     for (let j = 0, i = 0; j < m && i < n; j++) {
-      const at = escapes[2 * j]! - DATA;
+      const at = escapes[2 * j]! - line;
       while (i < n && cuts[i]!.end <= at) i++;
       if (i < n && cuts[i]!.start <= at) {
         if (escapes[2 * j + 1] === 0x75) cuts[i]!.unicodeEscape = true;

@@ -22,25 +22,13 @@
 // scanLine refuse the line: the caller then takes the slow path, the full decode and parse,
 // which also reports the line's problem.
 
-import type { RawCut } from './scan.js';
-
-/** The body a cut string gets: `\u0000` and its index; no kept string starts with U+0000. */
-export const CUT_MARK = '\u0000';
-
-/** A string value cut out of the skeleton: its body's [start, end) in the line. */
-export interface CutString {
-  start: number;
-  end: number;
-  /** The body holds a \u escape. */
-  unicodeEscape: boolean;
-  /** The body holds a `\/` (JSON.stringify never writes one). */
-  slashEscape: boolean;
-}
+import type { CutString } from './scan.js';
 
 export interface Skeleton {
   /** The line's JSON with long string values replaced by `"\u0000<index>"`. */
   json: string;
-  cuts: CutString[];
+  /** The cut strings (scanLine's), in order: the n-th is `"\u0000n"` in the JSON. */
+  cuts: readonly CutString[];
 }
 
 /**
@@ -50,16 +38,14 @@ export interface Skeleton {
  * string never looks like a cut one); keys are always kept (a duplicate key must stay one key
  * for JSON.parse).
  */
-export function skeletonOf(buf: Buffer, start: number, end: number, raw: readonly RawCut[]): Skeleton {
-  if (!raw.length) return { json: buf.toString('latin1', start, end), cuts: [] };
+export function skeletonOf(buf: Buffer, start: number, end: number, cuts: readonly CutString[]): Skeleton {
+  if (!cuts.length) return { json: buf.toString('latin1', start, end), cuts };
   const out: string[] = [];
-  const cuts: CutString[] = new Array(raw.length);
   let copied = start; // buf[copied..] is not yet in out
-  for (let i = 0; i < raw.length; i++) {
-    const r = raw[i]!;
-    out.push(buf.toString('latin1', copied, r.start), '\\u0000', String(i));
-    cuts[i] = { start: r.start - start, end: r.end - start, unicodeEscape: r.unicodeEscape, slashEscape: r.slashEscape };
-    copied = r.end;
+  for (let i = 0; i < cuts.length; i++) {
+    const c = cuts[i]!;
+    out.push(buf.toString('latin1', copied, start + c.start), '\\u0000', String(i));
+    copied = start + c.end;
   }
   out.push(buf.toString('latin1', copied, end));
   return { json: out.join(''), cuts };
@@ -67,7 +53,11 @@ export function skeletonOf(buf: Buffer, start: number, end: number, raw: readonl
 
 const BACKSLASH = 92;
 
-/** The cut string a skeleton's string value stands for, or undefined for a kept string. */
+/**
+ * The cut string a skeleton's string value stands for, or undefined for a kept string: a cut
+ * string parses to U+0000 and its index, and no kept string starts with U+0000 (scanLine cuts
+ * those).
+ */
 export function cutOf(s: string, cuts: readonly CutString[]): CutString | undefined {
   return s.charCodeAt(0) === 0 ? cuts[+s.slice(1)] : undefined;
 }

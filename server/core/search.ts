@@ -163,7 +163,8 @@ export async function searchSessions(
   const sizes = new Map(listed.map((f) => [f, sizeOf(f)]));
   const files = listed.sort((a, b) => sizes.get(b)! - sizes.get(a)!);
   const bytes = [...sizes.values()].reduce((a, b) => a + b, 0);
-  const q = compile(parseQuery(query), opts.fast ?? true);
+  const fast = opts.fast ?? true;
+  const q = compile(parseQuery(query), fast);
   const limit = Math.max(0, opts.limit ?? 100);
   const since = opts.since ? Date.parse(opts.since) : -Infinity;
   const until = opts.until ? Date.parse(opts.until) : Infinity;
@@ -173,7 +174,7 @@ export async function searchSessions(
   let searched = 0;
   let done = 0;
   if (!q) return { hits: [], total, files: files.length, problems };
-  const fo: FileOpts = { project: opts.project, since, until, snippetChars: opts.snippetChars ?? 160, signal: opts.signal, fast: opts.fast ?? true };
+  const fo: FileOpts = { project: opts.project, since, until, snippetChars: opts.snippetChars ?? 160, signal: opts.signal, fast };
 
   const keep = (h: Found): void => {
     total++;
@@ -181,7 +182,7 @@ export async function searchSessions(
     if (hits.length >= Math.max(2 * limit, 1000)) hits = rank(hits).slice(0, limit);
   };
 
-  // The files are shared out through one counter, between this thread's readers and, for a
+  // The files are shared out through one counter, between this thread's reader and, for a
   // large store, a helper thread (searchHelper) that takes files from the same counter.
   const settled = new Uint8Array(files.length);
   const settle = (i: number, r: FileResult): void => {
@@ -294,9 +295,9 @@ async function searchOne(file: string, q: Compiled, fo: FileOpts, sc: Scanner): 
 // Search reads and scans every byte of the store on one thread (bench/PERFORMANCE.md: search);
 // the machine's second core takes half of the files (helper.ts: this module run in a worker,
 // taking files from the counter this thread takes them from). It only searches files;
-// ranking, the top hits built in full, progress and problems stay here. It costs ~40-60 ms to start (an isolate, then this module and zod behind
-// events.ts), so it starts only for a large store, and never where this code is not search.js
-// (a bundle that inlines it).
+// ranking, the top hits built in full, progress and problems stay here. It costs ~40-60 ms to
+// start (an isolate, then this module and zod behind events.ts), so it starts only for a large
+// store, and never where this code is not search.js (a bundle that inlines it).
 
 /** Bytes of session files below which the helper does not pay for its start. */
 const HELPER_MIN_BYTES = 64 << 20;
@@ -351,12 +352,15 @@ interface Term {
 interface Compiled {
   terms: Term[];
   /** The term whose bytes find candidate lines. */
-  anchor: { bytes: Buffer; exact: boolean; ascii: boolean; re?: RegExp };
+  anchor: { bytes: Buffer; exact: boolean; re?: RegExp };
   /** The index of the term the anchor is, whole (-1: the anchor is a piece of a term). */
   anchorTerm: number;
   /** Cheap pre-checks on a candidate line's raw text (lowercased for words). */
   others: { lower: string; exact: boolean; re: RegExp }[];
-  /** The fast path's view of the terms, when every term is printable ASCII (else null; null too when SearchOptions.fast is false). */
+  /**
+   * The fast path's view of the terms, when every term is printable ASCII (else null; null too
+   * when SearchOptions.fast is false).
+   */
   fast: FastTerm[] | null;
   /** The scanner finds the anchor (ASCII, not too long); else Buffer.indexOf or a regex. */
   anchorScanned: boolean;
@@ -395,10 +399,10 @@ function compile(pq: ParsedQuery, fastPath: boolean): Compiled | null {
   if (!best) best = { piece: terms[0]!.text, exact: terms[0]!.exact, score: 0 };
   const ascii = /^[\x20-\x7e]*$/.test(best.piece);
   const anchor = best.exact
-    ? { bytes: Buffer.from(best.piece, 'utf8'), exact: true, ascii }
+    ? { bytes: Buffer.from(best.piece, 'utf8'), exact: true }
     : ascii
-      ? { bytes: Buffer.from(best.piece.toLowerCase(), 'latin1'), exact: false, ascii, re: new RegExp(escapeRe(best.piece), 'gi') }
-      : { bytes: Buffer.from(best.piece, 'utf8'), exact: false, ascii, re: new RegExp(escapeRe(best.piece), 'giu') };
+      ? { bytes: Buffer.from(best.piece.toLowerCase(), 'latin1'), exact: false, re: new RegExp(escapeRe(best.piece), 'gi') }
+      : { bytes: Buffer.from(best.piece, 'utf8'), exact: false, re: new RegExp(escapeRe(best.piece), 'giu') };
   const others = terms
     // The term the anchor is (whole) needs no pre-check: the anchor search found it.
     .filter((t) => !(t.text === best!.piece && t.exact === best!.exact))
@@ -652,7 +656,6 @@ function hitOfLine(
 /** The fast path is unsure of a line: the slow path decides. */
 const UNSURE = Symbol('unsure');
 
-
 /**
  * The fast path's decision for one candidate line, buf[start, scan.end) (see
  * search-skeleton.ts): the event's time when it matches, null when it does not, UNSURE when the
@@ -800,7 +803,7 @@ function searchChunk(
     return k;
   };
 
-  /** The line `i` of the chunk, where the anchor was found at `at` (-1: not known). Returns the line's end. */
+  /** Line `i` of the chunk, the anchor found at `at` (-1: not known). Returns the line's end. */
   const handleLine = (i: number, at = -1): number => {
     const start = starts[i]!;
     const ln = firstLine + i;

@@ -32,11 +32,14 @@ function decoder(): Decoder {
   return new WebAssembly.Instance(module).exports as unknown as Decoder;
 }
 
-/** `bytes` as Buffer.toString('utf8') decodes them. */
-export function decodeUtf8(bytes: Buffer): string {
+/**
+ * `bytes` as Buffer.toString('utf8') decodes them. `valid` is whether they are UTF-8
+ * (buffer.isUtf8), for a caller that has checked already; it is checked here otherwise.
+ */
+export function decodeUtf8(bytes: Buffer, valid?: boolean): string {
   if (bytes.length < SHORT) return bytes.toString('utf8');
+  if (!(valid ?? isUtf8(bytes))) return bytes.toString('utf8');
   if (isAscii(bytes)) return bytes.toString('latin1');
-  if (!isUtf8(bytes)) return bytes.toString('utf8');
   // The bytes at 0, their UTF-16 (at most two bytes a byte) after them.
   const dst = (bytes.length + 15) & ~15;
   const need = dst + 2 * bytes.length;

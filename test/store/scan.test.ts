@@ -8,10 +8,16 @@ import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { KEEP_MAX, Scanner } from '../../server/core/scan.js';
+import { KEEP_MAX, Scanner, type CutString } from '../../server/core/scan.js';
 import { cutOf, skeletonOf } from '../../server/core/search-skeleton.js';
 
 const repo = join(import.meta.dirname, '..', '..');
+
+/** Copies `chunk` into the scanner's data area and makes it the chunk. */
+function load(sc: Scanner, chunk: Uint8Array): void {
+  sc.data(chunk.length).set(chunk);
+  sc.use(chunk.length);
+}
 
 describe('scan: the modules', () => {
   it('are what scan.wat and utf8.wat assemble to (tools/build-wasm.mjs --check)', () => {
@@ -48,7 +54,7 @@ describe('scan: find', () => {
         fc.nat(),
         (buf, n, exact, a, b) => {
           const needle = Buffer.from(n);
-          sc.load(buf);
+          load(sc, buf);
           expect(sc.setNeedle(needle, exact)).toBe(true);
           const from = buf.length ? a % (buf.length + 1) : 0;
           const to = from + (b % (buf.length - from + 1));
@@ -71,7 +77,7 @@ describe('scan: lineStarts', () => {
     const sc = new Scanner();
     fc.assert(
       fc.property(data, fc.nat(), (buf, a) => {
-        sc.load(buf);
+        load(sc, buf);
         const from = a % (buf.length + 1);
         const want = [from];
         for (let i = from; i < buf.length; i++) if (buf[i] === 10) want.push(i + 1);
@@ -84,7 +90,7 @@ describe('scan: lineStarts', () => {
   it('gives every start of a chunk with more lines than one call writes', () => {
     const sc = new Scanner();
     const buf = Buffer.from('x\n'.repeat(30000) + 'tail');
-    sc.load(buf);
+    load(sc, buf);
     const starts = sc.lineStarts(0);
     expect(starts.length).toBe(30001);
     expect(starts[30000]).toBe(60000);
@@ -99,7 +105,7 @@ describe('scan: lineStarts', () => {
  * JSON string. All in the latin1 view the fast path reads (one byte, one character): it must be
  * what JSON.parse makes of the line's latin1 view.
  */
-function readBack(line: Buffer, start: number, end: number, cuts: NonNullable<ReturnType<Scanner['scanLine']>['cuts']>): unknown {
+function readBack(line: Buffer, start: number, end: number, cuts: readonly CutString[]): unknown {
   const sk = skeletonOf(line, start, end, cuts);
   const bodies = sk.cuts.map((c) => JSON.parse('"' + line.toString('latin1', start + c.start, start + c.end) + '"') as string);
   const fill = (v: unknown): unknown => {
@@ -179,8 +185,8 @@ describe('scan: scanLine', () => {
         expect(scan.cuts).not.toBeNull();
         expect(readBack(buf, start, scan.end, scan.cuts!)).toEqual(JSON.parse(buf.toString('latin1', start, scan.end)));
         for (const c of scan.cuts!) {
-          const body = buf.toString('latin1', c.start, c.end);
-          const after = buf.toString('latin1', c.end + 1, scan.end).trimStart();
+          const body = buf.toString('latin1', start + c.start, start + c.end);
+          const after = buf.toString('latin1', start + c.end + 1, scan.end).trimStart();
           expect(after.startsWith(':'), 'a key is never cut').toBe(false);
           expect(c.end - c.start > KEEP_MAX || body.startsWith('\\u0000')).toBe(true);
           const e = escapesOf(body);
@@ -215,7 +221,7 @@ describe('scan: scanLine', () => {
           line = line.slice(0, i) + s + line.slice(replace ? i + 1 : i);
         }
         const buf = Buffer.from(line + '\n', 'utf8');
-        sc.load(buf);
+        load(sc, buf);
         const scan = sc.scanLine(0);
         expect(scan.end).toBe(buf.length - 1);
         let good = true;
@@ -249,7 +255,7 @@ describe('scan: scanLine', () => {
       `{"a":"${long}`,
       `{"a":"${long}\\`,
     ]) {
-      sc.load(Buffer.from(line + '\n'));
+      load(sc, Buffer.from(line + '\n'));
       const scan = sc.scanLine(0);
       expect(scan.cuts, line).toBeNull();
       expect(scan.end, line).toBe(line.length);
@@ -259,10 +265,10 @@ describe('scan: scanLine', () => {
   it('finds no more than it can hold: a line with too many strings to cut takes the slow path', () => {
     const sc = new Scanner();
     const line = JSON.stringify(Array.from({ length: 16385 }, () => 'z'.repeat(49)));
-    sc.load(Buffer.from(line));
+    load(sc, Buffer.from(line));
     expect(sc.scanLine(0).cuts).toBeNull();
     const fits = JSON.stringify(Array.from({ length: 16384 }, () => 'z'.repeat(49)));
-    sc.load(Buffer.from(fits));
+    load(sc, Buffer.from(fits));
     expect(sc.scanLine(0).cuts).toHaveLength(16384);
   });
 });

@@ -3,6 +3,7 @@
 // blocks, bytes that are not UTF-8 at all, short and long inputs, and a line too big for the
 // decoder a thread keeps.
 
+import { isUtf8 } from 'node:buffer';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { decodeUtf8 } from '../../server/core/utf8.js';
@@ -22,6 +23,7 @@ describe('decodeUtf8', () => {
         // Padding carries short texts past the length under which V8 decodes directly.
         const bytes = Buffer.from('p'.repeat(pad) + t, 'utf8');
         expect(decodeUtf8(bytes)).toBe(bytes.toString('utf8'));
+        expect(decodeUtf8(bytes, true)).toBe(bytes.toString('utf8'));
       }),
       { numRuns: 1500 },
     );
@@ -35,6 +37,8 @@ describe('decodeUtf8', () => {
         const i = at % (good.length + 1);
         const bytes = Buffer.concat([good.subarray(0, i), Buffer.from(j), good.subarray(i)]);
         expect(decodeUtf8(bytes)).toBe(bytes.toString('utf8'));
+        // As the reader calls it, having checked the bytes itself.
+        expect(decodeUtf8(bytes, isUtf8(bytes))).toBe(bytes.toString('utf8'));
       }),
       { numRuns: 1500 },
     );
