@@ -395,32 +395,79 @@ export class VsCode {
     return this.historyPane().locator('.monaco-list-row', { hasText: text }).first();
   }
 
+  /**
+   * Resolves once the History list has gone `ms` without a DOM change. A refresh (a didChange
+   * from the step before, debounced by the view) redraws rows, and a redraw closes an open
+   * context menu: a keypress meant for the menu then lands on the tree instead.
+   */
+  async historyStill(ms = 600): Promise<void> {
+    const list = await this.historyPane().elementHandle({ timeout: WAIT });
+    const still = await list.evaluate(
+      (el, [quiet, limit]) =>
+        new Promise<boolean>((done) => {
+          let timer = setTimeout(finish, quiet, true);
+          const giveUp = setTimeout(finish, limit, false);
+          const seen = new MutationObserver(() => {
+            clearTimeout(timer);
+            timer = setTimeout(finish, quiet, true);
+          });
+          seen.observe(el, { subtree: true, childList: true, attributes: true, characterData: true });
+          function finish(ok: boolean) {
+            seen.disconnect();
+            clearTimeout(timer);
+            clearTimeout(giveUp);
+            done(ok);
+          }
+        }),
+      [ms, WAIT] as const,
+    );
+    if (!still) throw new Error(`the History list kept changing for ${WAIT} ms`);
+  }
+
+  /** Moves the pointer off the History and closes any hover it left (a hover covers rows). */
+  async dismissHover(): Promise<void> {
+    await this.page.mouse.move(1, 1);
+    await this.page.keyboard.press('Escape');
+    await this.page.locator('.monaco-hover').filter({ visible: true }).first().waitFor({ state: 'hidden', timeout: WAIT });
+  }
+
   /** Right-clicks a History row and picks a context-menu entry. */
   async contextAction(rowText: string, action: string): Promise<void> {
+    const menu = this.page.locator('.context-view .monaco-menu').filter({ visible: true }).first();
     const item = this.page.locator('.context-view .action-item', { hasText: action }).filter({ visible: true }).first();
-    // A refresh that redraws the row under the pointer closes a menu just opened: open it again.
+    const focused = this.page.locator('.context-view .action-item.focused').filter({ visible: true });
+    // A refresh that redraws the rows closes a menu just opened: wait for a still list, open the
+    // menu, and start over when the menu is gone before the entry could be chosen.
     for (let attempt = 1; ; attempt++) {
+      await this.dismissHover();
+      await this.historyStill();
       await this.historyRow(rowText).click({ button: 'right' });
       try {
         await item.waitFor({ timeout: 5000 });
-        break;
       } catch (e) {
         if (attempt >= 5) throw e;
         await this.page.keyboard.press('Escape');
+        continue;
       }
-    }
-    // The keyboard, not a click: a click that lands while the menu is still settling is dropped.
-    const focused = this.page.locator('.context-view .action-item.focused').filter({ visible: true });
-    for (let i = 0; i < 20; i++) {
-      await this.page.keyboard.press('ArrowDown');
-      await focused.first().waitFor({ timeout: WAIT });
-      if ((await focused.first().innerText()).includes(action)) {
-        await this.page.keyboard.press('Enter');
-        await this.page.locator('.context-view .monaco-menu').filter({ visible: true }).first().waitFor({ state: 'hidden', timeout: WAIT });
+      // The keyboard, not a click: a click that lands while the menu is still settling is dropped.
+      let chosen = false;
+      for (let i = 0; i < 20 && !chosen; i++) {
+        if (!(await menu.isVisible())) break;
+        await this.page.keyboard.press('ArrowDown');
+        const entry = await focused.first().innerText({ timeout: 2000 }).catch(() => '');
+        // Checked again right before Enter: with the menu gone, Enter would open the row instead.
+        if (entry.includes(action) && (await menu.isVisible())) {
+          await this.page.keyboard.press('Enter');
+          chosen = true;
+        }
+      }
+      if (chosen) {
+        await menu.waitFor({ state: 'hidden', timeout: WAIT });
         return;
       }
+      if (attempt >= 5) throw new Error(`no menu entry "${action}", or the menu kept closing`);
+      await this.page.keyboard.press('Escape');
     }
-    throw new Error(`no menu entry "${action}"`);
   }
 
   /** Visible notification toasts' text. */
