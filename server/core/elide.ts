@@ -17,7 +17,8 @@ interface Site {
   bytes: number;
 }
 
-function payloadBytes(v: unknown): number {
+/** A payload's size as the soft cap counts it: its UTF-8 bytes, or its JSON's. */
+export function payloadBytes(v: unknown): number {
   if (typeof v === 'string') return Buffer.byteLength(v);
   try {
     return Buffer.byteLength(JSON.stringify(v) ?? '');
@@ -26,26 +27,36 @@ function payloadBytes(v: unknown): number {
   }
 }
 
+/** How many bytes a payload is (payloadBytes, unless the caller knows better: skim.ts). */
+export type Measure = (payload: unknown) => number;
+
 /** Tool-result payloads of an agent message list, in order. */
-function sitesOf(seq: number, messages: unknown[], measure = true): Site[] {
+function sitesOf(seq: number, messages: unknown[], measure: Measure | false = payloadBytes): Site[] {
   const out: Site[] = [];
   messages.forEach((m, mi) => {
     if (!m || typeof m !== 'object') return;
     const msg = m as Record<string, unknown>;
     if (msg.role === 'tool' && msg.content !== undefined) {
-      out.push({ seq, msg: mi, block: -1, bytes: measure ? payloadBytes(msg.content) : 0 });
+      out.push({ seq, msg: mi, block: -1, bytes: measure ? measure(msg.content) : 0 });
       return;
     }
     if (Array.isArray(msg.content)) {
       msg.content.forEach((b, bi) => {
         if (b && typeof b === 'object' && (b as Record<string, unknown>).type === 'tool_result') {
           const c = (b as Record<string, unknown>).content;
-          if (c !== undefined) out.push({ seq, msg: mi, block: bi, bytes: measure ? payloadBytes(c) : 0 });
+          if (c !== undefined) out.push({ seq, msg: mi, block: bi, bytes: measure ? measure(c) : 0 });
         }
       });
     }
   });
   return out;
+}
+
+/** The objects holding the messages' tool-result payloads (under `content`), in order. */
+export function payloadHolders(messages: unknown[]): object[] {
+  return sitesOf(0, messages, false).map((s) =>
+    s.block === -1 ? (messages[s.msg] as object) : ((messages[s.msg] as { content: object[] }).content[s.block] as object),
+  );
 }
 
 /**
@@ -97,10 +108,16 @@ export class StreamElider {
     this.excess = size - cap;
   }
 
-  take(se: SeqEvent): SeqEvent {
+  /** Whether a tool result may still be elided (the excess is not yet saved). */
+  get active(): boolean {
+    return this.excess > 0;
+  }
+
+  /** `measure`: the payloads' sizes, when the caller has them without their text (skim.ts). */
+  take(se: SeqEvent, measure: Measure = payloadBytes): SeqEvent {
     if (this.excess <= 0 || se.event.kind !== 'agent' || !Array.isArray(se.event.messages)) return se;
     const chosen: Site[] = [];
-    for (const s of sitesOf(se.seq, se.event.messages)) {
+    for (const s of sitesOf(se.seq, se.event.messages, measure)) {
       if (this.excess <= 0) break;
       const marker = Buffer.byteLength(elisionMarker(s.bytes));
       if (s.bytes <= marker) continue;

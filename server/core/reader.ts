@@ -13,6 +13,7 @@ import { isUtf8 } from 'node:buffer';
 import { MetaLine, SessionEvent, UserEvent, textOf, oneLine, tooDeep, MAX_DEPTH, type SeqEvent } from './events.js';
 import { forEachLine, forEachLineFd, forEachLineIn, forEachLineSync, lastLines, type Line } from './lines.js';
 import { StreamElider } from './elide.js';
+import { Skimmer } from './skim.js';
 import { StoreError, fromFsError } from './errors.js';
 import { decodeUtf8 } from './utf8.js';
 
@@ -194,6 +195,13 @@ export interface ReadOptions {
    * held all at once. Only for a whole read (no from/to).
    */
   softCap?: number;
+  /**
+   * The soft cap as the caller holds it, instead of `softCap`: a whole read that stops at `end`
+   * hands the rest of the file, read before, through the same elider (store.loadForResume).
+   */
+  elider?: StreamElider;
+  /** Stop before this byte offset, a line start (a whole read only: from the first line). */
+  end?: number;
 }
 
 export interface SessionRead {
@@ -233,18 +241,26 @@ export async function readSession(file: string, opts: ReadOptions = {}): Promise
     } catch (e) {
       throw fromFsError(e, `cannot read ${file}`);
     }
-    const elider = whole && opts.softCap !== undefined && size > opts.softCap ? new StreamElider(size, opts.softCap) : undefined;
+    const elider = !whole ? undefined : (opts.elider ?? (opts.softCap !== undefined && size > opts.softCap ? new StreamElider(size, opts.softCap) : undefined));
+    const stop = whole && opts.end !== undefined ? Math.min(opts.end, size) : size;
+    // While the cap elides, long lines are skimmed: what it drops is never decoded (skim.ts).
+    const skim = elider && new Skimmer(elider, isSessionEvent);
     try {
       await forEachLineFd(
         fh,
         (line) => {
           const s = seq++;
           if (s < from || s > to) return;
+          const skimmed = skim && line.terminated ? skim.take(s, line.bytes) : undefined;
+          if (skimmed) {
+            events.push(skimmed);
+            return;
+          }
           const n = events.length;
           collect(file, s, line, events, problems);
           if (elider && events.length > n) events[n] = elider.take(events[n]);
         },
-        { from: metaEnd, to: size, signal: opts.signal, want: whole ? undefined : (p) => wantInRange(seq, from, to, p), borrow: true },
+        { from: metaEnd, to: stop, signal: opts.signal, want: whole ? undefined : (p) => wantInRange(seq, from, to, p), borrow: true },
       );
     } catch (e) {
       if (opts.signal?.aborted) throw e;

@@ -9,7 +9,8 @@
 // (bench/PERFORMANCE.md: search).
 //
 // One scanner a search (search's helper thread has its own): a scanner's memory is that
-// search's read buffer. Depends on nothing but scan-wasm.ts.
+// search's read buffer. The soft cap's skim (skim.ts) has one per load, and copies each long
+// line into it. Depends on nothing but scan-wasm.ts.
 
 import { SCAN_WASM } from './scan-wasm.js';
 
@@ -60,6 +61,7 @@ interface Exports {
   find(needle: number, n: number, from: number, to: number): number;
   indexLines(from: number, to: number, out: number, max: number): number;
   scanLine(start: number, to: number): number;
+  escaped(from: number, to: number): number;
   lineEnd(): number;
   cuts(): number;
   escapes(): number;
@@ -140,6 +142,16 @@ export class Scanner {
       at = words[got - 1]!; // the next search starts at the last line found
     }
     return starts.subarray(0, n);
+  }
+
+  /**
+   * The escapes in the body of a string scanLine found, chunk[start, end): how many bytes shorter
+   * than the body its UTF-8 is, when it holds no \u escape (every other escape is two bytes for
+   * one). The soft cap measures a tool output it elides this way, without decoding it (see
+   * skim.ts).
+   */
+  escapes(start: number, end: number): number {
+    return this.x.escaped(DATA + start, DATA + end);
   }
 
   /** The JSON strings of the line starting at `start` (see search-skeleton.ts). */

@@ -1,6 +1,7 @@
-;; Byte scans for search (search.ts), in WebAssembly with 128-bit SIMD: the passes over every
-;; byte of a store that JavaScript makes one character at a time. Built into scan-wasm.ts by
-;; tools/build-wasm.mjs (wabt); scan.ts is the JavaScript side and documents the layout.
+;; Byte scans for search (search.ts) and the soft cap's skim (skim.ts), in WebAssembly with
+;; 128-bit SIMD: the passes over every byte of a store that JavaScript makes one character at a
+;; time. Built into scan-wasm.ts by tools/build-wasm.mjs (wabt); scan.ts is the JavaScript side
+;; and documents the layout.
 ;;
 ;; Memory layout (byte offsets; scan.ts holds the same constants):
 ;;   0     the needle find looks for (at most 1024 bytes; ASCII letters lowercased when
@@ -181,7 +182,53 @@
         (br $tail)))
     (local.get $n))
 
-  ;; The JSON strings of the line starting at `start` (it ends at the first '\n', or at `to`,
+  ;; The number of escaped bytes (each the letter after an odd run of backslashes) in [from, to),
+  ;; where no backslash before `from` escapes it: a string body, `from` just after its opening
+  ;; quote. A well-formed body without \u escapes decodes to (to - from) minus this many bytes of
+  ;; UTF-8, every other escape being two bytes for one. The same arithmetic as scanLine's; whole
+  ;; 64-byte blocks are read (at most 63 bytes past `to`), nothing from `to` on is counted.
+  (func (export "escaped") (param $from i32) (param $to i32) (result i32)
+    (local $pos i32) (local $n i64) (local $b i64) (local $lim i64) (local $pot i64) (local $code i64)
+    (local $esc i64) (local $carry i64) (local $vb v128)
+    (local.set $vb (i8x16.splat (i32.const 92)))
+    (local.set $pos (local.get $from))
+    (block $done
+      (loop $blocks
+        (br_if $done (i32.ge_s (local.get $pos) (local.get $to)))
+        (local.set $b
+          (i64.or
+            (i64.or
+              (i64.extend_i32_u (i8x16.bitmask (i8x16.eq (v128.load (local.get $pos)) (local.get $vb))))
+              (i64.shl (i64.extend_i32_u (i8x16.bitmask (i8x16.eq (v128.load offset=16 (local.get $pos)) (local.get $vb)))) (i64.const 16)))
+            (i64.or
+              (i64.shl (i64.extend_i32_u (i8x16.bitmask (i8x16.eq (v128.load offset=32 (local.get $pos)) (local.get $vb)))) (i64.const 32))
+              (i64.shl (i64.extend_i32_u (i8x16.bitmask (i8x16.eq (v128.load offset=48 (local.get $pos)) (local.get $vb)))) (i64.const 48)))))
+        (local.set $lim (i64.const -1))
+        (if (i32.lt_s (i32.sub (local.get $to) (local.get $pos)) (i32.const 64))
+          (then
+            (local.set $lim
+              (i64.sub (i64.shl (i64.const 1) (i64.extend_i32_u (i32.sub (local.get $to) (local.get $pos)))) (i64.const 1)))
+            (local.set $b (i64.and (local.get $b) (local.get $lim)))))
+        (if (i64.eqz (local.get $b))
+          (then
+            (local.set $esc (local.get $carry))
+            (local.set $carry (i64.const 0)))
+          (else
+            (local.set $pot (i64.and (local.get $b) (i64.xor (local.get $carry) (i64.const -1))))
+            (local.set $code
+              (i64.xor
+                (i64.sub
+                  (i64.or (i64.shl (local.get $pot) (i64.const 1)) (i64.const 0xAAAAAAAAAAAAAAAA))
+                  (local.get $pot))
+                (i64.const 0xAAAAAAAAAAAAAAAA)))
+            (local.set $esc (i64.xor (local.get $code) (i64.or (local.get $b) (local.get $carry))))
+            (local.set $carry (i64.shr_u (i64.and (local.get $code) (local.get $b)) (i64.const 63)))))
+        (local.set $n (i64.add (local.get $n) (i64.popcnt (i64.and (local.get $esc) (local.get $lim)))))
+        (local.set $pos (i32.add (local.get $pos) (i32.const 64)))
+        (br $blocks)))
+    (i32.wrap_i64 (local.get $n)))
+
+    ;; The JSON strings of the line starting at `start` (it ends at the first '\n', or at `to`,
   ;; the end of the data), as search-skeleton.ts needs them: 0 when the line's strings are all
   ;; well formed, with the string values to cut written at 16384 (see skeletonOf) and the \u and
   ;; \/ escapes in any string at 147456; -1 when the line needs the slow path: a byte below 0x20

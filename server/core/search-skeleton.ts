@@ -36,18 +36,20 @@ export interface Skeleton {
  * (it checked every string as JSON.parse would, and found no control byte: see scan.wat). Cut
  * strings are values longer than KEEP_MAX bytes, or starting with `\u0000` (so that a kept
  * string never looks like a cut one); keys are always kept (a duplicate key must stay one key
- * for JSON.parse).
+ * for JSON.parse). Search reads the rest as latin1 (it decides by ASCII values only); `utf8`
+ * gives kept strings their real text (the pieces between cuts end at quotes, never inside a
+ * character).
  */
-export function skeletonOf(buf: Buffer, start: number, end: number, cuts: readonly CutString[]): Skeleton {
-  if (!cuts.length) return { json: buf.toString('latin1', start, end), cuts };
+export function skeletonOf(buf: Buffer, start: number, end: number, cuts: readonly CutString[], encoding: 'latin1' | 'utf8' = 'latin1'): Skeleton {
+  if (!cuts.length) return { json: buf.toString(encoding, start, end), cuts };
   const out: string[] = [];
   let copied = start; // buf[copied..] is not yet in out
   for (let i = 0; i < cuts.length; i++) {
     const c = cuts[i]!;
-    out.push(buf.toString('latin1', copied, start + c.start), '\\u0000', String(i));
+    out.push(buf.toString(encoding, copied, start + c.start), '\\u0000', String(i));
     copied = start + c.end;
   }
-  out.push(buf.toString('latin1', copied, end));
+  out.push(buf.toString(encoding, copied, end));
   return { json: out.join(''), cuts };
 }
 

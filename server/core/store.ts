@@ -38,7 +38,7 @@ import {
 import { acquireLock, inspectLock, DEFAULT_STALE_MS, type Held } from './lock.js';
 import { readMeta, readSession, readSessionFrom, readTail, foldEvents, foldDigest, parseEventLine, type Problem } from './reader.js';
 import { eachLineBackward } from './lines.js';
-import { elideToCap } from './elide.js';
+import { elideToCap, StreamElider } from './elide.js';
 import { lockPathOf } from './lock.js';
 
 export type { Problem } from './reader.js';
@@ -93,6 +93,11 @@ export interface ResumeLoad extends ReadResult {
   ) => Promise<void>;
   /** Bytes of the lines before fromSeq (0 when fromSeq is 0). */
   earlierBytes: number;
+  /**
+   * The whole session as load() reads it, when the plan needs it after all: only the lines
+   * before fromSeq are read, the events after them are this load's. Itself when fromSeq is 0.
+   */
+  whole: (o?: { signal?: AbortSignal }) => Promise<ReadResult>;
 }
 
 export interface AppendResult {
@@ -587,7 +592,7 @@ export class SessionStore {
     const found = await findResumePoint(file);
     if (!found) {
       const r = await this.load(id, o);
-      return { ...r, fromSeq: 0, earlierBytes: 0 };
+      return { ...r, fromSeq: 0, earlierBytes: 0, whole: async () => r };
     }
     const r = await readSessionFrom(file, found.offset, found.fromSeq, o.signal);
     let events = r.events;
@@ -600,7 +605,18 @@ export class SessionStore {
     }
     const compact = events.find((e) => e.seq === found.compactSeq);
     const earlier: ResumeLoad['earlier'] = (visit, eo = {}) => eachEarlierLine(file, found, visit, eo);
-    return { meta: found.meta, events, problems: r.problems, totalEvents: r.lines, elided, fromSeq: found.fromSeq, earlier, earlierBytes: found.offset - found.starts[found.starts.length - 1], ...(compact ? { compact } : {}) };
+    const whole: ResumeLoad['whole'] = async (wo = {}) => {
+      // The file as it was when the tail was read (r.size): its lines before the resume point
+      // (which appends never change), capped as load() caps that size, then the tail's events
+      // through the same elider. A tail capped on its own is read again instead.
+      if (elided > 0) return this.load(id, wo);
+      const elider = r.size > this.softCapBytes ? new StreamElider(r.size, this.softCapBytes) : undefined;
+      const head = await readSession(file, { signal: wo.signal, end: found.offset, elider });
+      if (head.lines !== found.fromSeq) return this.load(id, wo);
+      const tail = elider ? r.events.map((se) => elider.take(se)) : r.events;
+      return { meta: head.meta, events: head.events.concat(tail), problems: head.problems.concat(r.problems), totalEvents: r.lines, elided: elider ? elider.elided : 0 };
+    };
+    return { meta: found.meta, events, problems: r.problems, totalEvents: r.lines, elided, fromSeq: found.fromSeq, earlier, earlierBytes: found.offset - found.starts[found.starts.length - 1], whole, ...(compact ? { compact } : {}) };
   }
 
   /**

@@ -275,7 +275,7 @@ async function loadAndPlan(
       if (floor <= room) await fast.earlier(visit, { want: (kind) => kind === 'agent', signal });
       if (floor > room) return { loaded: fast, plan: planOrInvalid(fast.events, p, floor) };
     }
-    const whole = await store.load(id, { signal });
+    const whole = await fast.whole({ signal });
     return { loaded: whole, plan: planOrInvalid(whole.events, p) };
   }
   return { loaded: fast, plan: planOrInvalid(fast.events, p) };

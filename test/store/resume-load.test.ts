@@ -3,10 +3,10 @@
 // numbers them; without one, the whole session. Real files in a temp store.
 
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { appendFile, mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { appendFile, mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { SessionStore } from '../../server/core/store.js';
+import { SessionStore, type ReadResult, type ResumeLoad } from '../../server/core/store.js';
 
 let dir: string;
 let store: SessionStore;
@@ -119,5 +119,40 @@ describe('loadForResume', () => {
       { seq: 0, kind: 'user', parsed: true },
     ]);
     await s2.releaseAll();
+  });
+
+  it('whole(): the session load() reads, capped alike, with the tail it read reused', async () => {
+    // Tool outputs before and after the resume point; caps that elide none, some of the head,
+    // all of the head and some of the tail, and the tail on its own (read again whole).
+    const agent = (i: number) => ({
+      kind: 'agent',
+      messages: [{ role: 'user', content: [{ type: 'tool_result', tool_use_id: `t${i}`, content: `output ${i} `.repeat(300 + i * 40) }] }],
+    });
+    const { id } = await store.create({ project });
+    await store.append(id, [user(0), agent(1), agent(2), assistant(3), agent(4)]); // 0-4
+    await store.append(id, [{ kind: 'compact', briefing: 'b', coversThrough: 4 }, user(6), agent(7), agent(8)]); // 5-8
+    const file = await store.pathOf(id);
+    await store.release(id);
+    await appendFile(file, '{"kind":"user","t":"2026-01-01T00:00:0'); // a torn last line: a problem
+    const bytes = await readFile(file);
+    const size = bytes.length;
+    const tail = size - (bytes.indexOf(10) + 1) - (await store.loadForResume(id)).earlierBytes; // the bytes from the resume point
+    const reused = (w: ReadResult, f: ResumeLoad) => w.events.find((e) => e.seq === 6) === f.events.find((e) => e.seq === 6);
+    for (const [cap, reuse] of [[size * 2, true], [size - 3000, true], [tail, true], [2000, false]] as const) {
+      const capped = new SessionStore({ root: join(dir, 'store'), softCapBytes: cap });
+      const fast = await capped.loadForResume(id);
+      expect(fast.fromSeq).toBe(5);
+      const whole = await fast.whole();
+      const load = await capped.load(id);
+      expect(whole.events, `cap ${cap}`).toEqual(load.events);
+      expect(whole.elided, `cap ${cap}`).toBe(load.elided);
+      expect(whole.problems).toEqual(load.problems);
+      expect(whole.totalEvents).toBe(load.totalEvents);
+      expect(reused(whole, fast), `cap ${cap}`).toBe(reuse);
+      const elidedInTail = whole.events.filter((e) => e.seq > 5 && JSON.stringify(e.event).includes('elided on load')).length;
+      if (cap === size - 3000) expect([load.elided > 0, elidedInTail]).toEqual([true, 0]);
+      if (cap === tail) expect(elidedInTail).toBeGreaterThan(0);
+      await capped.releaseAll();
+    }
   });
 });
