@@ -12,14 +12,31 @@ export type SeqTokenCounts = ReadonlyMap<number, number> | Readonly<Record<numbe
 
 export const CHARS_PER_TOKEN = 4;
 
+/** Texts shorter than this are not kept: serializing them again costs little. */
+const KEEP_TEXT = 4096;
+const measured = new WeakMap<object, string>();
+
 /**
  * The length, in UTF-16 code units, of the JSON text of `value`: what goes over the wire. A
  * string counts as its JSON encoding (quotes and escapes included), `undefined` as nothing.
+ * The text of a long object or array is kept for as long as the value lives (measuredJson).
  */
 export function jsonLength(value: unknown): number {
   if (value === undefined) return 0;
   const text = JSON.stringify(value);
-  return text === undefined ? 0 : text.length;
+  if (text === undefined) return 0;
+  if (text.length >= KEEP_TEXT && typeof value === 'object' && value !== null) measured.set(value, text);
+  return text.length;
+}
+
+/**
+ * The JSON text jsonLength made of `value`, if it kept one. The values a resume measures are
+ * the messages of its answer, so the sidecar writes that answer from these texts instead of
+ * serializing 26 MB again (rpc/encode.ts). Events are never changed once read, so the text
+ * stays the value's.
+ */
+export function measuredJson(value: object): string | undefined {
+  return measured.get(value);
 }
 
 /** The default counter: ceil(JSON characters / 4). */

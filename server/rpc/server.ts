@@ -35,6 +35,7 @@ import { resolveStoreRoot } from '../core/history.js';
 import { watchStore, type StoreWatcher } from '../core/watch.js';
 import { mkdir } from 'node:fs/promises';
 import { Log } from './log.js';
+import { encoder } from './encode.js';
 import { RpcErrorCodes, invalidParams, rpcError, toResponseError } from './errors.js';
 import type { Context, Progress, TitleJobs } from './handlers.js';
 import type * as P from './protocol.js';
@@ -93,7 +94,7 @@ interface Transport {
 function stdioTransport(): Transport {
   return {
     reader: new StreamMessageReader(process.stdin),
-    writer: new StreamMessageWriter(process.stdout),
+    writer: new StreamMessageWriter(process.stdout, { charset: 'utf-8', contentTypeEncoder: encoder }),
     onEnd: (cb) => {
       process.stdin.once('end', cb);
       process.stdin.once('close', cb);
@@ -108,7 +109,7 @@ async function socketTransport(port: number): Promise<Transport> {
   await once(socket, 'connect');
   return {
     reader: new SocketMessageReader(socket),
-    writer: new SocketMessageWriter(socket),
+    writer: new SocketMessageWriter(socket, { charset: 'utf-8', contentTypeEncoder: encoder }),
     onEnd: (cb) => socket.once('close', cb),
     close: () => socket.destroy(),
     stdio: false,
