@@ -1,7 +1,7 @@
 // The soft cap without decoding what it drops. A session larger than the cap is loaded with its
 // oldest tool outputs swapped for a marker (elide.ts); in the 134 MB benchmark session that is
-// about 110 MB of its 134, which the ordinary path decodes as UTF-8 and parses with JSON.parse
-// only to drop. While the cap is still eliding, a long line is read here instead, the way search
+// every tool output it has, 112 MB, which the ordinary path decodes as UTF-8 and parses with
+// JSON.parse only to drop. While the cap is still eliding, a long line is read here instead, the way search
 // reads one: scan.wat's scanLine finds its long strings (and checks them as JSON.parse would),
 // JSON.parse reads the rest as a skeleton (search-skeleton.ts), and only the strings the event
 // keeps are decoded. An elided string payload is measured from its raw bytes: its length less
