@@ -8,6 +8,16 @@ import { readSync } from 'node:fs';
 import { open, type FileHandle } from 'node:fs/promises';
 
 export const CHUNK = 1 << 20; // 1 MiB
+
+/** Bytes enough to read a line's kind from its head, as this store writes lines (kind first). */
+export const KIND_HEAD_BYTES = 28;
+const KIND_HEAD = /^\{"kind":"([a-z]{1,16})"/;
+
+/** The kind of the line starting at buf[at], when it starts `{"kind":"...` (else null). */
+export function kindOfHead(buf: Buffer, at: number): string | null {
+  return KIND_HEAD.exec(buf.toString('latin1', at, Math.min(at + KIND_HEAD_BYTES, buf.length)))?.[1] ?? null;
+}
+
 /** Bytes of a line's start handed to `want` for classification. */
 export const PREFIX = 96;
 

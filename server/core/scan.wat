@@ -182,15 +182,38 @@
         (br $tail)))
     (local.get $n))
 
+  ;; The escaped bytes of a 64-byte block whose backslashes are $b: the letter after each odd
+  ;; run of backslashes, odd and even runs told apart by integer arithmetic as simdjson does.
+  ;; $carry says the block's first byte is escaped by the block before (0 at a scan's start),
+  ;; and is left saying the same of the next block.
+  (global $carry (mut i64) (i64.const 0))
+  (func $escapes (param $b i64) (result i64)
+    (local $pot i64) (local $code i64) (local $esc i64)
+    (if (i64.eqz (local.get $b))
+      (then
+        (local.set $esc (global.get $carry))
+        (global.set $carry (i64.const 0))
+        (return (local.get $esc))))
+    (local.set $pot (i64.and (local.get $b) (i64.xor (global.get $carry) (i64.const -1))))
+    (local.set $code
+      (i64.xor
+        (i64.sub
+          (i64.or (i64.shl (local.get $pot) (i64.const 1)) (i64.const 0xAAAAAAAAAAAAAAAA))
+          (local.get $pot))
+        (i64.const 0xAAAAAAAAAAAAAAAA)))
+    (local.set $esc (i64.xor (local.get $code) (i64.or (local.get $b) (global.get $carry))))
+    (global.set $carry (i64.shr_u (i64.and (local.get $code) (local.get $b)) (i64.const 63)))
+    (local.get $esc))
+
   ;; The number of escaped bytes (each the letter after an odd run of backslashes) in [from, to),
   ;; where no backslash before `from` escapes it: a string body, `from` just after its opening
   ;; quote. A well-formed body without \u escapes decodes to (to - from) minus this many bytes of
-  ;; UTF-8, every other escape being two bytes for one. The same arithmetic as scanLine's; whole
+  ;; UTF-8, every other escape being two bytes for one ($escapes, as scanLine finds them). Whole
   ;; 64-byte blocks are read (at most 63 bytes past `to`), nothing from `to` on is counted.
   (func (export "escaped") (param $from i32) (param $to i32) (result i32)
-    (local $pos i32) (local $n i64) (local $b i64) (local $lim i64) (local $pot i64) (local $code i64)
-    (local $esc i64) (local $carry i64) (local $vb v128)
+    (local $pos i32) (local $n i64) (local $b i64) (local $lim i64) (local $esc i64) (local $vb v128)
     (local.set $vb (i8x16.splat (i32.const 92)))
+    (global.set $carry (i64.const 0))
     (local.set $pos (local.get $from))
     (block $done
       (loop $blocks
@@ -209,20 +232,7 @@
             (local.set $lim
               (i64.sub (i64.shl (i64.const 1) (i64.extend_i32_u (i32.sub (local.get $to) (local.get $pos)))) (i64.const 1)))
             (local.set $b (i64.and (local.get $b) (local.get $lim)))))
-        (if (i64.eqz (local.get $b))
-          (then
-            (local.set $esc (local.get $carry))
-            (local.set $carry (i64.const 0)))
-          (else
-            (local.set $pot (i64.and (local.get $b) (i64.xor (local.get $carry) (i64.const -1))))
-            (local.set $code
-              (i64.xor
-                (i64.sub
-                  (i64.or (i64.shl (local.get $pot) (i64.const 1)) (i64.const 0xAAAAAAAAAAAAAAAA))
-                  (local.get $pot))
-                (i64.const 0xAAAAAAAAAAAAAAAA)))
-            (local.set $esc (i64.xor (local.get $code) (i64.or (local.get $b) (local.get $carry))))
-            (local.set $carry (i64.shr_u (i64.and (local.get $code) (local.get $b)) (i64.const 63)))))
+        (local.set $esc (call $escapes (local.get $b)))
         (local.set $n (i64.add (local.get $n) (i64.popcnt (i64.and (local.get $esc) (local.get $lim)))))
         (local.set $pos (i32.add (local.get $pos) (i32.const 64)))
         (br $blocks)))
@@ -247,14 +257,15 @@
   (func (export "scanLine") (param $start i32) (param $to i32) (result i32)
     (local $pos i32) (local $p i32) (local $c i32) (local $k i32) (local $out i32) (local $f i32)
     (local $open i32) (local $inside i32) (local $last i32) (local $ok i32)
-    (local $q i64) (local $b i64) (local $ctl i64) (local $lim i64) (local $esc i64) (local $pot i64)
-    (local $code i64) (local $carry i64) (local $e i64) (local $s i64)
+    (local $q i64) (local $b i64) (local $ctl i64) (local $lim i64) (local $esc i64)
+    (local $e i64) (local $s i64)
     (local $v0 v128) (local $v1 v128) (local $v2 v128) (local $v3 v128)
     (local $vq v128) (local $vb v128) (local $vc v128)
     (local.set $vq (i8x16.splat (i32.const 34)))
     (local.set $vb (i8x16.splat (i32.const 92)))
     (local.set $vc (i8x16.splat (i32.const 32)))
     (global.set $ncuts (i32.const 0))
+    (global.set $carry (i64.const 0))
     (global.set $nescapes (i32.const 0))
     (global.set $trap (i32.const 0))
     (local.set $pos (local.get $start))
@@ -320,22 +331,8 @@
               (local.set $last (i32.const 1))))
           (local.set $q (i64.and (local.get $q) (local.get $lim)))
           (local.set $b (i64.and (local.get $b) (local.get $lim)))
-          ;; $esc: the escaped bytes (the letter after an odd run of backslashes); $carry: the
-          ;; first byte of the next block is one
-          (if (i64.eqz (local.get $b))
-            (then
-              (local.set $esc (local.get $carry))
-              (local.set $carry (i64.const 0)))
-            (else
-              (local.set $pot (i64.and (local.get $b) (i64.xor (local.get $carry) (i64.const -1))))
-              (local.set $code
-                (i64.xor
-                  (i64.sub
-                    (i64.or (i64.shl (local.get $pot) (i64.const 1)) (i64.const 0xAAAAAAAAAAAAAAAA))
-                    (local.get $pot))
-                  (i64.const 0xAAAAAAAAAAAAAAAA)))
-              (local.set $esc (i64.xor (local.get $code) (i64.or (local.get $b) (local.get $carry))))
-              (local.set $carry (i64.shr_u (i64.and (local.get $code) (local.get $b)) (i64.const 63)))))
+          ;; $esc: the escaped bytes (the letter after an odd run of backslashes)
+          (local.set $esc (call $escapes (local.get $b)))
           (local.set $esc (i64.and (local.get $esc) (local.get $lim)))
           ;; every escape valid; \u (four hex digits) and \/ are noted
           (local.set $e (local.get $esc))

@@ -11,13 +11,14 @@
 // (test/store/skim.test.ts compares the two on generated sessions). A line this path cannot read
 // whole (not UTF-8, a string scanLine refuses, not an agent event, a `t` it cut, ...) is left to
 // the ordinary path, which also reports its problem.
-// Depends on scan.ts, search-skeleton.ts, elide.ts and utf8.ts; no fs.
+// Depends on scan.ts, search-skeleton.ts, elide.ts, lines.ts and utf8.ts; no fs.
 
 import { isUtf8 } from 'node:buffer';
 import { payloadBytes, payloadHolders, type StreamElider } from './elide.js';
-import { MAX_DEPTH, tooDeep, type SeqEvent, type SessionEvent } from './events.js';
+import { tooDeep, type SeqEvent, type SessionEvent } from './events.js';
 import { Scanner, type CutString } from './scan.js';
 import { skeletonOf } from './search-skeleton.js';
+import { kindOfHead } from './lines.js';
 import { decodeUtf8 } from './utf8.js';
 
 /** Shorter lines take the ordinary path: there is little to skip in them. */
@@ -38,7 +39,11 @@ export class Skimmer {
    * it; undefined when the ordinary path must read the line (nothing has been taken then).
    */
   take(seq: number, line: Buffer): SeqEvent | undefined {
-    if (!this.elider.active || line.length < MIN_LINE || !isUtf8(line)) return undefined;
+    if (!this.elider.active || line.length < MIN_LINE) return undefined;
+    // Only agent turns hold tool results: a line whose head says another kind is not scanned
+    // (a head written otherwise is, and decided after the parse).
+    const kind = kindOfHead(line, 0);
+    if ((kind !== null && kind !== 'agent') || !isUtf8(line)) return undefined;
     const sc = this.scanner;
     const buf = sc.data(line.length);
     buf.set(line);
@@ -60,12 +65,12 @@ export class Skimmer {
     // first (a cut string is "\u0000<its index>"; no kept string starts with U+0000).
     const text = (s: string): string => textOf(buf, cuts[+s.slice(1)]!);
     const holders = new Set<object>(payloadHolders(o.messages));
-    fill(o, holders, text, 0);
+    fill(o, holders, text);
     if (!this.accept(o)) return undefined;
     const measure = (p: unknown): number => {
       if (typeof p !== 'string' || p.charCodeAt(0) !== 0) return payloadBytes(p);
       const c = cuts[+p.slice(1)]!;
-      return c.unicodeEscape ? Buffer.byteLength(textOf(buf, c)) : c.end - c.start - sc.escapes(c.start, c.end);
+      return c.unicodeEscape ? payloadBytes(textOf(buf, c)) : c.end - c.start - sc.escapes(c.start, c.end);
     };
     const se = this.elider.take({ seq, event: o as SessionEvent }, measure);
     // The payloads the elider kept (short ones, or all once the excess is saved) get their text.
@@ -87,16 +92,16 @@ function textOf(buf: Buffer, c: CutString): string {
 
 /**
  * Replaces each cut string in `v` by its text, except a string `content` of a payload holder.
- * (A `__proto__` key is JSON.parse's own data property: assigning it sets that property.)
+ * (A `__proto__` key is JSON.parse's own data property: assigning it sets that property.) The
+ * recursion is bounded: the caller checked tooDeep.
  */
-function fill(v: object, holders: Set<object>, text: (s: string) => string, depth: number): void {
-  if (depth > MAX_DEPTH) return; // tooDeep said no; this only guards the recursion
+function fill(v: object, holders: Set<object>, text: (s: string) => string): void {
   if (Array.isArray(v)) {
     for (let i = 0; i < v.length; i++) {
       const x: unknown = v[i];
       if (typeof x === 'string') {
         if (x.charCodeAt(0) === 0) v[i] = text(x);
-      } else if (x && typeof x === 'object') fill(x, holders, text, depth + 1);
+      } else if (x && typeof x === 'object') fill(x, holders, text);
     }
     return;
   }
@@ -107,6 +112,6 @@ function fill(v: object, holders: Set<object>, text: (s: string) => string, dept
     if (typeof x === 'string') {
       if (x.charCodeAt(0) !== 0 || (holder && k === 'content')) continue;
       o[k] = text(x);
-    } else if (x && typeof x === 'object') fill(x, holders, text, depth + 1);
+    } else if (x && typeof x === 'object') fill(x, holders, text);
   }
 }

@@ -37,7 +37,7 @@ import {
 } from './catalog.js';
 import { acquireLock, inspectLock, DEFAULT_STALE_MS, type Held } from './lock.js';
 import { readMeta, readSession, readSessionFrom, readTail, foldEvents, foldDigest, parseEventLine, type Problem } from './reader.js';
-import { eachLineBackward } from './lines.js';
+import { eachLineBackward, kindOfHead, KIND_HEAD_BYTES } from './lines.js';
 import { elideToCap, StreamElider } from './elide.js';
 import { lockPathOf } from './lock.js';
 
@@ -803,13 +803,6 @@ async function findResumePoint(
   } finally {
     await fh.close().catch(() => {});
   }
-}
-
-const KIND_HEAD = /^\{"kind":"([a-z]{1,16})"/;
-const KIND_HEAD_BYTES = 28;
-
-function kindOfHead(buf: Buffer, at: number): string | null {
-  return KIND_HEAD.exec(buf.toString('latin1', at, Math.min(at + KIND_HEAD_BYTES, buf.length)))?.[1] ?? null;
 }
 
 /**
