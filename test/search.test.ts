@@ -9,6 +9,7 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { serializeLine } from '../server/core/events.js';
 import { listSessionFiles, parseQuery, searchSessions, type SearchHit } from '../server/core/search.js';
+import { line, vocab } from './helpers/search-lines.js';
 
 let root: string;
 const files: Record<string, string> = {};
@@ -348,40 +349,6 @@ describe('search: long texts, escapes and bad lines (the fast path)', () => {
 // strings, JSON inside tool inputs), some lines broken, and queries of words and phrases drawn
 // from the same vocabulary.
 describe('search: the fast path answers as the slow path does (property)', () => {
-  const vocab = ['zonk', 'Zonk', 'ZONK', 'onk', 'kelvin', 'a/b', '/b', 'x y', 'nonk', 'é', 'id', 'type', 'text'];
-  const piece = fc.constantFrom(...vocab, ' ', '\n', '\nonk', '\t', '"', '\\', '/', '\\n', '\u212A', '\u0130', '\u017F', '日本', '😀', '{"zonk":1}');
-  const text = fc.oneof(
-    fc.array(piece, { maxLength: 12 }).map((a) => a.join('')),
-    fc.array(piece, { maxLength: 12 }).map((a) => a.join('') + ' pad'.repeat(15)),
-  );
-  const block = fc.oneof(
-    text.map((t) => ({ type: 'text', text: t })),
-    fc.record({ type: fc.constant('tool_use'), id: text, name: text, input: fc.dictionary(text, fc.oneof(text, fc.integer()), { maxKeys: 3 }) }),
-    fc.record({ type: fc.constant('tool_result'), tool_use_id: text, content: fc.oneof(text, fc.array(text.map((t) => ({ type: 'text', text: t })), { maxLength: 2 })) }),
-  );
-  const content = fc.oneof(text, fc.array(block, { maxLength: 3 }));
-  const event = fc.oneof(
-    fc.record({ kind: fc.constant('user'), content }),
-    fc.record({ kind: fc.constant('assistant'), content }),
-    fc.record({ kind: fc.constant('agent'), messages: fc.array(fc.oneof(
-      fc.record({ role: fc.constantFrom('user', 'assistant'), content }),
-      fc.record({ role: fc.constant('assistant'), content: fc.constant(null), tool_calls: fc.array(fc.record({ id: text, type: fc.constant('function'), function: fc.record({ name: text, arguments: fc.dictionary(text, text, { maxKeys: 2 }).map((o) => JSON.stringify(o)) }) }), { maxLength: 2 }) }),
-      fc.record({ role: fc.constant('tool'), tool_call_id: text, content: text }),
-    ), { maxLength: 3 }) }),
-    fc.record({ kind: fc.constant('title'), title: text }),
-    fc.record({ kind: fc.constant('compact'), briefing: text, coversThrough: fc.nat(5) }),
-  );
-  // A line as written, as another writer may write it (`\/`, `\u007a`: JSON.stringify writes
-  // neither; '/' and 'z' are only ever in strings), or broken: cut short, or with a byte changed.
-  const line = fc.tuple(event, fc.nat(59), fc.nat(), fc.nat(12)).map(([ev, sec, at, how]) => {
-    const good = serializeLine({ ...ev, t: `2026-09-01T10:00:${String(sec).padStart(2, '0')}.000Z` });
-    if (how === 0) return good.slice(0, at % good.length);
-    if (how === 1) return good.slice(0, at % good.length) + '\\x' + good.slice(at % good.length);
-    if (how === 2) return good.slice(0, at % good.length) + '\t' + good.slice(at % good.length);
-    if (how === 3) return good.replaceAll('/', '\\/');
-    if (how === 4) return good.replace(/z/g, (z, i: number) => (i % 2 ? '\\u007a' : z));
-    return good;
-  });
   const query = fc.array(fc.constantFrom(...vocab.map((w) => (w.includes(' ') ? `"${w}"` : w)), '"Zonk"', '"a/b"', 'k'), { minLength: 1, maxLength: 2 }).map((a) => a.join(' '));
 
   it('gives the same hits, total and problems with the fast path on and off', async () => {
@@ -427,17 +394,17 @@ describe('search: the helper thread', () => {
       const total = (await listSessionFiles(root)).length;
       for (const [query, limit] of [['parse', 100], ['parse', 3], ['"hello world"', 10], ['needleInArgs', 5], ['nothing-matches-this', 10]] as const) {
         const stats = { helperFiles: 0 };
-        const one = await compiled(root, query, { limit, helper: false });
-        const two = await compiled(root, query, { limit, helper: 'only', stats });
+        const one = await compiled(root, query, { limit, helper: false, index: false });
+        const two = await compiled(root, query, { limit, helper: 'only', stats, index: false });
         expect(sorted(two), query).toEqual(sorted(one));
         expect(stats.helperFiles, query).toBe(total);
         // And both threads at once.
-        expect(sorted(await compiled(root, query, { limit, helper: true })), query).toEqual(sorted(one));
+        expect(sorted(await compiled(root, query, { limit, helper: true, index: false })), query).toEqual(sorted(one));
         if (query === 'parse') expect(one.total).toBeGreaterThan(80);
       }
       // Progress counts every file once, whichever thread searched it.
       const progress: [number, number][] = [];
-      await compiled(root, 'parse', { helper: 'only', onProgress: (d, t) => progress.push([d, t]) });
+      await compiled(root, 'parse', { helper: 'only', index: false, onProgress: (d, t) => progress.push([d, t]) });
       expect(progress).toEqual(Array.from({ length: total }, (_, i) => [i + 1, total]));
     } finally {
       rmSync(join(root, '-many'), { recursive: true, force: true });
@@ -447,7 +414,7 @@ describe('search: the helper thread', () => {
   it('is stopped when the search is aborted', async () => {
     const { searchSessions: compiled } = (await import(dist)) as { searchSessions: Search };
     const ac = new AbortController();
-    const p = compiled(root, 'parse', { helper: 'only', signal: ac.signal, onProgress: () => ac.abort() });
+    const p = compiled(root, 'parse', { helper: 'only', index: false, signal: ac.signal, onProgress: () => ac.abort() });
     await expect(p).rejects.toThrow();
   });
 });

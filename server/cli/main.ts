@@ -317,10 +317,12 @@ async function cmdSearch(args: string[]): Promise<number> {
   const limit = positiveInt(values.limit as string | undefined, 'limit') ?? 50;
   const since = isoOpt(values.since as string | undefined, 'since');
   const until = isoOpt(values.until as string | undefined, 'until');
-  const store = await openStore(values.dir as string | undefined);
-  const project = values.all ? undefined : await store.realProject(await absolute((values.project as string | undefined) ?? process.cwd()), false);
+  // history.js, not store.js, as for list: search needs no zod and no lock library.
+  const { realProjectPath, resolveStoreRoot } = await import('../core/history.js');
+  const root = resolveStoreRoot(values.dir as string | undefined);
+  const project = values.all ? undefined : await realProjectPath(await absolute((values.project as string | undefined) ?? process.cwd()), false);
   const { searchSessions } = await import('../core/search.js');
-  const r = await searchSessions(store.root, query, { project, since, until, limit });
+  const r = await searchSessions(root, query, { project, since, until, limit });
   if (values.json) {
     out(JSON.stringify(r, null, 2));
     return EXIT.ok;

@@ -7,6 +7,7 @@ import { chmod, readdir, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { SCHEMA_VERSION } from './events.js';
 import { INDEX_FILE, refreshIndex } from './catalog.js';
+import { SEARCH_INDEX_FILE } from './search-index.js';
 import { inspectLock, DEFAULT_STALE_MS } from './lock.js';
 import { readSession } from './reader.js';
 import { isSessionId } from './ids.js';
@@ -45,6 +46,12 @@ export interface DoctorReport {
   findings: Finding[];
   ok: boolean;
 }
+
+/** The caches written atomically (temp file, then rename): what an interrupted write leaves as `<file>.<something>`. */
+const TEMP_FILES = [
+  { file: INDEX_FILE, message: 'leftover temporary index file' },
+  { file: SEARCH_INDEX_FILE, message: 'leftover temporary search index file' },
+];
 
 export async function doctor(root: string, opts: { fix?: boolean; staleLockMs?: number; signal?: AbortSignal } = {}): Promise<DoctorReport> {
   const findings: Finding[] = [];
@@ -95,13 +102,15 @@ export async function doctor(root: string, opts: { fix?: boolean; staleLockMs?: 
     for (const name of names) {
       if (opts.signal?.aborted) throw opts.signal.reason;
       const path = join(dir, name);
-      if (name === INDEX_FILE) {
+      if (name === INDEX_FILE || name === SEARCH_INDEX_FILE) {
+        // Caches: only their mode is checked (search.idx is rebuilt by search when it does not check out).
         await checkMode(path, 0o600, findings, opts.fix);
         continue;
       }
-      if (name.startsWith(`${INDEX_FILE}.`)) {
-        // A temp file of an interrupted atomic index write.
-        const f: Finding = { kind: 'stray-file', path, message: 'leftover temporary index file' };
+      const temp = TEMP_FILES.find((t) => name.startsWith(`${t.file}.`));
+      if (temp) {
+        // A temp file of an interrupted atomic write of index.json or search.idx.
+        const f: Finding = { kind: 'stray-file', path, message: temp.message };
         if (opts.fix) {
           await rm(path, { force: true });
           f.fixed = 'removed';

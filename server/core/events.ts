@@ -14,7 +14,7 @@ export const SCHEMA_VERSION = 1;
 // The session id pattern and oneLine live in plain.ts (no zod), so the History listing can
 // use them without loading zod; they are part of this module's interface all the same.
 import { SESSION_ID_RE } from './plain.js';
-export { SESSION_ID_RE, oneLine } from './plain.js';
+export { SESSION_ID_RE, oneLine, textOf } from './plain.js';
 
 export const SessionId = z
   .string()
@@ -142,28 +142,6 @@ export function serializeLine(obj: Record<string, unknown>): string {
 /** Sets an own data property even for keys like `__proto__`, never touching a prototype. */
 export function defineOwn(target: Record<string, unknown>, key: string, value: unknown): void {
   Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
-}
-
-/** The first line of a user message's text, for previews and fallback titles. */
-export function textOf(content: unknown): string {
-  if (typeof content === 'string') return content;
-  if (Array.isArray(content)) {
-    const parts: string[] = [];
-    for (const block of content) {
-      if (typeof block === 'string') parts.push(block);
-      else if (block && typeof block === 'object') {
-        const b = block as Record<string, unknown>;
-        if (typeof b.text === 'string') parts.push(b.text);
-        else if (b.type === 'text' && typeof b.content === 'string') parts.push(b.content);
-      }
-    }
-    return parts.join('\n');
-  }
-  if (content && typeof content === 'object') {
-    const c = content as Record<string, unknown>;
-    if (typeof c.text === 'string') return c.text;
-  }
-  return '';
 }
 
 /** Deepest nesting of arrays and objects a line may have; deeper ones are refused or skipped. */

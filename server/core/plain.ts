@@ -1,7 +1,8 @@
-// The parts of the on-disk format that need no zod: the session id pattern and the one-line
-// cut used for titles and previews. Split from events.ts (which re-exports both) so that the
-// History listing, whose warm path never validates a line, starts without loading zod (about
-// a third of a warm `levelcode-sessions list`; see bench/PERFORMANCE.md).
+// The parts of the on-disk format that need no zod: the session id pattern, the one-line cut
+// used for titles and previews, and a user message's text. Split from events.ts (which
+// re-exports them) so that the History listing and search, which never validate a line, start
+// without loading zod (about a third of a warm `levelcode-sessions list`, and 80 of the 100 ms
+// search.js took to load; see bench/PERFORMANCE.md).
 // Depends on nothing.
 
 /** Session ids: UTC birth time plus four random [a-z0-9], e.g. 2026-07-28T09-12-33-8f3k. */
@@ -37,4 +38,26 @@ export function oneLine(text: string, max = 80): string {
   }
   if (i >= line.length) return line;
   return line.slice(0, cut).trimEnd() + '…';
+}
+
+/** The first line of a user message's text, for previews and fallback titles. */
+export function textOf(content: unknown): string {
+  if (typeof content === 'string') return content;
+  if (Array.isArray(content)) {
+    const parts: string[] = [];
+    for (const block of content) {
+      if (typeof block === 'string') parts.push(block);
+      else if (block && typeof block === 'object') {
+        const b = block as Record<string, unknown>;
+        if (typeof b.text === 'string') parts.push(b.text);
+        else if (b.type === 'text' && typeof b.content === 'string') parts.push(b.content);
+      }
+    }
+    return parts.join('\n');
+  }
+  if (content && typeof content === 'object') {
+    const c = content as Record<string, unknown>;
+    if (typeof c.text === 'string') return c.text;
+  }
+  return '';
 }

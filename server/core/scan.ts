@@ -54,6 +54,8 @@ export interface LineScan {
    * other bytes (false: it surely holds none).
    */
   caseTrap: boolean;
+  /** The line holds a \u escape (known only when cuts is not null: false otherwise). */
+  unicodeEscapes: boolean;
 }
 
 interface Exports {
@@ -159,7 +161,7 @@ export class Scanner {
     const sure = this.x.scanLine(DATA + start, DATA + this.length) === 0;
     const end = this.x.lineEnd() - DATA;
     const caseTrap = this.x.caseTrap() !== 0;
-    if (!sure) return { end, cuts: null, caseTrap };
+    if (!sure) return { end, cuts: null, caseTrap, unicodeEscapes: false };
     const n = this.x.cuts();
     const cuts: CutString[] = new Array(n);
     const line = DATA + start;
@@ -168,6 +170,8 @@ export class Scanner {
     // The \u and \/ escapes (in line order, as the cuts are) marked on the cuts holding them.
     const m = this.x.escapes();
     const escapes = new Int32Array(this.x.memory.buffer, ESCAPES, m * 2);
+    let unicodeEscapes = false;
+    for (let j = 0; j < m && !unicodeEscapes; j++) unicodeEscapes = escapes[2 * j + 1] === 0x75;
     for (let j = 0, i = 0; j < m && i < n; j++) {
       const at = escapes[2 * j]! - line;
       while (i < n && cuts[i]!.end <= at) i++;
@@ -176,7 +180,7 @@ export class Scanner {
         else cuts[i]!.slashEscape = true;
       }
     }
-    return { end, cuts, caseTrap };
+    return { end, cuts, caseTrap, unicodeEscapes };
   }
 }
 

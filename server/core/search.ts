@@ -29,10 +29,12 @@
 import { open, readdir } from 'node:fs/promises';
 import { closeSync, fstatSync, openSync, readSync, statSync } from 'node:fs';
 import { helperData, serveHelper, startHelper, type Helper } from './helper.js';
-import { join } from 'node:path';
-import { oneLine, textOf } from './events.js';
-import { cutOf, Occurrences, occursInCut, skeletonOf } from './search-skeleton.js';
+import { basename, dirname, join } from 'node:path';
+import { FolderIndex, INDEXABLE_WORD, SEARCH_INDEX_FILE, TAIL_BYTES, UNSURE as UNSURE_EVENT, type Fragment, type IndexedFile } from './search-index.js';
+import { oneLine, textOf } from './plain.js';
+import { cutOf, Occurrences, occursInCut, skeletonOf, type Skeleton } from './search-skeleton.js';
 import { NEEDLE_MAX, Scanner, type LineScan } from './scan.js';
+import { decodeUtf8 } from './utf8.js';
 
 export type SearchWhere = 'user' | 'assistant' | 'agent' | 'tool-input' | 'tool-output' | 'compact' | 'title';
 
@@ -64,6 +66,12 @@ export interface SearchOptions {
    * path must give the same answer).
    */
   fast?: boolean;
+  /**
+   * false: never use or keep the folders' search indexes (search-index.ts). By default a query
+   * of plain words of ASCII letters and digits over a store root is answered from them, kept
+   * up to date first.
+   */
+  index?: boolean;
 }
 
 export interface SearchHit {
@@ -160,9 +168,6 @@ export async function searchSessions(
   opts.signal?.throwIfAborted();
   // Largest first: the two threads then end together, sharing out the small files last.
   const listed = typeof source === 'string' ? await listSessionFiles(source) : [...source];
-  const sizes = new Map(listed.map((f) => [f, sizeOf(f)]));
-  const files = listed.sort((a, b) => sizes.get(b)! - sizes.get(a)!);
-  const bytes = [...sizes.values()].reduce((a, b) => a + b, 0);
   const fast = opts.fast ?? true;
   const q = compile(parseQuery(query), fast);
   const limit = Math.max(0, opts.limit ?? 100);
@@ -173,8 +178,13 @@ export async function searchSessions(
   let total = 0;
   let searched = 0;
   let done = 0;
-  if (!q) return { hits: [], total, files: files.length, problems };
+  if (!q) return { hits: [], total, files: listed.length, problems };
   const fo: FileOpts = { project: opts.project, since, until, snippetChars: opts.snippetChars ?? 160, signal: opts.signal, fast };
+  const words = typeof source === 'string' ? indexWords(query, opts) : null;
+  if (words) return searchIndexed(listed, q, words, fo, limit, opts);
+  const sizes = new Map(listed.map((f) => [f, sizeOf(f)]));
+  const files = listed.sort((a, b) => sizes.get(b)! - sizes.get(a)!);
+  const bytes = [...sizes.values()].reduce((a, b) => a + b, 0);
 
   const keep = (h: Found): void => {
     total++;
@@ -224,7 +234,7 @@ export async function searchSessions(
   opts.signal?.throwIfAborted();
   const top: SearchHit[] = [];
   for (const h of rank(hits).slice(0, limit)) {
-    const hit = 'offset' in h ? await materialize(h, q, fo) : h;
+    const hit = 'offset' in h ? materialize(h, q, fo) : h;
     if (hit) top.push(hit);
   }
   opts.signal?.throwIfAborted();
@@ -250,22 +260,14 @@ interface PendingHit {
 
 type Found = SearchHit | PendingHit;
 
-/** The whole hit of a pending one (its line read again); null if the file changed since. */
-async function materialize(p: PendingHit, q: Compiled, o: FileOpts): Promise<SearchHit | null> {
-  let raw: string;
-  try {
-    const fh = await open(p.file, 'r');
-    try {
-      const buf = Buffer.allocUnsafe(p.length);
-      const { bytesRead } = await fh.read(buf, 0, p.length, p.offset);
-      raw = buf.toString('utf8', 0, bytesRead);
-    } finally {
-      await fh.close().catch(() => undefined);
-    }
-  } catch {
-    return null;
-  }
-  const hit = hitOfLine(raw, p.seq, p, p.file, q, o);
+/**
+ * The whole hit of a pending one (its line read again, synchronously: a hundred of these were
+ * mostly waits on the thread pool); null if the file changed since.
+ */
+function materialize(p: PendingHit, q: Compiled, o: FileOpts): SearchHit | null {
+  const line = readAt(p.file, p.offset, p.length);
+  if (!line) return null;
+  const hit = hitOfLine(decodeUtf8(line), p.seq, p, p.file, q, o);
   if (!hit || hit === NOT_JSON) return null;
   hit.title = p.title;
   return hit;
@@ -461,11 +463,11 @@ interface Chunk {
  * between chunks). Nothing keeps a reference into a chunk once it is searched (hits hold
  * strings): the line a read cuts is moved to the front for the next read.
  */
-function* lineChunks(fd: number, size: number, sc: Scanner, signal?: AbortSignal): Generator<Chunk> {
+function* lineChunks(fd: number, size: number, sc: Scanner, signal?: AbortSignal, start = 0): Generator<Chunk> {
   let buf = sc.data(CHUNK_BYTES);
   let held = 0; // buf[0, held): the start of a line the last read cut
-  let pos = 0;
-  let base = 0;
+  let pos = start;
+  let base = start;
   while (pos < size) {
     signal?.throwIfAborted();
     if (held === buf.length) buf = sc.data(buf.length * 2); // a line longer than the area
@@ -517,6 +519,18 @@ class TitleTracker {
   private firstUser: string | null = null;
 
   constructor(private readonly metaTitle: unknown) {}
+
+  /** What the tracker knows, as plain data (kept in the search index). */
+  state(): IndexedFile['title'] {
+    return { title: this.title, firstUser: this.firstUser, meta: this.metaTitle };
+  }
+
+  static from(s: IndexedFile['title']): TitleTracker {
+    const t = new TitleTracker(s.meta);
+    t.title = s.title;
+    t.firstUser = s.firstUser;
+    return t;
+  }
 
   /** A chunk's lines (see Scanner.lineStarts). */
   see(buf: Buffer, starts: Int32Array): void {
@@ -704,34 +718,7 @@ function fastLine(
     const time = Date.parse(t);
     if (Number.isNaN(time) || time < o.since || time > o.until) return null;
   }
-  const parse: InputParser = (s) => {
-    const cut = cutOf(s, sk.cuts);
-    if (!cut) {
-      const v = parseInput(s);
-      // An object's leaves would be strings of the inner JSON, which cutOf cannot tell from
-      // a skeleton's; rare (OpenAI's arguments): the slow path.
-      if (v && typeof v === 'object') throw UNSURE;
-      return v;
-    }
-    // A cut string is JSON text with an object inside only if it starts, after JSON
-    // whitespace, with '{' or '[' (or a \u escape that might be one).
-    let i = start + cut.start;
-    for (; i < start + cut.end; i++) {
-      const c = buf[i]!;
-      if (c === 32) continue;
-      if (c === 92) {
-        const e = buf[i + 1];
-        if (e === 110 || e === 116 || e === 114) {
-          i++;
-          continue;
-        }
-        if (e === 117) throw UNSURE;
-      }
-      if (c === 123 || c === 91) throw UNSURE;
-      break;
-    }
-    return undefined;
-  };
+  const parse = cutInputParser(buf, start, sk.cuts);
   let parts: Part[];
   try {
     parts = partLeavesOf(ev, parse);
@@ -779,6 +766,41 @@ function fastLine(
  * starts from `from` on); `firstLine` is the line number of the line starting at `from`. Returns
  * the line number of the line after the chunk.
  */
+/**
+ * The InputParser for a skeleton's event (line at buf[start]): a kept string tool input parsed
+ * as JSON, a cut one left a string. Throws UNSURE where the skeleton cannot tell: a kept input
+ * that is a JSON object (its leaves would be the inner JSON's strings, which cutOf cannot tell
+ * from a skeleton's; rare: OpenAI's arguments), or a cut one that may be one.
+ */
+function cutInputParser(buf: Buffer, start: number, cuts: Skeleton['cuts']): InputParser {
+  return (s) => {
+    const cut = cutOf(s, cuts);
+    if (!cut) {
+      const v = parseInput(s);
+      if (v && typeof v === 'object') throw UNSURE;
+      return v;
+    }
+    // A cut string is JSON text with an object inside only if it starts, after JSON
+    // whitespace, with '{' or '[' (or a \u escape that might be one).
+    let i = start + cut.start;
+    for (; i < start + cut.end; i++) {
+      const c = buf[i]!;
+      if (c === 32) continue;
+      if (c === 92) {
+        const e = buf[i + 1];
+        if (e === 110 || e === 116 || e === 114) {
+          i++;
+          continue;
+        }
+        if (e === 117) throw UNSURE;
+      }
+      if (c === 123 || c === 91) throw UNSURE;
+      break;
+    }
+    return undefined;
+  };
+}
+
 function searchChunk(
   sc: Scanner,
   starts: Int32Array,
@@ -1046,4 +1068,515 @@ function snippetOf(part: TextPart, terms: Term[], width: number): { where: Searc
     if (a >= start && b <= end) ranges.push([a - start + pre.length, b - start + pre.length]);
   }
   return { where: part.where, snippet: pre + body + post, ranges };
+}
+
+// ---- The indexed search -----------------------------------------------------------------------
+//
+// A query of plain words (ASCII letters and digits) over a store root is answered from each
+// project folder's search index (search-index.ts) instead of reading every byte: the index
+// names the events holding each word, and only the answer's hits, the events it is unsure of,
+// the lines that are not JSON and a torn last line are read. Before it answers, the index is
+// brought up to date file by file: a file whose inode, size and mtime are the ones indexed is
+// trusted; one that grew, with the bytes before the indexed end unchanged, has only its new
+// lines read (sessions are append-only); any other is indexed again, and a file gone is
+// dropped. The answer is the scan's, exactly (test/search-index.test.ts).
+
+/** The query's words, lowercase, when the index can answer it; else null. */
+function indexWords(query: string, opts: SearchOptions): string[] | null {
+  if (opts.index === false || opts.fast === false) return null;
+  const pq = parseQuery(query);
+  if (pq.phrases.length || !pq.words.length || !pq.words.every((w) => INDEXABLE_WORD.test(w))) return null;
+  return [...new Set(pq.words.map((w) => w.toLowerCase()))];
+}
+
+/** A match of the indexed search, with what ranking needs. */
+interface Ranked {
+  time: number;
+  sessionId: string;
+  seq: number;
+  hit: Found;
+}
+
+const newest = (x: number): number => (Number.isNaN(x) ? -Infinity : x);
+
+/** Ranking order (rank()'s): newest first, then the session id, then seq, both descending. */
+function byRank(a: { time: number; sessionId: string; seq: number }, b: { time: number; sessionId: string; seq: number }): number {
+  if (a.time !== b.time) return newest(b.time) - newest(a.time);
+  if (a.sessionId !== b.sessionId) return a.sessionId < b.sessionId ? 1 : -1;
+  return b.seq - a.seq;
+}
+
+/**
+ * The best `limit` matches seen (a heap whose root ranks last): a match that would not make the
+ * answer costs a comparison, and no object (27,326 matches for 100 hits on claude-scale).
+ */
+class Top {
+  private readonly heap: Ranked[] = [];
+
+  constructor(private readonly limit: number) {}
+
+  /** Whether a match with this rank would make the answer as it stands. */
+  wants(time: number, sessionId: string, seq: number): boolean {
+    if (this.heap.length < this.limit) return true;
+    if (this.limit === 0) return false;
+    const w = this.heap[0]!; // byRank(match, w) < 0, without an object for the match
+    if (time !== w.time) return newest(time) > newest(w.time);
+    if (sessionId !== w.sessionId) return sessionId > w.sessionId;
+    return seq > w.seq;
+  }
+
+  offer(r: Ranked): void {
+    const h = this.heap;
+    if (h.length < this.limit) {
+      h.push(r);
+      for (let i = h.length - 1; i > 0; ) {
+        const up = (i - 1) >> 1;
+        if (byRank(h[i]!, h[up]!) <= 0) break;
+        [h[i], h[up]] = [h[up]!, h[i]!];
+        i = up;
+      }
+      return;
+    }
+    if (!this.limit || byRank(r, h[0]!) >= 0) return;
+    h[0] = r;
+    for (let i = 0; ; ) {
+      const l = 2 * i + 1;
+      const rr = l + 1;
+      let worst = i;
+      if (l < h.length && byRank(h[l]!, h[worst]!) > 0) worst = l;
+      if (rr < h.length && byRank(h[rr]!, h[worst]!) > 0) worst = rr;
+      if (worst === i) break;
+      [h[i], h[worst]] = [h[worst]!, h[i]!];
+      i = worst;
+    }
+  }
+
+  /** The matches kept, in ranking order. */
+  sorted(): Ranked[] {
+    return [...this.heap].sort(byRank);
+  }
+}
+
+/** A project folder of an indexed search: its index, and its files as the search found them. */
+interface Folder {
+  dir: string;
+  ix: FolderIndex | null;
+  changed: boolean;
+  files: { entry: IndexedFile; file: string; size: number }[];
+  /** Its work items: items[first, end). */
+  first: number;
+  end: number;
+}
+
+/** A file to (re)index from its entry's end: read by either thread. */
+interface Item {
+  folder: number;
+  file: string;
+  size: number;
+  /** The entry as it was before: where to go on from (plain data: the helper gets a copy). */
+  from: IndexedFile;
+}
+
+/** Bytes to index below which the helper does not pay for its start. */
+const INDEX_HELPER_MIN_BYTES = 64 << 20;
+
+async function searchIndexed(
+  files: string[],
+  q: Compiled,
+  words: string[],
+  fo: FileOpts,
+  limit: number,
+  opts: SearchOptions,
+): Promise<SearchResult> {
+  const problems: SearchProblem[] = [];
+  const found = new Top(limit);
+  let total = 0;
+  let searched = 0;
+  let done = 0;
+  const progress = (): void => opts.onProgress?.(++done, files.length);
+  const anchor = q.anchor.bytes.toString('latin1');
+  const hasAnchor = (b: Buffer): boolean => b.toString('latin1').toLowerCase().includes(anchor);
+  const sc = new Scanner();
+
+  // 1. Each folder's index checked against its files: what is trusted, what must be read.
+  const byDir = new Map<string, string[]>();
+  for (const f of files) {
+    const d = dirname(f);
+    const list = byDir.get(d);
+    if (list) list.push(f);
+    else byDir.set(d, [f]);
+  }
+  const folders: Folder[] = [];
+  const items: Item[] = [];
+  for (const [dir, list] of [...byDir].sort((a, b) => (a[0] < b[0] ? -1 : 1))) {
+    opts.signal?.throwIfAborted();
+    const ix = FolderIndex.open(join(dir, SEARCH_INDEX_FILE)) ?? new FolderIndex();
+    const folder: Folder = { dir, ix, changed: false, files: [], first: items.length, end: items.length };
+    const live = new Map<string, number>();
+    ix.files.forEach((f, i) => {
+      if (!f.dead) live.set(f.name, i);
+    });
+    const work: Item[] = [];
+    for (const file of list) {
+      const name = basename(file);
+      const fi = live.get(name);
+      live.delete(name);
+      let st;
+      try {
+        st = statSync(file, { bigint: true });
+      } catch (err) {
+        problems.push({ file, message: `cannot read: ${(err as Error).message}` });
+        progress();
+        continue;
+      }
+      const id = { size: Number(st.size), ino: String(st.ino), mtimeNs: String(st.mtimeNs) };
+      let e = fi === undefined ? undefined : ix.files[fi]!;
+      const same = (x: IndexedFile): boolean => x.size === id.size && x.ino === id.ino && x.mtimeNs === id.mtimeNs;
+      // Changed: gone on from where it was indexed when it only grew, else indexed again.
+      if (e && !same(e) && (e.ino !== id.ino || id.size < e.covered || !e.meta || !onlyGrew(file, e))) {
+        e.dead = true;
+        e = undefined;
+        folder.changed = true;
+      }
+      if (!e) {
+        ix.edit();
+        e = { name, ino: '', size: -1, mtimeNs: '', covered: 0, lines: 0, tail: '', meta: null, title: { title: null, firstUser: null, meta: null }, bad: [] };
+        ix.files.push(e);
+      }
+      if (!same(e)) {
+        work.push({ folder: folders.length, file, size: id.size, from: { ...e, bad: [] } });
+        Object.assign(e, id);
+        folder.changed = true;
+      }
+      folder.files.push({ entry: e, file, size: id.size });
+    }
+    // Files gone since they were indexed.
+    for (const fi of live.values()) {
+      ix.files[fi]!.dead = true;
+      folder.changed = true;
+    }
+    work.sort((a, b) => b.size - b.from.covered - (a.size - a.from.covered));
+    items.push(...work);
+    folder.end = items.length;
+    folders.push(folder);
+  }
+
+  // 2. What must be read, read by this thread and, when it is a lot, a helper thread taking
+  // items from the same counter (its fragments are merged here). A folder is answered and let
+  // go as soon as its items are in, so that about one folder is held at a time.
+  const fragments = new Map<number, Fragment>();
+  const helperIds = new Map<number, number[]>(); // per folder: the helper's word ids to the folder's
+  const settled = new Uint8Array(items.length);
+  const entryOf = (it: Item): IndexedFile => folders[it.folder]!.ix!.files.find((f) => f.name === basename(it.file) && !f.dead)!;
+  const toIndex = items.reduce((n, it) => n + it.size - it.from.covered, 0);
+  const helper =
+    opts.helper === false || (opts.helper === undefined && toIndex < INDEX_HELPER_MIN_BYTES) || items.length < 2
+      ? undefined
+      : await startHelper<Fragment>(import.meta.url, 'search.js', 'indexHelper', { items }, (i, r) => fragments.set(i, r));
+  const next = helper?.next ?? new Int32Array(1);
+  let answered = 0;
+  const answerReady = async (): Promise<void> => {
+    for (; answered < folders.length; answered++) {
+      const folder = folders[answered]!;
+      for (let i = folder.first; i < folder.end; i++) if (!settled[i] && !fragments.has(i)) return;
+      const ix = folder.ix!;
+      for (let i = folder.first; i < folder.end; i++) {
+        const frag = fragments.get(i);
+        if (!settled[i] && frag) {
+          const e = entryOf(items[i]!);
+          const fi = ix.files.indexOf(e);
+          let ids = helperIds.get(answered);
+          if (!ids) helperIds.set(answered, (ids = []));
+          ix.merge(fi, frag, ids);
+          settled[i] = 1;
+          if (opts.stats) opts.stats.helperFiles++;
+        }
+        fragments.delete(i);
+      }
+      if (folder.changed) {
+        ix.compact();
+        await writeIndex(join(folder.dir, SEARCH_INDEX_FILE), ix);
+      }
+      answerFolder(folder);
+      ix.close();
+      folder.ix = null; // let it go
+      helperIds.delete(answered);
+    }
+  };
+
+  // 3. A folder's answer, from its index.
+  const answerFolder = (folder: Folder): void => {
+    const ix = folder.ix!;
+    const fiOf = new Map(ix.files.map((f, i) => [f, i])); // compaction may have renumbered them
+    const ok = new Uint8Array(ix.files.length);
+    const titles = new Map<number, string>();
+    for (const { entry: e, file, size } of folder.files) {
+      const fi = fiOf.get(e)!;
+      if (!e.meta) {
+        problems.push({ file, line: 1, message: 'no readable meta line: file skipped' });
+        progress();
+        continue;
+      }
+      if (fo.project !== undefined && e.meta.project !== fo.project) {
+        progress();
+        continue;
+      }
+      ok[fi] = 1;
+      searched++;
+      const id = { sessionId: e.meta.id, project: e.meta.project };
+      const tracker = TitleTracker.from(e.title);
+      for (let b = 0; b < e.bad.length; b += 3) {
+        // Reported when the scan would look at it: the anchor in it, and the other words too.
+        const line = readAt(file, e.bad[b + 1]!, e.bad[b + 2]!);
+        if (line && hasAnchor(line) && hitOfLine(line.toString('utf8'), e.bad[b]! - 2, id, file, q, fo) === NOT_JSON) {
+          problems.push({ file, line: e.bad[b]!, message: 'not JSON: skipped' });
+        }
+      }
+      // A torn last line, read as the scan reads it.
+      const tail = size > e.covered ? readAt(file, e.covered, size - e.covered) : null;
+      if (tail && tail.length) {
+        tracker.see(tail, Int32Array.of(0));
+        if (hasAnchor(tail)) {
+          const hit = hitOfLine(tail.toString('utf8'), e.lines - 1, id, file, q, fo);
+          if (hit === NOT_JSON) problems.push({ file, line: e.lines + 1, message: 'torn last line: skipped' });
+          else if (hit) {
+            hit.title = tracker.get();
+            total++;
+            found.offer({ time: Date.parse(hit.t), sessionId: hit.sessionId, seq: hit.seq, hit });
+          }
+        }
+      }
+      titles.set(fi, tracker.get());
+      progress();
+    }
+    const paths = ix.files.map((f) => join(folder.dir, f.name));
+    for (const ev of ix.matching(words)) {
+      const fi = ix.file[ev]!;
+      if (!ok[fi]) continue;
+      const time = ix.time[ev]!;
+      if (fo.since !== -Infinity || fo.until !== Infinity) {
+        if (Number.isNaN(time) || time < fo.since || time > fo.until) continue;
+      }
+      const meta = ix.files[fi]!.meta!;
+      const title = titles.get(fi)!;
+      const file = paths[fi]!;
+      const seq = ix.seq[ev]!;
+      if (ix.flags[ev]! & UNSURE_EVENT) {
+        // The word may be there only through an escape or a folding trap: decided as the scan decides.
+        const line = readAt(file, ix.offset[ev]!, ix.length[ev]!);
+        if (!line || !hasAnchor(line)) continue;
+        const hit = hitOfLine(line.toString('utf8'), seq, { sessionId: meta.id, project: meta.project }, file, q, fo);
+        if (!hit || hit === NOT_JSON) continue;
+        hit.title = title;
+        total++;
+        found.offer({ time, sessionId: meta.id, seq, hit });
+        continue;
+      }
+      total++;
+      if (found.wants(time, meta.id, seq)) {
+        found.offer({ time, sessionId: meta.id, seq, hit: { sessionId: meta.id, project: meta.project, title, seq, t: '', file, offset: ix.offset[ev]!, length: ix.length[ev]! } });
+      }
+    }
+  };
+
+  /** Item i read on this thread; a file that cannot be read is a problem, as in the scan. */
+  const readItem = async (i: number): Promise<void> => {
+    const it = items[i]!;
+    const folder = folders[it.folder]!;
+    const ix = folder.ix!;
+    const e = entryOf(it);
+    try {
+      ix.edit();
+      await indexFile(ix, ix.files.indexOf(e), it.file, it.size, sc, opts.signal);
+    } catch (err) {
+      opts.signal?.throwIfAborted();
+      // Gone or unreadable since it was stat'ed: left out, and read again by the next search.
+      e.dead = true;
+      folder.files = folder.files.filter((f) => f.entry !== e);
+      problems.push({ file: it.file, message: `cannot read: ${(err as Error).message}` });
+      progress();
+    }
+    settled[i] = 1;
+  };
+
+  try {
+    await answerReady();
+    // 'only' leaves every item to the helper (tests of the helper).
+    for (let i = helper && opts.helper === 'only' ? items.length : Atomics.add(next, 0, 1); i < items.length; i = Atomics.add(next, 0, 1)) {
+      opts.signal?.throwIfAborted();
+      await readItem(i);
+      await answerReady();
+    }
+    if (helper) {
+      await helper.finished(() => items.every((_, i) => settled[i] || fragments.has(i)), opts.signal);
+      // A helper that died leaves the items it had taken: read here.
+      for (let i = 0; i < items.length; i++) if (!settled[i] && !fragments.has(i)) await readItem(i);
+    }
+    await answerReady();
+  } finally {
+    helper?.stop();
+    for (const f of folders) f.ix?.close();
+  }
+  opts.signal?.throwIfAborted();
+  const top: SearchHit[] = [];
+  for (const { hit: h } of found.sorted()) {
+    const hit = 'offset' in h ? materialize(h, q, fo) : h;
+    if (hit) top.push(hit);
+  }
+  opts.signal?.throwIfAborted();
+  return { hits: top, total, files: searched, problems };
+}
+
+/**
+ * The helper thread's work for an indexed search (see searchIndexed): each item it takes read
+ * into an index of the item's folder kept here (so its words are learnt once a folder), and
+ * posted back as a fragment that the caller merges (FolderIndex.fragment).
+ */
+export async function indexHelper(): Promise<void> {
+  const { items } = await helperData<{ items: Item[] }>();
+  const sc = new Scanner();
+  let kept: { folder: number; ix: FolderIndex } | null = null;
+  await serveHelper(items.length, async (i) => {
+    const it = items[i]!;
+    if (kept?.folder !== it.folder) kept = { folder: it.folder, ix: new FolderIndex() };
+    const ix = kept.ix;
+    const from = ix.startLog();
+    const fi = ix.files.push({ ...it.from, size: it.size, bad: [] }) - 1;
+    await indexFile(ix, fi, it.file, it.size, sc);
+    return ix.fragment(fi, from);
+  });
+}
+
+/** `length` bytes of `file` at `offset`; null when they cannot be read. */
+function readAt(file: string, offset: number, length: number): Buffer | null {
+  let fd: number | undefined;
+  try {
+    fd = openSync(file, 'r');
+    const buf = Buffer.allocUnsafe(length);
+    const n = readSync(fd, buf, 0, length, offset);
+    return buf.subarray(0, n);
+  } catch {
+    return null;
+  } finally {
+    if (fd !== undefined) closeSync(fd);
+  }
+}
+
+/** Whether the bytes before the indexed end are still the ones indexed (the file only grew). */
+function onlyGrew(file: string, e: IndexedFile): boolean {
+  const want = Buffer.from(e.tail, 'base64');
+  const got = readAt(file, e.covered - want.length, want.length);
+  return !!got && got.equals(want);
+}
+
+/** The whole lines of `file` from the entry's indexed end to `size` added to the index. */
+async function indexFile(ix: FolderIndex, fi: number, file: string, size: number, sc: Scanner, signal?: AbortSignal): Promise<void> {
+  const e = ix.files[fi]!;
+  ix.edit();
+  const fd = openSync(file, 'r');
+  try {
+    let titles = TitleTracker.from(e.title);
+    for (const chunk of lineChunks(fd, size, sc, signal, e.covered)) {
+      const buf = chunk.buf;
+      let from = 0;
+      if (chunk.base === 0) {
+        const meta = parseMeta(buf);
+        if (!meta) {
+          e.meta = null;
+          return;
+        }
+        e.meta = { id: meta.id, project: meta.project };
+        titles = new TitleTracker(meta.title);
+        from = buf.indexOf(NL) + 1;
+        e.lines = 1;
+        e.covered = from;
+      }
+      const starts = sc.lineStarts(from);
+      // Whole lines: all but the last start (the chunk's end after a '\n', or a torn line's start).
+      const whole = starts.length - 1;
+      for (let i = 0; i < whole; i++) {
+        const start = starts[i]!;
+        const end = starts[i + 1]! - 1;
+        const ln = e.lines + 1 + i;
+        if (end - start >= SKIM_MIN && indexSkeleton(ix, fi, buf, start, end, chunk.base, ln, sc)) continue;
+        const raw = buf.toString('utf8', start, end);
+        let ev: Record<string, unknown>;
+        try {
+          ev = JSON.parse(raw) as Record<string, unknown>;
+        } catch {
+          e.bad.push(ln, chunk.base + start, end - start);
+          continue;
+        }
+        if (!ev || typeof ev !== 'object' || typeof ev.kind !== 'string') continue;
+        const parts = partLeavesOf(ev, parseInput);
+        if (!parts.length) continue;
+        const unsure = buf.subarray(start, end).indexOf(BACKSLASH_U) >= 0 ? UNSURE_EVENT : 0;
+        ix.event(fi, ln - 2, chunk.base + start, end - start, Date.parse(typeof ev.t === 'string' ? ev.t : ''), unsure);
+        for (const p of parts) for (const leaf of p.leaves) ix.text(leaf);
+        ix.endEvent();
+      }
+      titles.see(buf.subarray(0, starts[whole]!), starts.subarray(0, whole));
+      e.lines += whole;
+      e.covered = chunk.base + starts[whole]!;
+      await turn();
+    }
+    e.title = titles.state();
+    e.tail = (e.covered ? readAt(file, Math.max(0, e.covered - TAIL_BYTES), Math.min(TAIL_BYTES, e.covered)) ?? Buffer.alloc(0) : Buffer.alloc(0)).toString('base64');
+  } finally {
+    closeSync(fd);
+  }
+}
+
+const BACKSLASH_U = Buffer.from('\\u');
+
+/** Lines this long or longer are indexed from their skeleton (indexSkeleton). */
+const SKIM_MIN = 2048;
+
+/**
+ * Indexes a long line the way the fast path reads it: scan.wat finds and checks its strings,
+ * JSON.parse reads the skeleton, and each cut text is tokenized from its raw bytes (words.wat),
+ * never decoded. False, with nothing added, where the skeleton cannot tell (a line scanLine
+ * refuses, a folding trap, a \u escape in a cut string, a cut time, a tool input that may be
+ * JSON): the caller reads the line whole.
+ */
+function indexSkeleton(ix: FolderIndex, fi: number, buf: Buffer, start: number, end: number, base: number, ln: number, sc: Scanner): boolean {
+  const scan = sc.scanLine(start);
+  if (!scan.cuts || scan.caseTrap || scan.end !== end || scan.cuts.some((c) => c.unicodeEscape)) return false;
+  const sk = skeletonOf(buf, start, end, scan.cuts, 'utf8');
+  let ev: Record<string, unknown>;
+  try {
+    ev = JSON.parse(sk.json) as Record<string, unknown>;
+  } catch {
+    return false;
+  }
+  if (!ev || typeof ev !== 'object' || typeof ev.kind !== 'string') return true; // valid JSON, no event: nothing to index
+  if (typeof ev.t === 'string' && cutOf(ev.t, sk.cuts)) return false;
+  let parts: Part[];
+  try {
+    parts = partLeavesOf(ev, cutInputParser(buf, start, sk.cuts));
+  } catch (e) {
+    if (e === UNSURE) return false;
+    throw e;
+  }
+  if (!parts.length) return true;
+  ix.event(fi, ln - 2, base + start, end - start, Date.parse(typeof ev.t === 'string' ? ev.t : ''), scan.unicodeEscapes ? UNSURE_EVENT : 0);
+  for (const p of parts) {
+    for (const leaf of p.leaves) {
+      const cut = cutOf(leaf, sk.cuts);
+      if (cut) ix.body(buf, start + cut.start, start + cut.end);
+      else ix.text(leaf);
+    }
+  }
+  ix.endEvent();
+  return true;
+}
+
+/** Writes a folder's index; a store that cannot take it is searched without one next time too. */
+async function writeIndex(path: string, ix: FolderIndex): Promise<void> {
+  const { default: writeFileAtomic } = await import('write-file-atomic');
+  try {
+    await writeFileAtomic(path, ix.serialize(), { mode: 0o600, fsync: false });
+  } catch {
+    /* a cache: the answer does not depend on it */
+  }
 }

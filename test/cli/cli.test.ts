@@ -1,7 +1,7 @@
 // The CLI end to end, through the real binary (bin/levelcode-sessions.js over dist/), against a
 // temp store. Checks what a person sees, what a script reads, and the files on disk.
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
-import { mkdtemp, mkdir, readFile, readdir, rm, writeFile, appendFile } from 'node:fs/promises';
+import { mkdtemp, mkdir, readFile, readdir, rm, writeFile, appendFile, chmod, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, dirname } from 'node:path';
 import { spawnSync } from 'node:child_process';
@@ -169,6 +169,43 @@ describe('levelcode-sessions CLI', () => {
     const again = JSON.parse(cli(['doctor', '--json']).out);
     expect(again.findings.map((f: { kind: string }) => f.kind)).toEqual(['torn-line']);
     expect(JSON.parse(await readFile(join(dir, 'index.json'), 'utf8')).entries).toHaveLength(1);
+  });
+
+  it('doctor checks search.idx like index.json and removes its leftover temp files with --fix', async () => {
+    const dir = join(root, projectSlug(project));
+    const file = join(dir, `${id}.jsonl`);
+    const idx = join(dir, 'search.idx');
+    const temp = join(dir, 'search.idx.1234abcd');
+    type F = { kind: string; path: string; message: string; fixed?: string };
+    const findings = (r: { out: string }): F[] => JSON.parse(r.out).findings;
+    // Its contents are not checked: it is a cache that search rebuilds when it does not check out.
+    await writeFile(idx, 'not an index');
+    await chmod(idx, 0o600);
+    expect(findings(cli(['doctor', '--json'])).map((f) => f.kind)).toEqual(['torn-line']);
+    // Too open: reported and fixed the way index.json is.
+    await chmod(idx, 0o644);
+    await chmod(join(dir, 'index.json'), 0o644);
+    const open = cli(['doctor', '--json']);
+    expect(open.code).toBe(1);
+    const perms = findings(open).filter((f) => f.kind === 'permissions');
+    expect(perms.map((f) => f.path).sort()).toEqual([join(dir, 'index.json'), idx]);
+    expect(perms[0].message).toBe(perms[1].message);
+    // A leftover of an interrupted atomic write: stray, removed by --fix.
+    await writeFile(temp, 'half an index');
+    const sessionBefore = await readFile(file);
+    const r = cli(['doctor', '--json']);
+    expect(findings(r)).toContainEqual({ kind: 'stray-file', path: temp, message: 'leftover temporary search index file' });
+    const fixed = cli(['doctor', '--fix', '--json']);
+    expect(fixed.code).toBe(0);
+    const done = findings(fixed);
+    expect(done).toContainEqual({ kind: 'stray-file', path: temp, message: 'leftover temporary search index file', fixed: 'removed' });
+    expect(done).toContainEqual(expect.objectContaining({ kind: 'permissions', path: idx, fixed: 'chmod 600' }));
+    expect((await stat(idx)).mode & 0o777).toBe(0o600);
+    expect((await stat(join(dir, 'index.json'))).mode & 0o777).toBe(0o600);
+    expect((await readdir(dir)).sort()).toEqual([`${id}.jsonl`, 'index.json', 'search.idx']);
+    expect(await readFile(file)).toEqual(sessionBefore);
+    expect(await readFile(idx, 'utf8')).toBe('not an index');
+    expect(findings(cli(['doctor', '--json'])).map((f) => f.kind)).toEqual(['torn-line']);
   });
 
   it('export writes Markdown and JSON, refusing to overwrite', async () => {

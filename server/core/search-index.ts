@@ -1,0 +1,930 @@
+// The search index of one project folder: `<root>/<slug>/search.idx`, a cache beside index.json
+// that search.ts keeps and trusts only as far as it can check (every file's identity; see
+// search.ts `searchIndexed`). Plain data and plain functions: no file reads but the index's own,
+// no knowledge of events beyond "an event has texts".
+//
+// What it holds. Every event line of the folder's sessions that has a word in its searchable
+// texts (search.ts decides which texts: the same leaves the slow path matches) gets an ordinal,
+// and per ordinal: its file, seq, line offset and length, and its time. A token is a maximal run
+// of characters that fold to [a-z0-9] under the regex's case folding (/iu: ASCII letters, the
+// Kelvin sign K to k, the long s ſ to s); every other character separates. A query word made
+// of [A-Za-z0-9] only occurs case-insensitively in a text exactly when its lowercase form is a
+// substring of one of the text's tokens, so a word's events are the union of the postings of
+// every token holding it, found by one search of the vocabulary's text.
+//
+// An event whose line might hold that word only through a `\u` escape or a folding trap is
+// marked unsure: the scan path finds candidate lines by their raw bytes, so for those the
+// answer is decided again from the line (search.ts), and both paths always answer alike.
+//
+// The file (little-endian; protocol.md "search.idx"): magic, format, the header's length and
+// the header (JSON: files, counts); then the event columns (time f64, offset f64, length u32,
+// seq u32, file u32, flags u8), the end of each token's postings (u32), the vocabulary (tokens
+// joined by '\n', ASCII), and the postings: each token's ordinals ascending, as varint deltas.
+// Anything that does not check out on open is no index at all: it is rebuilt.
+//
+// Performance. A search opens a folder's head only (files, columns, vocabulary: one or two
+// reads) and reads the postings of its words from the open file. Building, the words are found
+// and looked up in WebAssembly (words.wat: the vocabulary lives there while an index is edited,
+// mirrored here by id), and new (word, event) pairs are logged in a typed array, grouped by a
+// counting sort only when the index is written: on claude-scale 24 million pairs, which as one
+// array per word were most of the garbage collector's time. A helper thread builds the same way
+// and hands over fragments (its new words and its pairs), merged with merge().
+
+import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
+import { WORDS_WASM } from './words-wasm.js';
+
+/** The index's file name in a project folder. */
+export const SEARCH_INDEX_FILE = 'search.idx';
+
+const MAGIC = 0x4953434c; // the bytes "LCSI" (LevelCode Search Index), read little-endian
+const FORMAT = 1;
+
+/** Event flag: the event's line may match only through an escape or a folding trap. */
+export const UNSURE = 1;
+
+/** What the index knows of one session file. */
+export interface IndexedFile {
+  /** The file's name in the folder. */
+  name: string;
+  /** Identity when it was indexed: inode, size and mtime in nanoseconds (strings: bigints). */
+  ino: string;
+  size: number;
+  mtimeNs: string;
+  /** Bytes indexed: whole lines, [0, covered). A torn last line after it is read at search time. */
+  covered: number;
+  /** Lines in [0, covered), the meta line included. */
+  lines: number;
+  /** The bytes just before `covered` (base64, up to TAIL_BYTES): checked before the file is extended. */
+  tail: string;
+  /** The meta line's id and project; null: no readable meta line (nothing else indexed). */
+  meta: { id: string; project: string } | null;
+  /** The title so far (search.ts TitleTracker's state). */
+  title: { title: string | null; firstUser: string | null; meta: unknown };
+  /** Lines in [0, covered) that are not JSON, flattened: [line number, offset, length, ...]. */
+  bad: number[];
+  /** Replaced or gone: its events are skipped until the index is compacted. */
+  dead?: boolean;
+}
+
+/**
+ * What a helper thread read of one file for an index kept by another (FolderIndex.fragment and
+ * merge): the file's entry after it, the words new to the helper's vocabulary (ids from
+ * tokenBase on), the events (the helper's ordinals from eventBase on) and their (word, event)
+ * pairs.
+ */
+export interface Fragment {
+  entry: IndexedFile;
+  tokenBase: number;
+  eventBase: number;
+  tokens: string[];
+  time: Float64Array;
+  offset: Float64Array;
+  length: Uint32Array;
+  seq: Uint32Array;
+  flags: Uint8Array;
+  pairs: Int32Array;
+}
+
+/** Bytes before `covered` kept to check that a grown file only grew. */
+export const TAIL_BYTES = 48;
+
+interface Header {
+  files: IndexedFile[];
+  events: number;
+  tokens: number;
+  vocab: number;
+  postings: number;
+}
+
+/** [A-Za-z0-9] folded to lowercase; 0 separates. Beyond ASCII only 'K' (k) and 'ſ' (s) fold into it. */
+const FOLD = new Uint8Array(128);
+for (let c = 48; c <= 57; c++) FOLD[c] = c;
+for (let c = 97; c <= 122; c++) FOLD[c] = c;
+for (let c = 65; c <= 90; c++) FOLD[c] = c + 32;
+const KELVIN = 0x212a;
+const LONG_S = 0x17f;
+
+/** A query word the index can answer: ASCII letters and digits only. */
+export const INDEXABLE_WORD = /^[A-Za-z0-9]+$/;
+
+const FNV_OFFSET = 0x811c9dc5 | 0;
+const FNV_PRIME = 0x01000193;
+
+/** The hash of a folded token in this side's table (words.wat hashes its own way). */
+const fnv = (t: string): number => {
+  let h = FNV_OFFSET;
+  for (let i = 0; i < t.length; i++) h = Math.imul(h ^ t.charCodeAt(i), FNV_PRIME);
+  return h;
+};
+
+export class FolderIndex {
+  files: IndexedFile[] = [];
+  /** Events: ordinals [0, n). */
+  n = 0;
+  time = new Float64Array(1024);
+  offset = new Float64Array(1024);
+  length = new Uint32Array(1024);
+  seq = new Uint32Array(1024);
+  file = new Uint32Array(1024);
+  flags = new Uint8Array(1024);
+  /** The vocabulary, in the order tokens were first seen (split from the file's text when asked for). */
+  get tokens(): string[] {
+    return (this.words ??= this.vocabText ? this.vocabText.split('\n') : []);
+  }
+  set tokens(t: string[]) {
+    this.words = t;
+  }
+  private words: string[] | null = [];
+
+  // Postings, read or compacted: the encoded bytes (in memory, or in the open file) and each
+  // token's end in them.
+  private enc: Uint8Array = new Uint8Array(0);
+  private encEnd: Uint32Array = new Uint32Array(0);
+  private fd: number | null = null;
+  private postingsAt = 0;
+  private postingsBytes = 0;
+  // While editing (see edit()): the token table, and the (word, event) pairs posted since the
+  // postings above, in event order, as (id, ordinal) after each other.
+  private editing = false;
+  private pairs = new Int32Array(0);
+  private npairs = 0;
+  private slots = new Int32Array(0);
+  private hashes = new Int32Array(0);
+  private last = new Int32Array(0);
+  // The vocabulary as one text, for the query's substring search (built on demand).
+  private vocabText: string | null = null;
+  private vocabStarts: Uint32Array | null = null;
+  // The event being added (see event()).
+  private cur = -1;
+  private curTokens = 0;
+  /** words.wat's vocabulary could not hold this index's. */
+  private wasmFull = false;
+
+  // ---- Building ---------------------------------------------------------------------------
+
+  /** Makes the index editable: the token table built (postings stay as they are). */
+  edit(): void {
+    if (this.editing) return;
+    this.editing = true;
+    this.loadPostings();
+    if (shared?.owner === this) shared.owner = null; // the ids may have changed (compact)
+    this.words = this.tokens; // split now: the text is dropped as words are added
+    this.vocabText = null;
+    this.vocabStarts = null;
+    let cap = 1024;
+    while (cap < this.tokens.length * 2) cap *= 2;
+    this.slots = new Int32Array(cap);
+    this.hashes = new Int32Array(Math.max(1024, this.tokens.length));
+    this.last = new Int32Array(Math.max(1024, this.tokens.length)).fill(-1);
+    for (let id = 0; id < this.tokens.length; id++) {
+      const h = fnv(this.tokens[id]!);
+      this.hashes[id] = h;
+      this.place(id, h);
+    }
+  }
+
+  /** Starts an event; its texts follow (text()), then endEvent(). */
+  event(file: number, seq: number, offset: number, length: number, time: number, flags: number): void {
+    if (this.n === this.time.length) this.grow();
+    const e = this.n;
+    this.time[e] = time;
+    this.offset[e] = offset;
+    this.length[e] = length;
+    this.seq[e] = seq;
+    this.file[e] = file;
+    this.flags[e] = flags;
+    this.cur = e;
+    this.curTokens = 0;
+  }
+
+  /** Adds the words of one searchable text of the current event. */
+  text(s: string): void {
+    // Short texts (ids, names, times) cost less here than the way into WebAssembly.
+    if (s.length < 32 || !this.wasm()) return this.textJs(s);
+    const w = words();
+    const { written } = encoder.encodeInto(s, w.input(3 * s.length));
+    if (!this.wasmWords(w, written, 0)) this.textJs(s);
+  }
+
+  /**
+   * Adds the words of a JSON string's body, raw: `src[a, b)` as it is in the file (escapes
+   * included, none of them \u). Decoded and read as a text when it holds a folding trap.
+   */
+  body(src: Uint8Array, a: number, b: number): void {
+    const decoded = (): string => JSON.parse(`"${Buffer.from(src.buffer, src.byteOffset + a, b - a).toString('utf8')}"`) as string;
+    if (!this.wasm()) return this.textJs(decoded());
+    const w = words();
+    w.input(b - a).set(src.subarray(a, b));
+    if (!this.wasmWords(w, b - a, 1)) this.textJs(decoded());
+  }
+
+  /**
+   * Whether words.wat holds this index's vocabulary (seeded with it when another index used it
+   * last); false once it is full: the index then goes on in JavaScript.
+   */
+  private wasm(): boolean {
+    if (this.wasmFull) return false;
+    const w = words();
+    if (w.owner === this) return true;
+    w.x.reset();
+    w.owner = this;
+    for (const t of this.tokens) {
+      w.input(t.length).set(Buffer.from(t, 'latin1'));
+      if (w.x.seed(t.length) < 0) {
+        this.wasmFull = true;
+        w.owner = null;
+        return false;
+      }
+    }
+    return true;
+  }
+
+  /** The words tokenize finds in the input, posted; false when it did not read it all (a folding trap, or a full vocabulary). */
+  private wasmWords(w: Words, len: number, raw: number): boolean {
+    let resume = 0;
+    for (;;) {
+      const found = w.x.tokenize(len, raw, this.cur, resume);
+      // Every id written is taken, whatever stopped the call: a new word's id is spent.
+      const out = w.out();
+      for (let k = 0; k < found; k++) {
+        const id = out[k]!;
+        if (id >= this.tokens.length) {
+          const entry = w.word(id);
+          const t = w.text(entry.at, entry.length);
+          this.newToken(t, fnv(t), false);
+        }
+        this.post(id);
+      }
+      const stopped = w.x.stopped();
+      if (stopped === 2) {
+        // The vocabulary is full: this index goes on in JavaScript.
+        this.wasmFull = true;
+        w.owner = null;
+      }
+      if (stopped !== 0) return false;
+      if (w.x.position() >= len) return true;
+      resume = 1;
+    }
+  }
+
+  /** Adds the tokens of a text, in JavaScript (short texts, and texts with a folding trap). */
+  private textJs(s: string): void {
+    const n = s.length;
+    let i = 0;
+    while (i < n) {
+      let c = s.charCodeAt(i);
+      let f = c < 128 ? FOLD[c]! : c === KELVIN ? 107 : c === LONG_S ? 115 : 0;
+      if (f === 0) {
+        i++;
+        continue;
+      }
+      const a = i;
+      let h = FNV_OFFSET;
+      for (;;) {
+        if (c >= 128) this.flags[this.cur] = this.flags[this.cur]! | UNSURE;
+        h = Math.imul(h ^ f, FNV_PRIME);
+        if (++i === n) break;
+        c = s.charCodeAt(i);
+        f = c < 128 ? FOLD[c]! : c === KELVIN ? 107 : c === LONG_S ? 115 : 0;
+        if (f === 0) break;
+      }
+      this.token(s, a, i, h);
+    }
+  }
+
+  /** Ends the current event: one with no token takes no ordinal. */
+  endEvent(): void {
+    if (this.cur < 0) return;
+    if (this.curTokens > 0) this.n++;
+    this.cur = -1;
+  }
+
+  private token(s: string, a: number, b: number, h: number): void {
+    const mask = this.slots.length - 1;
+    const len = b - a;
+    for (let p = h & mask; ; p = (p + 1) & mask) {
+      const slot = this.slots[p]!;
+      if (slot === 0) break;
+      const id = slot - 1;
+      if (this.hashes[id] !== h) continue;
+      const t = this.tokens[id]!;
+      if (t.length !== len) continue;
+      let same = true;
+      for (let k = 0; k < len; k++) {
+        const c = s.charCodeAt(a + k);
+        if ((c < 128 ? FOLD[c]! : c === KELVIN ? 107 : 115) !== t.charCodeAt(k)) {
+          same = false;
+          break;
+        }
+      }
+      if (!same) continue;
+      this.post(id);
+      return;
+    }
+    // A new token.
+    let t = '';
+    for (let k = a; k < b; k++) {
+      const c = s.charCodeAt(k);
+      t += String.fromCharCode(c < 128 ? FOLD[c]! : c === KELVIN ? 107 : 115);
+    }
+    this.newToken(t, h);
+    this.post(this.tokens.length - 1);
+  }
+
+  /** A word the index had not seen, given the next id; `seed`: words.wat must learn it too. */
+  private newToken(t: string, h: number, seed = true): void {
+    if (seed && !this.wasmFull && words().owner === this) {
+      const w = words();
+      w.input(t.length).set(Buffer.from(t, 'latin1'));
+      if (w.x.seed(t.length) < 0) {
+        this.wasmFull = true;
+        w.owner = null;
+      }
+    }
+    const id = this.tokens.length;
+    this.tokens.push(t);
+    this.vocabText = null;
+    this.vocabStarts = null;
+    if (id >= this.hashes.length) {
+      const hashes = new Int32Array(this.hashes.length * 2);
+      hashes.set(this.hashes);
+      this.hashes = hashes;
+      const last = new Int32Array(this.last.length * 2).fill(-1);
+      last.set(this.last);
+      this.last = last;
+    }
+    this.hashes[id] = h;
+    if (this.tokens.length * 2 > this.slots.length) this.rehash();
+    else this.place(id, h);
+  }
+
+  private post(id: number): void {
+    this.curTokens++;
+    if (this.last[id] === this.cur) return;
+    this.last[id] = this.cur;
+    this.pair(id, this.cur);
+  }
+
+  private pair(id: number, ordinal: number): void {
+    if (2 * this.npairs === this.pairs.length) {
+      const more = new Int32Array(Math.max(1 << 16, 2 * this.pairs.length));
+      more.set(this.pairs);
+      this.pairs = more;
+    }
+    this.pairs[2 * this.npairs] = id;
+    this.pairs[2 * this.npairs + 1] = ordinal;
+    this.npairs++;
+  }
+
+  private place(id: number, h: number): void {
+    const mask = this.slots.length - 1;
+    let p = h & mask;
+    while (this.slots[p] !== 0) p = (p + 1) & mask;
+    this.slots[p] = id + 1;
+  }
+
+  private rehash(): void {
+    this.slots = new Int32Array(this.slots.length * 2);
+    for (let id = 0; id < this.tokens.length; id++) this.place(id, this.hashes[id]!);
+  }
+
+  private grow(): void {
+    const cap = Math.max(1024, this.time.length * 2);
+    const f64 = (a: Float64Array) => {
+      const b = new Float64Array(cap);
+      b.set(a);
+      return b;
+    };
+    const u32 = (a: Uint32Array) => {
+      const b = new Uint32Array(cap);
+      b.set(a);
+      return b;
+    };
+    this.time = f64(this.time);
+    this.offset = f64(this.offset);
+    this.length = u32(this.length);
+    this.seq = u32(this.seq);
+    this.file = u32(this.file);
+    const flags = new Uint8Array(cap);
+    flags.set(this.flags);
+    this.flags = flags;
+  }
+
+  /**
+   * Adds what another thread read of one file (see Fragment): its events given the next
+   * ordinals, its words mapped through `ids` (that thread's word ids to this index's, filled as
+   * its new words come), and its entry's new state taken over.
+   */
+  merge(fi: number, f: Fragment, ids: number[]): void {
+    this.edit();
+    const e = this.files[fi]!;
+    const fe = f.entry;
+    e.covered = fe.covered;
+    e.lines = fe.lines;
+    e.tail = fe.tail;
+    e.meta = fe.meta;
+    e.title = fe.title;
+    for (const x of fe.bad) e.bad.push(x);
+    f.tokens.forEach((t, k) => (ids[f.tokenBase + k] = this.idOfToken(t)));
+    const base = this.n - f.eventBase;
+    for (let k = 0; k < f.time.length; k++) {
+      if (this.n === this.time.length) this.grow();
+      const o = this.n++;
+      this.time[o] = f.time[k]!;
+      this.offset[o] = f.offset[k]!;
+      this.length[o] = f.length[k]!;
+      this.seq[o] = f.seq[k]!;
+      this.file[o] = fi;
+      this.flags[o] = f.flags[k]!;
+    }
+    const pairs = f.pairs;
+    for (let k = 0; k < pairs.length; k += 2) this.pair(ids[pairs[k]!]!, base + pairs[k + 1]!);
+  }
+
+  /**
+   * Another thread's side of merge(): forgets the pairs posted so far, so that fragment() holds
+   * the next item's only (a thread that reads the files of one folder, item after item, and
+   * never writes the index).
+   */
+  startLog(): { tokenBase: number; eventBase: number } {
+    this.edit();
+    this.npairs = 0;
+    return { tokenBase: this.tokens.length, eventBase: this.n };
+  }
+
+  /** What was read since startLog(), for merge() in the thread that keeps the index. */
+  fragment(fi: number, from: { tokenBase: number; eventBase: number }): Fragment {
+    const { tokenBase, eventBase } = from;
+    return {
+      entry: this.files[fi]!,
+      tokenBase,
+      eventBase,
+      tokens: this.tokens.slice(tokenBase),
+      time: this.time.slice(eventBase, this.n),
+      offset: this.offset.slice(eventBase, this.n),
+      length: this.length.slice(eventBase, this.n),
+      seq: this.seq.slice(eventBase, this.n),
+      flags: this.flags.slice(eventBase, this.n),
+      pairs: this.pairs.slice(0, 2 * this.npairs),
+    };
+  }
+
+  /** The id of a (folded) token, given the next one when new. */
+  private idOfToken(t: string): number {
+    const h = fnv(t);
+    const mask = this.slots.length - 1;
+    for (let p = h & mask; ; p = (p + 1) & mask) {
+      const slot = this.slots[p]!;
+      if (slot === 0) break;
+      if (this.hashes[slot - 1] === h && this.tokens[slot - 1] === t) return slot - 1;
+    }
+    this.newToken(t, h);
+    return this.tokens.length - 1;
+  }
+
+  /** Events of dead files. */
+  deadEvents(): number {
+    let dead = 0;
+    const isDead = this.files.map((f) => !!f.dead);
+    for (let e = 0; e < this.n; e++) if (isDead[this.file[e]!]) dead++;
+    return dead;
+  }
+
+  /**
+   * Drops dead files and their events when they are a quarter of the index or more (ordinals
+   * renumbered, empty tokens dropped). Editable only.
+   */
+  compact(force = false): void {
+    const dead = this.deadEvents();
+    const deadFiles = this.files.some((f) => f.dead);
+    if (!deadFiles || (!force && dead * 4 < this.n)) return;
+    this.edit();
+    const fileMap = new Int32Array(this.files.length).fill(-1);
+    const files: IndexedFile[] = [];
+    this.files.forEach((f, i) => {
+      if (!f.dead) {
+        fileMap[i] = files.length;
+        files.push(f);
+      }
+    });
+    const evMap = new Int32Array(this.n).fill(-1);
+    let m = 0;
+    for (let e = 0; e < this.n; e++) {
+      const fm = fileMap[this.file[e]!]!;
+      if (fm < 0) continue;
+      evMap[e] = m;
+      this.time[m] = this.time[e]!;
+      this.offset[m] = this.offset[e]!;
+      this.length[m] = this.length[e]!;
+      this.seq[m] = this.seq[e]!;
+      this.file[m] = fm;
+      this.flags[m] = this.flags[e]!;
+      m++;
+    }
+    const tokens: string[] = [];
+    const lists: number[][] = [];
+    this.tokens.forEach((t, id) => {
+      const kept = this.postings(id).map((e) => evMap[e]!).filter((e) => e >= 0);
+      if (kept.length) {
+        tokens.push(t);
+        lists.push(kept);
+      }
+    });
+    this.files = files;
+    this.n = m;
+    this.tokens = tokens;
+    const { bytes, ends } = encodeAll(lists);
+    this.enc = bytes;
+    this.encEnd = ends;
+    this.npairs = 0;
+    this.newPairs = null;
+    this.editing = false;
+    this.edit();
+  }
+
+  // ---- Querying ---------------------------------------------------------------------------
+
+  /** Ordinals of the token's postings, ascending: the ones read or compacted, then the pairs since. */
+  postings(id: number): number[] {
+    const out: number[] = [];
+    if (id < this.encEnd.length) {
+      const enc = this.encoded(id === 0 ? 0 : this.encEnd[id - 1]!, this.encEnd[id]!);
+      let p = 0;
+      const end = enc.length;
+      let v = 0;
+      while (p < end) {
+        let x = 0;
+        let shift = 0;
+        let b: number;
+        do {
+          b = enc[p++]!;
+          x += (b & 0x7f) * 2 ** shift;
+          shift += 7;
+        } while (b & 0x80);
+        v += x;
+        out.push(v);
+      }
+    }
+    if (this.npairs) {
+      const { starts, ords } = this.grouped();
+      for (let k = starts[id]!; k < starts[id + 1]!; k++) out.push(ords[k]!);
+    }
+    return out;
+  }
+
+  private newPairs: { npairs: number; starts: Int32Array; ords: Int32Array } | null = null;
+
+  /** The pairs since the postings, grouped by word (a counting sort: each word's ordinals stay in order). */
+  private grouped(): { starts: Int32Array; ords: Int32Array } {
+    if (this.newPairs?.npairs === this.npairs && this.newPairs.starts.length === this.tokens.length + 1) return this.newPairs;
+    const t = this.tokens.length;
+    const starts = new Int32Array(t + 1);
+    const pairs = this.pairs;
+    for (let k = 0; k < this.npairs; k++) starts[pairs[2 * k]! + 1]!++;
+    for (let id = 0; id < t; id++) starts[id + 1]! += starts[id]!;
+    const fill = starts.slice(0, t);
+    const ords = new Int32Array(this.npairs);
+    for (let k = 0; k < this.npairs; k++) ords[fill[pairs[2 * k]!]!++] = pairs[2 * k + 1]!;
+    this.newPairs = { npairs: this.npairs, starts, ords };
+    return this.newPairs;
+  }
+
+  /** The tokens holding `word` (lowercase [a-z0-9]), by one search of the vocabulary's text. */
+  tokensHolding(word: string): number[] {
+    this.vocabText ??= this.tokens.join('\n');
+    this.vocabStarts ??= startsOf(this.vocabText);
+    const text = this.vocabText;
+    const starts = this.vocabStarts!;
+    const ids: number[] = [];
+    for (let at = text.indexOf(word); at >= 0; ) {
+      // The token holding position `at`: the last start at or before it.
+      let lo = 0;
+      let hi = starts.length - 1;
+      while (lo < hi) {
+        const mid = (lo + hi + 1) >> 1;
+        if (starts[mid]! <= at) lo = mid;
+        else hi = mid - 1;
+      }
+      ids.push(lo);
+      const next = lo + 1 < starts.length ? starts[lo + 1]! : text.length;
+      at = text.indexOf(word, next);
+    }
+    return ids;
+  }
+
+  /**
+   * The events holding every word (each lowercase [a-z0-9]) in some text, ascending. Dead
+   * files' events included: the caller skips them.
+   */
+  matching(words: readonly string[]): Int32Array {
+    const count = new Uint8Array(this.n);
+    const stamp = new Int32Array(this.n).fill(-1);
+    words.forEach((w, wi) => {
+      for (const id of this.tokensHolding(w)) {
+        for (const e of this.postings(id)) {
+          if (stamp[e] === wi) continue;
+          stamp[e] = wi;
+          count[e]!++;
+        }
+      }
+    });
+    const out: number[] = [];
+    for (let e = 0; e < this.n; e++) if (count[e] === words.length) out.push(e);
+    return Int32Array.from(out);
+  }
+
+  // ---- The file ---------------------------------------------------------------------------
+
+  /** The index as the bytes of its file. */
+  serialize(): Buffer {
+    // Each word's postings as read (their bytes as they are), then the new pairs' ordinals.
+    const { starts, ords } = this.grouped();
+    const oldWords = this.encEnd.length;
+    const buf = new Uint8Array(this.enc.length + 5 * this.npairs);
+    const ends = new Uint32Array(this.tokens.length);
+    let p = 0;
+    for (let id = 0; id < this.tokens.length; id++) {
+      let last = 0;
+      if (id < oldWords) {
+        const a = id === 0 ? 0 : this.encEnd[id - 1]!;
+        const b = this.encEnd[id]!;
+        buf.set(this.enc.subarray(a, b), p);
+        p += b - a;
+        for (let q = a; q < b; ) {
+          let x = 0;
+          let shift = 0;
+          let c: number;
+          do {
+            c = this.enc[q++]!;
+            x += (c & 0x7f) * 2 ** shift;
+            shift += 7;
+          } while (c & 0x80);
+          last += x;
+        }
+      }
+      for (let k = starts[id]!; k < starts[id + 1]!; k++) {
+        let x = ords[k]! - last;
+        last = ords[k]!;
+        while (x >= 0x80) {
+          buf[p++] = (x & 0x7f) | 0x80;
+          x >>>= 7;
+        }
+        buf[p++] = x;
+      }
+      ends[id] = p;
+    }
+    const bytes = buf.subarray(0, p);
+    const vocab = Buffer.from(this.tokens.join('\n'), 'latin1');
+    const header: Header = { files: this.files, events: this.n, tokens: this.tokens.length, vocab: vocab.length, postings: bytes.length };
+    const head = Buffer.from(JSON.stringify(header), 'utf8');
+    const n = this.n;
+    const headEnd = pad8(12 + head.length);
+    const colBytes = n * (8 + 8 + 4 + 4 + 4) + pad8(n);
+    const total = headEnd + colBytes + 4 * ends.length + vocab.length + bytes.length;
+    const out = Buffer.alloc(total);
+    out.writeUInt32LE(MAGIC, 0);
+    out.writeUInt32LE(FORMAT, 4);
+    out.writeUInt32LE(head.length, 8);
+    head.copy(out, 12);
+    let at = headEnd;
+    const put = (a: ArrayBufferView, len: number) => {
+      out.set(new Uint8Array(a.buffer, a.byteOffset, len), at);
+      at += len;
+    };
+    put(this.time, n * 8);
+    put(this.offset, n * 8);
+    put(this.length, n * 4);
+    put(this.seq, n * 4);
+    put(this.file, n * 4);
+    put(this.flags, n);
+    at = headEnd + colBytes;
+    put(ends, ends.length * 4);
+    vocab.copy(out, at);
+    at += vocab.length;
+    out.set(bytes, at);
+    return out;
+  }
+
+  /**
+   * The index in `path`, its postings left in the file until asked for (a search reads the few
+   * its words need; edit() reads them all); null when there is none or it does not check out.
+   * The file stays open until close(), so that a newer index renamed over it changes nothing.
+   */
+  static open(path: string): FolderIndex | null {
+    let fd: number;
+    try {
+      fd = openSync(path, 'r');
+    } catch {
+      return null;
+    }
+    try {
+      const ix = FolderIndex.read(fd);
+      ix.fd = fd;
+      return ix;
+    } catch {
+      closeSync(fd);
+      return null;
+    }
+  }
+
+  private static read(fd: number): FolderIndex {
+    const size = fstatSync(fd).size;
+    // The start of the file in one read, most often the whole header.
+    const first = Buffer.allocUnsafe(Math.min(size, 1 << 16));
+    if (size < 12 || readSync(fd, first, 0, first.length, 0) !== first.length) throw new Error('short');
+    if (first.readUInt32LE(0) !== MAGIC || first.readUInt32LE(4) !== FORMAT) throw new Error('not a search index of this format');
+    const headLen = first.readUInt32LE(8);
+    if (12 + headLen > size) throw new Error('short');
+    let head = first.subarray(12, 12 + headLen);
+    if (head.length < headLen) {
+      head = Buffer.allocUnsafe(headLen);
+      if (readSync(fd, head, 0, headLen, 12) !== headLen) throw new Error('short');
+    }
+    const h = JSON.parse(head.toString('utf8')) as Header;
+    const ok = (x: unknown) => Number.isSafeInteger(x) && (x as number) >= 0;
+    if (!h || !Array.isArray(h.files) || !ok(h.events) || !ok(h.tokens) || !ok(h.vocab) || !ok(h.postings)) throw new Error('bad header');
+    for (const f of h.files) if (!validFile(f)) throw new Error('bad file entry');
+    const n = h.events;
+    const t = h.tokens;
+    const headEnd = pad8(12 + headLen);
+    const colBytes = n * 28 + pad8(n);
+    if (headEnd + colBytes + 4 * t + h.vocab + h.postings !== size) throw new Error('sizes do not add up');
+    // The columns, the ends and the vocabulary in one read, into memory of their own (aligned).
+    const rest = colBytes + 4 * t + h.vocab;
+    const ab = new ArrayBuffer(rest);
+    if (readSync(fd, new Uint8Array(ab), 0, rest, headEnd) !== rest) throw new Error('short');
+    const ix = new FolderIndex();
+    ix.files = h.files;
+    ix.n = n;
+    ix.time = new Float64Array(ab, 0, n);
+    ix.offset = new Float64Array(ab, 8 * n, n);
+    ix.length = new Uint32Array(ab, 16 * n, n);
+    ix.seq = new Uint32Array(ab, 20 * n, n);
+    ix.file = new Uint32Array(ab, 24 * n, n);
+    ix.flags = new Uint8Array(ab, 28 * n, n);
+    ix.encEnd = new Uint32Array(ab, colBytes, t);
+    const vocab = Buffer.from(ab, colBytes + 4 * t, h.vocab).toString('latin1');
+    ix.words = null; // split when asked for: a search needs the text only
+    ix.vocabText = t === 0 ? '' : vocab;
+    ix.vocabStarts = startsOf(ix.vocabText);
+    if (ix.vocabStarts.length !== t) throw new Error('vocabulary does not match');
+    ix.postingsAt = headEnd + rest;
+    ix.postingsBytes = h.postings;
+    let prev = 0;
+    for (const e of ix.encEnd) {
+      if (e < prev || e > h.postings) throw new Error('postings out of range');
+      prev = e;
+    }
+    const files = ix.files.length;
+    for (let e = 0; e < n; e++) if (ix.file[e]! >= files) throw new Error('event of no file');
+    return ix;
+  }
+
+  /** Closes the index's file (its postings are read first when it is being edited). */
+  close(): void {
+    if (this.fd === null) return;
+    closeSync(this.fd);
+    this.fd = null;
+  }
+
+  /** The postings' bytes [a, b): from memory, or from the file. */
+  private encoded(a: number, b: number): Uint8Array {
+    if (this.fd === null) return this.enc.subarray(a, b);
+    const buf = Buffer.alloc(b - a);
+    if (readSync(this.fd, buf, 0, b - a, this.postingsAt + a) !== b - a) throw new Error('the search index is shorter than it says');
+    return buf;
+  }
+
+  /** All the postings in memory, the file closed (an index about to change). */
+  private loadPostings(): void {
+    if (this.fd === null) return;
+    this.enc = this.encoded(0, this.postingsBytes);
+    this.close();
+  }
+}
+
+const pad8 = (x: number): number => (x + 7) & ~7;
+
+/** Where each word starts in a vocabulary's text (words joined by '\n'; none in ''). */
+function startsOf(text: string): Uint32Array {
+  if (!text) return new Uint32Array(0);
+  let n = 1;
+  for (let at = text.indexOf('\n'); at >= 0; at = text.indexOf('\n', at + 1)) n++;
+  const starts = new Uint32Array(n);
+  for (let i = 1, at = text.indexOf('\n'); at >= 0; at = text.indexOf('\n', at + 1)) starts[i++] = at + 1;
+  return starts;
+}
+
+function validFile(f: unknown): f is IndexedFile {
+  if (!f || typeof f !== 'object') return false;
+  const x = f as Record<string, unknown>;
+  const num = (v: unknown) => Number.isSafeInteger(v) && (v as number) >= 0;
+  const meta = x.meta as Record<string, unknown> | null;
+  const title = x.title as Record<string, unknown> | null;
+  return (
+    typeof x.name === 'string' &&
+    typeof x.ino === 'string' &&
+    typeof x.mtimeNs === 'string' &&
+    typeof x.tail === 'string' &&
+    num(x.size) &&
+    num(x.covered) &&
+    num(x.lines) &&
+    (meta === null || (typeof meta === 'object' && typeof meta.id === 'string' && typeof meta.project === 'string')) &&
+    !!title &&
+    typeof title === 'object' &&
+    (title.title === null || typeof title.title === 'string') &&
+    (title.firstUser === null || typeof title.firstUser === 'string') &&
+    Array.isArray(x.bad) &&
+    x.bad.length % 3 === 0 &&
+    x.bad.every(num)
+  );
+}
+
+/** Every token's ordinals as varint deltas, one after the other, and where each token's end. */
+function encodeAll(lists: number[][]): { bytes: Uint8Array; ends: Uint32Array } {
+  let size = 0;
+  for (const l of lists) size += l.length * 5;
+  const bytes = new Uint8Array(size);
+  const ends = new Uint32Array(lists.length);
+  let p = 0;
+  lists.forEach((l, id) => {
+    let prev = 0;
+    for (const v of l) {
+      let x = v - prev;
+      prev = v;
+      while (x >= 0x80) {
+        bytes[p++] = (x & 0x7f) | 0x80;
+        x >>>= 7;
+      }
+      bytes[p++] = x;
+    }
+    ends[id] = p;
+  });
+  return { bytes: bytes.subarray(0, p), ends };
+}
+
+// ---- The WebAssembly tokenizer (words.wat) ----------------------------------------------------
+
+/** words.wat's layout (words.wat holds the same). */
+const W_OUT = 1024;
+const W_OUT_MAX = 65536;
+const W_WORDS = 9437184;
+const W_POOL = 26214400;
+const W_IN = 67108864;
+const PAGE = 65536;
+
+interface WordsExports {
+  memory: WebAssembly.Memory;
+  reset(): void;
+  seed(len: number): number;
+  tokenize(len: number, raw: number, event: number, resume: number): number;
+  position(): number;
+  stopped(): number;
+  count(): number;
+}
+
+const encoder = new TextEncoder();
+
+class Words {
+  readonly x: WordsExports;
+  /** The index whose vocabulary words.wat holds. */
+  owner: FolderIndex | null = null;
+  private mem: Uint8Array;
+
+  constructor() {
+    this.x = new WebAssembly.Instance(new WebAssembly.Module(Buffer.from(WORDS_WASM, 'base64'))).exports as unknown as WordsExports;
+    this.mem = new Uint8Array(this.x.memory.buffer);
+  }
+
+  /** The input area, room for `n` bytes (and the 16 after them that tokenize may touch). */
+  input(n: number): Uint8Array {
+    const need = W_IN + n + 16;
+    const have = this.x.memory.buffer.byteLength;
+    if (need > have) this.x.memory.grow(Math.ceil((need - have) / PAGE));
+    return this.bytes().subarray(W_IN, W_IN + n);
+  }
+
+  bytes(): Uint8Array {
+    if (this.mem.buffer !== this.x.memory.buffer) this.mem = new Uint8Array(this.x.memory.buffer);
+    return this.mem;
+  }
+
+  /** The ids the last tokenize wrote. */
+  out(): Int32Array {
+    return new Int32Array(this.x.memory.buffer, W_OUT, W_OUT_MAX);
+  }
+
+  /** Word `id`: where its bytes are in the pool, how many, and its hash. */
+  word(id: number): { at: number; length: number } {
+    const e = new Int32Array(this.x.memory.buffer, W_WORDS + 16 * id, 2);
+    return { at: W_POOL + e[0]!, length: e[1]! };
+  }
+
+  text(at: number, length: number): string {
+    return Buffer.from(this.x.memory.buffer, at, length).toString('latin1');
+  }
+}
+
+let shared: Words | undefined;
+/** This thread's tokenizer. */
+const words = (): Words => (shared ??= new Words());

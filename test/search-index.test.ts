@@ -1,0 +1,258 @@
+// The search index (server/core/search-index.ts, search.ts searchIndexed) against the scan, on
+// real files in a temp store: after every change a store goes through (lines appended, a torn
+// line completed, a file rewritten, a file deleted, the index itself corrupted or left behind),
+// a query the index answers gives exactly what the scan (index: false) gives: hits, total, files
+// and problems.
+
+import { appendFileSync, chmodSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { serializeLine } from '../server/core/events.js';
+import { SEARCH_INDEX_FILE } from '../server/core/search-index.js';
+import { searchSessions, type SearchResult } from '../server/core/search.js';
+import { line } from './helpers/search-lines.js';
+
+const sorted = (r: SearchResult) => ({ ...r, problems: [...r.problems].sort((a, b) => (`${a.file}:${a.line}:${a.message}` < `${b.file}:${b.line}:${b.message}` ? -1 : 1)) });
+
+const meta = (id: string, project: string) => serializeLine({ kind: 'meta', v: 1, id, project, createdAt: '2026-09-01T10:00:00.000Z', title: null });
+
+type Op =
+  | { op: 'append'; file: number; lines: string[] }
+  | { op: 'torn'; file: number; line: string }
+  | { op: 'rewrite'; file: number; lines: string[] }
+  | { op: 'delete'; file: number }
+  | { op: 'corrupt'; folder: number; at: number };
+
+const FILES = 4;
+const op: fc.Arbitrary<Op> = fc.oneof(
+  fc.record({ op: fc.constant('append' as const), file: fc.nat(FILES - 1), lines: fc.array(line, { minLength: 1, maxLength: 4 }) }),
+  fc.record({ op: fc.constant('torn' as const), file: fc.nat(FILES - 1), line }),
+  fc.record({ op: fc.constant('rewrite' as const), file: fc.nat(FILES - 1), lines: fc.array(line, { maxLength: 4 }) }),
+  fc.record({ op: fc.constant('delete' as const), file: fc.nat(FILES - 1) }),
+  fc.record({ op: fc.constant('corrupt' as const), folder: fc.nat(1), at: fc.nat() }),
+);
+const word = fc.constantFrom('zonk', 'Zonk', 'onk', 'kelvin', 'k', 'id', 'type', 'text', 'pad', 'long', 'nonk', 'b', 'x');
+const query = fc.array(word, { minLength: 1, maxLength: 2 }).map((a) => a.join(' '));
+
+describe('search index: the same answer as the scan', () => {
+  it('after appends, torn lines, rewrites, deletions and a corrupt index', async () => {
+    let n = 0;
+    await fc.assert(
+      fc.asyncProperty(fc.array(op, { minLength: 1, maxLength: 6 }), fc.array(query, { minLength: 1, maxLength: 3 }), async (ops, queries) => {
+        const root = mkdtempSync(join(tmpdir(), 'lc-search-index-'));
+        try {
+          const run = n++;
+          const folders = ['-p', '-q'];
+          const files = Array.from({ length: FILES }, (_, i) => {
+            const dir = join(root, folders[i % 2]!);
+            mkdirSync(dir, { recursive: true });
+            const id = `2026-09-01T10-00-00-r${String(run).padStart(3, '0')}${i}`;
+            return { file: join(dir, `${id}.jsonl`), id, project: `/${folders[i % 2]}` };
+          });
+          for (const f of files) writeFileSync(f.file, meta(f.id, f.project) + '\n');
+          const check = async () => {
+            for (const q of queries) {
+              const indexed = await searchSessions(root, q, { limit: 1000 });
+              const scanned = await searchSessions(root, q, { limit: 1000, index: false });
+              expect(sorted(indexed), q).toEqual(sorted(scanned));
+            }
+          };
+          await check();
+          for (const o of ops) {
+            const f = files[o.op === 'corrupt' ? 0 : o.file]!;
+            switch (o.op) {
+              case 'append':
+                appendFileSync(f.file, o.lines.map((l) => l + '\n').join(''));
+                break;
+              case 'torn':
+                appendFileSync(f.file, o.line);
+                break;
+              case 'rewrite':
+                writeFileSync(f.file, [meta(f.id, f.project), ...o.lines].map((l) => l + '\n').join(''));
+                break;
+              case 'delete':
+                rmSync(f.file, { force: true });
+                break;
+              case 'corrupt': {
+                const ix = join(root, folders[o.folder]!, SEARCH_INDEX_FILE);
+                try {
+                  const names = readdirSync(join(root, folders[o.folder]!));
+                  if (names.includes(SEARCH_INDEX_FILE)) writeFileSync(ix, Buffer.from(`not an index ${o.at}`));
+                } catch {
+                  /* no folder */
+                }
+                break;
+              }
+            }
+            await check();
+          }
+        } finally {
+          rmSync(root, { recursive: true, force: true });
+        }
+      }),
+      { numRuns: 100 },
+    );
+  });
+});
+
+describe('search index: events it is unsure of', () => {
+  it('decides a word seen only through a \\u escape or a folding trap as the scan does', async () => {
+    const root = mkdtempSync(join(tmpdir(), 'lc-search-index-'));
+    try {
+      const dir = join(root, '-u');
+      mkdirSync(dir);
+      const id = '2026-09-01T10-00-00-uuuu';
+      const long = ' long'.repeat(500); // also long enough for the skeleton path
+      const lines = [
+        meta(id, '/u'),
+        // Only through an escape: the raw bytes lack the word, so the scan never looks.
+        `{"kind":"user","t":"2026-09-01T10:00:01.000Z","content":"\\u007aonk${long}"}`,
+        `{"kind":"user","t":"2026-09-01T10:00:02.000Z","content":"\\u007aonk short"}`,
+        // The same, with the word in a key: the scan looks, and the decoded text matches.
+        `{"kind":"user","t":"2026-09-01T10:00:03.000Z","zonk":1,"content":"\\u007aonk${long}"}`,
+        // The Kelvin sign: /kelvin/iu matches it, the raw bytes do not hold "kelvin".
+        serializeLine({ kind: 'user', t: '2026-09-01T10:00:04.000Z', content: `\u212Aelvin${long}` }),
+        serializeLine({ kind: 'user', t: '2026-09-01T10:00:05.000Z', content: '\u212Aelvin', kelvin: true }),
+        serializeLine({ kind: 'user', t: '2026-09-01T10:00:06.000Z', content: `plain zonk and kelvin${long}` }),
+      ];
+      writeFileSync(join(dir, `${id}.jsonl`), lines.map((l) => l + '\n').join(''));
+      for (const q of ['zonk', 'kelvin', 'zonk kelvin', 'onk']) {
+        const scanned = await searchSessions(root, q, { limit: 100, index: false });
+        expect(await searchSessions(root, q, { limit: 100 }), q).toEqual(scanned); // builds the index
+        expect(await searchSessions(root, q, { limit: 100 }), q).toEqual(scanned); // answers from it
+      }
+      expect((await searchSessions(root, 'zonk', { index: false })).hits.map((h) => h.seq).sort()).toEqual([2, 5]);
+      expect((await searchSessions(root, 'kelvin', { index: false })).hits.map((h) => h.seq).sort()).toEqual([4, 5]);
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
+  });
+});
+
+// The helper thread runs the compiled module only (search.js importing itself in a worker);
+// dist/ is built by `npm test` before vitest runs.
+describe('search index: two threads, progress, abort, a store it cannot write', () => {
+  const dist = join(import.meta.dirname, '..', 'dist', 'core', 'search.js');
+  type Search = typeof searchSessions;
+
+  const store = (): { root: string; files: string[] } => {
+    const root = mkdtempSync(join(tmpdir(), 'lc-search-index-'));
+    const files: string[] = [];
+    for (let f = 0; f < 3; f++) {
+      const dir = join(root, `-folder-${f}`);
+      mkdirSync(dir);
+      for (let n = 0; n < 12; n++) {
+        const id = `2026-09-0${f + 1}T10-00-${String(n).padStart(2, '0')}-s${f}${n}x`;
+        const file = join(dir, `${id}.jsonl`);
+        const events = Array.from({ length: 6 }, (_, i) =>
+          serializeLine({ kind: i % 2 ? 'assistant' : 'user', t: `2026-09-0${f + 1}T10:${String(n).padStart(2, '0')}:${String(i).padStart(2, '0')}.000Z`, content: `parse number ${f} ${n} ${i} ${'long text '.repeat(i * 60)}${i === 3 ? 'needle' : ''}` }),
+        );
+        writeFileSync(file, [meta(id, `/p${f}`), ...events].map((l) => l + '\n').join(''));
+        files.push(file);
+      }
+    }
+    return { root, files };
+  };
+
+  it('gives the scan\'s answer when the helper reads every file, and when both threads do', async () => {
+    const { searchSessions: compiled } = (await import(dist)) as { searchSessions: Search };
+    const { root, files } = store();
+    try {
+      for (const q of ['parse', 'needle', 'needle parse', 'nothing']) {
+        const scanned = sorted(await compiled(root, q, { limit: 50, index: false }));
+        for (const f of [0, 1, 2]) rmSync(join(root, `-folder-${f}`, SEARCH_INDEX_FILE), { force: true });
+        const stats = { helperFiles: 0 };
+        expect(sorted(await compiled(root, q, { limit: 50, helper: 'only', stats })), q).toEqual(scanned);
+        expect(stats.helperFiles, q).toBe(files.length);
+        // And from the index the helper wrote; and both threads at once.
+        expect(sorted(await compiled(root, q, { limit: 50, helper: false })), q).toEqual(scanned);
+        for (const f of [0, 1, 2]) rmSync(join(root, `-folder-${f}`, SEARCH_INDEX_FILE), { force: true });
+        expect(sorted(await compiled(root, q, { limit: 50, helper: true })), q).toEqual(scanned);
+      }
+      // Appended to: only the new lines are read, by this thread.
+      appendFileSync(files[5]!, serializeLine({ kind: 'user', t: '2026-09-09T00:00:00.000Z', content: 'a late needle' }) + '\n');
+      const late = await compiled(root, 'needle', { limit: 1, helper: 'only' });
+      expect(late.hits[0]?.snippet).toBe('a late needle');
+      expect(sorted(late)).toEqual(sorted(await compiled(root, 'needle', { limit: 1, index: false })));
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
+  });
+
+  it('reports progress once per file, and stops when aborted without writing a half index', async () => {
+    const { root, files } = store();
+    try {
+      const progress: [number, number][] = [];
+      await searchSessions(root, 'parse', { onProgress: (d, t) => progress.push([d, t]) });
+      expect(progress).toEqual(files.map((_, i) => [i + 1, files.length]));
+      for (const f of ['-folder-0', '-folder-1', '-folder-2']) rmSync(join(root, f, SEARCH_INDEX_FILE));
+      const ac = new AbortController();
+      ac.abort(new Error('stop'));
+      await expect(searchSessions(root, 'parse', { signal: ac.signal })).rejects.toThrow('stop');
+      const ac2 = new AbortController();
+      const p = searchSessions(root, 'parse', { signal: ac2.signal, onProgress: () => ac2.abort(new Error('stopped midway')) });
+      await expect(p).rejects.toThrow('stopped midway');
+      // What was written is whole: the next search answers as the scan does.
+      expect(sorted(await searchSessions(root, 'needle', { limit: 100 }))).toEqual(sorted(await searchSessions(root, 'needle', { limit: 100, index: false })));
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
+  });
+
+  it('answers from a store it cannot write to, and keeps no index there', async () => {
+    if (process.getuid?.() === 0) {
+      // root writes through any mode: a file in the index's place stands for the store's refusal.
+      const { root } = store();
+      try {
+        for (const f of ['-folder-0', '-folder-1', '-folder-2']) mkdirSync(join(root, f, SEARCH_INDEX_FILE));
+        for (const q of ['needle', 'parse needle']) {
+          expect(sorted(await searchSessions(root, q, { limit: 100 })), q).toEqual(sorted(await searchSessions(root, q, { limit: 100, index: false })));
+        }
+      } finally {
+        rmSync(root, { recursive: true, force: true });
+      }
+      return;
+    }
+    const { root } = store();
+    try {
+      for (const f of ['-folder-0', '-folder-1', '-folder-2']) chmodSync(join(root, f), 0o555);
+      expect(sorted(await searchSessions(root, 'needle', { limit: 100 }))).toEqual(sorted(await searchSessions(root, 'needle', { limit: 100, index: false })));
+      for (const f of ['-folder-0', '-folder-1', '-folder-2']) expect(readdirSync(join(root, f))).not.toContain(SEARCH_INDEX_FILE);
+    } finally {
+      for (const f of ['-folder-0', '-folder-1', '-folder-2']) chmodSync(join(root, f), 0o755);
+      rmSync(root, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('search index: the vocabulary', () => {
+  it('goes on in JavaScript, with the same words, once words.wat is full', async () => {
+    const { FolderIndex } = await import('../server/core/search-index.js');
+    // 1.1 million distinct words: more than words.wat holds (2^20).
+    const many = Array.from({ length: 1_100_000 }, (_, i) => `w${i.toString(36)}`).join(' ');
+    const texts = ['Zonk zonk ' + many, 'some WORDS again: w0 w1 zonk', 'after \u212Aelvin and ſtraße', 'last w10000 word'];
+    const build = (js: boolean) => {
+      const ix = new FolderIndex();
+      ix.edit();
+      texts.forEach((t, i) => {
+        ix.event(0, i, 0, 0, 0, 0);
+        // textJs is the JavaScript tokenizer the index falls back to (private in TypeScript).
+        if (js) (ix as unknown as { textJs(s: string): void }).textJs(t);
+        else ix.text(t);
+        ix.endEvent();
+      });
+      return ix;
+    };
+    const wasm = build(false);
+    const js = build(true);
+    expect(wasm.tokens.length).toBeGreaterThan(1 << 20);
+    expect(wasm.tokens).toEqual(js.tokens);
+    for (const w of ['zonk', 'w0', 'w1', 'kelvin', 'strasse', 'word', 'w10000', 'w', 'elvin']) {
+      expect(Array.from(wasm.matching([w])), w).toEqual(Array.from(js.matching([w])));
+    }
+    expect(Array.from(wasm.matching(['zonk']))).toEqual([0, 1]);
+    expect(Array.from(wasm.matching(['kelvin']))).toEqual([2]);
+  }, 60_000);
+});
