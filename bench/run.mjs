@@ -656,15 +656,15 @@ async function figSearchCold(m) {
       id: 'search-cold',
       what: `first search of a word ("${word}") across every session, no search.idx anywhere (built and written by the run)`,
       baselineWhat: `rg -F -i -c ${word} over the same files`,
-      // Issue 9 sets no target for the first search; the verdict checks it against 5x the baseline.
-      target: 'first search: builds the index once (reported, no target in issue 9); verdict: within 5x the baseline',
+      // Issue 9 sets no target for the first search: it is reported, not judged.
+      target: 'none in issue 9 (the first search builds every folder\'s index, once)',
       ours: ours.ms,
       peakMb: ours.peakMb,
       baseline: base.ms,
       baselinePeakMb: base.peakMb,
       ratio: ours.ms.median / base.ms.median,
       detail: { indexBytes: ix.bytes, indexFolders: ix.folders },
-      verdict: verdict(ours.ms.median <= 5 * base.ms.median),
+      verdict: 'reported',
     });
   } finally {
     // Leave the index built, whatever happened above (the figure `search` measures it built).

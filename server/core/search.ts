@@ -1324,7 +1324,6 @@ async function searchIndexed(
       ok[fi] = 1;
       searched++;
       const id = { sessionId: e.meta.id, project: e.meta.project };
-      const tracker = TitleTracker.from(e.title);
       for (let b = 0; b < e.bad.length; b += 3) {
         // Reported when the scan would look at it: the anchor in it, and the other words too.
         const line = readAt(file, e.bad[b + 1]!, e.bad[b + 2]!);
@@ -1335,7 +1334,9 @@ async function searchIndexed(
       // A torn last line, read as the scan reads it.
       const tail = size > e.covered ? readAt(file, e.covered, size - e.covered) : null;
       if (tail && tail.length) {
+        const tracker = TitleTracker.from(e.title);
         tracker.see(tail, Int32Array.of(0));
+        titles.set(fi, tracker.get());
         if (hasAnchor(tail)) {
           const hit = hitOfLine(tail.toString('utf8'), e.lines - 1, id, file, q, fo);
           if (hit === NOT_JSON) problems.push({ file, line: e.lines + 1, message: 'torn last line: skipped' });
@@ -1346,10 +1347,15 @@ async function searchIndexed(
           }
         }
       }
-      titles.set(fi, tracker.get());
       progress();
     }
-    const paths = ix.files.map((f) => join(folder.dir, f.name));
+    // A file's title and path, made for the matches that are offered only (most are not).
+    const titleOf = (fi: number): string => {
+      let t = titles.get(fi);
+      if (t === undefined) titles.set(fi, (t = TitleTracker.from(ix.files[fi]!.title).get()));
+      return t;
+    };
+    const pathOf = (fi: number): string => join(folder.dir, ix.files[fi]!.name);
     for (const ev of ix.matching(words)) {
       const fi = ix.file[ev]!;
       if (!ok[fi]) continue;
@@ -1358,23 +1364,23 @@ async function searchIndexed(
         if (Number.isNaN(time) || time < fo.since || time > fo.until) continue;
       }
       const meta = ix.files[fi]!.meta!;
-      const title = titles.get(fi)!;
-      const file = paths[fi]!;
       const seq = ix.seq[ev]!;
       if (ix.flags[ev]! & UNSURE_EVENT) {
         // The word may be there only through an escape or a folding trap: decided as the scan decides.
+        const file = pathOf(fi);
         const line = readAt(file, ix.offset[ev]!, ix.length[ev]!);
         if (!line || !hasAnchor(line)) continue;
         const hit = hitOfLine(line.toString('utf8'), seq, { sessionId: meta.id, project: meta.project }, file, q, fo);
         if (!hit || hit === NOT_JSON) continue;
-        hit.title = title;
+        hit.title = titleOf(fi);
         total++;
         found.offer({ time, sessionId: meta.id, seq, hit });
         continue;
       }
       total++;
       if (found.wants(time, meta.id, seq)) {
-        found.offer({ time, sessionId: meta.id, seq, hit: { sessionId: meta.id, project: meta.project, title, seq, t: '', file, offset: ix.offset[ev]!, length: ix.length[ev]! } });
+        const hit = { sessionId: meta.id, project: meta.project, title: titleOf(fi), seq, t: '', file: pathOf(fi), offset: ix.offset[ev]!, length: ix.length[ev]! };
+        found.offer({ time, sessionId: meta.id, seq, hit });
       }
     }
   };
