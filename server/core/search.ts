@@ -1,13 +1,15 @@
 // Full-text search over session files: the core of `session/search` and the CLI's `search`.
-// Reads the JSONL files themselves (the truth) with no index: each file is read in chunks of
+// The JSONL files are the truth. A query of plain words over a store root is answered from the
+// project folders' search indexes, brought up to date with the files first (searchIndexed, at
+// the end of this file; search-index.ts). Any other query scans: each file is read in chunks of
 // whole lines, candidate lines are found with a fast byte search (the anchor), and the match is
 // verified on the decoded text (so a word inside a JSON key, an id or an escape never counts).
-// Tolerant: a bad line or an unreadable file becomes a problem, never an exception; only an
-// abort throws.
-// Depends on node:fs, events.ts, scan.ts and search-skeleton.ts; no JSON-RPC, no store
-// internals (a store root is just `<root>/<slug>/<id>.jsonl`).
+// Both give the same answer. Tolerant: a bad line or an unreadable file becomes a problem, never
+// an exception; only an abort throws.
+// Depends on node:fs, plain.ts, scan.ts, search-skeleton.ts, search-index.ts, utf8.ts and
+// helper.ts; no JSON-RPC, no store internals (a store root is just `<root>/<slug>/<id>.jsonl`).
 //
-// Two paths decide a candidate line, with the same answer:
+// Two paths decide a candidate line of the scan, with the same answer:
 // - the fast path (fastLine, for queries of printable ASCII): the line's strings found and
 //   checked by scan.wat, its JSON skeleton (long strings cut out, see search-skeleton.ts)
 //   parsed for the event's shape, and each term looked for in the raw bytes of the texts it may
@@ -26,7 +28,7 @@
 // Query language: plain words match case-insensitively; "quoted phrases" match exactly
 // (case-sensitive); every term must occur in the same event (in any of its texts).
 
-import { open, readdir } from 'node:fs/promises';
+import { readdir } from 'node:fs/promises';
 import { closeSync, fstatSync, openSync, readSync, statSync } from 'node:fs';
 import { helperData, serveHelper, startHelper, type Helper } from './helper.js';
 import { basename, dirname, join } from 'node:path';
