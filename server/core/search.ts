@@ -334,14 +334,12 @@ export async function searchHelper(): Promise<void> {
   await serveHelper(files.length, (i) => searchOne(files[i]!, q, fo, sc));
 }
 
+/** Hits in ranking order (byRank), each time parsed once. */
 function rank<H extends { t: string; sessionId: string; seq: number }>(hits: H[]): H[] {
-  return hits.sort((a, b) => {
-    const ta = Date.parse(a.t);
-    const tb = Date.parse(b.t);
-    if (ta !== tb) return (Number.isNaN(tb) ? -Infinity : tb) - (Number.isNaN(ta) ? -Infinity : ta);
-    if (a.sessionId !== b.sessionId) return a.sessionId < b.sessionId ? 1 : -1;
-    return b.seq - a.seq;
-  });
+  return hits
+    .map((h) => ({ time: Date.parse(h.t), sessionId: h.sessionId, seq: h.seq, h }))
+    .sort(byRank)
+    .map((k) => k.h);
 }
 
 // ---------------------------------------------------------------------------------------------
