@@ -1099,11 +1099,15 @@ interface Ranked {
 
 const newest = (x: number): number => (Number.isNaN(x) ? -Infinity : x);
 
-/** Ranking order (rank()'s): newest first, then the session id, then seq, both descending. */
+/** Ranking order: newest first, then the session id, then seq, both descending (< 0: a first). */
+function order(ta: number, sa: string, qa: number, tb: number, sb: string, qb: number): number {
+  if (ta !== tb) return newest(tb) - newest(ta);
+  if (sa !== sb) return sa < sb ? 1 : -1;
+  return qb - qa;
+}
+
 function byRank(a: { time: number; sessionId: string; seq: number }, b: { time: number; sessionId: string; seq: number }): number {
-  if (a.time !== b.time) return newest(b.time) - newest(a.time);
-  if (a.sessionId !== b.sessionId) return a.sessionId < b.sessionId ? 1 : -1;
-  return b.seq - a.seq;
+  return order(a.time, a.sessionId, a.seq, b.time, b.sessionId, b.seq);
 }
 
 /**
@@ -1119,10 +1123,8 @@ class Top {
   wants(time: number, sessionId: string, seq: number): boolean {
     if (this.heap.length < this.limit) return true;
     if (this.limit === 0) return false;
-    const w = this.heap[0]!; // byRank(match, w) < 0, without an object for the match
-    if (time !== w.time) return newest(time) > newest(w.time);
-    if (sessionId !== w.sessionId) return sessionId > w.sessionId;
-    return seq > w.seq;
+    const w = this.heap[0]!;
+    return order(time, sessionId, seq, w.time, w.sessionId, w.seq) < 0;
   }
 
   offer(r: Ranked): void {
