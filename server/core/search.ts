@@ -269,11 +269,106 @@ type Found = SearchHit | PendingHit;
 function materialize(p: PendingHit, q: Compiled, o: FileOpts): SearchHit | null {
   const line = readAt(p.file, p.offset, p.length);
   if (!line) return null;
-  const hit = hitOfLine(decodeUtf8(line), p.seq, p, p.file, q, o);
+  const fast = line.length >= SKIM_MIN ? hitOfSkeleton(line, p, q, o) : UNSURE;
+  const hit = fast !== UNSURE ? fast : hitOfLine(decodeUtf8(line), p.seq, p, p.file, q, o);
   if (!hit || hit === NOT_JSON) return null;
   hit.title = p.title;
   return hit;
 }
+
+/** The scanner that reads an answer's long lines (hitOfSkeleton). */
+let answerScanner: Scanner | undefined;
+
+/**
+ * hitOfLine's answer for a long line, read the fast path's way: its strings found and checked
+ * by scan.wat, its skeleton parsed, each term looked for in the raw bytes of the texts it may be
+ * in, and only the part the hit is in decoded (the answer's 50 lines are 5 MB on claude-scale,
+ * and the part holding the word is half of that). UNSURE where the fast path would be unsure:
+ * the caller then decodes the whole line.
+ */
+function hitOfSkeleton(line: Buffer, p: PendingHit, q: Compiled, o: FileOpts): SearchHit | null | typeof UNSURE {
+  if (!q.fast) return UNSURE;
+  const sc = (answerScanner ??= new Scanner());
+  const buf = sc.data(line.length);
+  line.copy(buf);
+  sc.use(line.length);
+  const scan = sc.scanLine(0);
+  if (!scan.cuts || (q.caseless && scan.caseTrap) || scan.end !== line.length) return UNSURE;
+  let latin1: string | null = null;
+  const text = (): string => (latin1 ??= buf.toString('latin1', 0, line.length));
+  // The other terms' pre-check, as hitOfLine makes it (ASCII needles match a latin1 view as
+  // they match the decoded text).
+  for (const t of q.others) if (!t.re.test(text())) return null;
+  const sk = skeletonOf(buf, 0, line.length, scan.cuts, 'utf8');
+  let ev: Record<string, unknown>;
+  try {
+    ev = JSON.parse(sk.json) as Record<string, unknown>;
+  } catch {
+    return UNSURE;
+  }
+  if (!ev || typeof ev !== 'object' || typeof ev.kind !== 'string') return null;
+  let t = '';
+  if (typeof ev.t === 'string') {
+    if (cutOf(ev.t, sk.cuts)) return UNSURE;
+    t = ev.t;
+  }
+  if (o.since !== -Infinity || o.until !== Infinity) {
+    const time = Date.parse(t);
+    if (Number.isNaN(time) || time < o.since || time > o.until) return null;
+  }
+  let parts: Part[];
+  try {
+    parts = partLeavesOf(ev, cutInputParser(buf, 0, sk.cuts));
+  } catch (e) {
+    if (e === UNSURE) return UNSURE;
+    throw e;
+  }
+  // matchParts, on the raw bytes: the first part holding the most terms.
+  const occurrences = q.fast.map((ft) => new Occurrences((from) => {
+    ft.raw.lastIndex = from;
+    return ft.raw.exec(text())?.index ?? -1;
+  }));
+  const found = new Set<number>();
+  let best: { part: Part; count: number } | null = null;
+  for (const part of parts) {
+    let count = 0;
+    for (let i = 0; i < q.terms.length; i++) {
+      const ft = q.fast[i]!;
+      const re = q.terms[i]!.re;
+      let here = false;
+      for (const leaf of part.leaves) {
+        const cut = cutOf(leaf, sk.cuts);
+        if (!cut) {
+          re.lastIndex = 0;
+          here = re.test(leaf);
+        } else {
+          if (cut.unicodeEscape || (cut.slashEscape && ft.slash)) return UNSURE;
+          here = occursInCut(buf, 0, cut, occurrences[i]!, ft.length);
+        }
+        if (here) break;
+      }
+      if (here) {
+        found.add(i);
+        count++;
+      }
+    }
+    if (count && (!best || count > best.count)) best = { part, count };
+  }
+  if (!best || found.size !== q.terms.length) return null;
+  const leaves = best.part.leaves.map((leaf) => {
+    const cut = cutOf(leaf, sk.cuts);
+    return cut ? decodeBody(buf.subarray(cut.start, cut.end)) : leaf;
+  });
+  const hit = snippetOf({ where: best.part.where, text: leaves.length === 1 ? leaves[0]! : leaves.join('\n') }, q.terms, o.snippetChars);
+  return { sessionId: p.sessionId, project: p.project, title: '', seq: p.seq, kind: ev.kind, where: hit.where, t, snippet: hit.snippet, ranges: hit.ranges, file: p.file };
+}
+
+/** A JSON string's body (checked by scanLine: valid escapes, no control byte) as its text. */
+function decodeBody(body: Buffer): string {
+  return body.indexOf(BACKSLASH) === -1 ? decodeUtf8(body) : (JSON.parse(`"${decodeUtf8(body)}"`) as string);
+}
+
+const BACKSLASH = 0x5c;
 
 interface FileResult {
   hits: Found[];
