@@ -256,3 +256,32 @@ describe('search index: the vocabulary', () => {
     expect(Array.from(wasm.matching(['kelvin']))).toEqual([2]);
   }, 60_000);
 });
+
+describe('search index: long lines', () => {
+  it('indexes a line longer than a read chunk and words longer than a block, as the scan finds them', async () => {
+    const root = mkdtempSync(join(tmpdir(), 'lc-search-index-'));
+    try {
+      const dir = join(root, '-big');
+      mkdirSync(dir);
+      const id = '2026-09-01T10-00-00-bbbb';
+      const lines = [
+        meta(id, '/big'),
+        // 5 MB of text in one tool input (more than the 4 MiB read chunk), the word at its end.
+        serializeLine({ kind: 'assistant', t: '2026-09-01T10:00:01.000Z', content: [{ type: 'tool_use', id: 'h', name: 'W', input: { content: 'z'.repeat(5 << 20) + ' Zonk huge' } }] }),
+        // A word of 100 KB (it spans thousands of 16-byte blocks), and escapes on block edges.
+        serializeLine({ kind: 'user', t: '2026-09-01T10:00:02.000Z', content: `${'ab'.repeat(50_000)}zonk x\\\\nzonk ${'q\n'.repeat(2000)}tail` }),
+        serializeLine({ kind: 'user', t: '2026-09-01T10:00:03.000Z', content: 'after the huge zonk' }),
+      ];
+      writeFileSync(join(dir, `${id}.jsonl`), lines.map((l) => l + '\n').join(''));
+      for (const q of ['zonk', 'huge', 'abab', 'nzonk', 'tail', 'qq', 'zzzz zonk']) {
+        const scanned = await searchSessions(root, q, { limit: 100, index: false });
+        expect(await searchSessions(root, q, { limit: 100 }), q).toEqual(scanned);
+        expect(await searchSessions(root, q, { limit: 100 }), q).toEqual(scanned);
+      }
+      expect((await searchSessions(root, 'zonk')).hits.map((h) => h.seq).sort()).toEqual([0, 1, 2]);
+      expect((await searchSessions(root, 'nzonk')).total).toBe(1); // "\\\\n" is a backslash and an n
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
+  }, 60_000);
+});
