@@ -4,7 +4,7 @@
 // a query the index answers gives exactly what the scan (index: false) gives: hits, total, files
 // and problems.
 
-import { appendFileSync, chmodSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, chmodSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
@@ -17,6 +17,27 @@ import { line } from './helpers/search-lines.js';
 const sorted = (r: SearchResult) => ({ ...r, problems: [...r.problems].sort((a, b) => (`${a.file}:${a.line}:${a.message}` < `${b.file}:${b.line}:${b.message}` ? -1 : 1)) });
 
 const meta = (id: string, project: string) => serializeLine({ kind: 'meta', v: 1, id, project, createdAt: '2026-09-01T10:00:00.000Z', title: null });
+
+/** A store of one session (these lines after its meta line), given to `body`, then removed. */
+async function withSession(id: string, lines: string[], body: (root: string) => Promise<void>): Promise<void> {
+  const root = mkdtempSync(join(tmpdir(), 'lc-search-index-'));
+  try {
+    mkdirSync(join(root, '-p'));
+    writeFileSync(join(root, '-p', `${id}.jsonl`), [meta(id, '/p'), ...lines].map((l) => l + '\n').join(''));
+    await body(root);
+  } finally {
+    rmSync(root, { recursive: true, force: true });
+  }
+}
+
+/** Each query answered as the scan answers it: by the search that builds the index, and from it. */
+async function expectAsScan(root: string, queries: string[]): Promise<void> {
+  for (const q of queries) {
+    const scanned = await searchSessions(root, q, { limit: 100, index: false });
+    expect(await searchSessions(root, q, { limit: 100 }), q).toEqual(scanned);
+    expect(await searchSessions(root, q, { limit: 100 }), q).toEqual(scanned);
+  }
+}
 
 type Op =
   | { op: 'append'; file: number; lines: string[] }
@@ -99,35 +120,23 @@ describe('search index: the same answer as the scan', () => {
 
 describe('search index: events it is unsure of', () => {
   it('decides a word seen only through a \\u escape or a folding trap as the scan does', async () => {
-    const root = mkdtempSync(join(tmpdir(), 'lc-search-index-'));
-    try {
-      const dir = join(root, '-u');
-      mkdirSync(dir);
-      const id = '2026-09-01T10-00-00-uuuu';
-      const long = ' long'.repeat(500); // also long enough for the skeleton path
-      const lines = [
-        meta(id, '/u'),
-        // Only through an escape: the raw bytes lack the word, so the scan never looks.
-        `{"kind":"user","t":"2026-09-01T10:00:01.000Z","content":"\\u007aonk${long}"}`,
-        `{"kind":"user","t":"2026-09-01T10:00:02.000Z","content":"\\u007aonk short"}`,
-        // The same, with the word in a key: the scan looks, and the decoded text matches.
-        `{"kind":"user","t":"2026-09-01T10:00:03.000Z","zonk":1,"content":"\\u007aonk${long}"}`,
-        // The Kelvin sign: /kelvin/iu matches it, the raw bytes do not hold "kelvin".
-        serializeLine({ kind: 'user', t: '2026-09-01T10:00:04.000Z', content: `\u212Aelvin${long}` }),
-        serializeLine({ kind: 'user', t: '2026-09-01T10:00:05.000Z', content: '\u212Aelvin', kelvin: true }),
-        serializeLine({ kind: 'user', t: '2026-09-01T10:00:06.000Z', content: `plain zonk and kelvin${long}` }),
-      ];
-      writeFileSync(join(dir, `${id}.jsonl`), lines.map((l) => l + '\n').join(''));
-      for (const q of ['zonk', 'kelvin', 'zonk kelvin', 'onk']) {
-        const scanned = await searchSessions(root, q, { limit: 100, index: false });
-        expect(await searchSessions(root, q, { limit: 100 }), q).toEqual(scanned); // builds the index
-        expect(await searchSessions(root, q, { limit: 100 }), q).toEqual(scanned); // answers from it
-      }
+    const long = ' long'.repeat(500); // also long enough for the skeleton path
+    const lines = [
+      // Only through an escape: the raw bytes lack the word, so the scan never looks.
+      `{"kind":"user","t":"2026-09-01T10:00:01.000Z","content":"\\u007aonk${long}"}`,
+      `{"kind":"user","t":"2026-09-01T10:00:02.000Z","content":"\\u007aonk short"}`,
+      // The same, with the word in a key: the scan looks, and the decoded text matches.
+      `{"kind":"user","t":"2026-09-01T10:00:03.000Z","zonk":1,"content":"\\u007aonk${long}"}`,
+      // The Kelvin sign: /kelvin/iu matches it, the raw bytes do not hold "kelvin".
+      serializeLine({ kind: 'user', t: '2026-09-01T10:00:04.000Z', content: `\u212Aelvin${long}` }),
+      serializeLine({ kind: 'user', t: '2026-09-01T10:00:05.000Z', content: '\u212Aelvin', kelvin: true }),
+      serializeLine({ kind: 'user', t: '2026-09-01T10:00:06.000Z', content: `plain zonk and kelvin${long}` }),
+    ];
+    await withSession('2026-09-01T10-00-00-uuuu', lines, async (root) => {
+      await expectAsScan(root, ['zonk', 'kelvin', 'zonk kelvin', 'onk']);
       expect((await searchSessions(root, 'zonk', { index: false })).hits.map((h) => h.seq).sort()).toEqual([2, 5]);
       expect((await searchSessions(root, 'kelvin', { index: false })).hits.map((h) => h.seq).sort()).toEqual([4, 5]);
-    } finally {
-      rmSync(root, { recursive: true, force: true });
-    }
+    });
   });
 });
 
@@ -259,29 +268,33 @@ describe('search index: the vocabulary', () => {
 
 describe('search index: long lines', () => {
   it('indexes a line longer than a read chunk and words longer than a block, as the scan finds them', async () => {
-    const root = mkdtempSync(join(tmpdir(), 'lc-search-index-'));
-    try {
-      const dir = join(root, '-big');
-      mkdirSync(dir);
-      const id = '2026-09-01T10-00-00-bbbb';
-      const lines = [
-        meta(id, '/big'),
-        // 5 MB of text in one tool input (more than the 4 MiB read chunk), the word at its end.
-        serializeLine({ kind: 'assistant', t: '2026-09-01T10:00:01.000Z', content: [{ type: 'tool_use', id: 'h', name: 'W', input: { content: 'z'.repeat(5 << 20) + ' Zonk huge' } }] }),
-        // A word of 100 KB (it spans thousands of 16-byte blocks), and escapes on block edges.
-        serializeLine({ kind: 'user', t: '2026-09-01T10:00:02.000Z', content: `${'ab'.repeat(50_000)}zonk x\\\\nzonk ${'q\n'.repeat(2000)}tail` }),
-        serializeLine({ kind: 'user', t: '2026-09-01T10:00:03.000Z', content: 'after the huge zonk' }),
-      ];
-      writeFileSync(join(dir, `${id}.jsonl`), lines.map((l) => l + '\n').join(''));
-      for (const q of ['zonk', 'huge', 'abab', 'nzonk', 'tail', 'qq', 'zzzz zonk']) {
-        const scanned = await searchSessions(root, q, { limit: 100, index: false });
-        expect(await searchSessions(root, q, { limit: 100 }), q).toEqual(scanned);
-        expect(await searchSessions(root, q, { limit: 100 }), q).toEqual(scanned);
-      }
+    const lines = [
+      // 5 MB of text in one tool input (more than the 4 MiB read chunk), the word at its end.
+      serializeLine({ kind: 'assistant', t: '2026-09-01T10:00:01.000Z', content: [{ type: 'tool_use', id: 'h', name: 'W', input: { content: 'z'.repeat(5 << 20) + ' Zonk huge' } }] }),
+      // A word of 100 KB (it spans thousands of 16-byte blocks), and escapes on block edges.
+      serializeLine({ kind: 'user', t: '2026-09-01T10:00:02.000Z', content: `${'ab'.repeat(50_000)}zonk x\\\\nzonk ${'q\n'.repeat(2000)}tail` }),
+      serializeLine({ kind: 'user', t: '2026-09-01T10:00:03.000Z', content: 'after the huge zonk' }),
+    ];
+    await withSession('2026-09-01T10-00-00-bbbb', lines, async (root) => {
+      await expectAsScan(root, ['zonk', 'huge', 'abab', 'nzonk', 'tail', 'qq', 'zzzz zonk']);
       expect((await searchSessions(root, 'zonk')).hits.map((h) => h.seq).sort()).toEqual([0, 1, 2]);
       expect((await searchSessions(root, 'nzonk')).total).toBe(1); // "\\\\n" is a backslash and an n
-    } finally {
-      rmSync(root, { recursive: true, force: true });
-    }
+    });
   }, 60_000);
+});
+
+describe('search index: the file (protocol.md "search.idx")', () => {
+  it('is written 0600, and two searches writing it at once leave one whole index', async () => {
+    const lines = Array.from({ length: 40 }, (_, i) => serializeLine({ kind: 'user', t: `2026-09-01T10:00:${String(i).padStart(2, '0')}.000Z`, content: `turn ${i} zonk ${'text '.repeat(i * 20)}` }));
+    await withSession('2026-09-01T10-00-00-wwww', lines, async (root) => {
+      const [a, b] = await Promise.all([searchSessions(root, 'zonk', { limit: 100 }), searchSessions(root, 'zonk', { limit: 100 })]);
+      expect(b).toEqual(a);
+      const ix = join(root, '-p', SEARCH_INDEX_FILE);
+      expect(statSync(ix).mode & 0o777).toBe(0o600);
+      expect(readdirSync(join(root, '-p')).sort()).toEqual(['2026-09-01T10-00-00-wwww.jsonl', SEARCH_INDEX_FILE]);
+      const before = statSync(ix).mtimeMs;
+      await expectAsScan(root, ['zonk', 'turn', 'text']);
+      expect(statSync(ix).mtimeMs).toBe(before); // answered from it, not rewritten
+    });
+  });
 });

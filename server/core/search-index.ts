@@ -31,6 +31,7 @@
 // and hands over fragments (its new words and its pairs), merged with merge().
 
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
+import { cutText } from './search-skeleton.js';
 import { WORDS_WASM } from './words-wasm.js';
 
 /** The index's file name in a project folder. */
@@ -129,12 +130,12 @@ export class FolderIndex {
   flags = new Uint8Array(1024);
   /** The vocabulary, in the order tokens were first seen (split from the file's text when asked for). */
   get tokens(): string[] {
-    return (this.words ??= this.vocabText ? this.vocabText.split('\n') : []);
+    return (this.vocab ??= this.vocabText ? this.vocabText.split('\n') : []);
   }
   set tokens(t: string[]) {
-    this.words = t;
+    this.vocab = t;
   }
-  private words: string[] | null = [];
+  private vocab: string[] | null = [];
 
   // Postings, read or compacted: the encoded bytes (in memory, or in the open file) and each
   // token's end in them.
@@ -168,7 +169,7 @@ export class FolderIndex {
     this.editing = true;
     this.loadPostings();
     if (shared?.owner === this) shared.owner = null; // the ids may have changed (compact)
-    this.words = this.tokens; // split now: the text is dropped as words are added
+    this.vocab = this.tokens; // split now: the text is dropped as words are added
     this.vocabText = null;
     this.vocabStarts = null;
     let cap = 1024;
@@ -186,15 +187,19 @@ export class FolderIndex {
   /** Starts an event; its texts follow (text()), then endEvent(). */
   event(file: number, seq: number, offset: number, length: number, time: number, flags: number): void {
     if (this.n === this.time.length) this.grow();
-    const e = this.n;
+    this.setEvent(this.n, file, seq, offset, length, time, flags);
+    this.cur = this.n;
+    this.curTokens = 0;
+  }
+
+  /** Event e's columns (the one place they are written). */
+  private setEvent(e: number, file: number, seq: number, offset: number, length: number, time: number, flags: number): void {
     this.time[e] = time;
     this.offset[e] = offset;
     this.length[e] = length;
     this.seq[e] = seq;
     this.file[e] = file;
     this.flags[e] = flags;
-    this.cur = e;
-    this.curTokens = 0;
   }
 
   /** Adds the words of one searchable text of the current event. */
@@ -210,8 +215,8 @@ export class FolderIndex {
    * Adds the words of a JSON string's body, raw: `src[a, b)` as it is in the file (escapes
    * included, none of them \u). Decoded and read as a text when it holds a folding trap.
    */
-  body(src: Uint8Array, a: number, b: number): void {
-    const decoded = (): string => JSON.parse(`"${Buffer.from(src.buffer, src.byteOffset + a, b - a).toString('utf8')}"`) as string;
+  body(src: Buffer, a: number, b: number): void {
+    const decoded = (): string => cutText(src, { start: a, end: b, unicodeEscape: false, slashEscape: false });
     if (!this.wasm()) return this.textJs(decoded());
     const w = words();
     w.input(b - a).set(src.subarray(a, b));
@@ -429,13 +434,7 @@ export class FolderIndex {
     const base = this.n - f.eventBase;
     for (let k = 0; k < f.time.length; k++) {
       if (this.n === this.time.length) this.grow();
-      const o = this.n++;
-      this.time[o] = f.time[k]!;
-      this.offset[o] = f.offset[k]!;
-      this.length[o] = f.length[k]!;
-      this.seq[o] = f.seq[k]!;
-      this.file[o] = fi;
-      this.flags[o] = f.flags[k]!;
+      this.setEvent(this.n++, fi, f.seq[k]!, f.offset[k]!, f.length[k]!, f.time[k]!, f.flags[k]!);
     }
     const pairs = f.pairs;
     for (let k = 0; k < pairs.length; k += 2) this.pair(ids[pairs[k]!]!, base + pairs[k + 1]!);
@@ -513,13 +512,7 @@ export class FolderIndex {
       const fm = fileMap[this.file[e]!]!;
       if (fm < 0) continue;
       evMap[e] = m;
-      this.time[m] = this.time[e]!;
-      this.offset[m] = this.offset[e]!;
-      this.length[m] = this.length[e]!;
-      this.seq[m] = this.seq[e]!;
-      this.file[m] = fm;
-      this.flags[m] = this.flags[e]!;
-      m++;
+      this.setEvent(m++, fm, this.seq[e]!, this.offset[e]!, this.length[e]!, this.time[e]!, this.flags[e]!);
     }
     const tokens: string[] = [];
     const lists: number[][] = [];
@@ -764,7 +757,7 @@ export class FolderIndex {
     ix.flags = new Uint8Array(ab, 28 * n, n);
     ix.encEnd = new Uint32Array(ab, colBytes, t);
     const vocab = Buffer.from(ab, colBytes + 4 * t, h.vocab).toString('latin1');
-    ix.words = null; // split when asked for: a search needs the text only
+    ix.vocab = null; // split when asked for: a search needs the text only
     ix.vocabText = t === 0 ? '' : vocab;
     ix.vocabStarts = startsOf(ix.vocabText);
     if (ix.vocabStarts.length !== t) throw new Error('vocabulary does not match');
@@ -880,7 +873,6 @@ interface WordsExports {
   tokenize(len: number, raw: number, event: number, resume: number): number;
   position(): number;
   stopped(): number;
-  count(): number;
 }
 
 const encoder = new TextEncoder();

@@ -1,7 +1,7 @@
 // The skeleton of a JSONL line, for search's fast path (search.ts): the line's JSON with every
 // long string value cut out, so JSON.parse builds the event's shape (kinds, types, roles, keys)
 // without copying or decoding its texts, which stay in the chunk, found by their offsets.
-// Depends on scan.ts (which finds the strings, in WebAssembly) for its types only.
+// Depends on scan.ts (which finds the strings, in WebAssembly) for its types, and utf8.ts.
 //
 // Performance: on the claude-scale corpus almost every byte is in a candidate line (the searched
 // word is in most big tool inputs), so what a candidate line costs per byte is the search's
@@ -23,6 +23,7 @@
 // which also reports the line's problem.
 
 import type { CutString } from './scan.js';
+import { decodeUtf8 } from './utf8.js';
 
 export interface Skeleton {
   /** The line's JSON with long string values replaced by `"\u0000<index>"`. */
@@ -54,6 +55,18 @@ export function skeletonOf(buf: Buffer, start: number, end: number, cuts: readon
 }
 
 const BACKSLASH = 92;
+
+/**
+ * What JSON.parse makes of the string whose body is buf[c.start, c.end) (scanLine checked that it
+ * parses). `validUtf8`: the caller knows the bytes are UTF-8; else utf8.ts checks (and bytes
+ * that are not decode as toString('utf8') decodes them).
+ */
+export function cutText(buf: Buffer, c: CutString, validUtf8?: boolean): string {
+  const body = buf.subarray(c.start, c.end);
+  if (body.indexOf(BACKSLASH) === -1) return decodeUtf8(body, validUtf8);
+  // With its quotes (the bytes around the body), so JSON.parse reads the decoded text as is.
+  return JSON.parse(decodeUtf8(buf.subarray(c.start - 1, c.end + 1), validUtf8)) as string;
+}
 
 /**
  * The cut string a skeleton's string value stands for, or undefined for a kept string: a cut

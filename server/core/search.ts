@@ -34,7 +34,7 @@ import { helperData, serveHelper, startHelper, type Helper } from './helper.js';
 import { basename, dirname, join } from 'node:path';
 import { FolderIndex, INDEXABLE_WORD, SEARCH_INDEX_FILE, TAIL_BYTES, UNSURE as UNSURE_EVENT, type Fragment, type IndexedFile } from './search-index.js';
 import { oneLine, textOf } from './plain.js';
-import { cutOf, Occurrences, occursInCut, skeletonOf, type Skeleton } from './search-skeleton.js';
+import { cutOf, cutText, Occurrences, occursInCut, skeletonOf, type Skeleton } from './search-skeleton.js';
 import { NEEDLE_MAX, Scanner, type LineScan } from './scan.js';
 import { decodeUtf8 } from './utf8.js';
 
@@ -293,82 +293,36 @@ function hitOfSkeleton(line: Buffer, p: PendingHit, q: Compiled, o: FileOpts): S
   line.copy(buf);
   sc.use(line.length);
   const scan = sc.scanLine(0);
-  if (!scan.cuts || (q.caseless && scan.caseTrap) || scan.end !== line.length) return UNSURE;
-  let latin1: string | null = null;
-  const text = (): string => (latin1 ??= buf.toString('latin1', 0, line.length));
-  // The other terms' pre-check, as hitOfLine makes it (ASCII needles match a latin1 view as
-  // they match the decoded text).
-  for (const t of q.others) if (!t.re.test(text())) return null;
-  const sk = skeletonOf(buf, 0, line.length, scan.cuts, 'utf8');
-  let ev: Record<string, unknown>;
-  try {
-    ev = JSON.parse(sk.json) as Record<string, unknown>;
-  } catch {
-    return UNSURE;
-  }
-  if (!ev || typeof ev !== 'object' || typeof ev.kind !== 'string') return null;
-  let t = '';
-  if (typeof ev.t === 'string') {
-    if (cutOf(ev.t, sk.cuts)) return UNSURE;
-    t = ev.t;
-  }
-  if (o.since !== -Infinity || o.until !== Infinity) {
-    const time = Date.parse(t);
-    if (Number.isNaN(time) || time < o.since || time > o.until) return null;
-  }
-  let parts: Part[];
-  try {
-    parts = partLeavesOf(ev, cutInputParser(buf, 0, sk.cuts));
-  } catch (e) {
-    if (e === UNSURE) return UNSURE;
-    throw e;
-  }
+  if (scan.end !== line.length) return UNSURE;
+  const r = readSkeleton(buf, 0, line.length, scan, q, o, 'utf8');
+  if (r === null || r === UNSURE) return r;
   // matchParts, on the raw bytes: the first part holding the most terms.
-  const occurrences = q.fast.map((ft) => new Occurrences((from) => {
-    ft.raw.lastIndex = from;
-    return ft.raw.exec(text())?.index ?? -1;
-  }));
+  const holds = leafFinder(buf, 0, r, q);
   const found = new Set<number>();
   let best: { part: Part; count: number } | null = null;
-  for (const part of parts) {
+  for (const part of r.parts) {
     let count = 0;
     for (let i = 0; i < q.terms.length; i++) {
-      const ft = q.fast[i]!;
-      const re = q.terms[i]!.re;
-      let here = false;
       for (const leaf of part.leaves) {
-        const cut = cutOf(leaf, sk.cuts);
-        if (!cut) {
-          re.lastIndex = 0;
-          here = re.test(leaf);
-        } else {
-          if (cut.unicodeEscape || (cut.slashEscape && ft.slash)) return UNSURE;
-          here = occursInCut(buf, 0, cut, occurrences[i]!, ft.length);
+        const h = holds(leaf, i);
+        if (h === UNSURE) return UNSURE;
+        if (h) {
+          found.add(i);
+          count++;
+          break;
         }
-        if (here) break;
-      }
-      if (here) {
-        found.add(i);
-        count++;
       }
     }
     if (count && (!best || count > best.count)) best = { part, count };
   }
   if (!best || found.size !== q.terms.length) return null;
   const leaves = best.part.leaves.map((leaf) => {
-    const cut = cutOf(leaf, sk.cuts);
-    return cut ? decodeBody(buf.subarray(cut.start, cut.end)) : leaf;
+    const cut = cutOf(leaf, r.sk.cuts);
+    return cut ? cutText(buf, cut) : leaf;
   });
   const hit = snippetOf({ where: best.part.where, text: leaves.length === 1 ? leaves[0]! : leaves.join('\n') }, q.terms, o.snippetChars);
-  return { sessionId: p.sessionId, project: p.project, title: '', seq: p.seq, kind: ev.kind, where: hit.where, t, snippet: hit.snippet, ranges: hit.ranges, file: p.file };
+  return { sessionId: p.sessionId, project: p.project, title: '', seq: p.seq, kind: r.ev.kind as string, where: hit.where, t: r.t, snippet: hit.snippet, ranges: hit.ranges, file: p.file };
 }
-
-/** A JSON string's body (checked by scanLine: valid escapes, no control byte) as its text. */
-function decodeBody(body: Buffer): string {
-  return body.indexOf(BACKSLASH) === -1 ? decodeUtf8(body) : (JSON.parse(`"${decodeUtf8(body)}"`) as string);
-}
-
-const BACKSLASH = 0x5c;
 
 interface FileResult {
   hits: Found[];
@@ -770,9 +724,8 @@ const UNSURE = Symbol('unsure');
  * search-skeleton.ts): the event's time when it matches, null when it does not, UNSURE when the
  * slow path must decide (a line that may not be JSON, a \u escape or a case trap where a term is
  * looked for, a string tool input that may hold JSON, ...). Exactly what hitOfLine decides,
- * without decoding the line: the skeleton gives the event's shape, and each term is looked for
- * in the leaves of its parts, a kept leaf by the term's own regex, a cut leaf by the term's raw
- * occurrences in the line (the anchor's found by the scanner, whose needle it is).
+ * without decoding the line: the skeleton gives the event's shape (readSkeleton), and each term
+ * is looked for in the leaves of its parts (leafFinder).
  */
 function fastLine(
   buf: Buffer,
@@ -783,19 +736,61 @@ function fastLine(
   q: Compiled,
   o: FileOpts,
 ): string | null | typeof UNSURE {
-  const fast = q.fast!;
-  const end = scan.end;
+  const r = readSkeleton(buf, start, scan.end, scan, q, o, 'latin1');
+  if (r === null || r === UNSURE) return r;
+  const holds = leafFinder(buf, start, r, q, { sc, end: scan.end, at: anchorAt });
+  // Every term in some leaf (a term holds no '\n', so none spans two joined leaves).
+  for (let i = 0; i < q.terms.length; i++) {
+    let found = false;
+    for (const p of r.parts) {
+      for (const leaf of p.leaves) {
+        const h = holds(leaf, i);
+        if (h === UNSURE) return UNSURE;
+        if ((found = h)) break;
+      }
+      if (found) break;
+    }
+    if (!found) return null;
+  }
+  return r.t;
+}
+
+/** An event as its line's skeleton shows it (readSkeleton). */
+interface SkeletonEvent {
+  ev: Record<string, unknown>;
+  sk: Skeleton;
+  t: string;
+  parts: Part[];
+  /** The line as latin1 (made once, when a term's raw occurrences are looked for). */
+  line: () => string;
+}
+
+/**
+ * The fast path's reading of the line buf[start, end): the other terms' pre-check as hitOfLine
+ * makes it (a line failing it is no problem, even when it is not JSON; ASCII needles match a
+ * latin1 view as they match the decoded text), then the skeleton parsed for the event's kind,
+ * time and parts. null: hitOfLine would say no; UNSURE: the slow path must decide (a case trap,
+ * a line scanLine refused, a cut or non-ASCII time, a tool input that may be JSON). `encoding`
+ * is the skeleton's (utf8 gives kept strings their text).
+ */
+function readSkeleton(
+  buf: Buffer,
+  start: number,
+  end: number,
+  scan: LineScan,
+  q: Compiled,
+  o: FileOpts,
+  encoding: 'latin1' | 'utf8',
+): SkeletonEvent | null | typeof UNSURE {
   let text: string | null = null;
   const line = (): string => (text ??= buf.toString('latin1', start, end));
   // The characters whose case makes an ASCII term match where the bytes do not: U+0130 (İ
   // lowercases to "i̇"), U+212A (Kelvin sign: lowercases to 'k', and /k/iu matches it), U+017F
   // (long s: /s/iu matches it). A line holding one takes the slow path.
   if (q.caseless && scan.caseTrap) return UNSURE;
-  // The other terms' pre-check, as hitOfLine makes it (a line failing it is no problem, even
-  // when it is not JSON). ASCII needles match a latin1 view as they match the decoded text.
   for (const t of q.others) if (!t.re.test(line())) return null;
   if (!scan.cuts) return UNSURE;
-  const sk = skeletonOf(buf, start, end, scan.cuts);
+  const sk = skeletonOf(buf, start, end, scan.cuts, encoding);
   let ev: Record<string, unknown>;
   try {
     ev = JSON.parse(sk.json) as Record<string, unknown>;
@@ -813,47 +808,48 @@ function fastLine(
     const time = Date.parse(t);
     if (Number.isNaN(time) || time < o.since || time > o.until) return null;
   }
-  const parse = cutInputParser(buf, start, sk.cuts);
-  let parts: Part[];
   try {
-    parts = partLeavesOf(ev, parse);
+    return { ev, sk, t, parts: partLeavesOf(ev, cutInputParser(buf, start, sk.cuts)), line };
   } catch (e) {
     if (e === UNSURE) return UNSURE;
     throw e;
   }
-  // Every term in some leaf (a term holds no '\n', so none spans two joined leaves).
-  for (let i = 0; i < fast.length; i++) {
-    const ft = fast[i]!;
-    const re = q.terms[i]!.re;
-    let at: Occurrences | null = null;
-    let found = false;
-    for (const p of parts) {
-      for (const leaf of p.leaves) {
-        const cut = cutOf(leaf, sk.cuts);
-        if (!cut) {
-          re.lastIndex = 0;
-          found = re.test(leaf);
-        } else {
-          if (cut.unicodeEscape || (cut.slashEscape && ft.slash)) return UNSURE;
-          at ??=
-            i === q.anchorTerm && q.anchorScanned
-              ? new Occurrences((s) => {
-                  const p = sc.find(start + s, end);
-                  return p < 0 ? -1 : p - start;
-                }, anchorAt >= 0 ? anchorAt - start : undefined)
-              : new Occurrences((s) => {
-                  ft.raw.lastIndex = s;
-                  return ft.raw.exec(line())?.index ?? -1;
-                });
-          found = occursInCut(buf, start, cut, at, ft.length);
-        }
-        if (found) break;
-      }
-      if (found) break;
+}
+
+/**
+ * Whether term i (of a fast query) is in a leaf of a skeleton's part: by the term's own regex in
+ * a kept leaf, by its raw occurrences in a cut one (the anchor's found by the scanner, whose
+ * needle it is, when `anchor` is given); UNSURE where an escape could hide or fake one.
+ */
+function leafFinder(
+  buf: Buffer,
+  start: number,
+  r: SkeletonEvent,
+  q: Compiled,
+  anchor?: { sc: Scanner; end: number; at: number },
+): (leaf: string, i: number) => boolean | typeof UNSURE {
+  const occurrences: (Occurrences | undefined)[] = [];
+  return (leaf, i) => {
+    const cut = cutOf(leaf, r.sk.cuts);
+    if (!cut) {
+      const re = q.terms[i]!.re;
+      re.lastIndex = 0;
+      return re.test(leaf);
     }
-    if (!found) return null;
-  }
-  return t;
+    const ft = q.fast![i]!;
+    if (cut.unicodeEscape || (cut.slashEscape && ft.slash)) return UNSURE;
+    const at = (occurrences[i] ??=
+      anchor && i === q.anchorTerm && q.anchorScanned
+        ? new Occurrences((s) => {
+            const p = anchor.sc.find(start + s, anchor.end);
+            return p < 0 ? -1 : p - start;
+          }, anchor.at >= 0 ? anchor.at - start : undefined)
+        : new Occurrences((s) => {
+            ft.raw.lastIndex = s;
+            return ft.raw.exec(r.line())?.index ?? -1;
+          }));
+    return occursInCut(buf, start, cut, at, ft.length);
+  };
 }
 
 /**
@@ -1305,6 +1301,7 @@ async function searchIndexed(
   }
   const folders: Folder[] = [];
   const items: Item[] = [];
+  const entries: IndexedFile[] = []; // items[i]'s entry in its folder's index (this thread's)
   for (const [dir, list] of [...byDir].sort((a, b) => (a[0] < b[0] ? -1 : 1))) {
     opts.signal?.throwIfAborted();
     const ix = FolderIndex.open(join(dir, SEARCH_INDEX_FILE)) ?? new FolderIndex();
@@ -1313,7 +1310,7 @@ async function searchIndexed(
     ix.files.forEach((f, i) => {
       if (!f.dead) live.set(f.name, i);
     });
-    const work: Item[] = [];
+    const work: { item: Item; entry: IndexedFile }[] = [];
     for (const file of list) {
       const name = basename(file);
       const fi = live.get(name);
@@ -1341,7 +1338,7 @@ async function searchIndexed(
         ix.files.push(e);
       }
       if (!same(e)) {
-        work.push({ folder: folders.length, file, size: id.size, from: { ...e, bad: [] } });
+        work.push({ item: { folder: folders.length, file, size: id.size, from: { ...e, bad: [] } }, entry: e });
         Object.assign(e, id);
         folder.changed = true;
       }
@@ -1352,8 +1349,11 @@ async function searchIndexed(
       ix.files[fi]!.dead = true;
       folder.changed = true;
     }
-    work.sort((a, b) => b.size - b.from.covered - (a.size - a.from.covered));
-    items.push(...work);
+    work.sort((a, b) => b.item.size - b.item.from.covered - (a.item.size - a.item.from.covered));
+    for (const w of work) {
+      items.push(w.item);
+      entries.push(w.entry);
+    }
     folder.end = items.length;
     folders.push(folder);
   }
@@ -1364,7 +1364,6 @@ async function searchIndexed(
   const fragments = new Map<number, Fragment>();
   const helperIds = new Map<number, number[]>(); // per folder: the helper's word ids to the folder's
   const settled = new Uint8Array(items.length);
-  const entryOf = (it: Item): IndexedFile => folders[it.folder]!.ix!.files.find((f) => f.name === basename(it.file) && !f.dead)!;
   const toIndex = items.reduce((n, it) => n + it.size - it.from.covered, 0);
   const helper =
     opts.helper === false || (opts.helper === undefined && toIndex < INDEX_HELPER_MIN_BYTES) || items.length < 2
@@ -1380,7 +1379,7 @@ async function searchIndexed(
       for (let i = folder.first; i < folder.end; i++) {
         const frag = fragments.get(i);
         if (!settled[i] && frag) {
-          const e = entryOf(items[i]!);
+          const e = entries[i]!;
           const fi = ix.files.indexOf(e);
           let ids = helperIds.get(answered);
           if (!ids) helperIds.set(answered, (ids = []));
@@ -1487,7 +1486,7 @@ async function searchIndexed(
     const it = items[i]!;
     const folder = folders[it.folder]!;
     const ix = folder.ix!;
-    const e = entryOf(it);
+    const e = entries[i]!;
     try {
       ix.edit();
       await indexFile(ix, ix.files.indexOf(e), it.file, it.size, sc, opts.signal);

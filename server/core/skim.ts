@@ -11,19 +11,18 @@
 // (test/store/skim.test.ts compares the two on generated sessions). A line this path cannot read
 // whole (not UTF-8, a string scanLine refuses, not an agent event, a `t` it cut, ...) is left to
 // the ordinary path, which also reports its problem.
-// Depends on scan.ts, search-skeleton.ts, elide.ts, lines.ts and utf8.ts; no fs.
+// Depends on scan.ts, search-skeleton.ts (which decodes cut strings through utf8.ts), elide.ts and
+// lines.ts; no fs.
 
 import { isUtf8 } from 'node:buffer';
 import { payloadBytes, payloadHolders, type StreamElider } from './elide.js';
 import { tooDeep, type SeqEvent, type SessionEvent } from './events.js';
-import { Scanner, type CutString } from './scan.js';
-import { skeletonOf } from './search-skeleton.js';
+import { Scanner } from './scan.js';
+import { cutText, skeletonOf } from './search-skeleton.js';
 import { kindOfHead } from './lines.js';
-import { decodeUtf8 } from './utf8.js';
 
 /** Shorter lines take the ordinary path: there is little to skip in them. */
 const MIN_LINE = 2048;
-const BACKSLASH = 92;
 
 export class Skimmer {
   private readonly scanner = new Scanner();
@@ -63,14 +62,14 @@ export class Skimmer {
 
     // Every cut string gets its text except the string payloads, which the elider measures
     // first (a cut string is "\u0000<its index>"; no kept string starts with U+0000).
-    const text = (s: string): string => textOf(buf, cuts[+s.slice(1)]!);
+    const text = (s: string): string => cutText(buf, cuts[+s.slice(1)]!, true);
     const holders = new Set<object>(payloadHolders(o.messages));
     fill(o, holders, text);
     if (!this.accept(o)) return undefined;
     const measure = (p: unknown): number => {
       if (typeof p !== 'string' || p.charCodeAt(0) !== 0) return payloadBytes(p);
       const c = cuts[+p.slice(1)]!;
-      return c.unicodeEscape ? payloadBytes(textOf(buf, c)) : c.end - c.start - sc.escapes(c.start, c.end);
+      return c.unicodeEscape ? payloadBytes(cutText(buf, c, true)) : c.end - c.start - sc.escapes(c.start, c.end);
     };
     const se = this.elider.take({ seq, event: o as SessionEvent }, measure);
     // The payloads the elider kept (short ones, or all once the excess is saved) get their text.
@@ -80,14 +79,6 @@ export class Skimmer {
     }
     return se;
   }
-}
-
-/** What JSON.parse makes of a cut string's body (checked by scanLine: it parses). */
-function textOf(buf: Buffer, c: CutString): string {
-  const body = buf.subarray(c.start, c.end);
-  if (body.indexOf(BACKSLASH) === -1) return decodeUtf8(body, true);
-  // With its quotes (the bytes around the body), so JSON.parse reads the decoded text as is.
-  return JSON.parse(decodeUtf8(buf.subarray(c.start - 1, c.end + 1), true)) as string;
 }
 
 /**

@@ -49,7 +49,6 @@
 
   (func (export "position") (result i32) (global.get $pos))
   (func (export "stopped") (result i32) (global.get $stop))
-  (func (export "count") (result i32) (global.get $words))
 
   ;; Zeroes the table's first $n slots.
   (func $clear (param $n i32)
