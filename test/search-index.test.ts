@@ -4,7 +4,7 @@
 // a query the index answers gives exactly what the scan (index: false) gives: hits, total, files
 // and problems.
 
-import { appendFileSync, chmodSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { appendFileSync, chmodSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
@@ -297,4 +297,50 @@ describe('search index: the file (protocol.md "search.idx")', () => {
       expect(statSync(ix).mtimeMs).toBe(before); // answered from it, not rewritten
     });
   });
+});
+
+/** Where an index file's event-file column, postings ends and word starts are (protocol.md "search.idx", format 2). */
+function layout(b: Buffer): { n: number; t: number; file: number; ends: number; starts: number } {
+  const headLen = b.readUInt32LE(8);
+  const h = JSON.parse(b.toString('utf8', 12, 12 + headLen)) as { events: number; tokens: number };
+  const pad8 = (x: number) => (x + 7) & ~7;
+  const headEnd = pad8(12 + headLen);
+  const ends = headEnd + h.events * 28 + pad8(h.events);
+  return { n: h.events, t: h.tokens, file: headEnd + 24 * h.events, ends, starts: ends + 4 * h.tokens };
+}
+
+describe('search index: values out of place, the sizes intact', () => {
+  // Opening checks the sizes only; the values a search uses are checked where it uses them, and
+  // the whole index before it is edited. Each case: the answer is the scan's, and the index is
+  // written again, whole.
+  const lines = Array.from({ length: 12 }, (_, i) => serializeLine({ kind: 'user', t: `2026-09-01T10:00:${String(i).padStart(2, '0')}.000Z`, content: `turn ${i} zonk word${i}` }));
+  const cases: [string, (b: Buffer, l: ReturnType<typeof layout>) => void][] = [
+    ['a postings end past the postings', (b, l) => { for (let i = 0; i < l.t; i++) b.writeUInt32LE(0xfffffff0, l.ends + 4 * i); }],
+    ['a postings end before the one before', (b, l) => { for (let i = 0; i < l.t; i++) b.writeUInt32LE(l.t - i, l.ends + 4 * i); }],
+    ['a word start in the middle of a word', (b, l) => { for (let i = 1; i < l.t; i++) b.writeUInt32LE(i, l.starts + 4 * i); }],
+    ["an event's file that is not there", (b, l) => { for (let e = 0; e < l.n; e++) b.writeUInt32LE(999, l.file + 4 * e); }],
+  ];
+  for (const [name, spoil] of cases) {
+    for (const then of ['searched', 'appended to, then searched'] as const) {
+      it(`${name}: ${then}`, async () => {
+        await withSession('2026-09-01T10-00-00-cccc', lines, async (root) => {
+          const file = join(root, '-p', '2026-09-01T10-00-00-cccc.jsonl');
+          const ix = join(root, '-p', SEARCH_INDEX_FILE);
+          await searchSessions(root, 'zonk', { limit: 100 }); // builds it
+          const b = readFileSync(ix);
+          const l = layout(b);
+          expect(l.n).toBeGreaterThan(0);
+          spoil(b, l);
+          writeFileSync(ix, b);
+          if (then !== 'searched') appendFileSync(file, serializeLine({ kind: 'user', t: '2026-09-01T10:01:00.000Z', content: 'turn late zonk' }) + '\n');
+          const progress: number[] = [];
+          const scanned = await searchSessions(root, 'zonk turn', { limit: 100, index: false });
+          expect(await searchSessions(root, 'zonk turn', { limit: 100, onProgress: (d) => progress.push(d) })).toEqual(scanned);
+          expect(progress).toEqual([1]); // once per file, even when the folder is searched again
+          expect(readFileSync(ix).equals(b)).toBe(false); // written again
+          await expectAsScan(root, ['zonk', 'word3', 'turn', 'late']);
+        });
+      });
+    }
+  }
 });

@@ -32,7 +32,7 @@ import { readdir } from 'node:fs/promises';
 import { closeSync, fstatSync, openSync, readSync, statSync } from 'node:fs';
 import { helperData, serveHelper, startHelper, type Helper } from './helper.js';
 import { basename, dirname, join } from 'node:path';
-import { FolderIndex, INDEXABLE_WORD, SEARCH_INDEX_FILE, TAIL_BYTES, UNSURE as UNSURE_EVENT, type Fragment, type IndexedFile } from './search-index.js';
+import { CorruptIndexError, FolderIndex, INDEXABLE_WORD, SEARCH_INDEX_FILE, TAIL_BYTES, UNSURE as UNSURE_EVENT, type Fragment, type IndexedFile } from './search-index.js';
 import { oneLine, textOf } from './plain.js';
 import { cutOf, cutText, Occurrences, occursInCut, skeletonOf, type Skeleton } from './search-skeleton.js';
 import { NEEDLE_MAX, Scanner, type LineScan } from './scan.js';
@@ -145,16 +145,11 @@ export async function listSessionFiles(root: string): Promise<string[]> {
   } catch {
     return files;
   }
-  for (const d of dirs) {
-    if (!d.isDirectory()) continue;
-    let names: string[];
-    try {
-      names = await readdir(join(root, d.name));
-    } catch {
-      continue;
-    }
-    for (const n of names) if (n.endsWith('.jsonl')) files.push(join(root, d.name, n));
-  }
+  // The folders read at once (one round trip through the thread pool, not one per folder).
+  const lists = await Promise.all(
+    dirs.filter((d) => d.isDirectory()).map((d) => readdir(join(root, d.name)).then((names) => ({ dir: join(root, d.name), names }), () => null)),
+  );
+  for (const l of lists) if (l) for (const n of l.names) if (n.endsWith('.jsonl')) files.push(join(l.dir, n));
   return files.sort();
 }
 
@@ -267,9 +262,12 @@ type Found = SearchHit | PendingHit;
  * mostly waits on the thread pool); null if the file changed since.
  */
 function materialize(p: PendingHit, q: Compiled, o: FileOpts): SearchHit | null {
-  const line = readAt(p.file, p.offset, p.length);
+  // A long line is read straight into the scanner's memory (hitOfSkeleton reads it there).
+  const long = p.length >= SKIM_MIN && q.fast;
+  const sc = long ? (answerScanner ??= new Scanner()) : undefined;
+  const line = sc ? readInto(p.file, p.offset, sc.data(p.length)) : readAt(p.file, p.offset, p.length);
   if (!line) return null;
-  const fast = line.length >= SKIM_MIN ? hitOfSkeleton(line, p, q, o) : UNSURE;
+  const fast = sc ? hitOfSkeleton(sc, line, p, q, o) : UNSURE;
   const hit = fast !== UNSURE ? fast : hitOfLine(decodeUtf8(line), p.seq, p, p.file, q, o);
   if (!hit || hit === NOT_JSON) return null;
   hit.title = p.title;
@@ -286,15 +284,11 @@ let answerScanner: Scanner | undefined;
  * and the part holding the word is half of that). UNSURE where the fast path would be unsure:
  * the caller then decodes the whole line.
  */
-function hitOfSkeleton(line: Buffer, p: PendingHit, q: Compiled, o: FileOpts): SearchHit | null | typeof UNSURE {
-  if (!q.fast) return UNSURE;
-  const sc = (answerScanner ??= new Scanner());
-  const buf = sc.data(line.length);
-  line.copy(buf);
-  sc.use(line.length);
+function hitOfSkeleton(sc: Scanner, buf: Buffer, p: PendingHit, q: Compiled, o: FileOpts): SearchHit | null | typeof UNSURE {
+  sc.use(buf.length); // buf: the first bytes of sc.data()
   const scan = sc.scanLine(0);
-  if (scan.end !== line.length) return UNSURE;
-  const r = readSkeleton(buf, 0, line.length, scan, q, o, 'utf8');
+  if (scan.end !== buf.length) return UNSURE;
+  const r = readSkeleton(buf, 0, buf.length, scan, q, o, 'utf8');
   if (r === null || r === UNSURE) return r;
   // matchParts, on the raw bytes: the first part holding the most terms.
   const holds = leafFinder(buf, 0, r, q);
@@ -1273,20 +1267,42 @@ interface Item {
 /** Bytes to index below which the helper does not pay for its start. */
 const INDEX_HELPER_MIN_BYTES = 64 << 20;
 
-async function searchIndexed(
+/**
+ * The indexed search. A folder whose index turns out not to check out where the search uses it
+ * (CorruptIndexError) is searched again from the start with that index distrusted: answered as
+ * if it had none, and rebuilt.
+ */
+async function searchIndexed(files: string[], q: Compiled, words: string[], fo: FileOpts, limit: number, opts: SearchOptions): Promise<SearchResult> {
+  const distrusted = new Set<string>();
+  const reported = { done: 0 }; // progress never goes back on a second attempt
+  for (;;) {
+    try {
+      return await searchIndexedOnce(files, q, words, fo, limit, opts, distrusted, reported);
+    } catch (err) {
+      if (!(err instanceof CorruptIndexError) || distrusted.has(err.path)) throw err;
+      distrusted.add(err.path);
+    }
+  }
+}
+
+async function searchIndexedOnce(
   files: string[],
   q: Compiled,
   words: string[],
   fo: FileOpts,
   limit: number,
   opts: SearchOptions,
+  distrusted: ReadonlySet<string>,
+  reported: { done: number },
 ): Promise<SearchResult> {
   const problems: SearchProblem[] = [];
   const found = new Top(limit);
   let total = 0;
   let searched = 0;
   let done = 0;
-  const progress = (): void => opts.onProgress?.(++done, files.length);
+  const progress = (): void => {
+    if (++done > reported.done) opts.onProgress?.((reported.done = done), files.length);
+  };
   const anchor = q.anchor.bytes.toString('latin1');
   const hasAnchor = (b: Buffer): boolean => b.toString('latin1').toLowerCase().includes(anchor);
   const sc = new Scanner();
@@ -1302,60 +1318,66 @@ async function searchIndexed(
   const folders: Folder[] = [];
   const items: Item[] = [];
   const entries: IndexedFile[] = []; // items[i]'s entry in its folder's index (this thread's)
-  for (const [dir, list] of [...byDir].sort((a, b) => (a[0] < b[0] ? -1 : 1))) {
-    opts.signal?.throwIfAborted();
-    const ix = FolderIndex.open(join(dir, SEARCH_INDEX_FILE)) ?? new FolderIndex();
-    const folder: Folder = { dir, ix, changed: false, files: [], first: items.length, end: items.length };
-    const live = new Map<string, number>();
-    ix.files.forEach((f, i) => {
-      if (!f.dead) live.set(f.name, i);
-    });
-    const work: { item: Item; entry: IndexedFile }[] = [];
-    for (const file of list) {
-      const name = basename(file);
-      const fi = live.get(name);
-      live.delete(name);
-      let st;
-      try {
-        st = statSync(file, { bigint: true });
-      } catch (err) {
-        problems.push({ file, message: `cannot read: ${(err as Error).message}` });
-        progress();
-        continue;
+  try {
+    for (const [dir, list] of [...byDir].sort((a, b) => (a[0] < b[0] ? -1 : 1))) {
+      opts.signal?.throwIfAborted();
+      const path = join(dir, SEARCH_INDEX_FILE);
+      const ix = (!distrusted.has(path) && FolderIndex.open(path)) || new FolderIndex();
+      const folder: Folder = { dir, ix, changed: false, files: [], first: items.length, end: items.length };
+      const at = folders.push(folder) - 1; // pushed now: closed below if this throws
+      const live = new Map<string, number>();
+      ix.files.forEach((f, i) => {
+        if (!f.dead) live.set(f.name, i);
+      });
+      const work: { item: Item; entry: IndexedFile }[] = [];
+      for (const file of list) {
+        const name = basename(file);
+        const fi = live.get(name);
+        live.delete(name);
+        let st;
+        try {
+          st = statSync(file, { bigint: true });
+        } catch (err) {
+          problems.push({ file, message: `cannot read: ${(err as Error).message}` });
+          progress();
+          continue;
+        }
+        const id = { size: Number(st.size), ino: String(st.ino), mtimeNs: String(st.mtimeNs) };
+        let e = fi === undefined ? undefined : ix.files[fi]!;
+        const same = (x: IndexedFile): boolean => x.size === id.size && x.ino === id.ino && x.mtimeNs === id.mtimeNs;
+        // Changed: gone on from where it was indexed when it only grew, else indexed again.
+        if (e && !same(e) && (e.ino !== id.ino || id.size < e.covered || !e.meta || !onlyGrew(file, e))) {
+          e.dead = true;
+          e = undefined;
+          folder.changed = true;
+        }
+        if (!e) {
+          ix.edit();
+          e = { name, ino: '', size: -1, mtimeNs: '', covered: 0, lines: 0, tail: '', meta: null, title: { title: null, firstUser: null, meta: null }, bad: [] };
+          ix.files.push(e);
+        }
+        if (!same(e)) {
+          work.push({ item: { folder: at, file, size: id.size, from: { ...e, bad: [] } }, entry: e });
+          Object.assign(e, id);
+          folder.changed = true;
+        }
+        folder.files.push({ entry: e, file, size: id.size });
       }
-      const id = { size: Number(st.size), ino: String(st.ino), mtimeNs: String(st.mtimeNs) };
-      let e = fi === undefined ? undefined : ix.files[fi]!;
-      const same = (x: IndexedFile): boolean => x.size === id.size && x.ino === id.ino && x.mtimeNs === id.mtimeNs;
-      // Changed: gone on from where it was indexed when it only grew, else indexed again.
-      if (e && !same(e) && (e.ino !== id.ino || id.size < e.covered || !e.meta || !onlyGrew(file, e))) {
-        e.dead = true;
-        e = undefined;
+      // Files gone since they were indexed.
+      for (const fi of live.values()) {
+        ix.files[fi]!.dead = true;
         folder.changed = true;
       }
-      if (!e) {
-        ix.edit();
-        e = { name, ino: '', size: -1, mtimeNs: '', covered: 0, lines: 0, tail: '', meta: null, title: { title: null, firstUser: null, meta: null }, bad: [] };
-        ix.files.push(e);
+      work.sort((a, b) => b.item.size - b.item.from.covered - (a.item.size - a.item.from.covered));
+      for (const w of work) {
+        items.push(w.item);
+        entries.push(w.entry);
       }
-      if (!same(e)) {
-        work.push({ item: { folder: folders.length, file, size: id.size, from: { ...e, bad: [] } }, entry: e });
-        Object.assign(e, id);
-        folder.changed = true;
-      }
-      folder.files.push({ entry: e, file, size: id.size });
+      folder.end = items.length;
     }
-    // Files gone since they were indexed.
-    for (const fi of live.values()) {
-      ix.files[fi]!.dead = true;
-      folder.changed = true;
-    }
-    work.sort((a, b) => b.item.size - b.item.from.covered - (a.item.size - a.item.from.covered));
-    for (const w of work) {
-      items.push(w.item);
-      entries.push(w.entry);
-    }
-    folder.end = items.length;
-    folders.push(folder);
+  } catch (err) {
+    for (const f of folders) f.ix?.close();
+    throw err;
   }
 
   // 2. What must be read, read by this thread and, when it is a lot, a helper thread taking
@@ -1452,7 +1474,9 @@ async function searchIndexed(
       return t;
     };
     const pathOf = (fi: number): string => join(folder.dir, ix.files[fi]!.name);
-    for (const ev of ix.matching(words)) {
+    const matched = ix.matching(words);
+    for (let k = 0; k < matched.length; k++) {
+      const ev = matched[k]!;
       const fi = ix.file[ev]!;
       if (!ok[fi]) continue;
       const time = ix.time[ev]!;
@@ -1492,6 +1516,7 @@ async function searchIndexed(
       await indexFile(ix, ix.files.indexOf(e), it.file, it.size, sc, opts.signal);
     } catch (err) {
       opts.signal?.throwIfAborted();
+      if (err instanceof CorruptIndexError) throw err;
       // Gone or unreadable since it was stat'ed: left out, and read again by the next search.
       e.dead = true;
       folder.files = folder.files.filter((f) => f.entry !== e);
@@ -1551,12 +1576,15 @@ export async function indexHelper(): Promise<void> {
 
 /** `length` bytes of `file` at `offset`; null when they cannot be read. */
 function readAt(file: string, offset: number, length: number): Buffer | null {
+  return readInto(file, offset, Buffer.allocUnsafe(length));
+}
+
+/** `into.length` bytes of `file` at `offset`, read into `into` (the part read); null when they cannot be read. */
+function readInto(file: string, offset: number, into: Buffer): Buffer | null {
   let fd: number | undefined;
   try {
     fd = openSync(file, 'r');
-    const buf = Buffer.allocUnsafe(length);
-    const n = readSync(fd, buf, 0, length, offset);
-    return buf.subarray(0, n);
+    return into.subarray(0, readSync(fd, into, 0, into.length, offset));
   } catch {
     return null;
   } finally {
