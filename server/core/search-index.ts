@@ -17,7 +17,8 @@
 // answer is decided again from the line (search.ts), and both paths always answer alike.
 //
 // The file (little-endian; protocol.md "search.idx"): magic, format, the header's length and
-// the header (JSON: files, counts); then the event columns (time f64, offset f64, length u32,
+// the header (JSON: files, counts), then the files' details (JSON: the tails and title states
+// that extending a file needs, read only then: see details()); then the event columns (time f64, offset f64, length u32,
 // seq u32, file u32, flags u8), the end of each token's postings (u32), where each token starts
 // in the vocabulary (u32), the vocabulary (tokens joined by '\n', ASCII), and the postings:
 // each token's ordinals ascending, as varint deltas. Anything that does not check out on open is
@@ -78,6 +79,8 @@ export interface IndexedFile {
   meta: { id: string; project: string } | null;
   /** The title so far (search.ts TitleTracker's state). */
   title: { title: string | null; firstUser: string | null; meta: unknown };
+  /** The title a hit in it shows, from `title` (kept by search.ts beside it, so that answering needs only the header). */
+  shown: string;
   /** Lines in [0, covered) that are not JSON, flattened: [line number, offset, length, ...]. */
   bad: number[];
   /** Replaced or gone: its events are skipped until the index is compacted. */
@@ -106,8 +109,13 @@ export interface Fragment {
 /** Bytes before `covered` kept to check that a grown file only grew. */
 export const TAIL_BYTES = 48;
 
+/** A file's entry in the header: all but its tail and title (see Header.details). */
+type HeadFile = Omit<IndexedFile, 'tail' | 'title'>;
+
 interface Header {
-  files: IndexedFile[];
+  files: HeadFile[];
+  /** Bytes of the JSON after the header: each file's [tail, title], read when first needed. */
+  details: number;
   events: number;
   tokens: number;
   vocab: number;
@@ -187,6 +195,9 @@ export class FolderIndex {
   private path = '';
   /** Opened, and its word starts, postings ends and event files not all checked yet (see open()). */
   private unchecked = false;
+  /** Opened, and its files' tails and titles not read yet: where they are in the file (see details()). */
+  private detailsAt = 0;
+  private detailsBytes = -1;
 
   // ---- Building ---------------------------------------------------------------------------
 
@@ -194,6 +205,7 @@ export class FolderIndex {
   edit(): void {
     if (this.editing) return;
     if (this.unchecked) this.checkWhole();
+    this.details();
     this.editing = true;
     this.loadPostings();
     if (shared?.owner === this) shared.owner = null; // the ids may have changed (compact)
@@ -457,6 +469,7 @@ export class FolderIndex {
     e.tail = fe.tail;
     e.meta = fe.meta;
     e.title = fe.title;
+    e.shown = fe.shown;
     for (const x of fe.bad) e.bad.push(x);
     f.tokens.forEach((t, k) => (ids[f.tokenBase + k] = this.idOfToken(t)));
     const base = this.n - f.eventBase;
@@ -718,10 +731,13 @@ export class FolderIndex {
     const vocab = Buffer.from(this.tokens.join('\n'), 'latin1');
     const wordStarts = new Uint32Array(this.tokens.length);
     for (let id = 1; id < wordStarts.length; id++) wordStarts[id] = wordStarts[id - 1]! + this.tokens[id - 1]!.length + 1;
-    const header: Header = { files: this.files, events: this.n, tokens: this.tokens.length, vocab: vocab.length, postings: bytes.length };
+    this.details();
+    const details = Buffer.from(JSON.stringify(this.files.map((f) => [f.tail, f.title])), 'utf8');
+    const files = this.files.map(({ tail: _t, title: _u, ...f }): HeadFile => f);
+    const header: Header = { files, details: details.length, events: this.n, tokens: this.tokens.length, vocab: vocab.length, postings: bytes.length };
     const head = Buffer.from(JSON.stringify(header), 'utf8');
     const n = this.n;
-    const headEnd = pad8(12 + head.length);
+    const headEnd = pad8(12 + head.length + details.length);
     const colBytes = n * (8 + 8 + 4 + 4 + 4) + pad8(n);
     const total = headEnd + colBytes + 8 * ends.length + vocab.length + bytes.length;
     const out = Buffer.alloc(total);
@@ -729,6 +745,7 @@ export class FolderIndex {
     out.writeUInt32LE(FORMAT, 4);
     out.writeUInt32LE(head.length, 8);
     head.copy(out, 12);
+    details.copy(out, 12 + head.length);
     let at = headEnd;
     const put = (a: ArrayBufferView, len: number) => {
       out.set(new Uint8Array(a.buffer, a.byteOffset, len), at);
@@ -787,11 +804,11 @@ export class FolderIndex {
     }
     const h = JSON.parse(head.toString('utf8')) as Header;
     const ok = (x: unknown) => Number.isSafeInteger(x) && (x as number) >= 0;
-    if (!h || !Array.isArray(h.files) || !ok(h.events) || !ok(h.tokens) || !ok(h.vocab) || !ok(h.postings)) throw new Error('bad header');
-    for (const f of h.files) if (!validFile(f)) throw new Error('bad file entry');
+    if (!h || !Array.isArray(h.files) || !ok(h.details) || !ok(h.events) || !ok(h.tokens) || !ok(h.vocab) || !ok(h.postings)) throw new Error('bad header');
+    for (const f of h.files) if (!validHeadFile(f)) throw new Error('bad file entry');
     const n = h.events;
     const t = h.tokens;
-    const headEnd = pad8(12 + headLen);
+    const headEnd = pad8(12 + headLen + h.details);
     const colBytes = n * 28 + pad8(n);
     if (headEnd + colBytes + 8 * t + h.vocab + h.postings !== size) throw new Error('sizes do not add up');
     // The columns, the ends, the word starts and the vocabulary in one read, into memory of
@@ -800,7 +817,9 @@ export class FolderIndex {
     const ab = new ArrayBuffer(rest);
     if (readSync(fd, new Uint8Array(ab), 0, rest, headEnd) !== rest) throw new Error('short');
     const ix = new FolderIndex();
-    ix.files = h.files;
+    ix.files = h.files as IndexedFile[]; // their tails and titles come with details()
+    ix.detailsAt = 12 + headLen;
+    ix.detailsBytes = h.details;
     ix.n = n;
     ix.time = new Float64Array(ab, 0, n);
     ix.offset = new Float64Array(ab, 8 * n, n);
@@ -819,6 +838,28 @@ export class FolderIndex {
     // a pass over each, in every search's process, was a tenth of a search on claude-scale.
     ix.unchecked = true;
     return ix;
+  }
+
+  /**
+   * Reads the files' tails and titles of an opened index into its entries, once: a search that
+   * trusts every file of a folder (none grew, none has a torn last line) never needs them; a
+   * hit shows `shown`. They were half the header, and parsing it a tenth of a search.
+   */
+  details(): void {
+    if (this.detailsBytes < 0) return;
+    const buf = Buffer.allocUnsafe(this.detailsBytes);
+    if (this.fd === null || readSync(this.fd, buf, 0, buf.length, this.detailsAt) !== buf.length) throw this.corrupt('file details unreadable');
+    let d: unknown;
+    try {
+      d = JSON.parse(buf.toString('utf8'));
+    } catch {
+      throw this.corrupt('file details are not JSON');
+    }
+    if (!Array.isArray(d) || d.length !== this.files.length || !d.every(validDetails)) throw this.corrupt('file details do not match');
+    this.files.forEach((f, i) => {
+      [f.tail, f.title] = d[i] as [string, IndexedFile['title']];
+    });
+    this.detailsBytes = -1;
   }
 
   /** The index as opened checks out whole (before it is edited, and written again). */
@@ -855,7 +896,7 @@ export class FolderIndex {
   /** The postings' bytes [a, b): from memory, or from the file. */
   private encoded(a: number, b: number): Uint8Array {
     if (this.fd === null) return this.enc.subarray(a, b);
-    const buf = Buffer.alloc(b - a);
+    const buf = Buffer.allocUnsafe(b - a); // every byte read, or it throws
     if (readSync(this.fd, buf, 0, b - a, this.postingsAt + a) !== b - a) throw new Error('the search index is shorter than it says');
     return buf;
   }
@@ -880,29 +921,31 @@ function startsOf(text: string): Uint32Array {
   return starts;
 }
 
-function validFile(f: unknown): f is IndexedFile {
+function validHeadFile(f: unknown): f is HeadFile {
   if (!f || typeof f !== 'object') return false;
   const x = f as Record<string, unknown>;
   const num = (v: unknown) => Number.isSafeInteger(v) && (v as number) >= 0;
   const meta = x.meta as Record<string, unknown> | null;
-  const title = x.title as Record<string, unknown> | null;
   return (
     typeof x.name === 'string' &&
     typeof x.ino === 'string' &&
     typeof x.mtimeNs === 'string' &&
-    typeof x.tail === 'string' &&
+    typeof x.shown === 'string' &&
     num(x.size) &&
     num(x.covered) &&
     num(x.lines) &&
     (meta === null || (typeof meta === 'object' && typeof meta.id === 'string' && typeof meta.project === 'string')) &&
-    !!title &&
-    typeof title === 'object' &&
-    (title.title === null || typeof title.title === 'string') &&
-    (title.firstUser === null || typeof title.firstUser === 'string') &&
     Array.isArray(x.bad) &&
     x.bad.length % 3 === 0 &&
     x.bad.every(num)
   );
+}
+
+/** A file's [tail, title] (see Header.details). */
+function validDetails(d: unknown): boolean {
+  if (!Array.isArray(d) || d.length !== 2 || typeof d[0] !== 'string') return false;
+  const title = d[1] as Record<string, unknown> | null;
+  return !!title && typeof title === 'object' && (title.title === null || typeof title.title === 'string') && (title.firstUser === null || typeof title.firstUser === 'string');
 }
 
 /** Every token's ordinals as varint deltas, one after the other, and where each token's end. */

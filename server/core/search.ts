@@ -31,7 +31,7 @@
 import { readdir } from 'node:fs/promises';
 import { closeSync, fstatSync, openSync, readSync, statSync } from 'node:fs';
 import { helperData, serveHelper, startHelper, type Helper } from './helper.js';
-import { basename, dirname, join } from 'node:path';
+import { join, sep } from 'node:path';
 import { CorruptIndexError, FolderIndex, INDEXABLE_WORD, SEARCH_INDEX_FILE, TAIL_BYTES, UNSURE as UNSURE_EVENT, type Fragment, type IndexedFile } from './search-index.js';
 import { oneLine, textOf } from './plain.js';
 import { cutOf, cutText, Occurrences, occursInCut, skeletonOf, type Skeleton } from './search-skeleton.js';
@@ -149,7 +149,8 @@ export async function listSessionFiles(root: string): Promise<string[]> {
   const lists = await Promise.all(
     dirs.filter((d) => d.isDirectory()).map((d) => readdir(join(root, d.name)).then((names) => ({ dir: join(root, d.name), names }), () => null)),
   );
-  for (const l of lists) if (l) for (const n of l.names) if (n.endsWith('.jsonl')) files.push(join(l.dir, n));
+  // A name in a folder read from disk has no separator: the path is join's, without its cost.
+  for (const l of lists) if (l) for (const n of l.names) if (n.endsWith('.jsonl')) files.push(l.dir + sep + n);
   return files.sort();
 }
 
@@ -1310,7 +1311,7 @@ async function searchIndexedOnce(
   // 1. Each folder's index checked against its files: what is trusted, what must be read.
   const byDir = new Map<string, string[]>();
   for (const f of files) {
-    const d = dirname(f);
+    const d = f.slice(0, f.lastIndexOf(sep)); // dirname: the files are listSessionFiles' (folder + sep + name)
     const list = byDir.get(d);
     if (list) list.push(f);
     else byDir.set(d, [f]);
@@ -1331,7 +1332,7 @@ async function searchIndexedOnce(
       });
       const work: { item: Item; entry: IndexedFile }[] = [];
       for (const file of list) {
-        const name = basename(file);
+        const name = file.slice(file.lastIndexOf(sep) + 1);
         const fi = live.get(name);
         live.delete(name);
         let st;
@@ -1346,6 +1347,7 @@ async function searchIndexedOnce(
         let e = fi === undefined ? undefined : ix.files[fi]!;
         const same = (x: IndexedFile): boolean => x.size === id.size && x.ino === id.ino && x.mtimeNs === id.mtimeNs;
         // Changed: gone on from where it was indexed when it only grew, else indexed again.
+        if (e && !same(e)) ix.details(); // its tail and title, to go on from
         if (e && !same(e) && (e.ino !== id.ino || id.size < e.covered || !e.meta || !onlyGrew(file, e))) {
           e.dead = true;
           e = undefined;
@@ -1353,7 +1355,7 @@ async function searchIndexedOnce(
         }
         if (!e) {
           ix.edit();
-          e = { name, ino: '', size: -1, mtimeNs: '', covered: 0, lines: 0, tail: '', meta: null, title: { title: null, firstUser: null, meta: null }, bad: [] };
+          e = { name, ino: '', size: -1, mtimeNs: '', covered: 0, lines: 0, tail: '', meta: null, title: { title: null, firstUser: null, meta: null }, shown: '', bad: [] };
           ix.files.push(e);
         }
         if (!same(e)) {
@@ -1452,6 +1454,7 @@ async function searchIndexedOnce(
       // A torn last line, read as the scan reads it.
       const tail = size > e.covered ? readAt(file, e.covered, size - e.covered) : null;
       if (tail && tail.length) {
+        ix.details();
         const tracker = TitleTracker.from(e.title);
         tracker.see(tail, Int32Array.of(0));
         titles.set(fi, tracker.get());
@@ -1468,12 +1471,8 @@ async function searchIndexedOnce(
       progress();
     }
     // A file's title and path, made for the matches that are offered only (most are not).
-    const titleOf = (fi: number): string => {
-      let t = titles.get(fi);
-      if (t === undefined) titles.set(fi, (t = TitleTracker.from(ix.files[fi]!.title).get()));
-      return t;
-    };
-    const pathOf = (fi: number): string => join(folder.dir, ix.files[fi]!.name);
+    const titleOf = (fi: number): string => titles.get(fi) ?? ix.files[fi]!.shown;
+    const pathOf = (fi: number): string => folder.dir + sep + ix.files[fi]!.name;
     const matched = ix.matching(words);
     for (let k = 0; k < matched.length; k++) {
       const ev = matched[k]!;
@@ -1651,6 +1650,7 @@ async function indexFile(ix: FolderIndex, fi: number, file: string, size: number
       await turn();
     }
     e.title = titles.state();
+    e.shown = titles.get();
     e.tail = (e.covered ? readAt(file, Math.max(0, e.covered - TAIL_BYTES), Math.min(TAIL_BYTES, e.covered)) ?? Buffer.alloc(0) : Buffer.alloc(0)).toString('base64');
   } finally {
     closeSync(fd);
