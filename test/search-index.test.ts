@@ -283,6 +283,33 @@ describe('search index: long lines', () => {
   }, 60_000);
 });
 
+describe('search index: the answer of a long line', () => {
+  it('shows the first part holding the most words, as the slow path does', async () => {
+    // Read from its skeleton (2 KB or more): the first part holds one word, a later one both,
+    // another after it both again.
+    const pad = 'filler text '.repeat(300);
+    const agent = serializeLine({
+      kind: 'agent',
+      t: '2026-09-01T10:00:01.000Z',
+      messages: [
+        { role: 'assistant', content: [{ type: 'text', text: `alpha first ${pad}` }] },
+        { role: 'user', content: [{ type: 'tool_result', tool_use_id: 't1', content: `${pad} alpha then beta` }] },
+        { role: 'assistant', content: [{ type: 'text', text: 'alpha beta again' }] },
+      ],
+    } as never);
+    expect(agent.length).toBeGreaterThan(2048);
+    await withSession('2026-09-01T10-00-00-pppp', [agent], async (root) => {
+      for (const query of ['alpha beta', 'beta alpha', 'alpha', 'beta', 'first']) {
+        const slow = await searchSessions(root, query, { limit: 100, index: false, fast: false });
+        expect(slow.hits.length, query).toBe(1);
+        expect(await searchSessions(root, query, { limit: 100 }), query).toEqual(slow);
+      }
+      const r = await searchSessions(root, 'alpha beta', { limit: 100 });
+      expect(r.hits[0]!.snippet).toContain('alpha then beta');
+    });
+  });
+});
+
 describe('search index: the file (protocol.md "search.idx")', () => {
   it('is written 0600, and two searches writing it at once leave one whole index', async () => {
     const lines = Array.from({ length: 40 }, (_, i) => serializeLine({ kind: 'user', t: `2026-09-01T10:00:${String(i).padStart(2, '0')}.000Z`, content: `turn ${i} zonk ${'text '.repeat(i * 20)}` }));

@@ -291,11 +291,14 @@ function hitOfSkeleton(sc: Scanner, buf: Buffer, p: PendingHit, q: Compiled, o: 
   if (scan.end !== buf.length) return UNSURE;
   const r = readSkeleton(buf, 0, buf.length, scan, q, o, 'utf8');
   if (r === null || r === UNSURE) return r;
-  // matchParts, on the raw bytes: the first part holding the most terms.
-  const holds = leafFinder(buf, 0, r, q);
+  // matchParts, on the raw bytes: the first part holding the most terms. The anchor's
+  // occurrences found by the scanner (the line is in its memory), not in a string of the line.
+  if (q.anchorScanned) sc.setNeedle(q.anchor.bytes, q.anchor.exact);
+  const holds = leafFinder(buf, 0, r, q, q.anchorScanned ? { sc, end: buf.length, at: -1 } : undefined);
   const found = new Set<number>();
   let best: { part: Part; count: number } | null = null;
   for (const part of r.parts) {
+    if (best?.count === q.terms.length) break; // no later part can hold more
     let count = 0;
     for (let i = 0; i < q.terms.length; i++) {
       for (const leaf of part.leaves) {
@@ -1306,125 +1309,10 @@ async function searchIndexedOnce(
   };
   const anchor = q.anchor.bytes.toString('latin1');
   const hasAnchor = (b: Buffer): boolean => b.toString('latin1').toLowerCase().includes(anchor);
-  const sc = new Scanner();
+  let sc: Scanner | undefined; // made when a file is read
 
-  // 1. Each folder's index checked against its files: what is trusted, what must be read.
-  const byDir = new Map<string, string[]>();
-  for (const f of files) {
-    const d = f.slice(0, f.lastIndexOf(sep)); // dirname: the files are listSessionFiles' (folder + sep + name)
-    const list = byDir.get(d);
-    if (list) list.push(f);
-    else byDir.set(d, [f]);
-  }
-  const folders: Folder[] = [];
-  const items: Item[] = [];
-  const entries: IndexedFile[] = []; // items[i]'s entry in its folder's index (this thread's)
-  try {
-    for (const [dir, list] of [...byDir].sort((a, b) => (a[0] < b[0] ? -1 : 1))) {
-      opts.signal?.throwIfAborted();
-      const path = join(dir, SEARCH_INDEX_FILE);
-      const ix = (!distrusted.has(path) && FolderIndex.open(path)) || new FolderIndex();
-      const folder: Folder = { dir, ix, changed: false, files: [], first: items.length, end: items.length };
-      const at = folders.push(folder) - 1; // pushed now: closed below if this throws
-      const live = new Map<string, number>();
-      ix.files.forEach((f, i) => {
-        if (!f.dead) live.set(f.name, i);
-      });
-      const work: { item: Item; entry: IndexedFile }[] = [];
-      for (const file of list) {
-        const name = file.slice(file.lastIndexOf(sep) + 1);
-        const fi = live.get(name);
-        live.delete(name);
-        let st;
-        try {
-          st = statSync(file, { bigint: true });
-        } catch (err) {
-          problems.push({ file, message: `cannot read: ${(err as Error).message}` });
-          progress();
-          continue;
-        }
-        const id = { size: Number(st.size), ino: String(st.ino), mtimeNs: String(st.mtimeNs) };
-        let e = fi === undefined ? undefined : ix.files[fi]!;
-        const same = (x: IndexedFile): boolean => x.size === id.size && x.ino === id.ino && x.mtimeNs === id.mtimeNs;
-        // Changed: gone on from where it was indexed when it only grew, else indexed again.
-        if (e && !same(e)) ix.details(); // its tail and title, to go on from
-        if (e && !same(e) && (e.ino !== id.ino || id.size < e.covered || !e.meta || !onlyGrew(file, e))) {
-          e.dead = true;
-          e = undefined;
-          folder.changed = true;
-        }
-        if (!e) {
-          ix.edit();
-          e = { name, ino: '', size: -1, mtimeNs: '', covered: 0, lines: 0, tail: '', meta: null, title: { title: null, firstUser: null, meta: null }, shown: '', bad: [] };
-          ix.files.push(e);
-        }
-        if (!same(e)) {
-          work.push({ item: { folder: at, file, size: id.size, from: { ...e, bad: [] } }, entry: e });
-          Object.assign(e, id);
-          folder.changed = true;
-        }
-        folder.files.push({ entry: e, file, size: id.size });
-      }
-      // Files gone since they were indexed.
-      for (const fi of live.values()) {
-        ix.files[fi]!.dead = true;
-        folder.changed = true;
-      }
-      work.sort((a, b) => b.item.size - b.item.from.covered - (a.item.size - a.item.from.covered));
-      for (const w of work) {
-        items.push(w.item);
-        entries.push(w.entry);
-      }
-      folder.end = items.length;
-    }
-  } catch (err) {
-    for (const f of folders) f.ix?.close();
-    throw err;
-  }
-
-  // 2. What must be read, read by this thread and, when it is a lot, a helper thread taking
-  // items from the same counter (its fragments are merged here). A folder is answered and let
-  // go as soon as its items are in, so that about one folder is held at a time.
-  const fragments = new Map<number, Fragment>();
-  const helperIds = new Map<number, number[]>(); // per folder: the helper's word ids to the folder's
-  const settled = new Uint8Array(items.length);
-  const toIndex = items.reduce((n, it) => n + it.size - it.from.covered, 0);
-  const helper =
-    opts.helper === false || (opts.helper === undefined && toIndex < INDEX_HELPER_MIN_BYTES) || items.length < 2
-      ? undefined
-      : await startHelper<Fragment>(import.meta.url, 'search.js', 'indexHelper', { items }, (i, r) => fragments.set(i, r));
-  const next = helper?.next ?? new Int32Array(1);
-  let answered = 0;
-  const answerReady = async (): Promise<void> => {
-    for (; answered < folders.length; answered++) {
-      const folder = folders[answered]!;
-      for (let i = folder.first; i < folder.end; i++) if (!settled[i] && !fragments.has(i)) return;
-      const ix = folder.ix!;
-      for (let i = folder.first; i < folder.end; i++) {
-        const frag = fragments.get(i);
-        if (!settled[i] && frag) {
-          const e = entries[i]!;
-          const fi = ix.files.indexOf(e);
-          let ids = helperIds.get(answered);
-          if (!ids) helperIds.set(answered, (ids = []));
-          ix.merge(fi, frag, ids);
-          settled[i] = 1;
-          if (opts.stats) opts.stats.helperFiles++;
-        }
-        fragments.delete(i);
-      }
-      if (folder.changed) {
-        ix.compact();
-        await writeIndex(join(folder.dir, SEARCH_INDEX_FILE), ix);
-      }
-      answerFolder(folder);
-      ix.close();
-      folder.ix = null; // let it go
-      helperIds.delete(answered);
-    }
-  };
-
-  // 3. A folder's answer, from its index.
+  // A folder's answer, from its index (called in 1 for a folder with nothing to read or
+  // write, else in 2 once its files are in).
   const answerFolder = (folder: Folder): void => {
     const ix = folder.ix!;
     const fiOf = new Map(ix.files.map((f, i) => [f, i])); // compaction may have renumbered them
@@ -1504,6 +1392,131 @@ async function searchIndexedOnce(
     }
   };
 
+  // 1. Each folder's index checked against its files: what is trusted, what must be read.
+  const byDir = new Map<string, string[]>();
+  for (const f of files) {
+    const d = f.slice(0, f.lastIndexOf(sep)); // dirname: the files are listSessionFiles' (folder + sep + name)
+    const list = byDir.get(d);
+    if (list) list.push(f);
+    else byDir.set(d, [f]);
+  }
+  const folders: Folder[] = [];
+  const items: Item[] = [];
+  const entries: IndexedFile[] = []; // items[i]'s entry in its folder's index (this thread's)
+  try {
+    for (const [dir, list] of [...byDir].sort((a, b) => (a[0] < b[0] ? -1 : 1))) {
+      opts.signal?.throwIfAborted();
+      const path = join(dir, SEARCH_INDEX_FILE);
+      const ix = (!distrusted.has(path) && FolderIndex.open(path)) || new FolderIndex();
+      const folder: Folder = { dir, ix, changed: false, files: [], first: items.length, end: items.length };
+      const at = folders.push(folder) - 1; // pushed now: closed below if this throws
+      const live = new Map<string, number>();
+      ix.files.forEach((f, i) => {
+        if (!f.dead) live.set(f.name, i);
+      });
+      const work: { item: Item; entry: IndexedFile }[] = [];
+      for (const file of list) {
+        const name = file.slice(file.lastIndexOf(sep) + 1);
+        const fi = live.get(name);
+        live.delete(name);
+        let st;
+        try {
+          st = statSync(file, { bigint: true });
+        } catch (err) {
+          problems.push({ file, message: `cannot read: ${(err as Error).message}` });
+          progress();
+          continue;
+        }
+        const id = { size: Number(st.size), ino: String(st.ino), mtimeNs: String(st.mtimeNs) };
+        let e = fi === undefined ? undefined : ix.files[fi]!;
+        const same = (x: IndexedFile): boolean => x.size === id.size && x.ino === id.ino && x.mtimeNs === id.mtimeNs;
+        // Changed: gone on from where it was indexed when it only grew, else indexed again.
+        if (e && !same(e)) ix.details(); // its tail and title, to go on from
+        if (e && !same(e) && (e.ino !== id.ino || id.size < e.covered || !e.meta || !onlyGrew(file, e))) {
+          e.dead = true;
+          e = undefined;
+          folder.changed = true;
+        }
+        if (!e) {
+          ix.edit();
+          e = { name, ino: '', size: -1, mtimeNs: '', covered: 0, lines: 0, tail: '', meta: null, title: { title: null, firstUser: null, meta: null }, shown: '', bad: [] };
+          ix.files.push(e);
+        }
+        if (!same(e)) {
+          work.push({ item: { folder: at, file, size: id.size, from: { ...e, bad: [] } }, entry: e });
+          Object.assign(e, id);
+          folder.changed = true;
+        }
+        folder.files.push({ entry: e, file, size: id.size });
+      }
+      // Files gone since they were indexed.
+      for (const fi of live.values()) {
+        ix.files[fi]!.dead = true;
+        folder.changed = true;
+      }
+      work.sort((a, b) => b.item.size - b.item.from.covered - (a.item.size - a.item.from.covered));
+      for (const w of work) {
+        items.push(w.item);
+        entries.push(w.entry);
+      }
+      folder.end = items.length;
+      if (!work.length && !folder.changed) {
+        // Nothing to read or write: answered and let go now. Held until every folder was
+        // planned, the 48 heads of claude-scale outlived the young generation, and their
+        // promotion cost a full collection in every search.
+        answerFolder(folder);
+        ix.close();
+        folder.ix = null;
+      }
+    }
+  } catch (err) {
+    for (const f of folders) f.ix?.close();
+    throw err;
+  }
+
+  // 2. What must be read, read by this thread and, when it is a lot, a helper thread taking
+  // items from the same counter (its fragments are merged here). A folder is answered and let
+  // go as soon as its items are in, so that about one folder is held at a time.
+  const fragments = new Map<number, Fragment>();
+  const helperIds = new Map<number, number[]>(); // per folder: the helper's word ids to the folder's
+  const settled = new Uint8Array(items.length);
+  const toIndex = items.reduce((n, it) => n + it.size - it.from.covered, 0);
+  const helper =
+    opts.helper === false || (opts.helper === undefined && toIndex < INDEX_HELPER_MIN_BYTES) || items.length < 2
+      ? undefined
+      : await startHelper<Fragment>(import.meta.url, 'search.js', 'indexHelper', { items }, (i, r) => fragments.set(i, r));
+  const next = helper?.next ?? new Int32Array(1);
+  let answered = 0;
+  const answerReady = async (): Promise<void> => {
+    for (; answered < folders.length; answered++) {
+      const folder = folders[answered]!;
+      if (!folder.ix) continue; // answered in 1
+      for (let i = folder.first; i < folder.end; i++) if (!settled[i] && !fragments.has(i)) return;
+      const ix = folder.ix!;
+      for (let i = folder.first; i < folder.end; i++) {
+        const frag = fragments.get(i);
+        if (!settled[i] && frag) {
+          const e = entries[i]!;
+          const fi = ix.files.indexOf(e);
+          let ids = helperIds.get(answered);
+          if (!ids) helperIds.set(answered, (ids = []));
+          ix.merge(fi, frag, ids);
+          settled[i] = 1;
+          if (opts.stats) opts.stats.helperFiles++;
+        }
+        fragments.delete(i);
+      }
+      if (folder.changed) {
+        ix.compact();
+        await writeIndex(join(folder.dir, SEARCH_INDEX_FILE), ix);
+      }
+      answerFolder(folder);
+      ix.close();
+      folder.ix = null; // let it go
+      helperIds.delete(answered);
+    }
+  };
+
   /** Item i read on this thread; a file that cannot be read is a problem, as in the scan. */
   const readItem = async (i: number): Promise<void> => {
     const it = items[i]!;
@@ -1512,7 +1525,7 @@ async function searchIndexedOnce(
     const e = entries[i]!;
     try {
       ix.edit();
-      await indexFile(ix, ix.files.indexOf(e), it.file, it.size, sc, opts.signal);
+      await indexFile(ix, ix.files.indexOf(e), it.file, it.size, (sc ??= new Scanner()), opts.signal);
     } catch (err) {
       opts.signal?.throwIfAborted();
       if (err instanceof CorruptIndexError) throw err;
