@@ -78,6 +78,9 @@ describe('search index: the same answer as the scan', () => {
               const indexed = await searchSessions(root, q, { limit: 1000 });
               const scanned = await searchSessions(root, q, { limit: 1000, index: false });
               expect(sorted(indexed), q).toEqual(sorted(scanned));
+              // The best few only (ties in time broken by session and seq): as the scan ranks.
+              const few = await searchSessions(root, q, { limit: 3 });
+              expect({ hits: few.hits, total: few.total }, q).toEqual({ hits: scanned.hits.slice(0, 3), total: scanned.total });
             }
           };
           await check();
@@ -281,6 +284,33 @@ describe('search index: long lines', () => {
       expect((await searchSessions(root, 'nzonk')).total).toBe(1); // "\\\\n" is a backslash and an n
     });
   }, 60_000);
+});
+
+describe('search index: ranking', () => {
+  it('keeps the best few as the scan ranks them, ties in time broken by session and seq', async () => {
+    const root = mkdtempSync(join(tmpdir(), 'lc-search-index-'));
+    try {
+      for (const [folder, sessions] of [['-p', ['a', 'c']], ['-q', ['b', 'd']]] as const) {
+        mkdirSync(join(root, folder));
+        for (const s of sessions) {
+          const id = `2026-09-01T10-00-00-${s}${s}${s}${s}`;
+          const times = ['10:00:05', '10:00:05', '10:00:01', '10:00:05', '10:00:09'];
+          const lines = times.map((t, i) => serializeLine({ kind: 'user', t: `2026-09-01T${t}.000Z`, content: `zonk ${s} ${i}` }));
+          writeFileSync(join(root, folder, `${id}.jsonl`), [meta(id, `/${folder}`), ...lines].map((l) => l + '\n').join(''));
+        }
+      }
+      const scanned = await searchSessions(root, 'zonk', { limit: 100, index: false });
+      expect(scanned.total).toBe(20);
+      for (const limit of [0, 1, 2, 3, 5, 7, 12, 19, 20, 21]) {
+        for (let round = 0; round < 2; round++) {
+          const r = await searchSessions(root, 'zonk', { limit });
+          expect({ hits: r.hits, total: r.total }, `limit ${limit}`).toEqual({ hits: scanned.hits.slice(0, limit), total: 20 });
+        }
+      }
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
+  });
 });
 
 describe('search index: the answer of a long line', () => {

@@ -147,12 +147,13 @@ export class FolderIndex {
   files: IndexedFile[] = [];
   /** Events: ordinals [0, n). */
   n = 0;
-  time = new Float64Array(1024);
-  offset = new Float64Array(1024);
-  length = new Uint32Array(1024);
-  seq = new Uint32Array(1024);
-  file = new Uint32Array(1024);
-  flags = new Uint8Array(1024);
+  // Empty until the first event (grow()): an opened index replaces them with its file's.
+  time = new Float64Array(0);
+  offset = new Float64Array(0);
+  length = new Uint32Array(0);
+  seq = new Uint32Array(0);
+  file = new Uint32Array(0);
+  flags = new Uint8Array(0);
   /** The vocabulary, in the order tokens were first seen (cut from the file's text when asked for). */
   get tokens(): string[] {
     if (this.vocab) return this.vocab;
@@ -659,30 +660,24 @@ export class FolderIndex {
    * files' events included: the caller skips them.
    */
   matching(words: readonly string[]): Int32Array {
-    // Indexed loops: this runs cold, once a folder, in every search's process.
-    const n = this.n;
-    const count = new Uint8Array(n);
-    const stamp = new Int32Array(n).fill(-1);
-    for (let wi = 0; wi < words.length; wi++) {
-      const ids = this.tokensHolding(words[wi]!);
-      for (let k = 0; k < ids.length; k++) {
-        const list = this.postings(ids[k]!);
-        for (let j = 0; j < list.length; j++) {
-          const e = list[j]!;
-          if (stamp[e] === wi) continue;
-          stamp[e] = wi;
-          count[e]!++;
-        }
-      }
+    // From the postings only (no pass over every event: this runs cold, once a folder, in
+    // every search's process): each word's events are the union of its tokens' postings, and
+    // the answer their intersection.
+    let out: Int32Array | null = null;
+    for (const w of words) {
+      const lists = this.tokensHolding(w).map((id) => this.postings(id));
+      let size = 0;
+      for (const l of lists) size += l.length;
+      const all = new Int32Array(size);
+      let at = 0;
+      for (const l of lists) for (let j = 0; j < l.length; j++) all[at++] = l[j]!;
+      const events = unique(all.sort());
+      out = out ? intersect(out, events) : events;
     }
-    let m = 0;
-    for (let e = 0; e < n; e++) if (count[e] === words.length) m++;
-    const out = new Int32Array(m);
-    const files = this.unchecked ? this.files.length : Infinity;
-    for (let e = 0, k = 0; e < n; e++) {
-      if (count[e] !== words.length) continue;
-      if (this.file[e]! >= files) throw this.corrupt('event of no file');
-      out[k++] = e;
+    out ??= new Int32Array(0);
+    if (this.unchecked) {
+      const files = this.files.length;
+      for (let k = 0; k < out.length; k++) if (this.file[out[k]!]! >= files) throw this.corrupt('event of no file');
     }
     return out;
   }
@@ -910,6 +905,29 @@ export class FolderIndex {
 }
 
 const pad8 = (x: number): number => (x + 7) & ~7;
+
+/** A sorted array without its repeats (in place: a view of its start). */
+function unique(a: Int32Array): Int32Array {
+  let m = 0;
+  for (let i = 0; i < a.length; i++) if (i === 0 || a[i] !== a[i - 1]) a[m++] = a[i]!;
+  return a.subarray(0, m);
+}
+
+/** The values in both of two sorted arrays without repeats. */
+function intersect(a: Int32Array, b: Int32Array): Int32Array {
+  const out = new Int32Array(Math.min(a.length, b.length));
+  let m = 0;
+  for (let i = 0, j = 0; i < a.length && j < b.length; ) {
+    if (a[i]! < b[j]!) i++;
+    else if (a[i]! > b[j]!) j++;
+    else {
+      out[m++] = a[i]!;
+      i++;
+      j++;
+    }
+  }
+  return out.subarray(0, m);
+}
 
 /** Where each word starts in a vocabulary's text (words joined by '\n'; none in ''). */
 function startsOf(text: string): Uint32Array {

@@ -1205,8 +1205,15 @@ function byRank(a: { time: number; sessionId: string; seq: number }, b: { time: 
  */
 class Top {
   private readonly heap: Ranked[] = [];
+  /**
+   * A match whose time is older than this would not make the answer (-Infinity until the heap
+   * is full): one comparison, where wants() is a call. A NaN time is never below it.
+   */
+  floor = -Infinity;
 
-  constructor(private readonly limit: number) {}
+  constructor(private readonly limit: number) {
+    if (limit === 0) this.floor = Infinity;
+  }
 
   /** Whether a match with this rank would make the answer as it stands. */
   wants(time: number, sessionId: string, seq: number): boolean {
@@ -1226,6 +1233,7 @@ class Top {
         [h[i], h[up]] = [h[up]!, h[i]!];
         i = up;
       }
+      if (h.length === this.limit) this.floor = newest(h[0]!.time);
       return;
     }
     if (!this.limit || byRank(r, h[0]!) >= 0) return;
@@ -1240,6 +1248,7 @@ class Top {
       [h[i], h[worst]] = [h[worst]!, h[i]!];
       i = worst;
     }
+    this.floor = newest(h[0]!.time);
   }
 
   /** The matches kept, in ranking order. */
@@ -1385,6 +1394,7 @@ async function searchIndexedOnce(
         continue;
       }
       total++;
+      if (time < found.floor) continue; // most: older than every hit kept
       if (found.wants(time, meta.id, seq)) {
         const hit = { sessionId: meta.id, project: meta.project, title: titleOf(fi), seq, t: '', file: pathOf(fi), offset: ix.offset[ev]!, length: ix.length[ev]! };
         found.offer({ time, sessionId: meta.id, seq, hit });
