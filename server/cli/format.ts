@@ -56,3 +56,33 @@ export function historyLines(rows: Row[], opts: { now?: Date; showProject?: bool
     return line.replace(/\s+$/, '');
   });
 }
+
+export interface Progress {
+  update(done: number, total: number): void;
+  /** Erases the line, if one was drawn. */
+  end(): void;
+}
+
+/**
+ * A progress line for a command that can take a while (the first search of a store builds its
+ * indexes: seconds), for a terminal: nothing for the first `after` ms, so that a quick command
+ * prints nothing, then `label done/total` drawn over itself at most every `every` ms.
+ */
+export function progressLine(write: (s: string) => void, label: string, opts: { now?: () => number; after?: number; every?: number } = {}): Progress {
+  const now = opts.now ?? (() => performance.now());
+  const after = opts.after ?? 500;
+  const every = opts.every ?? 100;
+  const start = now();
+  let drawn = -Infinity;
+  return {
+    update(done, total) {
+      const t = now();
+      if (t - start < after || (t - drawn < every && done < total)) return;
+      drawn = t;
+      write(`\r${label} ${done}/${total}\x1b[K`);
+    },
+    end() {
+      if (drawn !== -Infinity) write('\r\x1b[K');
+    },
+  };
+}

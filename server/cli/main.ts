@@ -322,7 +322,14 @@ async function cmdSearch(args: string[]): Promise<number> {
   const root = resolveStoreRoot(values.dir as string | undefined);
   const project = values.all ? undefined : await realProjectPath(await absolute((values.project as string | undefined) ?? process.cwd()), false);
   const { searchSessions } = await import('../core/search.js');
-  const r = await searchSessions(root, query, { project, since, until, limit });
+  // On a terminal, a line on stderr while it takes long (the first search builds the indexes).
+  const progress = process.stderr.isTTY ? (await import('./format.js')).progressLine((s) => process.stderr.write(s), 'searching sessions') : undefined;
+  let r;
+  try {
+    r = await searchSessions(root, query, { project, since, until, limit, onProgress: progress?.update });
+  } finally {
+    progress?.end();
+  }
   if (values.json) {
     out(JSON.stringify(r, null, 2));
     return EXIT.ok;

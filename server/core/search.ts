@@ -147,7 +147,12 @@ export async function listSessionFiles(root: string): Promise<string[]> {
   }
   // The folders read at once (one round trip through the thread pool, not one per folder).
   const lists = await Promise.all(
-    dirs.filter((d) => d.isDirectory()).map((d) => readdir(join(root, d.name)).then((names) => ({ dir: join(root, d.name), names }), () => null)),
+    dirs
+      .filter((d) => d.isDirectory())
+      .map((d) => {
+        const dir = join(root, d.name);
+        return readdir(dir).then((names) => ({ dir, names }), () => null);
+      }),
   );
   // A name in a folder read from disk has no separator: the path is join's, without its cost.
   for (const l of lists) if (l) for (const n of l.names) if (n.endsWith('.jsonl')) files.push(l.dir + sep + n);

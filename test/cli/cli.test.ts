@@ -116,6 +116,25 @@ describe('levelcode-sessions CLI', () => {
     expect(j.events.length).toBe(4);
   });
 
+  it('search finds a word in the project, prints hits for people and JSON for scripts, and builds search.idx', async () => {
+    const r = cli(['search', 'SURE']);
+    expect(r.code).toBe(0);
+    expect(r.err).toBe(''); // no progress line: stderr is not a terminal here
+    expect(r.out).toBe(`${id}  #1 assistant  Idempotent refunds via Redis keys\n    Sure — use a **Redis** key.\n`);
+    const j = JSON.parse(cli(['search', 'redis', '--json']).out);
+    expect(j).toMatchObject({ total: 2, files: 1, problems: [] });
+    expect(j.hits.map((h: { seq: number; where: string }) => [h.seq, h.where])).toEqual([
+      [3, 'title'],
+      [1, 'assistant'],
+    ]);
+    expect(j.hits[1]).toMatchObject({ sessionId: id, kind: 'assistant', project, title: 'Idempotent refunds via Redis keys', snippet: 'Sure — use a **Redis** key.' });
+    expect((await readdir(join(root, projectSlug(project)))).sort()).toEqual([`${id}.jsonl`, 'index.json', 'search.idx']);
+    expect(cli(['search', 'nowhere-to-be-found']).out).toBe(`No matches for nowhere-to-be-found in ${project}.\n`);
+    const bad = cli(['search']);
+    expect(bad.code).not.toBe(0);
+    expect(bad.err).toMatch(/search needs a query/);
+  });
+
   it('list --all shows every project', async () => {
     const other = join(tmp, 'other');
     await mkdir(other);
