@@ -340,6 +340,30 @@ describe('search index: the answer of a long line', () => {
   });
 });
 
+describe('search index: the snippet of a word deep in a long text', () => {
+  it('is the one the whole text gives, at any place, width and neighbourhood', async () => {
+    // The answer decodes only a window around the word's first occurrence (search.ts
+    // windowSnippet): pieces on every edge a window can cut (multi-byte characters, surrogate
+    // pairs, escapes, line breaks), on both sides, against the slow path's whole text.
+    const piece = fc.constantFrom('a', 'b ', ' ', 'é', '日本', '😀', '😀😀', '\n', '\t', '"', '\\', '\\\\', '/', 'zon', 'onk', 'ZONK', 'xzonkx', 'filler text ');
+    const side = fc.array(piece, { maxLength: 400, size: 'max' }).map((a) => a.join(''));
+    await fc.assert(
+      fc.asyncProperty(side, side, fc.constantFrom('zonk', 'Zonk'), fc.constantFrom(20, 31, 160, 301), fc.boolean(), async (before, after, word, width, padFirst) => {
+        // 2 KB or more (read from its skeleton), the padding before the text or after it.
+        const pad = 'p'.repeat(Math.max(0, 2100 - before.length - after.length));
+        const content = padFirst ? pad + before + word + after : before + word + after + pad;
+        const line = serializeLine({ kind: 'user', t: '2026-09-01T10:00:01.000Z', content });
+        await withSession('2026-09-01T10-00-00-wwww', [line], async (root) => {
+          const slow = await searchSessions(root, 'zonk', { limit: 10, index: false, fast: false, snippetChars: width });
+          expect(slow.hits).toHaveLength(1);
+          expect(await searchSessions(root, 'zonk', { limit: 10, snippetChars: width })).toEqual(slow);
+        });
+      }),
+      { numRuns: 300 },
+    );
+  }, 60_000);
+});
+
 describe('search index: the file (protocol.md "search.idx")', () => {
   it('is written 0600, and two searches writing it at once leave one whole index', async () => {
     const lines = Array.from({ length: 40 }, (_, i) => serializeLine({ kind: 'user', t: `2026-09-01T10:00:${String(i).padStart(2, '0')}.000Z`, content: `turn ${i} zonk ${'text '.repeat(i * 20)}` }));

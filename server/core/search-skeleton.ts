@@ -23,6 +23,7 @@
 // which also reports the line's problem.
 
 import type { CutString } from './scan.js';
+import { isUtf8 } from 'node:buffer';
 import { decodeUtf8 } from './utf8.js';
 
 export interface Skeleton {
@@ -111,10 +112,43 @@ export class Occurrences {
  * run of backslashes.
  */
 export function occursInCut(line: Uint8Array, base: number, cut: CutString, at: Occurrences, termLength: number): boolean {
+  return firstInCut(line, base, cut, at, termLength) >= 0;
+}
+
+/** occursInCut's first decoded occurrence: its raw offset (the line's), or -1. */
+export function firstInCut(line: Uint8Array, base: number, cut: CutString, at: Occurrences, termLength: number): number {
   for (let p = at.next(cut.start); p >= 0 && p + termLength <= cut.end; p = at.next(p + 1)) {
-    let k = p - 1;
-    while (k >= cut.start && line[base + k] === BACKSLASH) k--;
-    if ((p - 1 - k) % 2 === 0) return true;
+    if (!escaped(line, base + cut.start, base + p)) return p;
   }
-  return false;
+  return -1;
+}
+
+/** Whether buf[at] is an escape's letter: preceded by an odd run of backslashes (not before `from`). */
+function escaped(buf: Uint8Array, from: number, at: number): boolean {
+  let k = at - 1;
+  while (k >= from && buf[k] === BACKSLASH) k--;
+  return (at - 1 - k) % 2 === 1;
+}
+
+/**
+ * The decoded text of a cut string's bytes around `at` (a raw offset where a character starts
+ * outside any escape: a term's first decoded occurrence, firstInCut's), about `before` bytes
+ * before it and `after` after, each end moved to a character's start outside an escape; null
+ * when those bytes are not UTF-8. `first`: where `at` is in the text. `whole`: the window
+ * starts and ends where the string does. For a body without \u escapes (the fast path's cuts):
+ * each escape is two bytes, one character.
+ */
+export function cutWindow(buf: Buffer, c: CutString, at: number, before: number, after: number): { text: string; first: number; fromStart: boolean; toEnd: boolean } | null {
+  const cont = (i: number) => (buf[i]! & 0xc0) === 0x80;
+  let a = Math.max(c.start, at - before);
+  while (a < at && (cont(a) || escaped(buf, c.start, a))) a++;
+  let b = Math.min(c.end, at + after);
+  while (b > at && b < c.end && (cont(b) || escaped(buf, c.start, b))) b--;
+  if (!isUtf8(buf.subarray(a, b))) return null;
+  const part = (x: number, y: number): string => {
+    const body = buf.subarray(x, y);
+    return body.indexOf(BACKSLASH) === -1 ? body.toString('utf8') : (JSON.parse(`"${body.toString('utf8')}"`) as string);
+  };
+  const head = part(a, at);
+  return { text: head + part(at, b), first: head.length, fromStart: a === c.start, toEnd: b === c.end };
 }

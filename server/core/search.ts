@@ -34,7 +34,7 @@ import { helperData, serveHelper, startHelper, type Helper } from './helper.js';
 import { join, sep } from 'node:path';
 import { CorruptIndexError, FolderIndex, INDEXABLE_WORD, SEARCH_INDEX_FILE, TAIL_BYTES, UNSURE as UNSURE_EVENT, type Fragment, type IndexedFile } from './search-index.js';
 import { oneLine, textOf } from './plain.js';
-import { cutOf, cutText, Occurrences, occursInCut, skeletonOf, type Skeleton } from './search-skeleton.js';
+import { cutOf, cutText, cutWindow, firstInCut, Occurrences, occursInCut, skeletonOf, type Skeleton } from './search-skeleton.js';
 import { NEEDLE_MAX, Scanner, type LineScan } from './scan.js';
 import { decodeUtf8 } from './utf8.js';
 
@@ -319,11 +319,9 @@ function hitOfSkeleton(sc: Scanner, buf: Buffer, p: PendingHit, q: Compiled, o: 
     if (count && (!best || count > best.count)) best = { part, count };
   }
   if (!best || found.size !== q.terms.length) return null;
-  const leaves = best.part.leaves.map((leaf) => {
-    const cut = cutOf(leaf, r.sk.cuts);
-    return cut ? cutText(buf, cut) : leaf;
-  });
-  const hit = snippetOf({ where: best.part.where, text: leaves.length === 1 ? leaves[0]! : leaves.join('\n') }, q.terms, o.snippetChars);
+  const hit =
+    windowSnippet(buf, best.part, r, q, o.snippetChars, sc) ??
+    snippetOf({ where: best.part.where, text: best.part.leaves.map((leaf) => { const cut = cutOf(leaf, r.sk.cuts); return cut ? cutText(buf, cut) : leaf; }).join('\n') }, q.terms, o.snippetChars);
   return { sessionId: p.sessionId, project: p.project, title: '', seq: p.seq, kind: r.ev.kind as string, where: hit.where, t: r.t, snippet: hit.snippet, ranges: hit.ranges, file: p.file };
 }
 
@@ -1162,6 +1160,50 @@ function snippetOf(part: TextPart, terms: Term[], width: number): { where: Searc
     if (a >= start && b <= end) ranges.push([a - start + pre.length, b - start + pre.length]);
   }
   return { where: part.where, snippet: pre + body + post, ranges };
+}
+
+/**
+ * snippetOf's answer for a part that is one cut string and a query of one word (the scanner's
+ * anchor), from the decoded text around the word's first occurrence only: a hit in a long agent
+ * turn no longer decodes the whole turn. The snippet starts width/3 characters before the first
+ * match and spans `width`; the window holds more than that on both sides (at most three bytes a
+ * UTF-16 unit here), and the matches in it are the text's from the first on. Null where that
+ * does not hold (several terms or leaves, bytes that are not UTF-8, a window too short): the
+ * caller decodes the whole part.
+ */
+function windowSnippet(buf: Buffer, part: Part, r: SkeletonEvent, q: Compiled, width: number, sc: Scanner): { where: SearchWhere; snippet: string; ranges: [number, number][] } | null {
+  if (q.terms.length !== 1 || part.leaves.length !== 1 || !q.anchorScanned || q.anchorTerm !== 0) return null;
+  const cut = cutOf(part.leaves[0]!, r.sk.cuts);
+  if (!cut || cut.unicodeEscape) return null;
+  const ft = q.fast![0]!;
+  if (cut.slashEscape && ft.slash) return null;
+  const at = firstInCut(buf, 0, cut, new Occurrences((s) => sc.find(s, cut.end)), ft.length);
+  if (at < 0) return null;
+  const lead = Math.floor(width / 3);
+  const w = cutWindow(buf, cut, at, 3 * (lead + 8), 3 * (width + ft.length + 8));
+  if (!w) return null;
+  const { text, first } = w;
+  const re = q.terms[0]!.re;
+  re.lastIndex = 0;
+  const m0 = re.exec(text);
+  if (!m0 || m0.index !== first) return null; // the window's first match is the word's first
+  // snippetOf's arithmetic on the whole text, here on the window (s, e: the same places).
+  let s = w.fromStart ? Math.max(0, first - lead) : first - lead;
+  let e = Math.max(s + width, first + m0[0].length);
+  if (w.toEnd) e = Math.min(text.length, e);
+  if (s < 1 && !w.fromStart) return null;
+  if (e >= text.length && !w.toEnd) return null;
+  if ((!w.fromStart || s > 0) && /[\uDC00-\uDFFF]/.test(text[s]!)) s--;
+  if ((!w.toEnd || e < text.length) && /[\uDC00-\uDFFF]/.test(text[e]!)) e++;
+  const pre = !w.fromStart || s > 0 ? '…' : '';
+  const post = !w.toEnd || e < text.length ? '…' : '';
+  const ranges: [number, number][] = [];
+  re.lastIndex = first;
+  for (let m = re.exec(text); m && m.index + m[0].length <= e; m = re.exec(text)) {
+    if (m[0].length === 0) re.lastIndex++;
+    if (m.index >= s) ranges.push([m.index - s + pre.length, m.index + m[0].length - s + pre.length]);
+  }
+  return { where: part.where, snippet: pre + text.slice(s, e).replace(/[\r\n\t\f\v]/g, ' ') + post, ranges };
 }
 
 // ---- The indexed search -----------------------------------------------------------------------
