@@ -286,6 +286,64 @@ describe('search index: long lines', () => {
   }, 60_000);
 });
 
+describe('search index: one file of a folder gone', () => {
+  // Dropped without a compaction (under a quarter of the events), so the index is written again
+  // without being edited: its postings and details are still in the file it was opened from.
+  async function withFive(spoil: (ix: string) => void, then: (ix: string) => void): Promise<void> {
+    const root = mkdtempSync(join(tmpdir(), 'lc-search-index-'));
+    try {
+      mkdirSync(join(root, '-p'));
+      const ids = ['a', 'b', 'c', 'd', 'e'].map((x) => `2026-09-01T10-00-00-${x.repeat(4)}`);
+      for (const id of ids) {
+        const lines = [1, 2, 3].map((i) => serializeLine({ kind: 'user', t: `2026-09-01T10:00:0${i}.000Z`, content: `zonk ${i} in ${id}` }));
+        writeFileSync(join(root, '-p', `${id}.jsonl`), [meta(id, '/p'), ...lines].map((l) => l + '\n').join(''));
+      }
+      const ix = join(root, '-p', SEARCH_INDEX_FILE);
+      await searchSessions(root, 'zonk', { limit: 100 }); // builds it
+      spoil(ix);
+      rmSync(join(root, '-p', `${ids[0]}.jsonl`));
+      await expectAsScan(root, ['zonk', 'in', '2', 'dddd']); // the second of each reads what the first wrote
+      then(ix);
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
+  }
+  const detailsParse = (b: Buffer) => {
+    const l = layout(b);
+    return JSON.parse(b.toString('utf8', l.details, l.details + l.detailsBytes)) as unknown[];
+  };
+
+  it('leaves an index that answers as the scan does, without the file', async () => {
+    await withFive(
+      () => {},
+      (ix) => {
+        // The gone file stays in it, dead, until a compaction.
+        const b = readFileSync(ix);
+        const head = JSON.parse(b.toString('utf8', 12, 12 + b.readUInt32LE(8))) as { files: { name: string; dead?: boolean }[] };
+        expect(head.files.filter((f) => f.dead).map((f) => f.name)).toEqual(['2026-09-01T10-00-00-aaaa.jsonl']);
+        expect(detailsParse(b)).toHaveLength(5);
+      },
+    );
+  });
+
+  it('with its details out of place: written again whole, as the scan answers', async () => {
+    let spoilt = Buffer.alloc(0);
+    await withFive(
+      (ix) => {
+        spoilt = readFileSync(ix);
+        const l = layout(spoilt);
+        spoilt.fill(0x20, l.details, l.details + l.detailsBytes - 1);
+        writeFileSync(ix, spoilt);
+      },
+      (ix) => {
+        const again = readFileSync(ix);
+        expect(again.equals(spoilt)).toBe(false);
+        expect(detailsParse(again)).toHaveLength(4); // rebuilt from the four files left
+      },
+    );
+  });
+});
+
 describe('search index: ranking', () => {
   it('keeps the best few as the scan ranks them, ties in time broken by session and seq', async () => {
     const root = mkdtempSync(join(tmpdir(), 'lc-search-index-'));

@@ -18,11 +18,12 @@
 //
 // The file (little-endian; protocol.md "search.idx"): magic, format, the header's length and
 // the header (JSON: files, counts), then the files' details (JSON: the tails and title states
-// that extending a file needs, read only then: see details()); then the event columns (time f64, offset f64, length u32,
-// seq u32, file u32, flags u8), the end of each token's postings (u32), where each token starts
-// in the vocabulary (u32), the vocabulary (tokens joined by '\n', ASCII), and the postings:
-// each token's ordinals ascending, as varint deltas. Anything that does not check out on open is
-// no index at all: it is rebuilt (an index of another format too).
+// that extending a file needs, read only then: see details()); then the event columns (time
+// f64, offset f64, length u32, seq u32, file u32, flags u8), the end of each token's postings
+// (u32), where each token starts in the vocabulary (u32), the vocabulary (tokens joined by '\n',
+// ASCII), and the postings: each token's ordinals ascending, as varint deltas. Anything that
+// does not check out on open is no index at all: it is rebuilt (an index of another format
+// too); the values a search uses are checked where it uses them (CorruptIndexError).
 //
 // Performance. A search opens a folder's head only (files, columns, vocabulary: one or two
 // reads) and reads the postings of its words from the open file. The word starts are stored
@@ -205,10 +206,8 @@ export class FolderIndex {
   /** Makes the index editable: the token table built (postings stay as they are). */
   edit(): void {
     if (this.editing) return;
-    if (this.unchecked) this.checkWhole();
-    this.details();
+    this.whole();
     this.editing = true;
-    this.loadPostings();
     if (shared?.owner === this) shared.owner = null; // the ids may have changed (compact)
     this.vocab = this.tokens; // split now: the text is dropped as words are added
     this.vocabText = null;
@@ -686,6 +685,7 @@ export class FolderIndex {
 
   /** The index as the bytes of its file. */
   serialize(): Buffer {
+    this.whole(); // an index dropping a file only, not edited, has its postings in its file still
     // Each word's postings as read (their bytes as they are), then the new pairs' ordinals.
     const { starts, ords } = this.grouped();
     const oldWords = this.encEnd.length;
@@ -726,7 +726,6 @@ export class FolderIndex {
     const vocab = Buffer.from(this.tokens.join('\n'), 'latin1');
     const wordStarts = new Uint32Array(this.tokens.length);
     for (let id = 1; id < wordStarts.length; id++) wordStarts[id] = wordStarts[id - 1]! + this.tokens[id - 1]!.length + 1;
-    this.details();
     const details = Buffer.from(JSON.stringify(this.files.map((f) => [f.tail, f.title])), 'utf8');
     const files = this.files.map(({ tail: _t, title: _u, ...f }): HeadFile => f);
     const header: Header = { files, details: details.length, events: this.n, tokens: this.tokens.length, vocab: vocab.length, postings: bytes.length };
@@ -855,6 +854,13 @@ export class FolderIndex {
       [f.tail, f.title] = d[i] as [string, IndexedFile['title']];
     });
     this.detailsBytes = -1;
+  }
+
+  /** All of an opened index in memory, checked, its file closed: before it is edited or written. */
+  private whole(): void {
+    if (this.unchecked) this.checkWhole();
+    this.details();
+    this.loadPostings();
   }
 
   /** The index as opened checks out whole (before it is edited, and written again). */

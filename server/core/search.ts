@@ -1774,8 +1774,9 @@ function indexSkeleton(ix: FolderIndex, fi: number, buf: Buffer, start: number, 
 /** Writes a folder's index; a store that cannot take it is searched without one next time too. */
 async function writeIndex(path: string, ix: FolderIndex): Promise<void> {
   const { default: writeFileAtomic } = await import('write-file-atomic');
+  const bytes = ix.serialize(); // outside the catch: an index that does not check out is searched again without it
   try {
-    await writeFileAtomic(path, ix.serialize(), { mode: 0o600, fsync: false });
+    await writeFileAtomic(path, bytes, { mode: 0o600, fsync: false });
   } catch {
     /* a cache: the answer does not depend on it */
   }
