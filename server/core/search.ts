@@ -1309,7 +1309,8 @@ interface Folder {
   dir: string;
   ix: FolderIndex | null;
   changed: boolean;
-  files: { entry: IndexedFile; file: string; size: number }[];
+  /** Its files as found, each with its entry and where the entry was in `ix.files` (before a compaction). */
+  files: { entry: IndexedFile; file: string; size: number; fi: number }[];
   /** Its work items: items[first, end). */
   first: number;
   end: number;
@@ -1371,11 +1372,12 @@ async function searchIndexedOnce(
   // write, else in 2 once its files are in).
   const answerFolder = (folder: Folder): void => {
     const ix = folder.ix!;
-    const fiOf = new Map(ix.files.map((f, i) => [f, i])); // compaction may have renumbered them
+    let fiOf: Map<IndexedFile, number> | undefined; // made when a compaction renumbered the files
     const ok = new Uint8Array(ix.files.length);
     const titles = new Map<number, string>();
-    for (const { entry: e, file, size } of folder.files) {
-      const fi = fiOf.get(e)!;
+    for (const f of folder.files) {
+      const { entry: e, file, size } = f;
+      const fi = ix.files[f.fi] === e ? f.fi : (fiOf ??= new Map(ix.files.map((x, i) => [x, i]))).get(e)!;
       if (!e.meta) {
         problems.push({ file, line: 1, message: 'no readable meta line: file skipped' });
         progress();
@@ -1387,6 +1389,10 @@ async function searchIndexedOnce(
       }
       ok[fi] = 1;
       searched++;
+      if (!e.bad.length && size <= e.covered) {
+        progress(); // the common case: nothing of the file to read
+        continue;
+      }
       const id = { sessionId: e.meta.id, project: e.meta.project };
       for (let b = 0; b < e.bad.length; b += 3) {
         // Reported when the scan would look at it: the anchor in it, and the other words too.
@@ -1486,25 +1492,27 @@ async function searchIndexedOnce(
         }
         const id = { size: Number(st.size), ino: String(st.ino), mtimeNs: String(st.mtimeNs) };
         let e = fi === undefined ? undefined : ix.files[fi]!;
-        const same = (x: IndexedFile): boolean => x.size === id.size && x.ino === id.ino && x.mtimeNs === id.mtimeNs;
+        if (e && sameFile(e, id)) {
+          folder.files.push({ entry: e, file, size: id.size, fi: fi! }); // the common case: trusted
+          continue;
+        }
         // Changed: gone on from where it was indexed when it only grew, else indexed again.
-        if (e && !same(e)) ix.details(); // its tail and title, to go on from
-        if (e && !same(e) && (e.ino !== id.ino || id.size < e.covered || !e.meta || !onlyGrew(file, e))) {
-          e.dead = true;
-          e = undefined;
-          folder.changed = true;
+        if (e) {
+          ix.details(); // its tail and title, to go on from
+          if (e.ino !== id.ino || id.size < e.covered || !e.meta || !onlyGrew(file, e)) {
+            e.dead = true;
+            e = undefined;
+          }
         }
         if (!e) {
           ix.edit();
           e = { name, ino: '', size: -1, mtimeNs: '', covered: 0, lines: 0, tail: '', meta: null, title: { title: null, firstUser: null, meta: null }, shown: '', bad: [] };
           ix.files.push(e);
         }
-        if (!same(e)) {
-          work.push({ item: { folder: at, file, size: id.size, from: { ...e, bad: [] } }, entry: e });
-          Object.assign(e, id);
-          folder.changed = true;
-        }
-        folder.files.push({ entry: e, file, size: id.size });
+        work.push({ item: { folder: at, file, size: id.size, from: { ...e, bad: [] } }, entry: e });
+        Object.assign(e, id);
+        folder.changed = true;
+        folder.files.push({ entry: e, file, size: id.size, fi: fi !== undefined && ix.files[fi] === e ? fi : ix.files.length - 1 });
       }
       // Files gone since they were indexed.
       for (const fi of live.values()) {
@@ -1641,6 +1649,11 @@ export async function indexHelper(): Promise<void> {
     await indexFile(ix, fi, it.file, it.size, sc);
     return ix.fragment(fi, from);
   });
+}
+
+/** Whether an index entry is of the file as stat'ed now: inode, size and mtime (nanoseconds). */
+function sameFile(e: IndexedFile, id: { size: number; ino: string; mtimeNs: string }): boolean {
+  return e.size === id.size && e.ino === id.ino && e.mtimeNs === id.mtimeNs;
 }
 
 /** `length` bytes of `file` at `offset`; null when they cannot be read. */
