@@ -63,10 +63,17 @@ const BACKSLASH = 92;
  * that are not decode as toString('utf8') decodes them).
  */
 export function cutText(buf: Buffer, c: CutString, validUtf8?: boolean): string {
-  const body = buf.subarray(c.start, c.end);
+  return bodyText(buf, c.start, c.end, validUtf8, true);
+}
+
+/**
+ * What JSON.parse makes of the string body bytes buf[a, b) (whole escapes only). `quoted`: the
+ * bytes around them are the string's quotes, which JSON.parse then reads with it (no copy).
+ */
+function bodyText(buf: Buffer, a: number, b: number, validUtf8: boolean | undefined, quoted: boolean): string {
+  const body = buf.subarray(a, b);
   if (body.indexOf(BACKSLASH) === -1) return decodeUtf8(body, validUtf8);
-  // With its quotes (the bytes around the body), so JSON.parse reads the decoded text as is.
-  return JSON.parse(decodeUtf8(buf.subarray(c.start - 1, c.end + 1), validUtf8)) as string;
+  return JSON.parse(quoted ? decodeUtf8(buf.subarray(a - 1, b + 1), validUtf8) : `"${decodeUtf8(body, validUtf8)}"`) as string;
 }
 
 /**
@@ -134,9 +141,9 @@ function escaped(buf: Uint8Array, from: number, at: number): boolean {
  * The decoded text of a cut string's bytes around `at` (a raw offset where a character starts
  * outside any escape: a term's first decoded occurrence, firstInCut's), about `before` bytes
  * before it and `after` after, each end moved to a character's start outside an escape; null
- * when those bytes are not UTF-8. `first`: where `at` is in the text. `whole`: the window
- * starts and ends where the string does. For a body without \u escapes (the fast path's cuts):
- * each escape is two bytes, one character.
+ * when those bytes are not UTF-8. `first`: where `at` is in the text; `fromStart`, `toEnd`:
+ * the window starts, ends, where the string does. For a body without \u escapes (the fast
+ * path's cuts): each escape is two bytes, one character.
  */
 export function cutWindow(buf: Buffer, c: CutString, at: number, before: number, after: number): { text: string; first: number; fromStart: boolean; toEnd: boolean } | null {
   const cont = (i: number) => (buf[i]! & 0xc0) === 0x80;
@@ -145,10 +152,6 @@ export function cutWindow(buf: Buffer, c: CutString, at: number, before: number,
   let b = Math.min(c.end, at + after);
   while (b > at && b < c.end && (cont(b) || escaped(buf, c.start, b))) b--;
   if (!isUtf8(buf.subarray(a, b))) return null;
-  const part = (x: number, y: number): string => {
-    const body = buf.subarray(x, y);
-    return body.indexOf(BACKSLASH) === -1 ? body.toString('utf8') : (JSON.parse(`"${body.toString('utf8')}"`) as string);
-  };
-  const head = part(a, at);
-  return { text: head + part(at, b), first: head.length, fromStart: a === c.start, toEnd: b === c.end };
+  const head = bodyText(buf, a, at, true, false);
+  return { text: head + bodyText(buf, at, b, true, false), first: head.length, fromStart: a === c.start, toEnd: b === c.end };
 }

@@ -35,7 +35,7 @@ import { join, sep } from 'node:path';
 import { CorruptIndexError, FolderIndex, INDEXABLE_WORD, SEARCH_INDEX_FILE, TAIL_BYTES, UNSURE as UNSURE_EVENT, type Fragment, type IndexedFile } from './search-index.js';
 import { oneLine, textOf } from './plain.js';
 import { cutOf, cutText, cutWindow, firstInCut, Occurrences, occursInCut, skeletonOf, type Skeleton } from './search-skeleton.js';
-import { NEEDLE_MAX, Scanner, type LineScan } from './scan.js';
+import { NEEDLE_MAX, Scanner, type CutString, type LineScan } from './scan.js';
 import { decodeUtf8 } from './utf8.js';
 
 export type SearchWhere = 'user' | 'assistant' | 'agent' | 'tool-input' | 'tool-output' | 'compact' | 'title';
@@ -791,7 +791,23 @@ function readSkeleton(
   if (q.caseless && scan.caseTrap) return UNSURE;
   for (const t of q.others) if (!t.re.test(line())) return null;
   if (!scan.cuts) return UNSURE;
-  const sk = skeletonOf(buf, start, end, scan.cuts, encoding);
+  const head = skeletonHead(buf, start, end, scan.cuts, encoding);
+  if (head === null || head === UNSURE) return head;
+  if (o.since !== -Infinity || o.until !== Infinity) {
+    const time = Date.parse(head.t);
+    if (Number.isNaN(time) || time < o.since || time > o.until) return null;
+  }
+  const parts = skeletonParts(buf, start, head);
+  return parts === UNSURE ? UNSURE : { ...head, parts, line };
+}
+
+/**
+ * A line's skeleton parsed, for the query-free part of readSkeleton and for indexing: the event
+ * and its time. null: JSON, but no event; UNSURE: the skeleton cannot tell (not JSON as cut, a
+ * cut or non-ASCII time: the decoded text decides, for Date.parse and ranking).
+ */
+function skeletonHead(buf: Buffer, start: number, end: number, cuts: readonly CutString[], encoding: 'latin1' | 'utf8'): { ev: Record<string, unknown>; sk: Skeleton; t: string } | null | typeof UNSURE {
+  const sk = skeletonOf(buf, start, end, cuts, encoding);
   let ev: Record<string, unknown>;
   try {
     ev = JSON.parse(sk.json) as Record<string, unknown>;
@@ -801,16 +817,16 @@ function readSkeleton(
   if (!ev || typeof ev !== 'object' || typeof ev.kind !== 'string') return null;
   let t = '';
   if (typeof ev.t === 'string') {
-    // A cut or non-ASCII time: let the decoded text decide (Date.parse, ranking).
     if (cutOf(ev.t, sk.cuts) || /[^\x00-\x7f]/.test(ev.t)) return UNSURE;
     t = ev.t;
   }
-  if (o.since !== -Infinity || o.until !== Infinity) {
-    const time = Date.parse(t);
-    if (Number.isNaN(time) || time < o.since || time > o.until) return null;
-  }
+  return { ev, sk, t };
+}
+
+/** The searchable parts of a skeleton's event (partLeavesOf); UNSURE where a tool input may be JSON. */
+function skeletonParts(buf: Buffer, start: number, head: { ev: Record<string, unknown>; sk: Skeleton }): Part[] | typeof UNSURE {
   try {
-    return { ev, sk, t, parts: partLeavesOf(ev, cutInputParser(buf, start, sk.cuts)), line };
+    return partLeavesOf(head.ev, cutInputParser(buf, start, head.sk.cuts));
   } catch (e) {
     if (e === UNSURE) return UNSURE;
     throw e;
@@ -854,11 +870,6 @@ function leafFinder(
 }
 
 /**
- * Searches one chunk of whole lines from `from` (the chunk is in `sc`, and `starts` are its line
- * starts from `from` on); `firstLine` is the line number of the line starting at `from`. Returns
- * the line number of the line after the chunk.
- */
-/**
  * The InputParser for a skeleton's event (line at buf[start]): a kept string tool input parsed
  * as JSON, a cut one left a string. Throws UNSURE where the skeleton cannot tell: a kept input
  * that is a JSON object (its leaves would be the inner JSON's strings, which cutOf cannot tell
@@ -893,6 +904,11 @@ function cutInputParser(buf: Buffer, start: number, cuts: Skeleton['cuts']): Inp
   };
 }
 
+/**
+ * Searches one chunk of whole lines from `from` (the chunk is in `sc`, and `starts` are its line
+ * starts from `from` on); `firstLine` is the line number of the line starting at `from`. Returns
+ * the line number of the line after the chunk.
+ */
 function searchChunk(
   sc: Scanner,
   starts: Int32Array,
@@ -1734,7 +1750,9 @@ async function indexFile(ix: FolderIndex, fi: number, file: string, size: number
     }
     e.title = titles.state();
     e.shown = titles.get();
-    e.tail = (e.covered ? readAt(file, Math.max(0, e.covered - TAIL_BYTES), Math.min(TAIL_BYTES, e.covered)) ?? Buffer.alloc(0) : Buffer.alloc(0)).toString('base64');
+    // The bytes before the indexed end (onlyGrew checks them next time), from the file still open.
+    const tail = Buffer.alloc(Math.min(TAIL_BYTES, e.covered));
+    e.tail = tail.subarray(0, tail.length && readSync(fd, tail, 0, tail.length, e.covered - tail.length)).toString('base64');
   } finally {
     closeSync(fd);
   }
@@ -1755,27 +1773,16 @@ const SKIM_MIN = 2048;
 function indexSkeleton(ix: FolderIndex, fi: number, buf: Buffer, start: number, end: number, base: number, ln: number, sc: Scanner): boolean {
   const scan = sc.scanLine(start);
   if (!scan.cuts || scan.caseTrap || scan.end !== end || scan.cuts.some((c) => c.unicodeEscape)) return false;
-  const sk = skeletonOf(buf, start, end, scan.cuts, 'utf8');
-  let ev: Record<string, unknown>;
-  try {
-    ev = JSON.parse(sk.json) as Record<string, unknown>;
-  } catch {
-    return false;
-  }
-  if (!ev || typeof ev !== 'object' || typeof ev.kind !== 'string') return true; // valid JSON, no event: nothing to index
-  if (typeof ev.t === 'string' && cutOf(ev.t, sk.cuts)) return false;
-  let parts: Part[];
-  try {
-    parts = partLeavesOf(ev, cutInputParser(buf, start, sk.cuts));
-  } catch (e) {
-    if (e === UNSURE) return false;
-    throw e;
-  }
+  const head = skeletonHead(buf, start, end, scan.cuts, 'utf8');
+  if (head === null) return true; // valid JSON, no event: nothing to index
+  if (head === UNSURE) return false;
+  const parts = skeletonParts(buf, start, head);
+  if (parts === UNSURE) return false;
   if (!parts.length) return true;
-  ix.event(fi, ln - 2, base + start, end - start, Date.parse(typeof ev.t === 'string' ? ev.t : ''), scan.unicodeEscapes ? UNSURE_EVENT : 0);
+  ix.event(fi, ln - 2, base + start, end - start, Date.parse(head.t), scan.unicodeEscapes ? UNSURE_EVENT : 0);
   for (const p of parts) {
     for (const leaf of p.leaves) {
-      const cut = cutOf(leaf, sk.cuts);
+      const cut = cutOf(leaf, head.sk.cuts);
       if (cut) ix.body(buf, start + cut.start, start + cut.end);
       else ix.text(leaf);
     }
