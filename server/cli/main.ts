@@ -6,7 +6,11 @@
 
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { readFileSync } from 'node:fs';
+import { sep } from 'node:path';
 import type { StoreError } from '../core/errors.js';
+import type { IndexEntry } from '../core/catalog.js';
+import type { SessionEntry } from '../core/history.js';
+import type { Problem } from '../core/reader.js';
 
 export const EXIT = { ok: 0, failure: 1, usage: 2, notFound: 3, locked: 4 } as const;
 
@@ -145,20 +149,45 @@ async function history(args: string[], here: boolean): Promise<number> {
   if (positionals.length) throw new UsageError(`list takes no arguments (got ${positionals.join(' ')})`);
   if (values.project && values.all) throw new UsageError('--project and --all exclude each other');
   const limit = positiveInt(values.limit as string | undefined, 'limit');
-  // history.js, not store.js: the listing needs no zod and no lock library, and loading them
-  // was a third of a warm listing (bench/PERFORMANCE.md).
-  const { listSessions, resolveStoreRoot } = await import('../core/history.js');
-  const root = resolveStoreRoot(values.dir as string | undefined);
+  const root = (await import('../core/plain.js')).resolveStoreRoot(values.dir as string | undefined);
   const all = !!values.all;
   // `npm start` runs in the package folder; INIT_CWD is where the user typed it.
   const cwd = here && process.env.npm_lifecycle_event === 'start' && process.env.INIT_CWD ? process.env.INIT_CWD : process.cwd();
   const project = all ? undefined : ((values.project as string | undefined) ?? cwd);
-  // threads: a one-shot process may read with blocking calls, and on two threads (history.ts).
-  const { sessions, problems } = await listSessions(root, { project: project && (await absolute(project)), all }, undefined, { threads: true });
-  const shown = limit ? sessions.slice(0, limit) : sessions;
-  if (values.json) {
-    out(JSON.stringify({ sessions: shown, problems }, null, 2));
-    return EXIT.ok;
+  let shown: SessionEntry[];
+  let problems: Problem[] = [];
+  // The whole store's History, unchanged since it was last listed, is printed from
+  // history.cache (core/history-cache.ts): no index is read and no row is made.
+  const cache = all ? await import('../core/history-cache.js') : undefined;
+  const cached = cache?.readHistoryCache(root);
+  if (cached) {
+    if (values.json) {
+      process.stdout.write(cached.json(limit));
+      return EXIT.ok;
+    }
+    shown = cached.sessions(limit);
+  } else {
+    // history.js, not store.js: the listing needs no zod and no lock library, and loading them
+    // was a third of a warm listing (bench/PERFORMANCE.md). Nor does a cache hit need it.
+    const { listSessions } = await import('../core/history.js');
+    // What each listed session's row was made from, by folder: what history.cache records.
+    const files = new Map<string, { id: string; bytes: number; mtimeNs: string }[]>();
+    const onEntry = cache && ((e: IndexEntry, file: string) => {
+      const dir = file.slice(0, file.lastIndexOf(sep));
+      let mine = files.get(dir);
+      if (!mine) files.set(dir, (mine = []));
+      mine.push({ id: e.id, bytes: e.bytes, mtimeNs: e.mtimeNs });
+    });
+    // threads: a one-shot process may read with blocking calls, and on two threads (history.ts).
+    const listed = await listSessions(root, { project: project && (await absolute(project)), all }, onEntry, { threads: true });
+    problems = listed.problems;
+    shown = limit ? listed.sessions.slice(0, limit) : listed.sessions;
+    // Only a listing with nothing to report is kept: a problem is reported every time.
+    if (cache && problems.length === 0) await cache.writeHistoryCache(root, listed.sessions, files);
+    if (values.json) {
+      out(JSON.stringify({ sessions: shown, problems }, null, 2));
+      return EXIT.ok;
+    }
   }
   for (const p of problems) err(`warning: ${p.file}${p.line ? `:${p.line}` : ''}: ${p.message}`);
   if (shown.length === 0) {

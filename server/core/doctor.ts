@@ -1,6 +1,7 @@
 // The store's health check: unreadable lines, stale or corrupt indexes, stale locks, schema
-// versions, permissions and leftover temp files. `fix` repairs caches and metadata only (index
-// files, lock folders, temp files, modes): it never touches a session's content.
+// versions, permissions and leftover temp files (in the project folders, and history.cache's at
+// the root). `fix` repairs caches and metadata only (index files, lock folders, temp files,
+// modes): it never touches a session's content.
 // Depends on node:fs and the core; nothing of JSON-RPC.
 
 import { chmod, readdir, rm, stat } from 'node:fs/promises';
@@ -8,6 +9,7 @@ import { join } from 'node:path';
 import { SCHEMA_VERSION } from './events.js';
 import { INDEX_FILE, refreshIndex } from './catalog.js';
 import { SEARCH_INDEX_FILE } from './search-index.js';
+import { HISTORY_CACHE_FILE } from './history-cache.js';
 import { inspectLock, DEFAULT_STALE_MS } from './lock.js';
 import { readSession } from './reader.js';
 import { isSessionId } from './ids.js';
@@ -65,7 +67,19 @@ export async function doctor(root: string, opts: { fix?: boolean; staleLockMs?: 
   }
   for (const d of dirs) {
     if (!d.isDirectory()) {
-      findings.push({ kind: 'stray-file', path: join(root, d.name), message: 'not a project folder (left alone)' });
+      const path = join(root, d.name);
+      if (d.name === HISTORY_CACHE_FILE) {
+        // The cache of the whole History (history-cache.ts): only its mode is checked; a listing
+        // that finds it out of date writes it again.
+        await checkMode(path, 0o600, findings, opts.fix);
+      } else if (d.name.startsWith(`${HISTORY_CACHE_FILE}.`)) {
+        const f: Finding = { kind: 'stray-file', path, message: 'leftover temporary history cache file' };
+        if (opts.fix) {
+          await rm(path, { force: true });
+          f.fixed = 'removed';
+        }
+        findings.push(f);
+      } else findings.push({ kind: 'stray-file', path, message: 'not a project folder (left alone)' });
       continue;
     }
     report.projects++;

@@ -25,6 +25,7 @@ import {
   type RefreshResult,
 } from './catalog.js';
 import { SESSION_ID_RE } from './plain.js';
+export { resolveStoreRoot } from './plain.js';
 import { helperData, serveHelper, startHelper } from './helper.js';
 import type { Problem } from './reader.js';
 
@@ -50,12 +51,6 @@ export interface SessionEntry {
   bytes: number;
 }
 
-/** The store root: --dir, then LEVELCODE_SESSIONS_DIR, then ~/.levelcode/sessions. */
-export function resolveStoreRoot(dir?: string): string {
-  const chosen = dir ?? process.env.LEVELCODE_SESSIONS_DIR;
-  if (chosen && chosen.length > 0) return resolve(chosen);
-  return join(homedir(), '.levelcode', 'sessions');
-}
 
 export function toSessionEntry(e: IndexEntry): SessionEntry {
   return {

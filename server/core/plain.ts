@@ -1,9 +1,19 @@
-// The parts of the on-disk format that need no zod: the session id pattern, the one-line cut
-// used for titles and previews, and a user message's text. Split from events.ts (which
+// The parts of the on-disk format that need no zod: where the store is, the session id pattern,
+// the one-line cut used for titles and previews, and a user message's text. Split from events.ts (which
 // re-exports them) so that the History listing and search, which never validate a line, start
 // without loading zod (about a third of a warm `levelcode-sessions list`, and 80 of the 100 ms
 // search.js took to load; see bench/PERFORMANCE.md).
-// Depends on nothing.
+// Depends on node:os and node:path only.
+
+import { homedir } from 'node:os';
+import { join, resolve } from 'node:path';
+
+/** The store root: --dir, then LEVELCODE_SESSIONS_DIR, then ~/.levelcode/sessions. */
+export function resolveStoreRoot(dir?: string): string {
+  const chosen = dir ?? process.env.LEVELCODE_SESSIONS_DIR;
+  if (chosen && chosen.length > 0) return resolve(chosen);
+  return join(homedir(), '.levelcode', 'sessions');
+}
 
 /** Session ids: UTC birth time plus four random [a-z0-9], e.g. 2026-07-28T09-12-33-8f3k. */
 export const SESSION_ID_RE = /^\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}-[a-z0-9]{4}$/;
