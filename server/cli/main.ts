@@ -156,6 +156,8 @@ async function history(args: string[], here: boolean): Promise<number> {
   const project = all ? undefined : ((values.project as string | undefined) ?? cwd);
   let shown: SessionEntry[];
   let problems: Problem[] = [];
+  /** Writes history.cache after a listing of the whole store, once its output is printed. */
+  let keep: (() => Promise<unknown>) | undefined;
   // The whole store's History, unchanged since it was last listed, is printed from
   // history.cache (core/history-cache.ts): no index is read and no row is made.
   const cache = all ? await import('../core/history-cache.js') : undefined;
@@ -172,36 +174,40 @@ async function history(args: string[], here: boolean): Promise<number> {
     const { listSessions } = await import('../core/history.js');
     // What each listed session's row was made from, by folder: what history.cache records.
     const files = new Map<string, { id: string; bytes: number; mtimeNs: string }[]>();
-    const onEntry = cache && ((e: IndexEntry, file: string) => {
-      const dir = file.slice(0, file.lastIndexOf(sep));
-      let mine = files.get(dir);
-      if (!mine) files.set(dir, (mine = []));
-      mine.push({ id: e.id, bytes: e.bytes, mtimeNs: e.mtimeNs });
-    });
+    const onEntry =
+      cache &&
+      ((e: IndexEntry, file: string) => {
+        const dir = file.slice(0, file.lastIndexOf(sep));
+        let mine = files.get(dir);
+        if (!mine) files.set(dir, (mine = []));
+        mine.push({ id: e.id, bytes: e.bytes, mtimeNs: e.mtimeNs });
+      });
     // threads: a one-shot process may read with blocking calls, and on two threads (history.ts).
     const listed = await listSessions(root, { project: project && (await absolute(project)), all }, onEntry, { threads: true });
     problems = listed.problems;
     shown = limit ? listed.sessions.slice(0, limit) : listed.sessions;
     // Only a listing with nothing to report is kept: a problem is reported every time.
-    if (cache && problems.length === 0) await cache.writeHistoryCache(root, listed.sessions, files);
-    if (values.json) {
-      out(JSON.stringify({ sessions: shown, problems }, null, 2));
-      return EXIT.ok;
-    }
+    if (cache && problems.length === 0) keep = () => cache.writeHistoryCache(root, listed.sessions, files);
   }
+  if (values.json) out(JSON.stringify({ sessions: shown, problems }, null, 2));
+  else await printHistory(shown, problems, { root, project, all, here });
+  await keep?.();
+  return EXIT.ok;
+}
+
+async function printHistory(shown: SessionEntry[], problems: Problem[], o: { root: string; project?: string; all: boolean; here: boolean }): Promise<void> {
   for (const p of problems) err(`warning: ${p.file}${p.line ? `:${p.line}` : ''}: ${p.message}`);
   if (shown.length === 0) {
     out(
-      all
-        ? `No sessions in ${root} yet.`
-        : `No sessions for ${project} yet.${here ? ' Chats an editor saves for this folder appear here; see all projects with --all.' : ''}`,
+      o.all
+        ? `No sessions in ${o.root} yet.`
+        : `No sessions for ${o.project} yet.${o.here ? ' Chats an editor saves for this folder appear here; see all projects with --all.' : ''}`,
     );
-    return EXIT.ok;
+    return;
   }
   const { historyLines } = await import('./format.js');
-  if (!all && here) out(`History of ${project}`);
-  for (const l of historyLines(shown, { showProject: all })) out(l);
-  return EXIT.ok;
+  if (!o.all && o.here) out(`History of ${o.project}`);
+  for (const l of historyLines(shown, { showProject: o.all })) out(l);
 }
 
 async function absolute(p: string): Promise<string> {
