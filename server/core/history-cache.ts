@@ -25,10 +25,10 @@
 
 import { lstatSync, readdirSync, readFileSync, type BigIntStats } from 'node:fs';
 import { join, sep } from 'node:path';
-import { SESSION_ID_RE } from './plain.js';
+import { HISTORY_CACHE_FILE, SESSION_ID_RE } from './plain.js';
 import type { SessionEntry } from './history.js';
 
-export const HISTORY_CACHE_FILE = 'history.cache';
+export { HISTORY_CACHE_FILE };
 /**
  * Bumped whenever what a row holds, or how it is written, changes (SessionEntry,
  * toSessionEntry, displayTitle, the JSON's indentation): a cache of another format is a miss.
@@ -63,10 +63,6 @@ export class CachedHistory {
     private readonly rows: Buffer,
     private readonly ends: readonly number[],
   ) {}
-
-  get count(): number {
-    return this.ends.length;
-  }
 
   /** The bytes `list --all --json` prints for the first `limit` sessions (all by default). */
   json(limit = this.ends.length): Buffer {

@@ -8,6 +8,9 @@
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 
+/** The one file the store keeps at its root: the CLI's cache of the whole History (history-cache.ts). */
+export const HISTORY_CACHE_FILE = 'history.cache';
+
 /** The store root: --dir, then LEVELCODE_SESSIONS_DIR, then ~/.levelcode/sessions. */
 export function resolveStoreRoot(dir?: string): string {
   const chosen = dir ?? process.env.LEVELCODE_SESSIONS_DIR;

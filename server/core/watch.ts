@@ -22,7 +22,7 @@
 import { watch as fsWatch, readdirSync, statSync, type FSWatcher, type Stats } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { join } from 'node:path';
-import { SESSION_ID_RE } from './plain.js';
+import { HISTORY_CACHE_FILE, SESSION_ID_RE } from './plain.js';
 import { cachedEntry } from './catalog.js';
 
 export type StoreChangeKind = 'created' | 'appended' | 'renamed' | 'deleted';
@@ -211,8 +211,12 @@ class Watcher implements StoreWatcher {
 
   private onEvent(dir: string | undefined, name: string | null): void {
     if (this.closed || this.mode !== 'watch') return;
-    if (dir === undefined) this.pendingRoot = true;
-    else if (name === null) this.pendingDirs.add(dir);
+    if (dir === undefined) {
+      // The CLI's history.cache (and its temp file) is the only file the store keeps at its
+      // root: writing it adds and removes no project folder.
+      if (name !== null && name.startsWith(HISTORY_CACHE_FILE)) return;
+      this.pendingRoot = true;
+    } else if (name === null) this.pendingDirs.add(dir);
     else {
       // Only session files matter: index.json, its temp files and lock folders are skipped
       // without a stat (the sidecar's own index writes are most of the events).
