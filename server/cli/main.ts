@@ -162,17 +162,18 @@ async function history(args: string[], here: boolean): Promise<number> {
   // history.cache (core/history-cache.ts): no index is read and no row is made.
   const cache = all ? await import('../core/history-cache.js') : undefined;
   const cached = cache?.readHistoryCache(root);
-  if (cached) {
-    if (values.json) {
-      process.stdout.write(cached.json(limit));
-      return EXIT.ok;
-    }
-    shown = cached.sessions(limit);
-  } else {
+  if (cached && values.json) {
+    process.stdout.write(cached.json(limit));
+    return EXIT.ok;
+  }
+  const rows = cached?.sessions(limit);
+  if (rows) shown = rows;
+  else {
     // history.js, not store.js: the listing needs no zod and no lock library, and loading them
     // was a third of a warm listing (bench/PERFORMANCE.md). Nor does a cache hit need it.
     const { listSessions } = await import('../core/history.js');
     // What each listed session's row was made from, by folder: what history.cache records.
+    const before = cache?.indexStates(root);
     const files = new Map<string, { id: string; bytes: number; mtimeNs: string }[]>();
     const onEntry =
       cache &&
@@ -187,7 +188,7 @@ async function history(args: string[], here: boolean): Promise<number> {
     problems = listed.problems;
     shown = limit ? listed.sessions.slice(0, limit) : listed.sessions;
     // Only a listing with nothing to report is kept: a problem is reported every time.
-    if (cache && problems.length === 0) keep = () => cache.writeHistoryCache(root, listed.sessions, files);
+    if (cache && before && problems.length === 0) keep = () => cache.writeHistoryCache(root, listed.sessions, files, before);
   }
   if (values.json) out(JSON.stringify({ sessions: shown, problems }, null, 2));
   else await printHistory(shown, problems, { root, project, all, here });

@@ -68,10 +68,13 @@ export async function doctor(root: string, opts: { fix?: boolean; staleLockMs?: 
   for (const d of dirs) {
     if (!d.isDirectory()) {
       const path = join(root, d.name);
-      if (d.name === HISTORY_CACHE_FILE) {
+      if (d.name === HISTORY_CACHE_FILE && d.isFile()) {
         // The cache of the whole History (history-cache.ts): only its mode is checked; a listing
-        // that finds it out of date writes it again.
+        // that finds it out of date writes it again. (Anything else under its name, a symlink
+        // say, is a stray file below, left alone: checkMode would follow a link.)
         await checkMode(path, 0o600, findings, opts.fix);
+      } else if (d.name === HISTORY_CACHE_FILE) {
+        findings.push({ kind: 'stray-file', path, message: 'not a regular file: the History cache is never read or written through it (left alone)' });
       } else if (d.name.startsWith(`${HISTORY_CACHE_FILE}.`)) {
         const f: Finding = { kind: 'stray-file', path, message: 'leftover temporary history cache file' };
         if (opts.fix) {

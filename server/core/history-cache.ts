@@ -4,26 +4,28 @@
 // 100 ms including Node's own start, and most of it garbage collection of those objects
 // (bench/PERFORMANCE.md: warm list). This file at the store root keeps the rows of the last
 // listing of the whole store, already in `list --all --json`'s text, with what they were made
-// from: the project folders, each folder's index.json (inode, size, mtime) and each session
-// file's size and mtime in nanoseconds. A listing that finds all of that unchanged prints the
-// rows as they are; anything else (a file appended to, added, removed, an index rewritten, a
-// folder added, this file unreadable or torn) is a miss, and the ordinary listing runs and
-// writes the file again. The check is the one index.json's entries get (size and mtime to the
-// nanosecond, which is why every session file is still stat'ed), so a hit shows what the
-// ordinary listing would: test/cli/history-cache.test.ts compares the two byte for byte.
+// from: the project folders, each folder's index.json (inode, size, mtime, ctime) and each
+// session file's size and mtime in nanoseconds. A listing that finds all of that unchanged
+// prints the rows as they are; anything else (a file appended to, added, removed; an index
+// rewritten or its mode changed; a folder added; this file unreadable, torn or not a regular
+// file) is a miss, and the ordinary listing runs and writes the file again. The check is the
+// one index.json's entries get (size and mtime to the nanosecond, which is why every session
+// file is still stat'ed), so a hit shows what the ordinary listing would:
+// test/cli/history-cache.test.ts compares the two byte for byte.
 //
 // Like index.json it MAY be deleted at any time, and is only ever written whole (temp file and
 // rename). It is written only after a listing of the whole store that had no problem to report
-// (a problem is reported by the ordinary listing, every time). The sidecar does not use it: it
-// keeps its own listing in memory (history.ts ListingCache).
+// (a problem is reported by the ordinary listing, every time) and during which no index.json
+// changed (so the one listing after a change writes the indexes, and the next the cache). The
+// sidecar does not use it: it keeps its own listing in memory (history.ts ListingCache).
 //
 // Layout (protocol.md "history.cache"): one line of JSON (the header), then the rows: each row
 // is a session's JSON exactly as `list --all --json` indents it, rows joined by ",\n", newest
 // first. The header's `ends` holds the byte offset (from the first row) where each row ends, so
-// that the first n rows are one slice of the file.
+// that the first n rows are one slice of the file, and `sum` a sum of the rows' bytes.
 // Depends on node:fs, node:path, write-file-atomic (loaded to write only) and ./plain.
 
-import { lstatSync, readdirSync, readFileSync, type BigIntStats } from 'node:fs';
+import { closeSync, constants, fstatSync, lstatSync, openSync, readdirSync, readSync, type BigIntStats } from 'node:fs';
 import { join, sep } from 'node:path';
 import { HISTORY_CACHE_FILE, SESSION_ID_RE } from './plain.js';
 import type { SessionEntry } from './history.js';
@@ -50,6 +52,8 @@ interface Header {
   folders: FolderRecord[];
   /** Byte offset, from the first row, of the end of each row. */
   ends: number[];
+  /** rowsSum of the rows' bytes. */
+  sum: number;
 }
 
 /** The opening and closing of `list --all --json`'s text around its rows (JSON.stringify, indent 2). */
@@ -71,19 +75,43 @@ export class CachedHistory {
     return Buffer.concat([Buffer.from(OPEN), this.rows.subarray(0, this.ends[n - 1]), Buffer.from(CLOSE)]);
   }
 
-  /** The first `limit` sessions as rows (for the text listing). */
-  sessions(limit = this.ends.length): SessionEntry[] {
+  /** The first `limit` sessions as rows (for the text listing); undefined if a row does not parse. */
+  sessions(limit = this.ends.length): SessionEntry[] | undefined {
     const n = Math.min(limit, this.ends.length);
     const out: SessionEntry[] = [];
-    for (let i = 0, start = 0; i < n; start = this.ends[i] + 2, i++) out.push(JSON.parse(this.rows.toString('utf8', start, this.ends[i])) as SessionEntry);
+    try {
+      for (let i = 0, start = 0; i < n; start = this.ends[i] + 2, i++) out.push(JSON.parse(this.rows.toString('utf8', start, this.ends[i])) as SessionEntry);
+    } catch {
+      return undefined;
+    }
     return out;
   }
 }
 
-/** A stat as the cache records it: inode, size and mtime (ns) for an index.json. */
+/**
+ * An index.json as the cache records it: inode, size, mtime and ctime (ns; a chmod moves only
+ * the ctime, and an index the listing cannot read is a problem it reports); null when there is
+ * none. Anything but a regular file is NOT_A_FILE, which no cache records.
+ */
 function indexKey(path: string): string | null {
   const st = lstatSync(path, { bigint: true, throwIfNoEntry: false });
-  return st === undefined ? null : st.isFile() ? `${st.ino}:${st.size}:${st.mtimeNs}` : 'not a file';
+  return st === undefined ? null : st.isFile() ? `${st.ino}:${st.size}:${st.mtimeNs}:${st.ctimeNs}` : NOT_A_FILE;
+}
+const NOT_A_FILE = 'not a file';
+
+/**
+ * Every project folder's index.json as indexKey records it, by folder name: taken before a
+ * listing, for writeHistoryCache, which writes the cache only if none changed meanwhile (so
+ * that the state it records is the one the rows were made from).
+ */
+export function indexStates(root: string): Map<string, string | null> {
+  const out = new Map<string, string | null>();
+  try {
+    for (const name of folderNames(root)) out.set(name, indexKey(join(root, name, INDEX_FILE)));
+  } catch {
+    /* no store yet, or unreadable: the listing says so, and nothing is written */
+  }
+  return out;
 }
 
 /** A session file as the cache records it (the size and mtime its index entry was made from). */
@@ -105,7 +133,7 @@ function folderNames(root: string): string[] {
 function validHeader(h: unknown, rows: Buffer): h is Header {
   if (!h || typeof h !== 'object') return false;
   const x = h as Partial<Header>;
-  if (x.format !== HISTORY_CACHE_FORMAT || !Array.isArray(x.folders) || !Array.isArray(x.ends)) return false;
+  if (x.format !== HISTORY_CACHE_FORMAT || !Array.isArray(x.folders) || !Array.isArray(x.ends) || typeof x.sum !== 'number') return false;
   for (const f of x.folders)
     if (!Array.isArray(f) || f.length !== 3 || typeof f[0] !== 'string' || (f[1] !== null && typeof f[1] !== 'string') || typeof f[2] !== 'string') return false;
   // Each row is an object ("    {" ... "}"), and rows are two bytes (",\n") apart: an offset
@@ -127,12 +155,8 @@ function validHeader(h: unknown, rows: Buffer): h is Header {
  * Synchronous: it stats every session file, as the ordinary listing does.
  */
 export function readHistoryCache(root: string): CachedHistory | undefined {
-  let buf: Buffer;
-  try {
-    buf = readFileSync(join(root, HISTORY_CACHE_FILE));
-  } catch {
-    return undefined;
-  }
+  const buf = readRegularFile(join(root, HISTORY_CACHE_FILE));
+  if (buf === undefined) return undefined;
   const nl = buf.indexOf(10);
   if (nl < 0) return undefined;
   let header: unknown;
@@ -142,13 +166,59 @@ export function readHistoryCache(root: string): CachedHistory | undefined {
     return undefined;
   }
   const rows = buf.subarray(nl + 1);
-  if (!validHeader(header, rows)) return undefined;
+  // The sum catches what the offsets' checks do not look at: a block a crash left zeroed inside
+  // a row, or any other byte changed there (~1 ms for 1.3 MB).
+  if (!validHeader(header, rows) || header.sum !== rowsSum(rows)) return undefined;
   try {
     if (!unchanged(root, header)) return undefined;
   } catch {
     return undefined; // a folder that cannot be read: the ordinary listing reports it
   }
   return new CachedHistory(rows, header.ends);
+}
+
+/**
+ * A 32-bit sum of `b` for telling a damaged cache from a whole one (not against tampering: the
+ * file is the user's own, like the sessions it lists). Word by word, multiply and shift.
+ */
+export function rowsSum(b: Uint8Array): number {
+  const words = new Int32Array(Math.ceil(b.length / 4));
+  new Uint8Array(words.buffer).set(b);
+  let h = 0x811c9dc5 ^ b.length;
+  for (let i = 0; i < words.length; i++) {
+    h = Math.imul(h ^ words[i], 0x5bd1e995);
+    h ^= h >>> 15;
+  }
+  return h >>> 0;
+}
+
+/**
+ * The bytes of `path` if it is a regular file; undefined otherwise. Never follows a symlink
+ * (O_NOFOLLOW) nor waits on a FIFO (O_NONBLOCK) planted under the name.
+ */
+function readRegularFile(path: string): Buffer | undefined {
+  let fd: number;
+  try {
+    fd = openSync(path, constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0));
+  } catch {
+    return undefined;
+  }
+  try {
+    const st = fstatSync(fd);
+    if (!st.isFile()) return undefined;
+    const buf = Buffer.allocUnsafe(st.size);
+    let got = 0;
+    while (got < buf.length) {
+      const n = readSync(fd, buf, got, buf.length - got, got);
+      if (n === 0) break;
+      got += n;
+    }
+    return buf.subarray(0, got);
+  } catch {
+    return undefined;
+  } finally {
+    closeSync(fd);
+  }
 }
 
 function unchanged(root: string, h: Header): boolean {
@@ -178,19 +248,33 @@ const BETWEEN = Buffer.from('\n    },\n    {\n');
 /**
  * Writes the cache of a listing of the whole store: `sessions` newest first, and `files`, each
  * listed session's folder (its path) with its id, size and mtime as its entry recorded them
- * (history.ts listSessions's onEntry). Written only when it can be checked later: every
- * folder of the store listed, each holding exactly the files listed, and an index.json in each
- * folder that has sessions. Returns whether it was written; a failed write is a missed cache.
+ * (history.ts listSessions's onEntry); `before`, indexStates taken before the listing. Written
+ * only when it can be checked later: every folder of the store listed, each holding exactly the
+ * files listed, its index.json a regular file (present if it has sessions) that did not change
+ * during the listing, and no other kind of file under the cache's name. Returns whether it was
+ * written; a failed write is a missed cache.
  */
-export async function writeHistoryCache(root: string, sessions: SessionEntry[], files: Map<string, { id: string; bytes: number; mtimeNs: string }[]>): Promise<boolean> {
+export async function writeHistoryCache(
+  root: string,
+  sessions: SessionEntry[],
+  files: Map<string, { id: string; bytes: number; mtimeNs: string }[]>,
+  before: Map<string, string | null>,
+): Promise<boolean> {
   try {
+    // A symlink planted under the name would be followed by the write (write-file-atomic
+    // writes to the link's target): never written over.
+    const target = join(root, HISTORY_CACHE_FILE);
+    const existing = lstatSync(target, { throwIfNoEntry: false });
+    if (existing && !existing.isFile()) return false;
     const folders: FolderRecord[] = [];
     let listed = 0;
     for (const name of folderNames(root)) {
       const dir = join(root, name);
       const mine = (files.get(dir) ?? []).slice().sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
       const index = indexKey(join(dir, INDEX_FILE));
-      if (mine.length > 0 && (index === null || index === 'not a file')) return false;
+      // An index rewritten during the listing (by it, or by another process) may not be the one
+      // the rows were made from: the next listing, finding it in place, writes the cache.
+      if (index === NOT_A_FILE || (mine.length > 0 && index === null) || !before.has(name) || before.get(name) !== index) return false;
       // The folder must hold exactly the files listed (a file added since is a miss anyway, but
       // a cache that cannot hit is not worth writing).
       const have = sessionNames(readdirSync(dir));
@@ -212,11 +296,11 @@ export async function writeHistoryCache(root: string, sessions: SessionEntry[], 
       ends.push(body.length);
     } else if (text !== EMPTY) return false;
     if (ends.length !== sessions.length) return false;
-    const header: Header = { about: ABOUT, format: HISTORY_CACHE_FORMAT, folders, ends };
+    const header: Header = { about: ABOUT, format: HISTORY_CACHE_FORMAT, folders, ends, sum: rowsSum(body) };
     const { default: writeFileAtomic } = await import('write-file-atomic');
     // Not fsync'ed (~5-30 ms of a cold listing): a file a crash left torn or zeroed fails the
-    // header's parse or the rows' shape check (validHeader), and is a miss.
-    await writeFileAtomic(join(root, HISTORY_CACHE_FILE), Buffer.concat([Buffer.from(JSON.stringify(header) + '\n'), body]), { mode: 0o600, fsync: false });
+    // header's parse, the rows' shape check (validHeader) or their sum, and is a miss.
+    await writeFileAtomic(target, Buffer.concat([Buffer.from(JSON.stringify(header) + '\n'), body]), { mode: 0o600, fsync: false });
     return true;
   } catch {
     return false;

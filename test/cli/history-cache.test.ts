@@ -2,13 +2,15 @@
 // `list --all` printed from the cache shows exactly what the ordinary listing shows, and any
 // change to the store (a file appended to, touched, added, removed; a folder added; an index
 // deleted or rewritten; the cache itself torn) is a miss that shows the change and writes the
-// cache again. A hit is told from a miss by the cache file's inode: a miss writes a new file.
+// cache again. A hit is told from a miss by marking the cache (mark()): only a hit prints the
+// mark.
 import { describe, it, expect, beforeEach, afterEach } from 'vitest';
-import { appendFileSync, chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, unlinkSync, utimesSync, writeFileSync } from 'node:fs';
+import { appendFileSync, chmodSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, unlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { rowsSum } from '../../server/core/history-cache.js';
 
 const bin = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'bin', 'levelcode-sessions.js');
 let tmp: string;
@@ -16,26 +18,43 @@ let root: string;
 let cache: string;
 
 function cli(args: string[]) {
-  const r = spawnSync(process.execPath, [bin, ...args, '--dir', root], { encoding: 'utf8', cwd: tmp });
+  const r = spawnSync(process.execPath, [bin, ...args, '--dir', root], { encoding: 'utf8', cwd: tmp, timeout: 20_000 });
   return { code: r.status, out: r.stdout, err: r.stderr };
 }
 
-/** The cache's inode, or undefined when there is none. */
-const inode = () => (existsSync(cache) ? statSync(cache).ino : undefined);
+const MODEL = 'claude-sonnet-4';
+const MARK = 'claude-SONNET-4';
 
-/** Runs `list --all` with `args` and says whether it was served from the cache. */
-function list(args: string[] = ['--json']) {
-  const before = inode();
-  const r = cli(['list', '--all', ...args]);
-  return { ...r, hit: before !== undefined && inode() === before };
+/**
+ * Marks the cache as it is: every row's model becomes MARK (as long), its sum made again, so
+ * that it is still a whole cache and what printed it shows (in JSON and in text).
+ */
+function mark(): void {
+  const t = readFileSync(cache);
+  const nl = t.indexOf(10);
+  const rows = Buffer.from(t.subarray(nl + 1).toString('utf8').replaceAll(MODEL, MARK), 'utf8');
+  const h = JSON.parse(t.subarray(0, nl).toString('utf8'));
+  h.sum = rowsSum(rows);
+  writeFileSync(cache, Buffer.concat([Buffer.from(JSON.stringify(h) + '\n'), rows]));
 }
 
-/** The ordinary listing's output (no cache to read; it writes one). */
+/** Runs `list --all` with `args`; `hit`: it was printed from a marked cache. */
+function list(args: string[] = ['--json']) {
+  const r = cli(['list', '--all', ...args]);
+  return { ...r, hit: r.out.includes(MARK) };
+}
+
+/** The ordinary listing's output (no cache to read; it writes one when the indexes are current). */
 function ordinary(args: string[] = ['--json']) {
   rmSync(cache, { force: true });
   const r = list(args);
   expect(r.hit).toBe(false);
   return r;
+}
+
+/** The cache is written by the listing that finds the indexes current: it is a fresh one. */
+function written(): boolean {
+  return existsSync(cache) && !readFileSync(cache, 'utf8').includes(MARK);
 }
 
 let n = 0;
@@ -61,6 +80,10 @@ beforeEach(() => {
   session('code-b', ['Why is the build red?'], { day: 28 });
   session('code-b', ['😀 emoji first', 'then more']);
   session('code-c', ['Only one']);
+  // The first listing writes every index.json; a listing that rewrites an index does not write
+  // the cache (test below).
+  expect(cli(['list', '--all']).code).toBe(0);
+  expect(existsSync(cache)).toBe(false);
 });
 afterEach(() => {
   rmSync(tmp, { recursive: true, force: true });
@@ -72,13 +95,18 @@ describe('history.cache', () => {
       const want = ordinary(args);
       expect(want.code).toBe(0);
       expect(want.err).toBe('');
+      expect(written()).toBe(true);
       const got = list(args);
-      expect(got.hit, args.join(' ')).toBe(true);
       expect(got.code).toBe(0);
       expect(got.out, args.join(' ')).toBe(want.out);
       expect(got.err).toBe('');
+      // Nothing changed in between: that was a hit, as the mark shows.
+      mark();
+      const marked = list(args);
+      expect(marked.hit, args.join(' ')).toBe(true);
+      expect(marked.out).toBe(want.out.replaceAll(MODEL, MARK));
     }
-    const all = JSON.parse(list().out);
+    const all = JSON.parse(ordinary().out);
     expect(all.sessions).toHaveLength(5);
     expect(all.sessions[0].title).toBe('Why is the build red?');
     expect(all.sessions.map((s: { title: string }) => s.title)).toContain('Café — 日本語 🎉 refunds');
@@ -95,8 +123,9 @@ describe('history.cache', () => {
     mkdirSync(root, { mode: 0o700 });
     const want = ordinary();
     expect(JSON.parse(want.out)).toEqual({ sessions: [], problems: [] });
+    expect(written()).toBe(true);
+    // No row to mark: a hit is told by the cache read (an empty store's listing writes no index).
     const got = list();
-    expect(got.hit).toBe(true);
     expect(got.out).toBe(want.out);
     expect(list([]).out).toMatch(/^No sessions in .* yet\.\n$/);
   });
@@ -130,7 +159,8 @@ describe('history.cache', () => {
   ];
   for (const [what, change, check] of changes) {
     it(`misses after ${what}, shows it, and hits again`, () => {
-      expect(list().hit).toBe(false);
+      ordinary();
+      mark();
       expect(list().hit).toBe(true);
       change();
       const after = list();
@@ -138,10 +168,13 @@ describe('history.cache', () => {
       expect(after.code).toBe(0);
       expect(after.err).toBe('');
       check(JSON.parse(after.out));
-      expect(after.out).toBe(ordinary().out);
+      const want = ordinary();
+      expect(after.out).toBe(want.out);
+      expect(written()).toBe(true);
+      mark();
       const again = list();
       expect(again.hit).toBe(true);
-      expect(again.out).toBe(after.out);
+      expect(again.out).toBe(after.out.replaceAll(MODEL, MARK));
     });
   }
 
@@ -153,7 +186,7 @@ describe('history.cache', () => {
     ['one byte longer', (t) => Buffer.concat([t, Buffer.from(' ')])],
     ['of another format', (t) => Buffer.from(t.toString().replace('"format":1', '"format":2'))],
     ['with a row end out of place', (t) => Buffer.from(t.toString().replace(/"ends":\[(\d+)/, (_m, a) => `"ends":[${Number(a) - 1}`))],
-    ['with a row end past the rows', (t) => Buffer.from(t.toString().replace(/,(\d+)\]\}\n/, (_m, a) => `,${Number(a) + 9}]}\n`))],
+    ['with a row end past the rows', (t) => Buffer.from(t.toString().replace(/,(\d+)\],"sum"/, (_m, a) => `,${Number(a) + 9}],"sum"`))],
     ['with a row end that is no number', (t) => Buffer.from(t.toString().replace(/"ends":\[(\d+)/, '"ends":["x"'))],
     ['with a folder record of the wrong shape', (t) => Buffer.from(t.toString().replace(/"folders":\[\["/, '"folders":[[7,"'))],
     [
@@ -178,35 +211,51 @@ describe('history.cache', () => {
     // What a crash can leave of a file renamed before its data reached the disk (it is not fsync'ed).
     ['with its rows zeroed', (t) => Buffer.concat([t.subarray(0, t.indexOf(10) + 1), Buffer.alloc(t.length - t.indexOf(10) - 1)])],
     ['zeroed whole', (t) => Buffer.alloc(t.length)],
+    [
+      'with a byte changed inside a row',
+      (t) => {
+        const at = t.indexOf('"turns": ', t.indexOf(10)) + 9;
+        return Buffer.concat([t.subarray(0, at), Buffer.from(t[at] === 0x39 ? '8' : '9'), t.subarray(at + 1)]);
+      },
+    ],
+    ['with eight bytes zeroed inside a row', (t) => ((t = Buffer.from(t)), t.fill(0, t.indexOf('"title": ', t.indexOf(10)), t.indexOf('"title": ', t.indexOf(10)) + 8), t)],
     ['naming a file with another size', (t) => Buffer.from(t.toString().replace(/( \d+)( \d{19})/, (_m, size, time) => ` ${Number(size) + 1}${time}`))],
   ];
   for (const [what, tear] of torn) {
     it(`a cache ${what} is a miss: the ordinary listing, and the cache written again`, () => {
       const want = ordinary();
+      mark();
       writeFileSync(cache, tear(readFileSync(cache)), { mode: 0o600 });
-      const got = list();
-      expect(got.hit).toBe(false);
-      expect(got.code).toBe(0);
-      expect(got.err).toBe('');
-      expect(got.out).toBe(want.out);
+      for (const args of [['--json'], ['--json', '--limit', '2'], []]) {
+        const got = list(args);
+        expect(got.hit, args.join(' ')).toBe(false);
+        expect(got.code).toBe(0);
+        expect(got.err).toBe('');
+        if (args.length === 1) expect(got.out).toBe(want.out);
+      }
+      expect(written()).toBe(true);
+      mark();
       expect(list().hit).toBe(true);
     });
   }
 
   it('a listing with a problem is not cached, and the problem is reported every time', () => {
     const want = ordinary();
+    mark();
     // A session file that is a symlink: skipped with a warning by the ordinary listing.
     const outside = join(tmp, 'outside.jsonl');
     writeFileSync(outside, readFileSync(join(root, 'code-c', only('code-c'))));
     symlinkSync(outside, join(root, 'code-c', '2026-07-01T00-00-00-syml.jsonl'));
     const before = readFileSync(cache);
     for (let i = 0; i < 2; i++) {
-      // A hit would show no problem; the cache is left as it was.
+      // Never a hit; and the cache is left as it was.
       const r = list();
+      expect(r.hit).toBe(false);
       const o = JSON.parse(r.out);
       expect(o.sessions).toEqual(JSON.parse(want.out).sessions);
       expect(o.problems).toEqual([{ file: join(root, 'code-c', '2026-07-01T00-00-00-syml.jsonl'), message: 'a symlink, not a session file: skipped' }]);
       const text = list([]);
+      expect(text.hit).toBe(false);
       expect(text.err).toMatch(/warning: .*syml\.jsonl: a symlink/);
       expect(readFileSync(cache)).toEqual(before);
     }
@@ -214,11 +263,76 @@ describe('history.cache', () => {
     unlinkSync(join(root, 'code-c', '2026-07-01T00-00-00-syml.jsonl'));
     const back = list();
     expect(back.hit).toBe(true);
-    expect(back.out).toBe(want.out);
+    expect(back.out).toBe(want.out.replaceAll(MODEL, MARK));
+  });
+
+  it('the listing that rewrites an index writes no cache; the next listing, finding the indexes current, does', () => {
+    ordinary();
+    mark();
+    appendFileSync(join(root, 'code-a', readdirSync(join(root, 'code-a')).find((f) => f.endsWith('.jsonl'))!), JSON.stringify({ kind: 'user', t: '2026-08-02T00:00:00.000Z', content: 'more' }) + '\n');
+    const indexBefore = statSync(join(root, 'code-a', 'index.json')).ino;
+    const first = list();
+    expect(first.hit).toBe(false);
+    expect(statSync(join(root, 'code-a', 'index.json')).ino).not.toBe(indexBefore); // the index was written
+    expect(readFileSync(cache, 'utf8')).toContain(MARK); // and the cache was not
+    const second = list();
+    expect(second.hit).toBe(false);
+    expect(second.out).toBe(first.out);
+    expect(written()).toBe(true);
+    mark();
+    expect(list().hit).toBe(true);
+  });
+
+  it("an index.json's mode changed is a miss (a listing that cannot read an index reports it)", () => {
+    ordinary();
+    mark();
+    chmodSync(join(root, 'code-b', 'index.json'), 0o640);
+    const r = list();
+    expect(r.hit).toBe(false);
+    expect(r.out).toBe(ordinary().out);
+  });
+
+  it('a FIFO under its name is not waited on, nor replaced', () => {
+    const want = ordinary();
+    rmSync(cache);
+    expect(spawnSync('mkfifo', [cache]).status).toBe(0);
+    for (const args of [['--json'], []]) {
+      const r = list(args);
+      expect(r.code, 'the listing returned').toBe(0);
+      if (args.length) expect(r.out).toBe(want.out);
+    }
+    expect(lstatSync(cache).isFIFO()).toBe(true);
+    expect(JSON.parse(cli(['doctor', '--json']).out).findings).toEqual([
+      { kind: 'stray-file', path: cache, message: 'not a regular file: the History cache is never read or written through it (left alone)' },
+    ]);
+  });
+
+  it('a symlink under its name is neither followed nor written through, by list or by doctor', () => {
+    const want = ordinary();
+    rmSync(cache);
+    const outside = join(tmp, 'outside.txt');
+    writeFileSync(outside, 'mine', { mode: 0o644 });
+    chmodSync(outside, 0o644);
+    symlinkSync(outside, cache);
+    for (let i = 0; i < 2; i++) expect(list().out).toBe(want.out);
+    expect(lstatSync(cache).isSymbolicLink()).toBe(true);
+    // Not read through either: a whole, current cache at the link's other end is no hit.
+    writeFileSync(join(tmp, 'elsewhere.cache'), (rmSync(cache), ordinary(), mark(), readFileSync(cache)));
+    rmSync(cache);
+    symlinkSync(join(tmp, 'elsewhere.cache'), cache);
+    expect(list().hit).toBe(false);
+    rmSync(cache);
+    symlinkSync(outside, cache);
+    expect(readFileSync(outside, 'utf8')).toBe('mine');
+    const fixed = JSON.parse(cli(['doctor', '--json', '--fix']).out).findings;
+    expect(fixed).toEqual([{ kind: 'stray-file', path: cache, message: 'not a regular file: the History cache is never read or written through it (left alone)' }]);
+    expect(statSync(outside).mode & 0o777).toBe(0o644);
+    expect(readFileSync(outside, 'utf8')).toBe('mine');
   });
 
   it('doctor checks its mode and removes its leftover temp files with --fix; it is no stray file', () => {
     ordinary();
+    expect(written()).toBe(true);
     type F = { kind: string; path: string; message: string; fixed?: string };
     const findings = (args: string[] = []): F[] => JSON.parse(cli(['doctor', '--json', ...args]).out).findings;
     expect(findings()).toEqual([]);
