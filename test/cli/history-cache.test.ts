@@ -200,12 +200,14 @@ describe('history.cache', () => {
       },
     ],
     [
-      'with its last row cut off, and the header to match',
+      'with its last row cut off, and the header (ends and sum) to match',
       (t) => {
         const nl = t.indexOf(10);
         const h = JSON.parse(t.subarray(0, nl).toString());
         h.ends.pop();
-        return Buffer.concat([Buffer.from(JSON.stringify(h) + '\n'), t.subarray(nl + 1, nl + 1 + h.ends.at(-1))]);
+        const rows = t.subarray(nl + 1, nl + 1 + h.ends.at(-1));
+        h.sum = rowsSum(rows);
+        return Buffer.concat([Buffer.from(JSON.stringify(h) + '\n'), rows]);
       },
     ],
     // What a crash can leave of a file renamed before its data reached the disk (it is not fsync'ed).
