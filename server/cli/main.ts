@@ -6,9 +6,7 @@
 
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { readFileSync } from 'node:fs';
-import { sep } from 'node:path';
 import type { StoreError } from '../core/errors.js';
-import type { IndexEntry } from '../core/catalog.js';
 import type { SessionEntry } from '../core/history.js';
 import type { Problem } from '../core/reader.js';
 
@@ -157,7 +155,7 @@ async function history(args: string[], here: boolean): Promise<number> {
   let shown: SessionEntry[];
   let problems: Problem[] = [];
   /** Writes history.cache after a listing of the whole store, once its output is printed. */
-  let keep: (() => Promise<unknown>) | undefined;
+  let keep: (() => Promise<boolean>) | undefined;
   // The whole store's History, unchanged since it was last listed, is printed from
   // history.cache (core/history-cache.ts): no index is read and no row is made.
   const cache = all ? await import('../core/history-cache.js') : undefined;
@@ -171,24 +169,12 @@ async function history(args: string[], here: boolean): Promise<number> {
   else {
     // history.js, not store.js: the listing needs no zod and no lock library, and loading them
     // was a third of a warm listing (bench/PERFORMANCE.md). Nor does a cache hit need it.
-    const { listSessions } = await import('../core/history.js');
-    // What each listed session's row was made from, by folder: what history.cache records.
-    const before = cache?.indexStates(root);
-    const files = new Map<string, { id: string; bytes: number; mtimeNs: string }[]>();
-    const onEntry =
-      cache &&
-      ((e: IndexEntry, file: string) => {
-        const dir = file.slice(0, file.lastIndexOf(sep));
-        let mine = files.get(dir);
-        if (!mine) files.set(dir, (mine = []));
-        mine.push({ id: e.id, bytes: e.bytes, mtimeNs: e.mtimeNs });
-      });
     // threads: a one-shot process may read with blocking calls, and on two threads (history.ts).
-    const listed = await listSessions(root, { project: project && (await absolute(project)), all }, onEntry, { threads: true });
-    problems = listed.problems;
+    const listed: { sessions: SessionEntry[]; problems: Problem[]; keep?: () => Promise<boolean> } = cache
+      ? await cache.listAndCache(root)
+      : await (await import('../core/history.js')).listSessions(root, { project: project && (await absolute(project)) }, undefined, { threads: true });
+    ({ problems, keep } = listed);
     shown = limit ? listed.sessions.slice(0, limit) : listed.sessions;
-    // Only a listing with nothing to report is kept: a problem is reported every time.
-    if (cache && before && problems.length === 0) keep = () => cache.writeHistoryCache(root, listed.sessions, files, before);
   }
   if (values.json) out(JSON.stringify({ sessions: shown, problems }, null, 2));
   else await printHistory(shown, problems, { root, project, all, here });

@@ -4,7 +4,7 @@
 // modes): it never touches a session's content.
 // Depends on node:fs and the core; nothing of JSON-RPC.
 
-import { chmod, readdir, rm, stat } from 'node:fs/promises';
+import { chmod, lstat, readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { SCHEMA_VERSION } from './events.js';
 import { INDEX_FILE, refreshIndex } from './catalog.js';
@@ -70,18 +70,12 @@ export async function doctor(root: string, opts: { fix?: boolean; staleLockMs?: 
       const path = join(root, d.name);
       if (d.name === HISTORY_CACHE_FILE && d.isFile()) {
         // The cache of the whole History (history-cache.ts): only its mode is checked; a listing
-        // that finds it out of date writes it again. (Anything else under its name, a symlink
-        // say, is a stray file below, left alone: checkMode would follow a link.)
+        // that finds it out of date writes it again.
         await checkMode(path, 0o600, findings, opts.fix);
       } else if (d.name === HISTORY_CACHE_FILE) {
         findings.push({ kind: 'stray-file', path, message: 'not a regular file: the History cache is never read or written through it (left alone)' });
       } else if (d.name.startsWith(`${HISTORY_CACHE_FILE}.`)) {
-        const f: Finding = { kind: 'stray-file', path, message: 'leftover temporary history cache file' };
-        if (opts.fix) {
-          await rm(path, { force: true });
-          f.fixed = 'removed';
-        }
-        findings.push(f);
+        findings.push(await leftover(path, 'leftover temporary history cache file', opts.fix));
       } else findings.push({ kind: 'stray-file', path, message: 'not a project folder (left alone)' });
       continue;
     }
@@ -127,22 +121,12 @@ export async function doctor(root: string, opts: { fix?: boolean; staleLockMs?: 
       const temp = TEMP_FILES.find((t) => name.startsWith(`${t.file}.`));
       if (temp) {
         // A temp file of an interrupted atomic write of index.json or search.idx.
-        const f: Finding = { kind: 'stray-file', path, message: temp.message };
-        if (opts.fix) {
-          await rm(path, { force: true });
-          f.fixed = 'removed';
-        }
-        findings.push(f);
+        findings.push(await leftover(path, temp.message, opts.fix));
         continue;
       }
       if (/\.lock(\.takeover)?(\.(new|gone)-\d+-[a-z0-9]+)?$/.test(name) && !name.endsWith('.jsonl.lock') && name !== 'index.lock') {
         // Issue 8: what a process killed while making or taking over a lock leaves (lock.ts).
-        const f: Finding = { kind: 'stray-file', path, message: 'leftover of an interrupted lock' };
-        if (opts.fix) {
-          await rm(path, { recursive: true, force: true });
-          f.fixed = 'removed';
-        }
-        findings.push(f);
+        findings.push(await leftover(path, 'leftover of an interrupted lock', opts.fix));
         continue;
       }
       if (name.endsWith('.jsonl.lock') || name === 'index.lock') {
@@ -184,9 +168,24 @@ export async function doctor(root: string, opts: { fix?: boolean; staleLockMs?: 
   return report;
 }
 
+/** A leftover of an interrupted write or lock: a stray file, removed (with what it holds) by --fix. */
+async function leftover(path: string, message: string, fix?: boolean): Promise<Finding> {
+  const f: Finding = { kind: 'stray-file', path, message };
+  if (fix) {
+    await rm(path, { recursive: true, force: true });
+    f.fixed = 'removed';
+  }
+  return f;
+}
+
+/**
+ * Reports (and with --fix narrows) a mode that lets others read. Never through a symlink: one
+ * planted in the store may lead outside it, and chmod would change what it points to.
+ */
 async function checkMode(path: string, want: number, findings: Finding[], fix?: boolean): Promise<void> {
   try {
-    const st = await stat(path);
+    const st = await lstat(path);
+    if (st.isSymbolicLink()) return;
     const mode = st.mode & 0o777;
     if ((mode & ~want) !== 0) {
       const f: Finding = { kind: 'permissions', path, message: `mode ${mode.toString(8)} lets others read it; expected ${want.toString(8)}` };

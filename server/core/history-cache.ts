@@ -27,8 +27,13 @@
 
 import { closeSync, constants, fstatSync, lstatSync, openSync, readdirSync, readSync, type BigIntStats } from 'node:fs';
 import { join, sep } from 'node:path';
-import { HISTORY_CACHE_FILE, SESSION_ID_RE } from './plain.js';
+import { HISTORY_CACHE_FILE, SESSION_ID_RE, projectFolderNames } from './plain.js';
 import type { SessionEntry } from './history.js';
+import type { IndexEntry } from './catalog.js';
+import type { Problem } from './reader.js';
+
+/** A listed session as the cache records it: the size and mtime its row was made from. */
+type ListedFile = Pick<IndexEntry, 'id' | 'bytes' | 'mtimeNs'>;
 
 export { HISTORY_CACHE_FILE };
 /**
@@ -104,7 +109,7 @@ const NOT_A_FILE = 'not a file';
  * listing, for writeHistoryCache, which writes the cache only if none changed meanwhile (so
  * that the state it records is the one the rows were made from).
  */
-export function indexStates(root: string): Map<string, string | null> {
+function indexStates(root: string): Map<string, string | null> {
   const out = new Map<string, string | null>();
   try {
     for (const name of folderNames(root)) out.set(name, indexKey(join(root, name, INDEX_FILE)));
@@ -122,13 +127,8 @@ function sessionNames(names: string[]): string[] {
   return names.filter((n) => n.endsWith('.jsonl') && SESSION_ID_RE.test(n.slice(0, -6))).sort();
 }
 
-/** The store's project folders by name (real folders only, as history.ts projectFolders), sorted. */
-function folderNames(root: string): string[] {
-  return readdirSync(root, { withFileTypes: true })
-    .filter((d) => d.isDirectory())
-    .map((d) => d.name)
-    .sort();
-}
+/** The store's project folders by name, sorted (the order the cache records them in). */
+const folderNames = (root: string): string[] => projectFolderNames(root).sort();
 
 function validHeader(h: unknown, rows: Buffer): h is Header {
   if (!h || typeof h !== 'object') return false;
@@ -182,6 +182,7 @@ export function readHistoryCache(root: string): CachedHistory | undefined {
  * file is the user's own, like the sessions it lists). Word by word, multiply and shift.
  */
 export function rowsSum(b: Uint8Array): number {
+  // Words in the machine's byte order (protocol.md): the cache is read where it was written.
   const words = new Int32Array(Math.ceil(b.length / 4));
   new Uint8Array(words.buffer).set(b);
   let h = 0x811c9dc5 ^ b.length;
@@ -242,24 +243,39 @@ function unchanged(root: string, h: Header): boolean {
   return files === h.ends.length;
 }
 
+/**
+ * The ordinary listing of the whole store (a one-shot process's: history.ts listSessions with
+ * threads), with `keep`, which writes the cache of it when it may: the listing reported no
+ * problem (a problem is reported every time, never cached) and writeHistoryCache's checks hold.
+ * Call `keep` once the answer is out; it resolves to whether the cache was written.
+ */
+export async function listAndCache(root: string): Promise<{ sessions: SessionEntry[]; problems: Problem[]; keep: () => Promise<boolean> }> {
+  const { listSessions } = await import('./history.js');
+  const before = indexStates(root);
+  const files = new Map<string, ListedFile[]>();
+  const onEntry = (e: IndexEntry, file: string) => {
+    const dir = file.slice(0, file.lastIndexOf(sep));
+    let mine = files.get(dir);
+    if (!mine) files.set(dir, (mine = []));
+    mine.push(e);
+  };
+  const { sessions, problems } = await listSessions(root, { all: true }, onEntry, { threads: true });
+  return { sessions, problems, keep: async () => problems.length === 0 && writeHistoryCache(root, sessions, files, before) };
+}
+
 /** Between two rows of the listing's text: the first row's last line, and the next row's first. */
 const BETWEEN = Buffer.from('\n    },\n    {\n');
 
 /**
- * Writes the cache of a listing of the whole store: `sessions` newest first, and `files`, each
- * listed session's folder (its path) with its id, size and mtime as its entry recorded them
- * (history.ts listSessions's onEntry); `before`, indexStates taken before the listing. Written
+ * Writes the cache of a listing of the whole store (listAndCache): `sessions` newest first, and
+ * `files`, each listed session's folder (its path) with its id, size and mtime as its entry
+ * recorded them; `before`, indexStates taken before the listing. Written
  * only when it can be checked later: every folder of the store listed, each holding exactly the
  * files listed, its index.json a regular file (present if it has sessions) that did not change
  * during the listing, and no other kind of file under the cache's name. Returns whether it was
  * written; a failed write is a missed cache.
  */
-export async function writeHistoryCache(
-  root: string,
-  sessions: SessionEntry[],
-  files: Map<string, { id: string; bytes: number; mtimeNs: string }[]>,
-  before: Map<string, string | null>,
-): Promise<boolean> {
+async function writeHistoryCache(root: string, sessions: SessionEntry[], files: Map<string, ListedFile[]>, before: Map<string, string | null>): Promise<boolean> {
   try {
     // A symlink planted under the name would be followed by the write (write-file-atomic
     // writes to the link's target): never written over.

@@ -7,7 +7,6 @@
 
 import { lstatSync, readdirSync, type BigIntStats } from 'node:fs';
 import { realpath, stat } from 'node:fs/promises';
-import { homedir } from 'node:os';
 import { isAbsolute, join, resolve } from 'node:path';
 import { StoreError, fromFsError } from './errors.js';
 import {
@@ -24,7 +23,7 @@ import {
   type RefreshPlan,
   type RefreshResult,
 } from './catalog.js';
-import { SESSION_ID_RE } from './plain.js';
+import { SESSION_ID_RE, projectFolderNames } from './plain.js';
 export { resolveStoreRoot } from './plain.js';
 import { helperData, serveHelper, startHelper } from './helper.js';
 import type { Problem } from './reader.js';
@@ -50,7 +49,6 @@ export interface SessionEntry {
   v: number;
   bytes: number;
 }
-
 
 export function toSessionEntry(e: IndexEntry): SessionEntry {
   return {
@@ -93,7 +91,7 @@ export async function realProjectPath(project: string, mustExist: boolean): Prom
  */
 export function projectFolders(root: string): string[] {
   try {
-    return readdirSync(root, { withFileTypes: true }).filter((d) => d.isDirectory()).map((d) => join(root, d.name));
+    return projectFolderNames(root).map((name) => join(root, name));
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code === 'ENOENT') return [];
     throw fromFsError(e, `cannot read the store ${root}`);

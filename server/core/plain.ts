@@ -1,10 +1,12 @@
-// The parts of the on-disk format that need no zod: where the store is, the session id pattern,
-// the one-line cut used for titles and previews, and a user message's text. Split from events.ts (which
-// re-exports them) so that the History listing and search, which never validate a line, start
-// without loading zod (about a third of a warm `levelcode-sessions list`, and 80 of the 100 ms
-// search.js took to load; see bench/PERFORMANCE.md).
-// Depends on node:os and node:path only.
+// The parts of the on-disk format that need no zod: where the store is and its project folders,
+// the session id pattern, the one-line cut used for titles and previews, and a user message's
+// text. Split from events.ts (which re-exports them) so that the History listing and search,
+// which never validate a line, start without loading zod (about a third of a warm
+// `levelcode-sessions list`, and 80 of the 100 ms search.js took to load; see
+// bench/PERFORMANCE.md).
+// Depends on node:fs, node:os and node:path only.
 
+import { readdirSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 
@@ -16,6 +18,16 @@ export function resolveStoreRoot(dir?: string): string {
   const chosen = dir ?? process.env.LEVELCODE_SESSIONS_DIR;
   if (chosen && chosen.length > 0) return resolve(chosen);
   return join(homedir(), '.levelcode', 'sessions');
+}
+
+/**
+ * The names of the store's project folders, in the order the file system lists them: real
+ * folders only (a symlink planted in the store could lead outside it). Throws what readdir throws.
+ */
+export function projectFolderNames(root: string): string[] {
+  return readdirSync(root, { withFileTypes: true })
+    .filter((d) => d.isDirectory())
+    .map((d) => d.name);
 }
 
 /** Session ids: UTC birth time plus four random [a-z0-9], e.g. 2026-07-28T09-12-33-8f3k. */

@@ -319,9 +319,16 @@ function hitOfSkeleton(sc: Scanner, buf: Buffer, p: PendingHit, q: Compiled, o: 
     if (count && (!best || count > best.count)) best = { part, count };
   }
   if (!best || found.size !== q.terms.length) return null;
-  const hit =
-    windowSnippet(buf, best.part, r, q, o.snippetChars, sc) ??
-    snippetOf({ where: best.part.where, text: best.part.leaves.map((leaf) => { const cut = cutOf(leaf, r.sk.cuts); return cut ? cutText(buf, cut) : leaf; }).join('\n') }, q.terms, o.snippetChars);
+  const whole = (): TextPart => ({
+    where: best.part.where,
+    text: best.part.leaves
+      .map((leaf) => {
+        const cut = cutOf(leaf, r.sk.cuts);
+        return cut ? cutText(buf, cut) : leaf;
+      })
+      .join('\n'),
+  });
+  const hit = windowSnippet(buf, best.part, r, q, o.snippetChars, sc) ?? snippetOf(whole(), q.terms, o.snippetChars);
   return { sessionId: p.sessionId, project: p.project, title: '', seq: p.seq, kind: r.ev.kind as string, where: hit.where, t: r.t, snippet: hit.snippet, ranges: hit.ranges, file: p.file };
 }
 
@@ -1163,19 +1170,33 @@ function snippetOf(part: TextPart, terms: Term[], width: number): { where: Searc
   }
   all.sort((a, b) => a[0] - b[0]);
   const first = all[0] ?? [0, 0];
-  let start = Math.max(0, first[0] - Math.floor(width / 3));
-  let end = Math.min(text.length, Math.max(start + width, first[1]));
-  // Do not cut a surrogate pair.
-  if (start > 0 && /[\uDC00-\uDFFF]/.test(text[start]!)) start--;
-  if (end < text.length && /[\uDC00-\uDFFF]/.test(text[end]!)) end++;
-  const pre = start > 0 ? '…' : '';
-  const post = end < text.length ? '…' : '';
-  const body = text.slice(start, end).replace(/[\r\n\t\f\v]/g, ' ');
+  const { start, end, pre, snippet } = snippetCut(text, first[0], first[1], width)!;
   const ranges: [number, number][] = [];
   for (const [a, b] of all) {
     if (a >= start && b <= end) ranges.push([a - start + pre.length, b - start + pre.length]);
   }
-  return { where: part.where, snippet: pre + body + post, ranges };
+  return { where: part.where, snippet, ranges };
+}
+
+/**
+ * Where a snippet `width` long cuts `text` around its first match [a, b): from width/3
+ * characters before the match, to at least the match's end, never inside a surrogate pair, with
+ * '…' where text is left out. `text` is the whole text, or (windowSnippet) a window of it that
+ * starts, ends, where the text does only when `fromStart`, `toEnd` say so; null when the window
+ * is too short for the cut.
+ */
+function snippetCut(text: string, a: number, b: number, width: number, fromStart = true, toEnd = true): { start: number; end: number; pre: string; snippet: string } | null {
+  let start = a - Math.floor(width / 3);
+  if (fromStart) start = Math.max(0, start);
+  else if (start < 1) return null;
+  let end = Math.max(start + width, b);
+  if (toEnd) end = Math.min(text.length, end);
+  else if (end >= text.length) return null;
+  if (start > 0 && /[\uDC00-\uDFFF]/.test(text[start]!)) start--;
+  if (end < text.length && /[\uDC00-\uDFFF]/.test(text[end]!)) end++;
+  const pre = !fromStart || start > 0 ? '…' : '';
+  const post = !toEnd || end < text.length ? '…' : '';
+  return { start, end, pre, snippet: pre + text.slice(start, end).replace(/[\r\n\t\f\v]/g, ' ') + post };
 }
 
 /**
@@ -1203,23 +1224,16 @@ function windowSnippet(buf: Buffer, part: Part, r: SkeletonEvent, q: Compiled, w
   re.lastIndex = 0;
   const m0 = re.exec(text);
   if (!m0 || m0.index !== first) return null; // the window's first match is the word's first
-  // snippetOf's arithmetic on the whole text, here on the window (s, e: the same places).
-  let s = w.fromStart ? Math.max(0, first - lead) : first - lead;
-  let e = Math.max(s + width, first + m0[0].length);
-  if (w.toEnd) e = Math.min(text.length, e);
-  if (s < 1 && !w.fromStart) return null;
-  if (e >= text.length && !w.toEnd) return null;
-  if ((!w.fromStart || s > 0) && /[\uDC00-\uDFFF]/.test(text[s]!)) s--;
-  if ((!w.toEnd || e < text.length) && /[\uDC00-\uDFFF]/.test(text[e]!)) e++;
-  const pre = !w.fromStart || s > 0 ? '…' : '';
-  const post = !w.toEnd || e < text.length ? '…' : '';
+  // snippetOf's cut of the whole text, made on the window (the same places).
+  const c = snippetCut(text, first, first + m0[0].length, width, w.fromStart, w.toEnd);
+  if (!c) return null;
   const ranges: [number, number][] = [];
   re.lastIndex = first;
-  for (let m = re.exec(text); m && m.index + m[0].length <= e; m = re.exec(text)) {
+  for (let m = re.exec(text); m && m.index + m[0].length <= c.end; m = re.exec(text)) {
     if (m[0].length === 0) re.lastIndex++;
-    if (m.index >= s) ranges.push([m.index - s + pre.length, m.index + m[0].length - s + pre.length]);
+    if (m.index >= c.start) ranges.push([m.index - c.start + c.pre.length, m.index + m[0].length - c.start + c.pre.length]);
   }
-  return { where: part.where, snippet: pre + text.slice(s, e).replace(/[\r\n\t\f\v]/g, ' ') + post, ranges };
+  return { where: part.where, snippet: c.snippet, ranges };
 }
 
 // ---- The indexed search -----------------------------------------------------------------------

@@ -22,7 +22,7 @@
 import { watch as fsWatch, readdirSync, statSync, type FSWatcher, type Stats } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { join } from 'node:path';
-import { HISTORY_CACHE_FILE, SESSION_ID_RE } from './plain.js';
+import { HISTORY_CACHE_FILE, SESSION_ID_RE, projectFolderNames } from './plain.js';
 import { cachedEntry } from './catalog.js';
 
 export type StoreChangeKind = 'created' | 'appended' | 'renamed' | 'deleted';
@@ -492,10 +492,7 @@ function isDir(path: string): boolean {
 
 function listDirs(root: string): string[] {
   try {
-    return readdirSync(root, { withFileTypes: true })
-      .filter((e) => e.isDirectory())
-      .map((e) => e.name)
-      .sort();
+    return projectFolderNames(root).sort();
   } catch {
     return [];
   }

@@ -332,6 +332,18 @@ describe('history.cache', () => {
     expect(readFileSync(outside, 'utf8')).toBe('mine');
   });
 
+  it('doctor never changes a mode through a symlink planted in a project folder', () => {
+    ordinary();
+    const outside = join(tmp, 'outside-index.json');
+    writeFileSync(outside, readFileSync(join(root, 'code-b', 'index.json')));
+    chmodSync(outside, 0o644);
+    rmSync(join(root, 'code-b', 'index.json'));
+    symlinkSync(outside, join(root, 'code-b', 'index.json'));
+    const r = cli(['doctor', '--json', '--fix']);
+    expect(JSON.parse(r.out).findings.filter((f: { kind: string }) => f.kind === 'permissions')).toEqual([]);
+    expect(statSync(outside).mode & 0o777).toBe(0o644);
+  });
+
   it('doctor checks its mode and removes its leftover temp files with --fix; it is no stray file', () => {
     ordinary();
     expect(written()).toBe(true);
