@@ -60,20 +60,28 @@ const BACKSLASH = 92;
 /**
  * What JSON.parse makes of the string whose body is buf[c.start, c.end) (scanLine checked that it
  * parses). `validUtf8`: the caller knows the bytes are UTF-8; else utf8.ts checks (and bytes
- * that are not decode as toString('utf8') decodes them).
+ * that are not decode as toString('utf8') decodes them). `json`, when given, is set to the
+ * length of the string's JSON as the line has it (quotes and escapes included), in UTF-16 code
+ * units: the soft cap's skim needs it, and has it here without another pass (skim.ts).
  */
-export function cutText(buf: Buffer, c: CutString, validUtf8?: boolean): string {
-  return bodyText(buf, c.start, c.end, validUtf8, true);
+export function cutText(buf: Buffer, c: CutString, validUtf8?: boolean, json?: { length: number }): string {
+  return bodyText(buf, c.start, c.end, validUtf8, true, json);
 }
 
 /**
  * What JSON.parse makes of the string body bytes buf[a, b) (whole escapes only). `quoted`: the
  * bytes around them are the string's quotes, which JSON.parse then reads with it (no copy).
  */
-function bodyText(buf: Buffer, a: number, b: number, validUtf8: boolean | undefined, quoted: boolean): string {
+function bodyText(buf: Buffer, a: number, b: number, validUtf8: boolean | undefined, quoted: boolean, json?: { length: number }): string {
   const body = buf.subarray(a, b);
-  if (body.indexOf(BACKSLASH) === -1) return decodeUtf8(body, validUtf8);
-  return JSON.parse(quoted ? decodeUtf8(buf.subarray(a - 1, b + 1), validUtf8) : `"${decodeUtf8(body, validUtf8)}"`) as string;
+  if (body.indexOf(BACKSLASH) === -1) {
+    const text = decodeUtf8(body, validUtf8);
+    if (json) json.length = text.length + 2;
+    return text;
+  }
+  const literal = quoted ? decodeUtf8(buf.subarray(a - 1, b + 1), validUtf8) : `"${decodeUtf8(body, validUtf8)}"`;
+  if (json) json.length = literal.length;
+  return JSON.parse(literal) as string;
 }
 
 /**

@@ -18,15 +18,22 @@ export const CHARS_PER_TOKEN = 4;
  * the other 8 MB went through the replacer, V8's slow path, and the answer took 50% longer.
  */
 const KEEP_TEXT = 256;
-const measured = new WeakMap<object, string>();
+/** A value's JSON made before it was asked for: its text, or its UTF-8 bytes and their length. */
+type Known = string | { readonly bytes: Buffer; readonly length: number };
+const measured = new WeakMap<object, Known>();
 
 /**
  * The length, in UTF-16 code units, of the JSON text of `value`: what goes over the wire. A
  * string counts as its JSON encoding (quotes and escapes included), `undefined` as nothing.
- * The text of a long object or array is kept for as long as the value lives (measuredJson).
+ * The text of a long object or array is kept for as long as the value lives (measuredJson), and
+ * a value whose JSON is known (knownJson) is not serialized at all.
  */
 export function jsonLength(value: unknown): number {
   if (value === undefined) return 0;
+  if (typeof value === 'object' && value !== null) {
+    const known = measured.get(value);
+    if (known !== undefined) return known.length;
+  }
   const text = JSON.stringify(value);
   if (text === undefined) return 0;
   if (text.length >= KEEP_TEXT && typeof value === 'object' && value !== null) measured.set(value, text);
@@ -34,13 +41,25 @@ export function jsonLength(value: unknown): number {
 }
 
 /**
- * The JSON text jsonLength made of `value`, if it kept one. The values a resume measures are
- * the messages of its answer, so the sidecar writes that answer from these texts instead of
- * serializing 26 MB again (rpc/encode.ts). Events are never changed once read, so the text
- * stays the value's.
+ * Records the JSON of `value` where it was made without JSON.stringify: exactly its UTF-8
+ * bytes, and `length`, the text's length in UTF-16 code units. The soft cap's skim (skim.ts)
+ * makes them from the session line's own bytes, so that neither the estimate nor the answer
+ * serializes the 23 MB of tool calls a whole-session resume of the 134 MB benchmark session
+ * answers with.
  */
-export function measuredJson(value: object): string | undefined {
-  return measured.get(value);
+export function knownJson(value: object, bytes: Buffer, length: number): void {
+  measured.set(value, { bytes, length });
+}
+
+/**
+ * The JSON jsonLength made of `value`, or knownJson recorded for it: its text, or its UTF-8
+ * bytes. The values a resume measures are the messages of its answer, so the sidecar writes
+ * that answer from these instead of serializing 26 MB again (rpc/encode.ts). Events are never
+ * changed once read, so the JSON stays the value's.
+ */
+export function measuredJson(value: object): string | Buffer | undefined {
+  const known = measured.get(value);
+  return typeof known === 'object' ? known.bytes : known;
 }
 
 /** The default counter: ceil(JSON characters / 4). */

@@ -1,7 +1,8 @@
 // How the sidecar turns a message into the bytes of a frame: vscode-jsonrpc's own encoder
-// (JSON.stringify, then UTF-8), except that a value whose JSON text the token estimates already
-// made (core/tokens.ts measuredJson: the messages of a resume's answer) is written from that
-// text instead of being serialized again. A whole-session resume answers with 26 MB of messages,
+// (JSON.stringify, then UTF-8), except that a value whose JSON the token estimates already
+// made or were given (core/tokens.ts measuredJson: the messages of a resume's answer, as text,
+// or as bytes taken from the session file by the soft cap's skim) is written from that
+// instead of being serialized again. A whole-session resume answers with 26 MB of messages,
 // each of which the planner has just serialized to count its tokens; serializing them again was
 // a tenth of the resume (bench/PERFORMANCE.md: resume).
 //
@@ -31,7 +32,7 @@ export function encodeMessage(msg: unknown): Buffer {
   // result or one of the result's arrays) is serialized with one.
   const result = msg !== null && typeof msg === 'object' ? (msg as { result?: unknown }).result : undefined;
   if (!holdsMeasured(result)) return Buffer.from(JSON.stringify(msg), 'utf8');
-  const texts: string[] = [];
+  const texts: (string | Buffer)[] = [];
   const tag = `\u0000${randomBytes(12).toString('hex')}:`;
   const json = JSON.stringify(msg, (_key, value: unknown) => {
     if (value === null || typeof value !== 'object') return value;
@@ -44,7 +45,7 @@ export function encodeMessage(msg: unknown): Buffer {
   // Each tag is in the JSON as the string literal "\u0000<hex>:<n>": U+0000 is always escaped,
   // and the random hex is in no text of the message.
   const open = JSON.stringify(tag).slice(0, -1);
-  const pieces: string[] = [];
+  const pieces: (string | Buffer)[] = [];
   let from = 0;
   for (let i = 0; i < texts.length; i++) {
     const at = json.indexOf(open, from);
@@ -55,10 +56,10 @@ export function encodeMessage(msg: unknown): Buffer {
   }
   pieces.push(json.slice(from));
   let size = 0;
-  for (const p of pieces) size += Buffer.byteLength(p, 'utf8');
+  for (const p of pieces) size += typeof p === 'string' ? Buffer.byteLength(p, 'utf8') : p.length;
   const out = Buffer.allocUnsafe(size);
   let at = 0;
-  for (const p of pieces) at += out.write(p, at, 'utf8');
+  for (const p of pieces) at += typeof p === 'string' ? out.write(p, at, 'utf8') : p.copy(out, at);
   return out;
 }
 

@@ -1,12 +1,13 @@
 // The sidecar's frame encoder (server/rpc/encode.ts): whatever the message, and whichever of its
 // values the token estimates measured, the bytes are exactly JSON.stringify's in UTF-8
-// (fast-check, with texts that look like its tags), and the measured texts are what is written.
+// (fast-check, with texts that look like its tags), and the measured texts, or the known bytes,
+// are what is written.
 // The real sidecar's resume answers (test/protocol/resume.test.ts) go through it too.
 
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { encodeMessage } from '../../server/rpc/encode.js';
-import { jsonLength, measuredJson } from '../../server/core/tokens.js';
+import { jsonLength, knownJson, measuredJson } from '../../server/core/tokens.js';
 
 const long = (s: string) => s.repeat(Math.ceil(5000 / Math.max(1, s.length)));
 // Strings near what the encoder looks for: NULs, quotes, backslashes, hex, colons, digits.
@@ -56,5 +57,18 @@ describe('encode: frames from measured texts', () => {
     jsonLength(small);
     expect(measuredJson(small)).toBeUndefined();
     expect(encodeMessage({ jsonrpc: '2.0', id: 2, method: 'x', params: [message] }).toString('utf8')).toContain('"role":"changed"');
+  });
+
+  it('writes a value whose JSON bytes are known from those bytes, and counts their length', () => {
+    const message = { role: 'assistant', content: long('é中😀 "x"\n') };
+    const bytes = Buffer.from(JSON.stringify(message), 'utf8');
+    knownJson(message, bytes, JSON.stringify(message).length);
+    expect(measuredJson(message)).toBe(bytes);
+    expect(jsonLength(message)).toBe(JSON.stringify(message).length);
+    const msg = { jsonrpc: '2.0', id: 3, result: { tier: 1, conversation: [{ role: 'user', content: 'hi' }, message], agentMessages: [message] } };
+    expect(encodeMessage(msg).equals(Buffer.from(JSON.stringify(msg), 'utf8'))).toBe(true);
+    // Written from the bytes, not the value: a change after the record does not show.
+    (message as { role: string }).role = 'changed';
+    expect(encodeMessage(msg).toString('utf8')).not.toContain('changed');
   });
 });

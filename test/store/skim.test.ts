@@ -3,7 +3,8 @@
 // key order, elided count and problems, on generated sessions (fast-check) with long tool outputs
 // of every kind (strings with escapes, non-ASCII and lone surrogates, block arrays, OpenAI tool
 // messages), lines as other writers write them (`\/`, `\u` escapes), `__proto__` keys, long
-// times, and broken lines. Also: the skim is what actually reads such lines, and the scan's escape
+// times, and broken lines; and the JSON a skimmed message carries is JSON.stringify's, byte for
+// byte. Also: the skim is what actually reads such lines, and the scan's escape
 // count, on which its measure rests, is checked against a plain count.
 
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -16,6 +17,7 @@ import { serializeLine } from '../../server/core/events.js';
 import { readSession } from '../../server/core/reader.js';
 import { Scanner } from '../../server/core/scan.js';
 import { Skimmer } from '../../server/core/skim.js';
+import { jsonLength, measuredJson } from '../../server/core/tokens.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'lc-skim-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -38,7 +40,25 @@ async function expectSameAsOrdinary(file: string, cap: number): Promise<void> {
   expect(skimmed.problems).toEqual(plain.problems);
   expect(skimmed.events.map((e) => JSON.stringify(e))).toEqual(capped.events.map((e) => JSON.stringify(e)));
   expect(skimmed.events).toEqual(capped.events);
+  // The JSON a skimmed message carries (knownJson, made from the line's bytes) is exactly
+  // JSON.stringify's, in UTF-8, and its length is the estimate's.
+  for (const se of skimmed.events) {
+    const messages = (se.event as { messages?: unknown }).messages;
+    if (!Array.isArray(messages)) continue;
+    for (const m of messages) {
+      if (m === null || typeof m !== 'object') continue;
+      const known = measuredJson(m);
+      const json = JSON.stringify(m);
+      if (Buffer.isBuffer(known)) {
+        knownSeen++;
+        expect(known.toString('utf8')).toBe(json);
+        expect(known.equals(Buffer.from(json, 'utf8'))).toBe(true);
+      }
+      expect(jsonLength(m)).toBe(json.length);
+    }
+  }
 }
+let knownSeen = 0;
 
 // Text rich in what decoding and measuring care about: escapes JSON.stringify writes (\n, \",
 // \\, \u001b), non-ASCII of every width, a lone surrogate (written as \ud800), U+0000.
@@ -92,6 +112,8 @@ describe('skim: the soft cap without decoding what it elides', () => {
     const skimmed = take.mock.results.filter((x) => x.type === 'return' && x.value !== undefined).length;
     take.mockRestore();
     expect(skimmed).toBeGreaterThan(100);
+    // And their messages' JSON was made from the lines' bytes (not only by JSON.stringify).
+    expect(knownSeen).toBeGreaterThan(100);
   });
 
   it('elides a long output of every escape and width by its exact UTF-8 size', async () => {
@@ -118,6 +140,22 @@ describe('skim: the soft cap without decoding what it elides', () => {
     expect(JSON.stringify(first)).toContain(JSON.stringify(elisionMarker(Buffer.byteLength(plain))));
     expect(JSON.stringify(r.events[1]!.event)).toContain(JSON.stringify(elisionMarker(Buffer.byteLength(colored))));
     await expectSameAsOrdinary(file, 1);
+  });
+
+  it("makes a message's JSON from the line where keys and short texts look like cut strings", async () => {
+    // A cut string is "\u0000<n>" in the skeleton. Here a key, a short text after an escaped
+    // quote, and a long text are written just like one: only the long text is a cut.
+    const long = 'the output "quoted" \\ é 😀\n'.repeat(300);
+    const input: Record<string, unknown> = { quoted: '"\u00001', '\u00001': long, nul: '\u00002', list: ['a\\', long, '\u0000', 7, null, true] };
+    const message = { role: 'assistant', content: [{ type: 'text', text: long }, { type: 'tool_use', id: 'toolu_1', name: 'Write', input }] };
+    const file = write([serializeLine({ kind: 'agent', t: '2026-09-01T10:00:00.000Z', messages: [message] })]);
+    const r = await readSession(file, { softCap: 1 });
+    const m = (r.events[0]!.event as unknown as { messages: object[] }).messages[0]!;
+    expect(m).toEqual(message);
+    const known = measuredJson(m);
+    expect(Buffer.isBuffer(known)).toBe(true);
+    expect((known as Buffer).toString('utf8')).toBe(JSON.stringify(message));
+    expect(jsonLength(m)).toBe(JSON.stringify(message).length);
   });
 
   it('counts the escapes in a string body as the JSON grammar reads them', () => {
