@@ -151,6 +151,14 @@ export async function doctor(root: string, opts: { fix?: boolean; staleLockMs?: 
         findings.push({ kind: 'stray-file', path, message: 'not a session file (left alone)' });
         continue;
       }
+      // Never read through a symlink (one planted in the store may lead anywhere) or from a
+      // FIFO or device (the read would wait forever): the listing skips them too.
+      const kind = await fileKind(path);
+      if (kind === 'gone') continue;
+      if (kind !== 'file') {
+        findings.push({ kind: 'stray-file', path, message: `${kind === 'symlink' ? 'a symlink' : 'not a regular file'}, not a session file: never read (left alone)` });
+        continue;
+      }
       report.sessions++;
       await checkMode(path, 0o600, findings, opts.fix);
       try {
@@ -176,6 +184,16 @@ async function leftover(path: string, message: string, fix?: boolean): Promise<F
     f.fixed = 'removed';
   }
   return f;
+}
+
+/** What is at `path`, not following a symlink. */
+async function fileKind(path: string): Promise<'file' | 'symlink' | 'other' | 'gone'> {
+  try {
+    const st = await lstat(path);
+    return st.isFile() ? 'file' : st.isSymbolicLink() ? 'symlink' : 'other';
+  } catch {
+    return 'gone';
+  }
 }
 
 /**

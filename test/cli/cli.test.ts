@@ -1,7 +1,7 @@
 // The CLI end to end, through the real binary (bin/levelcode-sessions.js over dist/), against a
 // temp store. Checks what a person sees, what a script reads, and the files on disk.
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
-import { mkdtemp, mkdir, readFile, readdir, rm, writeFile, appendFile, chmod, stat } from 'node:fs/promises';
+import { mkdtemp, mkdir, readFile, readdir, rm, writeFile, appendFile, chmod, stat, symlink } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, dirname } from 'node:path';
 import { spawnSync } from 'node:child_process';
@@ -19,6 +19,7 @@ function cli(args: string[], opts: { input?: string; cwd?: string; env?: Record<
     cwd: opts.cwd ?? project,
     env: { ...process.env, LEVELCODE_SESSIONS_DIR: root, XDG_DATA_HOME: join(tmp, 'xdg'), ...opts.env },
     encoding: 'utf8',
+    timeout: 20_000, // a CLI that hangs fails its test instead of blocking the run
   });
   return { code: r.status, out: r.stdout, err: r.stderr };
 }
@@ -225,6 +226,33 @@ describe('levelcode-sessions CLI', () => {
     expect(await readFile(file)).toEqual(sessionBefore);
     expect(await readFile(idx, 'utf8')).toBe('not an index');
     expect(findings(cli(['doctor', '--json'])).map((f) => f.kind)).toEqual(['torn-line']);
+  });
+
+  it('doctor never reads a session file through a symlink, nor from a FIFO', async () => {
+    const dir = join(root, projectSlug(project));
+    type F = { kind: string; path: string; message: string };
+    // Outside the store: a file that would be reported line by line if it were read.
+    const outside = join(tmp, 'outside.jsonl');
+    await writeFile(outside, 'not json\n');
+    const sessions = JSON.parse(cli(['doctor', '--json']).out).sessions;
+    const link = join(dir, '2026-07-01T10-00-00-link.jsonl');
+    const fifo = join(dir, '2026-07-01T10-00-00-fifo.jsonl');
+    await symlink(outside, link);
+    expect(spawnSync('mkfifo', [fifo]).status).toBe(0);
+    try {
+      const r = cli(['doctor', '--json', '--fix']);
+      const report = JSON.parse(r.out) as { sessions: number; findings: F[] };
+      expect(report.findings.filter((f) => f.path === link || f.path === fifo)).toEqual([
+        { kind: 'stray-file', path: fifo, message: 'not a regular file, not a session file: never read (left alone)' },
+        { kind: 'stray-file', path: link, message: 'a symlink, not a session file: never read (left alone)' },
+      ].sort((a, b) => (a.path < b.path ? -1 : 1)));
+      expect(report.findings.some((f) => f.path === outside)).toBe(false);
+      expect(report.sessions).toBe(sessions);
+      expect(await readFile(outside, 'utf8')).toBe('not json\n');
+    } finally {
+      await rm(link);
+      await rm(fifo);
+    }
   });
 
   it('export writes Markdown and JSON, refusing to overwrite', async () => {
