@@ -14,7 +14,7 @@ export const SCHEMA_VERSION = 1;
 // The session id pattern and oneLine live in plain.ts (no zod), so the History listing can
 // use them without loading zod; they are part of this module's interface all the same.
 import { SESSION_ID_RE } from './plain.js';
-export { SESSION_ID_RE, oneLine, textOf } from './plain.js';
+export { SESSION_ID_RE, oneLine, textOf, MAX_DEPTH, tooDeep } from './plain.js';
 
 export const SessionId = z
   .string()
@@ -144,28 +144,3 @@ export function defineOwn(target: Record<string, unknown>, key: string, value: u
   Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
 }
 
-/** Deepest nesting of arrays and objects a line may have; deeper ones are refused or skipped. */
-export const MAX_DEPTH = 512;
-
-/**
- * True when a parsed JSON value nests deeper than `limit`. Iterative, so hostile input (a line
- * nested 100,000 deep parses fine in V8 but overflows the stack of every recursive consumer:
- * JSON.stringify, renderers) cannot overflow it. Cost is linear in the number of containers.
- */
-export function tooDeep(value: unknown, limit = MAX_DEPTH): boolean {
-  if (value === null || typeof value !== 'object') return false;
-  const stack: [unknown, number][] = [[value, 1]];
-  while (stack.length > 0) {
-    const [v, d] = stack.pop()!;
-    if (d > limit) return true;
-    if (Array.isArray(v)) {
-      for (const x of v) if (x !== null && typeof x === 'object') stack.push([x, d + 1]);
-    } else {
-      for (const k in v as Record<string, unknown>) {
-        const x = (v as Record<string, unknown>)[k];
-        if (x !== null && typeof x === 'object') stack.push([x, d + 1]);
-      }
-    }
-  }
-  return false;
-}

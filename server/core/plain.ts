@@ -1,6 +1,6 @@
 // The parts of the on-disk format that need no zod: where the store is and its project folders,
-// the session id pattern, the one-line cut used for titles and previews, and a user message's
-// text. Split from events.ts (which re-exports them) so that the History listing and search,
+// the session id pattern, the one-line cut used for titles and previews, a user message's
+// text, and the nesting limit. Split from events.ts (which re-exports them) so that the History listing and search,
 // which never validate a line, start without loading zod (about a third of a warm
 // `levelcode-sessions list`, and 80 of the 100 ms search.js took to load; see
 // bench/PERFORMANCE.md).
@@ -85,4 +85,30 @@ export function textOf(content: unknown): string {
     if (typeof c.text === 'string') return c.text;
   }
   return '';
+}
+
+/** Deepest nesting of arrays and objects a line may have; deeper ones are refused or skipped. */
+export const MAX_DEPTH = 512;
+
+/**
+ * True when a parsed JSON value nests deeper than `limit`. Iterative, so hostile input (a line
+ * nested 100,000 deep parses fine in V8 but overflows the stack of every recursive consumer:
+ * JSON.stringify, renderers) cannot overflow it. Cost is linear in the number of containers.
+ */
+export function tooDeep(value: unknown, limit = MAX_DEPTH): boolean {
+  if (value === null || typeof value !== 'object') return false;
+  const stack: [unknown, number][] = [[value, 1]];
+  while (stack.length > 0) {
+    const [v, d] = stack.pop()!;
+    if (d > limit) return true;
+    if (Array.isArray(v)) {
+      for (const x of v) if (x !== null && typeof x === 'object') stack.push([x, d + 1]);
+    } else {
+      for (const k in v as Record<string, unknown>) {
+        const x = (v as Record<string, unknown>)[k];
+        if (x !== null && typeof x === 'object') stack.push([x, d + 1]);
+      }
+    }
+  }
+  return false;
 }

@@ -5,12 +5,16 @@
 //
 // Events keep the object JSON.parse produced (never zod's copy), so provider content comes back
 // exactly as it was appended and a `__proto__` key stays a plain own property.
-// Depends on node:fs, ./lines, ./events and ./utf8; nothing of JSON-RPC.
+// Depends on node:fs, ./lines, ./plain and ./utf8; nothing of JSON-RPC. zod (./events) is
+// loaded only to name the fault of a refused line: the History listing, which reads every meta
+// line of a store and never needs the name, starts without it (loading zod took 70-110 ms here,
+// in each of a cold listing's two threads; bench/PERFORMANCE.md).
 
 import { readSync } from 'node:fs';
 import { open, type FileHandle } from 'node:fs/promises';
 import { isUtf8 } from 'node:buffer';
-import { MetaLine, SessionEvent, UserEvent, textOf, oneLine, tooDeep, MAX_DEPTH, type SeqEvent } from './events.js';
+import type { MetaLine, SessionEvent, SeqEvent } from './events.js';
+import { textOf, oneLine, tooDeep, MAX_DEPTH, SESSION_ID_RE } from './plain.js';
 import { forEachLine, forEachLineFd, forEachLineIn, forEachLineSync, lastLines, type Line } from './lines.js';
 import { StreamElider } from './elide.js';
 import { Skimmer } from './skim.js';
@@ -53,6 +57,10 @@ export async function readMeta(file: string, handle?: FileHandle): Promise<MetaI
       return metaOf(file, buf.subarray(0, bytesRead), nl);
     }
   } catch (e) {
+    if (e instanceof InvalidMeta && schemas === undefined) {
+      await loadSchemas();
+      throw new InvalidMeta(file, e.value); // now with zod's issues
+    }
     throw e instanceof StoreError ? e : fromFsError(e, `cannot read ${file}`);
   } finally {
     if (!handle) await fh.close();
@@ -81,9 +89,7 @@ function metaOf(file: string, buf: Buffer, nl: number): MetaInfo {
   const end = nl === -1 ? buf.length : nl;
   const parsed = parseJson(buf.subarray(0, end));
   if (!parsed.ok) throw new StoreError('corrupt-session', `${file}: line 1 is not a meta line (${parsed.error})`);
-  const meta = MetaLine.safeParse(parsed.value);
-  if (!meta.success)
-    throw new StoreError('corrupt-session', `${file}: line 1 is not a valid meta line`, { issues: meta.error.issues });
+  if (!isMetaLine(parsed.value)) throw new InvalidMeta(file, parsed.value);
   if (nl === -1) throw new StoreError('corrupt-session', `${file}: the meta line is not terminated (torn at birth)`);
   return { meta: parsed.value as MetaLine, metaEnd: nl + 1 };
 }
@@ -126,18 +132,66 @@ export function parseEventLine(bytes: Buffer): { event: SessionEvent; warning?: 
   if (tooDeep(v)) return { error: `nested deeper than ${MAX_DEPTH} levels` };
   // The structural check accepts exactly what SessionEvent accepts (test/store/
   // event-shape.property.test.ts); zod runs only for a line it refuses, for the message.
-  const check = isSessionEvent(v as Record<string, unknown>) ? { success: true as const } : SessionEvent.safeParse(v);
-  if (!check.success) {
-    const first = check.error.issues[0];
+  if (!isSessionEvent(v as Record<string, unknown>)) {
+    // zod names the fault when it is loaded: always where the message is shown (loadSchemas);
+    // a listing, which only counts refused lines, does not load it.
+    const first = schemas?.SessionEvent.safeParse(v).error?.issues[0];
     return { error: `not a valid event (${first ? `${first.path.join('.') || 'kind'}: ${first.message}` : 'schema'})` };
   }
   const warning = valid ? undefined : 'invalid UTF-8 (bytes replaced with U+FFFD)';
   return { event: v as SessionEvent, warning };
 }
 
-// The same pattern zod's z.iso.datetime({ offset: true }) tests `t` with (taken from the schema,
-// so the two cannot drift).
-const ISO_TIME: RegExp = (UserEvent.shape.t as unknown as { _zod: { pattern: RegExp } })._zod.pattern;
+/**
+ * The pattern zod's z.iso.datetime({ offset: true }) tests `t` and `createdAt` with, written
+ * out so that reading needs no zod; test/store/event-shape.property.test.ts checks that it is
+ * still the schema's.
+ */
+export const ISO_TIME =
+  /^(?:(?:\d\d[2468][048]|\d\d[13579][26]|\d\d0[48]|[02468][048]00|[13579][26]00)-02-29|\d{4}-(?:(?:0[13578]|1[02])-(?:0[1-9]|[12]\d|3[01])|(?:0[469]|11)-(?:0[1-9]|[12]\d|30)|(?:02)-(?:0[1-9]|1\d|2[0-8])))T(?:(?:[01]\d|2[0-3]):[0-5]\d:[0-5]\d(?:\.\d+)?(?:Z|([+-](?:[01]\d|2[0-3]):[0-5]\d)))$/;
+
+/** zod's schemas (events.ts), once loaded: only to name the fault of a refused line. */
+let schemas: typeof import('./events.js') | undefined;
+
+/** Loads zod's schemas, so that refused lines and meta lines are explained by zod's issues. */
+export async function loadSchemas(): Promise<void> {
+  schemas ??= await import('./events.js');
+}
+
+/** A meta line that fails the schema; zod's issues are its data once the schemas are loaded. */
+class InvalidMeta extends StoreError {
+  constructor(
+    file: string,
+    readonly value: unknown,
+  ) {
+    const issues = schemas?.MetaLine.safeParse(value).error?.issues;
+    super('corrupt-session', `${file}: line 1 is not a valid meta line`, issues ? { issues } : undefined);
+  }
+}
+
+/**
+ * True exactly when `MetaLine.safeParse(v).success`, without zod (property-tested against it):
+ * a non-array object whose kind is "meta", with a positive safe-integer `v`, a session id, a
+ * non-empty project, an ISO `createdAt`, a string or null title and, if present, a string model.
+ */
+export function isMetaLine(v: unknown): v is MetaLine {
+  if (v === null || typeof v !== 'object' || Array.isArray(v)) return false;
+  const o = v as Record<string, unknown>;
+  return (
+    o.kind === 'meta' &&
+    typeof o.v === 'number' &&
+    Number.isSafeInteger(o.v) &&
+    o.v > 0 &&
+    typeof o.id === 'string' &&
+    SESSION_ID_RE.test(o.id) &&
+    typeof o.project === 'string' &&
+    o.project.length >= 1 &&
+    typeof o.createdAt === 'string' &&
+    ISO_TIME.test(o.createdAt) &&
+    (o.title === null || typeof o.title === 'string') &&
+    (o.model === undefined || typeof o.model === 'string')
+  );
+}
 
 /**
  * True exactly when `SessionEvent.safeParse(v).success` (for a non-array object `v`), without
@@ -221,6 +275,7 @@ function lineProblem(file: string, seq: number, message: string): Problem {
 
 /** Reads a whole session (or a seq range of it), tolerantly. */
 export async function readSession(file: string, opts: ReadOptions = {}): Promise<SessionRead> {
+  await loadSchemas(); // its problems name the fault
   let fh;
   try {
     fh = await open(file, 'r');
@@ -282,6 +337,7 @@ export async function readSessionFrom(
   firstSeq: number,
   signal?: AbortSignal,
 ): Promise<{ events: SeqEvent[]; problems: Problem[]; lines: number; size: number }> {
+  await loadSchemas(); // its problems name the fault
   const events: SeqEvent[] = [];
   const problems: Problem[] = [];
   let seq = firstSeq;
@@ -326,6 +382,7 @@ export async function readTail(
   n: number,
   lines: number,
 ): Promise<{ meta: MetaLine; events: SeqEvent[]; problems: Problem[] }> {
+  await loadSchemas(); // its problems name the fault
   const { meta, metaEnd } = await readMeta(file);
   const problems: Problem[] = [];
   const events: SeqEvent[] = [];

@@ -17,7 +17,8 @@
 
 import { isUtf8 } from 'node:buffer';
 import { payloadBytes, payloadHolders, type StreamElider } from './elide.js';
-import { tooDeep, type SeqEvent, type SessionEvent } from './events.js';
+import type { SeqEvent, SessionEvent } from './events.js';
+import { tooDeep } from './plain.js';
 import { Scanner, type CutString } from './scan.js';
 import { cutText, skeletonOf } from './search-skeleton.js';
 import { kindOfHead } from './lines.js';

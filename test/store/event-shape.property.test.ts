@@ -1,11 +1,12 @@
 // reader.ts isSessionEvent (the structural check a full load uses instead of zod) accepts
 // exactly what SessionEvent.safeParse accepts: property-tested over generated objects that mix
 // valid and invalid kinds, times and the fields each kind's schema checks, plus extra keys.
+// isMetaLine likewise for MetaLine, and reader.ts's ISO_TIME is the schema's own pattern.
 // FC_SEED=<n> replays a run.
 import { describe, it, expect } from 'vitest';
 import fc from 'fast-check';
-import { isSessionEvent, parseEventLine } from '../../server/core/reader.js';
-import { SessionEvent } from '../../server/core/events.js';
+import { ISO_TIME, isMetaLine, isSessionEvent, loadSchemas, parseEventLine } from '../../server/core/reader.js';
+import { MetaLine, SessionEvent, UserEvent } from '../../server/core/events.js';
 
 const SEED = process.env.FC_SEED ? Number(process.env.FC_SEED) : (Date.now() ^ 0x5eed) >>> 0;
 const ABSENT = Symbol('absent');
@@ -103,8 +104,56 @@ describe('isSessionEvent is SessionEvent.safeParse without zod', () => {
     for (const ev of valid) expect(isSessionEvent(ev)).toBe(true);
   });
 
-  it('parseEventLine still names the field zod names for a refused line', () => {
+  it('parseEventLine still names the field zod names for a refused line, once the schemas are loaded', async () => {
+    await loadSchemas();
     const r = parseEventLine(Buffer.from('{"kind":"compact","t":"2026-07-28T09:12:33Z","briefing":"b","coversThrough":-1}'));
     expect(r).toEqual({ error: expect.stringContaining('not a valid event (coversThrough:') });
+  });
+
+  it("ISO_TIME is the pattern of the schema's times", () => {
+    const zod = (UserEvent.shape.t as unknown as { _zod: { pattern: RegExp } })._zod.pattern;
+    expect(ISO_TIME.source).toBe(zod.source);
+    expect(ISO_TIME.flags).toBe(zod.flags);
+  });
+});
+
+// Each field is valid most of the time, so that whole valid meta lines come out often.
+const mfield = <T>(arb: fc.Arbitrary<T>) =>
+  fc.oneof({ arbitrary: arb, weight: 16 }, { arbitrary: fc.constant(ABSENT), weight: 1 }, fc.constant(undefined), anyJson);
+const metaCandidate = fc
+  .record({
+    kind: fc.oneof({ arbitrary: fc.constant('meta'), weight: 16 }, fc.constantFrom('Meta', 'user', ''), fc.constant(ABSENT), anyJson),
+    v: mfield(fc.oneof({ arbitrary: fc.integer({ min: -2, max: 3 }), weight: 4 }, fc.constantFrom(-0, 0.5, 2 ** 53, 2 ** 53 - 1, 1e21, Number.NaN, Number.POSITIVE_INFINITY))),
+    id: mfield(fc.oneof({ arbitrary: fc.constant('2026-07-28T09-12-33-8f3k'), weight: 8 }, fc.constantFrom('2026-07-28T09-12-33-8F3K', '2026-07-28T09-12-33-8f3', '../x', ''), str)),
+    project: mfield(fc.oneof({ arbitrary: fc.constantFrom('/home/ada/code', 'x'), weight: 6 }, fc.constant(''), str)),
+    createdAt: mfield(fc.oneof({ arbitrary: fc.constant('2026-07-28T09:12:33.120Z'), weight: 4 }, isoTime)),
+    title: fc.oneof({ arbitrary: fc.constant(null), weight: 12 }, str, fc.constant(ABSENT), anyJson),
+    model: fc.oneof({ arbitrary: fc.constant(ABSENT), weight: 8 }, { arbitrary: str, weight: 8 }, fc.constant(undefined), anyJson),
+    extra: fc.option(fc.dictionary(fc.string({ maxLength: 5 }), anyJson, { maxKeys: 2 })),
+  })
+  .map((r) => {
+    const o: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(r)) {
+      if (k === 'extra' || v === ABSENT) continue;
+      o[k] = v;
+    }
+    if (r.extra) for (const [k, v] of Object.entries(r.extra)) if (!(k in o)) Object.defineProperty(o, k, { value: v, enumerable: true, writable: true, configurable: true });
+    return o;
+  });
+
+describe('isMetaLine is MetaLine.safeParse without zod', () => {
+  it('agrees with zod on generated meta lines (and on their JSON round trip), arrays and non-objects', () => {
+    let accepted = 0;
+    fc.assert(
+      fc.property(fc.oneof({ arbitrary: metaCandidate, weight: 9 }, anyJson), (o) => {
+        const zod = MetaLine.safeParse(o).success;
+        expect(isMetaLine(o)).toBe(zod);
+        if (zod) accepted++;
+        const j = JSON.parse(JSON.stringify(o) ?? 'null') as unknown;
+        expect(isMetaLine(j)).toBe(MetaLine.safeParse(j).success);
+      }),
+      { numRuns: 10_000, seed: SEED },
+    );
+    expect(accepted).toBeGreaterThan(150);
   });
 });
