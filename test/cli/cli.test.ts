@@ -255,6 +255,22 @@ describe('levelcode-sessions CLI', () => {
     }
   });
 
+  it("show names the field zod names for a refused line, in a process that never validated one", async () => {
+    const dir = join(root, projectSlug(project));
+    const other = '2026-07-02T10-00-00-zod1';
+    const file = join(dir, `${other}.jsonl`);
+    const meta = { kind: 'meta', v: 1, id: other, project, createdAt: '2026-07-02T10:00:00.000Z', title: null };
+    const refused = { kind: 'compact', t: '2026-07-02T10:00:01.000Z', briefing: 'b', coversThrough: -1 };
+    await writeFile(file, `${JSON.stringify(meta)}\n${JSON.stringify(refused)}\n`, { mode: 0o600 });
+    try {
+      const r = cli(['show', other]);
+      expect(r.code).toBe(0);
+      expect(r.err).toContain(`${file}:2: not a valid event (coversThrough:`);
+    } finally {
+      await rm(file);
+    }
+  });
+
   it('export writes Markdown and JSON, refusing to overwrite', async () => {
     const out = join(tmp, 'out.md');
     const r = cli(['export', id, '-o', out]);

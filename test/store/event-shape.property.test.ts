@@ -5,7 +5,10 @@
 // FC_SEED=<n> replays a run.
 import { describe, it, expect } from 'vitest';
 import fc from 'fast-check';
-import { ISO_TIME, isMetaLine, isSessionEvent, loadSchemas, parseEventLine } from '../../server/core/reader.js';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ISO_TIME, isMetaLine, isSessionEvent, loadSchemas, parseEventLine, readMeta } from '../../server/core/reader.js';
 import { MetaLine, SessionEvent, UserEvent } from '../../server/core/events.js';
 
 const SEED = process.env.FC_SEED ? Number(process.env.FC_SEED) : (Date.now() ^ 0x5eed) >>> 0;
@@ -26,6 +29,17 @@ const isoTime = fc
     sep: fc.constantFrom('T', 'T', 'T', ' ', 't'),
   })
   .map(({ y, mo, d, h, mi, s, frac, zone, sep }) => `${pad(y, 4)}-${pad(mo)}-${pad(d)}${sep}${pad(h)}:${pad(mi)}:${pad(s)}${frac === null ? '' : `.${frac}`}${zone}`);
+
+/** A generated record as an object: absent fields left out, extra keys added as own properties. */
+function toObject(r: { extra: Record<string, unknown> | null } & Record<string, unknown>): Record<string, unknown> {
+  const o: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(r)) {
+    if (k === 'extra' || v === ABSENT) continue;
+    o[k] = v;
+  }
+  if (r.extra) for (const [k, v] of Object.entries(r.extra)) if (!(k in o)) Object.defineProperty(o, k, { value: v, enumerable: true, writable: true, configurable: true });
+  return o;
+}
 
 const anyJson = fc.jsonValue({ maxDepth: 2 });
 const str = fc.oneof(fc.string({ maxLength: 8 }), fc.string({ unit: 'grapheme', maxLength: 4 }), fc.constant(''));
@@ -55,15 +69,28 @@ const candidate = fc
     ),
     extra: fc.option(fc.dictionary(fc.string({ maxLength: 5 }), anyJson, { maxKeys: 2 })),
   })
-  .map((r) => {
-    const o: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(r)) {
-      if (k === 'extra' || v === ABSENT) continue;
-      o[k] = v;
+  .map(toObject);
+
+// First in this file, before anything has loaded the reader's schemas: readMeta loads them when
+// a meta line is refused, so its error still carries zod's issues.
+describe('a refused meta line', () => {
+  it("is explained by zod's issues even when nothing loaded the schemas before", async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'lc-meta-'));
+    try {
+      const file = join(dir, '2026-07-28T09-12-33-8f3k.jsonl');
+      writeFileSync(file, '{"kind":"meta","v":0,"id":"2026-07-28T09-12-33-8f3k","project":"/p","createdAt":"2026-07-28T09:12:33Z","title":null}\n');
+      const err = await readMeta(file).then(
+        () => undefined,
+        (e: unknown) => e as { code: string; message: string; data?: { issues?: { path: unknown[] }[] } },
+      );
+      expect(err?.code).toBe('corrupt-session');
+      expect(err?.message).toMatch(/line 1 is not a valid meta line$/);
+      expect(err?.data?.issues?.[0]?.path).toEqual(['v']);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
     }
-    if (r.extra) for (const [k, v] of Object.entries(r.extra)) if (!(k in o)) Object.defineProperty(o, k, { value: v, enumerable: true, writable: true, configurable: true });
-    return o;
   });
+});
 
 describe('isSessionEvent is SessionEvent.safeParse without zod', () => {
   it('agrees with zod on generated objects (and on their JSON round trip)', () => {
@@ -131,15 +158,7 @@ const metaCandidate = fc
     model: fc.oneof({ arbitrary: fc.constant(ABSENT), weight: 8 }, { arbitrary: str, weight: 8 }, fc.constant(undefined), anyJson),
     extra: fc.option(fc.dictionary(fc.string({ maxLength: 5 }), anyJson, { maxKeys: 2 })),
   })
-  .map((r) => {
-    const o: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(r)) {
-      if (k === 'extra' || v === ABSENT) continue;
-      o[k] = v;
-    }
-    if (r.extra) for (const [k, v] of Object.entries(r.extra)) if (!(k in o)) Object.defineProperty(o, k, { value: v, enumerable: true, writable: true, configurable: true });
-    return o;
-  });
+  .map(toObject);
 
 describe('isMetaLine is MetaLine.safeParse without zod', () => {
   it('agrees with zod on generated meta lines (and on their JSON round trip), arrays and non-objects', () => {
