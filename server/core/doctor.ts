@@ -4,6 +4,7 @@
 // modes): it never touches a session's content.
 // Depends on node:fs and the core; nothing of JSON-RPC.
 
+import type { Stats } from 'node:fs';
 import { chmod, lstat, readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { SCHEMA_VERSION } from './events.js';
@@ -153,14 +154,14 @@ export async function doctor(root: string, opts: { fix?: boolean; staleLockMs?: 
       }
       // Never read through a symlink (one planted in the store may lead anywhere) or from a
       // FIFO or device (the read would wait forever): the listing skips them too.
-      const kind = await fileKind(path);
-      if (kind === 'gone') continue;
-      if (kind !== 'file') {
-        findings.push({ kind: 'stray-file', path, message: `${kind === 'symlink' ? 'a symlink' : 'not a regular file'}, not a session file: never read (left alone)` });
+      const st = await lstat(path).catch(() => undefined);
+      if (!st) continue; // gone meanwhile
+      if (!st.isFile()) {
+        findings.push({ kind: 'stray-file', path, message: `${st.isSymbolicLink() ? 'a symlink' : 'not a regular file'}, not a session file: never read (left alone)` });
         continue;
       }
       report.sessions++;
-      await checkMode(path, 0o600, findings, opts.fix);
+      await checkModeOf(path, st, 0o600, findings, opts.fix);
       try {
         const r = await readSession(path, { signal: opts.signal });
         if (r.meta.v > SCHEMA_VERSION)
@@ -186,24 +187,19 @@ async function leftover(path: string, message: string, fix?: boolean): Promise<F
   return f;
 }
 
-/** What is at `path`, not following a symlink. */
-async function fileKind(path: string): Promise<'file' | 'symlink' | 'other' | 'gone'> {
-  try {
-    const st = await lstat(path);
-    return st.isFile() ? 'file' : st.isSymbolicLink() ? 'symlink' : 'other';
-  } catch {
-    return 'gone';
-  }
-}
-
 /**
  * Reports (and with --fix narrows) a mode that lets others read. Never through a symlink: one
  * planted in the store may lead outside it, and chmod would change what it points to.
  */
 async function checkMode(path: string, want: number, findings: Finding[], fix?: boolean): Promise<void> {
+  const st = await lstat(path).catch(() => undefined); // gone meanwhile
+  if (st) await checkModeOf(path, st, want, findings, fix);
+}
+
+/** checkMode with `path`'s lstat already taken. */
+async function checkModeOf(path: string, st: Stats, want: number, findings: Finding[], fix?: boolean): Promise<void> {
+  if (st.isSymbolicLink()) return;
   try {
-    const st = await lstat(path);
-    if (st.isSymbolicLink()) return;
     const mode = st.mode & 0o777;
     if ((mode & ~want) !== 0) {
       const f: Finding = { kind: 'permissions', path, message: `mode ${mode.toString(8)} lets others read it; expected ${want.toString(8)}` };

@@ -91,7 +91,7 @@ function metaOf(file: string, buf: Buffer, nl: number): MetaInfo {
   if (!parsed.ok) throw new StoreError('corrupt-session', `${file}: line 1 is not a meta line (${parsed.error})`);
   if (!isMetaLine(parsed.value)) throw new InvalidMeta(file, parsed.value);
   if (nl === -1) throw new StoreError('corrupt-session', `${file}: the meta line is not terminated (torn at birth)`);
-  return { meta: parsed.value as MetaLine, metaEnd: nl + 1 };
+  return { meta: parsed.value, metaEnd: nl + 1 };
 }
 
 /**
