@@ -8,11 +8,17 @@
 // version (the one installed, bundled as it is), loaded in one read. The VS Code extension's
 // own esbuild bundle already does this for the whole sidecar (clients/vscode/build.mjs).
 //
-// Run by `npm run build` and `prepare` after tsc. Depends on esbuild only.
+// It then writes the bundle's V8 code cache beside it (dist/vendor/vscode-languageserver.cjs.v8cache,
+// server/rpc/code-cache.ts): made by this Node, which is the one `npm ci` and `npm run build`
+// run with; another Node's V8 refuses it, and the bundle is then compiled the ordinary way.
+//
+// Run by `npm run build` and `prepare` after tsc (it uses dist/rpc/code-cache.js). Depends on
+// esbuild only.
 
 import * as esbuild from 'esbuild';
 import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { spawnSync } from 'node:child_process';
 
 const repo = join(dirname(fileURLToPath(import.meta.url)), '..');
 const outfile = join(repo, 'dist', 'vendor', 'vscode-languageserver.cjs');
@@ -32,3 +38,14 @@ await esbuild.build({
   legalComments: 'inline',
   logLevel: 'warning',
 });
+
+// In a fresh Node with no flags, as the sidecar runs: V8 refuses a cache made under other flags.
+const made = spawnSync(
+  process.execPath,
+  ['--input-type=module', '-e', `import { writeCodeCache } from ${JSON.stringify(pathToFileURL(join(repo, 'dist', 'rpc', 'code-cache.js')).href)}; writeCodeCache(${JSON.stringify(outfile)});`],
+  { stdio: 'inherit', env: { ...process.env, NODE_OPTIONS: '' } },
+);
+if (made.status !== 0) {
+  process.stderr.write(`bundle-lsp: could not write the code cache of ${outfile} (exit ${made.status})\n`);
+  process.exit(1);
+}

@@ -2,7 +2,7 @@
 // the CLI, a text editor) creates, appends to, retitles or deletes a session file.
 //
 // How: a first snapshot records every *.jsonl's size and mtime (synchronous stats, no opens:
-// about 3-10 ms for 2,700 sessions), then each change is found by comparing with what was seen
+// 10-35 ms for 2,700 sessions), then each change is found by comparing with what was seen
 // last. In fs.watch mode (the store root for new project folders, each project folder for its
 // files) an event names the file, and only that file is stat'ed; a folder is re-listed only when
 // an event does not name a file. When fs.watch is unavailable (EMFILE, ENOSPC: inotify limits
@@ -16,14 +16,14 @@
 // folder's index.json (a cache, but the file is gone: it is the best left).
 //
 // A growth whose new lines hold a title event is reported as 'renamed' (and as 'appended' as well
-// when other events came with it). Depends on node:fs and catalog.ts (the index lookup above);
-// nothing of JSON-RPC, nothing of the store beyond the file layout <root>/<project folder>/<id>.jsonl.
+// when other events came with it). Depends on node:fs, plain.ts and catalog.ts (the index lookup
+// above, loaded when a deletion needs it); nothing of JSON-RPC, nothing of the store beyond the
+// file layout <root>/<project folder>/<id>.jsonl.
 
 import { watch as fsWatch, readdirSync, statSync, type FSWatcher, type Stats } from 'node:fs';
 import { open } from 'node:fs/promises';
-import { join } from 'node:path';
+import { join, sep } from 'node:path';
 import { HISTORY_CACHE_FILE, SESSION_ID_RE, projectFolderNames } from './plain.js';
-import { cachedEntry } from './catalog.js';
 
 export type StoreChangeKind = 'created' | 'appended' | 'renamed' | 'deleted';
 
@@ -53,10 +53,10 @@ export interface WatchOptions {
    */
   onFolderTouched?: (dir: string) => void;
   /**
-   * Start with the folders listed and watched but their files not yet stat'ed: the mode is
-   * known at once, and the snapshot is completed by settle(). What changes before settle() is
-   * part of the snapshot, not reported: for an owner that shows nothing of the store before it
-   * calls settle() (the sidecar serves no request before).
+   * Start with the folders watched but not yet listed, their files not stat'ed: the mode is
+   * known at once, and the snapshot is taken by settle(). What changes before settle() is part
+   * of the snapshot, not reported: for an owner that shows nothing of the store before it calls
+   * settle() (the sidecar serves no request before).
    */
   deferStats?: boolean;
 }
@@ -64,9 +64,9 @@ export interface WatchOptions {
 export interface StoreWatcher {
   readonly mode: 'watch' | 'poll';
   /**
-   * Completes a deferred snapshot (deferStats): stats the files the start only listed. The
-   * watcher also calls it before it looks at any change. Idempotent; nothing to do without
-   * deferStats.
+   * Takes a deferred snapshot (deferStats): lists the folders the start only watched and stats
+   * their files. The watcher also calls it before it looks at any change. Idempotent; nothing to
+   * do without deferStats.
    */
   settle(): void;
   close(): void;
@@ -139,10 +139,12 @@ class Watcher implements StoreWatcher {
   private sweepOrder: string[] = [];
   private sweepDirty = true;
   private sweepAt = 0;
-  // The start's snapshot lists the folders (and watches them) but stats their files later, in
-  // settle(): at 2,700 sessions the stats were most of the sidecar's start before `initialize`
-  // could be answered (bench/PERFORMANCE.md: sidecar start).
-  private unsettled: { file: string; id: string; dir: string }[] | undefined;
+  // With deferStats the start watches the folders and lists them later, in settle(): at 2,700
+  // sessions the stats, and then the listings (48 readdirs, a name check and a path for each
+  // file: 25-35 ms at a slow hour), were most of our part of the sidecar's start before
+  // `initialize` could be answered (bench/PERFORMANCE.md: sidecar start). The folders watched
+  // and not yet listed, in order.
+  private unsettled: string[] | undefined;
 
   constructor(
     private readonly opts: WatchOptions,
@@ -171,16 +173,11 @@ class Watcher implements StoreWatcher {
   }
 
   settle(): void {
-    const files = this.unsettled;
-    if (!files) return;
+    const dirs = this.unsettled;
+    if (!dirs) return;
     this.unsettled = undefined;
-    for (const { file, id, dir } of files) {
-      if (this.seen.has(file)) continue;
-      const fst = statOrUndefined(file);
-      if (!fst || !fst.isFile()) continue;
-      this.seen.set(file, { size: fst.size, mtimeMs: fst.mtimeMs, id, project: '', dir, hotUntil: 0 });
-    }
-    this.sweepDirty = true;
+    // A first listing of each: what it finds is the snapshot, not reported.
+    for (const dir of dirs) this.listDir(dir, [], false);
   }
 
   close(): void {
@@ -342,7 +339,8 @@ class Watcher implements StoreWatcher {
           this.fallBack(e);
         }
       }
-      this.listDir(dir, found, report);
+      if (this.unsettled && !report) this.unsettled.push(dir);
+      else this.listDir(dir, found, report);
     }
     for (const dir of [...this.dirs.keys()]) {
       if (live.has(dir)) continue;
@@ -377,13 +375,11 @@ class Watcher implements StoreWatcher {
     for (const name of names) {
       const m = FILE_RE.exec(name);
       if (!m || !SESSION_ID_RE.test(m[1])) continue;
-      const file = join(dir, name);
+      // The folder's path is already normal and the name a session id: no join() needed
+      // (2,700 of them were a few ms of the snapshot).
+      const file = dir + sep + name;
       present.add(file);
       if (this.seen.has(file)) continue;
-      if (this.unsettled && !report) {
-        this.unsettled.push({ file, id: m[1], dir });
-        continue;
-      }
       const fst = statOrUndefined(file);
       if (!fst || !fst.isFile()) {
         present.delete(file);
@@ -438,7 +434,9 @@ class Watcher implements StoreWatcher {
           if (this.closed) return;
           if (f.kind === 'deleted') {
             const s = f.seen;
-            const project = s.project || ((await cachedEntry(s.dir, s.id).catch(() => undefined))?.project ?? '');
+            // The catalog is loaded only for this (the sidecar loads this module before
+            // `initialize` is answered, and the catalog with the store, after).
+            const project = s.project || ((await cachedProject(s.dir, s.id)) ?? '');
             this.emit({ id: s.id, project, change: 'deleted' });
             continue;
           }
@@ -496,6 +494,12 @@ function listDirs(root: string): string[] {
   } catch {
     return [];
   }
+}
+
+/** A deleted session's project, from its folder's index.json. */
+async function cachedProject(dir: string, id: string): Promise<string | undefined> {
+  const { cachedEntry } = await import('./catalog.js');
+  return (await cachedEntry(dir, id).catch(() => undefined))?.project;
 }
 
 /** The project path from a file's meta line (the first line), or '' when unreadable. */

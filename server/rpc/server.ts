@@ -25,13 +25,15 @@ import type {
   MessageWriter,
 } from 'vscode-languageserver/node';
 // The library through require (lsp.ts): an ES import of it cost ~60 ms of the start.
-import { lsp, lspNode } from './lsp.js';
+import { lsp, lspNode, lspSource } from './lsp.js';
 const { createConnection, ProposedFeatures, ResponseError, CancellationToken, LogMessageNotification, SetTraceNotification } = lsp;
 const { createProtocolConnection, StreamMessageReader, StreamMessageWriter, SocketMessageReader, SocketMessageWriter } = lspNode;
 type ResponseError<D> = import('vscode-languageserver').ResponseError<D>;
 type CancellationToken = import('vscode-languageserver').CancellationToken;
 import type { SessionStore } from '../core/store.js';
-import { resolveStoreRoot } from '../core/history.js';
+// From plain.ts, not history.ts (which re-exports it): history.ts and the catalog behind it are
+// loaded with the store, after initialize has answered.
+import { resolveStoreRoot } from '../core/plain.js';
 import { watchStore, type StoreWatcher } from '../core/watch.js';
 import { mkdir } from 'node:fs/promises';
 import { Log } from './log.js';
@@ -44,7 +46,7 @@ import { CALLBACKS, DID_CHANGE, PROTOCOL_VERSION, type Callback, type Feature } 
 // Performance: `initialize` is answered before the store, the handlers and zod behind them are
 // loaded (about a third of the sidecar's start on the bench machine); they are loaded just
 // after it, and every other request (and shutdown) waits for them (bench/PERFORMANCE.md:
-// sidecar start). So what initialize needs must not import zod: wire.ts, history.ts, watch.ts.
+// sidecar start). So what initialize needs must not import zod: wire.ts, plain.ts, watch.ts.
 interface Core {
   store: SessionStore;
   ROUTES: typeof import('./handlers.js').ROUTES;
@@ -269,6 +271,7 @@ class Sidecar {
     };
     this.phase = 'running';
     this.log.info(`serving ${this.root} (callbacks: ${[...this.callbacks].join(', ') || 'none'}; didChange: ${mode ?? 'off'})`);
+    this.log.debug(`vscode-languageserver: ${lspSource}`);
     // Loaded once the answer is on its way (a timer: after the response is written).
     setTimeout(() => void this.loadCore().catch((e) => this.log.error(`cannot load the store: ${(e as Error)?.stack ?? e}`)), 0);
     return {
