@@ -8,20 +8,17 @@
 // Three ways in, the same code:
 // - in an esbuild bundle (the .vsix), which defines `require` and bundles these literal calls;
 // - from dist/vendor/vscode-languageserver.cjs, the installed library bundled into one file by
-//   tools/bundle-lsp.mjs at build time: one file to read and compile instead of a few dozen to
+//   tools/bundle-vendor.mjs at build time: one file to read and compile instead of a few dozen to
 //   resolve one by one (30-60 ms of the start), with the V8 code cache that script writes
 //   beside it (code-cache.ts: half of what is left);
 // - from the package itself, when dist/ was built by tsc alone.
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
-import { requireWithCodeCache, type CodeCacheUse } from './code-cache.js';
+import { requireWithCodeCache, type LoadedFrom } from '../core/code-cache.js';
 
 type Lsp = typeof import('vscode-languageserver');
 type LspNode = typeof import('vscode-languageserver/node');
-type Loaded = { lsp: Lsp; lspNode: LspNode; via: LspSource };
-
-/** How the library was loaded: for the sidecar's debug log and the tests. */
-export type LspSource = 'esbuild' | `vendor, code cache ${CodeCacheUse}` | 'package';
+type Loaded = { lsp: Lsp; lspNode: LspNode; via: LoadedFrom };
 
 function load(): Loaded {
   if (typeof require === 'function') return { lsp: require('vscode-languageserver'), lspNode: require('vscode-languageserver/node'), via: 'esbuild' };

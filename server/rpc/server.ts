@@ -149,10 +149,14 @@ class Sidecar {
    */
   private loadCore(): Promise<Core> {
     this.coreLoading ??= (async () => {
+      const loading = Promise.all([import('../core/store.js'), import('./handlers.js'), import('./protocol.js')]);
+      loading.catch(() => undefined); // awaited below; not unhandled if settle() throws first
       // The watcher's snapshot is completed before any request is served, so that what a first
-      // session/list shows is what later changes are compared with.
+      // session/list shows is what later changes are compared with. Taken while the modules
+      // load: their files are read on libuv's threads meanwhile.
       this.watcher?.settle();
-      const [{ SessionStore }, handlers, P] = await Promise.all([import('../core/store.js'), import('./handlers.js'), import('./protocol.js')]);
+      const [{ SessionStore }, handlers, P] = await loading;
+      this.log.debug(`zod: ${(await import('../core/zod.js')).zodSource}`);
       const store = new SessionStore({
         root: this.root,
         agent: 'sidecar',

@@ -1,10 +1,10 @@
-// dist/vendor/vscode-languageserver.cjs (tools/bundle-lsp.mjs, built by `npm ci`'s prepare and
-// `npm run build`) is what the sidecar loads in place of vscode-languageserver: it must be there
-// after a build, with the V8 code cache beside it that a plain Node accepts, and be the
-// installed library, whole: the same exports under the same names, one copy of the classes
-// behind both entry points. server/rpc/code-cache.ts, which loads it, is tested on files of
-// its own: a cache is used only for the bytes it was made from, and a cache V8 refuses or a
-// missing one changes nothing but the speed.
+// dist/vendor/ (tools/bundle-vendor.mjs, built by `npm ci`'s prepare and `npm run build`) holds
+// what the sidecar and the CLI load in place of vscode-languageserver and zod: each must be
+// there after a build, with the V8 code cache beside it that a plain Node accepts, and be the
+// installed library, whole: the same exports under the same names (for vscode-languageserver,
+// one copy of the classes behind both entry points). server/core/code-cache.ts, which loads
+// them, is tested on files of its own: a cache is used only for the bytes it was made from, and
+// a cache V8 refuses or a missing one changes nothing but the speed.
 
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -13,7 +13,7 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import { codeCachePath, requireWithCodeCache } from '../../server/rpc/code-cache.js';
+import { codeCachePath, requireWithCodeCache } from '../../server/core/code-cache.js';
 
 const repo = join(import.meta.dirname, '..', '..');
 const vendor = join(repo, 'dist', 'vendor', 'vscode-languageserver.cjs');
@@ -49,6 +49,36 @@ describe('the bundled vscode-languageserver', () => {
   });
 });
 
+describe('the bundled zod', () => {
+  const bundle = join(repo, 'dist', 'vendor', 'zod.cjs');
+
+  it('is built, and is what dist/core/zod.js loads in Node, with the code cache the build wrote, for every schema module', () => {
+    expect(existsSync(bundle)).toBe(true);
+    expect(existsSync(codeCachePath(bundle))).toBe(true);
+    const url = (p: string) => JSON.stringify(pathToFileURL(join(repo, 'dist', p)).href);
+    const script =
+      `import { z, zodSource } from ${url('core/zod.js')};` +
+      `import { MetaLine } from ${url('core/events.js')};` +
+      `import { InitializationOptions } from ${url('rpc/protocol.js')};` +
+      `import { createRequire } from 'node:module';` +
+      `const pkg = createRequire(import.meta.url)('zod');` +
+      // The bundle's copy, not the package's; one copy behind every schema module.
+      `process.stdout.write(JSON.stringify([zodSource, z === pkg.z, MetaLine instanceof z.ZodType, InitializationOptions instanceof z.ZodType,` +
+      ` MetaLine.safeParse({ kind: 'meta' }).error instanceof z.ZodError]));`;
+    const r = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8', env: { ...process.env, NODE_OPTIONS: '' } });
+    expect(r.stderr).toBe('');
+    expect(JSON.parse(r.stdout)).toEqual(['vendor, code cache accepted', false, true, true, true]);
+  });
+
+  it('exports what the package exports', () => {
+    const bundled = req(bundle) as Record<string, unknown>;
+    const pkg = req('zod') as Record<string, unknown>;
+    expect(Object.keys(bundled).sort()).toEqual(Object.keys(pkg).sort());
+    for (const k of Object.keys(pkg)) expect(typeof bundled[k], k).toBe(typeof pkg[k]);
+    expect(Object.keys(bundled.z as object).sort()).toEqual(Object.keys(pkg.z as object).sort());
+  });
+});
+
 describe('code-cache.ts: a CommonJS file run with the V8 code cache beside it', () => {
   const dir = mkdtempSync(join(tmpdir(), 'lcs-code-cache-'));
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -67,7 +97,7 @@ describe('code-cache.ts: a CommonJS file run with the V8 code cache beside it', 
    * the cache held.
    */
   const makeCache = (file: string): string => {
-    const script = `import { writeCodeCache } from ${JSON.stringify(pathToFileURL(join(repo, 'dist', 'rpc', 'code-cache.js')).href)}; writeCodeCache(${JSON.stringify(file)});`;
+    const script = `import { writeCodeCache } from ${JSON.stringify(pathToFileURL(join(repo, 'dist', 'core', 'code-cache.js')).href)}; writeCodeCache(${JSON.stringify(file)});`;
     const r = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8', env: { ...process.env, NODE_OPTIONS: '' } });
     expect(r.stderr).toBe('');
     return codeCachePath(file);

@@ -1,5 +1,5 @@
 // Loads a CommonJS file with a V8 code cache beside it: the bytecode of the functions its first
-// run compiled, written at build time (tools/bundle-lsp.mjs), so that a later start neither
+// run compiled, written at build time (tools/bundle-vendor.mjs), so that a later start neither
 // parses the file nor compiles those functions again.
 //
 // Why: the sidecar loads the bundled vscode-languageserver (dist/vendor, 420 KB) before it can
@@ -24,6 +24,8 @@ import { createRequire } from 'node:module';
 import { dirname } from 'node:path';
 
 export type CodeCacheUse = 'accepted' | 'rejected' | 'stale' | 'absent';
+/** How a vendored library was loaded (rpc/lsp.ts, zod.ts): for the sidecar's debug log and the tests. */
+export type LoadedFrom = 'esbuild' | `vendor, code cache ${CodeCacheUse}` | 'package';
 
 const DIGEST_BYTES = 32;
 
