@@ -19,8 +19,10 @@ import { newestFirst } from '../core/catalog.js';
 import { fallbackTitle, normalizeTitle, shouldGenerateTitle, titleInstructions, titleMaxTokens } from '../core/title.js';
 import { planResume, floorTokens, applyBriefing, needsConsent, DEFAULT_CONSENT_THRESHOLD, type CompactPlan, type ResumePlan } from '../core/resume.js';
 import { CHARS_PER_TOKEN } from '../core/tokens.js';
-import { renderMarkdown, exportJson } from '../core/export.js';
-import { searchSessions } from '../core/search.js';
+// export.ts and search.ts (with the search index and its WebAssembly) are loaded by the first
+// export or search: ~10-20 ms of compiling that the sidecar's first request need not wait for.
+const exporter = () => import('../core/export.js');
+const searcher = () => import('../core/search.js');
 import { RpcErrorCodes, rpcError } from './errors.js';
 import * as P from './protocol.js';
 
@@ -381,6 +383,7 @@ const sessionExport: Handler<typeof P.sessionExport> = async (p, token, ctx) =>
     const r = await ctx.store.load(p.id, { signal: abortSignalOf(token, progress.token) });
     check(token, progress.token);
     progress.report(`Rendering ${r.events.length} events`, 50);
+    const { renderMarkdown, exportJson } = await exporter();
     const content =
       p.format === 'markdown'
         ? renderMarkdown(r.meta, r.events, { thinking: p.thinking, tools: p.tools, maxToolChars: p.maxToolChars })
@@ -392,6 +395,7 @@ const sessionExport: Handler<typeof P.sessionExport> = async (p, token, ctx) =>
 const sessionSearch: Handler<typeof P.sessionSearch> = async (p, token, ctx) =>
   withProgress(ctx, token, p.workDoneToken, 'Searching sessions', async (progress) => {
     const project = p.all || p.project === undefined ? undefined : await ctx.store.realProject(p.project, false);
+    const { searchSessions } = await searcher();
     const r = await searchSessions(ctx.store.root, p.query, {
       project,
       since: p.since,
