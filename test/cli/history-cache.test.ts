@@ -5,7 +5,7 @@
 // cache again. A hit is told from a miss by marking the cache (mark()): only a hit prints the
 // mark.
 import { describe, it, expect, beforeEach, afterEach } from 'vitest';
-import { appendFileSync, chmodSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, unlinkSync, utimesSync, writeFileSync } from 'node:fs';
+import { appendFileSync, chmodSync, existsSync, lstatSync, lutimesSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync, symlinkSync, unlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { spawnSync } from 'node:child_process';
@@ -147,6 +147,18 @@ describe('history.cache', () => {
     ['a project folder removed', () => rmSync(join(root, 'code-c'), { recursive: true }), (o) => expect(o.sessions).toHaveLength(4)],
     ['an index.json deleted', () => unlinkSync(join(root, 'code-b', 'index.json')), () => expect(existsSync(join(root, 'code-b', 'index.json'))).toBe(true)],
     [
+      // A symlinked folder is no project folder, but the path through it still reaches the same
+      // index and files, and an empty folder keeps the count: only the folder names recorded
+      // in the header tell the two stores apart.
+      'a project folder swapped for a symlink to it, and an empty folder added',
+      () => {
+        renameSync(join(root, 'code-c'), join(tmp, 'moved-c'));
+        symlinkSync(join(tmp, 'moved-c'), join(root, 'code-c'));
+        mkdirSync(join(root, 'code-0'));
+      },
+      (o) => expect(o.sessions).toHaveLength(4),
+    ],
+    [
       'an index.json rewritten',
       () => {
         const f = join(root, 'code-b', 'index.json');
@@ -206,6 +218,19 @@ describe('history.cache', () => {
         const h = JSON.parse(t.subarray(0, nl).toString());
         h.ends.pop();
         const rows = t.subarray(nl + 1, nl + 1 + h.ends.at(-1));
+        h.sum = rowsSum(rows);
+        return Buffer.concat([Buffer.from(JSON.stringify(h) + '\n'), rows]);
+      },
+    ],
+    [
+      // The offsets' checks look at a row's braces, the sum at every byte: this one is made again.
+      'with two rows joined by another separator, and the sum to match',
+      (t) => {
+        const nl = t.indexOf(10);
+        const h = JSON.parse(t.subarray(0, nl).toString());
+        const rows = Buffer.from(t.subarray(nl + 1));
+        expect(rows.toString('latin1', h.ends[0], h.ends[0] + 2)).toBe(',\n');
+        rows[h.ends[0]] = 0x3b; // ';'
         h.sum = rowsSum(rows);
         return Buffer.concat([Buffer.from(JSON.stringify(h) + '\n'), rows]);
       },
@@ -283,6 +308,26 @@ describe('history.cache', () => {
     expect(written()).toBe(true);
     mark();
     expect(list().hit).toBe(true);
+  });
+
+  it('a session file replaced by a symlink of the same size and mtime is a miss', () => {
+    // A whole second, so that the link can be given the very mtime, to the nanosecond.
+    const file = join(root, 'code-c', only('code-c'));
+    utimesSync(file, 1_700_000_000, 1_700_000_000);
+    ordinary(); // rewrites the folder's index; the next listing writes the cache
+    const want = ordinary();
+    mark();
+    expect(list().hit).toBe(true);
+    const size = statSync(file).size;
+    unlinkSync(file);
+    symlinkSync('x'.repeat(size), file);
+    lutimesSync(file, 1_700_000_000, 1_700_000_000);
+    const st = lstatSync(file, { bigint: true });
+    expect([st.size, st.mtimeNs]).toEqual([BigInt(size), 1_700_000_000_000_000_000n]);
+    const r = list();
+    expect(r.hit).toBe(false);
+    expect(r.out).not.toBe(want.out.replaceAll(MODEL, MARK));
+    expect(r.out).toBe(ordinary().out);
   });
 
   it("an index.json's mode changed is a miss (a listing that cannot read an index reports it)", () => {
