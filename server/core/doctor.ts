@@ -163,7 +163,8 @@ export async function doctor(root: string, opts: { fix?: boolean; staleLockMs?: 
       report.sessions++;
       await checkModeOf(path, st, 0o600, findings, opts.fix);
       try {
-        const r = await readSession(path, { signal: opts.signal });
+        // regularOnly: a name swapped for a symlink or a FIFO since the lstat above is not read.
+        const r = await readSession(path, { signal: opts.signal, regularOnly: true });
         if (r.meta.v > SCHEMA_VERSION)
           findings.push({ kind: 'schema-too-new', path, message: `schema v${r.meta.v} is newer than v${SCHEMA_VERSION}: listed and readable, not appendable` });
         for (const p of r.problems)

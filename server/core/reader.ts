@@ -10,7 +10,7 @@
 // line of a store and never needs the name, starts without it (loading zod took 70-110 ms here,
 // in each of a cold listing's two threads; bench/PERFORMANCE.md).
 
-import { readSync } from 'node:fs';
+import { constants, readSync } from 'node:fs';
 import { open, type FileHandle } from 'node:fs/promises';
 import { isUtf8 } from 'node:buffer';
 import type { MetaLine, SessionEvent, SeqEvent } from './events.js';
@@ -256,7 +256,17 @@ export interface ReadOptions {
   elider?: StreamElider;
   /** Stop before this byte offset, a line start (a whole read only: from the first line). */
   end?: number;
+  /**
+   * Read only a regular file at `file` itself: opened without following a symlink (O_NOFOLLOW)
+   * or waiting on a FIFO (O_NONBLOCK), and refused unless what was opened is a regular file. For
+   * a caller that lstat'ed the path and must read nothing else if the name is swapped
+   * meanwhile (doctor, which promises to read nothing outside the store).
+   */
+  regularOnly?: boolean;
 }
+
+/** open(2) flags of a read that follows no symlink and waits on no FIFO (ReadOptions.regularOnly). */
+const REGULAR_ONLY = constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0);
 
 export interface SessionRead {
   meta: MetaLine;
@@ -278,11 +288,18 @@ export async function readSession(file: string, opts: ReadOptions = {}): Promise
   await loadSchemas(); // its problems name the fault
   let fh;
   try {
-    fh = await open(file, 'r');
+    fh = await open(file, opts.regularOnly ? REGULAR_ONLY : 'r');
   } catch (e) {
+    if (opts.regularOnly && (e as NodeJS.ErrnoException).code === 'ELOOP') throw new StoreError('io', `cannot open ${file}: a symlink, not read`, { errno: 'ELOOP' });
     throw fromFsError(e, `cannot open ${file}`);
   }
   try {
+    if (opts.regularOnly) {
+      const st = await fh.stat().catch((e: unknown) => {
+        throw fromFsError(e, `cannot read ${file}`);
+      });
+      if (!st.isFile()) throw new StoreError('io', `cannot open ${file}: not a regular file, not read`);
+    }
     const { meta, metaEnd } = await readMeta(file, fh);
     const events: SeqEvent[] = [];
     const problems: Problem[] = [];

@@ -1,7 +1,7 @@
 // The store against real files in a temp dir: round trips, the index as a self-healing cache,
 // locks, schema refusal, torn lines, the soft cap, permissions.
 import { describe, it, expect, beforeEach, afterEach } from 'vitest';
-import { mkdtemp, mkdir, readFile, writeFile, appendFile, rm, stat, readdir, utimes } from 'node:fs/promises';
+import { mkdtemp, mkdir, readFile, writeFile, appendFile, rm, stat, readdir, realpath, symlink, utimes } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
@@ -11,6 +11,7 @@ import { StoreError } from '../../server/core/errors.js';
 import { INDEX_FILE, cachedEntry, writeIndex } from '../../server/core/catalog.js';
 import { elideToCap, elisionMarker } from '../../server/core/elide.js';
 import type { SeqEvent } from '../../server/core/events.js';
+import { readSession } from '../../server/core/reader.js';
 
 let tmp: string;
 let root: string;
@@ -287,6 +288,23 @@ describe('reading windows', () => {
     expect(all.events).toHaveLength(50);
     const range = await s.read(a.id, { from: 10, to: 12 });
     expect(range.events.map((e) => e.seq)).toEqual([10, 11, 12]);
+  });
+});
+
+describe("readSession regularOnly (doctor reads a name it lstat'ed, and nothing else)", () => {
+  it('reads a regular file, refuses a symlink to one without following it, and a FIFO without waiting', async () => {
+    const s = mkStore();
+    const a = await s.create({ project });
+    await s.append(a.id, [user('hello')]);
+    const file = join(root, projectSlug(await realpath(project)), `${a.id}.jsonl`);
+    expect((await readSession(file, { regularOnly: true })).events).toHaveLength(1);
+    const link = join(tmp, `${a.id}.jsonl`);
+    await symlink(file, link);
+    expect((await readSession(link)).events).toHaveLength(1); // what the option prevents
+    await expect(readSession(link, { regularOnly: true })).rejects.toThrow(/a symlink, not read/);
+    const fifo = join(tmp, 'fifo.jsonl');
+    expect(spawnSync('mkfifo', [fifo]).status).toBe(0);
+    await expect(readSession(fifo, { regularOnly: true })).rejects.toThrow(/not a regular file, not read/);
   });
 });
 
