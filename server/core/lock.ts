@@ -12,11 +12,12 @@ import { hostname } from 'node:os';
 import { link, readFile, rm, stat, utimes, writeFile } from 'node:fs/promises';
 import * as nodeFs from 'node:fs';
 import { join } from 'node:path';
+import { StoreError, fromFsError } from './errors.js';
+
 // proper-lockfile (with graceful-fs behind it) is loaded by the first lock taken: a listing, a
 // read, a resume or an export takes none, and its import was ~18 ms of the sidecar's first
 // request and of every CLI command that opens the store.
 const lockfileLib = async () => (await import('proper-lockfile')).default;
-import { StoreError, fromFsError } from './errors.js';
 
 export const DEFAULT_STALE_MS = 30_000;
 

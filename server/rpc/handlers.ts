@@ -19,12 +19,13 @@ import { newestFirst } from '../core/catalog.js';
 import { fallbackTitle, normalizeTitle, shouldGenerateTitle, titleInstructions, titleMaxTokens } from '../core/title.js';
 import { planResume, floorTokens, applyBriefing, needsConsent, DEFAULT_CONSENT_THRESHOLD, type CompactPlan, type ResumePlan } from '../core/resume.js';
 import { CHARS_PER_TOKEN } from '../core/tokens.js';
+import { RpcErrorCodes, rpcError } from './errors.js';
+import * as P from './protocol.js';
+
 // export.ts and search.ts (with the search index and its WebAssembly) are loaded by the first
 // export or search: ~10-20 ms of compiling that the sidecar's first request need not wait for.
 const exporter = () => import('../core/export.js');
 const searcher = () => import('../core/search.js');
-import { RpcErrorCodes, rpcError } from './errors.js';
-import * as P from './protocol.js';
 
 // ---------------------------------------------------------------------------------------------
 // What handlers may use.
