@@ -90,8 +90,9 @@ export class VsCode {
     await mkdir(vs.project, { recursive: true });
     await writeFile(join(vs.project, 'README.md'), '# demo project\n');
     await mkdir(vs.store, { recursive: true });
-    // A real home: the OS trash (XDG) lives under it.
-    for (const d of ['home', 'xdg/config', 'xdg/data', 'xdg/cache', 'xdg/state']) await mkdir(join(root, d), { recursive: true });
+    // A real home: the OS trash (XDG) lives under it. And a temp folder of its own (TMPDIR):
+    // code-server's git extension leaves its IPC sockets in os.tmpdir(), which outlived the run.
+    for (const d of ['home', 'tmp', 'xdg/config', 'xdg/data', 'xdg/cache', 'xdg/state']) await mkdir(join(root, d), { recursive: true });
     return vs;
   }
 
@@ -101,6 +102,7 @@ export class VsCode {
       ...process.env,
       PATH: `${dirname(NODE24)}:${process.env.PATH ?? ''}`,
       HOME: join(r, 'home'),
+      TMPDIR: join(r, 'tmp'),
       XDG_CONFIG_HOME: join(r, 'xdg/config'),
       XDG_DATA_HOME: join(r, 'xdg/data'),
       XDG_CACHE_HOME: join(r, 'xdg/cache'),
