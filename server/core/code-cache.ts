@@ -15,13 +15,14 @@
 // differs. The module is run as Node's CommonJS loader runs one (exports, require, module,
 // __filename, __dirname; `this` is exports), with a require that resolves from the file, and
 // is not added to require's cache: its one caller (lsp.ts) loads it once.
-// Depends on node:fs, node:vm, node:crypto, node:module and node:path only.
+// Depends on node:fs, node:vm, node:crypto, node:module, node:path and node:url only.
 
 import { readFileSync, writeFileSync } from 'node:fs';
 import { Script } from 'node:vm';
 import { createHash } from 'node:crypto';
 import { createRequire } from 'node:module';
 import { dirname } from 'node:path';
+import { fileURLToPath } from 'node:url';
 
 export type CodeCacheUse = 'accepted' | 'rejected' | 'stale' | 'absent';
 /** How a vendored library was loaded (rpc/lsp.ts, zod.ts): for the sidecar's debug log and the tests. */
@@ -52,6 +53,22 @@ export function requireWithCodeCache(file: string): { exports: unknown; cache: C
   const script = new Script(wrap(source), { filename: file, cachedData });
   if (cachedData) cache = script.cachedDataRejected ? 'rejected' : 'accepted';
   return { exports: run(script, file), cache };
+}
+
+/**
+ * A library the build bundled into dist/vendor (`bundle`, by URL), run with its code cache; or,
+ * when dist/ was built by tsc alone (no bundle there), `fromPackage()`, the installed package.
+ * What rpc/lsp.ts and zod.ts load outside an esbuild bundle (whose literal require calls they
+ * keep themselves).
+ */
+export function requireVendored<T>(bundle: URL, fromPackage: () => T): { exports: T; via: LoadedFrom } {
+  try {
+    const { exports, cache } = requireWithCodeCache(fileURLToPath(bundle));
+    return { exports: exports as T, via: `vendor, code cache ${cache}` };
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
+  }
+  return { exports: fromPackage(), via: 'package' };
 }
 
 /**

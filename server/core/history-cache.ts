@@ -25,9 +25,9 @@
 // that the first n rows are one slice of the file, and `sum` a sum of the rows' bytes.
 // Depends on node:fs, node:path, write-file-atomic (loaded to write only) and ./plain.
 
-import { closeSync, constants, fstatSync, lstatSync, openSync, readdirSync, readSync, type BigIntStats } from 'node:fs';
+import { closeSync, fstatSync, lstatSync, openSync, readdirSync, readSync, type BigIntStats } from 'node:fs';
 import { join, sep } from 'node:path';
-import { HISTORY_CACHE_FILE, SESSION_ID_RE, projectFolderNames } from './plain.js';
+import { HISTORY_CACHE_FILE, READ_NO_FOLLOW, SESSION_ID_RE, projectFolderNames } from './plain.js';
 import type { SessionEntry } from './history.js';
 import type { IndexEntry } from './catalog.js';
 import type { Problem } from './reader.js';
@@ -200,7 +200,7 @@ export function rowsSum(b: Uint8Array): number {
 function readRegularFile(path: string): Buffer | undefined {
   let fd: number;
   try {
-    fd = openSync(path, constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0));
+    fd = openSync(path, READ_NO_FOLLOW);
   } catch {
     return undefined;
   }

@@ -3,10 +3,11 @@
 // text, and the nesting limit. Split from events.ts (which re-exports them) so that the History
 // listing and search, which never validate a line, start without loading zod (about a third of
 // a warm `levelcode-sessions list`, and 80 of the 100 ms search.js took to load; see
-// bench/PERFORMANCE.md); test/cli/no-zod.test.ts runs them with zod refused.
+// bench/PERFORMANCE.md); test/cli/no-zod.test.ts runs them with zod refused. Also the open(2) flags
+// of a read that planted names must not redirect.
 // Depends on node:fs, node:os and node:path only.
 
-import { readdirSync } from 'node:fs';
+import { constants, readdirSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 
@@ -112,3 +113,10 @@ export function tooDeep(value: unknown, limit = MAX_DEPTH): boolean {
   }
   return false;
 }
+
+/**
+ * open(2) flags of a read of a file planted names must not redirect: no symlink followed
+ * (O_NOFOLLOW), no FIFO waited on (O_NONBLOCK). The reader checks that what it opened is a
+ * regular file (history.cache's reader, readSession's regularOnly for doctor).
+ */
+export const READ_NO_FOLLOW = constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0);

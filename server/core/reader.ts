@@ -10,11 +10,11 @@
 // line of a store and never needs the name, starts without it (loading zod took 70-110 ms here,
 // in each of a cold listing's two threads; bench/PERFORMANCE.md).
 
-import { constants, readSync } from 'node:fs';
+import { readSync } from 'node:fs';
 import { open, type FileHandle } from 'node:fs/promises';
 import { isUtf8 } from 'node:buffer';
 import type { MetaLine, SessionEvent, SeqEvent } from './events.js';
-import { textOf, oneLine, tooDeep, MAX_DEPTH, SESSION_ID_RE } from './plain.js';
+import { textOf, oneLine, tooDeep, MAX_DEPTH, SESSION_ID_RE, READ_NO_FOLLOW } from './plain.js';
 import { forEachLine, forEachLineFd, forEachLineIn, forEachLineSync, lastLines, type Line } from './lines.js';
 import { StreamElider } from './elide.js';
 import { Skimmer } from './skim.js';
@@ -265,9 +265,6 @@ export interface ReadOptions {
   regularOnly?: boolean;
 }
 
-/** open(2) flags of a read that follows no symlink and waits on no FIFO (ReadOptions.regularOnly). */
-const REGULAR_ONLY = constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0);
-
 export interface SessionRead {
   meta: MetaLine;
   events: SeqEvent[];
@@ -288,18 +285,18 @@ export async function readSession(file: string, opts: ReadOptions = {}): Promise
   await loadSchemas(); // its problems name the fault
   let fh;
   try {
-    fh = await open(file, opts.regularOnly ? REGULAR_ONLY : 'r');
+    fh = await open(file, opts.regularOnly ? READ_NO_FOLLOW : 'r');
   } catch (e) {
     if (opts.regularOnly && (e as NodeJS.ErrnoException).code === 'ELOOP') throw new StoreError('io', `cannot open ${file}: a symlink, not read`, { errno: 'ELOOP' });
     throw fromFsError(e, `cannot open ${file}`);
   }
   try {
-    if (opts.regularOnly) {
-      const st = await fh.stat().catch((e: unknown) => {
-        throw fromFsError(e, `cannot read ${file}`);
-      });
-      if (!st.isFile()) throw new StoreError('io', `cannot open ${file}: not a regular file, not read`);
-    }
+    // One stat: what was opened (regularOnly) and how far to read.
+    const st = await fh.stat().catch((e: unknown) => {
+      throw fromFsError(e, `cannot read ${file}`);
+    });
+    if (opts.regularOnly && !st.isFile()) throw new StoreError('io', `cannot open ${file}: not a regular file, not read`);
+    const size = st.size;
     const { meta, metaEnd } = await readMeta(file, fh);
     const events: SeqEvent[] = [];
     const problems: Problem[] = [];
@@ -307,12 +304,6 @@ export async function readSession(file: string, opts: ReadOptions = {}): Promise
     const from = opts.from ?? 0;
     const to = opts.to ?? Infinity;
     const whole = opts.from === undefined && opts.to === undefined;
-    let size;
-    try {
-      size = (await fh.stat()).size;
-    } catch (e) {
-      throw fromFsError(e, `cannot read ${file}`);
-    }
     const elider = !whole ? undefined : (opts.elider ?? (opts.softCap !== undefined && size > opts.softCap ? new StreamElider(size, opts.softCap) : undefined));
     const stop = whole && opts.end !== undefined ? Math.min(opts.end, size) : size;
     // While the cap elides, long lines are skimmed: what it drops is never decoded (skim.ts).

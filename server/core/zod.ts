@@ -16,19 +16,13 @@
 // one process do not know each other's schemas. Types are zod's own (the namespace below).
 
 import { createRequire } from 'node:module';
-import { fileURLToPath } from 'node:url';
 import type * as Zod from 'zod';
-import { requireWithCodeCache, type LoadedFrom } from './code-cache.js';
+import { requireVendored, type LoadedFrom } from './code-cache.js';
 
 function load(): { z: typeof Zod.z; via: LoadedFrom } {
   if (typeof require === 'function') return { z: (require('zod') as typeof Zod).z, via: 'esbuild' };
-  try {
-    const { exports, cache } = requireWithCodeCache(fileURLToPath(new URL('../vendor/zod.cjs', import.meta.url)));
-    return { z: (exports as typeof Zod).z, via: `vendor, code cache ${cache}` };
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
-  }
-  return { z: (createRequire(import.meta.url)('zod') as typeof Zod).z, via: 'package' };
+  const { exports, via } = requireVendored(new URL('../vendor/zod.cjs', import.meta.url), () => createRequire(import.meta.url)('zod') as typeof Zod);
+  return { z: exports.z, via };
 }
 
 export const { z, via: zodSource } = load();

@@ -13,24 +13,20 @@
 //   beside it (code-cache.ts: half of what is left);
 // - from the package itself, when dist/ was built by tsc alone.
 import { createRequire } from 'node:module';
-import { fileURLToPath } from 'node:url';
-import { requireWithCodeCache, type LoadedFrom } from '../core/code-cache.js';
+import { requireVendored, type LoadedFrom } from '../core/code-cache.js';
 
 type Lsp = typeof import('vscode-languageserver');
 type LspNode = typeof import('vscode-languageserver/node');
-type Loaded = { lsp: Lsp; lspNode: LspNode; via: LoadedFrom };
+type Loaded = { lsp: Lsp; lspNode: LspNode };
 
-function load(): Loaded {
+function load(): Loaded & { via: LoadedFrom } {
   if (typeof require === 'function') return { lsp: require('vscode-languageserver'), lspNode: require('vscode-languageserver/node'), via: 'esbuild' };
-  try {
-    // With the V8 code cache the build wrote beside it (code-cache.ts): about half the load.
-    const { exports, cache } = requireWithCodeCache(fileURLToPath(new URL('../vendor/vscode-languageserver.cjs', import.meta.url)));
-    return { ...(exports as { lsp: Lsp; lspNode: LspNode }), via: `vendor, code cache ${cache}` };
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
-  }
-  const req = createRequire(import.meta.url);
-  return { lsp: req('vscode-languageserver'), lspNode: req('vscode-languageserver/node'), via: 'package' };
+  // With the V8 code cache the build wrote beside it (code-cache.ts): about half the load.
+  const { exports, via } = requireVendored<Loaded>(new URL('../vendor/vscode-languageserver.cjs', import.meta.url), () => {
+    const req = createRequire(import.meta.url);
+    return { lsp: req('vscode-languageserver'), lspNode: req('vscode-languageserver/node') };
+  });
+  return { ...exports, via };
 }
 
 export const { lsp, lspNode, via: lspSource } = load();
