@@ -5,10 +5,10 @@
 // in an open History buffer; search fills a picker and the quickfix list.
 
 import { afterEach, describe, expect, it } from 'vitest';
-import { existsSync, readFileSync, readdirSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import MarkdownIt from 'markdown-it';
-import { Nvim, cli, cliAppend, cliSession, removeWorkspaces, sessionFile, sessionLines, stopAll, workspace, type Workspace } from './helpers.js';
+import { Nvim, cli, cliAppend, cliSession, luaString, removeWorkspaces, sessionFile, sessionLines, stopAll, workspace, type Workspace } from './helpers.js';
 
 afterEach(async () => {
   await stopAll();
@@ -65,7 +65,40 @@ function seed(ws: Workspace): { older: string; newer: string; other: string } {
   return { older, newer, other };
 }
 
+/** A process's environment as it was started (/proc/PID/environ). */
+function environOf(pid: number): Map<string, string> {
+  const pairs = readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0').filter(Boolean);
+  return new Map(pairs.map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)]));
+}
+
 describe('History', () => {
+  it('starts the sidecar with NODE_EXTRA_CA_CERTS empty, unless cmd_env sets it', async () => {
+    // Node reads the bundle that variable names at every start; the sidecar opens no connection.
+    const ws = workspace();
+    seed(ws);
+    const bundle = join(ws.base, 'extra-ca.pem');
+    writeFileSync(bundle, ''); // an empty bundle: Node reads it without a warning
+    const nvim = await Nvim.start(ws, { env: { NODE_EXTRA_CA_CERTS: bundle } });
+    await nvim.command('LevelHistory');
+    expect((await nvim.select(1)).items).toHaveLength(2);
+    expect(environOf(nvim.proc.pid!).get('NODE_EXTRA_CA_CERTS')).toBe(bundle);
+    const sidecar = environOf(await nvim.sidecarPid());
+    expect(sidecar.get('NODE_EXTRA_CA_CERTS')).toBe('');
+    expect(sidecar.get('XDG_DATA_HOME')).toBe(ws.xdg.data); // the rest of Neovim's environment is kept
+    await nvim.choose(null);
+
+    const own = await Nvim.start(ws, {
+      env: { NODE_EXTRA_CA_CERTS: bundle },
+      setup: `{ dir = ${luaString(ws.store)}, cmd_env = { NODE_EXTRA_CA_CERTS = ${luaString(bundle)}, LEVELCODE_SESSIONS_LOG = 'warn' } }`,
+    });
+    await own.command('LevelHistory');
+    expect((await own.select(1)).items).toHaveLength(2);
+    const set = environOf(await own.sidecarPid());
+    expect(set.get('NODE_EXTRA_CA_CERTS')).toBe(bundle);
+    expect(set.get('LEVELCODE_SESSIONS_LOG')).toBe('warn');
+    await own.choose(null);
+  });
+
   it('lists the sessions the CLI wrote, newest first, with title, time, turns and model', async () => {
     const ws = workspace();
     seed(ws);

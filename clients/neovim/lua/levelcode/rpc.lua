@@ -168,7 +168,10 @@ local function start()
   local client_config = {
     name = NAME,
     cmd = cmd,
-    cmd_env = cfg.cmd_env,
+    -- The sidecar opens no network connection, and Node parses the certificate bundle
+    -- NODE_EXTRA_CA_CERTS names at every start, before any of the sidecar runs (protocol.md
+    -- "Starting the sidecar"): empty unless cmd_env sets it.
+    cmd_env = vim.tbl_extend('force', { NODE_EXTRA_CA_CERTS = '' }, cfg.cmd_env or {}),
     root_dir = config.project(),
     capabilities = capabilities(),
     handlers = { ['session/didChange'] = on_did_change },

@@ -70,6 +70,8 @@ export class VsCode {
   readonly root: string;
   readonly store: string;
   readonly project: string;
+  /** The NODE_EXTRA_CA_CERTS of code-server's environment (an empty bundle). */
+  readonly extraCaCerts: string;
   private proc: ChildProcess | undefined;
   private browser: Browser | undefined;
   context!: BrowserContext;
@@ -81,6 +83,12 @@ export class VsCode {
     this.root = root;
     this.store = join(root, 'store');
     this.project = join(root, 'project');
+    this.extraCaCerts = join(root, 'extra-ca.pem');
+  }
+
+  /** code-server's pid, once started. */
+  get pid(): number | undefined {
+    return this.proc?.pid;
   }
 
   /** A fresh temp world: store, project folder, user data, extensions dir. */
@@ -93,6 +101,9 @@ export class VsCode {
     // A real home: the OS trash (XDG) lives under it. And a temp folder of its own (TMPDIR):
     // code-server's git extension leaves its IPC sockets in os.tmpdir(), which outlived the run.
     for (const d of ['home', 'tmp', 'xdg/config', 'xdg/data', 'xdg/cache', 'xdg/state']) await mkdir(join(root, d), { recursive: true });
+    // An editor whose environment names an extra certificate bundle (empty: Node reads it
+    // without a warning); the extension starts the sidecar without it.
+    await writeFile(vs.extraCaCerts, '');
     return vs;
   }
 
@@ -108,6 +119,7 @@ export class VsCode {
       XDG_CACHE_HOME: join(r, 'xdg/cache'),
       XDG_STATE_HOME: join(r, 'xdg/state'),
       LEVELCODE_SESSIONS_DIR: this.store,
+      NODE_EXTRA_CA_CERTS: this.extraCaCerts,
     };
   }
 
