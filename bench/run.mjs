@@ -56,6 +56,19 @@ const ONLY = argv.only ? new Set(argv.only.split(',')) : undefined;
 const CPU_SECONDS = Number(argv['cpu-seconds']);
 const want = (id) => !ONLY || ONLY.has(id);
 
+/**
+ * The environment the clients start the sidecar with (protocol.md, "Starting the sidecar"):
+ * NODE_EXTRA_CA_CERTS empty, since Node parses the bundle it names at every start and the sidecar
+ * opens no connection. Every sidecar here, and the startup figure's `node -e ''`, start so.
+ */
+const SIDECAR_ENV = { NODE_EXTRA_CA_CERTS: '' };
+/**
+ * The bundle this machine's environment names, if any. The CLI figures run in the environment as
+ * given, as a person's shell would; with one set, they are measured without it too (detail), since
+ * Node's start, which their targets include, is then mostly that bundle.
+ */
+const EXTRA_CA = process.env.NODE_EXTRA_CA_CERTS || '';
+
 // ---------------------------------------------------------------------------------------------
 // Measuring
 
@@ -136,7 +149,7 @@ class Sidecar {
     s.t0 = performance.now();
     s.child = spawn(process.execPath, [BIN, 'serve', '--stdio', '--dir', ROOT], {
       cwd: REPO,
-      env: { ...process.env, ...env },
+      env: { ...process.env, ...SIDECAR_ENV, ...env },
       stdio: ['pipe', 'pipe', 'pipe'],
     });
     s.stderr = '';
@@ -298,6 +311,12 @@ function oneTurn(i) {
 // Figures
 
 const figures = [];
+/** Lines printed under the table: what a figure's detail says about its baseline or target. */
+const notes = [];
+function note(s) {
+  notes.push(s);
+  process.stderr.write(`  note: ${s}\n`);
+}
 function record(f) {
   figures.push(f);
   const o = f.ours;
@@ -353,6 +372,13 @@ async function figListWarm() {
   const base = await timed(process.execPath, ['-e', '']);
   const ours = await timed(process.execPath, cli('list', '--all', '--json'), { runs: Math.max(RUNS, 10) });
   const ok = ours.ms.median < 100 && ours.peakMb < 80;
+  let without;
+  if (EXTRA_CA) {
+    const b = await timed(process.execPath, ['-e', ''], { env: SIDECAR_ENV });
+    const o = await timed(process.execPath, cli('list', '--all', '--json'), { runs: Math.max(RUNS, 10), env: SIDECAR_ENV });
+    without = { ours: o.ms, baseline: b.ms };
+    note(`list-warm without NODE_EXTRA_CA_CERTS: ${fmtMs(o.ms.median)} (${fmtMs(o.ms.min)}–${fmtMs(o.ms.max)}), node -e '' ${fmtMs(b.ms.median)}`);
+  }
   record({
     id: 'list-warm',
     what: 'History list, warm, the whole list (`list --all --json`)',
@@ -363,6 +389,7 @@ async function figListWarm() {
     baseline: base.ms,
     baselinePeakMb: base.peakMb,
     ratio: ours.ms.median / base.ms.median,
+    ...(without && { detail: { withoutNodeExtraCaCerts: without } }),
     verdict: verdict(ok),
   });
 }
@@ -414,7 +441,7 @@ async function echoRoundTrips(params, n) {
     "const r=require('vscode-jsonrpc/node');" +
     'const c=r.createMessageConnection(new r.StreamMessageReader(process.stdin),new r.StreamMessageWriter(process.stdout));' +
     "c.onRequest('echo',()=>({appended:3,firstSeq:0,lastSeq:2}));c.listen();";
-  const child = spawn(process.execPath, ['-e', server], { cwd: REPO, stdio: ['pipe', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, ['-e', server], { cwd: REPO, env: { ...process.env, ...SIDECAR_ENV }, stdio: ['pipe', 'pipe', 'inherit'] });
   const conn = createMessageConnection(new StreamMessageReader(child.stdout), new StreamMessageWriter(child.stdin));
   conn.listen();
   try {
@@ -429,6 +456,51 @@ async function echoRoundTrips(params, n) {
     return xs;
   } finally {
     conn.dispose();
+    child.kill();
+  }
+}
+
+/**
+ * The floor of any ack over a pipe, with no library on either side: the round trip of the same
+ * frame to a second Node process that finds the frame's end and writes a fixed answer, read the
+ * same way here, with the same pauses.
+ */
+async function rawPipeRoundTrips(params, n) {
+  const server =
+    "let b=Buffer.alloc(0);process.stdin.on('data',(d)=>{b=Buffer.concat([b,d]);for(;;){const h=b.indexOf('\\r\\n\\r\\n');if(h<0)return;" +
+    "const len=Number(/Content-Length: (\\d+)/.exec(b.toString('latin1',0,h))[1]);if(b.length<h+4+len)return;const m=JSON.parse(b.toString('utf8',h+4,h+4+len));" +
+    "b=b.subarray(h+4+len);const o=JSON.stringify({jsonrpc:'2.0',id:m.id,result:{appended:3,firstSeq:0,lastSeq:2}});process.stdout.write('Content-Length: '+Buffer.byteLength(o)+'\\r\\n\\r\\n'+o)}});";
+  const child = spawn(process.execPath, ['-e', server], { cwd: REPO, env: { ...process.env, ...SIDECAR_ENV }, stdio: ['pipe', 'pipe', 'inherit'] });
+  let buf = Buffer.alloc(0);
+  let waiting = null;
+  child.stdout.on('data', (d) => {
+    buf = Buffer.concat([buf, d]);
+    const h = buf.indexOf('\r\n\r\n');
+    if (h < 0) return;
+    const len = Number(/Content-Length: (\d+)/.exec(buf.toString('latin1', 0, h))[1]);
+    if (buf.length < h + 4 + len) return;
+    const msg = JSON.parse(buf.toString('utf8', h + 4, h + 4 + len));
+    buf = buf.subarray(h + 4 + len);
+    waiting?.(msg);
+  });
+  let id = 0;
+  const send = () =>
+    new Promise((r) => {
+      waiting = r;
+      const body = JSON.stringify({ jsonrpc: '2.0', id: ++id, method: 'session/append', params: { id: 'x', events: params } });
+      child.stdin.write(`Content-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`);
+    });
+  try {
+    await send();
+    const xs = [];
+    for (let i = 0; i < n; i++) {
+      const t0 = performance.now();
+      await send();
+      xs.push(performance.now() - t0);
+      await sleep(100);
+    }
+    return xs;
+  } finally {
     child.kill();
   }
 }
@@ -487,8 +559,13 @@ async function figAppend(m) {
       const b = stats(base);
       const n = stats(noop);
       const echo = stats(await echoRoundTrips(oneTurn(0), Math.max(RUNS, 20)));
+      const pipe = stats(await rawPipeRoundTrips(oneTurn(0), Math.max(RUNS, 20)));
       process.stderr.write(`  append: round trip of a refused request on the same sidecar: ${n.median.toFixed(2)} ms (${n.min.toFixed(2)}–${n.max.toFixed(2)} ms)\n`);
       process.stderr.write(`  append: round trip of the same params to a bare vscode-jsonrpc echo process: ${echo.median.toFixed(2)} ms (${echo.min.toFixed(2)}–${echo.max.toFixed(2)} ms)\n`);
+      process.stderr.write(`  append: the same over a raw pipe, no library on either side: ${pipe.median.toFixed(2)} ms (${pipe.min.toFixed(2)}–${pipe.max.toFixed(2)} ms)\n`);
+      note(
+        `append: an ack over a pipe cannot come before a round trip and the write: the raw pipe's ${fmtMs(pipe.median)} + the raw write's ${fmtMs(b.median)} = ${((pipe.median + b.median) / b.median).toFixed(2)}x the raw write; with vscode-jsonrpc's echo (${fmtMs(echo.median)}), ${((echo.median + b.median) / b.median).toFixed(2)}x`,
+      );
       record({
         id: 'append',
         what: `append: ack of one turn (3 events, ${(bytes / 1024).toFixed(1)} KB) over session/append, fsync included`,
@@ -498,7 +575,7 @@ async function figAppend(m) {
         peakMb: s.hwmMb(),
         baseline: b,
         ratio: o.median / b.median,
-        detail: { rpcRoundTripOfARefusedRequest: n, rpcRoundTripOfABareEcho: echo },
+        detail: { rpcRoundTripOfARefusedRequest: n, rpcRoundTripOfABareEcho: echo, roundTripOfARawPipe: pipe },
         verdict: verdict(o.median / b.median <= 1.5),
       });
     });
@@ -686,6 +763,8 @@ async function figSearch(m) {
   await timedOnce(process.execPath, searchArgs(word));
   const ours = await timed(process.execPath, searchArgs(word), { runs: Math.min(RUNS, 5) });
   const ix = haveSearchIndex() ? searchIndexSize() : undefined;
+  const without = EXTRA_CA ? (await timed(process.execPath, searchArgs(word), { runs: Math.min(RUNS, 5), env: SIDECAR_ENV })).ms : undefined;
+  if (without) note(`search without NODE_EXTRA_CA_CERTS: ${fmtMs(without.median)} (${fmtMs(without.min)}–${fmtMs(without.max)}), ${(without.median / base.ms.median).toFixed(2)}x rg`);
   record({
     id: 'search',
     what: `search a word ("${word}") across every session (\`search WORD --all --json\`), every folder's search.idx built and current`,
@@ -696,14 +775,17 @@ async function figSearch(m) {
     baseline: base.ms,
     baselinePeakMb: base.peakMb,
     ratio: ours.ms.median / base.ms.median,
-    ...(ix && { detail: { indexBytes: ix.bytes, indexFolders: ix.folders } }),
+    ...((ix || without) && { detail: { ...(ix && { indexBytes: ix.bytes, indexFolders: ix.folders }), ...(without && { withoutNodeExtraCaCerts: without }) } }),
     verdict: verdict(ours.ms.median <= base.ms.median),
   });
 }
 
 async function figStartup() {
   if (!haveRpc()) return record({ id: 'startup', what: 'sidecar start to initialize answered', na: 'no sidecar in this build' });
-  const base = await timed(process.execPath, ['-e', '']);
+  // Node started as the sidecar is (SIDECAR_ENV), and, with a bundle set, as given.
+  const base = await timed(process.execPath, ['-e', ''], { env: SIDECAR_ENV });
+  const asGiven = EXTRA_CA ? await timed(process.execPath, ['-e', '']) : undefined;
+  if (asGiven) note(`startup: node -e '' as this machine's environment starts it (NODE_EXTRA_CA_CERTS=${EXTRA_CA}): ${fmtMs(asGiven.ms.median)}; the clients start the sidecar with it empty`);
   const xs = [];
   let peak = 0;
   for (let i = 0; i <= Math.max(RUNS, 10); i++) {
@@ -715,14 +797,15 @@ async function figStartup() {
   const o = stats(xs);
   record({
     id: 'startup',
-    what: `sidecar start to initialize answered (store of ${m_sessions} sessions)`,
-    baselineWhat: "node -e ''",
+    what: `sidecar start to initialize answered (store of ${m_sessions} sessions), started as the clients start it`,
+    baselineWhat: "node -e '' (started the same way)",
     target: 'under 150 ms',
     ours: o,
     peakMb: peak,
     baseline: base.ms,
     baselinePeakMb: base.peakMb,
     ratio: o.median / base.ms.median,
+    ...(asGiven && { detail: { nodeStartAsGiven: asGiven.ms } }),
     verdict: verdict(o.median < 150),
   });
 }
@@ -879,6 +962,7 @@ function machine() {
     disk: sh(`df -h "${ROOT}" | tail -1 | awk '{print $1" "$2" ("$5" used)"}'`) + ` ${sh(`df -T "${ROOT}" | tail -1 | awk '{print $2}'`)}`,
     rotational: sh("cat /sys/block/$(lsblk -no pkname $(df --output=source \"" + ROOT + "\" | tail -1) 2>/dev/null || echo vda)/queue/rotational 2>/dev/null"),
     node: process.version,
+    nodeExtraCaCerts: EXTRA_CA || null,
     kernel: sh('uname -r'),
     rg: sh('rg --version | head -1'),
     loadavgStart: loadavg(),
@@ -951,12 +1035,14 @@ async function main() {
     runs: RUNS,
     elapsedSeconds: (performance.now() - t0) / 1000,
     figures,
+    notes,
   };
   const file = join(OUT, `results-${mach.date.replace(/[:.]/g, '-')}.json`);
   writeFileSync(file, JSON.stringify(result, null, 1) + '\n');
   process.stdout.write('\n' + table(figures) + '\n\n');
+  if (notes.length) process.stdout.write(notes.map((n) => `- ${n}`).join('\n') + '\n\n');
   process.stdout.write(
-    `${mach.nproc} cores (${mach.cpu}), ${mach.memory} RAM, ${mach.disk}, Node ${mach.node}; load average ${mach.loadavgStart[0].toFixed(2)} at start, ${mach.loadavgEnd[0].toFixed(2)} at end\nraw figures: ${file}\n`,
+    `${mach.nproc} cores (${mach.cpu}), ${mach.memory} RAM, ${mach.disk}, Node ${mach.node}${EXTRA_CA ? ` (NODE_EXTRA_CA_CERTS=${EXTRA_CA})` : ''}; load average ${mach.loadavgStart[0].toFixed(2)} at start, ${mach.loadavgEnd[0].toFixed(2)} at end\nraw figures: ${file}\n`,
   );
   return 0;
 }
