@@ -9,6 +9,7 @@ import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import MarkdownIt from 'markdown-it';
 import { Nvim, cli, cliAppend, cliSession, luaString, removeWorkspaces, sessionFile, sessionLines, stopAll, workspace, type Workspace } from './helpers.js';
+import { environOf } from '../../helpers/proc.js';
 
 afterEach(async () => {
   await stopAll();
@@ -63,12 +64,6 @@ function seed(ws: Workspace): { older: string; newer: string; other: string } {
   );
   const other = cliSession(ws, [{ kind: 'user', content: 'A question in another project' }], { project: ws.base });
   return { older, newer, other };
-}
-
-/** A process's environment as it was started (/proc/PID/environ). */
-function environOf(pid: number): Map<string, string> {
-  const pairs = readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0').filter(Boolean);
-  return new Map(pairs.map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)]));
 }
 
 describe('History', () => {

@@ -12,6 +12,7 @@ import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { VsCode, missingPrerequisites } from './harness';
+import { environOf } from '../../../helpers/proc';
 
 const missing = missingPrerequisites();
 if (missing.length) {
@@ -236,8 +237,8 @@ describe('VS Code History (code-server)', () => {
 
   it('starts the sidecar with NODE_EXTRA_CA_CERTS empty, the rest of the environment kept', async () => {
     // Node reads the bundle that variable names at every start; the sidecar opens no connection.
-    expect((await environOf(vs.pid!)).get('NODE_EXTRA_CA_CERTS')).toBe(vs.extraCaCerts);
-    const env = await environOf(await sidecarPid(vs));
+    expect(environOf(vs.pid!).get('NODE_EXTRA_CA_CERTS')).toBe(vs.extraCaCerts);
+    const env = environOf(await sidecarPid(vs));
     expect(env.get('NODE_EXTRA_CA_CERTS')).toBe('');
     expect(env.get('LEVELCODE_SESSIONS_DIR')).toBe(vs.store);
   });
@@ -265,12 +266,6 @@ async function trashedFiles(vs: VsCode): Promise<string[]> {
     }
   }
   return out;
-}
-
-/** A process's environment as it was started (/proc/PID/environ). */
-async function environOf(pid: number): Promise<Map<string, string>> {
-  const pairs = (await readFile(`/proc/${pid}/environ`, 'utf8')).split('\0').filter(Boolean);
-  return new Map(pairs.map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)]));
 }
 
 /** The pid of the bundled sidecar serving this test's store (found in /proc by its arguments). */
