@@ -435,6 +435,19 @@ async function figRpcList() {
  * Node process that runs vscode-jsonrpc alone and answers at once, with the append figure's
  * pause between requests (both processes idle, then woken, as an editor's sidecar is).
  */
+/** `n` timed calls of `send` after one untimed, each followed by the append figure's 100 ms pause. */
+async function pausedRoundTrips(send, n) {
+  await send();
+  const xs = [];
+  for (let i = 0; i < n; i++) {
+    const t0 = performance.now();
+    await send();
+    xs.push(performance.now() - t0);
+    await sleep(100);
+  }
+  return xs;
+}
+
 async function echoRoundTrips(params, n) {
   const { createMessageConnection, StreamMessageReader, StreamMessageWriter } = await loadRpc();
   const server =
@@ -445,15 +458,7 @@ async function echoRoundTrips(params, n) {
   const conn = createMessageConnection(new StreamMessageReader(child.stdout), new StreamMessageWriter(child.stdin));
   conn.listen();
   try {
-    await conn.sendRequest('echo', params);
-    const xs = [];
-    for (let i = 0; i < n; i++) {
-      const t0 = performance.now();
-      await conn.sendRequest('echo', { id: 'x', events: params });
-      xs.push(performance.now() - t0);
-      await sleep(100);
-    }
-    return xs;
+    return await pausedRoundTrips(() => conn.sendRequest('echo', { id: 'x', events: params }), n);
   } finally {
     conn.dispose();
     child.kill();
@@ -491,15 +496,7 @@ async function rawPipeRoundTrips(params, n) {
       child.stdin.write(`Content-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`);
     });
   try {
-    await send();
-    const xs = [];
-    for (let i = 0; i < n; i++) {
-      const t0 = performance.now();
-      await send();
-      xs.push(performance.now() - t0);
-      await sleep(100);
-    }
-    return xs;
+    return await pausedRoundTrips(send, n);
   } finally {
     child.kill();
   }

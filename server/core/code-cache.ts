@@ -3,9 +3,10 @@
 // parses the file nor compiles those functions again.
 //
 // Why: the sidecar loads the bundled vscode-languageserver (dist/vendor, 420 KB) before it can
-// answer `initialize`. Compiling it and the functions its module code runs was about half of
-// that load: 52 ms a plain require, 29 ms with the cache, in fifteen interleaved runs at a slow
-// hour (bench/PERFORMANCE.md: sidecar start). Node 20 has no compile cache of its own for
+// answer `initialize`, and zod (1 MB) before its first request, as does every CLI command that
+// goes through the store. Compiling a bundle and the functions its module code runs was about
+// half of its load: vscode-languageserver took 52 ms a plain require, 29 ms with the cache, in
+// fifteen interleaved runs at a slow hour (bench/PERFORMANCE.md: sidecar start). Node 20 has no compile cache of its own for
 // modules (module.enableCompileCache came in Node 22).
 //
 // The cache file is the SHA-256 of the source's bytes (32 bytes), then V8's data. A cache whose
@@ -14,7 +15,7 @@
 // the ordinary compile. Either way the file is loaded and runs the same; only its speed
 // differs. The module is run as Node's CommonJS loader runs one (exports, require, module,
 // __filename, __dirname; `this` is exports), with a require that resolves from the file, and
-// is not added to require's cache: its one caller (lsp.ts) loads it once.
+// is not added to require's cache: requireVendored's callers (rpc/lsp.ts, zod.ts) load each file once.
 // Depends on node:fs, node:vm, node:crypto, node:module, node:path and node:url only.
 
 import { readFileSync, writeFileSync } from 'node:fs';
