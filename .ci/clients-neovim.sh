@@ -16,5 +16,8 @@ nvim --version | head -n 1
 
 npx tsc -p . || echo "clients-neovim: tsc reported type errors; dist/ was emitted anyway" >&2
 test -f dist/cli/main.js
+# The bundles the bin runs (the CLI's, with its code cache; the libraries'): as a user's build has them.
+node tools/bundle.mjs
+test -f dist/cli/main.cjs
 
 npx vitest run -c vitest.clients.config.ts test/clients/neovim

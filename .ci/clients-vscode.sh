@@ -83,6 +83,7 @@ repo_build() {
   # tsc emits dist/ even when it reports type errors; the CLI needs dist/cli/main.js.
   npx tsc -p tsconfig.json || echo "[clients-vscode] tsc reported errors; using what it emitted"
   test -f dist/cli/main.js
+  node tools/bundle.mjs
 }
 timed "repo build" repo_build
 

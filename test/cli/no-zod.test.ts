@@ -1,9 +1,14 @@
 // The History listing and search start without zod (plain.ts, reader.ts loadSchemas): run
-// through the real binary with a module hook that refuses to resolve zod, they still answer,
-// and answer what they answer without the hook: a cold listing (every meta line checked, one
-// refused), a listing after a file changed (a history.cache miss that re-reads it), a line
-// refused inside a session, and a first search. `show`, which names the fault of a refused
-// line, is the control: it must load zod, so under the hook it fails.
+// through the real binary with hooks that refuse to load zod, they still answer, and answer
+// what they answer without the hooks: a cold listing (every meta line checked, one refused), a
+// listing after a file changed (a history.cache miss that re-reads it), a line refused inside a
+// session, and a first search. `show`, which names the fault of a refused line, is the control:
+// it must load zod, so under the hooks it fails.
+//
+// zod can come three ways, and each is refused: the package by an ES import (a module hook, for
+// tsc's modules, which helper threads run), the package by require, and the build's bundle of
+// it, dist/vendor/zod.cjs, which code-cache.ts opens and runs (a preload that wraps require and
+// the open; the CLI's own bundle, dist/cli/main.cjs, takes zod these two ways).
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import { appendFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -15,9 +20,10 @@ const bin = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'bin', 'le
 let tmp: string;
 let root: string;
 let register: string;
+let preload: string;
 
 function cli(args: string[], noZod: boolean) {
-  const r = spawnSync(process.execPath, [...(noZod ? ['--import', pathToFileURL(register).href] : []), bin, ...args, '--dir', root], {
+  const r = spawnSync(process.execPath, [...(noZod ? ['--import', pathToFileURL(register).href, '--require', preload] : []), bin, ...args, '--dir', root], {
     encoding: 'utf8',
     cwd: tmp,
     timeout: 20_000,
@@ -44,6 +50,24 @@ beforeAll(() => {
   );
   register = join(tmp, 'register.mjs');
   writeFileSync(register, `import { register } from 'node:module';\nregister(${JSON.stringify(pathToFileURL(hooks).href)});\n`);
+  preload = join(tmp, 'preload.cjs');
+  writeFileSync(
+    preload,
+    "const Module = require('node:module');\n" +
+      "const fs = require('node:fs');\n" +
+      'const load = Module._load;\n' +
+      'Module._load = function (request, ...rest) {\n' +
+      "  if (request === 'zod' || request.startsWith('zod/')) throw new Error('zod was loaded');\n" +
+      '  return load.call(this, request, ...rest);\n' +
+      '};\n' +
+      // code-cache.ts opens the file it runs (and reads it from the open file).
+      'const open = fs.openSync;\n' +
+      'fs.openSync = function (file, ...rest) {\n' +
+      "  if (typeof file === 'string' && /[\\\\/]vendor[\\\\/]zod\\.cjs$/.test(file)) throw new Error('zod was loaded');\n" +
+      '  return open.call(this, file, ...rest);\n' +
+      '};\n' +
+      'Module.syncBuiltinESMExports();\n',
+  );
   const dir = join(root, '-home-ada-code-app');
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   for (let i = 0; i < 3; i++) {
