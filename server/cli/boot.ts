@@ -7,8 +7,10 @@
 // Why: a CLI command is a fresh process each time. As ES modules, its modules are resolved,
 // read, linked and compiled one by one by Node's ES loader (which itself takes a few ms to
 // start); as one CommonJS file with a code cache made after a listing and a search, they are one
-// read and no compile. A warm search across claude-scale took 171 against 189 ms (median of 50
-// interleaved runs each, without NODE_EXTRA_CA_CERTS; bench/PERFORMANCE.md: search).
+// read and no compile. A warm search across claude-scale took 227 against 254 ms, and the
+// sidecar's start 102 against 118 ms; a warm listing, which needs few modules, the same (median
+// of 60, 20 and 100 interleaved runs, without NODE_EXTRA_CA_CERTS; bench/PERFORMANCE.md,
+// changes for the fifteenth measurement).
 //
 // The bundle is used only while no module it was made from is newer than it: its inputs are
 // listed beside it (main.cjs.inputs, relative to this folder), and each is stat'ed (about
@@ -54,10 +56,14 @@ function upToDate(dir: string, file: string): boolean {
     return false; // no bundle, or no readable list: a build that did not finish
   }
   if (!Array.isArray(inputs) || inputs.length === 0) return false;
-  for (const rel of inputs) {
-    if (typeof rel !== 'string') return false;
-    const s = statSync(join(dir, rel), { throwIfNoEntry: false });
-    if (!s || s.mtimeMs > built) return false;
+  try {
+    for (const rel of inputs) {
+      if (typeof rel !== 'string') return false;
+      const s = statSync(join(dir, rel), { throwIfNoEntry: false });
+      if (!s || s.mtimeMs > built) return false;
+    }
+  } catch {
+    return false; // a module that cannot be stat'ed: tsc's modules will say what is wrong
   }
   return true;
 }
