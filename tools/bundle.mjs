@@ -41,6 +41,8 @@ const repo = join(dirname(fileURLToPath(import.meta.url)), '..');
 const vendor = join(repo, 'dist', 'vendor');
 const cliDir = join(repo, 'dist', 'cli');
 const codeCacheModule = pathToFileURL(join(repo, 'dist', 'core', 'code-cache.js')).href;
+// The bundle's and its list's names, as boot.ts looks for them (tsc has just written boot.js).
+const { BUNDLE, BUNDLE_INPUTS } = await import(pathToFileURL(join(cliDir, 'boot.js')).href);
 
 const bundles = [
   {
@@ -89,7 +91,7 @@ async function bundleCli() {
   // boot.cjs runs under Node's own loader, so its import() (importEsm) stays as it is.
   await esbuild.build({ ...common, entryPoints: [join(cliDir, 'boot.js')], outfile: join(cliDir, 'boot.cjs') });
 
-  const outfile = join(cliDir, 'main.cjs');
+  const outfile = join(cliDir, BUNDLE);
   const built = await esbuild.build({
     ...common,
     entryPoints: [join(cliDir, 'main.js')],
@@ -103,7 +105,7 @@ async function bundleCli() {
   const inputs = Object.keys(built.metafile.inputs)
     .filter((i) => !i.includes(':'))
     .map((i) => relative(cliDir, resolve(repo, i)).split('\\').join('/'));
-  writeFileSync(join(cliDir, 'main.cjs.inputs'), JSON.stringify(inputs) + '\n');
+  writeFileSync(join(cliDir, BUNDLE_INPUTS), JSON.stringify(inputs) + '\n');
 
   const store = mkdtempSync(join(tmpdir(), 'lcs-bundle-train-'));
   try {

@@ -97,7 +97,7 @@ export function requireVendored<T>(bundle: URL, fromPackage: () => T): { exports
  * are compiled and cached too), then asks V8 for the data. Returns the cache's path.
  */
 export function writeCodeCache(file: string): string {
-  return saveCodeCache(file, compileAndRun(file).script);
+  return saveCodeCache(file, compileAndRun(file));
 }
 
 /**
@@ -106,19 +106,22 @@ export function writeCodeCache(file: string): string {
  * trains the CLI's bundle on a few commands). Returns the cache's path.
  */
 export async function writeCodeCacheAfter(file: string, train: (exports: unknown) => Promise<void>): Promise<string> {
-  const { script, exports } = compileAndRun(file);
-  await train(exports);
-  return saveCodeCache(file, script);
+  const compiled = compileAndRun(file);
+  await train(compiled.exports);
+  return saveCodeCache(file, compiled);
 }
 
-function compileAndRun(file: string): { script: Script; exports: unknown } {
-  const script = new Script(wrap(readSource(file).source), { filename: file });
-  return { script, exports: run(script, file) };
+/** The file compiled and run once, with the identity of the write that was read. */
+function compileAndRun(file: string): { script: Script; exports: unknown; identity: Buffer } {
+  const { source, identity } = readSource(file);
+  const script = new Script(wrap(source), { filename: file });
+  return { script, exports: run(script, file), identity };
 }
 
-function saveCodeCache(file: string, script: Script): string {
+/** The cache, headed by the identity of the write that was compiled (not the file's as it is now). */
+function saveCodeCache(file: string, { script, identity }: { script: Script; identity: Buffer }): string {
   const out = codeCachePath(file);
-  writeFileSync(out, Buffer.concat([readSource(file).identity, script.createCachedData()]));
+  writeFileSync(out, Buffer.concat([identity, script.createCachedData()]));
   return out;
 }
 

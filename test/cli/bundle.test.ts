@@ -80,6 +80,32 @@ describe('the bundle the build made', () => {
   });
 });
 
+describe('what a listing and a search load', () => {
+  it('neither loads node:crypto once the caches are built (code-cache.ts keys a cache without a digest for this)', () => {
+    // node:crypto alone took 4-6 ms to load in a fresh CLI process (bench/PERFORMANCE.md).
+    const record = join(tmp, 'modules.json');
+    const preload = join(tmp, 'modules.cjs');
+    writeFileSync(
+      preload,
+      `process.on('exit', () => require('node:fs').writeFileSync(${JSON.stringify(record)}, JSON.stringify(process.moduleLoadList)));\n`,
+    );
+    for (const args of [
+      ['list', '--all', '--json'],
+      ['search', 'idempotency', '--all', '--json'],
+    ]) {
+      // Twice untimed first: the first builds index.json, history.cache and search.idx, the second
+      // rewrites a history.cache written in the same instant as what it covers (a racy time is not
+      // trusted), and both load write-file-atomic, which loads node:crypto.
+      for (let i = 0; i < 2; i++) expect(run(repo, [...args, '--dir', root]).code, args[0]).toBe(0);
+      const r = run(repo, [...args, '--dir', root], { node: ['--require', preload] });
+      expect(r.code, args[0]).toBe(0);
+      const loaded = JSON.parse(readFileSync(record, 'utf8')) as string[];
+      expect(loaded, args[0]).toContain('NativeModule vm'); // the bundle was run with its cache
+      expect(loaded.filter((m) => /^NativeModule (crypto|internal\/crypto\/)/.test(m)), args[0]).toEqual([]);
+    }
+  });
+});
+
 describe('the bin', () => {
   let pkg: string;
   const MARK = 'levelcode-sessions (from the bundle)';
