@@ -1,0 +1,75 @@
+// The shape every importer has: one small module a tool (server/import/<tool>.ts) that finds the
+// tool's session files and maps their records to our events, keeping each source record
+// verbatim beside the event made from it. The import engine (server/import/engine.ts) is the
+// only part that writes: it decides what is new, what grew and what was reset, and appends.
+// Depends on the event format only: no store, no JSON-RPC, no argv.
+
+import type { EventKind } from '../core/events.js';
+
+/** Where an imported session came from; recorded in our meta line as `source`. */
+export interface SourceRef {
+  /** The importer's name: 'claude-code', 'codex', 'gemini', 'vscode', ... */
+  tool: string;
+  /** The tool's version as its records state it, when they do. */
+  version?: string;
+  /** The absolute path of the source file (or database) the session was read from. */
+  path: string;
+  /** The tool's own session id (what `claude --resume ID` and the like take). */
+  id: string;
+  /** The project folder the tool recorded for the session (its cwd), absolute. */
+  project: string;
+}
+
+/**
+ * One event mapped from the source: an event of ours (kind, t and the kind's fields), with the
+ * source record(s) it was made from under `raw`, verbatim (parsed JSON, never re-shaped). A
+ * record we do not map becomes `{kind: 'event', type: 'source-record', raw}` so nothing is lost.
+ */
+export type MappedEvent = { kind: EventKind; t: string; raw?: unknown } & Record<string, unknown>;
+
+/** One session of another tool, as its importer read it. */
+export interface MappedSession {
+  source: SourceRef;
+  /** ISO time of the session's first record (the tool's own creation time where it has one). */
+  createdAt: string;
+  /** The model the session started with, when the records say. */
+  model?: string;
+  /**
+   * The events, oldest first. Deterministic: reading the same bytes twice gives the same list,
+   * and reading a source that only grew gives the earlier list as a prefix (the engine relies
+   * on it to append only what is new).
+   */
+  events: MappedEvent[];
+  /**
+   * Distinguishes sessions that share a source id (a Claude Code rewind branch kept beside the
+   * main one, an Aider file's n-th chat): '' for the main one.
+   */
+  variant?: string;
+  /** What could not be read, in words a user understands (a torn last line, a bad record at line N). */
+  problems: string[];
+}
+
+/** A session file (or database) of the tool, as discovered. */
+export interface SourceFile {
+  path: string;
+  size: number;
+  mtimeNs: bigint;
+}
+
+export interface Importer {
+  /** The name on the command line and in `source.tool`: 'claude-code'. */
+  tool: string;
+  /** The name people know: 'Claude Code'. */
+  label: string;
+  /** The data folders the tool uses by default on this machine (those that exist or not). */
+  defaultRoots(env: NodeJS.ProcessEnv, home: string): string[];
+  /**
+   * The session files under a data folder laid out as the tool lays it out, or the one file
+   * given. An unreadable folder is an error (thrown), never an empty list.
+   */
+  discover(root: string): Promise<SourceFile[]>;
+  /** Reads one source into its sessions. Bad content is a problem in the result, never a throw. */
+  read(file: SourceFile): Promise<MappedSession[]>;
+  /** The command that continues the session in the tool itself, where the tool can resume by id. */
+  resumeCommand?(source: SourceRef): string[];
+}
