@@ -5,27 +5,28 @@
 // the entry stopped (sessions are append-only); a file that shrank or changed in place is
 // re-read whole; an entry without a file is dropped; a file without an entry is read. An
 // index.json that is missing, not JSON, of another format or for another folder counts as
-// empty and is rebuilt. It is written atomically (write-file-atomic: temp file + rename) and a
-// failed write is only a missed cache: listing still answers from the files.
+// empty and is rebuilt; so does one that is not a regular file (a symlink or a FIFO planted under
+// the name is never followed nor waited on: plain.ts openRegularSync). It is written atomically
+// (plain.ts replaceFileSync: a temp file of our own, then a rename that replaces a planted name
+// rather than writing through it), and a failed write is only a missed cache: listing still
+// answers from the files.
 //
 // Rejected alternatives: one global SQLite database (opaque, one corrupt file hides every
 // session, the lesson of Cursor's state.vscdb); trusting the index over the folder (the lesson
 // of VS Code's chat index); rewriting the index in place (a crash leaves it half-written).
-// Depends on node:fs, write-file-atomic and ./reader.
+// Depends on node:fs, ./plain and ./reader.
 
-import { closeSync, lstatSync, openSync, readdirSync, readFileSync, readSync, statSync } from 'node:fs';
-import { open } from 'node:fs/promises';
+import { closeSync, lstatSync, readdirSync, readSync } from 'node:fs';
 import { join } from 'node:path';
-import { oneLine } from './plain.js';
+import { oneLine, openRegular, openRegularSync, readRegularSync, replaceFileSync } from './plain.js';
 import type { Digest, Problem } from './reader.js';
 import { SESSION_ID_RE } from './plain.js';
 import { fromFsError } from './errors.js';
 
 // Performance: a warm listing only reads index.json and stats the files. The reader (and zod
-// behind it) and write-file-atomic are needed only when an entry must be (re)built or the index
-// written, so they are loaded then, not at startup (bench/PERFORMANCE.md: warm list).
+// behind it) are needed only when an entry must be (re)built, so they are loaded then, not at
+// startup (bench/PERFORMANCE.md: warm list).
 const reader = () => import('./reader.js');
-const atomicWriter = () => import('write-file-atomic');
 
 export const INDEX_FILE = 'index.json';
 export const INDEX_FORMAT = 1;
@@ -72,9 +73,10 @@ function loadIndexSync(dir: string): LoadedIndex {
   try {
     // Synchronous, like the reads below: a folder's index is small (a few hundred KB at most),
     // and a promise per read was a round trip through the thread pool per folder.
-    raw = readFileSync(join(dir, INDEX_FILE), 'utf8');
+    raw = readRegularSync(join(dir, INDEX_FILE)).toString('utf8');
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
+    if (code === 'ELOOP' || code === 'ENOTREG') return { entries: new Map(), trusted: false, problem: `index.json is ${(e as { what?: string }).what ?? 'not a regular file'}: not read, replaced by a rebuilt index` };
     return { entries: new Map(), trusted: false, problem: code === 'ENOENT' ? undefined : `index.json unreadable (${code})` };
   }
   try {
@@ -130,7 +132,7 @@ export async function entryFromFile(file: string, id: string, bytes: number, mti
   // listing does this for every file: a second open, close and stat each were a fifth of it).
   let fh;
   try {
-    fh = await open(file, 'r');
+    fh = await openRegular(file);
   } catch (e) {
     throw fromFsError(e, `cannot open ${file}`);
   }
@@ -180,7 +182,7 @@ export async function syncEntryReader(): Promise<(job: EntryJob) => IndexEntry> 
 /** A file descriptor of `file` to read, or the store's error for it. */
 function openForReading(file: string): number {
   try {
-    return openSync(file, 'r');
+    return openRegularSync(file).fd;
   } catch (e) {
     throw fromFsError(e, `cannot open ${file}`);
   }
@@ -384,8 +386,7 @@ export function newestFirst(a: { updatedAt: string; id: string }, b: { updatedAt
 
 export async function writeIndex(dir: string, entries: IndexEntry[]): Promise<void> {
   const body: IndexFile = { about: ABOUT, format: INDEX_FORMAT, entries };
-  const { default: writeFileAtomic } = await atomicWriter();
-  await writeFileAtomic(join(dir, INDEX_FILE), JSON.stringify(body) + '\n', { mode: 0o600, fsync: true });
+  replaceFileSync(join(dir, INDEX_FILE), JSON.stringify(body) + '\n', { mode: 0o600, fsync: true });
 }
 
 /** Replaces or adds one entry after a change this process made, without rescanning the folder. */
@@ -484,10 +485,11 @@ const RECENT_INDEXES = 8;
 export async function cachedEntry(dir: string, id: string): Promise<IndexEntry | undefined> {
   let st;
   try {
-    st = statSync(join(dir, INDEX_FILE), { bigint: true });
+    st = lstatSync(join(dir, INDEX_FILE), { bigint: true });
   } catch {
     return undefined;
   }
+  if (!st.isFile()) return undefined;
   let memo = recentIndexes.get(dir);
   if (!memo || memo.size !== st.size || memo.mtimeNs !== st.mtimeNs) {
     const loaded = loadIndexSync(dir);

@@ -23,11 +23,11 @@
 // is a session's JSON exactly as `list --all --json` indents it, rows joined by ",\n", newest
 // first. The header's `ends` holds the byte offset (from the first row) where each row ends, so
 // that the first n rows are one slice of the file, and `sum` a sum of the rows' bytes.
-// Depends on node:fs, node:path, write-file-atomic (loaded to write only) and ./plain.
+// Depends on node:fs, node:path and ./plain.
 
-import { closeSync, fstatSync, lstatSync, openSync, readdirSync, readSync, type BigIntStats } from 'node:fs';
+import { lstatSync, readdirSync, type BigIntStats } from 'node:fs';
 import { join, sep } from 'node:path';
-import { HISTORY_CACHE_FILE, READ_NO_FOLLOW, SESSION_ID_RE, projectFolderNames } from './plain.js';
+import { HISTORY_CACHE_FILE, SESSION_ID_RE, projectFolderNames, readRegularSync, replaceFileSync } from './plain.js';
 import type { SessionEntry } from './history.js';
 import type { IndexEntry } from './catalog.js';
 import type { Problem } from './reader.js';
@@ -170,7 +170,7 @@ export function readHistoryCache(root: string): CachedHistory | undefined {
   // a row, or any other byte changed there (~1 ms for 1.3 MB).
   if (!validHeader(header, rows) || header.sum !== rowsSum(rows)) return undefined;
   try {
-    if (!unchanged(root, header)) return undefined;
+    if (!unchanged(root, header) || !rowsNameTheFiles(header, rows)) return undefined;
   } catch {
     return undefined; // a folder that cannot be read: the ordinary listing reports it
   }
@@ -198,27 +198,10 @@ export function rowsSum(b: Uint8Array): number {
  * (O_NOFOLLOW) nor waits on a FIFO (O_NONBLOCK) planted under the name.
  */
 function readRegularFile(path: string): Buffer | undefined {
-  let fd: number;
   try {
-    fd = openSync(path, READ_NO_FOLLOW);
+    return readRegularSync(path);
   } catch {
     return undefined;
-  }
-  try {
-    const st = fstatSync(fd);
-    if (!st.isFile()) return undefined;
-    const buf = Buffer.allocUnsafe(st.size);
-    let got = 0;
-    while (got < buf.length) {
-      const n = readSync(fd, buf, got, buf.length - got, got);
-      if (n === 0) break;
-      got += n;
-    }
-    return buf.subarray(0, got);
-  } catch {
-    return undefined;
-  } finally {
-    closeSync(fd);
   }
 }
 
@@ -242,6 +225,28 @@ function unchanged(root: string, h: Header): boolean {
   }
   return files === h.ends.length;
 }
+
+/**
+ * Whether the rows list exactly the session files the header names, each once: a row's id is
+ * its first line ("      \"id\": \"<id>\","), checked against the ids of the folders' files (which
+ * unchanged() checked against the files themselves). The sum is no defence against a row
+ * written on purpose (protocol.md documents it), so a forged cache can at worst misstate a real
+ * session's row: it can never list a session that has no file nor hide one that has.
+ */
+function rowsNameTheFiles(h: Header, rows: Buffer): boolean {
+  const want = new Set<string>();
+  for (const [, , list] of h.folders) if (list !== '') for (const key of list.split('\n')) want.add(key.slice(0, key.indexOf(' ')));
+  if (want.size !== h.ends.length) return false;
+  for (let i = 0, start = 0; i < h.ends.length; start = h.ends[i] + 2, i++) {
+    if (rows.compare(ROW_HEAD, 0, ROW_HEAD.length, start, start + ROW_HEAD.length) !== 0) return false;
+    const at = start + ROW_HEAD.length;
+    const id = rows.toString('latin1', at, at + ID_CHARS);
+    if (rows[at + ID_CHARS] !== 0x22 || rows[at + ID_CHARS + 1] !== 0x2c || !want.delete(id)) return false;
+  }
+  return want.size === 0;
+}
+const ROW_HEAD = Buffer.from('    {\n      "id": "');
+const ID_CHARS = '2026-07-28T09-12-33-8f3k'.length;
 
 /**
  * The ordinary listing of the whole store (a one-shot process's: history.ts listSessions with
@@ -277,8 +282,7 @@ const BETWEEN = Buffer.from('\n    },\n    {\n');
  */
 async function writeHistoryCache(root: string, sessions: SessionEntry[], files: Map<string, ListedFile[]>, before: Map<string, string | null>): Promise<boolean> {
   try {
-    // A symlink planted under the name would be followed by the write (write-file-atomic
-    // writes to the link's target): never written over.
+    // Anything but a regular file planted under the name is left as it is (doctor reports it).
     const target = join(root, HISTORY_CACHE_FILE);
     const existing = lstatSync(target, { throwIfNoEntry: false });
     if (existing && !existing.isFile()) return false;
@@ -313,10 +317,9 @@ async function writeHistoryCache(root: string, sessions: SessionEntry[], files: 
     } else if (text !== EMPTY) return false;
     if (ends.length !== sessions.length) return false;
     const header: Header = { about: ABOUT, format: HISTORY_CACHE_FORMAT, folders, ends, sum: rowsSum(body) };
-    const { default: writeFileAtomic } = await import('write-file-atomic');
     // Not fsync'ed (~5-30 ms of a cold listing): a file a crash left torn or zeroed fails the
     // header's parse, the rows' shape check (validHeader) or their sum, and is a miss.
-    await writeFileAtomic(target, Buffer.concat([Buffer.from(JSON.stringify(header) + '\n'), body]), { mode: 0o600, fsync: false });
+    replaceFileSync(target, Buffer.concat([Buffer.from(JSON.stringify(header) + '\n'), body]), { mode: 0o600, fsync: false });
     return true;
   } catch {
     return false;

@@ -2,10 +2,11 @@
 // Reads in fixed-size chunks so memory stays bounded by the lines a caller keeps, not by the
 // file. A caller that does not want a line's body (decided from its first bytes) never has it
 // buffered, which is how a list of a 134 MB session costs a few megabytes.
-// Depends on node:fs only.
+// Depends on node:fs and plain.ts (its no-follow open).
 
 import { readSync } from 'node:fs';
-import { open, type FileHandle } from 'node:fs/promises';
+import type { FileHandle } from 'node:fs/promises';
+import { openRegular } from './plain.js';
 
 export const CHUNK = 1 << 20; // 1 MiB
 
@@ -54,7 +55,7 @@ export async function forEachLine(
   onLine: (line: Line) => void | false,
   opts: ForwardOptions = {},
 ): Promise<{ size: number; endOfLastFullLine: number }> {
-  const fh = await open(path, 'r');
+  const fh = await openRegular(path);
   try {
     return await forEachLineFd(fh, onLine, opts);
   } finally {
@@ -266,7 +267,7 @@ function giveChunk(b: Buffer): void {
  * `stopAt` bounds how far back it reads (the end of the meta line).
  */
 export async function lastLines(path: string, n: number, stopAt = 0): Promise<{ lines: Line[]; size: number }> {
-  const fh = await open(path, 'r');
+  const fh = await openRegular(path);
   try {
     const size = (await fh.stat()).size;
     const lines: Line[] = [];

@@ -3,11 +3,11 @@
 // text, and the nesting limit. Split from events.ts (which re-exports them) so that the History
 // listing and search, which never validate a line, start without loading zod (about a third of
 // a warm `levelcode-sessions list`, and 80 of the 100 ms search.js took to load; see
-// bench/PERFORMANCE.md); test/cli/no-zod.test.ts runs them with zod refused. Also the open(2) flags
-// of a read that planted names must not redirect.
+// bench/PERFORMANCE.md); test/cli/no-zod.test.ts runs them with zod refused. Also the opens and
+// writes that planted names must not redirect (openRegularSync, replaceFileSync).
 // Depends on node:fs, node:os and node:path only.
 
-import { constants, readdirSync } from 'node:fs';
+import { closeSync, constants, fstatSync, fsyncSync, lstatSync, openSync, readdirSync, readSync, renameSync, unlinkSync, writeSync, type BigIntStats } from 'node:fs';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 
@@ -120,3 +120,148 @@ export function tooDeep(value: unknown, limit = MAX_DEPTH): boolean {
  * regular file (history.cache's reader, readSession's regularOnly for doctor).
  */
 export const READ_NO_FOLLOW = constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0);
+
+/**
+ * A planted name refused by openRegularSync: a symlink, a FIFO, a socket, a device or a folder
+ * where a regular file was expected. Its code is ELOOP for a symlink, else ENOTREG (ours).
+ */
+export class NotRegularError extends Error {
+  readonly code: string;
+  constructor(
+    readonly path: string,
+    readonly what: string,
+  ) {
+    super(`${path} is ${what}, not a regular file: not opened`);
+    this.name = 'NotRegularError';
+    this.code = what === 'a symlink' ? 'ELOOP' : 'ENOTREG';
+  }
+}
+
+function kindOf(st: { isSymbolicLink(): boolean; isFIFO(): boolean; isSocket(): boolean; isDirectory(): boolean; isCharacterDevice(): boolean; isBlockDevice(): boolean }): string {
+  if (st.isSymbolicLink()) return 'a symlink';
+  if (st.isFIFO()) return 'a FIFO';
+  if (st.isSocket()) return 'a socket';
+  if (st.isDirectory()) return 'a folder';
+  if (st.isCharacterDevice() || st.isBlockDevice()) return 'a device';
+  return 'not a regular file';
+}
+
+/** What a planted name is (a symlink, a FIFO, ...), for problems and doctor; undefined for a regular file or nothing. */
+export function plantedKind(path: string): string | undefined {
+  try {
+    const st = lstatSync(path);
+    return st.isFile() ? undefined : kindOf(st);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Every read and write of a file the store names goes through here (STYLE.md 11c): opened with
+ * O_NOFOLLOW (a symlink is refused with ELOOP, never followed out of the store) and O_NONBLOCK
+ * (a FIFO planted under the name does not wait for a writer), then fstat'ed: anything but a
+ * regular file is closed again and refused (NotRegularError). `flags` adds to O_NOFOLLOW |
+ * O_NONBLOCK (default O_RDONLY). Returns the descriptor and what fstat said of it.
+ */
+export function openRegularSync(path: string, flags: number = constants.O_RDONLY): { fd: number; st: BigIntStats } {
+  let fd: number;
+  try {
+    fd = openSync(path, flags | NO_FOLLOW);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ELOOP') throw new NotRegularError(path, 'a symlink');
+    throw e;
+  }
+  let st: BigIntStats;
+  try {
+    st = fstatSync(fd, { bigint: true });
+  } catch (e) {
+    closeSync(fd);
+    throw e;
+  }
+  if (!st.isFile()) {
+    closeSync(fd);
+    throw new NotRegularError(path, kindOf(st));
+  }
+  return { fd, st };
+}
+
+/** A whole regular file, read through openRegularSync (no symlink followed, no FIFO waited on). */
+export function readRegularSync(path: string): Buffer {
+  const { fd, st } = openRegularSync(path);
+  try {
+    const size = Number(st.size);
+    const buf = Buffer.allocUnsafe(size);
+    let got = 0;
+    while (got < size) {
+      const n = readSync(fd, buf, got, size - got, got);
+      if (n === 0) break;
+      got += n;
+    }
+    return buf.subarray(0, got);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** Every byte of `buf` written at the descriptor's position; a write that makes no progress is an error. */
+export function writeAllSync(fd: number, buf: Uint8Array): void {
+  let off = 0;
+  while (off < buf.length) {
+    const n = writeSync(fd, buf, off, buf.length - off);
+    if (n <= 0) throw Object.assign(new Error('short write: the disk took no more bytes'), { code: 'ENOSPC' });
+    off += n;
+  }
+}
+
+/**
+ * Replaces a cache file (index.json, search.idx, history.cache) whole: the bytes go to a temp
+ * file made beside it exclusively (O_CREAT | O_EXCL | O_NOFOLLOW: never a planted name), are
+ * written whole (a short write is an error), optionally fsync'd, and the temp file is renamed
+ * over the name. rename(2) replaces a symlink or FIFO planted under the name itself, never what
+ * it points to; a failure removes the temp file and leaves the old file as it was. Used instead
+ * of write-file-atomic, which resolves a symlink at the name and writes (and chmods) its target.
+ */
+export function replaceFileSync(path: string, data: string | Uint8Array, o: { mode?: number; fsync?: boolean } = {}): void {
+  const bytes = typeof data === 'string' ? Buffer.from(data) : data;
+  const tmp = `${path}.${process.pid}-${Math.random().toString(36).slice(2, 10)}.tmp`;
+  const fd = openSync(tmp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | NO_FOLLOW, o.mode ?? 0o600);
+  try {
+    try {
+      writeAllSync(fd, bytes);
+      if (o.fsync) fsyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
+    renameSync(tmp, path);
+  } catch (e) {
+    try {
+      unlinkSync(tmp);
+    } catch {
+      /* already gone */
+    }
+    throw e;
+  }
+}
+
+const NO_FOLLOW = (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0);
+
+/** openRegularSync's check for a promise-based open: a FileHandle of a regular file, never of a planted name. */
+export async function openRegular(path: string, flags: number = constants.O_RDONLY): Promise<import('node:fs/promises').FileHandle> {
+  const { open } = await import('node:fs/promises');
+  let fh;
+  try {
+    fh = await open(path, flags | NO_FOLLOW);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ELOOP') throw new NotRegularError(path, 'a symlink');
+    throw e;
+  }
+  const st = await fh.stat().catch(async (e) => {
+    await fh.close().catch(() => {});
+    throw e;
+  });
+  if (!st.isFile()) {
+    await fh.close().catch(() => {});
+    throw new NotRegularError(path, kindOf(st));
+  }
+  return fh;
+}

@@ -11,10 +11,10 @@
 // in each of a cold listing's two threads; bench/PERFORMANCE.md).
 
 import { readSync } from 'node:fs';
-import { open, type FileHandle } from 'node:fs/promises';
+import type { FileHandle } from 'node:fs/promises';
 import { isUtf8 } from 'node:buffer';
 import type { MetaLine, SessionEvent, SeqEvent } from './events.js';
-import { textOf, oneLine, tooDeep, MAX_DEPTH, SESSION_ID_RE, READ_NO_FOLLOW } from './plain.js';
+import { textOf, oneLine, tooDeep, MAX_DEPTH, SESSION_ID_RE, openRegular } from './plain.js';
 import { forEachLine, forEachLineFd, forEachLineIn, forEachLineSync, lastLines, type Line } from './lines.js';
 import { StreamElider } from './elide.js';
 import { Skimmer } from './skim.js';
@@ -40,7 +40,7 @@ const MAX_META = 1 << 20;
 export async function readMeta(file: string, handle?: FileHandle): Promise<MetaInfo> {
   let fh;
   try {
-    fh = handle ?? (await open(file, 'r'));
+    fh = handle ?? (await openRegular(file));
   } catch (e) {
     throw fromFsError(e, `cannot open ${file}`);
   }
@@ -116,8 +116,19 @@ export function parseJson(bytes: Buffer, valid?: boolean): Parsed {
   try {
     return { ok: true, value: JSON.parse(decodeUtf8(bytes, valid)) };
   } catch (e) {
-    return { ok: false, error: (e as Error).message };
+    return { ok: false, error: jsonErrorOf(e) };
   }
+}
+
+/**
+ * JSON.parse's complaint without the bytes it quotes: V8 names the token and a snippet of the
+ * input ("Unexpected token 'x', \"secret...\" is not valid JSON"), and a session name swapped for
+ * another file must not have that file's content read back to the client in an error.
+ */
+function jsonErrorOf(e: unknown): string {
+  const m = /position (\d+)/.exec((e as Error)?.message ?? '');
+  if (/Unexpected end/.test((e as Error)?.message ?? '')) return 'not JSON: it ends too early';
+  return m ? `not JSON from byte ${m[1]}` : 'not JSON';
 }
 
 /** Parses one event line. Returns the event or a problem message. */
@@ -257,10 +268,8 @@ export interface ReadOptions {
   /** Stop before this byte offset, a line start (a whole read only: from the first line). */
   end?: number;
   /**
-   * Read only a regular file at `file` itself: opened without following a symlink (O_NOFOLLOW)
-   * or waiting on a FIFO (O_NONBLOCK), and refused unless what was opened is a regular file. For
-   * a caller that lstat'ed the path and must read nothing else if the name is swapped
-   * meanwhile (doctor, which promises to read nothing outside the store).
+   * Kept for callers that said so (doctor); every read is now of a regular file at `file`
+   * itself: opened without following a symlink or waiting on a FIFO (plain.ts openRegular).
    */
   regularOnly?: boolean;
 }
@@ -285,17 +294,14 @@ export async function readSession(file: string, opts: ReadOptions = {}): Promise
   await loadSchemas(); // its problems name the fault
   let fh;
   try {
-    fh = await open(file, opts.regularOnly ? READ_NO_FOLLOW : 'r');
+    fh = await openRegular(file);
   } catch (e) {
-    if (opts.regularOnly && (e as NodeJS.ErrnoException).code === 'ELOOP') throw new StoreError('io', `cannot open ${file}: a symlink, not read`, { errno: 'ELOOP' });
     throw fromFsError(e, `cannot open ${file}`);
   }
   try {
-    // One stat: what was opened (regularOnly) and how far to read.
     const st = await fh.stat().catch((e: unknown) => {
       throw fromFsError(e, `cannot read ${file}`);
     });
-    if (opts.regularOnly && !st.isFile()) throw new StoreError('io', `cannot open ${file}: not a regular file, not read`);
     const size = st.size;
     const { meta, metaEnd } = await readMeta(file, fh);
     const events: SeqEvent[] = [];

@@ -35,7 +35,8 @@
 // array per word were most of the garbage collector's time. A helper thread builds the same way
 // and hands over fragments (its new words and its pairs), merged with merge().
 
-import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
+import { closeSync, fstatSync, readSync } from 'node:fs';
+import { openRegularSync } from './plain.js';
 import { cutText } from './search-skeleton.js';
 import { WORDS_WASM } from './words-wasm.js';
 
@@ -770,7 +771,7 @@ export class FolderIndex {
   static open(path: string): FolderIndex | null {
     let fd: number;
     try {
-      fd = openSync(path, 'r');
+      fd = openRegularSync(path).fd; // a symlink or a FIFO planted as search.idx is no index
     } catch {
       return null;
     }

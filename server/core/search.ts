@@ -29,11 +29,11 @@
 // (case-sensitive); every term must occur in the same event (in any of its texts).
 
 import { readdir } from 'node:fs/promises';
-import { closeSync, fstatSync, openSync, readSync, statSync } from 'node:fs';
+import { closeSync, lstatSync, readSync } from 'node:fs';
 import { helperData, serveHelper, startHelper, type Helper } from './helper.js';
 import { join, sep } from 'node:path';
 import { CorruptIndexError, FolderIndex, INDEXABLE_WORD, SEARCH_INDEX_FILE, TAIL_BYTES, UNSURE as UNSURE_EVENT, type Fragment, type IndexedFile } from './search-index.js';
-import { oneLine, textOf } from './plain.js';
+import { NotRegularError, oneLine, openRegularSync, plantedKind, replaceFileSync, textOf } from './plain.js';
 import { cutOf, cutText, cutWindow, firstInCut, Occurrences, occursInCut, skeletonOf, type Skeleton } from './search-skeleton.js';
 import { NEEDLE_MAX, Scanner, type CutString, type LineScan } from './scan.js';
 import { decodeUtf8 } from './utf8.js';
@@ -377,7 +377,7 @@ async function startSearchHelper(
 /** A file's size (0 when it cannot be stat'ed: searchOne reports it). */
 function sizeOf(file: string): number {
   try {
-    return statSync(file).size;
+    return Number(lstatSync(file).size);
   } catch {
     return 0;
   }
@@ -635,9 +635,9 @@ async function searchFile(
   sc: Scanner,
   problems: SearchProblem[],
 ): Promise<{ hits: Found[]; searched: boolean }> {
-  const fd = openSync(file, 'r');
+  const { fd, st } = openRegularSync(file); // a symlink or FIFO under a session's name: a problem, never read
   try {
-    const size = fstatSync(fd).size;
+    const size = Number(st.size);
     const hits: Found[] = [];
     let meta: { id: string; project: string; title: unknown } | null = null;
     let titles: TitleTracker | undefined;
@@ -1514,7 +1514,8 @@ async function searchIndexedOnce(
         live.delete(name);
         let st;
         try {
-          st = statSync(file, { bigint: true });
+          st = lstatSync(file, { bigint: true });
+          if (!st.isFile()) throw new NotRegularError(file, plantedKind(file) ?? 'not a regular file');
         } catch (err) {
           problems.push({ file, message: `cannot read: ${(err as Error).message}` });
           progress();
@@ -1695,7 +1696,7 @@ function readAt(file: string, offset: number, length: number): Buffer | null {
 function readInto(file: string, offset: number, into: Buffer): Buffer | null {
   let fd: number | undefined;
   try {
-    fd = openSync(file, 'r');
+    fd = openRegularSync(file).fd;
     return into.subarray(0, readSync(fd, into, 0, into.length, offset));
   } catch {
     return null;
@@ -1715,7 +1716,7 @@ function onlyGrew(file: string, e: IndexedFile): boolean {
 async function indexFile(ix: FolderIndex, fi: number, file: string, size: number, sc: Scanner, signal?: AbortSignal): Promise<void> {
   const e = ix.files[fi]!;
   ix.edit();
-  const fd = openSync(file, 'r');
+  const { fd } = openRegularSync(file);
   try {
     let titles = TitleTracker.from(e.title);
     for (const chunk of lineChunks(fd, size, sc, signal, e.covered)) {
@@ -1807,10 +1808,9 @@ function indexSkeleton(ix: FolderIndex, fi: number, buf: Buffer, start: number, 
 
 /** Writes a folder's index; a store that cannot take it is searched without one next time too. */
 async function writeIndex(path: string, ix: FolderIndex): Promise<void> {
-  const { default: writeFileAtomic } = await import('write-file-atomic');
   const bytes = ix.serialize(); // outside the catch: an index that does not check out is searched again without it
   try {
-    await writeFileAtomic(path, bytes, { mode: 0o600, fsync: false });
+    replaceFileSync(path, bytes, { mode: 0o600, fsync: false }); // never through a name planted as a symlink
   } catch {
     /* a cache: the answer does not depend on it */
   }

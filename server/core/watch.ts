@@ -21,9 +21,8 @@
 // file layout <root>/<project folder>/<id>.jsonl.
 
 import { watch as fsWatch, readdirSync, statSync, type FSWatcher, type Stats } from 'node:fs';
-import { open } from 'node:fs/promises';
 import { join, sep } from 'node:path';
-import { HISTORY_CACHE_FILE, SESSION_ID_RE, projectFolderNames } from './plain.js';
+import { HISTORY_CACHE_FILE, SESSION_ID_RE, openRegular, projectFolderNames } from './plain.js';
 
 export type StoreChangeKind = 'created' | 'appended' | 'renamed' | 'deleted';
 
@@ -544,7 +543,7 @@ function isTitleLine(line: string): boolean {
 async function readRange(file: string, position: number, length: number): Promise<Buffer | undefined> {
   let fh;
   try {
-    fh = await open(file, 'r');
+    fh = await openRegular(file);
     const buf = Buffer.alloc(length);
     const { bytesRead } = await fh.read(buf, 0, length, position);
     return buf.subarray(0, bytesRead);
