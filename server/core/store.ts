@@ -11,7 +11,8 @@
 // Depends on node:fs, ./catalog, ./lock, ./reader, ./events; knows nothing of JSON-RPC or the CLI.
 
 import { chmod, lstat, mkdir, open, stat } from 'node:fs/promises';
-import { closeSync, fstatSync, fsync, ftruncateSync, openSync, readSync, writeSync } from 'node:fs';
+import { closeSync, constants, fstatSync, fsync, ftruncateSync, lstatSync, openSync, readSync, unlinkSync } from 'node:fs';
+import { openRegular, openRegularSync, plantedKind, writeAllSync } from './plain.js';
 import { join, resolve } from 'node:path';
 import {
   IncomingEvent,
@@ -36,7 +37,7 @@ import {
   type IndexEntry,
 } from './catalog.js';
 import { acquireLock, inspectLock, DEFAULT_STALE_MS, type Held } from './lock.js';
-import { readMeta, readSession, readSessionFrom, readTail, foldEvents, foldDigest, parseEventLine, type Problem } from './reader.js';
+import { readMeta, readMetaSync, readSession, readSessionFrom, readTail, foldEvents, foldDigest, parseEventLine, type Problem } from './reader.js';
 import { eachLineBackward, kindOfHead, KIND_HEAD_BYTES } from './lines.js';
 import { elideToCap, StreamElider } from './elide.js';
 import { lockPathOf } from './lock.js';
@@ -108,6 +109,13 @@ export interface AppendResult {
 
 interface Live {
   held: Held;
+  /**
+   * The session held by its open file (O_RDWR | O_APPEND, opened without following a symlink):
+   * every append is written here, after checking that `file` still names this device and inode.
+   */
+  fd: number;
+  dev: bigint;
+  ino: bigint;
   file: string;
   dir: string;
   /** Line positions after the meta line. */
@@ -215,25 +223,39 @@ export class SessionStore {
         ...(o.model ? { model: o.model } : {}),
       };
       const line = Buffer.from(JSON.stringify(meta) + '\n');
-      let fh;
+      this.writable();
+      let fd: number;
       try {
-        fh = await open(file, 'wx', 0o600); // exclusive: never overwrite a file that exists
+        // Exclusive (never a file that exists, nor a name planted as a symlink), and kept open:
+        // this store then holds the session by this descriptor (see Live).
+        fd = openSync(file, constants.O_RDWR | constants.O_APPEND | constants.O_CREAT | constants.O_EXCL | (constants.O_NOFOLLOW ?? 0), 0o600);
       } catch (e) {
         if ((e as NodeJS.ErrnoException).code === 'EEXIST') continue;
         throw fromFsError(e, `cannot create a session in ${dir}`);
       }
+      let held: Held;
+      let st;
       try {
-        await writeAll(fh, line);
-        await fh.sync();
+        try {
+          writeAllSync(fd, line);
+          await fsyncFd(fd);
+        } catch (e) {
+          throw fromFsError(e, `cannot write the new session ${id}`);
+        }
+        await syncDir(dir);
+        st = fstatSync(fd, { bigint: true });
+        held = await this.lockFile(id, file);
       } catch (e) {
-        await fh.close().catch(() => {});
-        throw fromFsError(e, `cannot write the new session ${id}`);
+        // A failed create leaves nothing: the file is ours (made exclusively) and was never acknowledged.
+        closeQuietly(fd);
+        try {
+          unlinkSync(file);
+        } catch {
+          /* nothing more to do */
+        }
+        throw e;
       }
-      await fh.close();
-      await syncDir(dir);
       this.located.set(id, file);
-      const held = await this.lockFile(id, file);
-      const st = await stat(file, { bigint: true });
       const entry: IndexEntry = {
         id,
         project,
@@ -253,7 +275,7 @@ export class SessionStore {
         folded: line.length,
         bad: 0,
       };
-      this.live.set(id, { held, file, dir, lines: 0, size: line.length, torn: false, entry });
+      this.live.set(id, { held, fd, dev: st.dev, ino: st.ino, file, dir, lines: 0, size: line.length, torn: false, entry });
       await upsertEntry(dir, entry).catch(() => {});
       return meta;
     }
@@ -265,7 +287,11 @@ export class SessionStore {
       staleMs: this.staleLockMs,
       agent: this.agent,
       onLost: (err) => {
-        this.live.delete(id);
+        const live = this.live.get(id);
+        if (live?.file === file) {
+          this.live.delete(id);
+          closeQuietly(live.fd);
+        }
         this.onLockLost?.(id, err);
       },
     });
@@ -281,30 +307,77 @@ export class SessionStore {
   private async own(id: string): Promise<Live> {
     const existing = this.live.get(id);
     if (existing && !existing.held.compromised) return existing;
+    this.writable();
     const file = await this.pathOf(id);
-    const info = await readMeta(file);
-    if (info.meta.v > SCHEMA_VERSION)
-      throw new StoreError(
-        'schema-too-new',
-        `session ${id} was written with schema v${info.meta.v}; this build writes v${SCHEMA_VERSION} and will not append to it (update levelcode-sessions)`,
-        { v: info.meta.v, supported: SCHEMA_VERSION },
-      );
-    const held = await this.lockFile(id, file);
+    // Held by its descriptor from here on: opened without following a symlink or waiting on a
+    // FIFO, and only if it is a regular file (plain.ts openRegularSync).
+    let fd: number;
     try {
+      fd = openRegularSync(file, constants.O_RDWR | constants.O_APPEND).fd;
+    } catch (e) {
+      throw fromFsError(e, `cannot open session ${id} for appending`);
+    }
+    let held: Held | undefined;
+    try {
+      const info = readMetaSync(file, fd);
+      if (info.meta.v > SCHEMA_VERSION)
+        throw new StoreError(
+          'schema-too-new',
+          `session ${id} was written with schema v${info.meta.v}; this build writes v${SCHEMA_VERSION} and will not append to it (update levelcode-sessions)`,
+          { v: info.meta.v, supported: SCHEMA_VERSION },
+        );
+      held = await this.lockFile(id, file);
       const dir = join(file, '..');
-      const st = await stat(file, { bigint: true });
+      const st = fstatSync(fd, { bigint: true });
       const size = Number(st.size);
+      // Sequence numbers come from the file: its line ends are counted (no parse), and the
+      // cached entry is used only when it agrees with them.
+      const counted = await countLines(fd, info.metaEnd, size);
       let entry = await cachedEntry(dir, id);
-      if (!entry || entry.bytes !== size || entry.mtimeNs !== st.mtimeNs.toString())
+      if (!entry || entry.bytes !== size || entry.mtimeNs !== st.mtimeNs.toString() || entry.lines !== counted.lines || entry.folded < size !== counted.torn)
         entry = await entryFromFile(file, id, size, st.mtimeNs);
-      const torn = entry.folded < size;
-      const live: Live = { held, file, dir, lines: entry.lines + (torn ? 1 : 0), size, torn, entry };
+      const live: Live = { held, fd, dev: st.dev, ino: st.ino, file, dir, lines: counted.lines + (counted.torn ? 1 : 0), size, torn: counted.torn, entry };
+      this.checkSame(live);
       this.live.set(id, live);
       return live;
     } catch (e) {
-      await held.release();
+      closeQuietly(fd);
+      await held?.release();
       throw e;
     }
+  }
+
+  /**
+   * Refuses to touch a held session whose name no longer leads to the file held: removed,
+   * renamed, or replaced (by a symlink, a FIFO or another file) behind this process. The
+   * descriptor is let go with the lock; nothing is written anywhere.
+   */
+  private checkSame(live: Live): void {
+    let st;
+    try {
+      st = lstatSync(live.file, { bigint: true });
+    } catch {
+      st = undefined;
+    }
+    if (st && st.isFile() && st.dev === live.dev && st.ino === live.ino) return;
+    const what = !st ? 'removed' : st.isFile() ? 'replaced by another file' : `replaced by ${plantedKind(live.file) ?? 'something else'}`;
+    const id = live.entry.id;
+    if (this.live.get(id) === live) this.live.delete(id);
+    closeQuietly(live.fd);
+    void live.held.release();
+    throw new StoreError('io', `session ${id} was ${what} behind this process: nothing written (its lock is released; open it again)`, { file: live.file });
+  }
+
+  /** After shutdown (closeForWrites), a late answer must not write: every write refuses. */
+  private closed = false;
+
+  /** Refuses every later create, lock and append; what is held is released by releaseAll. */
+  closeForWrites(): void {
+    this.closed = true;
+  }
+
+  private writable(): void {
+    if (this.closed) throw new StoreError('io', 'the store is shut down: nothing more is written');
   }
 
   /** Gives up ownership. */
@@ -313,6 +386,7 @@ export class SessionStore {
     if (!live) return;
     await this.flushIndex();
     this.live.delete(id);
+    closeQuietly(live.fd);
     await live.held.release();
   }
 
@@ -346,17 +420,15 @@ export class SessionStore {
     const lines = validateBatch(events);
     return this.serial(id, async () => {
       const live = await this.own(id);
+      this.writable();
+      this.checkSame(live);
       if (lines.length === 0) return { appended: 0, firstSeq: live.lines, lastSeq: live.lines - 1 };
       const bufs = lines.map((l) => Buffer.from(l.text + '\n'));
-      // Performance: open, fstat, write and close are synchronous (microseconds on a page-cache
-      // write of a turn, against a thread-pool round trip each for their promise forms, which
-      // doubled the ack; bench/PERFORMANCE.md); only the fsync waits in the pool.
-      let fd: number;
-      try {
-        fd = openSync(live.file, 'a');
-      } catch (e) {
-        throw fromFsError(e, `cannot open session ${id} for appending`);
-      }
+      // Performance: fstat and write are synchronous (microseconds on a page-cache write of a
+      // turn, against a thread-pool round trip each for their promise forms, which doubled the
+      // ack; bench/PERFORMANCE.md); only the fsync waits in the pool. The descriptor is the
+      // one the session is held by (Live).
+      const fd = live.fd;
       let prefixLen = 0;
       try {
         const st = fstatSync(fd, { bigint: true });
@@ -386,12 +458,6 @@ export class SessionStore {
         }
       } catch (e) {
         throw fromFsError(e, `cannot append to session ${id}`);
-      } finally {
-        try {
-          closeSync(fd);
-        } catch {
-          /* nothing to do */
-        }
       }
       return this.afterAppend(live, lines, bufs, prefixLen);
     });
@@ -407,7 +473,7 @@ export class SessionStore {
       // intact is classified by its head there; a whole line that only lacked its '\n' is an
       // event).
       try {
-        const fh = await open(live.file, 'r');
+        const fh = await openRegular(live.file);
         try {
           await foldDigest(live.file, e, undefined, { fh, to: live.size + prefixLen });
         } finally {
@@ -501,6 +567,7 @@ export class SessionStore {
     this.located.delete(id);
     if (live) {
       this.live.delete(id);
+      closeQuietly(live.fd);
       await live.held.release();
     }
     await removeEntry(join(file, '..'), id).catch(() => {});
@@ -700,21 +767,35 @@ export function validateBatch(events: unknown[]): ValidLine[] {
   return out;
 }
 
-function writeAllSync(fd: number, buf: Buffer): void {
-  let off = 0;
-  while (off < buf.length) off += writeSync(fd, buf, off, buf.length - off);
+function closeQuietly(fd: number): void {
+  try {
+    closeSync(fd);
+  } catch {
+    /* already closed */
+  }
+}
+
+/**
+ * The line ends of a session after its meta line, counted from the file (no parse): `lines`
+ * terminated lines, and whether a torn line follows them. Where an append's seqs come from.
+ */
+async function countLines(fd: number, from: number, size: number): Promise<{ lines: number; torn: boolean }> {
+  const buf = Buffer.allocUnsafe(Math.min(1 << 20, Math.max(1, size - from)));
+  let lines = 0;
+  let last = 10;
+  for (let at = from, k = 0; at < size; k++) {
+    if (k > 0 && (k & 15) === 0) await new Promise((r) => setImmediate(r)); // a long session: let other requests in
+    const n = readSync(fd, buf, 0, Math.min(buf.length, size - at), at);
+    if (n === 0) break;
+    for (let i = buf.indexOf(10, 0); i !== -1 && i < n; i = buf.indexOf(10, i + 1)) lines++;
+    last = buf[n - 1]!;
+    at += n;
+  }
+  return { lines, torn: size > from && last !== 10 };
 }
 
 function fsyncFd(fd: number): Promise<void> {
   return new Promise((res, rej) => fsync(fd, (e) => (e ? rej(e) : res())));
-}
-
-async function writeAll(fh: import('node:fs/promises').FileHandle, buf: Buffer): Promise<void> {
-  let off = 0;
-  while (off < buf.length) {
-    const { bytesWritten } = await fh.write(buf, off, buf.length - off);
-    off += bytesWritten;
-  }
 }
 
 async function syncDir(dir: string): Promise<void> {
@@ -762,7 +843,7 @@ interface ResumePoint {
 async function findResumePoint(
   file: string,
 ): Promise<ResumePoint | undefined> {
-  const fh = await open(file, 'r').catch((e) => {
+  const fh = await openRegular(file).catch((e) => {
     throw fromFsError(e, `cannot open ${file}`);
   });
   try {
@@ -821,7 +902,7 @@ async function eachEarlierLine(
 ): Promise<void> {
   const total = p.starts.length;
   let buf = Buffer.allocUnsafe(64 * 1024);
-  const fd = openSync(file, 'r');
+  const { fd } = openRegularSync(file);
   try {
     for (let seq = p.fromSeq - 1; seq >= 0; seq--) {
       if ((seq & 255) === 0) {

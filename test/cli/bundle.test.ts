@@ -74,7 +74,7 @@ describe('the bundle the build made', () => {
     // The one import( left is inside the helper thread's source, a string run by the worker.
     expect(src.match(/\bimport\(/g)).toHaveLength(1);
     expect(src).toContain('worker = new Worker(`import(');
-    expect(src).toContain('require("write-file-atomic")');
+    expect(src).toContain('require("proper-lockfile")');
     expect(src).toContain('require("./boot.cjs")');
     expect(src).not.toContain('ZodError');
   });
@@ -95,7 +95,7 @@ describe('what a listing and a search load', () => {
     ]) {
       // Twice untimed first: the first builds index.json, history.cache and search.idx, the second
       // rewrites a history.cache written in the same instant as what it covers (a racy time is not
-      // trusted), and both load write-file-atomic, which loads node:crypto.
+      // trusted), and both load proper-lockfile (the index's lock).
       for (let i = 0; i < 2; i++) expect(run(repo, [...args, '--dir', root]).code, args[0]).toBe(0);
       const r = run(repo, [...args, '--dir', root], { node: ['--require', preload] });
       expect(r.code, args[0]).toBe(0);
