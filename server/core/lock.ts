@@ -3,13 +3,17 @@
 // A writer holds `<id>.jsonl.lock` (a directory made by proper-lockfile, whose mtime the holder
 // refreshes; stale after 30 s by default) with `owner.json` inside naming its pid and host. A
 // second writer gets StoreError('locked') and can still read. A lock whose owner is gone (same
-// host, pid no longer running) is taken over at once, so reopening an editor after a crash
-// never waits for the stale timeout; a lock from another host, or from a live pid, is honoured
-// until it goes stale.
+// host and PID namespace, pid no longer running) is taken over at once, so reopening an editor
+// after a crash never waits for the stale timeout; a lock from another host, from another PID
+// namespace on this host (a Flatpak or Snap editor, a container sharing the hostname: its pids
+// are not ours to see), or from a live pid, is honoured until it goes stale. A pid is evidence
+// only where it can be seen; elsewhere the lock's freshness (its mtime, refreshed by a live
+// owner) is the truth.
 // Depends on node:fs, node:os and proper-lockfile; nothing of JSON-RPC.
 
 import { hostname } from 'node:os';
 import { link, readFile, rm, stat, utimes, writeFile } from 'node:fs/promises';
+import { readlinkSync } from 'node:fs';
 import * as nodeFs from 'node:fs';
 import { join } from 'node:path';
 import { StoreError, fromFsError } from './errors.js';
@@ -27,6 +31,26 @@ export interface Owner {
   since: string;
   /** Who holds it, for the "locked by another window" message (sidecar, cli, ...). */
   agent?: string;
+  /** The owner's PID namespace (Linux: /proc/self/ns/pid's link, "pid:[4026531836]"). */
+  pidns?: string;
+}
+
+/**
+ * This process's PID namespace: its pids are evidence of life only to a process in the same
+ * one. "none" where the system has no PID namespaces (no /proc/self/ns/pid, not Linux); on
+ * Linux a namespace that cannot be read is undefined, and then no pid is evidence.
+ */
+export const PID_NAMESPACE: string | undefined = (() => {
+  try {
+    return readlinkSync('/proc/self/ns/pid');
+  } catch {
+    return process.platform === 'linux' ? undefined : 'none';
+  }
+})();
+
+/** Whether an owner's pid can be seen from here: same host, same PID namespace. */
+export function pidVisible(o: { host?: unknown; pidns?: unknown }): boolean {
+  return o.host === hostname() && PID_NAMESPACE !== undefined && (o.pidns ?? (PID_NAMESPACE === 'none' ? 'none' : undefined)) === PID_NAMESPACE;
 }
 
 // proper-lockfile removes its lock directory with rmdir; ours holds owner.json, so removal
@@ -97,35 +121,41 @@ async function takeOver(file: string, staleMs: number, seen: LockState): Promise
   const marker = `${lockPath}.takeover`;
   // The marker is a file naming its maker, so that one left by a taker killed mid-takeover is
   // cleared at once when that pid is gone (else after TAKEOVER_STALE_MS).
-  const note = JSON.stringify({ pid: process.pid, host: hostname() });
+  const note = JSON.stringify({ pid: process.pid, host: hostname(), pidns: PID_NAMESPACE });
   // Made whole, then linked into place (link fails when the marker exists): a taker killed
-  // between creating the marker and writing its note must not leave an anonymous marker.
+  // between creating the marker and writing its note must not leave an anonymous marker. A
+  // note that cannot be written (a full disk) is removed, and the failure is the caller's
+  // (NoSpace), never "locked".
   const claim = async () => {
     const tmp = `${marker}.new-${process.pid}-${Math.random().toString(36).slice(2, 10)}`;
-    await writeFile(tmp, note, { mode: 0o600 });
     try {
+      await writeFile(tmp, note, { mode: 0o600 });
       await link(tmp, marker);
     } finally {
       await rm(tmp, { force: true });
     }
   };
+  const failed = (e: unknown) => {
+    throw fromFsError(e, `cannot take over the lock of ${file}`);
+  };
   try {
     await claim();
   } catch (e) {
-    if ((e as NodeJS.ErrnoException).code !== 'EEXIST') return false;
+    if ((e as NodeJS.ErrnoException).code !== 'EEXIST') failed(e);
     const st = await stat(marker).catch(() => undefined);
-    let maker: { pid?: number; host?: string } | undefined;
+    let maker: { pid?: number; host?: string; pidns?: string } | undefined;
     try {
       maker = JSON.parse(await readFile(marker, 'utf8'));
     } catch {
       /* empty or half-written: judged by its age */
     }
-    const gone = maker?.host === hostname() && !pidAlive(Number(maker?.pid));
+    const gone = !!maker && pidVisible(maker) && !pidAlive(Number(maker.pid));
     if (st && !gone && Date.now() - st.mtimeMs < TAKEOVER_STALE_MS) return false;
     await rm(marker, { force: true });
     try {
       await claim();
-    } catch {
+    } catch (e2) {
+      if ((e2 as NodeJS.ErrnoException).code !== 'EEXIST') failed(e2);
       return false;
     }
   }
@@ -169,7 +199,7 @@ export async function readOwner(file: string): Promise<Owner | undefined> {
 export interface LockState {
   locked: boolean;
   owner?: Owner;
-  /** The owner is on this host and its pid is gone. */
+  /** The owner's pid can be seen from here (same host and PID namespace) and is gone. */
   dead: boolean;
   /** The lock directory's mtime is older than the stale timeout. */
   stale: boolean;
@@ -183,7 +213,7 @@ export async function inspectLock(file: string, staleMs = DEFAULT_STALE_MS): Pro
     return { locked: false, dead: false, stale: false };
   }
   const owner = await readOwner(file);
-  const dead = !!owner && owner.host === hostname() && !pidAlive(owner.pid);
+  const dead = !!owner && pidVisible(owner) && !pidAlive(owner.pid);
   const stale = Date.now() - st.mtimeMs > staleMs;
   return { locked: true, owner, dead, stale };
 }
@@ -203,7 +233,7 @@ export async function acquireLock(
 ): Promise<Held> {
   const staleMs = opts.staleMs ?? DEFAULT_STALE_MS;
   const held: Held = { release: async () => {}, compromised: false };
-  const owner: Owner = { pid: process.pid, host: hostname(), since: new Date().toISOString(), agent: opts.agent };
+  const owner: Owner = { pid: process.pid, host: hostname(), since: new Date().toISOString(), agent: opts.agent, ...(PID_NAMESPACE ? { pidns: PID_NAMESPACE } : {}) };
   const lockfile = await lockfileLib();
   const attempt = () =>
     lockfile.lock(file, {
@@ -221,16 +251,23 @@ export async function acquireLock(
   // A lock that is there already is judged here (dead owner, or stale), and taken over only
   // under the takeover marker: proper-lockfile's own stale removal is not safe against two
   // processes doing it at once (see takeOver).
-  const existing = await inspectLock(file, staleMs);
-  if (existing.locked) {
-    if (!(existing.dead || existing.stale) || !(await takeOver(file, staleMs, existing))) throw lockedError(file, existing.owner ?? (await readOwner(file)));
-  }
-  let release;
-  try {
-    release = await attempt();
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code !== 'ELOCKED') throw fromFsError(e, `cannot lock ${file}`);
-    throw lockedError(file, await readOwner(file));
+  // A refusal names its holder (heldBy): a lock released between two looks is tried again, not
+  // refused with nobody named.
+  let release: (() => Promise<void>) | undefined;
+  for (let tries = 0; !release; tries++) {
+    const existing = await inspectLock(file, staleMs);
+    if (existing.locked && !((existing.dead || existing.stale) && (await takeOver(file, staleMs, existing)))) {
+      const who = existing.owner ?? (await readOwner(file));
+      if (who || tries >= 5) throw lockedError(file, who ?? (await anonymousOwner(file)));
+      continue;
+    }
+    try {
+      release = await attempt();
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'ELOCKED') throw fromFsError(e, `cannot lock ${file}`);
+      const who = await readOwner(file);
+      if (who || tries >= 5) throw lockedError(file, who ?? (await anonymousOwner(file)));
+    }
   }
   if (!(await readOwner(file))) {
     // The lock was made without its note (see lockFsFor): write it now, as before.
@@ -256,12 +293,22 @@ export async function acquireLock(
   return held;
 }
 
-function lockedError(file: string, owner?: Owner): StoreError {
-  const who = owner
-    ? `${owner.agent ?? 'process'} ${owner.pid}${owner.host === hostname() ? '' : ` on ${owner.host}`}`
-    : 'another process';
+/**
+ * What a refusal names when the lock has no owner note (one made on a full disk, or one another
+ * process is making right now): the lock itself, since when it was refreshed.
+ */
+async function anonymousOwner(file: string): Promise<Partial<Owner> & { agent: string }> {
+  const st = await stat(lockPathOf(file)).catch(() => undefined);
+  return { agent: 'unknown', ...(st ? { since: st.mtime.toISOString() } : {}) };
+}
+
+function lockedError(file: string, owner: Partial<Owner>): StoreError {
+  const who =
+    owner.pid !== undefined
+      ? `${owner.agent ?? 'process'} ${owner.pid}${owner.host === hostname() ? (pidVisible(owner) ? '' : ' in another PID namespace') : ` on ${owner.host}`}`
+      : 'another process';
   return new StoreError('locked', `session is locked by another window (${who}); it can still be read`, {
-    heldBy: owner ?? null,
+    heldBy: owner,
     file,
   });
 }

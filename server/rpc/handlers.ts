@@ -340,8 +340,9 @@ async function takeOrReadOnly(store: SessionStore, id: string): Promise<{ readOn
     return { readOnly: false };
   } catch (e) {
     if (!isStoreError(e, 'locked') && !isStoreError(e, 'schema-too-new')) throw e;
-    const info = await store.lockInfo(id).catch(() => undefined);
-    return info?.locked ? { readOnly: true, heldBy: { pid: info.pid, host: info.host } } : { readOnly: true };
+    // The holder the refusal named (never looked up again: it may have let go meanwhile).
+    const owner = isStoreError(e, 'locked') ? (e.data as { heldBy?: { pid?: number; host?: string } } | undefined)?.heldBy : undefined;
+    return owner ? { readOnly: true, heldBy: { ...(owner.pid !== undefined ? { pid: owner.pid } : {}), ...(owner.host !== undefined ? { host: owner.host } : {}) } } : { readOnly: true };
   }
 }
 

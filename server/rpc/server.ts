@@ -27,7 +27,7 @@ import type {
 // The library through require (lsp.ts): an ES import of it cost ~60 ms of the start.
 import { lsp, lspNode, lspSource } from './lsp.js';
 const { createConnection, ProposedFeatures, ResponseError, CancellationToken, LogMessageNotification, SetTraceNotification } = lsp;
-const { createProtocolConnection, StreamMessageReader, StreamMessageWriter, SocketMessageReader, SocketMessageWriter } = lspNode;
+const { createProtocolConnection, StreamMessageReader, StreamMessageWriter, SocketMessageWriter } = lspNode;
 type ResponseError<D> = import('vscode-languageserver').ResponseError<D>;
 type CancellationToken = import('vscode-languageserver').CancellationToken;
 import type { SessionStore } from '../core/store.js';
@@ -37,6 +37,7 @@ import { resolveStoreRoot } from '../core/plain.js';
 import { watchStore, type StoreWatcher } from '../core/watch.js';
 import { mkdir } from 'node:fs/promises';
 import { Log } from './log.js';
+import { FrameGuard } from './frames.js';
 import { encoder } from './encode.js';
 import { RpcErrorCodes, invalidParams, rpcError, toResponseError } from './errors.js';
 import type { Context, Progress, TitleJobs } from './handlers.js';
@@ -87,15 +88,37 @@ export async function serve(opts: ServeOptions): Promise<number> {
 
 interface Transport {
   reader: MessageReader;
+  /** Called once when the client's bytes break the framing (frames.ts FrameGuard). */
+  onBadFrame(cb: (reason: string) => void): void;
   writer: MessageWriter;
   onEnd(cb: () => void): void;
   close(): void;
   stdio: boolean;
 }
 
-function stdioTransport(): Transport {
+/** The client's bytes through a FrameGuard: `badFrame` is told the first frame that breaks the framing. */
+function guarded(input: NodeJS.ReadableStream): { stream: FrameGuard; onBadFrame: Transport['onBadFrame'] } {
+  let listener: ((reason: string) => void) | undefined;
+  let early: string | undefined;
+  const stream = new FrameGuard((reason) => {
+    if (listener) listener(reason);
+    else early = reason;
+  });
+  input.pipe(stream);
   return {
-    reader: new StreamMessageReader(process.stdin),
+    stream,
+    onBadFrame: (cb) => {
+      listener = cb;
+      if (early !== undefined) cb(early);
+    },
+  };
+}
+
+function stdioTransport(): Transport {
+  const g = guarded(process.stdin);
+  return {
+    reader: new StreamMessageReader(g.stream),
+    onBadFrame: g.onBadFrame,
     writer: new StreamMessageWriter(process.stdout, { charset: 'utf-8', contentTypeEncoder: encoder }),
     onEnd: (cb) => {
       process.stdin.once('end', cb);
@@ -109,8 +132,10 @@ function stdioTransport(): Transport {
 async function socketTransport(port: number): Promise<Transport> {
   const socket: Socket = connect({ port, host: '127.0.0.1' });
   await once(socket, 'connect');
+  const g = guarded(socket);
   return {
-    reader: new SocketMessageReader(socket),
+    reader: new StreamMessageReader(g.stream),
+    onBadFrame: g.onBadFrame,
     writer: new SocketMessageWriter(socket, { charset: 'utf-8', contentTypeEncoder: encoder }),
     onEnd: (cb) => socket.once('close', cb),
     close: () => socket.destroy(),
@@ -198,6 +223,12 @@ class Sidecar {
     // silent, answering nothing, until stdin closed. It now says why on stderr and exits (1) the
     // clean way: locks released, index written, everything acknowledged on disk. A body that is
     // not JSON leaves the stream in step: it is logged and skipped, and serving goes on.
+    // Frames.ts stops a header it cannot honour (a negative, garbage or huge Content-Length, a
+    // header with no end) before the library buffers or misreads it: the same way out.
+    this.transport.onBadFrame((reason) => {
+      this.log.error(`unreadable frame header on the transport (${reason}); exiting`);
+      void this.finish(this.shutdownReceived ? 0 : 1);
+    });
     reader.onError((e) => {
       const msg = (e instanceof Error ? e.message : String(e)).split('\n')[0];
       if (/Content-Length|Message header|Header must/i.test(msg)) {
@@ -296,6 +327,9 @@ class Sidecar {
     this.watcher?.close();
     const core = await this.loadCore();
     await core.titles.drain();
+    // After shutdown nothing is written: a late answer (a summary, a title) that a handler would
+    // append, or a request racing the shutdown, is refused by the store itself.
+    core.store.closeForWrites();
     await core.store.releaseAll();
     return undefined;
   }
@@ -327,6 +361,7 @@ class Sidecar {
         const core = await this.coreLoading;
         if (!core) return;
         await core.titles.drain().catch(() => undefined);
+        core.store.closeForWrites();
         await core.store.releaseAll().catch(() => undefined);
       };
       await Promise.race([release(), delay(2000)]);
