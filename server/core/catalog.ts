@@ -89,7 +89,8 @@ function loadIndexSync(dir: string): LoadedIndex {
     }
     return { entries, trusted: true };
   } catch (e) {
-    return { entries: new Map(), trusted: false, problem: `index.json is corrupt (${(e as Error).message}); rebuilt` };
+    // The reason without JSON.parse's quote of the bytes: whatever the name holds is not echoed.
+    return { entries: new Map(), trusted: false, problem: `index.json is corrupt (${e instanceof SyntaxError ? 'not JSON' : (e as Error).message}); rebuilt` };
   }
 }
 

@@ -14,6 +14,7 @@ import { HISTORY_CACHE_FILE } from './history-cache.js';
 import { inspectLock, DEFAULT_STALE_MS } from './lock.js';
 import { readSession } from './reader.js';
 import { isSessionId } from './ids.js';
+import { plantedKind } from './plain.js';
 
 export type FindingKind =
   | 'unreadable-line'
@@ -115,8 +116,23 @@ export async function doctor(root: string, opts: { fix?: boolean; staleLockMs?: 
       if (opts.signal?.aborted) throw opts.signal.reason;
       const path = join(dir, name);
       if (name === INDEX_FILE || name === SEARCH_INDEX_FILE) {
-        // Caches: only their mode is checked (search.idx is rebuilt by search when it does not check out).
-        await checkMode(path, 0o600, findings, opts.fix);
+        // Caches: only their mode is checked (search.idx is rebuilt by search when it does not
+        // check out). One planted as a symlink, a FIFO or a device is said so and never read nor
+        // followed (index.json's is reported by the refresh above); --fix removes the name itself.
+        const planted = plantedKind(path);
+        if (planted && name === SEARCH_INDEX_FILE) {
+          const f: Finding = { kind: 'index-corrupt', path, message: `${name} is ${planted}, not a regular file: never read nor followed` };
+          if (opts.fix) {
+            await rm(path, { force: true });
+            f.fixed = 'removed (the next search rebuilds it)';
+          }
+          findings.push(f);
+        } else if (planted && opts.fix) {
+          const f = findings.find((x) => x.path === path && x.kind === 'index-corrupt');
+          const again = await refreshIndex(dir); // replaces the planted name by a rebuilt index (a rename: nothing followed)
+          if (f && again.stats.written) f.fixed = 'replaced by a rebuilt index';
+        }
+        if (!planted) await checkMode(path, 0o600, findings, opts.fix);
         continue;
       }
       const temp = TEMP_FILES.find((t) => name.startsWith(`${t.file}.`));
@@ -157,14 +173,14 @@ export async function doctor(root: string, opts: { fix?: boolean; staleLockMs?: 
       const st = await lstat(path).catch(() => undefined);
       if (!st) continue; // gone meanwhile
       if (!st.isFile()) {
-        findings.push({ kind: 'stray-file', path, message: `${st.isSymbolicLink() ? 'a symlink' : 'not a regular file'}, not a session file: never read (left alone)` });
+        findings.push({ kind: 'stray-file', path, message: `${plantedKind(path) ?? 'not a regular file'}, not a session file: never read nor followed (left alone)` });
         continue;
       }
       report.sessions++;
       await checkModeOf(path, st, 0o600, findings, opts.fix);
       try {
-        // regularOnly: a name swapped for a symlink or a FIFO since the lstat above is not read.
-        const r = await readSession(path, { signal: opts.signal, regularOnly: true });
+        // A name swapped for a symlink or a FIFO since the lstat above is not read (readSession opens no-follow).
+        const r = await readSession(path, { signal: opts.signal });
         if (r.meta.v > SCHEMA_VERSION)
           findings.push({ kind: 'schema-too-new', path, message: `schema v${r.meta.v} is newer than v${SCHEMA_VERSION}: listed and readable, not appendable` });
         for (const p of r.problems)

@@ -1653,10 +1653,25 @@ async function searchIndexedOnce(
     for (const f of folders) f.ix?.close();
   }
   opts.signal?.throwIfAborted();
+  // No cache decides the truth: a hit is reported only once its line, read from its session
+  // file, matches. An index that names a line that does not (or a session under another file's
+  // name) disagrees with the files: it is distrusted, and the search runs again without it,
+  // which rebuilds and rewrites it (searchIndexed). A second disagreement is a file changing
+  // under the search: its hit is left out.
   const top: SearchHit[] = [];
   for (const { hit: h } of found.sorted()) {
-    const hit = 'offset' in h ? materialize(h, q, fo) : h;
+    if (!('offset' in h)) {
+      top.push(h);
+      continue;
+    }
+    const named = h.file.slice(h.file.lastIndexOf(sep) + 1) === `${h.sessionId}.jsonl`;
+    const hit = named ? materialize(h, q, fo) : null;
     if (hit) top.push(hit);
+    else {
+      const path = h.file.slice(0, h.file.lastIndexOf(sep)) + sep + SEARCH_INDEX_FILE;
+      if (!distrusted.has(path)) throw new CorruptIndexError(path, `names line ${h.seq + 2} of ${h.file}, which does not match`);
+      total--;
+    }
   }
   opts.signal?.throwIfAborted();
   return { hits: top, total, files: searched, problems };
