@@ -319,7 +319,7 @@ describe('search index: one file of a folder gone', () => {
       (ix) => {
         // The gone file stays in it, dead, until a compaction.
         const b = readFileSync(ix);
-        const head = JSON.parse(b.toString('utf8', 12, 12 + b.readUInt32LE(8))) as { files: { name: string; dead?: boolean }[] };
+        const head = JSON.parse(b.toString('utf8', 16, 16 + b.readUInt32LE(8))) as { files: { name: string; dead?: boolean }[] };
         expect(head.files.filter((f) => f.dead).map((f) => f.name)).toEqual(['2026-09-01T10-00-00-aaaa.jsonl']);
         expect(detailsParse(b)).toHaveLength(5);
       },
@@ -438,14 +438,14 @@ describe('search index: the file (protocol.md "search.idx")', () => {
   });
 });
 
-/** Where an index file's parts are (protocol.md "search.idx", format 2). */
+/** Where an index file's parts are (protocol.md "search.idx", format 3: a 16-byte prefix). */
 function layout(b: Buffer): { n: number; t: number; details: number; detailsBytes: number; file: number; ends: number; starts: number } {
   const headLen = b.readUInt32LE(8);
-  const h = JSON.parse(b.toString('utf8', 12, 12 + headLen)) as { details: number; events: number; tokens: number };
+  const h = JSON.parse(b.toString('utf8', 16, 16 + headLen)) as { details: number; events: number; tokens: number };
   const pad8 = (x: number) => (x + 7) & ~7;
-  const headEnd = pad8(12 + headLen + h.details);
+  const headEnd = pad8(16 + headLen + h.details);
   const ends = headEnd + h.events * 28 + pad8(h.events);
-  return { n: h.events, t: h.tokens, details: 12 + headLen, detailsBytes: h.details, file: headEnd + 24 * h.events, ends, starts: ends + 4 * h.tokens };
+  return { n: h.events, t: h.tokens, details: 16 + headLen, detailsBytes: h.details, file: headEnd + 24 * h.events, ends, starts: ends + 4 * h.tokens };
 }
 
 describe('search index: values out of place, the sizes intact', () => {

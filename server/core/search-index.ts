@@ -36,6 +36,7 @@
 // and hands over fragments (its new words and its pairs), merged with merge().
 
 import { closeSync, fstatSync, readSync } from 'node:fs';
+import { crc32 } from 'node:zlib';
 import { openRegularSync } from './plain.js';
 import { cutText } from './search-skeleton.js';
 import { WORDS_WASM } from './words-wasm.js';
@@ -58,7 +59,9 @@ export class CorruptIndexError extends Error {
 export const SEARCH_INDEX_FILE = 'search.idx';
 
 const MAGIC = 0x4953434c; // the bytes "LCSI" (LevelCode Search Index), read little-endian
-const FORMAT = 2;
+const FORMAT = 3;
+/** The magic, the format, the header's length and the CRC-32 of the header's bytes. */
+const PREFIX = 16;
 
 /** Event flag: the event's line may match only through an escape or a folding trap. */
 export const UNSURE = 1;
@@ -122,6 +125,13 @@ interface Header {
   tokens: number;
   vocab: number;
   postings: number;
+  /**
+   * CRC-32s (zlib) of the details and of the block read at open (columns, postings ends, word
+   * starts, postings sums, vocabulary). Each token's postings have their own, in that block,
+   * checked when they are read: no byte a search uses goes unchecked, so a damaged index is no
+   * index (rebuilt) instead of an answer with hits missing or made up.
+   */
+  sums: { details: number; block: number };
 }
 
 /** [A-Za-z0-9] folded to lowercase; 0 separates. Beyond ASCII only 'K' (k) and 'ſ' (s) fold into it. */
@@ -178,6 +188,8 @@ export class FolderIndex {
   private enc: Uint8Array = new Uint8Array(0);
   private encEnd: Uint32Array = new Uint32Array(0);
   private fd: number | null = null;
+  /** Each token's postings' CRC-32, while they are read from the file (null once in memory). */
+  private psums: Uint32Array | null = null;
   private postingsAt = 0;
   private postingsBytes = 0;
   // While editing (see edit()): the token table, and the (word, event) pairs posted since the
@@ -203,6 +215,7 @@ export class FolderIndex {
   /** Opened, and its files' tails and titles not read yet: where they are in the file (see details()). */
   private detailsAt = 0;
   private detailsBytes = -1;
+  private detailsSum = 0;
 
   // ---- Building ---------------------------------------------------------------------------
 
@@ -589,6 +602,7 @@ export class FolderIndex {
       const b = this.encEnd[id]!;
       if (a > b || b > (this.fd === null ? this.enc.length : this.postingsBytes)) throw this.corrupt('postings out of range');
       const enc = this.encoded(a, b);
+      if (this.fd !== null && this.psums && crc32(enc) !== this.psums[id]) throw this.corrupt('postings do not match their sum');
       let p = 0;
       const end = enc.length;
       let v = 0;
@@ -694,8 +708,10 @@ export class FolderIndex {
     const oldWords = this.encEnd.length;
     const buf = new Uint8Array(this.enc.length + 5 * this.npairs);
     const ends = new Uint32Array(this.tokens.length);
+    const psums = new Uint32Array(this.tokens.length);
     let p = 0;
     for (let id = 0; id < this.tokens.length; id++) {
+      const from = p;
       let last = 0;
       if (id < oldWords) {
         const a = id === 0 ? 0 : this.encEnd[id - 1]!;
@@ -724,6 +740,7 @@ export class FolderIndex {
         buf[p++] = x;
       }
       ends[id] = p;
+      psums[id] = crc32(buf.subarray(from, p));
     }
     const bytes = buf.subarray(0, p);
     const vocab = Buffer.from(this.tokens.join('\n'), 'latin1');
@@ -731,21 +748,13 @@ export class FolderIndex {
     for (let id = 1; id < wordStarts.length; id++) wordStarts[id] = wordStarts[id - 1]! + this.tokens[id - 1]!.length + 1;
     const details = Buffer.from(JSON.stringify(this.files.map((f) => [f.tail, f.title])), 'utf8');
     const files = this.files.map(({ tail: _t, title: _u, ...f }): HeadFile => f);
-    const header: Header = { files, details: details.length, events: this.n, tokens: this.tokens.length, vocab: vocab.length, postings: bytes.length };
-    const head = Buffer.from(JSON.stringify(header), 'utf8');
     const n = this.n;
-    const headEnd = pad8(12 + head.length + details.length);
     const colBytes = n * (8 + 8 + 4 + 4 + 4) + pad8(n);
-    const total = headEnd + colBytes + 8 * ends.length + vocab.length + bytes.length;
-    const out = Buffer.alloc(total);
-    out.writeUInt32LE(MAGIC, 0);
-    out.writeUInt32LE(FORMAT, 4);
-    out.writeUInt32LE(head.length, 8);
-    head.copy(out, 12);
-    details.copy(out, 12 + head.length);
-    let at = headEnd;
+    // The block read at open, made first: its sum goes in the header.
+    const block = Buffer.alloc(colBytes + 12 * ends.length + vocab.length);
+    let at = 0;
     const put = (a: ArrayBufferView, len: number) => {
-      out.set(new Uint8Array(a.buffer, a.byteOffset, len), at);
+      block.set(new Uint8Array(a.buffer, a.byteOffset, len), at);
       at += len;
     };
     put(this.time, n * 8);
@@ -754,12 +763,31 @@ export class FolderIndex {
     put(this.seq, n * 4);
     put(this.file, n * 4);
     put(this.flags, n);
-    at = headEnd + colBytes;
+    at = colBytes;
     put(ends, ends.length * 4);
     put(wordStarts, wordStarts.length * 4);
-    vocab.copy(out, at);
-    at += vocab.length;
-    out.set(bytes, at);
+    put(psums, psums.length * 4);
+    vocab.copy(block, at);
+    const header: Header = {
+      files,
+      details: details.length,
+      events: this.n,
+      tokens: this.tokens.length,
+      vocab: vocab.length,
+      postings: bytes.length,
+      sums: { details: crc32(details), block: crc32(block) },
+    };
+    const head = Buffer.from(JSON.stringify(header), 'utf8');
+    const headEnd = pad8(PREFIX + head.length + details.length);
+    const out = Buffer.alloc(headEnd + block.length + bytes.length);
+    out.writeUInt32LE(MAGIC, 0);
+    out.writeUInt32LE(FORMAT, 4);
+    out.writeUInt32LE(head.length, 8);
+    out.writeUInt32LE(crc32(head), 12);
+    head.copy(out, PREFIX);
+    details.copy(out, PREFIX + head.length);
+    block.copy(out, headEnd);
+    out.set(bytes, headEnd + block.length);
     return out;
   }
 
@@ -790,32 +818,36 @@ export class FolderIndex {
     const size = fstatSync(fd).size;
     // The start of the file in one read, most often the whole header.
     const first = Buffer.allocUnsafe(Math.min(size, 1 << 16));
-    if (size < 12 || readSync(fd, first, 0, first.length, 0) !== first.length) throw new Error('short');
+    if (size < PREFIX || readSync(fd, first, 0, first.length, 0) !== first.length) throw new Error('short');
     if (first.readUInt32LE(0) !== MAGIC || first.readUInt32LE(4) !== FORMAT) throw new Error('not a search index of this format');
     const headLen = first.readUInt32LE(8);
-    if (12 + headLen > size) throw new Error('short');
-    let head = first.subarray(12, 12 + headLen);
+    if (PREFIX + headLen > size) throw new Error('short');
+    let head = first.subarray(PREFIX, PREFIX + headLen);
     if (head.length < headLen) {
       head = Buffer.allocUnsafe(headLen);
-      if (readSync(fd, head, 0, headLen, 12) !== headLen) throw new Error('short');
+      if (readSync(fd, head, 0, headLen, PREFIX) !== headLen) throw new Error('short');
     }
+    if (crc32(head) !== first.readUInt32LE(12)) throw new Error('header sum does not match');
     const h = JSON.parse(head.toString('utf8')) as Header;
     const ok = (x: unknown) => Number.isSafeInteger(x) && (x as number) >= 0;
     if (!h || !Array.isArray(h.files) || !ok(h.details) || !ok(h.events) || !ok(h.tokens) || !ok(h.vocab) || !ok(h.postings)) throw new Error('bad header');
+    if (!h.sums || !ok(h.sums.details) || !ok(h.sums.block)) throw new Error('bad header');
     for (const f of h.files) if (!validHeadFile(f)) throw new Error('bad file entry');
     const n = h.events;
     const t = h.tokens;
-    const headEnd = pad8(12 + headLen + h.details);
+    const headEnd = pad8(PREFIX + headLen + h.details);
     const colBytes = n * 28 + pad8(n);
-    if (headEnd + colBytes + 8 * t + h.vocab + h.postings !== size) throw new Error('sizes do not add up');
-    // The columns, the ends, the word starts and the vocabulary in one read, into memory of
-    // their own (aligned).
-    const rest = colBytes + 8 * t + h.vocab;
+    if (headEnd + colBytes + 12 * t + h.vocab + h.postings !== size) throw new Error('sizes do not add up');
+    // The columns, the ends, the word starts, the postings sums and the vocabulary in one read,
+    // into memory of their own (aligned), and checked whole.
+    const rest = colBytes + 12 * t + h.vocab;
     const ab = new ArrayBuffer(rest);
     if (readSync(fd, new Uint8Array(ab), 0, rest, headEnd) !== rest) throw new Error('short');
+    if (crc32(new Uint8Array(ab)) !== h.sums.block) throw new Error('block sum does not match');
     const ix = new FolderIndex();
     ix.files = h.files as IndexedFile[]; // their tails and titles come with details()
-    ix.detailsAt = 12 + headLen;
+    ix.detailsSum = h.sums.details;
+    ix.detailsAt = PREFIX + headLen;
     ix.detailsBytes = h.details;
     ix.n = n;
     ix.time = new Float64Array(ab, 0, n);
@@ -826,8 +858,9 @@ export class FolderIndex {
     ix.flags = new Uint8Array(ab, 28 * n, n);
     ix.encEnd = new Uint32Array(ab, colBytes, t);
     ix.vocabStarts = new Uint32Array(ab, colBytes + 4 * t, t);
+    ix.psums = new Uint32Array(ab, colBytes + 8 * t, t);
     ix.vocab = null; // cut when asked for: a search needs the text only
-    ix.vocabText = Buffer.from(ab, colBytes + 8 * t, h.vocab).toString('latin1');
+    ix.vocabText = Buffer.from(ab, colBytes + 12 * t, h.vocab).toString('latin1');
     ix.postingsAt = headEnd + rest;
     ix.postingsBytes = h.postings;
     // The word starts, the postings ends and the events' files are checked where they are used
@@ -847,6 +880,7 @@ export class FolderIndex {
     if (this.detailsBytes < 0) return;
     const buf = Buffer.allocUnsafe(this.detailsBytes);
     if (this.fd === null || readSync(this.fd, buf, 0, buf.length, this.detailsAt) !== buf.length) throw this.corrupt('file details unreadable');
+    if (crc32(buf) !== this.detailsSum) throw this.corrupt('file details do not match their sum');
     let d: unknown;
     try {
       d = JSON.parse(buf.toString('utf8'));
@@ -910,6 +944,11 @@ export class FolderIndex {
   private loadPostings(): void {
     if (this.fd === null) return;
     this.enc = this.encoded(0, this.postingsBytes);
+    // Checked before they are written again: a damaged list must not outlive its index.
+    if (this.psums)
+      for (let id = 0; id < this.encEnd.length; id++)
+        if (crc32(this.enc.subarray(id === 0 ? 0 : this.encEnd[id - 1]!, this.encEnd[id]!)) !== this.psums[id]) throw this.corrupt('postings do not match their sum');
+    this.psums = null;
     this.close();
   }
 }
