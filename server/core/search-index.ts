@@ -16,14 +16,17 @@
 // marked unsure: the scan path finds candidate lines by their raw bytes, so for those the
 // answer is decided again from the line (search.ts), and both paths always answer alike.
 //
-// The file (little-endian; protocol.md "search.idx"): magic, format, the header's length and
-// the header (JSON: files, counts), then the files' details (JSON: the tails and title states
-// that extending a file needs, read only then: see details()); then the event columns (time
-// f64, offset f64, length u32, seq u32, file u32, flags u8), the end of each token's postings
-// (u32), where each token starts in the vocabulary (u32), the vocabulary (tokens joined by '\n',
-// ASCII), and the postings: each token's ordinals ascending, as varint deltas. Anything that
-// does not check out on open is no index at all: it is rebuilt (an index of another format
-// too); the values a search uses are checked where it uses them (CorruptIndexError).
+// The file (little-endian; protocol.md "search.idx"): magic, format, the header's length, the
+// header's CRC-32 and the header (JSON: files, counts, sums), then the files' details (JSON: the
+// tails and title states that extending a file needs, read only then: see details()); then the
+// event columns (time f64, offset f64, length u32, seq u32, file u32, flags u8), the end of each
+// token's postings (u32), where each token starts in the vocabulary (u32), each token's
+// postings' CRC-32 (u32), the vocabulary (tokens joined by '\n', ASCII), and the postings: each
+// token's ordinals ascending, as varint deltas. Anything that does not check out on open (its
+// sums included) is no index at all: it is rebuilt (an index of another format too); a token's
+// postings are checked against their sum when read, and the values a search uses where it uses
+// them (CorruptIndexError). The sums are what make random damage harmless: without them, a
+// flipped byte gave hits of sessions that do not exist and hits left out (issue 30).
 //
 // Performance. A search opens a folder's head only (files, columns, vocabulary: one or two
 // reads) and reads the postings of its words from the open file. The word starts are stored

@@ -243,8 +243,8 @@ describe('levelcode-sessions CLI', () => {
       const r = cli(['doctor', '--json', '--fix']);
       const report = JSON.parse(r.out) as { sessions: number; findings: F[] };
       expect(report.findings.filter((f) => f.path === link || f.path === fifo)).toEqual([
-        { kind: 'stray-file', path: fifo, message: 'not a regular file, not a session file: never read (left alone)' },
-        { kind: 'stray-file', path: link, message: 'a symlink, not a session file: never read (left alone)' },
+        { kind: 'stray-file', path: fifo, message: 'a FIFO, not a session file: never read nor followed (left alone)' },
+        { kind: 'stray-file', path: link, message: 'a symlink, not a session file: never read nor followed (left alone)' },
       ].sort((a, b) => (a.path < b.path ? -1 : 1)));
       expect(report.findings.some((f) => f.path === outside)).toBe(false);
       expect(report.sessions).toBe(sessions);

@@ -342,7 +342,14 @@ describe('locks', () => {
     const dead = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))']);
     const pid = Number(dead.stdout.toString());
     await mkdir(`${file}.lock`);
-    await writeFile(join(`${file}.lock`, 'owner.json'), JSON.stringify({ pid, host: (await import('node:os')).hostname(), since: new Date().toISOString() }));
+    const host = (await import('node:os')).hostname();
+    const { PID_NAMESPACE } = await import('../../server/core/lock.js');
+    // Without the PID namespace it was in, its pid is no evidence (it may be another
+    // namespace's): honoured until stale.
+    await writeFile(join(`${file}.lock`, 'owner.json'), JSON.stringify({ pid, host, since: new Date().toISOString() }));
+    await expect(mkStore().append(a.id, [user('unseen owner')])).rejects.toMatchObject({ code: 'locked', data: { heldBy: { pid } } });
+    // In ours: gone, taken over at once.
+    await writeFile(join(`${file}.lock`, 'owner.json'), JSON.stringify({ pid, host, since: new Date().toISOString(), pidns: PID_NAMESPACE }));
     const s2 = mkStore();
     await expect(s2.append(a.id, [user('after crash')])).resolves.toMatchObject({ appended: 1 });
   });
