@@ -16,9 +16,9 @@
 // of VS Code's chat index); rewriting the index in place (a crash leaves it half-written).
 // Depends on node:fs, ./plain and ./reader.
 
-import { closeSync, lstatSync, readdirSync, readSync } from 'node:fs';
+import { closeSync, lstatSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { oneLine, openRegular, openRegularSync, readRegularSync, replaceFileSync } from './plain.js';
+import { oneLine, openRegular, openRegularSync, readRegularSync, readUpTo, replaceFileSync } from './plain.js';
 import type { Digest, Problem } from './reader.js';
 import { SESSION_ID_RE } from './plain.js';
 import { fromFsError } from './errors.js';
@@ -197,13 +197,7 @@ function readSmall(file: string, bytes: number): Buffer {
   smallBuf ??= Buffer.allocUnsafeSlow(SMALL_FILE);
   const fd = openForReading(file);
   try {
-    let got = 0;
-    while (got < bytes) {
-      const n = readSync(fd, smallBuf, got, bytes - got, got);
-      if (n === 0) break;
-      got += n;
-    }
-    return smallBuf.subarray(0, got);
+    return readUpTo(fd, smallBuf, bytes);
   } catch (e) {
     throw fromFsError(e, `cannot read ${file}`);
   } finally {

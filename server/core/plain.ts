@@ -189,18 +189,21 @@ export function openRegularSync(path: string, flags: number = constants.O_RDONLY
 export function readRegularSync(path: string): Buffer {
   const { fd, st } = openRegularSync(path);
   try {
-    const size = Number(st.size);
-    const buf = Buffer.allocUnsafe(size);
-    let got = 0;
-    while (got < size) {
-      const n = readSync(fd, buf, got, size - got, got);
-      if (n === 0) break;
-      got += n;
-    }
-    return buf.subarray(0, got);
+    return readUpTo(fd, Buffer.allocUnsafe(Number(st.size)), Number(st.size));
   } finally {
     closeSync(fd);
   }
+}
+
+/** The first `bytes` bytes of an open file read into `buf` (fewer if the file is shorter): the part read. */
+export function readUpTo(fd: number, buf: Buffer, bytes: number): Buffer {
+  let got = 0;
+  while (got < bytes) {
+    const n = readSync(fd, buf, got, bytes - got, got);
+    if (n === 0) break;
+    got += n;
+  }
+  return buf.subarray(0, got);
 }
 
 /** Every byte of `buf` written at the descriptor's position; a write that makes no progress is an error. */

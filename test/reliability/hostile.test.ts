@@ -46,6 +46,8 @@ import { prng, seedFromEnv } from './harness.js';
 const seed = seedFromEnv();
 let base: string;
 const SECRET = 'TOP-SECRET-BYTES-4f1d';
+/** What this file proves, printed at the end (README "What we promise" quotes it). */
+const detail = { planted: 0, outsideChecked: 0, swaps: 0, fifos: 0, frames: 0, exit1: 0, refusals: 0, heldByNull: 0, idxDamaged: 0, idxRebuilt: 0, asScan: 0 };
 
 beforeAll(() => {
   if (process.getuid?.() !== 0) throw new Error('the reliability suite needs root (tmpfs mounts, unshare); CI runs as root');
@@ -58,6 +60,7 @@ afterEach(async () => {
 });
 afterAll(() => {
   printFigures('hostile stores (planted files, swaps, frames, namespaces, damaged caches)');
+  process.stdout.write(`[reliability] hostile detail: seed=${seed} ${Object.entries(detail).map(([k, v]) => `${k}=${v}`).join(' ')}\n`);
   rmSync(base, { recursive: true, force: true });
 });
 
@@ -79,6 +82,7 @@ function outsideFile(dir: string, text = `${SECRET}\n`): { path: string; same: (
   return {
     path,
     same: () => {
+      detail.outsideChecked++;
       const now = statSync(path);
       expect(readFileSync(path, 'utf8')).toBe(text);
       expect(now.mode & 0o777).toBe(0o644);
@@ -146,6 +150,7 @@ describe('nothing outside the store is read or written', () => {
         symlinkSync(out.path, join(w.folder, cache));
         const r = cli(args, input);
         figures.hostileFiles++;
+        detail.planted++;
         expect(r.code === 0 || name.startsWith('doctor'), `${name} with ${cache} planted: ${r.stderr}`).toBe(true);
         out.same();
         expect(r.stdout + r.stderr, `${name} printed the target's bytes`).not.toContain(SECRET);
@@ -192,6 +197,7 @@ describe('nothing outside the store is read or written', () => {
       expect(e.message).toMatch(/replaced by a symlink|behind this process/);
       out.same();
       figures.hostileFiles++;
+      detail.swaps++;
     }
     // A link to another store's session.
     {
@@ -201,6 +207,7 @@ describe('nothing outside the store is read or written', () => {
       await errorOf(s.conn.sendRequest('session/append', { id, events: [user('must not land in the other store')] }));
       expect(readFileSync(otherFile).equals(otherBytes)).toBe(true);
       figures.hostileFiles++;
+      detail.swaps++;
     }
     // Deleted: nothing is created again.
     {
@@ -210,6 +217,7 @@ describe('nothing outside the store is read or written', () => {
       expect(e.message).toMatch(/removed behind this process/);
       expect(existsSync(file)).toBe(false);
       figures.hostileFiles++;
+      detail.swaps++;
     }
     // A link to a secret: read, resume and export answer errors that quote none of it.
     {
@@ -227,6 +235,7 @@ describe('nothing outside the store is read or written', () => {
         const e = await errorOf(s.conn.sendRequest(method, params));
         expect(JSON.stringify({ m: e.message, d: e.data }), method).not.toContain(SECRET);
         figures.hostileFiles++;
+        detail.swaps++;
       }
       secret.same();
     }
@@ -239,6 +248,7 @@ describe('nothing outside the store is read or written', () => {
       await errorOf(s.conn.sendRequest('session/append', { id, events: [user('into the impostor')] }));
       expect(readFileSync(file).equals(bytes)).toBe(true);
       figures.hostileFiles++;
+      detail.swaps++;
     }
     // The sidecar serves on.
     expect((await s.call(P.sessionList, { all: true })).sessions.length).toBeGreaterThan(0);
@@ -276,6 +286,7 @@ describe('nothing planted freezes anything', () => {
       rmSync(p, { force: true });
       expect(spawnSync('mkfifo', [p]).status).toBe(0);
       figures.hostileFiles++;
+      detail.fifos++;
     };
     fifo(join(w.folder, '2026-01-01T00-00-00-ffff.jsonl'));
     for (const cache of ['index.json', 'search.idx']) {
@@ -324,6 +335,8 @@ describe('nothing planted freezes anything', () => {
       s.child.stdin!.write(bytes);
       const exit = await s.exited;
       figures.fuzzed++;
+      detail.frames++;
+      if (exit.code === 1) detail.exit1++;
       expect(exit.code, `${name}: ${s.stderr}`).toBe(1);
       expect(s.stderr, name).toMatch(/unreadable frame header/);
       expect(existsSync(lock), `${name}: lock released`).toBe(false);
@@ -448,6 +461,8 @@ describe('locks that hold', () => {
     toggler.stdin!.end();
     await new Promise((r) => toggler.once('exit', r));
     figures.trials += 1500;
+    detail.refusals += refusals;
+    detail.heldByNull += nulls;
     expect(refusals).toBeGreaterThan(0);
     expect(nulls).toBe(0);
   }, 300_000);
@@ -526,8 +541,11 @@ describe('no cache decides the truth', () => {
       expect(r.total, `trial ${t} (seed ${seed})`).toBe(want.total);
       if (!readFileSync(ix).equals(b)) damaged++;
       figures.fuzzed++;
+      detail.idxDamaged++;
+      detail.asScan++; // reached only when both expectations above held
     }
     // The damage was seen (the index rewritten) nearly always: a flip the check cannot see is one the answer does not use.
+    detail.idxRebuilt += damaged;
     expect(damaged).toBeGreaterThan(300);
   }, 300_000);
 
