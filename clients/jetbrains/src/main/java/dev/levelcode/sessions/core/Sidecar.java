@@ -250,7 +250,7 @@ public final class Sidecar implements AutoCloseable {
     Thread t = new Thread(() -> {
       try (BufferedReader r = new BufferedReader(new InputStreamReader(p.getErrorStream(), StandardCharsets.UTF_8))) {
         String line;
-        while ((line = r.readLine()) != null) log.log(levelOf(line), "[sidecar] " + line);
+        while ((line = r.readLine()) != null) logStderr(log, line);
       } catch (IOException e) {
         log.debug("sidecar stderr: " + e.getMessage());
       }
@@ -259,13 +259,18 @@ public final class Sidecar implements AutoCloseable {
     t.start();
   }
 
-  /** The sidecar's stderr lines carry their level as a word ("... warn ..."); unknown: info. */
-  static Log.Level levelOf(String line) {
-    String l = line.toLowerCase();
-    if (l.contains(" error ") || l.startsWith("error")) return Log.Level.ERROR;
-    if (l.contains(" warn ") || l.startsWith("warn")) return Log.Level.WARN;
-    if (l.contains(" debug ") || l.startsWith("debug")) return Log.Level.DEBUG;
-    return Log.Level.INFO;
+  private static final java.util.regex.Pattern LINE =
+      java.util.regex.Pattern.compile("^\\[levelcode-sessions \\d+\\] (error|warn|info|debug): (.*)$", java.util.regex.Pattern.DOTALL);
+
+  /** A stderr line ("[levelcode-sessions 123] warn: message", server/rpc/log.ts) at its level; anything else (a crash trace) is an error. */
+  static void logStderr(Log log, String line) {
+    java.util.regex.Matcher m = LINE.matcher(line);
+    if (!m.matches()) {
+      log.error("[sidecar] " + line);
+      return;
+    }
+    Log.Level level = Log.Level.valueOf(m.group(1).toUpperCase(java.util.Locale.ROOT));
+    log.log(level, "[sidecar] " + m.group(2));
   }
 
   private void exited(Process p, Connection c, int code) {

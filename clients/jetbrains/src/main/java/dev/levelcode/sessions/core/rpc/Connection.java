@@ -73,7 +73,12 @@ public final class Connection implements AutoCloseable {
 
   /** A typed request with the given timeout; cancel the future to send $/cancelRequest. */
   public <P, R> CompletableFuture<R> request(Protocol.Method<P, R> m, P params, Duration timeout) {
-    return request(m.name(), params, timeout).thenApply(r -> Json.from(r, m.result()));
+    CompletableFuture<JsonElement> raw = request(m.name(), params, timeout);
+    CompletableFuture<R> typed = raw.thenApply(r -> Json.from(r, m.result()));
+    typed.whenComplete((v, e) -> {
+      if (typed.isCancelled()) raw.cancel(true); // cancelling the typed answer cancels the request
+    });
+    return typed;
   }
 
   /** A request by name; the answer as JSON. */
@@ -93,10 +98,10 @@ public final class Connection implements AutoCloseable {
       return future;
     }
     ScheduledFuture<?> timer = timers.schedule(() -> {
-      if (future.completeExceptionally(new RpcException(RpcException.TIMEOUT,
-          method + " got no answer within " + timeout.toMillis() + " ms", null))) {
-        abandon(id, "timed out");
-      }
+      if (future.isDone()) return;
+      abandon(id, "timed out"); // the sidecar hears of it before the caller does
+      future.completeExceptionally(new RpcException(RpcException.TIMEOUT,
+          method + " got no answer within " + timeout.toMillis() + " ms", null));
     }, timeout.toMillis(), TimeUnit.MILLISECONDS);
     pending.put(id, new Pending(method, future, timer));
     JsonObject msg = new JsonObject();
