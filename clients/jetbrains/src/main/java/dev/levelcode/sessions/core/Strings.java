@@ -1,0 +1,147 @@
+// Every user-visible string of the core (and of the plugin's dialogs), in one place, with the
+// same words as the VS Code client (clients/vscode/src/strings.ts). Plain data and small
+// formatting functions.
+package dev.levelcode.sessions.core;
+
+import java.text.NumberFormat;
+import java.util.List;
+import java.util.Locale;
+
+public final class Strings {
+  private Strings() {}
+
+  static String plural(long n, String one, String many) {
+    return n + " " + (n == 1 ? one : many);
+  }
+
+  public static final class Time {
+    private Time() {}
+    public static final String JUST_NOW = "just now";
+    public static final String YESTERDAY = "yesterday";
+    public static final String UNKNOWN = "unknown time";
+    public static final List<String> MONTHS = List.of("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec");
+    public static String minutesAgo(long n) { return n + " min ago"; }
+    public static String hoursAgo(long n) { return n + " h ago"; }
+    public static String daysAgo(long n) { return n + " days ago"; }
+  }
+
+  public static final class History {
+    private History() {}
+    public static final String TOOL_WINDOW = "LevelCode History";
+    public static final String UNTITLED = "Untitled chat";
+    public static final String SEPARATOR = " · ";
+    public static final String SEARCH_PLACEHOLDER = "Search chats by title or first message";
+    public static final String EMPTY = "No chats in History yet.";
+    public static final String NO_MATCH = "No chat matches the search.";
+    public static final String LOADING = "Loading History…";
+    public static final String SIDECAR_DOWN = "The History service is not running.";
+    public static String turns(long n) { return plural(n, "turn", "turns"); }
+    public static String updated(String s) { return "Last used " + s; }
+    public static String created(String s) { return "Started " + s; }
+    public static String sessionId(String id) { return "Session " + id; }
+    public static String problems(int n) { return plural(n, "file could not be read (see the log)", "files could not be read (see the log)"); }
+    public static String count(int n) { return plural(n, "chat", "chats"); }
+  }
+
+  public static final class Groups {
+    private Groups() {}
+    public static final String TODAY = "Today";
+    public static final String YESTERDAY = "Yesterday";
+    public static final String THIS_WEEK = "This week";
+    public static final String OLDER = "Older";
+  }
+
+  public static final class Actions {
+    private Actions() {}
+    public static final String NEW_CHAT = "New Chat";
+    public static final String HISTORY = "Chat History";
+    public static final String RESUME_LAST = "Resume Last Chat";
+    public static final String RESUME = "Resume";
+    public static final String OPEN_TRANSCRIPT = "Open Transcript";
+    public static final String RENAME = "Rename…";
+    public static final String DELETE = "Delete";
+    public static final String COPY = "Copy as Markdown";
+    public static final String EXPORT = "Export Chat as Markdown…";
+    public static final String REFRESH = "Refresh";
+    public static final String SHOW_ALL = "Show All Projects";
+  }
+
+  public static final class Rename {
+    private Rename() {}
+    public static final String PROMPT = "New title for this chat";
+    public static final String EMPTY = "A title cannot be empty.";
+    public static final String TOO_LONG = "A title can have at most 500 characters.";
+    public static String done(String t) { return "Renamed to “" + t + "”."; }
+  }
+
+  public static final class Delete {
+    private Delete() {}
+    public static final String UNDO = "Undo";
+    public static String done(String t) { return "“" + t + "” will be moved to the trash."; }
+    public static String undone(String t) { return "“" + t + "” was kept."; }
+    public static String tooLate(String t) { return "“" + t + "” is already in the trash; restore it from the system trash."; }
+    public static String failed(String t, String why) { return "Could not delete “" + t + "”: " + why; }
+  }
+
+  public static final class Export {
+    private Export() {}
+    public static String copied(String t) { return "Copied “" + t + "” as Markdown."; }
+    public static String done(String path) { return "Exported to " + path + "."; }
+    public static String failed(String why) { return "Could not export: " + why; }
+  }
+
+  public static final class NewChat {
+    private NewChat() {}
+    public static final String SAVED_ONCE = "Previous chat saved to History.";
+    public static final String OPEN_HISTORY = "Show History";
+  }
+
+  public static final class Resume {
+    private Resume() {}
+    public static final String OPEN_COPY = "Open a Copy";
+    public static final String FROM_SUMMARY = "Resume from summary";
+    public static final String START_FRESH = "Start fresh instead";
+    public static final String NO_MODEL = "Resuming this chat needs a summary, and no AI assistant plugin has offered a model to make it (LevelCodeSessionsApi.setModel).";
+    public static final String NOTHING = "There is no chat to resume in this folder yet.";
+    public static String progress(String t) { return "Resuming “" + t + "”…"; }
+    public static String tier(int tier) { return tier == 1 ? "verbatim" : tier == 2 ? "earlier work folded" : "from a summary"; }
+    public static String resumed(String t, int tier, String note) {
+      return "Resumed “" + t + "” (tier " + tier + ": " + tier(tier) + ")." + (note == null ? "" : " " + note);
+    }
+    public static String readOnly(String t) { return "“" + t + "” is open in another window; it is shown read-only."; }
+    public static String consent(long tokens) {
+      return "Resuming this chat needs a summary of about " + NumberFormat.getIntegerInstance(Locale.US).format(tokens)
+          + " tokens of earlier conversation by the language model. Continue?";
+    }
+    public static String failed(String why) { return "Could not resume: " + why; }
+  }
+
+  public static final class Transcript {
+    private Transcript() {}
+    public static String failed(String why) { return "Could not load the transcript: " + why; }
+  }
+
+  public static final class Sidecar {
+    private Sidecar() {}
+    public static final String RESTARTING = "The LevelCode Sessions service stopped unexpectedly and was restarted.";
+    public static final String GAVE_UP = "The LevelCode Sessions service keeps stopping; History is unavailable. See the log for the reason.";
+    public static final String DOWN = "The History service is not running.";
+    public static final String NOT_ON_PATH = "The LevelCode Sessions sidecar was not found: set its path in Settings | Tools | LevelCode Sessions, or put levelcode-sessions on PATH.";
+    public static String notFound(String path) { return "The sidecar set in Settings | Tools | LevelCode Sessions was not found: " + path; }
+    public static String startFailed(String why) { return "Could not start the LevelCode Sessions service: " + why; }
+    public static String wrongVersion(int v, int want) { return "The LevelCode Sessions service speaks protocol " + v + "; this plugin needs " + want + "."; }
+  }
+
+  public static final class Model {
+    private Model() {}
+    public static final String NONE = "no language model is available";
+    public static final String EMPTY = "the language model gave an empty answer";
+  }
+
+  public static final class Errors {
+    private Errors() {}
+    public static final String NO_PROJECT = "Open a project first: chats are kept per project folder.";
+    public static final String UNKNOWN_SESSION = "the chat is no longer in History";
+    public static final String LOCKED = "another window is using this chat";
+  }
+}

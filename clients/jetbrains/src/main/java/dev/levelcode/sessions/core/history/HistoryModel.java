@@ -1,0 +1,163 @@
+// The History as the panel shows it: the project's sessions (every page of session/list), less
+// those awaiting deletion, filtered by the search field, grouped (Today / Yesterday / This week /
+// Older) into rows: a header per group, then its entries. It refreshes on session/didChange (from
+// any process) and when the sidecar is ready again, coalescing a burst of changes into one
+// session/list; listeners hear each new snapshot. No Swing here: the panel renders the rows.
+package dev.levelcode.sessions.core.history;
+
+import dev.levelcode.sessions.core.Sidecar;
+import dev.levelcode.sessions.core.rpc.Protocol;
+import dev.levelcode.sessions.core.rpc.Protocol.SessionSummary;
+import java.time.Clock;
+import java.time.ZonedDateTime;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.Consumer;
+
+public final class HistoryModel {
+  /** One row of the list: a group header, or an entry with its two lines of text. */
+  public sealed interface Row permits Header, Entry {}
+
+  public record Header(Groups.Key key, String label, int count) implements Row {}
+
+  public record Entry(SessionSummary session, String label, String secondary, String tooltip, String accessible) implements Row {}
+
+  /** What the panel shows: rows, the empty text (when no rows), how many files could not be read, and a failure. */
+  public record Snapshot(List<Row> rows, List<SessionSummary> sessions, String emptyText, int problems, String error, long generation) {}
+
+  private final Sidecar sidecar;
+  private final PendingDeletes deletes;
+  private final Clock clock;
+  private final List<Consumer<Snapshot>> listeners = new CopyOnWriteArrayList<>();
+  private volatile String project;
+  private volatile boolean all;
+  private volatile String query = "";
+  private volatile List<SessionSummary> sessions = List.of();
+  private volatile int problems;
+  private volatile String error;
+  private volatile Snapshot snapshot = new Snapshot(List.of(), List.of(), dev.levelcode.sessions.core.Strings.History.LOADING, 0, null, 0);
+  private long generation;
+  private boolean inFlight;
+  private boolean again;
+  private CompletableFuture<Snapshot> next;
+
+  public HistoryModel(Sidecar sidecar, PendingDeletes deletes, String project, Clock clock) {
+    this.sidecar = sidecar;
+    this.deletes = deletes;
+    this.project = project;
+    this.clock = clock;
+    sidecar.onChange(c -> refresh());
+    sidecar.onStatus(s -> {
+      if (s.status() == Sidecar.Status.READY) refresh();
+    });
+    deletes.onChange(this::publish);
+  }
+
+  public void onSnapshot(Consumer<Snapshot> l) { listeners.add(l); }
+
+  public Snapshot snapshot() { return snapshot; }
+
+  public String project() { return project; }
+
+  /** Every project's chats (true) or this project's only. */
+  public void showAll(boolean on) {
+    all = on;
+    refresh();
+  }
+
+  public boolean showsAll() { return all; }
+
+  /** The search field's text; filters the rows at once (no request). */
+  public void search(String text) {
+    query = text == null ? "" : text;
+    publish();
+  }
+
+  public String query() { return query; }
+
+  /** The session of `id` in the last listing (hidden ones included), or null. */
+  public SessionSummary find(String id) {
+    for (SessionSummary s : sessions) if (s.id().equals(id)) return s;
+    return null;
+  }
+
+  /** The newest session of the listing that is not being deleted, or null. */
+  public SessionSummary newest() {
+    Set<String> hidden = deletes.hidden();
+    return sessions.stream().filter(s -> !hidden.contains(s.id())).min(Groups.NEWEST_FIRST).orElse(null);
+  }
+
+  /**
+   * Lists again. Calls while a listing is in flight are folded into one more listing after it,
+   * whose snapshot the returned future gives.
+   */
+  public synchronized CompletableFuture<Snapshot> refresh() {
+    if (inFlight) {
+      again = true;
+      if (next == null) next = new CompletableFuture<>();
+      return next;
+    }
+    inFlight = true;
+    CompletableFuture<Snapshot> done = next != null ? next : new CompletableFuture<>();
+    next = null;
+    listAll(null, new ArrayList<>(), 0).whenComplete((r, e) -> finished(r, e, done));
+    return done;
+  }
+
+  private void finished(List<SessionSummary> r, Throwable e, CompletableFuture<Snapshot> done) {
+    if (e == null) {
+      sessions = List.copyOf(r);
+      error = null;
+    } else {
+      error = dev.levelcode.sessions.core.rpc.RpcException.unwrap(e) != null
+          ? dev.levelcode.sessions.core.rpc.RpcException.unwrap(e).getMessage() : String.valueOf(e.getMessage());
+    }
+    Snapshot s = publish();
+    done.complete(s);
+    synchronized (this) {
+      inFlight = false;
+      if (!again) return;
+      again = false;
+    }
+    refresh();
+  }
+
+  private CompletableFuture<List<SessionSummary>> listAll(String cursor, List<SessionSummary> acc, int problemCount) {
+    Protocol.ListParams p = all || project == null
+        ? new Protocol.ListParams(null, true, 1000, cursor)
+        : new Protocol.ListParams(project, null, 1000, cursor);
+    return sidecar.request(Protocol.LIST, p).thenCompose(r -> {
+      acc.addAll(r.sessions());
+      int n = problemCount + (r.problems() == null ? 0 : r.problems().size());
+      if (r.nextCursor() != null) return listAll(r.nextCursor(), acc, n);
+      problems = n;
+      return CompletableFuture.completedFuture(acc);
+    });
+  }
+
+  private synchronized Snapshot publish() {
+    ZonedDateTime now = ZonedDateTime.now(clock);
+    Set<String> hidden = deletes.hidden();
+    List<SessionSummary> visible = sessions.stream()
+        .filter(s -> !hidden.contains(s.id()))
+        .filter(s -> Labels.matches(s, query))
+        .toList();
+    List<Row> rows = new ArrayList<>();
+    for (Groups.Group g : Groups.group(visible, now)) {
+      rows.add(new Header(g.key(), g.key().label, g.items().size()));
+      for (SessionSummary s : g.items()) {
+        rows.add(new Entry(s, Labels.label(s), Labels.secondary(s, now), String.join("\n", Labels.tooltip(s, now)), Labels.accessible(s, now)));
+      }
+    }
+    String empty = error != null ? error
+        : sessions.stream().anyMatch(s -> !hidden.contains(s.id())) ? dev.levelcode.sessions.core.Strings.History.NO_MATCH
+        : dev.levelcode.sessions.core.Strings.History.EMPTY;
+    Snapshot s = new Snapshot(List.copyOf(rows), visible, empty, problems, error, ++generation);
+    snapshot = s;
+    for (Consumer<Snapshot> l : listeners) l.accept(s);
+    return s;
+  }
+}

@@ -1,0 +1,91 @@
+// What a History entry says: its label (the title on one line), its secondary text
+// ("5 min ago · 3 turns · claude-sonnet-4"), its tooltip, relative times and the export file
+// name; the same rules as clients/vscode/src/history/labels.ts. Pure: callers pass `now`.
+package dev.levelcode.sessions.core.history;
+
+import dev.levelcode.sessions.core.Strings;
+import dev.levelcode.sessions.core.rpc.Protocol.SessionSummary;
+import java.text.Normalizer;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZonedDateTime;
+import java.time.format.DateTimeFormatter;
+import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
+import java.util.List;
+
+public final class Labels {
+  private Labels() {}
+
+  /** "just now", "5 min ago", "3 h ago", "yesterday", "4 days ago", then "12 Mar" (or "12 Mar 2024"). */
+  public static String relativeTime(String iso, ZonedDateTime now) {
+    Instant t = Groups.parse(iso);
+    if (t == null) return Strings.Time.UNKNOWN;
+    long diff = Duration.between(t, now.toInstant()).toMillis();
+    if (diff < 60_000) return Strings.Time.JUST_NOW;
+    if (diff < 3_600_000) return Strings.Time.minutesAgo(diff / 60_000);
+    ZonedDateTime then = t.atZone(now.getZone());
+    long days = ChronoUnit.DAYS.between(then.toLocalDate(), now.toLocalDate());
+    if (days == 0) return Strings.Time.hoursAgo(diff / 3_600_000);
+    if (days == 1) return Strings.Time.YESTERDAY;
+    if (days < 7) return Strings.Time.daysAgo(days);
+    String base = then.getDayOfMonth() + " " + Strings.Time.MONTHS.get(then.getMonthValue() - 1);
+    return then.getYear() == now.getYear() ? base : base + " " + then.getYear();
+  }
+
+  /** "2026-07-28 09:12" in the zone of `now`, for tooltips. */
+  public static String localStamp(String iso, ZonedDateTime now) {
+    Instant t = Groups.parse(iso);
+    if (t == null) return iso;
+    return DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm").format(t.atZone(now.getZone()));
+  }
+
+  /** The title on one line, never empty. */
+  public static String label(SessionSummary s) {
+    String one = s.title() == null ? "" : s.title().replaceAll("\\s+", " ").trim();
+    return one.isEmpty() ? Strings.History.UNTITLED : one;
+  }
+
+  /** Relative time · turns · model (when known). */
+  public static String secondary(SessionSummary s, ZonedDateTime now) {
+    List<String> parts = new ArrayList<>(List.of(relativeTime(s.updatedAt(), now), Strings.History.turns(s.turns())));
+    if (s.model() != null && !s.model().isEmpty()) parts.add(s.model());
+    return String.join(Strings.History.SEPARATOR, parts);
+  }
+
+  /** Tooltip lines: title, preview, then the facts. */
+  public static List<String> tooltip(SessionSummary s, ZonedDateTime now) {
+    List<String> out = new ArrayList<>();
+    out.add(label(s));
+    if (s.preview() != null && !s.preview().isBlank() && !s.preview().trim().equals(label(s))) out.add(s.preview().trim());
+    out.add(Strings.History.updated(localStamp(s.updatedAt(), now)));
+    out.add(Strings.History.created(localStamp(s.createdAt(), now)));
+    out.add(Strings.History.turns(s.turns()) + (s.model() != null ? Strings.History.SEPARATOR + s.model() : ""));
+    out.add(Strings.History.sessionId(s.id()));
+    return out;
+  }
+
+  /** A line for screen readers. */
+  public static String accessible(SessionSummary s, ZonedDateTime now) {
+    return label(s) + ", " + secondary(s, now);
+  }
+
+  /** "Export as Markdown"'s file name: the title made safe for any file system, else the id. */
+  public static String exportFileName(SessionSummary s) {
+    String base = Normalizer.normalize(s.title() == null ? "" : s.title(), Normalizer.Form.NFKC)
+        .replaceAll("[\\u0000-\\u001f<>:\"/\\\\|?*\\u007f]+", " ")
+        .replaceAll("\\s+", " ")
+        .trim()
+        .replaceAll("[. ]+$", "");
+    if (base.length() > 80) base = base.substring(0, 80).trim();
+    return (base.isEmpty() ? s.id() : base) + ".md";
+  }
+
+  /** Whether `s` matches the search field's text: every word in the title or preview, any case. */
+  public static boolean matches(SessionSummary s, String query) {
+    if (query == null || query.isBlank()) return true;
+    String hay = (label(s) + "\n" + (s.preview() == null ? "" : s.preview()) + "\n" + (s.model() == null ? "" : s.model())).toLowerCase();
+    for (String w : query.toLowerCase().trim().split("\\s+")) if (!hay.contains(w)) return false;
+    return true;
+  }
+}

@@ -1,0 +1,264 @@
+// The sidecar protocol (protocol.md, part 2) as Java records, one a message. Each record names
+// the place in protocol.schema.json it mirrors (@Schema); ProtocolSchemaTest walks both and fails
+// when a property, a required field, a type or an enum value differs, so a protocol change the
+// Java side misses fails the build. Optional fields are boxed (null = absent: Gson leaves nulls
+// out when it writes); free-form provider payloads stay JsonElement, kept verbatim.
+package dev.levelcode.sessions.core.rpc;
+
+import com.google.gson.JsonElement;
+import com.google.gson.JsonObject;
+import com.google.gson.annotations.SerializedName;
+import java.lang.annotation.ElementType;
+import java.lang.annotation.Retention;
+import java.lang.annotation.RetentionPolicy;
+import java.lang.annotation.Target;
+import java.util.List;
+import java.util.Map;
+
+public final class Protocol {
+  private Protocol() {}
+
+  /** The protocol version this client speaks (ServerCapability.version). */
+  public static final int VERSION = 1;
+
+  /** The JSON pointer into protocol.schema.json a record mirrors. */
+  @Retention(RetentionPolicy.RUNTIME)
+  @Target(ElementType.TYPE)
+  public @interface Schema {
+    String value();
+  }
+
+  /** A request or notification: its name, direction and message types. */
+  public record Method<P, R>(String name, boolean notification, boolean serverToClient, Class<P> params, Class<R> result) {}
+
+  public static final Method<NewParams, NewResult> NEW = req("session/new", NewParams.class, NewResult.class);
+  public static final Method<AppendParams, AppendResult> APPEND = req("session/append", AppendParams.class, AppendResult.class);
+  public static final Method<ListParams, ListResult> LIST = req("session/list", ListParams.class, ListResult.class);
+  public static final Method<ReadParams, ReadResult> READ = req("session/read", ReadParams.class, ReadResult.class);
+  public static final Method<ResumeParams, ResumeResult> RESUME = req("session/resume", ResumeParams.class, ResumeResult.class);
+  public static final Method<ForkParams, ForkResult> FORK = req("session/fork", ForkParams.class, ForkResult.class);
+  public static final Method<CompactParams, ResumeResult> COMPACT = req("session/compact", CompactParams.class, ResumeResult.class);
+  public static final Method<ExportParams, ExportResult> EXPORT = req("session/export", ExportParams.class, ExportResult.class);
+  public static final Method<SearchParams, SearchResult> SEARCH = req("session/search", SearchParams.class, SearchResult.class);
+  public static final Method<RenameParams, RenameResult> RENAME = req("session/rename", RenameParams.class, RenameResult.class);
+  public static final Method<IdParams, IdResult> DELETE = req("session/delete", IdParams.class, IdResult.class);
+  public static final Method<IdParams, SealResult> SEAL = req("session/seal", IdParams.class, SealResult.class);
+  public static final Method<ReindexParams, ReindexResult> REINDEX = req("session/reindex", ReindexParams.class, ReindexResult.class);
+  public static final Method<TitleParams, TitleResult> TITLE =
+      new Method<>("session/title", false, true, TitleParams.class, TitleResult.class);
+  public static final Method<SummarizeParams, SummarizeResult> SUMMARIZE =
+      new Method<>("session/summarize", false, true, SummarizeParams.class, SummarizeResult.class);
+  public static final Method<DidChangeParams, Void> DID_CHANGE =
+      new Method<>("session/didChange", true, true, DidChangeParams.class, Void.class);
+
+  /** Every method of the protocol, in protocol.schema.json's x-methods order. */
+  public static final List<Method<?, ?>> METHODS = List.of(NEW, APPEND, LIST, READ, RESUME, FORK, COMPACT, EXPORT, SEARCH,
+      RENAME, DELETE, SEAL, REINDEX, TITLE, SUMMARIZE, DID_CHANGE);
+
+  private static <P, R> Method<P, R> req(String name, Class<P> p, Class<R> r) {
+    return new Method<>(name, false, false, p, r);
+  }
+
+  /** Error codes (protocol.md, "Errors"; x-errors of the schema). */
+  public static final class Errors {
+    private Errors() {}
+    public static final int PARSE_ERROR = -32700;
+    public static final int INVALID_REQUEST = -32600;
+    public static final int METHOD_NOT_FOUND = -32601;
+    public static final int INVALID_PARAMS = -32602;
+    public static final int INTERNAL_ERROR = -32603;
+    public static final int SERVER_NOT_INITIALIZED = -32002;
+    public static final int REQUEST_CANCELLED = -32800;
+    public static final int CONTENT_MODIFIED = -32801;
+    public static final int UNKNOWN_SESSION = -33001;
+    public static final int BAD_SESSION_ID = -33002;
+    public static final int INVALID_PROJECT = -33003;
+    public static final int SESSION_LOCKED = -33004;
+    public static final int SCHEMA_TOO_NEW = -33005;
+    public static final int CORRUPT_SESSION = -33006;
+    public static final int NO_SPACE = -33007;
+    public static final int READ_ONLY_STORE = -33008;
+    public static final int STORE_IO = -33009;
+    public static final int FEATURE_UNAVAILABLE = -33010;
+    public static final int CALLBACK_FAILED = -33011;
+  }
+
+  // ---- initialize ----
+
+  @Schema("#/$defs/ClientCapability")
+  public record ClientCapability(List<String> callbacks) {}
+
+  @Schema("#/$defs/InitializationOptions")
+  public record InitializationOptions(Integer consentThreshold) {}
+
+  public enum Feature {
+    @SerializedName("export") EXPORT,
+    @SerializedName("search") SEARCH,
+    @SerializedName("fork") FORK,
+    @SerializedName("progress") PROGRESS,
+    @SerializedName("cancel") CANCEL,
+    @SerializedName("didChange") DID_CHANGE,
+    @SerializedName("resume.planner") RESUME_PLANNER,
+    @SerializedName("resume.compact") RESUME_COMPACT,
+    @SerializedName("seal.title") SEAL_TITLE,
+    @SerializedName("reindex") REINDEX
+  }
+
+  public enum Watch {
+    @SerializedName("watch") WATCH,
+    @SerializedName("poll") POLL
+  }
+
+  @Schema("#/$defs/ServerCapability")
+  public record ServerCapability(int version, List<Feature> features, String store, Watch didChange) {}
+
+  // ---- client to server ----
+
+  @Schema("#/$defs/SessionNewParams")
+  public record NewParams(String project, String model) {}
+
+  @Schema("#/$defs/SessionNewResult")
+  public record NewResult(String id, String project, String createdAt) {}
+
+  @Schema("#/$defs/SessionAppendParams")
+  public record AppendParams(String id, List<JsonObject> events) {}
+
+  @Schema("#/$defs/SessionAppendResult")
+  public record AppendResult(int appended, int firstSeq, int lastSeq) {}
+
+  @Schema("#/$defs/SessionListParams")
+  public record ListParams(String project, Boolean all, Integer limit, String cursor) {}
+
+  @Schema("#/$defs/SessionListResult/properties/sessions/items")
+  public record SessionSummary(String id, String project, String title, boolean titled, String createdAt, String updatedAt,
+      int turns, String model, String preview, int v, long bytes) {}
+
+  @Schema("#/$defs/SessionListResult/properties/problems/items")
+  public record Problem(String file, Integer line, String message) {}
+
+  @Schema("#/$defs/SessionListResult")
+  public record ListResult(List<SessionSummary> sessions, String nextCursor, List<Problem> problems) {}
+
+  @Schema("#/$defs/SessionReadParams")
+  public record ReadParams(String id, Integer tail, Integer from, Integer to) {}
+
+  @Schema("#/$defs/SessionReadResult/properties/meta")
+  public record MetaLine(String kind, int v, String id, String project, String createdAt, String title, String model) {}
+
+  @Schema("#/$defs/SessionReadResult/properties/events/items")
+  public record SeqEvent(int seq, JsonObject event) {}
+
+  @Schema("#/$defs/SessionReadResult")
+  public record ReadResult(MetaLine meta, List<SeqEvent> events, List<Problem> problems, Integer totalEvents, Integer elided) {}
+
+  @Schema("#/$defs/SessionResumeParams")
+  public record ResumeParams(String id, int contextWindow, Double budgetRatio, Integer keepTurns, Boolean copy, Boolean confirm,
+      Integer consentThreshold, Map<String, Double> tokenCounts, JsonElement workDoneToken) {}
+
+  @Schema("#/$defs/SessionResumeResult/properties/heldBy")
+  public record HeldBy(Integer pid, String host) {}
+
+  @Schema("#/$defs/SessionResumeResult/properties/tokens")
+  public record Tokens(int transcript, int budget, int window) {}
+
+  @Schema("#/$defs/SessionResumeResult/properties/needsSummary")
+  public record NeedsSummary(List<JsonElement> messages, String instructions, int inputTokens, int coversThrough,
+      int maxBriefingTokens) {}
+
+  @Schema("#/$defs/SessionResumeResult/properties/needsConfirmation")
+  public record NeedsConfirmation(int inputTokens, int threshold) {}
+
+  /** The answer of session/resume and of session/compact (the schema has one def for each). */
+  @Schema("#/$defs/SessionResumeResult")
+  public record ResumeResult(String id, int tier, List<JsonElement> conversation, List<JsonElement> agentMessages, String note,
+      boolean readOnly, HeldBy heldBy, String forkedFrom, List<Problem> problems, Tokens tokens, NeedsSummary needsSummary,
+      NeedsConfirmation needsConfirmation) {}
+
+  @Schema("#/$defs/SessionForkParams")
+  public record ForkParams(String id) {}
+
+  @Schema("#/$defs/SessionForkResult")
+  public record ForkResult(String id, String project, String createdAt, String forkedFrom, int copied) {}
+
+  @Schema("#/$defs/SessionCompactParams")
+  public record CompactParams(String id, String briefing, int coversThrough) {}
+
+  public enum ExportFormat {
+    @SerializedName("markdown") MARKDOWN,
+    @SerializedName("json") JSON
+  }
+
+  @Schema("#/$defs/SessionExportParams")
+  public record ExportParams(String id, ExportFormat format, Boolean thinking, Boolean tools, Integer maxToolChars,
+      JsonElement workDoneToken) {}
+
+  @Schema("#/$defs/SessionExportResult")
+  public record ExportResult(String content, ExportFormat format, String mimeType) {}
+
+  @Schema("#/$defs/SessionSearchParams")
+  public record SearchParams(String query, String project, Boolean all, String since, String until, Integer limit,
+      JsonElement workDoneToken) {}
+
+  @Schema("#/$defs/SessionSearchResult/properties/hits/items")
+  public record SearchHit(String sessionId, String project, String title, int seq, String kind, String where, String t,
+      String snippet, List<List<Integer>> ranges, String file) {}
+
+  @Schema("#/$defs/SessionSearchResult")
+  public record SearchResult(List<SearchHit> hits, int total, int files, List<Problem> problems) {}
+
+  @Schema("#/$defs/SessionRenameParams")
+  public record RenameParams(String id, String title) {}
+
+  @Schema("#/$defs/SessionRenameResult")
+  public record RenameResult(String id, String title) {}
+
+  /** Params of session/delete and session/seal (both `{ id }`). */
+  @Schema("#/$defs/SessionDeleteParams")
+  public record IdParams(String id) {}
+
+  @Schema("#/$defs/SessionDeleteResult")
+  public record IdResult(String id) {}
+
+  public enum TitleSource {
+    @SerializedName("existing") EXISTING,
+    @SerializedName("model") MODEL,
+    @SerializedName("fallback") FALLBACK,
+    @SerializedName("none") NONE
+  }
+
+  @Schema("#/$defs/SessionSealResult")
+  public record SealResult(String id, String title, TitleSource titleSource) {}
+
+  @Schema("#/$defs/SessionReindexParams")
+  public record ReindexParams(String project, JsonElement workDoneToken) {}
+
+  @Schema("#/$defs/SessionReindexResult")
+  public record ReindexResult(int projects, int sessions, int written, List<Problem> problems) {}
+
+  // ---- server to client ----
+
+  @Schema("#/$defs/SessionTitleParams/properties/messages/items")
+  public record TitleMessage(String role, String text) {}
+
+  @Schema("#/$defs/SessionTitleParams")
+  public record TitleParams(String id, List<TitleMessage> messages, String instructions, int maxTokens) {}
+
+  @Schema("#/$defs/SessionTitleResult")
+  public record TitleResult(String title) {}
+
+  @Schema("#/$defs/SessionSummarizeParams")
+  public record SummarizeParams(String id, List<JsonElement> messages, String instructions) {}
+
+  @Schema("#/$defs/SessionSummarizeResult")
+  public record SummarizeResult(String briefing) {}
+
+  public enum Change {
+    @SerializedName("created") CREATED,
+    @SerializedName("appended") APPENDED,
+    @SerializedName("renamed") RENAMED,
+    @SerializedName("deleted") DELETED
+  }
+
+  @Schema("#/$defs/SessionDidChangeParams")
+  public record DidChangeParams(String id, String project, Change change) {}
+}

@@ -1,0 +1,126 @@
+// The History's pure parts: grouping by the local calendar, the labels and secondary text,
+// relative times, the search filter, the export file name, and the delete-with-Undo state machine
+// on a hand-driven clock.
+package dev.levelcode.sessions.core;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.levelcode.sessions.core.history.Groups;
+import dev.levelcode.sessions.core.history.Labels;
+import dev.levelcode.sessions.core.history.PendingDeletes;
+import dev.levelcode.sessions.core.rpc.Protocol.SessionSummary;
+import java.time.Duration;
+import java.time.ZoneId;
+import java.time.ZonedDateTime;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import org.junit.jupiter.api.Test;
+
+class HistoryTest {
+  // Wednesday 2 Dec 2026, 00:30 in Berlin: "yesterday" is Tuesday, the week began on Monday.
+  static final ZonedDateTime NOW = ZonedDateTime.of(2026, 12, 2, 0, 30, 0, 0, ZoneId.of("Europe/Berlin"));
+
+  static SessionSummary s(String id, String updatedAt, String title, int turns, String model) {
+    return new SessionSummary(id, "/p", title, true, updatedAt, updatedAt, turns, model, "first message", 1, 100);
+  }
+
+  @Test
+  void groupsFollowTheLocalCalendar() {
+    assertEquals(Groups.Key.TODAY, Groups.groupOf("2026-12-01T23:10:00.000Z", NOW)); // 00:10 local
+    assertEquals(Groups.Key.YESTERDAY, Groups.groupOf("2026-12-01T22:50:00.000Z", NOW)); // 23:50 local, Tuesday
+    assertEquals(Groups.Key.THIS_WEEK, Groups.groupOf("2026-11-30T08:00:00.000Z", NOW)); // Monday
+    assertEquals(Groups.Key.OLDER, Groups.groupOf("2026-11-29T08:00:00.000Z", NOW)); // Sunday
+    assertEquals(Groups.Key.OLDER, Groups.groupOf("not a time", NOW));
+  }
+
+  @Test
+  void groupsAreNewestFirstAndInOrder() {
+    List<Groups.Group> g = Groups.group(List.of(
+        s("2026-11-01T00-00-00-aaaa", "2026-11-01T10:00:00.000Z", "old", 1, null),
+        s("2026-12-01T00-00-00-bbbb", "2026-12-01T23:20:00.000Z", "today b", 1, null),
+        s("2026-12-01T00-00-00-cccc", "2026-12-01T23:20:00.000Z", "today c", 1, null)), NOW);
+    assertEquals(List.of(Groups.Key.TODAY, Groups.Key.OLDER), g.stream().map(Groups.Group::key).toList());
+    assertEquals(List.of("today c", "today b"), g.get(0).items().stream().map(SessionSummary::title).toList());
+  }
+
+  @Test
+  void labelsSayTimeTurnsAndModel() {
+    ZonedDateTime noon = NOW.withHour(12);
+    assertEquals("just now", Labels.relativeTime(noon.minusSeconds(20).toInstant().toString(), noon));
+    assertEquals("5 min ago", Labels.relativeTime(noon.minusMinutes(5).toInstant().toString(), noon));
+    assertEquals("3 h ago", Labels.relativeTime(noon.minusHours(3).toInstant().toString(), noon));
+    assertEquals("yesterday", Labels.relativeTime(noon.minusDays(1).toInstant().toString(), noon));
+    assertEquals("4 days ago", Labels.relativeTime(noon.minusDays(4).toInstant().toString(), noon));
+    assertEquals("12 Mar", Labels.relativeTime("2026-03-12T10:00:00.000Z", noon));
+    assertEquals("12 Mar 2024", Labels.relativeTime("2024-03-12T10:00:00.000Z", noon));
+    SessionSummary one = s("2026-12-02T10-00-00-aaaa", noon.minusMinutes(5).toInstant().toString(), "  Fix   the\nbuild ", 1, "claude-sonnet-4");
+    assertEquals("Fix the build", Labels.label(one));
+    assertEquals("5 min ago · 1 turn · claude-sonnet-4", Labels.secondary(one, noon));
+    assertEquals("5 min ago · 3 turns", Labels.secondary(s("x", noon.minusMinutes(5).toInstant().toString(), "t", 3, null), noon));
+    assertEquals(Strings.History.UNTITLED, Labels.label(s("x", "", "  ", 0, null)));
+  }
+
+  @Test
+  void searchMatchesEveryWordOfTitleOrPreview() {
+    SessionSummary one = s("x", "2026-12-01T10:00:00.000Z", "Idempotent refunds", 2, "claude-sonnet-4");
+    assertTrue(Labels.matches(one, "refunds IDEM"));
+    assertTrue(Labels.matches(one, "first"));
+    assertFalse(Labels.matches(one, "refunds redis"));
+    assertTrue(Labels.matches(one, "  "));
+  }
+
+  @Test
+  void exportFileNamesAreSafe() {
+    assertEquals("a b c.md", Labels.exportFileName(s("id", "", "a/b:c?", 0, null)));
+    assertEquals("2026-12-02T10-00-00-aaaa.md", Labels.exportFileName(s("2026-12-02T10-00-00-aaaa", "", "...", 0, null)));
+  }
+
+  /** Timers the test fires by hand. */
+  static final class HandTimers implements PendingDeletes.Timers {
+    final List<Runnable> due = new ArrayList<>();
+    public Runnable schedule(Runnable task, Duration delay) {
+      due.add(task);
+      return () -> due.remove(task);
+    }
+    void fireAll() { new ArrayList<>(due).forEach(r -> { due.remove(r); r.run(); }); }
+  }
+
+  @Test
+  void deleteWaitsForTheGracePeriodAndUndoIsHonest() {
+    HandTimers timers = new HandTimers();
+    List<String> removed = new ArrayList<>();
+    PendingDeletes d = new PendingDeletes(id -> { removed.add(id); return CompletableFuture.completedFuture(null); },
+        Duration.ofSeconds(8), timers, (id, e) -> { });
+    CompletableFuture<PendingDeletes.Outcome> a = d.schedule("a");
+    assertTrue(d.hidden().contains("a"));
+    assertEquals(PendingDeletes.UndoResult.UNDONE, d.undo("a"));
+    assertEquals(PendingDeletes.Outcome.UNDONE, a.join());
+    timers.fireAll();
+    assertEquals(List.of(), removed, "an undone deletion never touches the file");
+    CompletableFuture<PendingDeletes.Outcome> b = d.schedule("b");
+    timers.fireAll();
+    assertEquals(PendingDeletes.Outcome.DELETED, b.join());
+    assertEquals(List.of("b"), removed);
+    assertEquals(PendingDeletes.UndoResult.ALREADY_DELETED, d.undo("b"));
+    assertEquals(PendingDeletes.UndoResult.UNKNOWN, d.undo("c"));
+    d.schedule("c");
+    d.flush().join();
+    assertEquals(List.of("b", "c"), removed, "flush carries out what the user asked for");
+  }
+
+  @Test
+  void aFailedDeletionShowsTheChatAgain() {
+    HandTimers timers = new HandTimers();
+    List<String> failed = new ArrayList<>();
+    PendingDeletes d = new PendingDeletes(id -> CompletableFuture.failedFuture(new IllegalStateException("locked")),
+        Duration.ofSeconds(8), timers, (id, e) -> failed.add(id));
+    CompletableFuture<PendingDeletes.Outcome> a = d.schedule("a");
+    timers.fireAll();
+    assertEquals(PendingDeletes.Outcome.FAILED, a.join());
+    assertEquals(List.of("a"), failed);
+    assertFalse(d.isPending("a"));
+  }
+}

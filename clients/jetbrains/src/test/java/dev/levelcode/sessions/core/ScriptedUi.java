@@ -1,0 +1,89 @@
+// The user, in tests: answers questions and notifications with scripted choices, records what was
+// said, and keeps the Markdown tabs and the clipboard. A notification without a scripted answer
+// stays unanswered (as a balloon the user ignores).
+package dev.levelcode.sessions.core;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
+
+final class ScriptedUi implements Ui {
+  record Said(Kind kind, String message, List<String> options) {}
+
+  /** Answers by the first option/action text a message offers. */
+  final Map<String, String> answers = new ConcurrentHashMap<>();
+  final LinkedBlockingQueue<Said> said = new LinkedBlockingQueue<>();
+  final List<String[]> opened = new ArrayList<>();
+  volatile String clipboard;
+  volatile String nextInput;
+  volatile String lastInputProblem;
+  volatile Path nextSave;
+  private final Map<String, CompletableFuture<String>> parked = new ConcurrentHashMap<>();
+
+  @Override
+  public CompletableFuture<String> ask(Kind kind, String message, List<String> options) {
+    said.add(new Said(kind, message, options));
+    return CompletableFuture.completedFuture(options.stream().filter(o -> o.equals(answers.get(options.get(0)))).findFirst().orElse(null));
+  }
+
+  @Override
+  public CompletableFuture<String> notify(Kind kind, String message, List<String> actions) {
+    said.add(new Said(kind, message, actions));
+    if (actions.isEmpty()) return CompletableFuture.completedFuture(null);
+    String a = answers.get(actions.get(0));
+    if (a != null) return CompletableFuture.completedFuture(a);
+    CompletableFuture<String> f = new CompletableFuture<>();
+    parked.put(message, f);
+    return f;
+  }
+
+  /** Clicks `action` on the balloon that said `message` (a user acting later). */
+  void click(String message, String action) {
+    parked.remove(message).complete(action);
+  }
+
+  @Override
+  public CompletableFuture<String> input(String prompt, String initial, Function<String, String> validate) {
+    String v = nextInput;
+    lastInputProblem = v == null ? null : validate.apply(v);
+    return CompletableFuture.completedFuture(v == null || lastInputProblem != null ? null : v);
+  }
+
+  @Override
+  public CompletableFuture<Path> saveFile(String title, String suggestedName) {
+    return CompletableFuture.completedFuture(nextSave == null ? null : nextSave.resolve(suggestedName));
+  }
+
+  @Override
+  public synchronized void openMarkdown(String title, String markdown) {
+    opened.add(new String[] {title, markdown});
+    notifyAll();
+  }
+
+  @Override
+  public void copyToClipboard(String text) { clipboard = text; }
+
+  @Override
+  public <T> CompletableFuture<T> withProgress(String title, CompletableFuture<T> task) { return task; }
+
+  /** The next message said (waits at most Fixture.WAIT_S). */
+  Said next() throws InterruptedException {
+    Said s = said.poll(Fixture.WAIT_S, TimeUnit.SECONDS);
+    if (s == null) throw new AssertionError("nothing was said");
+    return s;
+  }
+
+  /** Waits for a message containing `part`, skipping others; fails when none comes. */
+  Said await(String part) throws InterruptedException {
+    while (true) {
+      Said s = next();
+      if (s.message().contains(part)) return s;
+    }
+  }
+}
