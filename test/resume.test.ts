@@ -16,6 +16,8 @@ import {
   planResume,
   floorTokens,
   rebuildContext,
+  rollingCompact,
+  summaryRequest,
   toolIds,
   TIER2_NOTE,
   TIER3_NOTE,
@@ -222,8 +224,10 @@ describe('incremental (tier 2)', () => {
     expect(plan.priorCompactSeq).toBe(4);
     // Remainder = seq 2..6 (50 + briefing 10 > 40); the tail is the last turn.
     expect(plan.tailStartSeq).toBe(5);
-    expect(plan.summary.messages[0]).toStrictEqual(briefingMessage(h(5)));
-    expect(plan.summary.messages.slice(1)).toStrictEqual([
+    expect(plan.summary.calls).toBe(1);
+    const request = summaryRequest(plan, 0);
+    expect(request.messages[0]).toStrictEqual(briefingMessage(h(5)));
+    expect(request.messages.slice(1)).toStrictEqual([
       { role: 'user', content: h(20) },
       { role: 'assistant', content: h(20) },
     ]);
@@ -372,7 +376,8 @@ describe('keepTurns shrinks to fit', () => {
     const applied = applyBriefing(plan, h(50), hashes);
     expect(applied.briefingTrimmed).toBe(true);
     expect(applied.context.estimate).toBeLessThanOrEqual(plan.budget);
-    expect(applied.compact.briefing).toBe(h(10) + '…'); // 20 + 2 * 10 = 40
+    // Cut to maxBriefingTokens (4), within the budget's 10 (20 + 2 * 10 = 40).
+    expect(applied.compact.briefing).toBe(h(4) + '…');
     expect(() => applyBriefing(plan, '  \n', hashes)).toThrow(RangeError);
   });
 
@@ -467,10 +472,124 @@ describe('honesty lines', () => {
     ]);
     const plan = expectTier3(planResume(evs, { window: 100, counter: hashes, briefingAllowance: 4 }));
     expect(plan.tailStartSeq).toBe(3);
-    expect(plan.summary.messages).toContainEqual({ role: 'user', content: honestyLine(marker('reload')) });
+    expect(summaryRequest(plan, 0).messages).toContainEqual({ role: 'user', content: honestyLine(marker('reload')) });
     const applied = applyBriefing(plan, 'brief', hashes);
     expect(applied.context.notes.map((n) => n.type)).toEqual(['interrupted']);
     expect(applied.context.conversation.at(-1)).toStrictEqual({ role: 'user', content: honestyLine(marker('interrupted')) });
+  });
+});
+
+// ---------------------------------------------------------------------------------------------
+// Pieces (issue 29): a head larger than the summariser's window is summarised in calls that fit.
+
+describe('pieces', () => {
+  /** Turns of a user line, then an agent turn with a tool pair (output of `out` characters). */
+  function toolTurns(n: number, out: number): SeqEvent[] {
+    const evs: SessionEvent[] = [];
+    for (let i = 0; i < n; i++) {
+      evs.push(user(`turn ${i} ${'w'.repeat(400)}`));
+      evs.push(agent(toolUse(`t${i}`), { role: 'user', content: [{ type: 'tool_result', tool_use_id: `t${i}`, content: `out ${i} ${'o'.repeat(out)}` }] }));
+      evs.push(assistant(`done ${i}`));
+    }
+    return numbered(evs);
+  }
+
+  /** Every request of a plan, each piece given the previous piece's briefing. */
+  function requests(plan: CompactPlan): ReturnType<typeof summaryRequest>[] {
+    const out: ReturnType<typeof summaryRequest>[] = [];
+    for (let i = 0; i < plan.summary.calls; i++) out.push(summaryRequest(plan, i, i === 0 ? undefined : `briefing of part ${i} ${'b'.repeat(20_000)}`));
+    return out;
+  }
+
+  it('cuts a head ten windows long into pieces that each fit, at user boundaries, every message once and in order', () => {
+    const evs = toolTurns(120, 1_200);
+    const plan = expectTier3(planResume(evs, { window: 4_000, summaryWindow: 2_000 }));
+    const { summary } = plan;
+    expect(summary.inputLimit).toBe(2_000 - summary.maxBriefingTokens);
+    expect(summary.calls).toBeGreaterThanOrEqual(10);
+    const rs = requests(plan);
+    const sent: unknown[] = [];
+    rs.forEach((r, i) => {
+      expect(r.inputTokens).toBeLessThanOrEqual(summary.inputLimit);
+      const recount = r.messages.reduce<number>((n, m) => n + estimateTokens(m), estimateTokens(r.instructions));
+      expect(r.inputTokens).toBe(recount);
+      expect(r.inputTokens).toBeLessThanOrEqual(summary.pieces[i].inputTokens);
+      expect(r.piece).toEqual({ index: i, count: summary.calls });
+      expect(r.shortened).toBeUndefined();
+      const own = i === 0 ? r.messages : r.messages.slice(1);
+      if (i > 0) expect((r.messages[0] as { content: string }).content).toContain(`briefing of part ${i}`);
+      expect((own[0] as { role: string; content: string }).content).toMatch(/^turn \d+ /);
+      sent.push(...own);
+    });
+    const head = evs.filter((e) => e.seq <= summary.coversThrough);
+    const expected = head.flatMap(({ event: e }) => (e.kind === 'agent' ? e.messages : [{ role: e.kind, content: (e as { content: unknown }).content }]));
+    expect(sent).toStrictEqual(expected);
+    expect(summary.pieces.map((p) => p.coversThrough)).toStrictEqual([...summary.pieces.map((p) => p.coversThrough)].sort((a, b) => a - b));
+    expect(summary.pieces.at(-1)!.coversThrough).toBe(summary.coversThrough);
+    expect(summary.inputTokens).toBe(summary.pieces.reduce((n, p) => n + p.inputTokens, 0));
+    // The briefing so far is cut to maxBriefingTokens, so the next piece still fits.
+    expect(estimateTokens(rs[1].messages[0])).toBeLessThanOrEqual(estimateTokens(briefingMessage('')) + summary.maxBriefingTokens);
+  });
+
+  it('shortens a turn larger than a piece: its oldest tool outputs first, and says so', () => {
+    const evs = numbered([
+      user('start'),
+      agent(
+        toolUse('a'),
+        { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'a', content: 'A'.repeat(6_000) }] },
+        toolUse('b'),
+        { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'b', content: 'B'.repeat(6_000) }] },
+        toolUse('c'),
+        { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'c', content: 'C'.repeat(1_000) }] },
+      ),
+      user('next'),
+      assistant('ok'),
+    ]);
+    const plan = expectTier3(planResume(evs, { window: 3_000, keepTurns: 1, summaryWindow: 2_000 }));
+    expect(plan.summary.calls).toBe(1);
+    expect(plan.summary.pieces[0].oversized).toBe(true);
+    const r = summaryRequest(plan, 0);
+    expect(r.inputTokens).toBeLessThanOrEqual(plan.summary.inputLimit);
+    expect(r.shortened).toEqual({ toolOutputs: 2, messages: 0 });
+    expect(r.instructions).toContain('2 tool outputs were elided (oldest first)');
+    const text = JSON.stringify(r.messages);
+    expect(text).not.toContain('AAAA');
+    expect(text).not.toContain('BBBB');
+    expect(text).toContain('C'.repeat(1_000));
+    expect(text).toContain('[tool output elided for the summariser: 6000 characters');
+    // The stored events are untouched.
+    expect(JSON.stringify(evs)).toContain('A'.repeat(6_000));
+  });
+
+  it('cuts the longest messages when eliding every tool output is not enough', () => {
+    const evs = numbered([user('x'.repeat(20_000)), assistant('y'.repeat(20_000)), user('next'), assistant('ok')]);
+    const plan = expectTier3(planResume(evs, { window: 3_000, keepTurns: 1, summaryWindow: 2_000 }));
+    const r = summaryRequest(plan, 0);
+    expect(r.inputTokens).toBeLessThanOrEqual(plan.summary.inputLimit);
+    expect(r.shortened).toEqual({ toolOutputs: 0, messages: 2 });
+    expect(JSON.stringify(r.messages)).toContain('[message cut for the summariser:');
+  });
+
+  it('a rolling compact covers through its piece; planning again from it gives the remaining pieces', () => {
+    const evs = toolTurns(60, 1_200);
+    const opts = { window: 4_000, summaryWindow: 2_000 };
+    const plan = expectTier3(planResume(evs, opts));
+    expect(plan.summary.calls).toBeGreaterThan(4);
+    expect(() => rollingCompact(plan, plan.summary.calls - 1, 'x')).toThrow(RangeError);
+    expect(() => summaryRequest(plan, 1)).toThrow(RangeError);
+    const ev = rollingCompact(plan, 2, 'FACT ' + 'z'.repeat(40_000));
+    expect(ev).toMatchObject({ kind: 'compact', coversThrough: plan.summary.pieces[2].coversThrough, rolling: true });
+    expect(estimateTokens(briefingMessage(ev.briefing))).toBeLessThanOrEqual(estimateTokens(briefingMessage('')) + plan.summary.maxBriefingTokens);
+    const again = expectTier3(planResume([...evs, { seq: evs.length, event: { ...ev, t: T0 } as SessionEvent }], opts));
+    expect(again.priorCompactSeq).toBe(evs.length);
+    expect(again.summary.pieces.map((p) => p.coversThrough)).toStrictEqual(plan.summary.pieces.slice(3).map((p) => p.coversThrough));
+    expect((summaryRequest(again, 0).messages[0] as { content: string }).content).toContain('FACT ');
+    expect(again.tailStartSeq).toBe(plan.tailStartSeq);
+  });
+
+  it('refuses a summary window that cannot hold the instructions and a briefing', () => {
+    expect(() => planResume(toolTurns(20, 1_000), { window: 4_000, summaryWindow: 300 })).toThrow(/summaryWindow 300 is too small/);
+    expect(() => planResume(toolTurns(20, 1_000), { window: 4_000, summaryWindow: 1.5 })).toThrow(RangeError);
   });
 });
 

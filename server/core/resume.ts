@@ -3,15 +3,18 @@
 //   1. verbatim     T <= B: the arrays rebuilt exactly as appended; no model call.
 //   2. incremental  the last compact event's briefing + the events after its coversThrough.
 //   3. compact      cut the head at a user-message boundary that orphans no tool pair, keep the
-//                   last turns verbatim, and ask the caller to summarise the head (two steps:
-//                   planResume says what to summarise, applyBriefing builds the context).
-// Plain functions over plain data. Depends on events.ts, tokens.ts and elide.ts only: no fs, no clock, no
+//                   last turns verbatim, and ask the caller to summarise the head, in pieces that
+//                   each fit the summariser's window (planResume says what the pieces are,
+//                   summaryRequest what one call sends, rollingCompact what a finished piece
+//                   appends, applyBriefing builds the context from the last piece's briefing).
+// Plain functions over plain data. Depends on events.ts, tokens.ts, elide.ts and pieces.ts only: no fs, no clock, no
 // JSON-RPC, no model calls. The caller (sidecar, CLI, tests) does the I/O and appends the
 // compact event that applyBriefing hands back.
 
 import { oneLine, type CompactEvent, type SeqEvent, type SessionEvent } from './events.js';
 import { countAll, countWith, countForSeq, estimateTokens, type SeqTokenCounts, type TokenCounter } from './tokens.js';
 import { withoutToolPayloads } from './elide.js';
+import { packPieces, shortenToFit, type TurnSpan } from './pieces.js';
 
 // ---------------------------------------------------------------------------------------------
 // Constants: every string the model or the user sees is fixed here, so output is deterministic.
@@ -104,26 +107,61 @@ export interface IncrementalPlan extends PlanBase {
   chatNote: typeof TIER2_NOTE;
 }
 
-/** What the caller must have summarised before a tier-3 resume can finish. */
+/** One summarise call: a piece of the head, with the briefing so far first. */
 export interface SummaryRequest {
-  /** The head, in order: a prior briefing first (if any), then user/assistant/agent messages
-   *  and honesty lines exactly as they would appear in a context. Verbatim references. */
+  /** The briefing so far first (a prior compact event's, or the previous piece's), then the
+   *  piece's user/assistant/agent messages and honesty lines exactly as they would appear in a
+   *  context: verbatim references, except in a piece that had to be shortened. */
   messages: unknown[];
-  /** For the summariser (system or final user prompt). Mentions maxBriefingTokens. */
+  /** For the summariser (system or final user prompt). Mentions maxBriefingTokens, the piece,
+   *  and what was shortened. */
   instructions: string;
-  /** Estimated input of the summary call (messages + instructions): the consent figure. */
+  /** Estimated input of this call (messages + instructions); at most the plan's inputLimit. */
   inputTokens: number;
-  /** Seq of the last head event (or the prior compact's coversThrough when the head holds only
-   *  the prior briefing). Goes into the compact event. */
+  /** Seq of the piece's last event (or the prior compact's coversThrough when the head holds
+   *  only the prior briefing): its briefing covers everything through it. */
   coversThrough: number;
-  /** Tokens reserved for the briefing text. A longer briefing is cut by applyBriefing. */
+  /** Tokens allowed for the briefing text. A longer briefing is cut. */
   maxBriefingTokens: number;
+  /** Which call this is: index from 0, of `count`; the last one's briefing is the final one. */
+  piece: { index: number; count: number };
+  /** Set when one turn was larger than a piece and was shortened to fit. */
+  shortened?: { toolOutputs: number; messages: number };
 }
 
-/** Tier 3: summarise `summary.messages`, then call applyBriefing(plan, briefing). */
+/** A piece of the head, as planned (its messages are made by summaryRequest). */
+export interface SummaryPiece {
+  index: number;
+  coversThrough: number;
+  /** The call's estimated input, counting the briefing so far at its largest. */
+  inputTokens: number;
+  /** One turn larger than a piece: its request is shortened. */
+  oversized: boolean;
+}
+
+/** What the caller must have summarised before a tier-3 resume can finish. */
+export interface SummaryPlan {
+  pieces: SummaryPiece[];
+  /** Summarise calls (pieces.length). */
+  calls: number;
+  /** Estimated input over every call: the consent figure. */
+  inputTokens: number;
+  /** Seq of the head's last event (or the prior compact's coversThrough when the head holds
+   *  only the prior briefing). Goes into the final compact event. */
+  coversThrough: number;
+  /** Tokens reserved for the briefing text, in every piece. */
+  maxBriefingTokens: number;
+  /** The summariser's window (summaryWindow, default the window W). */
+  window: number;
+  /** Every call's input is at most this: the summariser's window less room for the answer. */
+  inputLimit: number;
+}
+
+/** Tier 3: summarise the pieces in order (summaryRequest, rollingCompact), then call
+ *  applyBriefing(plan, last briefing). */
 export interface CompactPlan extends PlanBase {
   tier: 3;
-  summary: SummaryRequest;
+  summary: SummaryPlan;
   /** The verbatim tail (no briefing yet); `tail.estimate` excludes the briefing. */
   tail: ResumedContext;
   /** Seq of the tail's first event (always a user event); null when nothing fits verbatim. */
@@ -156,6 +194,9 @@ export interface PlanOptions {
    *  caller read only the events from a compact event on, and bounded the rest with
    *  floorTokens. Added to T, so a transcript known to exceed B is never planned as tier 1. */
   earlierTokens?: number;
+  /** The summariser's context window in tokens (integer > 0), default `window`. Each
+   *  summarise call's input stays within it less maxBriefingTokens (room for the answer). */
+  summaryWindow?: number;
 }
 
 /** The result of the second tier-3 step. */
@@ -163,7 +204,7 @@ export interface AppliedBriefing {
   context: ResumedContext;
   /** The event to append (the store stamps `t`). Its briefing is the one in `context`. */
   compact: { kind: 'compact'; briefing: string; coversThrough: number };
-  /** True when the briefing was longer than the budget allowed and was cut (ends with "…"). */
+  /** True when the briefing was longer than maxBriefingTokens or the budget allowed and was cut (ends with "…"). */
   briefingTrimmed: boolean;
   chatNote: typeof TIER3_NOTE;
 }
@@ -199,15 +240,41 @@ export function honestyLine(event: SessionEvent): string | null {
   }
 }
 
+/** What one summarise call's instructions say besides the fixed text. */
+export interface InstructionOptions {
+  /** The call's place among the calls of one resume (said only when there are several). */
+  piece?: { index: number; count: number };
+  /** The first message is a briefing of what came before: fold it in. */
+  foldsBriefing?: boolean;
+  /** What was cut from the piece to fit the summariser's window. */
+  shortened?: { toolOutputs: number; messages: number };
+}
+
 /** The summariser's instructions, asking for at most `maxTokens` tokens. */
-export function summaryInstructions(maxTokens: number): string {
-  return [
+export function summaryInstructions(maxTokens: number, o: InstructionOptions = {}): string {
+  const lines = [
     'Summarise the conversation above so that the work can continue from your summary alone: it will replace this part of the transcript in the model\'s context.',
+  ];
+  if (o.piece && o.piece.count > 1) {
+    lines.push(
+      `This is part ${o.piece.index + 1} of ${o.piece.count} of the earlier session, summarised in order${o.piece.index + 1 < o.piece.count ? '; later parts follow and will be summarised with yours' : '; it is the last part'}.`,
+    );
+  }
+  if (o.foldsBriefing) {
+    lines.push('The first message is the summary of everything before these messages: your summary replaces it too, so carry over what it says that still matters.');
+  }
+  if (o.shortened && (o.shortened.toolOutputs > 0 || o.shortened.messages > 0)) {
+    lines.push(
+      `This part was shortened to fit your window: ${o.shortened.toolOutputs} tool outputs were elided (oldest first) and ${o.shortened.messages} messages were cut, each marked where it was; do not guess what they said.`,
+    );
+  }
+  lines.push(
     'Keep: the user\'s goals, requests and constraints; decisions and their reasons; files created or changed and their current state; commands run and their outcomes; errors still open; names, values and facts that later work depends on; anything the user asked to remember.',
     'Say what was running (commands, servers, tool calls) and that none of it is running now.',
     'Drop pleasantries, superseded attempts and tool output that no longer matters.',
     `Write plain prose and short lists, no preamble, at most ${maxTokens} tokens.`,
-  ].join('\n');
+  );
+  return lines.join('\n');
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -491,7 +558,11 @@ export function planResume(events: readonly SeqEvent[], options: PlanOptions): R
       };
     }
   }
-  return planCompaction(base, remainder, prior, keepTurns, allowanceOption, counter);
+  const summaryWindow = options.summaryWindow ?? W;
+  if (!Number.isInteger(summaryWindow) || summaryWindow <= 0) {
+    throw new RangeError(`summaryWindow must be an integer > 0, got ${summaryWindow}`);
+  }
+  return planCompaction(base, remainder, prior, keepTurns, allowanceOption, counter, summaryWindow);
 }
 
 function planCompaction(
@@ -501,6 +572,7 @@ function planCompaction(
   keepTurns: number,
   allowanceOption: number | undefined,
   counter: TokenCounter,
+  summaryWindow: number,
 ): CompactPlan {
   const B = base.budget;
   // The briefing sits in both arrays. Reserve room for its header plus the allowance, and at
@@ -531,36 +603,201 @@ function planCompaction(
 
   const head = items.slice(0, cut);
   const tailItems = items.slice(cut);
-  const messages: unknown[] = [];
-  let inputTokens = 0;
-  if (prior !== null) {
-    const m = briefingMessage(prior.briefing);
-    messages.push(m);
-    inputTokens += countWith(counter, m);
-  }
-  for (const it of head) {
-    messages.push(...messagesOf(it));
-    inputTokens += it.own + it.noteTokens;
-  }
-  const instructions = summaryInstructions(allowance);
-  inputTokens += countWith(counter, instructions);
+  const turnStarts = [0, ...cuts.filter((c) => c > 0 && c < cut), cut];
+  const pieces = planPieces(head, turnStarts, prior, allowance, summaryWindow, counter);
   const coversThrough = head.length > 0 ? head[head.length - 1].seq : prior!.coversThrough;
-
-  return {
+  const plan: CompactPlan = {
     tier: 3,
     ...base,
-    summary: { messages, instructions, inputTokens, coversThrough, maxBriefingTokens: allowance },
+    summary: {
+      pieces: pieces.pieces,
+      calls: pieces.pieces.length,
+      inputTokens: pieces.pieces.reduce((sum, p) => sum + p.inputTokens, 0),
+      coversThrough,
+      maxBriefingTokens: allowance,
+      window: summaryWindow,
+      inputLimit: pieces.limit,
+    },
     tail: buildContext(tailItems, null, counter),
     tailStartSeq: tailItems.length > 0 ? tailItems[0].seq : null,
     keptTurns: cuts.filter((c) => c >= cut).length,
     priorCompactSeq: prior === null ? null : prior.seq,
     chatNote: TIER3_NOTE,
   };
+  PLAN_HEADS.set(plan, { head, spans: pieces.spans, prior: prior?.briefing ?? null, counter });
+  return plan;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Pieces: the head summarised in calls that each fit the summariser's window.
+
+/** What summaryRequest needs of a plan and is not part of its plain data. */
+interface HeadOf {
+  head: readonly Item[];
+  /** Item ranges [from, to) of the head, one per piece. */
+  spans: readonly { from: number; to: number }[];
+  prior: string | null;
+  counter: TokenCounter;
+}
+const PLAN_HEADS = new WeakMap<CompactPlan, HeadOf>();
+
+/** The largest a briefing message may be: the empty one plus maxBriefingTokens. */
+function briefingBound(allowance: number, counter: TokenCounter): number {
+  return countWith(counter, briefingMessage('')) + allowance;
 }
 
 /**
- * Tier 3, second step: the resumed context (briefing message first in both arrays, then the
- * verbatim tail) and the compact event to append. A briefing too long for the budget is cut
+ * A briefing cut (by code points, ending with "…") to the longest start for which `fits`
+ * holds; the briefing itself when it fits. `fits` must hold for "…".
+ */
+function cutToFit(briefing: string, fits: (b: string) => boolean): { used: string; trimmed: boolean } {
+  if (fits(briefing)) return { used: briefing, trimmed: false };
+  const chars = Array.from(briefing);
+  const cutTo = (k: number) => chars.slice(0, k).join('').trimEnd() + '…';
+  let lo = 0;
+  let hi = chars.length - 1;
+  while (lo < hi) {
+    const mid = Math.ceil((lo + hi) / 2);
+    if (fits(cutTo(mid))) lo = mid;
+    else hi = mid - 1;
+  }
+  return { used: cutTo(lo), trimmed: true };
+}
+
+/** A briefing cut to maxBriefingTokens (its message at most the bound). */
+function fitBriefing(briefing: string, allowance: number, counter: TokenCounter): string {
+  const bound = briefingBound(allowance, counter);
+  return cutToFit(briefing, (b) => countWith(counter, briefingMessage(b)) <= bound).used;
+}
+
+/** The longest instructions a call can get, for the room a piece leaves. */
+function longestInstructions(allowance: number, counter: TokenCounter): number {
+  const most = { index: 999_998, count: 999_999 };
+  return countWith(counter, summaryInstructions(allowance, { piece: most, foldsBriefing: true, shortened: { toolOutputs: 9_999_999, messages: 9_999_999 } }));
+}
+
+function planPieces(
+  head: readonly Item[],
+  turnStarts: readonly number[],
+  prior: { briefing: string } | null,
+  allowance: number,
+  summaryWindow: number,
+  counter: TokenCounter,
+): { pieces: SummaryPiece[]; spans: { from: number; to: number }[]; limit: number } {
+  const limit = summaryWindow - allowance;
+  const instructions = longestInstructions(allowance, counter);
+  const bound = briefingBound(allowance, counter);
+  const priorTokens = prior === null ? 0 : countWith(counter, briefingMessage(fitBriefing(prior.briefing, allowance, counter)));
+  const firstRoom = limit - instructions - priorTokens;
+  const room = limit - instructions - bound;
+  if (Math.min(firstRoom, room) < MIN_PIECE_ROOM) {
+    throw new RangeError(
+      `summaryWindow ${summaryWindow} is too small to summarise in pieces (needs at least ${allowance + instructions + Math.max(bound, priorTokens) + MIN_PIECE_ROOM} tokens)`,
+    );
+  }
+  const turns: TurnSpan[] = [];
+  for (let t = 0; t + 1 < turnStarts.length; t++) {
+    let tokens = 0;
+    for (let i = turnStarts[t]; i < turnStarts[t + 1]; i++) tokens += head[i].own + head[i].noteTokens;
+    turns.push({ from: turnStarts[t], to: turnStarts[t + 1], tokens });
+  }
+  const spans = turns.length > 0 ? packPieces(turns, firstRoom, room) : [{ from: 0, to: 0, tokens: 0, oversized: false }];
+  const pieces = spans.map((sp, index): SummaryPiece => {
+    const before = index === 0 ? priorTokens : bound;
+    const roomHere = index === 0 ? firstRoom : room;
+    return {
+      index,
+      coversThrough: sp.to > 0 ? head[sp.to - 1].seq : (prior as { coversThrough?: number } | null)?.coversThrough ?? -1,
+      inputTokens: instructions + before + Math.min(sp.tokens, roomHere),
+      oversized: sp.oversized,
+    };
+  });
+  return { pieces, spans: spans.map(({ from, to }) => ({ from, to })), limit };
+}
+
+/** A piece's own messages must have at least this much room beside the instructions and briefing. */
+const MIN_PIECE_ROOM = 1;
+
+/**
+ * The summarise call for piece `index` of a tier-3 plan: the briefing so far first (for the
+ * first piece the prior compact event's, if any; after it `briefingSoFar`, the previous piece's
+ * briefing, cut to maxBriefingTokens), then the piece's messages, shortened if the piece is one
+ * turn larger than its room. Its inputTokens never exceed summary.inputLimit. Throws RangeError
+ * for an index out of range, or when a later piece has no briefing so far.
+ */
+export function summaryRequest(plan: CompactPlan, index: number, briefingSoFar?: string): SummaryRequest {
+  const h = PLAN_HEADS.get(plan);
+  const count = plan.summary.calls;
+  if (!h || !Number.isInteger(index) || index < 0 || index >= count) throw new RangeError(`no piece ${index} in this plan`);
+  const { counter } = h;
+  const allowance = plan.summary.maxBriefingTokens;
+  const soFar = index === 0 ? h.prior : briefingSoFar;
+  if (index > 0 && (soFar === undefined || soFar === null || soFar.trim() === '')) throw new RangeError(`piece ${index} needs the briefing of piece ${index - 1}`);
+  const messages: unknown[] = [];
+  let inputTokens = 0;
+  if (soFar !== null && soFar !== undefined) {
+    const m = briefingMessage(fitBriefing(soFar, allowance, counter));
+    messages.push(m);
+    inputTokens += countWith(counter, m);
+  }
+  const span = h.spans[index];
+  const own: unknown[] = [];
+  let ownTokens = 0;
+  for (let i = span.from; i < span.to; i++) {
+    own.push(...messagesOf(h.head[i]));
+    ownTokens += h.head[i].own + h.head[i].noteTokens;
+  }
+  const piece = { index, count };
+  const foldsBriefing = messages.length > 0;
+  let shortened: SummaryRequest['shortened'];
+  const room = plan.summary.inputLimit - inputTokens - longestInstructions(allowance, counter);
+  if (ownTokens > room) {
+    const s = shortenToFit(own, room, counter);
+    own.length = 0;
+    own.push(...s.messages);
+    ownTokens = s.tokens;
+    shortened = { toolOutputs: s.toolOutputs, messages: s.cutMessages };
+  }
+  messages.push(...own);
+  const instructions = summaryInstructions(allowance, { piece, foldsBriefing, shortened });
+  inputTokens += ownTokens + countWith(counter, instructions);
+  return {
+    messages,
+    instructions,
+    inputTokens,
+    coversThrough: plan.summary.pieces[index].coversThrough,
+    maxBriefingTokens: allowance,
+    piece,
+    ...(shortened ? { shortened } : {}),
+  };
+}
+
+/** The compact event a finished piece (not the last) appends: its briefing, cut to maxBriefingTokens. */
+export interface RollingCompact {
+  kind: 'compact';
+  briefing: string;
+  coversThrough: number;
+  rolling: true;
+}
+
+/**
+ * The event to append when piece `index` (not the last) has its briefing: a compact event
+ * covering through the piece's last event, marked `rolling`, so that an interrupted resume
+ * goes on from it (as a tier-2 or tier-3 prior briefing). Throws RangeError on an empty
+ * briefing or for the last piece (applyBriefing's).
+ */
+export function rollingCompact(plan: CompactPlan, index: number, briefing: string): RollingCompact {
+  if (briefing.trim() === '') throw new RangeError('the briefing is empty');
+  if (!Number.isInteger(index) || index < 0 || index >= plan.summary.calls - 1) throw new RangeError(`piece ${index} is not a rolling piece of this plan`);
+  const h = PLAN_HEADS.get(plan);
+  const used = fitBriefing(briefing, plan.summary.maxBriefingTokens, h?.counter ?? estimateTokens);
+  return { kind: 'compact', briefing: used, coversThrough: plan.summary.pieces[index].coversThrough, rolling: true };
+}
+
+/**
+ * Tier 3, last step: the resumed context (briefing message first in both arrays, then the
+ * verbatim tail) and the compact event to append, from the last piece's briefing. A briefing
+ * longer than maxBriefingTokens or too long for the budget is cut
  * (by code points, ending with "…") so that the context always fits; the compact event carries
  * the briefing as used, so a later tier-2 resume reproduces this context. `counter` must be the
  * one the plan was made with. Throws RangeError on an empty briefing: a summariser that
@@ -573,21 +810,9 @@ export function applyBriefing(
 ): AppliedBriefing {
   if (briefing.trim() === '') throw new RangeError('the briefing is empty');
   const cost = (b: string) => plan.tail.estimate + 2 * countWith(counter, briefingMessage(b));
-  let used = briefing;
-  let trimmed = false;
-  if (cost(briefing) > plan.budget) {
-    trimmed = true;
-    const chars = Array.from(briefing);
-    const cutTo = (k: number) => chars.slice(0, k).join('').trimEnd() + '…';
-    let lo = 0; // cutTo(lo) is assumed to fit (the planner reserved room for "…")
-    let hi = chars.length - 1;
-    while (lo < hi) {
-      const mid = Math.ceil((lo + hi) / 2);
-      if (cost(cutTo(mid)) <= plan.budget) lo = mid;
-      else hi = mid - 1;
-    }
-    used = cutTo(lo);
-  }
+  // The budget, and maxBriefingTokens (planned room for "…" at least: both hold for it).
+  const bound = briefingBound(plan.summary.maxBriefingTokens, counter);
+  const { used, trimmed } = cutToFit(briefing, (b) => cost(b) <= plan.budget && countWith(counter, briefingMessage(b)) <= bound);
   const context: ResumedContext = {
     conversation: [briefingMessage(used), ...plan.tail.conversation],
     agentMessages: [briefingMessage(used), ...plan.tail.agentMessages],
@@ -602,7 +827,7 @@ export function applyBriefing(
   };
 }
 
-/** True when a tier-3 plan's summary input exceeds `threshold` tokens: ask the user first. */
+/** True when a tier-3 plan's summary input (over every piece) exceeds `threshold` tokens: ask the user first. */
 export function needsConsent(plan: ResumePlan, threshold: number = DEFAULT_CONSENT_THRESHOLD): boolean {
   return plan.tier === 3 && plan.summary.inputTokens > threshold;
 }

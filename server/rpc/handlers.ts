@@ -17,7 +17,7 @@ import type { ReadResult, SessionStore } from '../core/store.js';
 import { forkSession } from '../core/fork.js';
 import { newestFirst } from '../core/catalog.js';
 import { fallbackTitle, normalizeTitle, shouldGenerateTitle, titleInstructions, titleMaxTokens } from '../core/title.js';
-import { planResume, floorTokens, applyBriefing, needsConsent, DEFAULT_CONSENT_THRESHOLD, type CompactPlan, type ResumePlan } from '../core/resume.js';
+import { planResume, floorTokens, applyBriefing, needsConsent, rollingCompact, summaryRequest, DEFAULT_CONSENT_THRESHOLD, type CompactPlan, type ResumePlan, type SummaryRequest } from '../core/resume.js';
 import { CHARS_PER_TOKEN } from '../core/tokens.js';
 import { RpcErrorCodes, rpcError } from './errors.js';
 import * as P from './protocol.js';
@@ -56,10 +56,13 @@ export interface Context {
 
 export interface PendingCompaction {
   plan: CompactPlan;
-  /** The session's line count when planned (appends only add lines): a session that changed
-   *  since needs a new plan. */
+  /** The session's line count when planned, plus the rolling compact events this flow appended
+   *  since (appends only add lines): a session that changed otherwise needs a new plan. */
   events: number;
   base: ResumeBase;
+  /** The piece whose briefing is awaited, and the briefing of the one before (as appended). */
+  piece: number;
+  briefingSoFar?: string;
 }
 
 /** The fields of a resume result that do not depend on the tier. */
@@ -228,18 +231,75 @@ const sessionResume: Handler<typeof P.sessionResume> = async (p, token, ctx) =>
       return confirmationAnswer(base, plan, threshold);
     }
     if (!ctx.callbacks.has('summarize')) {
-      // The two-step flow: the client summarises, then sends session/compact.
-      ctx.pendingCompactions.set(id, { plan, events: loaded.totalEvents ?? -1, base });
-      const { messages, instructions, inputTokens, coversThrough, maxBriefingTokens } = plan.summary;
-      return { ...base, tier: 3, conversation: [], agentMessages: [], needsSummary: { messages, instructions, inputTokens, coversThrough, maxBriefingTokens } };
+      // The two-step flow: the client summarises piece by piece, each through session/compact.
+      const first = requestOrInvalid(plan, 0);
+      ctx.pendingCompactions.set(id, { plan, events: loaded.totalEvents ?? -1, base, piece: 0 });
+      return { ...base, tier: 3, conversation: [], agentMessages: [], needsSummary: needsSummaryOf(first) };
     }
-    // A two-step plan handed out earlier is void from here: this resume decides the compact event.
+    // A two-step plan handed out earlier is void from here: this resume decides the compact events.
     ctx.pendingCompactions.delete(id);
-    progress.report('Summarising the earlier part of the session');
-    const briefing = await summarize(ctx, id, plan.summary, cancel);
-    check(cancel);
-    return compactAndResume(ctx, id, plan, briefing, base);
+    return summarizeInPieces(ctx, id, plan, base, progress, cancel);
   });
+
+/**
+ * The callback flow: one session/summarize per piece, in order, each with the briefing so far.
+ * A piece's briefing is appended (a rolling compact event) before the next piece is asked for,
+ * so that a resume that fails or is cancelled after k pieces keeps those k, and the next resume
+ * goes on from the last of them; nothing is written for a piece whose briefing is not in hand.
+ */
+async function summarizeInPieces(
+  ctx: Context,
+  id: string,
+  plan: CompactPlan,
+  base: ResumeBase,
+  progress: Progress,
+  cancel: CancellationToken,
+): Promise<P.ResultOf<typeof P.sessionResume>> {
+  const calls = plan.summary.calls;
+  let soFar: string | undefined;
+  for (let i = 0; i < calls; i++) {
+    check(cancel);
+    progress.report(
+      calls > 1 ? `Summarising part ${i + 1} of ${calls} of the earlier session` : 'Summarising the earlier part of the session',
+      Math.floor((i / calls) * 100),
+    );
+    const request = requestOrInvalid(plan, i, soFar);
+    const briefing = await summarize(ctx, id, request, cancel, i);
+    check(cancel);
+    if (i === calls - 1) return compactAndResume(ctx, id, plan, briefing, base);
+    soFar = await appendRolling(ctx, id, plan, i, briefing);
+  }
+  throw new Error('unreachable: a plan has at least one piece');
+}
+
+/** Appends the rolling compact event of piece `index`; answers the briefing as appended. */
+async function appendRolling(ctx: Context, id: string, plan: CompactPlan, index: number, briefing: string): Promise<string> {
+  if (briefing.trim() === '') {
+    throw rpcError('CallbackFailed', `the summary of part ${index + 1} is empty; ${keptText(index)}`, { callback: 'summarize' });
+  }
+  const event = rollingCompact(plan, index, briefing);
+  await ctx.store.append(id, [event]);
+  return event.briefing;
+}
+
+/** What a failure after `done` pieces leaves. */
+function keptText(done: number): string {
+  return done === 0 ? 'the session is unchanged' : `the ${done} parts summarised before are kept (compact events); resuming again goes on from there`;
+}
+
+function requestOrInvalid(plan: CompactPlan, index: number, soFar?: string): SummaryRequest {
+  try {
+    return summaryRequest(plan, index, soFar);
+  } catch (e) {
+    if (e instanceof RangeError) throw new ResponseError(RpcErrorCodes.InvalidParams, e.message, { issues: [] });
+    throw e;
+  }
+}
+
+function needsSummaryOf(r: SummaryRequest): NonNullable<P.ResultOf<typeof P.sessionResume>['needsSummary']> {
+  const { messages, instructions, inputTokens, coversThrough, maxBriefingTokens, piece, shortened } = r;
+  return { messages, instructions, inputTokens, coversThrough, maxBriefingTokens, piece, ...(shortened ? { shortened } : {}) };
+}
 
 /**
  * Loads what the plan needs and plans. A session with a compact event is read from the event
@@ -286,7 +346,14 @@ async function loadAndPlan(
 
 function planOrInvalid(events: readonly SeqEvent[], p: P.ParamsOf<typeof P.sessionResume>, earlierTokens = 0): ResumePlan {
   try {
-    return planResume(events, { window: p.contextWindow, budgetRatio: p.budgetRatio, keepTurns: p.keepTurns, tokenCounts: p.tokenCounts, earlierTokens });
+    return planResume(events, {
+      window: p.contextWindow,
+      budgetRatio: p.budgetRatio,
+      keepTurns: p.keepTurns,
+      tokenCounts: p.tokenCounts,
+      earlierTokens,
+      summaryWindow: p.summaryWindow,
+    });
   } catch (e) {
     if (e instanceof RangeError) throw new ResponseError(RpcErrorCodes.InvalidParams, e.message, { issues: [] });
     throw e;
@@ -299,7 +366,8 @@ function tokensOf(plan: ResumePlan): ResumeBase['tokens'] {
 
 /** Tier 3 over the consent threshold: empty arrays, the figures, nothing written. */
 function confirmationAnswer(base: ResumeBase, plan: CompactPlan, threshold: number): P.ResultOf<typeof P.sessionResume> {
-  return { ...base, tier: 3, conversation: [], agentMessages: [], needsConfirmation: { inputTokens: plan.summary.inputTokens, threshold } };
+  const { inputTokens, calls } = plan.summary;
+  return { ...base, tier: 3, conversation: [], agentMessages: [], needsConfirmation: { inputTokens, threshold, calls } };
 }
 
 /**
@@ -309,7 +377,7 @@ function confirmationAnswer(base: ResumeBase, plan: CompactPlan, threshold: numb
  */
 async function compactAndResume(ctx: Context, id: string, plan: CompactPlan, briefing: string, base: ResumeBase): Promise<P.ResultOf<typeof P.sessionResume>> {
   if (briefing.trim() === '') {
-    throw rpcError('CallbackFailed', 'the summary is empty; the session is unchanged', { callback: 'summarize' });
+    throw rpcError('CallbackFailed', `the summary is empty; ${keptText(plan.summary.calls - 1)}`, { callback: 'summarize' });
   }
   const applied = applyBriefing(plan, briefing);
   await ctx.store.append(id, [applied.compact]);
@@ -318,10 +386,14 @@ async function compactAndResume(ctx: Context, id: string, plan: CompactPlan, bri
   return { ...base, tier: 3, conversation: c.conversation, agentMessages: c.agentMessages, note: applied.chatNote };
 }
 
-/** Second step of the two-step flow: the briefing for the plan session/resume handed out. */
+/**
+ * The two-step flow's next step: the briefing of the piece session/resume (or the previous
+ * session/compact) handed out. Before the last piece it appends a rolling compact event and
+ * answers the next piece's needsSummary; for the last, the compact event and the context.
+ */
 const sessionCompact: Handler<typeof P.sessionCompact> = async (p, _t, ctx) => {
   const pending = ctx.pendingCompactions.get(p.id);
-  if (!pending || pending.plan.summary.coversThrough !== p.coversThrough) {
+  if (!pending || pending.plan.summary.pieces[pending.piece].coversThrough !== p.coversThrough) {
     throw rpcError('ContentModified', `no summary of ${p.id} through seq ${p.coversThrough} is awaited (the session changed, or the sidecar restarted): resume again`);
   }
   // Append-only: the session is unchanged exactly when it still has as many lines as planned.
@@ -329,7 +401,12 @@ const sessionCompact: Handler<typeof P.sessionCompact> = async (p, _t, ctx) => {
     ctx.pendingCompactions.delete(p.id);
     throw rpcError('ContentModified', `${p.id} changed since session/resume asked for its summary: resume again`);
   }
-  return compactAndResume(ctx, p.id, pending.plan, p.briefing, pending.base);
+  const { plan } = pending;
+  if (pending.piece === plan.summary.calls - 1) return compactAndResume(ctx, p.id, plan, p.briefing, pending.base);
+  const next = requestOrInvalid(plan, pending.piece + 1, rollingCompact(plan, pending.piece, p.briefing).briefing);
+  const soFar = await appendRolling(ctx, p.id, plan, pending.piece, p.briefing);
+  ctx.pendingCompactions.set(p.id, { ...pending, events: pending.events + 1, piece: pending.piece + 1, briefingSoFar: soFar });
+  return { ...pending.base, tier: 3, conversation: [], agentMessages: [], needsSummary: needsSummaryOf(next) };
 };
 
 /** Takes the session's lock; another owner (or a newer schema) makes the result read-only. */
@@ -346,15 +423,15 @@ async function takeOrReadOnly(store: SessionStore, id: string): Promise<{ readOn
   }
 }
 
-/** The `summarize` callback; any failure leaves the session unchanged (nothing is appended before it answers). */
-async function summarize(
-  ctx: Context,
-  id: string,
-  summary: { messages: unknown[]; instructions: string },
-  cancel: CancellationToken,
-): Promise<string> {
+/**
+ * The `summarize` callback for one piece; a failure keeps what earlier pieces appended and
+ * writes nothing for this one (nothing is appended before it answers).
+ */
+async function summarize(ctx: Context, id: string, r: SummaryRequest, cancel: CancellationToken, done: number): Promise<string> {
   try {
-    const answer = await ctx.ask<unknown>(P.sessionSummarize.method, { id, messages: summary.messages, instructions: summary.instructions }, cancel);
+    const { messages, instructions, piece, coversThrough, inputTokens, maxBriefingTokens, shortened } = r;
+    const params = { id, messages, instructions, piece, coversThrough, inputTokens, maxBriefingTokens, ...(shortened ? { shortened } : {}) };
+    const answer = await ctx.ask<unknown>(P.sessionSummarize.method, params, cancel);
     check(cancel);
     const parsed = P.sessionSummarize.result.safeParse(answer);
     if (!parsed.success) throw new Error('the answer has no briefing');
@@ -363,7 +440,7 @@ async function summarize(
     check(cancel);
     const code = e instanceof ResponseError ? e.code : undefined;
     if (code === RpcErrorCodes.RequestCancelled) throw cancelled();
-    throw rpcError('CallbackFailed', `session/summarize failed: ${(e as Error).message}; the session is unchanged`, { callback: 'summarize', code });
+    throw rpcError('CallbackFailed', `session/summarize failed: ${(e as Error).message}; ${keptText(done)}`, { callback: 'summarize', code });
   }
 }
 

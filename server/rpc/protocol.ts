@@ -210,6 +210,14 @@ export const sessionRead = request(
   "A window of a session's events: the last N, or a seq range.",
 );
 
+const SummaryPiece = z
+  .object({ index: z.number().int().min(0), count: z.number().int().min(1) })
+  .describe('Which summarise call this is (from 0) of how many: the briefing of the last (index = count - 1) is the final one; the others are rolling.');
+
+const Shortened = z
+  .object({ toolOutputs: z.number().int().min(0), messages: z.number().int().min(0) })
+  .describe('One turn was larger than a piece: this many tool outputs were elided (oldest first) and messages cut, each marked in place.');
+
 export const ResumeResult = z
   .looseObject({
     id: SessionId.describe('The session resumed (a new id when `copy` was set).'),
@@ -227,16 +235,22 @@ export const ResumeResult = z
       .describe('T (the stored transcript, estimated), B (the budget) and W (the window).'),
     needsSummary: z
       .object({
-        messages: z.array(z.unknown()).describe('The head to summarise, in context order, verbatim.'),
+        messages: z.array(z.unknown()).describe('One piece of the head to summarise, in context order: the briefing so far first (if any), then the messages verbatim (shortened only when `shortened` says so).'),
         instructions: z.string(),
-        inputTokens: z.number().int(),
+        inputTokens: z.number().int().describe("This call's estimated input; at most the summariser's window less maxBriefingTokens."),
         coversThrough: z.number().int().describe('Pass it back to session/compact.'),
         maxBriefingTokens: z.number().int(),
+        piece: SummaryPiece,
+        shortened: Shortened.optional(),
       })
       .optional()
-      .describe('Tier 3 for a client that does not answer session/summarize: summarise `messages`, then call session/compact. The arrays are empty and nothing was written.'),
+      .describe('Tier 3 for a client that does not answer session/summarize: summarise `messages`, then call session/compact, which answers the next piece\'s needsSummary until the last. The arrays are empty.'),
     needsConfirmation: z
-      .object({ inputTokens: z.number().int(), threshold: z.number().int() })
+      .object({
+        inputTokens: z.number().int().describe('Estimated input over every summarise call.'),
+        threshold: z.number().int(),
+        calls: z.number().int().describe('Summarise calls (pieces) the resume will make.'),
+      })
       .optional()
       .describe('Tier 3 would summarise more than `threshold` tokens: ask the user, then call again with `confirm: true`. The arrays are empty and nothing was written.'),
   })
@@ -258,6 +272,12 @@ export const sessionResume = request(
       .min(0)
       .optional()
       .describe('Ask consent (`needsConfirmation`) when a summary would read more than this many tokens. Default: initializationOptions.consentThreshold, else 50000.'),
+    summaryWindow: z
+      .number()
+      .int()
+      .positive()
+      .optional()
+      .describe("The summariser model's context window in tokens, default contextWindow: every summarise call's input stays within it less maxBriefingTokens (room for the answer)."),
     tokenCounts: z
       .record(z.string().regex(/^\d+$/), z.number().min(0))
       .optional()
@@ -288,11 +308,11 @@ export const sessionCompact = request(
   'clientToServer',
   z.object({
     id: SessionId,
-    briefing: z.string().trim().min(1).describe("The client's summary of `needsSummary.messages`."),
+    briefing: z.string().trim().min(1).describe("The client's summary of the piece `needsSummary` handed out."),
     coversThrough: z.number().int().min(0).describe('`needsSummary.coversThrough`, unchanged.'),
   }),
   ResumeResult,
-  'Second step of a tier-3 resume without the summarize callback: records the briefing as a compact event and answers the resumed context.',
+  'Next step of a tier-3 resume without the summarize callback: records the piece\'s briefing as a compact event and answers the next piece\'s needsSummary, or after the last piece the resumed context.',
 );
 
 export const sessionExport = request(
@@ -420,11 +440,16 @@ export const sessionSummarize = request(
   'serverToClient',
   z.object({
     id: SessionId,
-    messages: z.array(z.unknown()).describe('The head to summarise, verbatim.'),
+    messages: z.array(z.unknown()).describe('One piece of the head: the briefing so far first (if any), then the messages verbatim (shortened only when `shortened` says so).'),
     instructions: z.string(),
+    piece: SummaryPiece.optional(),
+    coversThrough: z.number().int().optional().describe("The piece's last event: its briefing covers everything through it."),
+    inputTokens: z.number().int().optional().describe("This call's estimated input."),
+    maxBriefingTokens: z.number().int().optional(),
+    shortened: Shortened.optional(),
   }),
   z.object({ briefing: z.string().min(1) }),
-  'Asks the client\'s model for a briefing of a session\'s head (resume tier 3). Sent only to clients whose callbacks include "summarize".',
+  'Asks the client\'s model for a briefing of one piece of a session\'s head (resume tier 3), one call per piece. Sent only to clients whose callbacks include "summarize".',
   true,
 );
 

@@ -107,7 +107,7 @@ describe('resume tier 3: the summarize callback', () => {
       },
     });
     const id = await sessionWith(s, project, longChat());
-    const r = await s.call(P.sessionResume, { id, contextWindow: 2_000 });
+    const r = await s.call(P.sessionResume, { id, contextWindow: 2_000, summaryWindow: 100_000 });
     expect(r.tier).toBe(3);
     expect(r.note).toBe('Resumed from summary — full transcript in History.');
     expect(JSON.stringify(r.conversation[0])).toContain('Deploy key: vault path secret/deploy.');
@@ -130,7 +130,7 @@ describe('resume tier 3: the summarize callback', () => {
     const s = await startSidecar({ trace: 'messages', root, editor: { summarize: () => ({ briefing: 'should not be asked' }) } });
     const id = await sessionWith(s, project, longChat());
     const before = readFileSync(fileOf(root, id));
-    const r = await s.call(P.sessionResume, { id, contextWindow: 2_000 });
+    const r = await s.call(P.sessionResume, { id, contextWindow: 2_000, summaryWindow: 100_000 });
     expect(r).toMatchObject({ id, tier: 3, conversation: [], agentMessages: [], readOnly: false });
     const need = r.needsSummary!;
     expect(JSON.stringify(need.messages)).toContain('vault path secret/deploy');

@@ -162,7 +162,8 @@ describe('tier 1: verbatim', () => {
     const T = (await s.call(P.sessionResume, { id, contextWindow: 1_000_000 })).tokens!.transcript;
     const at = await s.call(P.sessionResume, { id, contextWindow: T, budgetRatio: 1 });
     expect(at).toMatchObject({ tier: 1, tokens: { transcript: T, budget: T } });
-    const over = await s.call(P.sessionResume, { id, contextWindow: T - 1, budgetRatio: 1 });
+    // (A summariser with a window of its own: this window cannot hold the instructions.)
+    const over = await s.call(P.sessionResume, { id, contextWindow: T - 1, budgetRatio: 1, summaryWindow: 100_000 });
     expect(over.tier).toBe(3);
     expect(over.needsSummary).toBeDefined();
     await s.stop();
@@ -366,7 +367,12 @@ describe('consent', () => {
     expect(ask.needsSummary).toBeUndefined();
     const go = await s.call(P.sessionResume, { id, contextWindow: 32_000, confirm: true });
     expect(go.needsConfirmation).toBeUndefined();
-    expect(go.needsSummary!.inputTokens).toBe(ask.needsConfirmation!.inputTokens);
+    // The consent figure is the whole cost: every piece's input, and how many calls.
+    const { calls, inputTokens } = ask.needsConfirmation!;
+    expect(go.needsSummary!.piece).toEqual({ index: 0, count: calls });
+    expect(calls).toBeGreaterThan(1);
+    expect(go.needsSummary!.inputTokens).toBeLessThanOrEqual(32_000);
+    expect(go.needsSummary!.inputTokens * calls).toBeGreaterThan(inputTokens / 2);
     await s.stop();
   });
 
@@ -464,10 +470,18 @@ describe("the design's exit test", () => {
     expect(ask.tokens!.transcript).toBeLessThan(260_000);
     expect(summarizeCalls(s)).toEqual([]);
 
+    expect(ask.needsConfirmation!.calls).toBe(2);
+
     const r = await s.call(P.sessionResume, { id, contextWindow: 128_000, confirm: true });
     expect(r).toMatchObject({ tier: 3, note: 'Resumed from summary — full transcript in History.', tokens: { window: 128_000, budget: 51_200 } });
-    // The summariser was sent the head, the fact with it.
-    expect(JSON.stringify(summarizeCalls(s)[0].params)).toContain('HEAD-ONLY-MARKER');
+    // The head (~190k tokens) went in two pieces that each fit the 128k window; the first had
+    // the fact, the second the first's briefing.
+    const calls = summarizeCalls(s).map((c) => c.params as { messages: unknown[]; instructions: string; piece: unknown });
+    expect(calls.map((c) => c.piece)).toEqual([{ index: 0, count: 2 }, { index: 1, count: 2 }]);
+    for (const c of calls) expect(c.messages.reduce<number>((n, m) => n + estimateTokens(m), estimateTokens(c.instructions))).toBeLessThanOrEqual(128_000);
+    expect(JSON.stringify(calls[0])).toContain('HEAD-ONLY-MARKER');
+    expect(JSON.stringify(calls[1])).not.toContain('HEAD-ONLY-MARKER');
+    expect(calls[1].messages[0]).toEqual({ role: 'user', content: `${BRIEFING_HEADER}\n\n${FACT}` });
     // The fact reaches the model through the briefing, first in both arrays...
     expect(r.conversation[0]).toEqual({ role: 'user', content: `${BRIEFING_HEADER}\n\n${FACT}` });
     expect(r.agentMessages[0]).toEqual(r.conversation[0]);
@@ -483,11 +497,15 @@ describe("the design's exit test", () => {
     // The full transcript stays on disk, and the next resume reuses the briefing.
     const stored = eventsOf(root, id).filter((e) => e.kind !== 'title'); // the background title landed somewhere
     expect(stored.slice(0, events.length)).toEqual(events);
-    expect(stored.at(-1)).toMatchObject({ kind: 'compact', briefing: FACT });
+    expect(stored.slice(events.length)).toMatchObject([
+      { kind: 'compact', briefing: FACT, rolling: true },
+      { kind: 'compact', briefing: FACT },
+    ]);
+    expect(stored.at(-1)!.rolling).toBeUndefined();
     const again = await s.call(P.sessionResume, { id, contextWindow: 128_000 });
     expect(again).toMatchObject({ tier: 2 });
     expect(JSON.stringify(again.conversation[0])).toContain('hunter2-zebra');
-    expect(summarizeCalls(s)).toHaveLength(1);
+    expect(summarizeCalls(s)).toHaveLength(2);
     await s.stop();
   });
 
@@ -495,9 +513,16 @@ describe("the design's exit test", () => {
     const { root, project } = workspace();
     const s = await start({ root, initializationOptions: { consentThreshold: 1_000_000 } });
     const id = await sessionWith(s, project, chat(100, 7_600), 40);
-    const first = await s.call(P.sessionResume, { id, contextWindow: 128_000 });
-    const need = first.needsSummary!;
-    const r = await s.call(P.sessionCompact, { id, coversThrough: need.coversThrough, briefing: factSummary(need).briefing });
+    let r = await s.call(P.sessionResume, { id, contextWindow: 128_000 });
+    // session/compact answers the next piece's needsSummary until the last.
+    const pieces: unknown[] = [];
+    while (r.needsSummary) {
+      const need = r.needsSummary;
+      pieces.push(need.piece);
+      expect(need.inputTokens).toBeLessThanOrEqual(128_000);
+      r = await s.call(P.sessionCompact, { id, coversThrough: need.coversThrough, briefing: factSummary(need).briefing });
+    }
+    expect(pieces).toEqual([{ index: 0, count: 2 }, { index: 1, count: 2 }]);
     expect(r).toMatchObject({ tier: 3, note: TIER3_NOTE });
     expect(r.conversation[0]).toEqual({ role: 'user', content: `${BRIEFING_HEADER}\n\n${FACT}` });
     expect(JSON.stringify([r.conversation.slice(1), r.agentMessages.slice(1)])).not.toContain('hunter2-zebra');

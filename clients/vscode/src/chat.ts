@@ -86,11 +86,14 @@ export class Chat implements vscode.Disposable {
   async resumeQuiet(id: string, opts: Api.ResumeOptions = {}): Promise<ResumeResult> {
     const s = this.settings();
     const contextWindow = opts.contextWindow ?? (await this.model.contextWindow()) ?? s.contextWindow;
+    // Each summary request fits the model that makes it (the head goes in pieces).
+    const summaryWindow = await this.model.summaryWindow();
     const r = await this.sidecar.request(
       'session/resume',
       {
         id,
         contextWindow,
+        ...(summaryWindow ? { summaryWindow } : {}),
         budgetRatio: opts.budgetRatio ?? s.budgetRatio,
         ...(opts.copy ? { copy: true } : {}),
         ...(opts.confirm ? { confirm: true } : {}),
@@ -117,7 +120,7 @@ export class Chat implements vscode.Disposable {
       r = await run(false);
       if (r.needsConfirmation) {
         const pick = await vscode.window.showWarningMessage(
-          S.resume.consent(r.needsConfirmation.inputTokens),
+          S.resume.consent(r.needsConfirmation.inputTokens, r.needsConfirmation.calls),
           { modal: true },
           S.resume.fromSummary,
           S.resume.startFresh,
@@ -132,7 +135,9 @@ export class Chat implements vscode.Disposable {
     } catch (e) {
       if (codeOf(e) === ErrorCodes.RequestCancelled) return undefined;
       if (codeOf(e) === ErrorCodes.CallbackFailed || codeOf(e) === ErrorCodes.FeatureUnavailable) {
-        const pick = await vscode.window.showErrorMessage(`${S.resume.failed(messageOf(e))} ${S.resume.noModel}`, S.resume.startFresh);
+        const why = messageOf(e);
+        const hint = codeOf(e) === ErrorCodes.FeatureUnavailable || why.includes(S.lm.noModel) ? ` ${S.resume.noModel}` : '';
+        const pick = await vscode.window.showErrorMessage(`${S.resume.failed(why)}${hint}`, S.resume.startFresh);
         if (pick === S.resume.startFresh) await this.startNewChat();
         return undefined;
       }

@@ -35,10 +35,20 @@ export class ModelAdapter {
     return m && m.maxInputTokens > 0 ? m.maxInputTokens : undefined;
   }
 
+  /**
+   * The window the summaries are made in: the input limit of the model that answers
+   * session/summarize. The sidecar cuts a long head into pieces that each fit it.
+   */
+  async summaryWindow(): Promise<number | undefined> {
+    return this.contextWindow();
+  }
+
+  /** One piece of a resume's head (the sidecar sends one request per piece, in order). */
   async summarize(p: SummarizeParams, token: vscode.CancellationToken): Promise<SummarizeResult> {
     const briefing = await this.ask(summarizePrompt(p.instructions, p.messages), S.lm.summarizeJustification, token);
     if (!briefing) throw new Error(S.lm.emptyAnswer);
-    this.log.info(`summarize ${p.id}: ${p.messages.length} messages -> ${briefing.length} chars`);
+    const part = p.piece && p.piece.count > 1 ? ` (part ${p.piece.index + 1} of ${p.piece.count})` : '';
+    this.log.info(`summarize ${p.id}${part}: ${p.messages.length} messages, ~${p.inputTokens ?? '?'} tokens -> ${briefing.length} chars`);
     return { briefing };
   }
 

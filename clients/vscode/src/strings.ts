@@ -78,8 +78,8 @@ export const S = {
       `Resumed “${title}” (tier ${tier}: ${S.resume.tier(tier)}).${note ? ` ${note}` : ''}`,
     readOnly: (title: string) => `“${title}” is open in another window; it is shown read-only.`,
     openCopy: 'Open a Copy',
-    consent: (tokens: number) =>
-      `Resuming this chat needs a summary of about ${tokens.toLocaleString('en-US')} tokens of earlier conversation by the language model. Continue?`,
+    consent: (tokens: number, calls = 1) =>
+      `Resuming this chat needs a summary of about ${tokens.toLocaleString('en-US')} tokens of earlier conversation by the language model${calls > 1 ? `, in ${calls} requests` : ''}. Continue?`,
     fromSummary: 'Resume from summary',
     startFresh: 'Start fresh instead',
     noModel: 'Resuming this chat needs a summary, and no language model is available (install or sign in to a chat model, or pick one in the setting levelcodeSessions.modelFamily).',

@@ -2,8 +2,10 @@
 // resume hands the exact conversation to the chat plugin and makes the session live; :LevelNew
 // seals it and says "Previous chat saved to History." once; :LevelResumeLast resumes the previous
 // chat; a tier-3 resume goes through the cost-consent prompt, the user's `summarize` function and
-// the two-step compaction flow, and leaves a compact event in the file; a session another window
-// owns is offered as a copy; a sidecar that dies is restarted with a notice.
+// the two-step compaction flow, and leaves a compact event in the file; a head ten times the
+// summariser's window goes in pieces that each fit it, and a resume that failed half way goes on
+// from the last piece recorded; a session another window owns is offered as a copy; a sidecar
+// that dies is restarted with a notice.
 
 import { afterEach, describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
@@ -190,6 +192,7 @@ describe('tier-3 resume (two-step compaction)', () => {
 
   const SUMMARIZE = `
     context_window = 4000,
+    summary_window = 100000, -- one piece: the summariser's window holds the whole head
     cmd_env = { LEVELCODE_SESSIONS_CONSENT_TOKENS = '500' },
     summarize = function(request, done)
       table.insert(T.summaries, request)
@@ -287,5 +290,95 @@ describe('tier-3 resume (two-step compaction)', () => {
     expect(sessionFile(ws, fresh)).toBeDefined();
     expect(await nvim.lua('return #T.summaries')).toBe(0);
     expect(readFileSync(sessionFile(ws, id)!, 'utf8')).toBe(before);
+  });
+});
+
+describe('tier-3 resume in pieces (two steps, a head ten windows long)', () => {
+  const FACT = 'FACT: the staging database is pg-stage-7 on port 6432';
+  const WINDOW = 3000;
+
+  /** 60 turns of ~600 tokens (ASCII, no slashes: vim.json measures them as the sidecar does). */
+  function headSession(ws: Workspace): string {
+    const events: object[] = [];
+    for (let i = 0; i < 60; i++) {
+      const pad = 'we looked at the refund flow and the retry queue again. '.repeat(20);
+      events.push({ kind: 'user', content: i === 0 ? `Set up staging.\n${FACT}\nTURN-${i} ${pad}` : `TURN-${i}: go on. ${pad}` });
+      events.push({ kind: 'assistant', content: [{ type: 'text', text: `Answer ${i}: ` + 'the queue drains in order. '.repeat(20) }] });
+    }
+    return cliSession(ws, events, { model: 'claude-sonnet-4' });
+  }
+
+  // The model: refuses a request larger than its window (counted as the sidecar estimates:
+  // characters of each message's JSON / 4); else the FACT lines it was sent. T.fail_at makes
+  // that call fail as a rate-limited model would.
+  const PIECES = `
+    context_window = ${WINDOW},
+    summary_window = ${WINDOW},
+    cmd_env = { LEVELCODE_SESSIONS_CONSENT_TOKENS = '100000000' },
+    summarize = function(request, done)
+      local enc = vim.json.encode -- compact, as JSON.stringify (vim.fn.json_encode adds spaces)
+      local n = math.ceil(#enc(request.instructions) / 4)
+      for _, m in ipairs(request.messages) do n = n + math.ceil(#enc(m) / 4) end
+      local blob = enc(request.messages)
+      local turns = {}
+      for t in blob:gmatch('TURN%-(%d+)') do table.insert(turns, tonumber(t)) end
+      table.insert(T.summaries, { piece = request.piece, size = n, inputTokens = request.inputTokens, coversThrough = request.coversThrough, turns = turns })
+      if T.fail_at == #T.summaries then return done(nil, 'rate limited') end
+      if n > ${WINDOW} then return done(nil, 'input of ' .. n .. ' tokens exceeds the window') end
+      local facts = {}
+      for f in blob:gmatch('FACT:[^"\\\\]*') do facts[f] = true end
+      local lines = vim.tbl_keys(facts)
+      table.sort(lines)
+      table.insert(lines, '(through ' .. request.coversThrough .. ')')
+      vim.defer_fn(function() done(table.concat(lines, '\\n')) end, 1)
+    end,`;
+
+  type Call = { piece: { index: number; count: number }; size: number; inputTokens: number; coversThrough: number; turns: number[] };
+
+  it('every request fits the window; a failure half way keeps the pieces done, and resuming again asks only for the rest', async () => {
+    const ws = workspace();
+    const id = headSession(ws);
+    const before = readFileSync(sessionFile(ws, id)!, 'utf8');
+    const nvim = await Nvim.start(ws, { setup: setupWith(ws, PIECES) });
+
+    await nvim.lua(`T.fail_at = 4; require('levelcode').resume({ id = ... }, function(err) T.first = err and 'failed' or 'resumed' end)`, [id]);
+    await nvim.waitFor('T.first', 'the first resume to end');
+    expect(await nvim.lua('return T.first')).toBe('failed');
+    const failure = await nvim.note('the summary failed');
+    expect(failure.msg).toContain('the summary failed (rate limited); the 3 parts summarised before are kept');
+    const first = await nvim.lua<Call[]>('return T.summaries');
+    expect(first).toHaveLength(4);
+    const count = first[0].piece.count;
+    expect(count).toBeGreaterThanOrEqual(10);
+    expect(first.map((c) => c.piece.index)).toEqual([0, 1, 2, 3]);
+    const kept = readFileSync(sessionFile(ws, id)!, 'utf8');
+    expect(kept.startsWith(before)).toBe(true);
+    const rolling = kept.slice(before.length).split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(rolling.map((e) => [e.kind, e.rolling])).toEqual([['compact', true], ['compact', true], ['compact', true]]);
+
+    await nvim.lua(`T.fail_at = nil; T.summaries = {}; require('levelcode').resume({ id = ... }, function(err, r) T.second = err and 'failed' or 'resumed' end)`, [id]);
+    await nvim.waitFor('T.second', 'the second resume to end');
+    expect(await nvim.lua('return T.second')).toBe('resumed');
+    const note = await nvim.note('resumed');
+    expect(note.msg).toContain('(tier 3). Resumed from summary — full transcript in History.');
+    const rest = await nvim.lua<Call[]>('return T.summaries');
+    expect(rest.map((c) => c.piece)).toEqual(rest.map((_, index) => ({ index, count: count - 3 })));
+    for (const c of [...first, ...rest]) {
+      expect(c.size).toBeLessThanOrEqual(WINDOW);
+      expect(c.size).toBe(c.inputTokens);
+    }
+    const done = first.slice(0, 3).flatMap((c) => c.turns);
+    for (const c of rest) for (const t of c.turns) expect(done).not.toContain(t);
+
+    const [result] = await nvim.lua<{ tier: number; conversation: { content: string }[] }[]>('return T.resumed');
+    expect(result.tier).toBe(3);
+    expect(result.conversation[0].content).toContain(FACT);
+    const after = readFileSync(sessionFile(ws, id)!, 'utf8');
+    expect(after.startsWith(kept)).toBe(true);
+    const added = after.slice(before.length).split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(added.every((e) => e.kind === 'compact')).toBe(true);
+    expect(added).toHaveLength(count);
+    expect(added.at(-1)!.rolling).toBeUndefined();
+    expect(String(added.at(-1)!.briefing)).toContain(FACT);
   });
 });

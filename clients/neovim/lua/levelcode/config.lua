@@ -13,11 +13,15 @@ local M = {}
 
 ---@class levelcode.SummaryRequest
 ---@field id string              the session being resumed
----@field messages table[]       the head of the chat, verbatim (provider messages)
+---@field messages table[]       one piece of the head of the chat, verbatim (provider messages)
 ---@field instructions string    what the briefing must contain (send it as the system/user prompt)
 ---@field inputTokens integer|nil estimated size of `messages`
 ---@field coversThrough integer      last seq the briefing covers (the plugin passes it back)
 ---@field maxBriefingTokens integer|nil how long the briefing may be
+---@field piece {index: integer, count: integer}|nil which call of the resume this is (index from 0); the
+---      head of a long chat is summarised in pieces that each fit `summary_window`, the first
+---      message of a later piece being the briefing of the pieces before
+---@field shortened {toolOutputs: integer, messages: integer}|nil a turn larger than a piece was shortened
 
 ---@class levelcode.Config
 ---@field cmd string[]|nil        the sidecar command; nil: `node <repo>/bin/levelcode-sessions.js serve --stdio`
@@ -27,6 +31,7 @@ local M = {}
 ---@field project nil|fun(): string the project folder (default: the current working directory)
 ---@field model string|nil        the model new sessions start with (recorded in the meta line)
 ---@field context_window integer  the model's context window in tokens, for resume
+---@field summary_window integer|nil the summariser model's window in tokens (default: context_window)
 ---@field budget_ratio number|nil share of the window resume may spend (sidecar default 0.4)
 ---@field keep_turns integer|nil  most recent turns kept verbatim by a compacting resume
 ---@field summarize levelcode.SummarizeFn|nil needed for tier-3 resume (see |levelcode-summarize|)
@@ -56,6 +61,7 @@ local defaults = {
   project = nil,
   model = nil,
   context_window = 200000,
+  summary_window = nil,
   budget_ratio = nil,
   keep_turns = nil,
   summarize = nil,
@@ -80,6 +86,7 @@ function M.set(opts)
     summarize = 'function',
     on_resume = 'function',
     context_window = 'number',
+    summary_window = 'number',
   }
   for key, kind in pairs(expected) do
     if opts[key] ~= nil and type(opts[key]) ~= kind then

@@ -5,8 +5,9 @@
 --        ├─ needsConfirmation: ask "Resume from summary" / "Start fresh instead" (vim.ui.select),
 --        │                      then resume again with confirm = true, or start a new chat
 --        ├─ a summary is needed (the two-step flow, for clients like this one that cannot answer
---        │  session/summarize asynchronously): call the user's `summarize(request, done)`,
---        │  send session/compact {id, briefing, coversThrough}, which answers the resumed context
+--        │  session/summarize asynchronously): call the user's `summarize(request, done)` for
+--        │  the piece asked for, send session/compact {id, briefing, coversThrough}, which
+--        │  answers the next piece's needsSummary (again) or, after the last, the resumed context
 --        └─ readOnly (another window owns it): offer "Open a copy" / "View transcript"
 --
 -- The result (conversation, agentMessages, tier, note) goes to the caller's callback, to the
@@ -28,6 +29,7 @@ M.last = nil
 ---@field title string|nil          shown in the message (History passes it)
 ---@field copy boolean|nil          resume a fresh copy instead (for a session another window owns)
 ---@field context_window integer|nil defaults to the `context_window` option
+---@field summary_window integer|nil defaults to the `summary_window` option (else context_window)
 ---@field budget_ratio number|nil
 ---@field keep_turns integer|nil
 ---@field confirm boolean|nil       the user already agreed to a costly summary
@@ -68,6 +70,10 @@ end
 local function params_of(opts)
   local cfg = config.get()
   local p = { id = opts.id, contextWindow = opts.context_window or cfg.context_window }
+  local sw = opts.summary_window or cfg.summary_window
+  if sw then
+    p.summaryWindow = sw
+  end
   local ratio = opts.budget_ratio or cfg.budget_ratio
   local keep = opts.keep_turns or cfg.keep_turns
   if ratio then
@@ -128,7 +134,10 @@ local function fail(opts, msg, err, cb)
   cb(err or { message = msg }, nil)
 end
 
----The two-step compaction: summarise with the user's function, record the briefing, resume.
+---The two-step compaction, one piece at a time: summarise the piece with the user's function,
+---record its briefing (session/compact), and go on with the next piece it answers, until the
+---last answers the resumed context. A failure keeps the pieces recorded before it: resuming
+---again goes on from there.
 local function two_step(opts, result, need, cb)
   local summarize = config.get().summarize
   if not summarize then
@@ -139,6 +148,7 @@ local function two_step(opts, result, need, cb)
       cb
     )
   end
+  local piece = type(need.piece) == 'table' and need.piece or { index = 0, count = 1 }
   local request = {
     id = result.id,
     messages = need.messages or {},
@@ -146,10 +156,19 @@ local function two_step(opts, result, need, cb)
     inputTokens = need.inputTokens,
     coversThrough = need.coversThrough,
     maxBriefingTokens = need.maxBriefingTokens,
+    piece = piece,
+    shortened = need.shortened,
   }
   if not opts.quiet then
-    util.notify(string.format('summarising the earlier part of the chat (about %s tokens)…', ktokens(need.inputTokens)))
+    if (piece.count or 1) > 1 then
+      util.notify(string.format('summarising part %d of %d of the earlier chat (about %s tokens)…', piece.index + 1, piece.count, ktokens(need.inputTokens)))
+    else
+      util.notify(string.format('summarising the earlier part of the chat (about %s tokens)…', ktokens(need.inputTokens)))
+    end
   end
+  local kept = (piece.index or 0) > 0
+      and string.format('; the %d parts summarised before are kept, and resuming again goes on from there.', piece.index)
+    or '; the session is unchanged.'
   local answered = false
   local function done(briefing, err)
     if answered then
@@ -158,7 +177,7 @@ local function two_step(opts, result, need, cb)
     answered = true
     vim.schedule(function()
       if type(briefing) ~= 'string' or vim.trim(briefing) == '' then
-        return fail(opts, 'the summary failed (' .. tostring(err or 'no briefing') .. '); the session is unchanged.', nil, cb)
+        return fail(opts, 'the summary failed (' .. tostring(err or 'no briefing') .. ')' .. kept, nil, cb)
       end
       local params = { id = result.id, briefing = briefing, coversThrough = need.coversThrough }
       rpc.request('session/compact', params, function(cerr, compacted)
@@ -167,6 +186,10 @@ local function two_step(opts, result, need, cb)
         end
         if type(compacted) ~= 'table' or not compacted.tier then
           return fail(opts, 'could not record the summary: the sidecar sent no resumed context', nil, cb)
+        end
+        local next_need = summary_request(compacted)
+        if next_need then
+          return two_step(opts, compacted, next_need, cb)
         end
         finish(opts, compacted, cb)
       end, long())
@@ -183,9 +206,11 @@ end
 
 local function ask_consent(opts, result, cb)
   local need = result.needsConfirmation
+  local calls = tonumber(need.calls) or 1
   local prompt = string.format(
-    'Resuming this chat needs a summary of about %s tokens of it, made by your model (the threshold is %s). ',
+    'Resuming this chat needs a summary of about %s tokens of it, made by your model in %s (the threshold is %s). ',
     ktokens(need.inputTokens),
+    calls == 1 and '1 call' or (tostring(calls) .. ' calls'),
     ktokens(need.threshold)
   )
   local choices = { 'Resume from summary', 'Start fresh instead' }
