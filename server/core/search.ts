@@ -187,7 +187,7 @@ export async function searchSessions(source: string | readonly string[], query: 
   const root = typeof source === 'string';
   const listed = root ? await listSessionFiles(source, listProblems) : [...source];
   const pq = parseQuery(query);
-  const terms = [...pq.phrases.map((p) => `"${p}"`), ...pq.words];
+  const terms = [...pq.phrases.map((p) => `"${p}"`), ...new Set(pq.words.map((w) => w.toLowerCase()))];
   const r = terms.length < 2 ? await searchEvents(listed, root, query, opts) : await searchEveryTerm(listed, root, terms, opts);
   r.problems.unshift(...listProblems);
   return oneTitleHit(r);
@@ -210,15 +210,26 @@ async function searchEveryTerm(listed: string[], root: boolean, terms: string[],
     const indexed = root && indexWords(term, opts) !== null;
     const over = indexed || !files ? listed : listed.filter((f) => files!.has(f));
     const got: Ranked[] = [];
-    const r = await searchEvents(over, indexed, term, { ...opts, limit: Infinity }, got);
+    // Progress is the first pass's: it reads every file (and builds the indexes), the others less.
+    const r = await searchEvents(over, indexed, term, { ...opts, limit: Infinity, onProgress: files ? undefined : opts.onProgress }, got);
     if (!files) searched = r.files;
-    for (const p of r.problems) problems.set(`${p.file}\0${p.line}\0${p.message}`, p);
+    // Each pass's problems in the files it had to search (the index answers for all of them):
+    // the same problems whichever way a term is searched.
+    for (const p of r.problems) if (!files || files.has(p.file)) problems.set(`${p.file}\0${p.line}\0${p.message}`, p);
     const holding = new Set(got.map((g) => g.hit.file));
     files = new Set(files ? [...files].filter((f) => holding.has(f)) : holding);
     perTerm.push({ found: got, q: compile(parseQuery(term), fast)! });
     if (files.size === 0) break;
   }
-  for (const { found: got, q } of perTerm)
+  if (files!.size === 0) return { hits: [], total: 0, files: searched, problems: [...problems.values()] };
+  // The events holding every term first, found as one query (their snippets show the part
+  // holding the most terms), then those holding some, each made with its own term.
+  const query = terms.join(' ');
+  const every = compile(parseQuery(query), fast)!;
+  const indexed = root && indexWords(query, opts) !== null;
+  const whole: Ranked[] = [];
+  await searchEvents(indexed ? listed : listed.filter((f) => files!.has(f)), indexed, query, { ...opts, limit: Infinity, onProgress: undefined }, whole);
+  for (const [got, q] of [[whole, every], ...perTerm.map((t) => [t.found, t.q])] as [Ranked[], Compiled][])
     for (const g of got) {
       const key = `${g.hit.file}\0${g.seq}`;
       if (files!.has(g.hit.file) && !found.has(key)) found.set(key, { r: g, q });
