@@ -5,7 +5,8 @@
 # .vsix with vsce, then runs the unit tests and the end-to-end suite in real VS Code (code-server
 # in headless Chromium; the suite installs the .vsix into a temp code-server profile).
 #
-# Idempotent: every install step is skipped when its pinned version is already there.
+# Idempotent: every tool install is skipped when its pinned version is already there; the
+# extension's own dependencies are installed as the README's `npm run package:vscode` does (npm ci).
 # Cleans up after itself: code-server runs in its own process group (the suite kills it); if the
 # suite itself dies, the trap below kills the groups the suite recorded.
 #
@@ -80,26 +81,19 @@ section "the repo's build (the CLI the suite writes with, the server sources the
 repo_build() {
   # .ci/run has run `npm ci` at the root already; a standalone run on a clean clone needs it too.
   [ -d node_modules ] || npm ci --no-audit --no-fund
-  # tsc emits dist/ even when it reports type errors; the CLI needs dist/cli/main.js.
-  npx tsc -p tsconfig.json || echo "[clients-vscode] tsc reported errors; using what it emitted"
+  node tools/build.mjs --if-stale
   test -f dist/cli/main.js
-  node tools/bundle.mjs
 }
 timed "repo build" repo_build
 
 # ---------------------------------------------------------------------------------------------
-section "clients/vscode: dependencies, type check, .vsix"
-client_deps() {
-  local stamp=clients/vscode/node_modules/.lcs-lock-sha256 want
-  want=$(sha256sum clients/vscode/package-lock.json | cut -d' ' -f1)
-  if [ "$(cat "$stamp" 2>/dev/null || true)" = "$want" ]; then echo "up to date"; return; fi
-  npm --prefix clients/vscode ci --no-audit --no-fund
-  echo "$want" >"$stamp"
-  (cd clients/vscode && npm ls vscode-jsonrpc)
-}
-timed "client dependencies" client_deps
+section "clients/vscode: the README's command (its dependencies, the .vsix), type check"
+# As README.md has it: `npm run package:vscode` installs the extension's own dependencies
+# (npm ci in clients/vscode) and packages the .vsix with vsce.
+timed "npm run package:vscode" npm run package:vscode
+(cd clients/vscode && npm ls vscode-jsonrpc)
+test -f clients/vscode/levelcode-sessions.vsix
 timed "type check" npm --prefix clients/vscode run typecheck
-timed "vsce package" npm --prefix clients/vscode run package
 
 # ---------------------------------------------------------------------------------------------
 section "tests: unit, then end to end in code-server"

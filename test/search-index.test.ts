@@ -118,7 +118,8 @@ describe('search index: the same answer as the scan', () => {
       }),
       { numRuns: 100 },
     );
-  });
+    // A query of two words is three searches (each word, then both: search.ts searchEveryTerm).
+  }, 120_000);
 });
 
 describe('search index: events it is unsure of', () => {

@@ -49,12 +49,57 @@ export function historyLines(rows: Row[], opts: { now?: Date; showProject?: bool
   const wT = Math.max(0, ...titles.map(width));
   const wR = Math.max(0, ...times.map(width));
   const wN = Math.max(0, ...turns.map(width));
+  const models = rows.map((r) => r.model ?? '-');
+  const wM = Math.max(0, ...models.map(width));
   return rows.map((r, i) => {
-    const parts = [pad(titles[i], wT), pad(times[i], wR), pad(turns[i], wN), pad(r.model ?? '-', 0), `  ${r.id}`];
+    const parts = [pad(titles[i], wT), pad(times[i], wR), pad(turns[i], wN), pad(models[i], wM), `  ${r.id}`];
     let line = parts.slice(0, 4).join('  ') + parts[4];
     if (opts.showProject && r.project) line += `  ${r.project}`;
     return line.replace(/\s+$/, '');
   });
+}
+
+export interface HitRow {
+  sessionId: string;
+  project: string;
+  title: string;
+  seq: number;
+  where: string;
+  t: string;
+  snippet: string;
+  ranges: [number, number][];
+}
+
+/**
+ * Search hits grouped by session, in the order of their first hit (newest first): a heading
+ * (title, relative time, id; the project when several may show), then one indented line a hit
+ * (where it is, its snippet). `color`: the matches in bold red and the headings bold, as
+ * grep and rg show them on a terminal.
+ */
+export function searchLines(hits: HitRow[], opts: { color?: boolean; showProject?: boolean; now?: Date } = {}): string[] {
+  const bold = (s: string) => (opts.color ? `\x1b[1m${s}\x1b[0m` : s);
+  const groups = new Map<string, HitRow[]>();
+  for (const h of hits) groups.set(h.sessionId, [...(groups.get(h.sessionId) ?? []), h]);
+  const lines: string[] = [];
+  for (const [id, group] of groups) {
+    const h = group[0];
+    if (lines.length) lines.push('');
+    lines.push(`${bold(h.title || '(untitled)')}  ${relativeTime(h.t, opts.now)}  ${id}${opts.showProject ? `  ${h.project}` : ''}`);
+    for (const g of group) lines.push(`  #${g.seq} ${g.where}: ${highlight(g.snippet, g.ranges, !!opts.color)}`);
+  }
+  return lines;
+}
+
+/** The snippet on one line, its matched ranges in bold red when `color`. */
+function highlight(snippet: string, ranges: [number, number][], color: boolean): string {
+  let text = '';
+  let at = 0;
+  for (const [a, b] of color ? [...ranges].sort((x, y) => x[0] - y[0]) : []) {
+    if (a < at) continue;
+    text += snippet.slice(at, a) + `\x1b[1;31m${snippet.slice(a, b)}\x1b[0m`;
+    at = b;
+  }
+  return (text + snippet.slice(at)).replace(/\s+/g, ' ');
 }
 
 export interface Progress {

@@ -6,6 +6,7 @@
 
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { readFileSync } from 'node:fs';
+import { join, sep } from 'node:path';
 import type { StoreError } from '../core/errors.js';
 import type { SessionEntry } from '../core/history.js';
 import type { Problem } from '../core/reader.js';
@@ -18,17 +19,80 @@ Usage:
   levelcode-sessions                         History of the current folder's project
   levelcode-sessions list [--project PATH | --all] [--limit N] [--json]
   levelcode-sessions show ID [--json]        the transcript (Markdown), or its events as JSON
-  levelcode-sessions new --project PATH [--model M] [--json]
-  levelcode-sessions append ID               append events read as JSON lines on stdin
-  levelcode-sessions rename ID TITLE
-  levelcode-sessions delete ID               move a session to the OS trash
-  levelcode-sessions export ID [--format markdown|json] [-o FILE]
+  levelcode-sessions new [--project PATH] [--model M] [--json]
+  levelcode-sessions append ID [--json]      append events read as JSON lines on stdin
+  levelcode-sessions rename ID TITLE [--json]
+  levelcode-sessions delete ID [--json]      move a session to the OS trash
+  levelcode-sessions export ID [--format markdown|json] [-o FILE [--force]]
   levelcode-sessions search QUERY [--project PATH | --all] [--since ISO] [--until ISO] [--limit N] [--json]
   levelcode-sessions doctor [--fix] [--json]
   levelcode-sessions serve --stdio | --socket=PORT
+  levelcode-sessions --version | --help      COMMAND --help: that command's help
 
-Every command takes --dir DIR (the store; default $LEVELCODE_SESSIONS_DIR or ~/.levelcode/sessions).
+Every command takes --dir DIR (the store; default $LEVELCODE_SESSIONS_DIR or ~/.levelcode/sessions);
+--project defaults to the current folder. Exit codes: 0 done, 1 failure (for search: no match),
+2 usage, 3 unknown session, 4 locked by another window.
 `;
+
+/** Each command's help: `levelcode-sessions COMMAND --help`. */
+const HELP: Record<string, string> = {
+  list: `Usage: levelcode-sessions list [--project PATH | --all] [--limit N] [--json]
+
+The History: one line a session, newest first (title, relative time, turns, model, id).
+  --project PATH   that project's sessions (default: the current folder's)
+  --all            every project's, each line naming its project
+  --limit N        the newest N only
+  --json           {"sessions": [...], "problems": [...]} for scripts
+A file or folder of the store that cannot be read is reported with its path on stderr, and the
+exit code is 1 (what could be read is still listed).`,
+  show: `Usage: levelcode-sessions show ID [--json]
+
+The transcript of session ID as Markdown; --json: its meta line, events and problems.`,
+  new: `Usage: levelcode-sessions new [--project PATH] [--model M] [--json]
+
+Creates a session and prints its id.
+  --project PATH   the project it belongs to (default: the current folder)
+  --model M        the model it talks to
+  --json           {"id", "project"}`,
+  append: `Usage: levelcode-sessions append ID [--json] < events.jsonl
+
+Appends the events read on stdin, one JSON object a line, e.g.
+  {"kind":"user","content":"hello"}
+All or nothing: an invalid line is reported by its line number and nothing is appended.
+  --json           {"appended", "lines"}`,
+  rename: `Usage: levelcode-sessions rename ID TITLE [--json]
+
+Gives session ID a title (the words after the id, joined by spaces).`,
+  delete: `Usage: levelcode-sessions delete ID [--json]
+
+Moves session ID's file to the OS trash (it is never unlinked).`,
+  export: `Usage: levelcode-sessions export ID [--format markdown|json] [-o FILE [--force]]
+
+Writes session ID as Markdown (the default) or JSON, to stdout or to FILE.
+  -o, --output FILE   write there; an existing FILE is kept unless --force
+  --force             overwrite FILE
+  --json              the same as --format json`,
+  search: `Usage: levelcode-sessions search QUERY [--project PATH | --all] [--since ISO] [--until ISO] [--limit N] [--json]
+
+Finds the sessions that hold every word of QUERY, in any order and in any of their messages
+(words match case-insensitively, inside longer words too); "a quoted phrase" matches exactly.
+Hits are grouped by session, newest first, the matches highlighted on a terminal.
+  --project PATH   that project's sessions (default: the current folder's)
+  --all            every project's
+  --since, --until ISO   only messages of that time span
+  --limit N        at most N hits (default 50)
+  --json           {"hits", "total", "files", "problems"}
+Exit code 1 when nothing matches, as grep and rg do.`,
+  doctor: `Usage: levelcode-sessions doctor [--fix] [--json]
+
+Checks the store: unreadable files and folders, torn or unreadable lines, caches, stale locks,
+modes, schema versions and leftovers. --fix mends what the owner can (caches, locks, leftovers,
+modes), never a session's content, and says what it could not mend. Exit code 1 while a problem
+remains.`,
+  serve: `Usage: levelcode-sessions serve --stdio | --socket=PORT [--dir DIR]
+
+The sidecar: JSON-RPC with LSP framing, over stdio or a socket to 127.0.0.1:PORT (protocol.md).`,
+};
 
 type Opts = ParseArgsConfig['options'];
 const common: Opts = { dir: { type: 'string' }, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } };
@@ -63,8 +127,25 @@ function isoOpt(v: string | undefined, name: string): string | undefined {
   return new Date(Date.parse(v)).toISOString();
 }
 
+/** Output piped into `head` or a pager that quits: end quietly, as a Unix filter does. */
+function quietOnClosedPipe(): void {
+  for (const stream of [process.stdout, process.stderr])
+    stream.on('error', (e: NodeJS.ErrnoException) => {
+      if (e.code === 'EPIPE') process.exit(process.exitCode ?? EXIT.ok);
+      throw e;
+    });
+}
+
+/** `COMMAND --help` (or -h) before any `--`: that command's help, whatever else is given. */
+function wantsHelp(args: string[]): boolean {
+  const end = args.indexOf('--');
+  return (end < 0 ? args : args.slice(0, end)).some((a) => a === '--help' || a === '-h');
+}
+
 export async function main(argv: string[]): Promise<number> {
   const [cmd, ...rest] = argv;
+  if (cmd !== 'serve') quietOnClosedPipe(); // the sidecar handles its own pipes (rpc/server.ts)
+  if (cmd && HELP[cmd] && wantsHelp(rest)) return out(HELP[cmd]), EXIT.ok;
   try {
     switch (cmd) {
       case undefined:
@@ -115,7 +196,8 @@ export async function main(argv: string[]): Promise<number> {
       err(se.message);
       const data = se.data as { issues?: { path: unknown[]; message: string }[] } | undefined;
       if (se.code === 'invalid-events' && data?.issues)
-        for (const iss of data.issues.slice(0, 10)) process.stderr.write(`  at ${iss.path.join('.')}: ${iss.message}\n`);
+        // The first issue is the message itself (store.ts validateBatch): each said once.
+        for (const iss of data.issues.slice(1, 10)) process.stderr.write(`  at ${iss.path.join('.')}: ${iss.message}\n`);
       if (se.code === 'unknown-session' || se.code === 'bad-id') return EXIT.notFound;
       if (se.code === 'locked') return EXIT.locked;
       return EXIT.failure;
@@ -143,7 +225,7 @@ export function version(): string {
 
 async function history(args: string[], here: boolean): Promise<number> {
   const { values, positionals } = parse(args, { project: { type: 'string' }, all: { type: 'boolean' }, limit: { type: 'string' } });
-  if (values.help) return out(USAGE), EXIT.ok;
+  if (values.help) return out(here ? USAGE : HELP.list), EXIT.ok;
   if (positionals.length) throw new UsageError(`list takes no arguments (got ${positionals.join(' ')})`);
   if (values.project && values.all) throw new UsageError('--project and --all exclude each other');
   const limit = positiveInt(values.limit as string | undefined, 'limit');
@@ -176,15 +258,36 @@ async function history(args: string[], here: boolean): Promise<number> {
     ({ problems, keep } = listed);
     shown = limit ? listed.sessions.slice(0, limit) : listed.sessions;
   }
+  const unreadable = shownProblems(problems).filter(cannotRead);
   if (values.json) out(JSON.stringify({ sessions: shown, problems }, null, 2));
   else await printHistory(shown, problems, { root, project, all, here });
   await keep?.();
-  return EXIT.ok;
+  if (unreadable.length === 0) return EXIT.ok;
+  if (!values.json) err(`${unreadable.length} file${unreadable.length === 1 ? '' : 's'} or folder${unreadable.length === 1 ? '' : 's'} of the store could not be read: this History is incomplete ('levelcode-sessions doctor' says what can be mended)`);
+  return EXIT.failure;
+}
+
+/**
+ * A problem that is a file or folder of the store that could not be read (not bad content in a
+ * file that was read): the listing is then incomplete, and the command fails.
+ */
+function cannotRead(p: Problem): boolean {
+  return /\b(EACCES|EPERM|EIO|ELOOP|ENOTDIR|EMFILE|ENFILE)\b|permission denied/i.test(p.message);
+}
+
+/**
+ * The problems as a person reads them: a folder that could not be read once, not again for
+ * each cache inside it.
+ */
+function shownProblems(problems: Problem[]): Problem[] {
+  const shut = problems.filter((p) => /cannot read folder/.test(p.message)).map((p) => p.file + sep);
+  return problems.filter((p) => !shut.some((d) => p.file.startsWith(d)));
 }
 
 async function printHistory(shown: SessionEntry[], problems: Problem[], o: { root: string; project?: string; all: boolean; here: boolean }): Promise<void> {
-  for (const p of problems) err(`warning: ${p.file}${p.line ? `:${p.line}` : ''}: ${p.message}`);
+  for (const p of shownProblems(problems)) err(`${cannotRead(p) ? 'error' : 'warning'}: ${p.file}${p.line ? `:${p.line}` : ''}: ${p.message}`);
   if (shown.length === 0) {
+    if (problems.some(cannotRead)) return; // not "no sessions": they could not be read
     out(
       o.all
         ? `No sessions in ${o.root} yet.`
@@ -205,10 +308,10 @@ async function absolute(p: string): Promise<string> {
 async function cmdNew(args: string[]): Promise<number> {
   const { values, positionals } = parse(args, { project: { type: 'string' }, model: { type: 'string' } });
   if (positionals.length) throw new UsageError(`new takes no arguments (got ${positionals.join(' ')})`);
-  if (!values.project) throw new UsageError('new needs --project PATH');
   const store = await openStore(values.dir as string | undefined);
   try {
-    const meta = await store.create({ project: await absolute(values.project as string), model: values.model as string | undefined });
+    // The current folder's project by default, as every other command has it.
+    const meta = await store.create({ project: await absolute((values.project as string | undefined) ?? process.cwd()), model: values.model as string | undefined });
     out(values.json ? JSON.stringify({ id: meta.id, project: meta.project }) : meta.id);
   } finally {
     await store.releaseAll();
@@ -230,14 +333,18 @@ async function readStdin(): Promise<string> {
 async function cmdAppend(args: string[]): Promise<number> {
   const { values, positionals } = parse(args, {});
   const id = oneId(positionals, 'append');
+  if (process.stdin.isTTY) process.stderr.write('Reading events from stdin, one JSON object a line; end with Ctrl-D (Ctrl-C: nothing is appended).\n');
   const text = await readStdin();
   const events: unknown[] = [];
+  /** The stdin line of each event (1-based), to report an invalid one where the user sees it. */
+  const lineOf: number[] = [];
   const lines = text.split('\n');
   for (let i = 0; i < lines.length; i++) {
     const l = lines[i].trim();
     if (!l) continue;
     try {
       events.push(JSON.parse(l));
+      lineOf.push(i + 1);
     } catch (e) {
       err(`stdin line ${i + 1} is not JSON (${(e as Error).message}); nothing was appended`);
       return EXIT.usage;
@@ -252,6 +359,20 @@ async function cmdAppend(args: string[]): Promise<number> {
     const r = await store.append(id, events);
     if (values.json) out(JSON.stringify(r));
     else out(`appended ${r.appended} event${r.appended === 1 ? '' : 's'} to ${id}`);
+  } catch (e) {
+    const se = e as StoreError;
+    const issues = (se?.name === 'StoreError' && se.code === 'invalid-events' && (se.data as { issues?: { path: (string | number)[]; message: string }[] } | undefined)?.issues) || undefined;
+    if (!issues?.length) throw e;
+    // Each invalid line once, by its stdin line number, with what is wrong in it.
+    const byLine = new Map<number, string[]>();
+    for (const iss of issues) {
+      const [at, ...path] = iss.path;
+      const line = typeof at === 'number' ? (lineOf[at] ?? at + 1) : 0;
+      byLine.set(line, [...(byLine.get(line) ?? []), `${path.length ? `${path.join('.')}: ` : ''}${iss.message}`]);
+    }
+    for (const [line, what] of [...byLine].slice(0, 10)) err(`stdin line ${line}: ${what.join('; ')}`);
+    err(`nothing was appended (${byLine.size} invalid line${byLine.size === 1 ? '' : 's'})`);
+    return EXIT.usage;
   } finally {
     await store.releaseAll();
   }
@@ -284,7 +405,7 @@ async function cmdRename(args: string[]): Promise<number> {
   } finally {
     await store.releaseAll();
   }
-  if (!values.json) out(`renamed ${id}`);
+  out(values.json ? JSON.stringify({ id, title: words.join(' ').replace(/\s+/g, ' ').trim() }) : `renamed ${id}`);
   return EXIT.ok;
 }
 
@@ -297,14 +418,17 @@ async function cmdDelete(args: string[]): Promise<number> {
   } finally {
     await store.releaseAll();
   }
-  out(`moved ${id} to the trash`);
+  out(values.json ? JSON.stringify({ id, trashed: true }) : `moved ${id} to the trash`);
   return EXIT.ok;
 }
 
 async function cmdExport(args: string[]): Promise<number> {
-  const { values, positionals } = parse(args, { format: { type: 'string' }, output: { type: 'string', short: 'o' } });
+  const { values, positionals } = parse(args, { format: { type: 'string' }, output: { type: 'string', short: 'o' }, force: { type: 'boolean' } });
   const id = oneId(positionals, 'export');
-  const format = (values.format as string | undefined) ?? 'markdown';
+  if (values.json && values.format !== undefined && values.format !== 'json')
+    throw new UsageError(`--json is --format json; it excludes --format ${values.format}`);
+  if (values.force && !values.output) throw new UsageError('--force goes with -o FILE');
+  const format = (values.format as string | undefined) ?? (values.json ? 'json' : 'markdown');
   if (format !== 'markdown' && format !== 'json') throw new UsageError(`--format is markdown or json, not ${JSON.stringify(format)}`);
   const store = await openStore(values.dir as string | undefined);
   const r = await store.read(id);
@@ -314,10 +438,10 @@ async function cmdExport(args: string[]): Promise<number> {
   if (values.output) {
     const { writeFile } = await import('node:fs/promises');
     try {
-      await writeFile(values.output as string, text, { mode: 0o600, flag: 'wx' });
+      await writeFile(values.output as string, text, { mode: 0o600, flag: values.force ? 'w' : 'wx' });
     } catch (e) {
       const code = (e as NodeJS.ErrnoException).code;
-      err(code === 'EEXIST' ? `${values.output} exists; not overwritten` : `cannot write ${values.output} (${code ?? (e as Error).message})`);
+      err(code === 'EEXIST' ? `${values.output} exists; not overwritten (add --force to overwrite it)` : `cannot write ${values.output} (${code ?? (e as Error).message})`);
       return EXIT.failure;
     }
     out(`wrote ${values.output}`);
@@ -352,16 +476,26 @@ async function cmdSearch(args: string[]): Promise<number> {
   } finally {
     progress?.end();
   }
+  // A project's search reads its own folder: another project's unreadable folder is not its problem.
+  const mine = project === undefined ? undefined : join(root, (await import('../core/slug.js')).projectSlug(project));
+  r.problems = r.problems.filter((p) => !mine || p.file === root || p.file === mine || p.file.startsWith(mine + sep));
+  const unreadable = shownProblems(r.problems).filter(cannotRead);
+  // grep's and rg's exit codes: 0 a match, 1 none, 2 (here: 1, as for every failure) an error.
+  const code = r.hits.length === 0 || unreadable.length ? EXIT.failure : EXIT.ok;
   if (values.json) {
     out(JSON.stringify(r, null, 2));
-    return EXIT.ok;
+    return code;
   }
+  for (const p of shownProblems(r.problems)) if (cannotRead(p)) err(`error: ${p.file}: ${p.message}`);
   if (r.hits.length === 0) {
-    out(`No matches for ${query}${project ? ` in ${project}` : ''}.`);
-    return EXIT.ok;
+    out(`No matches for ${query}${project ? ` in ${project}` : ''}${unreadable.length ? ' in what could be read' : ''}.`);
+    return EXIT.failure;
   }
-  for (const h of r.hits) out(`${h.sessionId}  #${h.seq} ${h.where}  ${h.title}\n    ${h.snippet.replace(/\s+/g, ' ')}`);
-  return EXIT.ok;
+  const { searchLines } = await import('./format.js');
+  for (const l of searchLines(r.hits, { color: !!process.stdout.isTTY && !process.env.NO_COLOR, showProject: !project })) out(l);
+  if (r.total > r.hits.length) out(`(${r.hits.length} of ${r.total} matches shown; --limit N for more)`);
+  if (unreadable.length) err(`${unreadable.length} file${unreadable.length === 1 ? '' : 's'} or folder${unreadable.length === 1 ? '' : 's'} could not be searched ('levelcode-sessions doctor' says what can be mended)`);
+  return code;
 }
 
 async function cmdDoctor(args: string[]): Promise<number> {
@@ -390,6 +524,7 @@ async function cmdServe(args: string[]): Promise<number> {
     'node-ipc': { type: 'boolean' },
   });
   if (positionals.length) throw new UsageError(`serve takes no arguments (got ${positionals.join(' ')})`);
+  if (values.json) throw new UsageError('serve speaks JSON-RPC; --json does not apply to it');
   if (values['node-ipc']) throw new UsageError('--node-ipc is not supported; use --stdio or --socket=PORT');
   const socket = values.socket === undefined ? undefined : Number(values.socket);
   if (socket !== undefined && !(Number.isInteger(socket) && socket > 0 && socket < 65536))

@@ -29,7 +29,8 @@ import { fromFsError } from './errors.js';
 const reader = () => import('./reader.js');
 
 export const INDEX_FILE = 'index.json';
-export const INDEX_FORMAT = 1;
+/** 2: a user line holding only tool results is not a turn (reader.ts isTurn). */
+export const INDEX_FORMAT = 2;
 const ABOUT =
   'Cache of the session files in this folder, for fast listing. Safe to delete: it is rebuilt ' +
   'from the *.jsonl files, which are the only truth. An entry is used only while its file size ' +
@@ -81,6 +82,8 @@ function loadIndexSync(dir: string): LoadedIndex {
   }
   try {
     const parsed = JSON.parse(raw) as IndexFile;
+    // Another version's index: a cache miss, rebuilt without a word (it is not corrupt).
+    if (parsed && typeof parsed.format === 'number' && parsed.format !== INDEX_FORMAT) return { entries: new Map(), trusted: false };
     if (!parsed || parsed.format !== INDEX_FORMAT || !Array.isArray(parsed.entries)) throw new Error('not an index of this format');
     const entries = new Map<string, IndexEntry>();
     for (const e of parsed.entries) {

@@ -26,6 +26,7 @@ export type FindingKind =
   | 'stale-lock'
   | 'schema-too-new'
   | 'permissions'
+  | 'unreadable'
   | 'stray-file';
 
 export interface Finding {
@@ -60,12 +61,18 @@ const TEMP_FILES = [
 export async function doctor(root: string, opts: { fix?: boolean; staleLockMs?: number; signal?: AbortSignal } = {}): Promise<DoctorReport> {
   const findings: Finding[] = [];
   const report: DoctorReport = { root, projects: 0, sessions: 0, findings, ok: true };
+  // A store its owner cannot read is mended first when fixing (its mode), else reported.
+  // (Its mode toward others is the user's choice: --dir may name any folder.)
+  await checkMode(root, 0o700, findings, opts.fix, 'the store', false);
   let dirs;
   try {
     dirs = await readdir(root, { withFileTypes: true });
   } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return report;
-    throw e;
+    const code = (e as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') return report;
+    findings.push({ kind: 'unreadable', path: root, message: `cannot read the store (${code ?? (e as Error).message})` });
+    report.ok = false;
+    return report;
   }
   for (const d of dirs) {
     if (!d.isDirectory()) {
@@ -83,7 +90,14 @@ export async function doctor(root: string, opts: { fix?: boolean; staleLockMs?: 
     }
     report.projects++;
     const dir = join(root, d.name);
-    await checkMode(dir, 0o700, findings, opts.fix);
+    await checkMode(dir, 0o700, findings, opts.fix, 'the folder');
+    try {
+      await readdir(dir);
+    } catch (e) {
+      // Nothing in it can be checked: one finding, not one per cache it holds.
+      findings.push({ kind: 'unreadable', path: dir, message: `cannot read the project folder (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})` });
+      continue;
+    }
     // Index: compare with the folder without writing, then rebuild when fixing.
     const dry = await refreshIndex(dir, { write: false });
     const s = dry.stats;
@@ -106,6 +120,7 @@ export async function doctor(root: string, opts: { fix?: boolean; staleLockMs?: 
       if (!r.stats.written && (stale || dry.entries.length > 0))
         findings.push({ kind: 'index-unwritable', path: join(dir, INDEX_FILE), message: 'could not write the index' });
     }
+    let reindex = false;
     let names: string[] = [];
     try {
       names = await readdir(dir);
@@ -177,7 +192,10 @@ export async function doctor(root: string, opts: { fix?: boolean; staleLockMs?: 
         continue;
       }
       report.sessions++;
-      await checkModeOf(path, st, 0o600, findings, opts.fix);
+      const before = findings.length;
+      await checkModeOf(path, st, 0o600, findings, opts.fix, 'the file');
+      // A file made readable again by --fix was left out of the index rebuilt above.
+      if (findings.length > before && findings[before].fixed && (st.mode & 0o600) !== 0o600) reindex = true;
       try {
         // A name swapped for a symlink or a FIFO since the lstat above is not read (readSession opens no-follow).
         const r = await readSession(path, { signal: opts.signal });
@@ -186,9 +204,11 @@ export async function doctor(root: string, opts: { fix?: boolean; staleLockMs?: 
         for (const p of r.problems)
           findings.push({ kind: p.message.startsWith('torn') ? 'torn-line' : 'unreadable-line', path, line: p.line, message: p.message });
       } catch (e) {
-        findings.push({ kind: 'corrupt-session', path, message: (e as Error).message });
+        const denied = /\((EACCES|EPERM)\)/.test((e as Error).message);
+        findings.push({ kind: denied ? 'unreadable' : 'corrupt-session', path, message: (e as Error).message });
       }
     }
+    if (reindex) await refreshIndex(dir);
   }
   report.ok = findings.every((f) => severity(f) === 'warning' || f.fixed !== undefined);
   return report;
@@ -205,28 +225,39 @@ async function leftover(path: string, message: string, fix?: boolean): Promise<F
 }
 
 /**
- * Reports (and with --fix narrows) a mode that lets others read. Never through a symlink: one
- * planted in the store may lead outside it, and chmod would change what it points to.
+ * Reports (and with --fix sets) a mode other than `want`: one that lets others read, or keeps
+ * the owner out. Only the owner (or root) can change a mode: for anyone else the finding says
+ * so and what would mend it. Never through a symlink: one planted in the store may lead outside
+ * it, and chmod would change what it points to. `what` names the path in the message.
  */
-async function checkMode(path: string, want: number, findings: Finding[], fix?: boolean): Promise<void> {
-  const st = await lstat(path).catch(() => undefined); // gone meanwhile
-  if (st) await checkModeOf(path, st, want, findings, fix);
+async function checkMode(path: string, want: number, findings: Finding[], fix?: boolean, what = 'it', others = true): Promise<void> {
+  const st = await lstat(path).catch(() => undefined); // gone meanwhile, or its folder unreadable (reported there)
+  if (st) await checkModeOf(path, st, want, findings, fix, what, others);
 }
 
 /** checkMode with `path`'s lstat already taken. */
-async function checkModeOf(path: string, st: Stats, want: number, findings: Finding[], fix?: boolean): Promise<void> {
+async function checkModeOf(path: string, st: Stats, want: number, findings: Finding[], fix?: boolean, what = 'it', others = true): Promise<void> {
   if (st.isSymbolicLink()) return;
+  const mode = st.mode & 0o777;
+  const open = others && (mode & ~want) !== 0;
+  const shut = (mode & want) !== want;
+  if (!open && !shut) return;
+  const why = shut ? `keeps its owner from using ${what}` : `lets others read ${what}`;
+  const f: Finding = { kind: 'permissions', path, message: `mode ${mode.toString(8).padStart(3, '0')} ${why}; expected ${want.toString(8)}` };
+  findings.push(f);
+  if (!fix) return;
+  const uid = process.getuid?.();
+  if (uid !== undefined && uid !== 0 && st.uid !== uid) {
+    f.message += `; not fixed: it belongs to uid ${st.uid}, and only its owner or root can change its mode (chmod ${want.toString(8)} ${path})`;
+    return;
+  }
   try {
-    const mode = st.mode & 0o777;
-    if ((mode & ~want) !== 0) {
-      const f: Finding = { kind: 'permissions', path, message: `mode ${mode.toString(8)} lets others read it; expected ${want.toString(8)}` };
-      if (fix) {
-        await chmod(path, want);
-        f.fixed = `chmod ${want.toString(8)}`;
-      }
-      findings.push(f);
-    }
-  } catch {
-    /* vanished meanwhile */
+    const to = others ? want : mode | want;
+    await chmod(path, to);
+    f.fixed = `chmod ${to.toString(8)}`;
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    if (code !== 'ENOENT') f.message += `; not fixed: chmod failed (${code ?? (e as Error).message})`;
+    else findings.pop(); // vanished meanwhile
   }
 }

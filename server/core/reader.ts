@@ -501,10 +501,21 @@ function digestFolder(d: Digest): { onLine: (line: Line) => void | false; want: 
   return { onLine, want };
 }
 
+/**
+ * A user line that holds only tool results (Anthropic's `tool_result` blocks, OpenAI's
+ * `function_call_output` items: what an agent loop sends back) is no turn of the person's.
+ */
+export function isTurn(ev: SessionEvent): boolean {
+  if (ev.kind !== 'user') return false;
+  const c = (ev as { content?: unknown }).content;
+  if (!Array.isArray(c) || c.length === 0) return true;
+  return !c.every((b) => b && typeof b === 'object' && ((b as { type?: unknown }).type === 'tool_result' || (b as { type?: unknown }).type === 'function_call_output'));
+}
+
 function applyEvent(d: Digest, ev: SessionEvent): void {
   if (typeof ev.t === 'string') d.updatedAt = ev.t;
   if (ev.kind === 'user') {
-    d.turns++;
+    if (isTurn(ev)) d.turns++;
     const line = oneLine(textOf(ev.content), 200);
     if (line) {
       d.preview = line;

@@ -25,11 +25,13 @@
 // WebAssembly (scan.ts); on claude-scale one thread's time is now about a fifth reading, a
 // quarter those passes and a quarter JSON.parse of the skeletons (bench/PERFORMANCE.md).
 //
-// Query language: plain words match case-insensitively; "quoted phrases" match exactly
-// (case-sensitive); every term must occur in the same event (in any of its texts).
+// Query language: plain words match case-insensitively (inside longer words too); "quoted
+// phrases" match exactly (case-sensitive). A session matches when it holds every term, each in
+// any of its events (searchSessions); the engine below finds the events holding all of a
+// query's terms, which for one term is the same thing.
 
 import { readdir } from 'node:fs/promises';
-import { closeSync, lstatSync, readSync } from 'node:fs';
+import { accessSync, closeSync, constants as fsConstants, fstatSync, lstatSync, openSync, readSync, statSync } from 'node:fs';
 import { helperData, serveHelper, startHelper, type Helper } from './helper.js';
 import { join, sep } from 'node:path';
 import { CorruptIndexError, FolderIndex, INDEXABLE_WORD, SEARCH_INDEX_FILE, TAIL_BYTES, UNSURE as UNSURE_EVENT, type Fragment, type IndexedFile } from './search-index.js';
@@ -136,13 +138,18 @@ export function parseQuery(query: string): ParsedQuery {
   return { words: [...new Set(words)], phrases: [...new Set(phrases)] };
 }
 
-/** The `.jsonl` files of a store root (`<root>/<slug>/<id>.jsonl`). Missing root: none. */
-export async function listSessionFiles(root: string): Promise<string[]> {
+/**
+ * The `.jsonl` files of a store root (`<root>/<slug>/<id>.jsonl`). Missing root: none. A root or
+ * project folder that cannot be read goes into `problems` (it is never "nothing there").
+ */
+export async function listSessionFiles(root: string, problems: SearchProblem[] = []): Promise<string[]> {
   const files: string[] = [];
   let dirs;
   try {
     dirs = await readdir(root, { withFileTypes: true });
-  } catch {
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    if (code !== 'ENOENT') problems.push({ file: root, message: `cannot read the store (${code ?? (e as Error).message})` });
     return files;
   }
   // The folders read at once (one round trip through the thread pool, not one per folder).
@@ -151,7 +158,13 @@ export async function listSessionFiles(root: string): Promise<string[]> {
       .filter((d) => d.isDirectory())
       .map((d) => {
         const dir = join(root, d.name);
-        return readdir(dir).then((names) => ({ dir, names }), () => null);
+        return readdir(dir).then(
+          (names) => ({ dir, names }),
+          (e: NodeJS.ErrnoException) => {
+            if (e.code !== 'ENOENT') problems.push({ file: dir, message: `cannot read folder (${e.code ?? e.message})` });
+            return null;
+          },
+        );
       }),
   );
   // A name in a folder read from disk has no separator: the path is join's, without its cost.
@@ -162,15 +175,95 @@ export async function listSessionFiles(root: string): Promise<string[]> {
 /**
  * Searches session files: `source` is a store root (a folder of project folders) or a list of
  * session files. Hits are ranked newest first (event time, then session id, then seq).
+ *
+ * A session matches when it holds every term of the query, each in any of its events (as a
+ * search box finds documents: `redis refund` finds the chat that talked of both, in two
+ * messages); its hits are the events that hold a term. A session's repeated identical title is
+ * one hit (its newest).
  */
-export async function searchSessions(
-  source: string | readonly string[],
-  query: string,
-  opts: SearchOptions = {},
-): Promise<SearchResult> {
+export async function searchSessions(source: string | readonly string[], query: string, opts: SearchOptions = {}): Promise<SearchResult> {
   opts.signal?.throwIfAborted();
-  // Largest first: the two threads then end together, sharing out the small files last.
-  const listed = typeof source === 'string' ? await listSessionFiles(source) : [...source];
+  const listProblems: SearchProblem[] = [];
+  const root = typeof source === 'string';
+  const listed = root ? await listSessionFiles(source, listProblems) : [...source];
+  const pq = parseQuery(query);
+  const terms = [...pq.phrases.map((p) => `"${p}"`), ...new Set(pq.words.map((w) => w.toLowerCase()))];
+  const r = terms.length < 2 ? await searchEvents(listed, root, query, opts) : await searchEveryTerm(listed, root, terms, opts);
+  r.problems.unshift(...listProblems);
+  return oneTitleHit(r);
+}
+
+/**
+ * A query of several terms: each term searched alone (from the folders' indexes where it can
+ * be, else over the files that held the terms before it), the sessions holding them all kept,
+ * and the newest `limit` of their matching events made whole.
+ */
+async function searchEveryTerm(listed: string[], root: boolean, terms: string[], opts: SearchOptions): Promise<SearchResult> {
+  const fast = opts.fast ?? true;
+  const limit = Math.max(0, opts.limit ?? 100);
+  let files: Set<string> | undefined;
+  let searched = 0;
+  const problems = new Map<string, SearchProblem>();
+  const found = new Map<string, { r: Ranked; q: Compiled }>();
+  const perTerm: { found: Ranked[]; q: Compiled }[] = [];
+  for (const term of terms) {
+    const indexed = root && indexWords(term, opts) !== null;
+    const over = indexed || !files ? listed : listed.filter((f) => files!.has(f));
+    const got: Ranked[] = [];
+    // Progress is the first pass's: it reads every file (and builds the indexes), the others less.
+    const r = await searchEvents(over, indexed, term, { ...opts, limit: Infinity, onProgress: files ? undefined : opts.onProgress }, got);
+    if (!files) searched = r.files;
+    // Each pass's problems in the files it had to search (the index answers for all of them):
+    // the same problems whichever way a term is searched.
+    for (const p of r.problems) if (!files || files.has(p.file)) problems.set(`${p.file}\0${p.line}\0${p.message}`, p);
+    const holding = new Set(got.map((g) => g.hit.file));
+    files = new Set(files ? [...files].filter((f) => holding.has(f)) : holding);
+    perTerm.push({ found: got, q: compile(parseQuery(term), fast)! });
+    if (files.size === 0) break;
+  }
+  if (files!.size === 0) return { hits: [], total: 0, files: searched, problems: [...problems.values()] };
+  // The events holding every term first, found as one query (their snippets show the part
+  // holding the most terms), then those holding some, each made with its own term.
+  const query = terms.join(' ');
+  const every = compile(parseQuery(query), fast)!;
+  const indexed = root && indexWords(query, opts) !== null;
+  const whole: Ranked[] = [];
+  await searchEvents(indexed ? listed : listed.filter((f) => files!.has(f)), indexed, query, { ...opts, limit: Infinity, onProgress: undefined }, whole);
+  for (const [got, q] of [[whole, every], ...perTerm.map((t) => [t.found, t.q])] as [Ranked[], Compiled][])
+    for (const g of got) {
+      const key = `${g.hit.file}\0${g.seq}`;
+      if (files!.has(g.hit.file) && !found.has(key)) found.set(key, { r: g, q });
+    }
+  const fo: FileOpts = { project: opts.project, since: -Infinity, until: Infinity, snippetChars: opts.snippetChars ?? 160, signal: opts.signal, fast };
+  const hits: SearchHit[] = [];
+  const unread: SearchProblem[] = [];
+  for (const { r, q } of [...found.values()].sort((a, b) => byRank(a.r, b.r)).slice(0, limit)) {
+    const hit = 'offset' in r.hit ? materialize(r.hit, q, fo, unread) : r.hit;
+    if (hit) hits.push(hit);
+  }
+  opts.signal?.throwIfAborted();
+  return { hits, total: found.size, files: searched, problems: [...problems.values(), ...unread] };
+}
+
+/** A session's title hits with the same text: the newest only (a title set again, unchanged). */
+function oneTitleHit(r: SearchResult): SearchResult {
+  const seen = new Set<string>();
+  const hits = r.hits.filter((h) => {
+    if (h.where !== 'title') return true;
+    const key = `${h.file}\0${h.snippet}`;
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+  return { ...r, hits, total: r.total - (r.hits.length - hits.length) };
+}
+
+/**
+ * The events that hold every term of `query`, in `listed` (`root`: all of a store root's files,
+ * which lets a query of plain words be answered from the folders' indexes). `collect`: the
+ * matches, ranked, are put there unmade and the answer holds no hits (searchEveryTerm).
+ */
+async function searchEvents(listed: string[], root: boolean, query: string, opts: SearchOptions, collect?: Ranked[]): Promise<SearchResult> {
   const fast = opts.fast ?? true;
   const q = compile(parseQuery(query), fast);
   const limit = Math.max(0, opts.limit ?? 100);
@@ -183,8 +276,8 @@ export async function searchSessions(
   let done = 0;
   if (!q) return { hits: [], total, files: listed.length, problems };
   const fo: FileOpts = { project: opts.project, since, until, snippetChars: opts.snippetChars ?? 160, signal: opts.signal, fast };
-  const words = typeof source === 'string' ? indexWords(query, opts) : null;
-  if (words) return searchIndexed(listed, q, words, fo, limit, opts);
+  const words = root ? indexWords(query, opts) : null;
+  if (words) return searchIndexed(listed, q, words, fo, limit, opts, collect);
   const sizes = new Map(listed.map((f) => [f, sizeOf(f)]));
   const files = listed.sort((a, b) => sizes.get(b)! - sizes.get(a)!);
   const bytes = [...sizes.values()].reduce((a, b) => a + b, 0);
@@ -235,9 +328,13 @@ export async function searchSessions(
     helper?.stop();
   }
   opts.signal?.throwIfAborted();
+  if (collect) {
+    for (const h of hits) collect.push({ time: Date.parse(h.t), sessionId: h.sessionId, seq: h.seq, hit: h });
+    return { hits: [], total, files: searched, problems };
+  }
   const top: SearchHit[] = [];
   for (const h of rank(hits).slice(0, limit)) {
-    const hit = 'offset' in h ? materialize(h, q, fo) : h;
+    const hit = 'offset' in h ? materialize(h, q, fo, problems) : h;
     if (hit) top.push(hit);
   }
   opts.signal?.throwIfAborted();
@@ -267,12 +364,21 @@ type Found = SearchHit | PendingHit;
  * The whole hit of a pending one (its line read again, synchronously: a hundred of these were
  * mostly waits on the thread pool); null if the file changed since.
  */
-function materialize(p: PendingHit, q: Compiled, o: FileOpts): SearchHit | null {
+function materialize(p: PendingHit, q: Compiled, o: FileOpts, problems: SearchProblem[]): SearchHit | null {
   // A long line is read straight into the scanner's memory (hitOfSkeleton reads it there).
   const long = p.length >= SKIM_MIN && q.fast;
   const sc = long ? (answerScanner ??= new Scanner()) : undefined;
   const line = sc ? readInto(p.file, p.offset, sc.data(p.length)) : readAt(p.file, p.offset, p.length);
-  if (!line) return null;
+  if (!line) {
+    // An index can know a file its reader may no longer open (its mode changed): said, not dropped.
+    try {
+      accessSync(p.file, fsConstants.R_OK);
+    } catch (e) {
+      const code = (e as NodeJS.ErrnoException).code;
+      if (code !== 'ENOENT' && !problems.some((x) => x.file === p.file)) problems.push({ file: p.file, message: `cannot read (${code})` });
+    }
+    return null;
+  }
   const fast = sc ? hitOfSkeleton(sc, line, p, q, o) : UNSURE;
   const hit = fast !== UNSURE ? fast : hitOfLine(decodeUtf8(line), p.seq, p, p.file, q, o);
   if (!hit || hit === NOT_JSON) return null;
@@ -1363,12 +1469,12 @@ const INDEX_HELPER_MIN_BYTES = 64 << 20;
  * (CorruptIndexError) is searched again from the start with that index distrusted: answered as
  * if it had none, and rebuilt.
  */
-async function searchIndexed(files: string[], q: Compiled, words: string[], fo: FileOpts, limit: number, opts: SearchOptions): Promise<SearchResult> {
+async function searchIndexed(files: string[], q: Compiled, words: string[], fo: FileOpts, limit: number, opts: SearchOptions, collect?: Ranked[]): Promise<SearchResult> {
   const distrusted = new Set<string>();
   const reported = { done: 0 }; // progress never goes back on a second attempt
   for (;;) {
     try {
-      return await searchIndexedOnce(files, q, words, fo, limit, opts, distrusted, reported);
+      return await searchIndexedOnce(files, q, words, fo, limit, opts, distrusted, reported, collect);
     } catch (err) {
       if (!(err instanceof CorruptIndexError) || distrusted.has(err.path)) throw err;
       distrusted.add(err.path);
@@ -1385,6 +1491,7 @@ async function searchIndexedOnce(
   opts: SearchOptions,
   distrusted: ReadonlySet<string>,
   reported: { done: number },
+  collect?: Ranked[],
 ): Promise<SearchResult> {
   const problems: SearchProblem[] = [];
   const found = new Top(limit);
@@ -1653,6 +1760,10 @@ async function searchIndexedOnce(
     for (const f of folders) f.ix?.close();
   }
   opts.signal?.throwIfAborted();
+  if (collect) {
+    collect.push(...found.sorted());
+    return { hits: [], total, files: searched, problems };
+  }
   // No cache decides the truth: a hit is reported only once its line, read from its session
   // file, matches. An index that names a line that does not (or a session under another file's
   // name) disagrees with the files: it is distrusted, and the search runs again without it,
@@ -1665,11 +1776,11 @@ async function searchIndexedOnce(
       continue;
     }
     const named = h.file.slice(h.file.lastIndexOf(sep) + 1) === `${h.sessionId}.jsonl`;
-    const hit = named ? materialize(h, q, fo) : null;
+    const hit = named ? materialize(h, q, fo, problems) : null;
     if (hit) top.push(hit);
     else {
       const path = h.file.slice(0, h.file.lastIndexOf(sep)) + sep + SEARCH_INDEX_FILE;
-      if (!distrusted.has(path)) throw new CorruptIndexError(path, `names line ${h.seq + 2} of ${h.file}, which does not match`);
+      if (!distrusted.has(path) && !problems.some((x) => x.file === h.file)) throw new CorruptIndexError(path, `names line ${h.seq + 2} of ${h.file}, which does not match`);
       total--;
     }
   }

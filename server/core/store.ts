@@ -10,7 +10,7 @@
 // - a file with a newer schema version is listed and read but never appended to.
 // Depends on node:fs, ./catalog, ./lock, ./reader, ./events; knows nothing of JSON-RPC or the CLI.
 
-import { chmod, lstat, mkdir, open, stat } from 'node:fs/promises';
+import { access, chmod, lstat, mkdir, open, stat } from 'node:fs/promises';
 import { closeSync, constants, fstatSync, fsync, ftruncateSync, lstatSync, openSync, readSync, unlinkSync } from 'node:fs';
 import { openRegular, openRegularSync, plantedKind, writeAllSync } from './plain.js';
 import { join, resolve } from 'node:path';
@@ -195,7 +195,12 @@ export class SessionStore {
       const file = join(d, `${id}.jsonl`);
       if (await isRegularFile(file)) found = file;
     });
-    if (!found) throw new StoreError('unknown-session', `no session ${id} in ${this.root}`);
+    if (!found) {
+      // A folder that could not be looked into may hold it: that is an error, not "no session".
+      const shut = await firstUnreadable(dirs);
+      if (shut) throw new StoreError('io', `session ${id} not found, and cannot read ${shut.dir} (${shut.code}): it may be there`);
+      throw new StoreError('unknown-session', `no session ${id} in ${this.root}`);
+    }
     this.located.set(id, found);
     return found;
   }
@@ -721,6 +726,19 @@ export class SessionStore {
 interface ValidLine {
   text: string;
   event: SessionEvent;
+}
+
+/** The first of these folders whose names cannot be looked up (no search permission), if any. */
+async function firstUnreadable(dirs: string[]): Promise<{ dir: string; code: string } | undefined> {
+  for (const dir of dirs) {
+    try {
+      await access(dir, constants.X_OK);
+    } catch (e) {
+      const code = (e as NodeJS.ErrnoException).code ?? 'EIO';
+      if (code !== 'ENOENT') return { dir, code };
+    }
+  }
+  return undefined;
 }
 
 /** Validates a batch; throws StoreError('invalid-events') with zod issues naming the index. */

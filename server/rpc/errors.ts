@@ -50,8 +50,8 @@ export const RpcErrorCodes = {
 export type RpcErrorName = keyof typeof RpcErrorCodes;
 
 const MEANING: Record<RpcErrorName, string> = {
-  ParseError: 'The frame body is not JSON.',
-  InvalidRequest: 'Not a valid request, or a request after `shutdown`, or a second `initialize`.',
+  ParseError: 'Never sent: a frame body that is not JSON is skipped, and serving goes on (JSON-RPC would answer it; LSP libraries skip it).',
+  InvalidRequest: 'A request after `shutdown`, or a second `initialize`. JSON that is not a request is skipped (logged with `window/logMessage`), never answered.',
   MethodNotFound: 'No such method.',
   InvalidParams: 'Params fail the schema (`data.issues`); events that fail the event schema land here too.',
   InternalError: 'A bug in the sidecar; the message says what failed.',
@@ -59,7 +59,7 @@ const MEANING: Record<RpcErrorName, string> = {
   RequestCancelled: 'The client cancelled the request with `$/cancelRequest`; nothing was written.',
   ContentModified: 'The session changed (or the sidecar restarted) between `session/resume` and `session/compact`; resume again.',
   UnknownSession: 'No session with that id in the store.',
-  BadSessionId: 'Not a session id.',
+  BadSessionId: 'Never sent over JSON-RPC: an id that is not a session id fails the params\' schema (-32602). Kept for the store\'s `bad-id`.',
   InvalidProject: 'The project path is missing, not absolute or not a directory.',
   SessionLocked: 'Another live process owns the session (`data.heldBy`); read it, or open a copy.',
   SchemaTooNew: 'The file was written by a newer schema version than this sidecar understands.',

@@ -354,7 +354,7 @@ export const sessionSearch = request(
   'session/search',
   'clientToServer',
   z.object({
-    query: z.string().min(1).describe('Words (case-insensitive, all must match) and "exact phrases".'),
+    query: z.string().min(1).describe('Words (case-insensitive) and "exact phrases"; a session matches when it holds every term, each in any of its events.'),
     project: Project.optional().describe('Only this project (default: every project).'),
     all: z.boolean().optional().describe('Every project, even when `project` is given.'),
     since: z.iso.datetime({ offset: true }).optional().describe('Only events at or after this time.'),

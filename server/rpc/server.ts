@@ -296,7 +296,7 @@ class Sidecar {
     } catch (e) {
       this.log.warn(`cannot watch the store ${this.root}: ${(e as Error).message}; session/didChange is off`);
     }
-    const features: Feature[] = ['export', 'search', 'fork', 'progress', 'cancel', 'resume.planner', 'resume.compact', 'seal.title'];
+    const features: Feature[] = ['export', 'search', 'fork', 'progress', 'cancel', 'resume.planner', 'resume.compact', 'seal.title', 'reindex'];
     if (this.watcher) features.push('didChange');
     const levelcodeSessions: P.ServerCapability = {
       version: PROTOCOL_VERSION,

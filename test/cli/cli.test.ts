@@ -121,7 +121,8 @@ describe('levelcode-sessions CLI', () => {
     const r = cli(['search', 'SURE']);
     expect(r.code).toBe(0);
     expect(r.err).toBe(''); // no progress line: stderr is not a terminal here
-    expect(r.out).toBe(`${id}  #1 assistant  Idempotent refunds via Redis keys\n    Sure — use a **Redis** key.\n`);
+    // Grouped by session: a heading (title, the newest hit's time, id), then a line a hit.
+    expect(r.out).toBe(`Idempotent refunds via Redis keys  2026-07-28  ${id}\n  #1 assistant: Sure — use a **Redis** key.\n`);
     const j = JSON.parse(cli(['search', 'redis', '--json']).out);
     expect(j).toMatchObject({ total: 2, files: 1, problems: [] });
     expect(j.hits.map((h: { seq: number; where: string }) => [h.seq, h.where])).toEqual([
@@ -130,7 +131,9 @@ describe('levelcode-sessions CLI', () => {
     ]);
     expect(j.hits[1]).toMatchObject({ sessionId: id, kind: 'assistant', project, title: 'Idempotent refunds via Redis keys', snippet: 'Sure — use a **Redis** key.' });
     expect((await readdir(join(root, projectSlug(project)))).sort()).toEqual([`${id}.jsonl`, 'index.json', 'search.idx']);
-    expect(cli(['search', 'nowhere-to-be-found']).out).toBe(`No matches for nowhere-to-be-found in ${project}.\n`);
+    const none = cli(['search', 'nowhere-to-be-found']);
+    expect(none.out).toBe(`No matches for nowhere-to-be-found in ${project}.\n`);
+    expect(none.code).toBe(1); // as grep and rg: 1 for no match
     const bad = cli(['search']);
     expect(bad.code).not.toBe(0);
     expect(bad.err).toMatch(/search needs a query/);
@@ -151,12 +154,12 @@ describe('levelcode-sessions CLI', () => {
     const before = await readFile(file);
     const cases: [string[], string | undefined, RegExp, number][] = [
       [['append', id], '{"kind":"user","content":"ok"}\n{not json\n', /stdin line 2 is not JSON/, 2],
-      [['append', id], '{"kind":"user"}\n', /invalid event at 0/, 1],
+      [['append', id], '\n{"kind":"user"}\n', /^levelcode-sessions: stdin line 2: content: content is required\nlevelcode-sessions: nothing was appended \(1 invalid line\)\n$/, 2],
       [['append', id], '', /no events on stdin/, 2],
       [['append', '2026-01-01T00-00-00-zzzz'], '{"kind":"user","content":"x"}', /no session 2026-01-01T00-00-00-zzzz/, 3],
       [['append', '../../etc/passwd'], '{"kind":"user","content":"x"}', /not a session id/, 3],
       [['show', 'nope'], undefined, /not a session id/, 3],
-      [['new'], undefined, /new needs --project/, 2],
+      [['new', 'extra'], undefined, /new takes no arguments/, 2],
       [['new', '--project', join(tmp, 'does-not-exist')], undefined, /does not exist/, 1],
       [['new', '--project', 'relative'], undefined, /does not exist|absolute/, 1],
       [['list', '--bogus'], undefined, /Unknown option/, 2],

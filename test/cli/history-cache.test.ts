@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { rowsSum } from '../../server/core/history-cache.js';
+import { HISTORY_CACHE_FORMAT, rowsSum } from '../../server/core/history-cache.js';
 
 const bin = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'bin', 'levelcode-sessions.js');
 let tmp: string;
@@ -196,7 +196,7 @@ describe('history.cache', () => {
     ['the header only', (t) => t.subarray(0, t.indexOf(10) + 1)],
     ['cut short', (t) => t.subarray(0, t.length - 7)],
     ['one byte longer', (t) => Buffer.concat([t, Buffer.from(' ')])],
-    ['of another format', (t) => Buffer.from(t.toString().replace('"format":1', '"format":2'))],
+    ['of another format', (t) => Buffer.from(t.toString().replace(`"format":${HISTORY_CACHE_FORMAT}`, `"format":${HISTORY_CACHE_FORMAT + 1}`))],
     ['with a row end out of place', (t) => Buffer.from(t.toString().replace(/"ends":\[(\d+)/, (_m, a) => `"ends":[${Number(a) - 1}`))],
     ['with a row end past the rows', (t) => Buffer.from(t.toString().replace(/,(\d+)\],"sum"/, (_m, a) => `,${Number(a) + 9}],"sum"`))],
     ['with a row end that is no number', (t) => Buffer.from(t.toString().replace(/"ends":\[(\d+)/, '"ends":["x"'))],

@@ -210,7 +210,7 @@ describe('a store that cannot be written', () => {
       spawnSync(process.execPath, [bin, ...args, '--dir', root], { uid: 65534, gid: 65534, encoding: 'utf8', cwd: '/' });
     figures.faults++;
     const list = run('list', '--project', project, '--json');
-    expect(list.status).toBe(0);
+    expect(list.status).toBe(1); // the listing is incomplete: it fails, and lists what it could read
     const j = JSON.parse(list.stdout);
     expect(j.sessions.map((x: { id: string }) => x.id)).toEqual([a.id]);
     expect(JSON.stringify(j.problems)).toMatch(/EACCES|permission/i);
@@ -218,6 +218,34 @@ describe('a store that cannot be written', () => {
     expect(show.status).toBe(1);
     expect(show.stderr).toMatch(/permission denied/);
     expect(run('show', a.id).stdout).toContain('readable');
+  });
+});
+
+describe("doctor --fix and what its user cannot mend", () => {
+  it("mends the modes of what the user owns, and names what another user's file needs", async () => {
+    const root = join(tmp, 'store-owner');
+    const project = join(tmp, 'p-owner');
+    await mkdir(project);
+    const s = new SessionStore({ root });
+    const mine = await s.create({ project });
+    const theirs = await s.create({ project });
+    await s.releaseAll();
+    execFileSync('chown', ['-R', '65534:65534', root]);
+    const dir = join(root, projectSlug(project));
+    await chmod(join(dir, `${mine.id}.jsonl`), 0o000);
+    // A file root left in the user's store, readable by others: only root can change its mode.
+    execFileSync('chown', ['0:0', join(dir, `${theirs.id}.jsonl`)]);
+    await chmod(join(dir, `${theirs.id}.jsonl`), 0o644);
+    const run = (...args: string[]) =>
+      spawnSync(process.execPath, [bin, ...args, '--dir', root], { uid: 65534, gid: 65534, encoding: 'utf8', cwd: '/' });
+    figures.faults++;
+    const fix = run('doctor', '--fix');
+    expect(fix.stdout).toContain(`${mine.id}.jsonl: mode 000 keeps its owner from using the file; expected 600 (fixed: chmod 600)`);
+    expect(fix.stdout).toContain(`${theirs.id}.jsonl: mode 644 lets others read the file; expected 600; not fixed: it belongs to uid 0, and only its owner or root can change its mode`);
+    expect(fix.status).toBe(1); // a problem remains
+    expect(fix.stderr).toBe('');
+    expect((await stat(join(dir, `${mine.id}.jsonl`))).mode & 0o777).toBe(0o600);
+    expect((await stat(join(dir, `${theirs.id}.jsonl`))).mode & 0o777).toBe(0o644);
   });
 });
 

@@ -39,3 +39,17 @@ end, { nargs = '?', desc = 'LevelCode: rename the current chat' })
 cmd('LevelSearch', function(a)
   require('levelcode').search(a.args, a.bang)
 end, { nargs = '+', bang = true, desc = 'LevelCode: search chats (! fills the quickfix list)' })
+
+-- `:help levelcode` needs the help tags beside the vimdoc, and neither a plain package nor a
+-- checkout added with `rtp:append` makes them. Made here when missing or older than the doc
+-- (one stat a start when current); doc/tags is git-ignored. A read-only install is left alone.
+do
+  local doc = vim.api.nvim_get_runtime_file('doc/levelcode.txt', false)[1]
+  if doc then
+    local dir = vim.fn.fnamemodify(doc, ':h')
+    local txt, tags = vim.loop.fs_stat(doc), vim.loop.fs_stat(dir .. '/tags')
+    if txt and (not tags or tags.mtime.sec < txt.mtime.sec) and vim.fn.filewritable(dir) == 2 then
+      pcall(vim.cmd, 'silent helptags ' .. vim.fn.fnameescape(dir))
+    end
+  end
+end

@@ -137,6 +137,8 @@ export interface BufView {
 export interface StartOptions {
   /** Lua table source given to require('levelcode').setup(...), e.g. `{ dir = '...' }`; null: no setup call. */
   setup?: string | null;
+  /** Put clients/neovim on the runtime path with --cmd (default true; false: the test adds it). */
+  onRtp?: boolean;
   /** Source plugin/levelcode.lua (as a plugin manager would). Default true. */
   loadPlugin?: boolean;
   /** Install the test stubs (vim.ui.select/input, vim.notify). Default true. */
@@ -156,7 +158,8 @@ export class Nvim {
   ) {}
 
   static async start(ws: Workspace, opts: StartOptions = {}): Promise<Nvim> {
-    const proc = spawn('nvim', ['--embed', '--headless', '-u', 'NONE', '-i', 'NONE', '-n', '--cmd', `set rtp^=${PLUGIN}`], {
+    const rtp = opts.onRtp === false ? [] : ['--cmd', `set rtp^=${PLUGIN}`];
+    const proc = spawn('nvim', ['--embed', '--headless', '-u', 'NONE', '-i', 'NONE', '-n', ...rtp], {
       cwd: ws.project,
       env: { ...xdgEnv(ws), ...opts.env },
       stdio: ['pipe', 'pipe', 'pipe'],

@@ -3,7 +3,8 @@
 // the vimdoc has valid tags; `:checkhealth levelcode` passes against the real sidecar.
 
 import { afterEach, describe, expect, it } from 'vitest';
-import { cpSync, readFileSync } from 'node:fs';
+import { cpSync, mkdirSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import { Nvim, PLUGIN, REPO, removeWorkspaces, stopAll, workspace } from './helpers.js';
 
@@ -66,6 +67,25 @@ describe('loading', () => {
     await nvim.command(`set rtp+=${join(ws.base, 'docrtp')}`);
     await nvim.command('help levelcode-summarize');
     expect(await nvim.lua('return vim.api.nvim_buf_get_name(0)')).toMatch(/levelcode\.txt$/);
+  });
+
+  it(':help levelcode works after the README\'s plain-package setup, and doc/tags stays out of git', async () => {
+    const ws = workspace();
+    // README.md: ln -s <checkout>/clients/neovim ~/.local/share/nvim/site/pack/levelcode/opt/levelcode
+    const opt = join(ws.xdg.data, 'nvim', 'site', 'pack', 'levelcode', 'opt');
+    mkdirSync(opt, { recursive: true });
+    symlinkSync(PLUGIN, join(opt, 'levelcode'));
+    rmSync(join(PLUGIN, 'doc', 'tags'), { force: true }); // as on a fresh clone
+    const nvim = await Nvim.start(ws, { onRtp: false, loadPlugin: false, setup: null, stubs: false });
+    await nvim.command('packadd levelcode');
+    await nvim.lua(`require('levelcode').setup({})`);
+    await nvim.command('help levelcode');
+    expect(await nvim.lua('return vim.api.nvim_buf_get_name(0)')).toMatch(/levelcode\.txt$/);
+    await nvim.command('help :LevelHistory');
+    expect(await nvim.lua('return vim.api.nvim_buf_get_name(0)')).toMatch(/levelcode\.txt$/);
+    expect(await nvim.lua('return vim.v.errmsg')).toBe('');
+    const status = execFileSync('git', ['status', '--porcelain', '--untracked-files=all', '--', join(PLUGIN, 'doc')], { cwd: REPO, encoding: 'utf8' });
+    expect(status).toBe('');
   });
 
   it(':checkhealth levelcode passes', async () => {
