@@ -101,9 +101,17 @@ public final class Chat {
 
   public Model model() { return model; }
 
-  public void onResumed(Consumer<Resumed> l) { resumedListeners.add(l); }
+  /** Adds a listener; the answer removes it. */
+  public Runnable onResumed(Consumer<Resumed> l) {
+    resumedListeners.add(l);
+    return () -> resumedListeners.remove(l);
+  }
 
-  public void onNewChat(Consumer<NewChat> l) { newChatListeners.add(l); }
+  /** Adds a listener; the answer removes it. */
+  public Runnable onNewChat(Consumer<NewChat> l) {
+    newChatListeners.add(l);
+    return () -> newChatListeners.remove(l);
+  }
 
   /** The user asked to see the History (the "Show History" link); the plugin activates the tool window. */
   public void onShowHistory(Runnable l) { showHistoryListeners.add(l); }

@@ -145,7 +145,11 @@ public final class Sidecar implements AutoCloseable {
 
   // ---- listeners and callbacks ----
 
-  public void onChange(Consumer<Protocol.DidChangeParams> l) { changeListeners.add(l); }
+  /** Adds a didChange listener (kept across restarts); the answer removes it. */
+  public Runnable onChange(Consumer<Protocol.DidChangeParams> l) {
+    changeListeners.add(l);
+    return () -> changeListeners.remove(l);
+  }
 
   public void onStatus(Consumer<StatusEvent> l) { statusListeners.add(l); }
 

@@ -168,6 +168,13 @@ class ChatTest {
     String recent = fx.newSession(null);
     fx.append(recent, Fixture.user("2026-11-30T10:00:00.000Z", "newer chat"));
     assertEquals(recent, Fixture.get(c.chat.resumeLast()).id());
+    // What Export Chat as Markdown (Tools menu) acts on: the selection, else the current chat, else the newest.
+    assertEquals(old, c.history.target(c.history.find(old), recent).id());
+    assertEquals(old, c.history.target(null, old).id());
+    assertEquals(recent, c.history.target(null, null).id());
+    // What the API's list() answers: every page, without the panel's search.
+    c.history.search("older");
+    assertEquals(List.of(recent, old), Fixture.get(c.history.fetch(false)).stream().map(Protocol.SessionSummary::id).toList());
   }
 
   @Test

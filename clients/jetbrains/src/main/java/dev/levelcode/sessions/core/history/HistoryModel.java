@@ -91,6 +91,16 @@ public final class HistoryModel {
   }
 
   /**
+   * The chat an action without a row of its own acts on (Export Chat as Markdown from the Tools
+   * menu): the one selected in the panel, else the current chat, else the newest; null when none.
+   */
+  public SessionSummary target(SessionSummary selected, String currentId) {
+    if (selected != null) return selected;
+    SessionSummary current = currentId == null ? null : find(currentId);
+    return current != null ? current : newest();
+  }
+
+  /**
    * Lists again. Calls while a listing is in flight are folded into one more listing after it,
    * whose snapshot the returned future gives.
    */
@@ -103,7 +113,7 @@ public final class HistoryModel {
     inFlight = true;
     CompletableFuture<Snapshot> done = next != null ? next : new CompletableFuture<>();
     next = null;
-    listAll(null, new ArrayList<>(), 0).whenComplete((r, e) -> finished(r, e, done));
+    listAll(all, null, new ArrayList<>(), 0).whenComplete((r, e) -> finished(r, e, done));
     return done;
   }
 
@@ -125,14 +135,23 @@ public final class HistoryModel {
     refresh();
   }
 
-  private CompletableFuture<List<SessionSummary>> listAll(String cursor, List<SessionSummary> acc, int problemCount) {
-    Protocol.ListParams p = all || project == null
+  /**
+   * Every page of this project's (or, with `everyProject`, every project's) sessions, newest
+   * first, straight from the sidecar: what the API's list() answers, without touching the panel's
+   * state (its search, its project filter).
+   */
+  public CompletableFuture<List<SessionSummary>> fetch(boolean everyProject) {
+    return listAll(everyProject, null, new ArrayList<>(), 0);
+  }
+
+  private CompletableFuture<List<SessionSummary>> listAll(boolean everyProject, String cursor, List<SessionSummary> acc, int problemCount) {
+    Protocol.ListParams p = everyProject || project == null
         ? new Protocol.ListParams(null, true, 1000, cursor)
         : new Protocol.ListParams(project, null, 1000, cursor);
     return sidecar.request(Protocol.LIST, p).thenCompose(r -> {
       acc.addAll(r.sessions());
       int n = problemCount + (r.problems() == null ? 0 : r.problems().size());
-      if (r.nextCursor() != null) return listAll(r.nextCursor(), acc, n);
+      if (r.nextCursor() != null) return listAll(everyProject, r.nextCursor(), acc, n);
       problems = n;
       return CompletableFuture.completedFuture(acc);
     });
