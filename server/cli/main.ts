@@ -26,6 +26,7 @@ Usage:
   levelcode-sessions search QUERY [--project PATH | --all] [--since ISO] [--until ISO] [--limit N] [--json]
   levelcode-sessions doctor [--fix] [--json]
   levelcode-sessions serve --stdio | --socket=PORT
+  levelcode-sessions mcp [--project PATH]       MCP server over stdio: past sessions as tools for agents
 
 Every command takes --dir DIR (the store; default $LEVELCODE_SESSIONS_DIR or ~/.levelcode/sessions).
 `;
@@ -89,6 +90,8 @@ export async function main(argv: string[]): Promise<number> {
         return await cmdDoctor(rest);
       case 'serve':
         return await cmdServe(rest);
+      case 'mcp':
+        return await cmdMcp(rest);
       case 'help':
       case '--help':
       case '-h':
@@ -400,4 +403,13 @@ async function cmdServe(args: string[]): Promise<number> {
   if (clientPid !== undefined && !(Number.isInteger(clientPid) && clientPid > 0))
     throw new UsageError(`--clientProcessId takes a process id, not ${JSON.stringify(values.clientProcessId)}`);
   return serve({ stdio: !!values.stdio, socket, dir: values.dir as string | undefined, clientProcessId: clientPid });
+}
+
+async function cmdMcp(args: string[]): Promise<number> {
+  const { values, positionals } = parse(args, { project: { type: 'string' } });
+  if (values.help) return out(USAGE), EXIT.ok;
+  if (positionals.length) throw new UsageError(`mcp takes no arguments (got ${positionals.join(' ')})`);
+  const project = values.project === undefined ? undefined : await absolute(values.project as string);
+  const { serveMcp } = await import('../mcp/server.js');
+  return serveMcp({ dir: values.dir as string | undefined, project, version: version() });
 }
