@@ -134,8 +134,16 @@ function anthropic(b: Record<string, unknown>, res: ServerResponse, o: { toolSuf
 
 function openai(b: Record<string, unknown>, res: ServerResponse, o: { toolSuffix: string; args: Record<string, unknown> }, results: string[]): void {
   const tools = (Array.isArray(b.tools) ? b.tools : []) as Record<string, unknown>[];
-  const names = tools.flatMap((t) => (typeof t.name === 'string' ? [t.name] : []));
-  const tool = names.find((n) => n.endsWith(o.toolSuffix));
+  // Codex offers an MCP server's tools as one namespace tool ({type: 'namespace', name, tools});
+  // a call of one of them names the tool and its namespace.
+  const names = tools.flatMap((t) =>
+    t.type === 'namespace' && Array.isArray(t.tools)
+      ? (t.tools as { name: string }[]).map((x) => ({ full: `${String(t.name)}__${x.name}`, name: x.name, namespace: String(t.name) }))
+      : typeof t.name === 'string'
+        ? [{ full: t.name, name: t.name, namespace: undefined }]
+        : [],
+  );
+  const tool = names.find((n) => n.full.endsWith(o.toolSuffix));
   const input = (Array.isArray(b.input) ? b.input : []) as Record<string, unknown>[];
   const output = [...input].reverse().find((i) => i.type === 'function_call_output');
   const called = input.some((i) => i.type === 'function_call');
@@ -158,7 +166,7 @@ function openai(b: Record<string, unknown>, res: ServerResponse, o: { toolSuffix
     send('response.content_part.done', { output_index: 0, item_id: 'msg_1', content_index: 0, part: { type: 'output_text', text, annotations: [] } });
   } else {
     const args = JSON.stringify(o.args);
-    item = { id: 'fc_1', type: 'function_call', status: 'completed', call_id: 'call_1', name: tool, arguments: args };
+    item = { id: 'fc_1', type: 'function_call', status: 'completed', call_id: 'call_1', name: tool.name, ...(tool.namespace ? { namespace: tool.namespace } : {}), arguments: args };
     send('response.output_item.added', { output_index: 0, item: { ...item, status: 'in_progress', arguments: '' } });
     send('response.function_call_arguments.delta', { output_index: 0, item_id: 'fc_1', delta: args });
     send('response.function_call_arguments.done', { output_index: 0, item_id: 'fc_1', arguments: args });
