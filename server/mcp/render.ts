@@ -184,7 +184,10 @@ function eventText(se: SeqEvent, id: string, names: Map<string, string>, o: Wind
   };
   const tool = (label: string, body: string, info = '') => {
     if (o.toolChars === 0) return void parts.push(`_${label} (left out: tool_chars=0)_`);
-    parts.push(`${label}:\n${fencedCode(cut(body, o.toolChars, 'this tool text', { tool_chars: Math.min(Math.max(body.length, o.toolChars), MAX_TOOL_CHARS) }), info)}`);
+    const whole = Math.min(Math.max(body.length, o.toolChars), MAX_TOOL_CHARS);
+    // The call that shows it whole gives the turn room for it too.
+    const room = whole + 2000 > o.maxChars ? { max_chars: Math.min(whole + 2000, MAX_CHARS) } : {};
+    parts.push(`${label}:\n${fencedCode(cut(body, o.toolChars, 'this tool text', { tool_chars: whole, ...room }), info)}`);
   };
   const pieces = (content: unknown): void => {
     if (typeof content === 'string') return text(content);

@@ -130,35 +130,52 @@ export class Sessions {
 
   /**
    * Matches of `query`, newest first, `skip` of them left out, at most `limit`. Without the
-   * source and exclude filters this is the core's search as it is. With them, the core is asked
-   * for more hits (4x each round) until enough pass or it has none left; past MAX_FETCH, the
-   * files that pass are searched alone (a scan: exact, slower), so no filter ever hides a match.
+   * source and exclude filters this is the core's search as it is. A source filter that passes
+   * under a quarter of the files has those files searched alone (a scan of them: exact, and
+   * cheaper than ranking every other tool's hits). Otherwise the core's indexed search is asked
+   * for more hits (4x each round) until enough pass the filters or it has no more; past
+   * MAX_FETCH, the files that pass are searched alone. No filter ever hides a match.
    */
   async search(query: string, s: Scope, skip: number, limit: number): Promise<Found> {
     const want = skip + limit;
     const base = { project: s.project, since: s.since, until: s.until };
+    if (s.source !== undefined) {
+      const { files, of } = await this.allowedFiles(s);
+      if (files.length * 4 < of) return this.searchFiles(files, query, s, skip, want);
+    }
     let fetch = this.filtered(s) ? Math.max(want * 2, 50) : want;
     for (;;) {
       const r = await searchSessions(this.root, query, { ...base, limit: fetch });
       const all = r.hits.length >= r.total;
       const kept = await this.keep(r.hits, s);
-      if (!this.filtered(s)) return { hits: kept.slice(skip, want), total: r.total, exact: true, files: r.files, problems: r.problems };
-      if (all) return { hits: kept.slice(skip, want), total: kept.length, exact: true, files: r.files, problems: r.problems };
-      if (kept.length >= want) return { hits: kept.slice(skip, want), total: kept.length, exact: false, files: r.files, problems: r.problems };
+      const page = (total: number, exact: boolean): Found => ({ hits: kept.slice(skip, want), total, exact, files: r.files, problems: r.problems });
+      if (!this.filtered(s)) return page(r.total, true);
+      if (all) return page(kept.length, true);
+      if (kept.length >= want) return page(kept.length, false);
       if (fetch >= MAX_FETCH) break;
       fetch = Math.min(fetch * 4, MAX_FETCH);
     }
+    return this.searchFiles((await this.allowedFiles(s)).files, query, s, skip, want);
+  }
+
+  /** The session files that pass the scope's source and exclude filters, and how many there are in all. */
+  private async allowedFiles(s: Scope): Promise<{ files: string[]; of: number }> {
+    const all = await listSessionFiles(this.root);
     const files: string[] = [];
-    for (const f of await listSessionFiles(this.root)) {
+    for (const f of all) {
       const id = f.slice(f.lastIndexOf('/') + 1, -'.jsonl'.length);
       try {
         if (this.allowed(id, (await this.origin(f)).origin, s)) files.push(f);
       } catch {
-        /* a file without a readable meta line: the scan below reports it */
-        files.push(f);
+        files.push(f); // no readable meta line: the search reports it
       }
     }
-    const r = await searchSessions(files, query, { ...base, limit: want });
+    return { files, of: all.length };
+  }
+
+  /** A search of these files only (a scan), filtered again for what changed meanwhile. */
+  private async searchFiles(files: string[], query: string, s: Scope, skip: number, want: number): Promise<Found> {
+    const r = await searchSessions(files, query, { project: s.project, since: s.since, until: s.until, limit: want });
     const kept = await this.keep(r.hits, s);
     return { hits: kept.slice(skip, want), total: r.total - (r.hits.length - kept.length), exact: true, files: r.files, problems: r.problems };
   }
