@@ -851,6 +851,50 @@ async function figSearch(m) {
   });
 }
 
+/**
+ * The MCP server's search tool beside the sidecar's session/search, on the same query: each in
+ * its running server (warm: indexes built, the first calls untimed), the same word over every
+ * project, 10 hits. The MCP answer also reads the hits' meta lines and renders the text.
+ */
+async function figMcpSearch(m) {
+  const word = searchWord(m);
+  const n = Math.max(RUNS, 10);
+  const rpcMs = await withSidecar({}, async (s) => {
+    for (let i = 0; i < 3; i++) await s.call('session/search', { query: word, all: true, limit: 10 });
+    const ms = [];
+    for (let i = 0; i < n; i++) ms.push((await s.call('session/search', { query: word, all: true, limit: 10 })).ms);
+    return stats(ms);
+  });
+  const { Client } = await import('@modelcontextprotocol/sdk/client/index.js');
+  const { StdioClientTransport } = await import('@modelcontextprotocol/sdk/client/stdio.js');
+  const transport = new StdioClientTransport({ command: process.execPath, args: [BIN, 'mcp', '--dir', ROOT], env: { ...process.env, ...SIDECAR_ENV }, stderr: 'ignore' });
+  const client = new Client({ name: 'levelcode-bench', version: '1' });
+  await client.connect(transport);
+  try {
+    const args = { query: word, project: 'all', limit: 10 };
+    for (let i = 0; i < 3; i++) await client.callTool({ name: 'search_sessions', arguments: args });
+    const ms = [];
+    for (let i = 0; i < n; i++) {
+      const t = performance.now();
+      const r = await client.callTool({ name: 'search_sessions', arguments: args });
+      ms.push(performance.now() - t);
+      if (r.isError) throw new Error(`search_sessions: ${r.content[0]?.text}`);
+    }
+    const ours = stats(ms);
+    record({
+      id: 'mcp-search',
+      what: `MCP tool search_sessions "${word}" over every project, 10 hits, in a running \`mcp\` server (warm)`,
+      baselineWhat: 'session/search, same query and limit, in a running sidecar (warm)',
+      target: 'none (reported beside session/search)',
+      ours,
+      baseline: rpcMs,
+      ratio: ours.median / rpcMs.median,
+    });
+  } finally {
+    await client.close();
+  }
+}
+
 async function figStartup() {
   if (!haveRpc()) return record({ id: 'startup', what: 'sidecar start to initialize answered', na: 'no sidecar in this build' });
   // Node started as the sidecar is (SIDECAR_ENV), and, with a bundle set, as given.
@@ -1083,6 +1127,7 @@ async function main() {
     ['tail50', () => figTail(m)],
     ['search-cold', () => figSearchCold(m)],
     ['search', () => figSearch(m)],
+    ['mcp-search', () => figMcpSearch(m)],
     ['startup', () => figStartup()],
     ['didchange-watch', () => figDidChange(m, false)],
     ['didchange-poll', () => figDidChange(m, true)],

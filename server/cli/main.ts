@@ -27,6 +27,7 @@ Usage:
   levelcode-sessions search QUERY [--project PATH | --all] [--since ISO] [--until ISO] [--limit N] [--json]
   levelcode-sessions doctor [--fix] [--json]
   levelcode-sessions serve --stdio | --socket=PORT
+  levelcode-sessions mcp [--project PATH]       MCP server over stdio: past sessions as tools for agents
   levelcode-sessions --version | --help      COMMAND --help: that command's help
 
 Every command takes --dir DIR (the store; default $LEVELCODE_SESSIONS_DIR or ~/.levelcode/sessions);
@@ -92,6 +93,12 @@ remains.`,
   serve: `Usage: levelcode-sessions serve --stdio | --socket=PORT [--dir DIR]
 
 The sidecar: JSON-RPC with LSP framing, over stdio or a socket to 127.0.0.1:PORT (protocol.md).`,
+  mcp: `Usage: levelcode-sessions mcp [--project PATH] [--dir DIR]
+
+A Model Context Protocol server over stdio: past sessions as read-only tools for agents
+(search_sessions, recall, read_session, list_sessions, list_projects; server/mcp/README.md).
+  --project PATH   the project a call without \`project\` covers (default: all)
+Set LEVELCODE_CURRENT_SESSION to the agent's own session id to leave it out of results.`,
 };
 
 type Opts = ParseArgsConfig['options'];
@@ -170,6 +177,8 @@ export async function main(argv: string[]): Promise<number> {
         return await cmdDoctor(rest);
       case 'serve':
         return await cmdServe(rest);
+      case 'mcp':
+        return await cmdMcp(rest);
       case 'help':
       case '--help':
       case '-h':
@@ -535,4 +544,12 @@ async function cmdServe(args: string[]): Promise<number> {
   if (clientPid !== undefined && !(Number.isInteger(clientPid) && clientPid > 0))
     throw new UsageError(`--clientProcessId takes a process id, not ${JSON.stringify(values.clientProcessId)}`);
   return serve({ stdio: !!values.stdio, socket, dir: values.dir as string | undefined, clientProcessId: clientPid });
+}
+
+async function cmdMcp(args: string[]): Promise<number> {
+  const { values, positionals } = parse(args, { project: { type: 'string' } });
+  if (positionals.length) throw new UsageError(`mcp takes no arguments (got ${positionals.join(' ')})`);
+  const project = values.project === undefined ? undefined : await absolute(values.project as string);
+  const { serveMcp } = await import('../mcp/server.js');
+  return serveMcp({ dir: values.dir as string | undefined, project, version: version() });
 }

@@ -1,0 +1,243 @@
+// What the MCP tools ask of the store, on top of the core: search and listing with the two
+// filters the core does not have (the source tool an imported session came from, and the
+// calling agent's own session left out), the meta lines those filters read, and a window of a
+// session. Plain data in, plain data out; the text an agent reads is render.ts's.
+// Read-only: nothing here writes a session file (the listing and search refresh their caches,
+// index.json and search.idx, as the CLI's do).
+// Depends on the core only (history.ts, search.ts, reader.ts, store.ts); no MCP, no stdio.
+
+import { stat } from 'node:fs/promises';
+import { listSessions, realProjectPath, type SessionEntry } from '../core/history.js';
+import { listSessionFiles, searchSessions, type SearchHit, type SearchProblem } from '../core/search.js';
+import { readMeta } from '../core/reader.js';
+import { StoreError } from '../core/errors.js';
+import type { MetaLine, SeqEvent } from '../core/events.js';
+import type { Problem } from '../core/reader.js';
+import { SessionStore } from '../core/store.js';
+
+/** The tool a session belongs to: its meta line's `source.tool`, else ours. */
+export const OWN_TOOL = 'levelcode';
+
+/** Where an imported session came from (the meta line's `source`), as far as we read it. */
+export interface Origin {
+  tool: string;
+  /** The tool's own session id, when the meta line names one. */
+  id?: string;
+}
+
+/** The filters every query takes. */
+export interface Scope {
+  /** An absolute project path; undefined: every project. */
+  project?: string;
+  /** Only sessions of this source tool ('levelcode' for sessions without a source). */
+  source?: string;
+  /** Events (search) or sessions' last activity (listing) at or after this ISO time. */
+  since?: string;
+  until?: string;
+  /** Left out: a session whose id, or whose source's id, is this (the calling agent's own). */
+  exclude?: string;
+}
+
+export interface Hit extends SearchHit {
+  origin: Origin;
+}
+
+export interface Found {
+  hits: Hit[];
+  /** Matching events after the filters; `exact` false: at least this many. */
+  total: number;
+  exact: boolean;
+  files: number;
+  problems: SearchProblem[];
+}
+
+export interface Row extends SessionEntry {
+  origin: Origin;
+}
+
+export interface Window {
+  meta: MetaLine;
+  /** The session's History row (title, times, user messages). */
+  entry: SessionEntry;
+  origin: Origin;
+  events: SeqEvent[];
+  /** Turns in the session (the next one would be this seq). */
+  total: number;
+  problems: Problem[];
+}
+
+/** Largest number of hits one search asks the core for before it scans the allowed files instead. */
+const MAX_FETCH = 4000;
+
+export class Sessions {
+  readonly root: string;
+  private readonly store: SessionStore;
+  /** Meta lines by file, with the inode they were read from (a meta line never changes). */
+  private readonly metas = new Map<string, { ino: number; origin: Origin; meta: MetaLine }>();
+
+  constructor(root: string) {
+    this.root = root;
+    this.store = new SessionStore({ root, agent: 'mcp' });
+  }
+
+  /**
+   * Whether the store exists: false for a folder not made yet (an empty store); an error for a
+   * path that is not a folder or cannot be read, which is never "no sessions".
+   */
+  async exists(): Promise<boolean> {
+    try {
+      const st = await stat(this.root);
+      if (!st.isDirectory()) throw new StoreError('io', `the store ${this.root} is not a folder`);
+      return true;
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === 'ENOENT') return false;
+      if (e instanceof StoreError) throw e;
+      throw new StoreError('io', `cannot read the store ${this.root}: ${(e as Error).message}`);
+    }
+  }
+
+  /** A project path as meta lines hold it (its real path). */
+  project(path: string): Promise<string> {
+    return realProjectPath(path, false);
+  }
+
+  /** The source of the session in `file` (read once per file). */
+  async origin(file: string): Promise<{ origin: Origin; meta: MetaLine }> {
+    const st = await stat(file);
+    const known = this.metas.get(file);
+    if (known && known.ino === st.ino) return known;
+    const { meta } = await readMeta(file);
+    const src = (meta as Record<string, unknown>).source as Record<string, unknown> | undefined;
+    const origin: Origin =
+      src && typeof src === 'object' && typeof src.tool === 'string' && src.tool
+        ? { tool: src.tool, ...(typeof src.id === 'string' ? { id: src.id } : {}) }
+        : { tool: OWN_TOOL };
+    const got = { ino: st.ino, origin, meta };
+    this.metas.set(file, got);
+    return got;
+  }
+
+  private allowed(id: string, origin: Origin, s: Scope): boolean {
+    if (s.source !== undefined && origin.tool !== s.source) return false;
+    if (s.exclude !== undefined && (id === s.exclude || origin.id === s.exclude)) return false;
+    return true;
+  }
+
+  /** Whether a scope filters by what only the meta lines say. */
+  private filtered(s: Scope): boolean {
+    return s.source !== undefined || s.exclude !== undefined;
+  }
+
+  /**
+   * Matches of `query`, newest first, `skip` of them left out, at most `limit`. Without the
+   * source and exclude filters this is the core's search as it is. A source filter that passes
+   * under a quarter of the files has those files searched alone (a scan of them: exact, and
+   * cheaper than ranking every other tool's hits). Otherwise the core's indexed search is asked
+   * for more hits (4x each round) until enough pass the filters or it has no more; past
+   * MAX_FETCH, the files that pass are searched alone. No filter ever hides a match.
+   */
+  async search(query: string, s: Scope, skip: number, limit: number): Promise<Found> {
+    const want = skip + limit;
+    const base = { project: s.project, since: s.since, until: s.until };
+    if (s.source !== undefined) {
+      const { files, of } = await this.allowedFiles(s);
+      if (files.length * 4 < of) return this.searchFiles(files, query, s, skip, want);
+    }
+    let fetch = this.filtered(s) ? Math.max(want * 2, 50) : want;
+    for (;;) {
+      const r = await searchSessions(this.root, query, { ...base, limit: fetch });
+      const all = r.hits.length >= r.total;
+      const kept = await this.keep(r.hits, s);
+      const page = (total: number, exact: boolean): Found => ({ hits: kept.slice(skip, want), total, exact, files: r.files, problems: r.problems });
+      if (!this.filtered(s)) return page(r.total, true);
+      if (all) return page(kept.length, true);
+      if (kept.length >= want) return page(kept.length, false);
+      if (fetch >= MAX_FETCH) break;
+      fetch = Math.min(fetch * 4, MAX_FETCH);
+    }
+    return this.searchFiles((await this.allowedFiles(s)).files, query, s, skip, want);
+  }
+
+  /** The session files that pass the scope's source and exclude filters, and how many there are in all. */
+  private async allowedFiles(s: Scope): Promise<{ files: string[]; of: number }> {
+    const all = await listSessionFiles(this.root);
+    const files: string[] = [];
+    for (const f of all) {
+      const id = f.slice(f.lastIndexOf('/') + 1, -'.jsonl'.length);
+      try {
+        if (this.allowed(id, (await this.origin(f)).origin, s)) files.push(f);
+      } catch {
+        files.push(f); // no readable meta line: the search reports it
+      }
+    }
+    return { files, of: all.length };
+  }
+
+  /** A search of these files only (a scan), filtered again for what changed meanwhile. */
+  private async searchFiles(files: string[], query: string, s: Scope, skip: number, want: number): Promise<Found> {
+    const r = await searchSessions(files, query, { project: s.project, since: s.since, until: s.until, limit: want });
+    const kept = await this.keep(r.hits, s);
+    return { hits: kept.slice(skip, want), total: r.total - (r.hits.length - kept.length), exact: true, files: r.files, problems: r.problems };
+  }
+
+  private async keep(hits: SearchHit[], s: Scope): Promise<Hit[]> {
+    const out: Hit[] = [];
+    for (const h of hits) {
+      let origin: Origin;
+      try {
+        origin = (await this.origin(h.file)).origin;
+      } catch {
+        continue; // gone since the search: nothing to show
+      }
+      if (this.allowed(h.sessionId, origin, s)) out.push({ ...h, origin });
+    }
+    return out;
+  }
+
+  /** Sessions newest first (by last activity), filtered, `skip` left out, at most `limit`. */
+  async list(s: Scope, skip: number, limit: number): Promise<{ rows: Row[]; total: number; problems: Problem[] }> {
+    const files = new Map<string, string>();
+    const r = await listSessions(this.root, s.project === undefined ? { all: true } : { project: s.project }, (e, file) => files.set(e.id, file));
+    const since = s.since ? Date.parse(s.since) : -Infinity;
+    const until = s.until ? Date.parse(s.until) : Infinity;
+    const inTime = r.sessions.filter((e) => {
+      const t = Date.parse(e.updatedAt);
+      return t >= since && t <= until;
+    });
+    const rows: Row[] = [];
+    let total = 0;
+    for (const e of inTime) {
+      // Meta lines are read for the rows shown, or for every row when a filter needs them.
+      const need = this.filtered(s) || (total >= skip && rows.length < limit);
+      if (!need) {
+        total++;
+        continue;
+      }
+      let origin: Origin = { tool: OWN_TOOL };
+      const file = files.get(e.id);
+      if (file) {
+        try {
+          origin = (await this.origin(file)).origin;
+        } catch {
+          /* listed a moment ago, unreadable now: shown as it was listed */
+        }
+      }
+      if (!this.allowed(e.id, origin, s)) continue;
+      if (total >= skip && rows.length < limit) rows.push({ ...e, origin });
+      total++;
+    }
+    return { rows, total, problems: r.problems };
+  }
+
+  /**
+   * Turns `from` to `to` (seqs, inclusive) of a session, with its meta line, its History row and
+   * how many turns it has. Throws StoreError 'unknown-session' / 'bad-id'.
+   */
+  async window(id: string, from: number, to: number): Promise<Window> {
+    const file = await this.store.pathOf(id);
+    const { origin } = await this.origin(file);
+    const entry = await this.store.get(id);
+    const r = await this.store.read(id, { from, to });
+    return { meta: r.meta, entry, origin, events: r.events, total: r.totalEvents ?? 0, problems: r.problems };
+  }
+}
