@@ -25,6 +25,8 @@ Usage:
   levelcode-sessions export ID [--format markdown|json] [-o FILE]
   levelcode-sessions search QUERY [--project PATH | --all] [--since ISO] [--until ISO] [--limit N] [--json]
   levelcode-sessions doctor [--fix] [--json]
+  levelcode-sessions import [TOOL|all] [--from PATH] [--dry-run] [--json]
+                                             other AI tools' sessions into History (import --help)
   levelcode-sessions serve --stdio | --socket=PORT
 
 Every command takes --dir DIR (the store; default $LEVELCODE_SESSIONS_DIR or ~/.levelcode/sessions).
@@ -33,9 +35,9 @@ Every command takes --dir DIR (the store; default $LEVELCODE_SESSIONS_DIR or ~/.
 type Opts = ParseArgsConfig['options'];
 const common: Opts = { dir: { type: 'string' }, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } };
 
-class UsageError extends Error {}
+export class UsageError extends Error {}
 
-function parse(args: string[], options: Opts) {
+export function parse(args: string[], options: Opts) {
   try {
     return parseArgs({ args, options: { ...common, ...options }, allowPositionals: true, strict: true });
   } catch (e) {
@@ -87,6 +89,8 @@ export async function main(argv: string[]): Promise<number> {
         return await cmdSearch(rest);
       case 'doctor':
         return await cmdDoctor(rest);
+      case 'import':
+        return await (await import('./import.js')).cmdImport(rest);
       case 'serve':
         return await cmdServe(rest);
       case 'help':

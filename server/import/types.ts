@@ -18,6 +18,8 @@ export interface SourceRef {
   id: string;
   /** The project folder the tool recorded for the session (its cwd), absolute. */
   project: string;
+  /** The engine sets it from MappedSession.variant when that is not '' (one id, several sessions). */
+  variant?: string;
 }
 
 /**
