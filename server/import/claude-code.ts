@@ -7,6 +7,7 @@
 // conversation, the abandoned one is kept as `branch` events (not turns), still in our copy.
 // Pure reading: no store, no writes.
 
+import { open } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import type { Importer, MappedEvent, MappedSession, SourceFile, SourceRef } from './types.js';
 import { Clock, EPOCH, entries, isFolder, isRecord, isoTime, jsonlLines, keptRaw, readText, statFile, str, textOfContent, type SourceLine } from './jsonl.js';
@@ -29,38 +30,73 @@ export const claudeCode: Importer = {
 };
 
 async function discover(root: string): Promise<SourceFile[]> {
-  if (!(await isFolder(root))) return [await withSubagents(await statFile(root))];
+  if (!(await isFolder(root))) {
+    const f = await statFile(root);
+    return [await withParts(f, (await agentFiles(dirname(root))).get(basename(root, '.jsonl')) ?? [])];
+  }
   const projects = join(root, 'projects');
   if (!(await isFolder(projects))) throw new Error(`no projects/ folder in ${root} (Claude Code keeps its sessions in ~/.claude/projects/<folder>/<id>.jsonl)`);
   const out: SourceFile[] = [];
   for (const p of await entries(projects)) {
     if (!p.dir) continue;
-    for (const f of await entries(join(projects, p.name)))
-      if (f.file && f.name.endsWith('.jsonl')) out.push(await withSubagents(await statFile(join(projects, p.name, f.name))));
+    const folder = join(projects, p.name);
+    const agents = await agentFiles(folder);
+    for (const f of await entries(folder))
+      if (f.file && f.name.endsWith('.jsonl') && !AGENT_FILE.test(f.name))
+        out.push(await withParts(await statFile(join(folder, f.name)), agents.get(basename(f.name, '.jsonl')) ?? []));
   }
   return out;
 }
 
-/** The session's subagent files (2.x), whose changes count as changes of the session. */
+/** 2.0.x writes subagent files (agent-<id>.jsonl) beside the sessions: by the session they name. */
+const AGENT_FILE = /^agent-[0-9a-z]+\.jsonl$/i;
+
+async function agentFiles(folder: string): Promise<Map<string, string[]>> {
+  const by = new Map<string, string[]>();
+  for (const f of await entries(folder)) {
+    if (!f.file || !AGENT_FILE.test(f.name)) continue;
+    const path = join(folder, f.name);
+    const session = await firstSessionId(path);
+    if (session) (by.get(session) ?? by.set(session, []).get(session)!).push(path);
+  }
+  return by;
+}
+
+async function firstSessionId(path: string): Promise<string | undefined> {
+  const fh = await open(path, 'r');
+  try {
+    const buf = Buffer.alloc(8192);
+    const { bytesRead } = await fh.read(buf, 0, buf.length, 0);
+    const m = /"sessionId"\s*:\s*"([^"]+)"/.exec(buf.toString('utf8', 0, bytesRead).split('\n')[0]);
+    return m?.[1];
+  } finally {
+    await fh.close();
+  }
+}
+
+/** The session's subagent files (2.x: <uuid>/subagents/), whose changes count as changes of the session. */
 async function subagentFiles(main: string): Promise<string[]> {
   const dir = join(dirname(main), basename(main, '.jsonl'), 'subagents');
   if (!(await isFolder(dir))) return [];
   return (await entries(dir)).filter((e) => e.file && e.name.endsWith('.jsonl')).map((e) => join(dir, e.name));
 }
 
-async function withSubagents(f: SourceFile): Promise<SourceFile> {
-  for (const s of await subagentFiles(f.path)) {
+async function withParts(f: SourceFile, agents: string[]): Promise<SourceFile> {
+  const parts = [...agents, ...(await subagentFiles(f.path))];
+  let { size, mtimeNs } = f;
+  for (const s of parts) {
     const st = await statFile(s);
-    f = { path: f.path, size: f.size + st.size, mtimeNs: st.mtimeNs > f.mtimeNs ? st.mtimeNs : f.mtimeNs };
+    size += st.size;
+    if (st.mtimeNs > mtimeNs) mtimeNs = st.mtimeNs;
   }
-  return f;
+  return { path: f.path, size, mtimeNs, ...(parts.length ? { parts } : {}) };
 }
 
 async function read(file: SourceFile): Promise<MappedSession[]> {
   const problems: string[] = [];
   const lines = jsonlLines(await readText(file.path), problems);
   const subs: { file: string; lines: SourceLine[] }[] = [];
-  for (const s of await subagentFiles(file.path)) {
+  for (const s of file.parts ?? (await subagentFiles(file.path))) {
     const sp: string[] = [];
     subs.push({ file: s, lines: jsonlLines(await readText(s), sp) });
     problems.push(...sp.map((p) => `${basename(s)}: ${p}`));
@@ -86,6 +122,10 @@ async function read(file: SourceFile): Promise<MappedSession[]> {
   const model = recs
     .map((r) => (isRecord(r) && r.type === 'assistant' && isRecord(r.message) ? str(r.message.model) : undefined))
     .find((m) => m && m !== '<synthetic>');
+  // A file with no message of its own (1.0.x leaves files of summary lines only, 2.0.x empty
+  // ones with warmup subagents) is not a session: nothing to import, until it has one.
+  if (!events.slice(0, lines.length).some((e) => e.kind === 'user' || e.kind === 'assistant' || e.kind === 'compact' || (e.kind === 'agent' && !e.sidechain)))
+    return [{ source, createdAt, events: [], problems }];
   return [{ source, createdAt, ...(model ? { model } : {}), events, problems }];
 }
 

@@ -93,3 +93,58 @@ export const cases: ContractCase[] = [
     sessions: [{ id: 'agentsview_truncated_last_line', project: '/Users/alice/code/my-app', turns: 1, userTexts: ['hello'] }],
   },
 ];
+
+// ---- files the real CLI wrote (tools/fixtures/claude-code.mjs) ---------------------------------
+
+const realRoot = (version: string) => async (dir: string) => {
+  const { cp } = await import('node:fs/promises');
+  const { join } = await import('node:path');
+  const { FIXTURES } = await import('../layout.js');
+  const root = join(dir, '.claude');
+  await cp(join(FIXTURES, 'claude-code', `real-${version}`, 'projects'), join(root, 'projects'), { recursive: true });
+  return root;
+};
+const PROJECT = '/tmp/levelcode-fixture/demo';
+
+cases.push(
+  {
+    name: 'claude-code 1.0.128 (real): a Bash call, --continue, --resume, /compact, --fork-session',
+    tool: 'claude-code',
+    real: true,
+    setup: realRoot('1.0.128'),
+    sessions: [
+      {
+        id: '81de8f02-0841-48b1-9a80-29d83a4a2fd3',
+        project: PROJECT,
+        turns: 5,
+        compactions: 1,
+        toolPairs: 1,
+        // 1.0.x titles a session with a summary line (here the fake model's words).
+        title: '<summary>The user asked for a file listing; the shell printed levelcode-fixture. Nothing is running.</summary>',
+        userTexts: ['List the files here. TOOL', 'And what did it print?', 'One more question on the same session', '/compact', 'A question after the compaction'],
+      },
+      // The fork: a file of its own that starts where the parent was compacted.
+      { id: '5ff30d82-46f0-43f5-827c-715306cebace', project: PROJECT, turns: 3, userTexts: ['A question after', 'A question in a fork'] },
+      { id: 'b23b2d70-45f9-4a13-9b74-d969594b87fa', project: PROJECT, turns: 1, title: null, userTexts: ['A second session of its own'] },
+    ],
+  },
+  {
+    name: 'claude-code 2.0.77 (real): the same runs; warmup subagents in agent-*.jsonl beside the sessions',
+    tool: 'claude-code',
+    real: true,
+    setup: realRoot('2.0.77'),
+    sessions: [
+      {
+        id: 'd0f24d64-764d-4023-ba32-95ce55eef1d0',
+        project: PROJECT,
+        turns: 5,
+        compactions: 1,
+        toolPairs: 1,
+        title: null,
+        userTexts: ['List the files here. TOOL', 'And what did it print?', 'One more question on the same session', '/compact', 'A question after the compaction'],
+      },
+      { id: '7745c106-eec5-4247-9e5c-ba4aa4859f59', project: PROJECT, turns: 3, compactions: 1, userTexts: ['A question after', 'A question in a fork'] },
+      { id: '82e0acc4-d7af-45b9-b89d-cdaa9878d3c5', project: PROJECT, turns: 1, userTexts: ['A second session of its own'] },
+    ],
+  },
+);
