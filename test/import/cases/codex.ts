@@ -60,3 +60,34 @@ export const cases: ContractCase[] = [
     ],
   },
 ];
+
+// ---- rollouts the real CLI wrote (tools/fixtures/codex.mjs) ------------------------------------
+
+const realRoot = (version: string) => async (dir: string) => {
+  const { cp } = await import('node:fs/promises');
+  const { join } = await import('node:path');
+  const { FIXTURES } = await import('../layout.js');
+  const root = join(dir, '.codex');
+  await cp(join(FIXTURES, 'codex', `real-${version}`, 'sessions'), join(root, 'sessions'), { recursive: true });
+  return root;
+};
+const PROJECT = '/tmp/levelcode-fixture/demo';
+
+cases.push({
+  name: 'codex 0.171.0 (real): a shell call, exec resume twice, exec fork (a pointer, not a copy)',
+  tool: 'codex',
+  real: true,
+  setup: realRoot('0.171.0'),
+  sessions: [
+    {
+      id: '01a2360e-0a49-7171-a862-939a87ea69c8',
+      project: PROJECT,
+      turns: 3,
+      toolPairs: 1,
+      title: null,
+      userTexts: ['List the files here. TOOL', 'And what did it print?', 'One more question on the same session'],
+    },
+    { id: '01a2360e-0d4c-7cb1-a814-b1efbdb72e6a', project: PROJECT, turns: 1, userTexts: ['A question in a fork'] },
+    { id: '01a2360e-0e1e-7503-a929-cf69e9819ab4', project: PROJECT, turns: 1, userTexts: ['A second session of its own'] },
+  ],
+});
