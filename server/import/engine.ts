@@ -23,6 +23,7 @@ import { dirname, join } from 'node:path';
 import writeFileAtomic from 'write-file-atomic';
 import { SCHEMA_VERSION, type MetaLine } from '../core/events.js';
 import { realProjectPath } from '../core/history.js';
+import { readMeta } from '../core/reader.js';
 import type { SessionStore } from '../core/store.js';
 import type { Importer, MappedEvent, MappedSession, SourceFile, SourceRef } from './types.js';
 
@@ -132,9 +133,9 @@ const ALPHABET = 'abcdefghijklmnopqrstuvwxyz0123456789';
  * Our id of an imported session: its birth time (as our ids have) and four characters of a hash
  * of tool, source id and variant. The same source gives the same id on every machine and run.
  */
-export function importedId(createdAt: string, source: Pick<SourceRef, 'tool' | 'id'>, variant = ''): string {
+export function importedId(createdAt: string, source: Pick<SourceRef, 'tool' | 'id'>, variant = '', probe = 0): string {
   const stamp = new Date(createdAt).toISOString().slice(0, 19).replace(/:/g, '-');
-  const h = createHash('sha256').update(`${source.tool}\0${source.id}\0${variant}`).digest();
+  const h = createHash('sha256').update(`${source.tool}\0${source.id}\0${variant}${probe ? `\0${probe}` : ''}`).digest();
   let suffix = '';
   for (let i = 0; i < 4; i++) suffix += ALPHABET[h[i] % ALPHABET.length];
   return `${stamp}-${suffix}`;
@@ -237,8 +238,7 @@ async function importSession(store: SessionStore, s: MappedSession, report: Impo
     report.skipped++;
     return undefined;
   }
-  const id = importedId(s.createdAt, s.source, s.variant);
-  const exists = await store.pathOf(id).then(() => true, () => false);
+  const { id, exists } = await locate(store, s);
   if (dryRun) {
     const held = exists ? await heldSignatures(store, id) : [];
     countOutcome(report, id, s.source, exists, newEvents(held, s.events).length);
@@ -275,6 +275,20 @@ async function importSession(store: SessionStore, s: MappedSession, report: Impo
     await store.release(id);
   }
   return id;
+}
+
+/**
+ * Our id for a mapped session: the derived one, or, when a session of another source holds it
+ * (two sources born in the same second whose hashes meet), the next probe's.
+ */
+async function locate(store: SessionStore, s: MappedSession): Promise<{ id: string; exists: boolean }> {
+  for (let probe = 0; ; probe++) {
+    const id = importedId(s.createdAt, s.source, s.variant, probe);
+    const file = await store.pathOf(id).catch(() => undefined);
+    if (!file) return { id, exists: false };
+    const src = (await readMeta(file)).meta.source as SourceRef | undefined;
+    if (src && src.tool === s.source.tool && src.id === s.source.id && (src.variant ?? '') === (s.variant ?? '')) return { id, exists: true };
+  }
 }
 
 function countOutcome(report: ImportReport, id: string, source: SourceRef, existed: boolean, fresh: number): void {
