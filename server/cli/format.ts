@@ -113,7 +113,7 @@ export interface Progress {
  * indexes: seconds), for a terminal: nothing for the first `after` ms, so that a quick command
  * prints nothing, then `label done/total` drawn over itself at most every `every` ms.
  */
-export function progressLine(write: (s: string) => void, label: string, opts: { now?: () => number; after?: number; every?: number } = {}): Progress {
+export function progressLine(write: (s: string) => void, label: string, opts: { now?: () => number; after?: number; every?: number; bar?: number } = {}): Progress {
   const now = opts.now ?? (() => performance.now());
   const after = opts.after ?? 500;
   const every = opts.every ?? 100;
@@ -124,7 +124,8 @@ export function progressLine(write: (s: string) => void, label: string, opts: { 
       const t = now();
       if (t - start < after || (t - drawn < every && done < total)) return;
       drawn = t;
-      write(`\r${label} ${done}/${total}\x1b[K`);
+      const bar = opts.bar && total > 0 ? ` [${'#'.repeat(Math.round((opts.bar * done) / total)).padEnd(opts.bar, '.')}]` : '';
+      write(`\r${label}${bar} ${done}/${total}\x1b[K`);
     },
     end() {
       if (drawn !== -Infinity) write('\r\x1b[K');

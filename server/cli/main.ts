@@ -26,6 +26,8 @@ Usage:
   levelcode-sessions export ID [--format markdown|json] [-o FILE [--force]]
   levelcode-sessions search QUERY [--project PATH | --all] [--since ISO] [--until ISO] [--limit N] [--json]
   levelcode-sessions doctor [--fix] [--json]
+  levelcode-sessions import [TOOL|all] [--from PATH] [--dry-run] [--json]
+                                             other AI tools' sessions into History (import --help)
   levelcode-sessions serve --stdio | --socket=PORT
   levelcode-sessions mcp [--project PATH]       MCP server over stdio: past sessions as tools for agents
   levelcode-sessions --version | --help      COMMAND --help: that command's help
@@ -104,9 +106,9 @@ Set LEVELCODE_CURRENT_SESSION to the agent's own session id to leave it out of r
 type Opts = ParseArgsConfig['options'];
 const common: Opts = { dir: { type: 'string' }, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } };
 
-class UsageError extends Error {}
+export class UsageError extends Error {}
 
-function parse(args: string[], options: Opts) {
+export function parse(args: string[], options: Opts) {
   try {
     return parseArgs({ args, options: { ...common, ...options }, allowPositionals: true, strict: true });
   } catch (e) {
@@ -175,6 +177,8 @@ export async function main(argv: string[]): Promise<number> {
         return await cmdSearch(rest);
       case 'doctor':
         return await cmdDoctor(rest);
+      case 'import':
+        return await (await import('./import.js')).cmdImport(rest);
       case 'serve':
         return await cmdServe(rest);
       case 'mcp':

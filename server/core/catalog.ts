@@ -45,6 +45,8 @@ export interface IndexEntry extends Digest {
   bytes: number;
   mtimeNs: string;
   metaEnd: number;
+  /** The meta line's `source` (an imported session), absent for our own. */
+  source?: { tool: string; id: string; path: string; project: string; version?: string; variant?: string };
 }
 
 interface IndexFile {
@@ -208,8 +210,10 @@ function readSmall(file: string, bytes: number): Buffer {
   }
 }
 
-function entryOf(d: Digest, id: string, meta: { project: string; createdAt: string; model?: unknown; v: number }, bytes: number, mtimeNs: bigint, metaEnd: number): IndexEntry {
+function entryOf(d: Digest, id: string, meta: { project: string; createdAt: string; model?: unknown; v: number; source?: unknown }, bytes: number, mtimeNs: bigint, metaEnd: number): IndexEntry {
+  const source = sourceOf(meta.source);
   return {
+    ...(source ? { source } : {}),
     ...d,
     id,
     project: meta.project,
@@ -220,6 +224,18 @@ function entryOf(d: Digest, id: string, meta: { project: string; createdAt: stri
     mtimeNs: mtimeNs.toString(),
     metaEnd,
   };
+}
+
+/** A meta line's `source`, when it has the shape an importer writes (else none). */
+function sourceOf(v: unknown): IndexEntry['source'] {
+  if (!v || typeof v !== 'object') return undefined;
+  const o = v as Record<string, unknown>;
+  const str = (k: string) => (typeof o[k] === 'string' ? (o[k] as string) : undefined);
+  const tool = str('tool'), id = str('id'), path = str('path'), project = str('project');
+  if (!tool || !id || !path || !project) return undefined;
+  const version = str('version');
+  const variant = str('variant');
+  return { tool, id, path, project, ...(version ? { version } : {}), ...(variant ? { variant } : {}) };
 }
 
 /**

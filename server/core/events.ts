@@ -24,6 +24,23 @@ export const SessionId = z
 
 const IsoTime = z.iso.datetime({ offset: true }).describe('ISO 8601 time, e.g. 2026-07-28T09:12:33.120Z');
 
+/** Where an imported session came from (server/import/types.ts SourceRef). */
+export const ImportSource = z
+  .looseObject({
+    tool: z.string().min(1).max(100).describe("The importer's name: claude-code, codex, gemini, vscode."),
+    version: z.string().max(100).optional().describe("The tool's version as its records state it."),
+    path: z.string().min(1).describe('The absolute path of the source file the session was read from.'),
+    id: z.string().min(1).max(500).describe("The tool's own session id (what `claude --resume ID` takes)."),
+    project: z.string().min(1).describe('The project folder the tool recorded (its cwd).'),
+    variant: z
+      .string()
+      .max(200)
+      .optional()
+      .describe('Set when one source id gave several sessions (a kept branch, an n-th chat of one file).'),
+  })
+  .describe('The source of an imported session.');
+export type ImportSource = z.infer<typeof ImportSource>;
+
 /** Line 1 of every session file. Written once, at birth, never changed. */
 export const MetaLine = z
   .looseObject({
@@ -34,6 +51,9 @@ export const MetaLine = z
     createdAt: IsoTime,
     title: z.string().nullable().describe('Always null at birth; titles are appended as title events.'),
     model: z.string().optional().describe('Model the session started with, if known.'),
+    source: ImportSource.optional().describe(
+      'Set when the session was imported from another tool (server/import): where it came from.',
+    ),
   })
   .describe('The meta line: line 1 of a session file.');
 export type MetaLine = z.infer<typeof MetaLine>;

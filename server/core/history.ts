@@ -48,6 +48,8 @@ export interface SessionEntry {
   preview: string;
   v: number;
   bytes: number;
+  /** Where an imported session came from (tool, its id, file, project); absent for our own. */
+  source?: { tool: string; id: string; path: string; project: string; version?: string; variant?: string };
 }
 
 export function toSessionEntry(e: IndexEntry): SessionEntry {
@@ -63,6 +65,7 @@ export function toSessionEntry(e: IndexEntry): SessionEntry {
     preview: e.preview,
     v: e.v,
     bytes: e.bytes,
+    ...(e.source ? { source: e.source } : {}),
   };
 }
 

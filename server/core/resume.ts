@@ -284,7 +284,7 @@ export function summaryInstructions(maxTokens: number, o: InstructionOptions = {
  * The tool-call ids an event mentions, as a use or as a result: Anthropic blocks
  * {type:'tool_use', id} / {type:'tool_result', tool_use_id} (server tools alike), OpenAI Chat
  * tool_calls[].id / {role:'tool', tool_call_id}, OpenAI Responses {type:'function_call' |
- * 'function_call_output', call_id}. Searched in user and assistant content and agent messages.
+ * 'function_call_output' | 'custom_tool_call' | 'custom_tool_call_output' | 'local_shell_call', call_id}. Searched in user and assistant content and agent messages.
  */
 export function toolIds(event: SessionEvent): string[] {
   const out = new Set<string>();
@@ -292,6 +292,9 @@ export function toolIds(event: SessionEvent): string[] {
   else if (event.kind === 'agent') collectToolIds(event.messages, out);
   return [...out];
 }
+
+/** OpenAI Responses items that pair by call_id (Codex writes the custom and shell ones too). */
+const CALL_ID_TYPES = new Set(['function_call', 'function_call_output', 'custom_tool_call', 'custom_tool_call_output', 'local_shell_call']);
 
 function collectToolIds(value: unknown, out: Set<string>): void {
   if (Array.isArray(value)) {
@@ -302,7 +305,7 @@ function collectToolIds(value: unknown, out: Set<string>): void {
   const o = value as Record<string, unknown>;
   if (typeof o.type === 'string') {
     if (o.type.endsWith('tool_use') && typeof o.id === 'string') out.add(o.id);
-    if ((o.type === 'function_call' || o.type === 'function_call_output') && typeof o.call_id === 'string') {
+    if (CALL_ID_TYPES.has(o.type) && typeof o.call_id === 'string') {
       out.add(o.call_id);
     }
   }

@@ -287,6 +287,45 @@ export class SessionStore {
     throw new StoreError('io', 'could not find a free session id');
   }
 
+  /**
+   * Writes the meta line of an imported session (server/import/engine.ts) under the id the
+   * engine derived from its source, exclusively: returns false, writing nothing, when a session
+   * of that id exists already. The first append then takes its lock.
+   */
+  async createImported(meta: MetaLine): Promise<boolean> {
+    if (!isSessionId(meta.id)) throw new StoreError('bad-id', `not a session id: ${meta.id}`);
+    const checked = MetaLine.safeParse(meta);
+    if (!checked.success) throw new StoreError('invalid-events', 'invalid meta line', { issues: checked.error.issues });
+    if (await this.pathOf(meta.id).then(() => true, () => false)) return false;
+    const dir = this.projectDirOf(meta.project);
+    await this.ensureDir(dir);
+    const file = join(dir, `${meta.id}.jsonl`);
+    let fd: number;
+    try {
+      fd = openSync(file, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | (constants.O_NOFOLLOW ?? 0), 0o600);
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === 'EEXIST') return false;
+      throw fromFsError(e, `cannot create a session in ${dir}`);
+    }
+    try {
+      writeAllSync(fd, Buffer.from(JSON.stringify(meta) + '\n'));
+      await fsyncFd(fd);
+    } catch (e) {
+      // A failed create leaves nothing: the file is ours (made exclusively) and holds no event.
+      closeQuietly(fd);
+      try {
+        unlinkSync(file);
+      } catch {
+        /* nothing more to do */
+      }
+      throw fromFsError(e, `cannot write the new session ${meta.id}`);
+    }
+    closeQuietly(fd);
+    await syncDir(dir);
+    this.located.set(meta.id, file);
+    return true;
+  }
+
   private async lockFile(id: string, file: string): Promise<Held> {
     const held = await acquireLock(file, {
       staleMs: this.staleLockMs,

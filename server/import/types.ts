@@ -18,6 +18,8 @@ export interface SourceRef {
   id: string;
   /** The project folder the tool recorded for the session (its cwd), absolute. */
   project: string;
+  /** The engine sets it from MappedSession.variant when that is not '' (one id, several sessions). */
+  variant?: string;
 }
 
 /**
@@ -52,8 +54,12 @@ export interface MappedSession {
 /** A session file (or database) of the tool, as discovered. */
 export interface SourceFile {
   path: string;
+  /** Of the file and its parts together. */
   size: number;
+  /** The latest of the file and its parts. */
   mtimeNs: bigint;
+  /** Other files read as part of this session (Claude Code's subagent files), when there are. */
+  parts?: string[];
 }
 
 export interface Importer {

@@ -85,6 +85,17 @@ export const SessionSummary = z
     preview: z.string().describe('One line of the first user message.'),
     v: z.number().int().describe('Schema version of the file.'),
     bytes: z.number().int().describe('File size in bytes.'),
+    source: z
+      .object({
+        tool: z.string(),
+        id: z.string(),
+        path: z.string(),
+        project: z.string(),
+        version: z.string().optional(),
+        variant: z.string().optional(),
+      })
+      .optional()
+      .describe("An imported session's source (the meta line's `source`); absent for our own."),
   })
   .describe('One History entry.');
 export type SessionSummary = z.infer<typeof SessionSummary>;

@@ -1,0 +1,70 @@
+// `levelcode-sessions import [TOOL|all] [--from PATH] [--dry-run] [--json]`: makes the sessions
+// other AI tools keep (Claude Code, Codex, ...) sessions of ours, and brings those imported
+// before up to date. A thin door onto server/import/engine.ts.
+
+import { homedir } from 'node:os';
+import { resolve } from 'node:path';
+import { EXIT, UsageError, parse } from './main.js';
+
+function usage(tools: string[]): string {
+  return `Usage: levelcode-sessions import [TOOL|all] [--from PATH] [--dry-run] [--json]
+
+Copies the sessions of other AI tools into History, and on later runs only what is new.
+Nothing is ever removed from History, even when the tool deletes its own copy.
+
+  TOOL        ${tools.join(', ')}; without one (or with all), every tool found
+  --from PATH the tool's data folder as the tool lays it out, or one session file
+              (default: the tool's own folder, e.g. ~/.claude, $CODEX_HOME or ~/.codex)
+  --dry-run   say what would be imported; write nothing
+  --json      print {imported, updated, unchanged, skipped, problems, sessions}
+`;
+}
+
+export async function cmdImport(args: string[]): Promise<number> {
+  const { values, positionals } = parse(args, { from: { type: 'string' }, 'dry-run': { type: 'boolean' } });
+  const { IMPORTERS, importerOf } = await import('../import/registry.js');
+  const tools = IMPORTERS.map((i) => i.tool);
+  if (values.help) {
+    process.stdout.write(usage(tools));
+    return EXIT.ok;
+  }
+  if (positionals.length > 1) throw new UsageError(`import takes at most one tool name (got ${positionals.join(' ')})`);
+  const name = positionals[0] ?? 'all';
+  const chosen = name === 'all' ? IMPORTERS : [importerOf(name)].filter((x) => !!x);
+  if (chosen.length === 0) throw new UsageError(`unknown tool ${JSON.stringify(name)}; known tools: ${tools.join(', ')}, all`);
+  const from = values.from as string | undefined;
+  if (from !== undefined && name === 'all') throw new UsageError(`--from names one tool's folder: say which tool (${tools.join(', ')})`);
+  const { existsSync } = await import('node:fs');
+  const jobs = chosen.map((importer) => ({
+    importer,
+    roots: from !== undefined ? [resolve(from)] : importer.defaultRoots(process.env, homedir()).filter((r) => name !== 'all' || existsSync(r)),
+  }));
+  const { SessionStore, resolveStoreRoot } = await import('../core/store.js');
+  const store = new SessionStore({ root: resolveStoreRoot(values.dir as string | undefined), agent: 'import' });
+  const { runImport } = await import('../import/engine.js');
+  const tty = process.stderr.isTTY && !values.json;
+  const progress = tty ? (await import('./format.js')).progressLine((s) => process.stderr.write(s), 'importing', { bar: 30 }) : undefined;
+  let report;
+  try {
+    report = await runImport(store, jobs, { dryRun: !!values['dry-run'], onProgress: progress?.update });
+  } finally {
+    progress?.end();
+    await store.releaseAll();
+  }
+  if (values.json) process.stdout.write(JSON.stringify(report, null, 2) + '\n');
+  else {
+    for (const p of report.problems) process.stderr.write(`levelcode-sessions: warning: ${p.path}: ${p.message}\n`);
+    const found = jobs.filter((j) => j.roots.length).map((j) => j.importer.label);
+    const verb = values['dry-run'] ? 'would import' : 'imported';
+    process.stdout.write(
+      found.length === 0
+        ? `No AI tool's sessions found (looked for ${chosen.map((i) => i.label).join(', ')} in their default folders; name one with --from).\n`
+        : `${found.join(', ')}: ${verb} ${report.imported}, updated ${report.updated}, unchanged ${report.unchanged}, skipped ${report.skipped}` +
+            (report.problems.length ? `; ${report.problems.length} problem${report.problems.length === 1 ? '' : 's'} (above)` : '') +
+            '\n',
+    );
+  }
+  // A folder that could not be read is a failure; problems inside readable files are warnings.
+  const unreadable = report.problems.some((p) => jobs.some((j) => j.roots.includes(p.path)));
+  return unreadable ? EXIT.failure : EXIT.ok;
+}

@@ -1,0 +1,125 @@
+// The Codex CLI importer: $CODEX_HOME/sessions/YYYY/MM/DD/rollout-*.jsonl and
+// $CODEX_HOME/archived_sessions/ (field notes in ./README.md). Maps the user's prompts to user
+// events, answers to assistant events, function/custom/shell tool calls with their outputs,
+// reasoning and web searches to agent events, `compacted` to a compact event, and keeps every
+// other record whole (session_meta, turn_context, event_msg, records of later versions).
+// Reads both layouts: the enveloped one ({timestamp, type, payload}, 0.2x and later) and the
+// earlier bare one (a first line {id, timestamp, instructions}, then bare response items).
+// Pure reading: no store, no writes.
+
+import { basename, join } from 'node:path';
+import type { Importer, MappedEvent, MappedSession, SourceFile, SourceRef } from './types.js';
+import { Clock, EPOCH, exists, isFolder, isRecord, isoTime, jsonlLines, keptRaw, readText, statFile, str, textOfContent, walkFiles } from './jsonl.js';
+
+/** What Codex puts in user-role messages for the model that the user did not type. */
+const CONTEXT_PREFIX = /^\s*(<environment_context>|<user_instructions>|<user_shell_command>|<turn_aborted>|# AGENTS\.md instructions|<INSTRUCTIONS>)/;
+const AGENT_ITEMS = new Set([
+  'function_call',
+  'function_call_output',
+  'custom_tool_call',
+  'custom_tool_call_output',
+  'local_shell_call',
+  'reasoning',
+  'web_search_call',
+  'tool_search_call',
+  'image_generation_call',
+]);
+const ID_IN_NAME = /([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\.jsonl$/i;
+
+export const codex: Importer = {
+  tool: 'codex',
+  label: 'Codex',
+  defaultRoots(env, home) {
+    return [env.CODEX_HOME || join(home, '.codex')];
+  },
+  discover,
+  read,
+  resumeCommand(source: SourceRef) {
+    return ['codex', 'resume', source.id];
+  },
+};
+
+async function discover(root: string): Promise<SourceFile[]> {
+  if (!(await isFolder(root))) return [await statFile(root)];
+  const dirs = [join(root, 'sessions'), join(root, 'archived_sessions')];
+  const found = [];
+  for (const d of dirs) if (await exists(d)) found.push(d);
+  if (found.length === 0) throw new Error(`no sessions/ or archived_sessions/ folder in ${root} (Codex keeps its rollouts in $CODEX_HOME/sessions/YYYY/MM/DD/)`);
+  const out: SourceFile[] = [];
+  for (const d of found) for (const p of await walkFiles(d, (n) => n.startsWith('rollout-') && n.endsWith('.jsonl'))) out.push(await statFile(p));
+  return out;
+}
+
+interface Rec {
+  t: unknown;
+  type: string;
+  payload: Record<string, unknown>;
+}
+
+/** A line as (time, type, payload), whichever layout wrote it. */
+function envelope(v: unknown, first: boolean): Rec | undefined {
+  if (!isRecord(v)) return undefined;
+  if (typeof v.type === 'string' && isRecord(v.payload)) return { t: v.timestamp, type: v.type, payload: v.payload };
+  if (first && typeof v.id === 'string' && v.type === undefined) return { t: v.timestamp, type: 'session_meta', payload: v };
+  if (typeof v.type === 'string' && v.payload === undefined && (v.type === 'message' || AGENT_ITEMS.has(v.type)))
+    return { t: v.timestamp, type: 'response_item', payload: v };
+  return undefined;
+}
+
+async function read(file: SourceFile): Promise<MappedSession[]> {
+  const problems: string[] = [];
+  const lines = jsonlLines(await readText(file.path), problems);
+  const recs = lines.map((l, i) => envelope(l.value, i === 0));
+  const meta = recs.find((r) => r?.type === 'session_meta')?.payload;
+  const createdAt = isoTime(meta?.timestamp) ?? isoTime(recs.find((r) => isoTime(r?.t))?.t) ?? EPOCH;
+  const ctx = recs.find((r) => r?.type === 'turn_context')?.payload;
+  const id = str(meta?.id) ?? ID_IN_NAME.exec(file.path)?.[1] ?? basename(file.path, '.jsonl');
+  const project = str(meta?.cwd) ?? str(ctx?.cwd) ?? '';
+  if (!project) problems.push('no working folder recorded (session_meta.cwd); not imported');
+  const version = str(meta?.cli_version);
+  const source: SourceRef = { tool: 'codex', ...(version ? { version } : {}), path: file.path, id, project };
+  // Versions that log the user's prompts as event_msg user_message put everything else a
+  // user-role message carries (instructions, environment) in response items: those are context.
+  const promptsLogged = recs.some((r) => r?.type === 'event_msg' && r.payload.type === 'user_message');
+  const clock = new Clock(createdAt);
+  const events: MappedEvent[] = lines.map((l, i) => {
+    const r = recs[i];
+    const raw = l.value;
+    if (!r) return keptRaw(clock.at(isRecord(raw) ? raw.timestamp : undefined), raw, l.unparsed ? { unparsed: true } : {});
+    const t = clock.at(r.t ?? r.payload.timestamp);
+    if (r.type === 'compacted') return compactOf(r.payload, t, raw);
+    if (r.type === 'event_msg' && r.payload.type === 'user_message' && promptsLogged) {
+      const text = str(r.payload.message);
+      return text ? { kind: 'user', t, content: text, raw } : keptRaw(t, raw);
+    }
+    if (r.type !== 'response_item') return keptRaw(t, raw);
+    return responseItem(r.payload, t, raw, promptsLogged);
+  });
+  if (!project) return [{ source, createdAt, events: [], problems }];
+  const model = str(ctx?.model);
+  return [{ source, createdAt, ...(model ? { model } : {}), events, problems }];
+}
+
+function responseItem(p: Record<string, unknown>, t: string, raw: unknown, promptsLogged: boolean): MappedEvent {
+  const type = str(p.type);
+  if (type === 'message') {
+    if (p.role === 'assistant') return { kind: 'assistant', t, content: p.content ?? '', raw };
+    if (p.role === 'user') {
+      const text = textOfContent(p.content);
+      if (promptsLogged || CONTEXT_PREFIX.test(text)) return { kind: 'agent', t, messages: [p], context: true, raw };
+      return { kind: 'user', t, content: p.content ?? '', raw };
+    }
+    return keptRaw(t, raw);
+  }
+  if (type && AGENT_ITEMS.has(type)) return { kind: 'agent', t, messages: [p], raw };
+  return keptRaw(t, raw);
+}
+
+function compactOf(p: Record<string, unknown>, t: string, raw: unknown): MappedEvent {
+  let briefing = (str(p.message) ?? '').trim();
+  if (!briefing && Array.isArray(p.replacement_history)) {
+    const users = p.replacement_history.filter((m) => isRecord(m) && m.role === 'user').map((m) => textOfContent((m as Record<string, unknown>).content));
+    briefing = (users[users.length - 1] ?? '').trim();
+  }
+  return { kind: 'compact', t, briefing: briefing || 'Conversation compacted by Codex.', coversThrough: 0, raw };
+}

@@ -1,0 +1,137 @@
+// What the JSONL importers share: reading a tool's log into records, line by line, tolerating
+// what a live writer leaves (a torn last line) and what a broken one leaves (a line that is not
+// JSON), and the small shapes every mapping uses (times, kept-raw records, file stats).
+// No store, no writes.
+
+import { lstat, readFile, readdir, stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { MappedEvent, SourceFile } from './types.js';
+
+export interface SourceLine {
+  /** 1-based line number in the file. */
+  line: number;
+  /** The parsed record (any JSON value), or the line's text when it is not JSON. */
+  value: unknown;
+  /** True when the line is not JSON (value is then its text). */
+  unparsed?: boolean;
+}
+
+/**
+ * The lines of a JSONL file. A last line without its newline that does not parse is a torn
+ * write (the tool is still writing it): left out, with a problem, so a later run reads it whole.
+ * A line that is not JSON elsewhere is kept as text (nothing is lost) with a problem.
+ */
+export function jsonlLines(text: string, problems: string[]): SourceLine[] {
+  const out: SourceLine[] = [];
+  const parts = text.split('\n');
+  const endsClean = text.endsWith('\n') || text.length === 0;
+  parts.forEach((raw, i) => {
+    const s = raw.endsWith('\r') ? raw.slice(0, -1) : raw;
+    if (s.trim() === '') return;
+    try {
+      out.push({ line: i + 1, value: JSON.parse(s) });
+    } catch (e) {
+      if (i === parts.length - 1 && !endsClean) problems.push(`line ${i + 1}: torn last line (still being written?); read on a later run`);
+      else {
+        problems.push(`line ${i + 1}: not JSON (${(e as Error).message}); kept as text`);
+        out.push({ line: i + 1, value: s, unparsed: true });
+      }
+    }
+  });
+  return out;
+}
+
+export async function readText(path: string): Promise<string> {
+  return readFile(path, 'utf8');
+}
+
+/** A plain object (a record), never an array or null. */
+export function isRecord(v: unknown): v is Record<string, unknown> {
+  return !!v && typeof v === 'object' && !Array.isArray(v);
+}
+
+export function str(v: unknown): string | undefined {
+  return typeof v === 'string' && v.length > 0 ? v : undefined;
+}
+
+const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})$/;
+
+/** An ISO time our schema accepts, normalised, or undefined. */
+export function isoTime(v: unknown): string | undefined {
+  if (typeof v === 'number' && Number.isFinite(v) && v > 0) return new Date(v > 1e12 ? v : v * 1000).toISOString();
+  if (typeof v !== 'string' || !ISO.test(v)) return undefined;
+  const ms = Date.parse(v);
+  return Number.isNaN(ms) ? undefined : new Date(ms).toISOString();
+}
+
+/** Stamps events that have no time of their own with the time before them (or the session's start). */
+export class Clock {
+  constructor(private last: string) {}
+  at(v: unknown): string {
+    const t = isoTime(v);
+    if (t) this.last = t;
+    return this.last;
+  }
+}
+
+/** A record we do not map: kept whole, as an event of its own, so nothing is lost. */
+export function keptRaw(t: string, raw: unknown, extra: Record<string, unknown> = {}): MappedEvent {
+  return { kind: 'event', t, type: 'source-record', ...extra, raw };
+}
+
+/** The one file given, or an error a user understands when it is not a regular file. */
+export async function statFile(path: string): Promise<SourceFile> {
+  const st = await stat(path, { bigint: true }).catch((e: NodeJS.ErrnoException) => {
+    throw e.code === 'ENOENT' ? new Error(`no such file or folder: ${path}`) : e;
+  });
+  if (!st.isFile()) throw new Error(`${path} is not a file`);
+  return { path, size: Number(st.size), mtimeNs: st.mtimeNs };
+}
+
+/** Whether a path is a folder (false when missing; other errors thrown). */
+export async function isFolder(path: string): Promise<boolean> {
+  try {
+    return (await stat(path)).isDirectory();
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return false;
+    throw e;
+  }
+}
+
+/** Names in a folder; an unreadable folder is an error (thrown), a missing one too. */
+export async function entries(dir: string): Promise<{ name: string; dir: boolean; file: boolean }[]> {
+  const list = await readdir(dir, { withFileTypes: true });
+  return list.map((d) => ({ name: d.name, dir: d.isDirectory(), file: d.isFile() })).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+}
+
+/** Every file under `dir` whose name passes `want`, depth first, sorted; symlinks are not followed. */
+export async function walkFiles(dir: string, want: (name: string) => boolean, out: string[] = []): Promise<string[]> {
+  for (const e of await entries(dir)) {
+    const p = join(dir, e.name);
+    if (e.dir) await walkFiles(p, want, out);
+    else if (e.file && want(e.name)) out.push(p);
+  }
+  return out;
+}
+
+export async function exists(path: string): Promise<boolean> {
+  return lstat(path).then(
+    () => true,
+    (e: NodeJS.ErrnoException) => {
+      if (e.code === 'ENOENT') return false;
+      throw e;
+    },
+  );
+}
+
+/** The text of content blocks or a string: what a person reads of it. */
+export function textOfContent(c: unknown): string {
+  if (typeof c === 'string') return c;
+  if (!Array.isArray(c)) return '';
+  return c
+    .map((b) => (isRecord(b) && typeof b.text === 'string' ? b.text : typeof b === 'string' ? b : ''))
+    .filter(Boolean)
+    .join('\n');
+}
+
+export const EPOCH = '1970-01-01T00:00:00.000Z';
