@@ -103,11 +103,12 @@ describe('search_sessions', () => {
   it('answers hits newest first with id#turn, title, time, speaker, source and snippet', async () => {
     const r = await callText(mcp.client, 'search_sessions', { query: 'refund idempotency' });
     expect(r.isError).toBe(false);
-    expect(r.text).toMatch(/^4 matching turns for "refund idempotency" in all projects/);
-    // The imported session is the newest; then the decision, its answer before its question.
+    expect(r.text).toMatch(/^5 matching turns for "refund idempotency" in all projects/);
+    // The imported session is the newest; then the decision (a session holding both words: its
+    // title holds one), its answer before its question.
     const order = [...r.text.matchAll(/— (\S+#\d+)/g)].map((m) => m[1]);
-    expect(order).toEqual([`${imported}#1`, `${imported}#0`, `${decided}#1`, `${decided}#0`]);
-    expect(r.text).toContain(`3. Refund retries — ${decided}#1\n   2026-07-01 10:00 UTC · the assistant · source levelcode · project ${payments}`);
+    expect(order).toEqual([`${imported}#1`, `${imported}#0`, `${decided}#2`, `${decided}#1`, `${decided}#0`]);
+    expect(r.text).toContain(`4. Refund retries — ${decided}#1\n   2026-07-01 10:00 UTC · the assistant · source levelcode · project ${payments}`);
     expect(r.text).toContain('source claude-code (its id 0a1b2c3d-4e5f-4061-8071-2a3b4c5d6e7f)');
     expect(r.text).toMatch(/> .*reuses the order's idempotency key/);
     expect(r.text).toContain(`read: call read_session(session_id="${imported}", around_turn=1)`);
@@ -321,7 +322,7 @@ describe('list_sessions, list_projects, recall', () => {
   it('recalls what was decided: the conversation around the newest match of each session', async () => {
     const r = await callText(mcp.client, 'recall', { query: 'refund idempotency', sessions: 2 });
     expect(r.isError).toBe(false);
-    expect(r.text).toMatch(/^4 matching turns for "refund idempotency" in all projects, in 2 sessions/);
+    expect(r.text).toMatch(/^5 matching turns for "refund idempotency" in all projects, in 2 sessions/);
     expect(r.text).toContain(`## Refund retries — ${decided}`);
     expect(r.text).toContain(`### Assistant (claude-test) · 2026-07-01 10:00 UTC · ${decided}#1`);
     expect(r.text).toContain("Decision: every retry of a refund reuses the order's idempotency key.");
