@@ -140,11 +140,12 @@ async function readVsCode(file: SourceFile): Promise<MappedSession[]> {
   if (requests.length === 0 && doc.problems.length === 0) return [];
   const id = typeof state.sessionId === 'string' && state.sessionId ? state.sessionId : basename(file.path).replace(/\.jsonl?$/, '');
   const project = await projectOf(file.path);
+  if (!project.known) doc.problems.push(`VS Code recorded no folder for this chat's workspace (no workspace.json); it is filed under ${project.path}.`);
   const firstT = iso(state.creationDate) ?? iso(requests[0]?.timestamp) ?? new Date(Number(file.mtimeNs / 1_000_000n)).toISOString();
   const model = requests.map((r) => r.modelId).find((m): m is string => typeof m === 'string' && m.length > 0);
   return [
     {
-      source: { tool: 'vscode', path: file.path, id, project },
+      source: { tool: 'vscode', path: file.path, id, project: project.path },
       createdAt: firstT,
       ...(model ? { model } : {}),
       events: mapRequests(requests, doc, firstT),
@@ -398,10 +399,12 @@ function toolOutput(p: Rec, details: Rec): string {
 /**
  * The folder the chat belongs to: workspaceStorage/<hash>/workspace.json names it ({folder} or
  * {workspace}: a .code-workspace file, whose folder is used). An empty window's chats have none
- * and are filed under the home folder.
+ * and are filed under the home folder; so are those of a workspace without workspace.json
+ * (code-server 4.139 writes only meta.json, {id, name}), with a problem saying so.
  */
-async function projectOf(path: string): Promise<string> {
+async function projectOf(path: string): Promise<{ path: string; known: boolean }> {
   const wsDir = dirname(dirname(path));
+  if (basename(dirname(path)) === 'emptyWindowChatSessions') return { path: homedir(), known: true };
   let text: string | undefined;
   try {
     text = await readText(join(wsDir, 'workspace.json'));
@@ -412,11 +415,11 @@ async function projectOf(path: string): Promise<string> {
   const ws = text === undefined ? undefined : parseJson(text).value;
   if (isObj(ws)) {
     const folder = uriPath(ws.folder);
-    if (folder) return folder;
+    if (folder) return { path: folder, known: true };
     const workspace = uriPath(ws.workspace);
-    if (workspace) return dirname(workspace);
+    if (workspace) return { path: dirname(workspace), known: true };
   }
-  return homedir();
+  return { path: homedir(), known: false };
 }
 
 function uriPath(uri: unknown): string | undefined {
