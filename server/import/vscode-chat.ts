@@ -271,6 +271,9 @@ function setOwn(container: Rec | unknown[], key: string | number, value: unknown
 // ---------------------------------------------------------------------------------------------
 // Requests to events.
 
+/** The fields of a request VS Code writes when it is sent; the rest arrive with the answer. */
+const ASKED_KEYS = new Set(['requestId', 'timestamp', 'message', 'variableData', 'agent', 'modelId', 'modeInfo', 'attachedContext', 'editedFileEvents', 'hiddenFromTranscript']);
+
 /** Each request: a user event, then (once it finished) an assistant event, or an agent event when tools ran. */
 function mapRequests(requests: Rec[], doc: Doc, firstT: string): MappedEvent[] {
   const events: MappedEvent[] = [];
@@ -288,17 +291,22 @@ function mapRequests(requests: Rec[], doc: Doc, firstT: string): MappedEvent[] {
   };
   titleAt(0);
   requests.forEach((req, i) => {
-    const { response, result, ...rest } = req;
+    // The request's own fields go with the user event; the rest (set as the answer comes in:
+    // modelState, result, timings) with the answer, so a pending request's event does not change.
+    const asked: Rec = {};
+    const answer: Rec = { requestId: req.requestId };
+    for (const key of Object.keys(req)) defineOwn(ASKED_KEYS.has(key) ? asked : answer, key, req[key]);
+    const response = req.response;
     const t = iso(req.timestamp) ?? lastT;
     lastT = t;
     const message = isObj(req.message) ? req.message : {};
     const text = typeof message.text === 'string' ? message.text : '';
     const files = contextFiles(req);
-    events.push({ kind: 'user', t, content: text, ...(files.length ? { contextFiles: files } : {}), raw: rest });
+    events.push({ kind: 'user', t, content: text, ...(files.length ? { contextFiles: files } : {}), raw: asked });
     if (!finished(req, i === requests.length - 1)) return;
     const doneT = iso(isObj(req.modelState) ? req.modelState.completedAt : undefined) ?? t;
     lastT = doneT;
-    events.push(mapResponse(Array.isArray(response) ? response : [], doneT, req, { requestId: req.requestId, response, result }));
+    events.push(mapResponse(Array.isArray(response) ? response : [], doneT, req, answer));
     titleAt(i + 1);
   });
   const final = doc.titles.filter((x) => x.after === Infinity || x.after > requests.length);
@@ -313,12 +321,17 @@ function mapRequests(requests: Rec[], doc: Doc, firstT: string): MappedEvent[] {
 }
 
 /**
- * Whether a request's answer is complete: its modelState says so (recent versions: 1 complete,
- * 2 cancelled, 3 failed), or it has a result, or it was cancelled, or a later request follows.
+ * Whether a request's answer is complete: its modelState says so (recent versions: 0 pending,
+ * 1 complete, 2 cancelled, 3 failed, 4 waiting for input) and its parts are there, or (older
+ * files) it has a result or was cancelled, or a later request follows.
  */
 function finished(req: Rec, isLast: boolean): boolean {
   if (!isLast) return true;
-  if (isObj(req.modelState) && typeof req.modelState.value === 'number') return req.modelState.value !== 0 && req.modelState.value !== 4;
+  if (isObj(req.modelState) && typeof req.modelState.value === 'number') {
+    // VS Code 1.139 sets modelState complete a line before it pushes the answer's parts.
+    if (req.modelState.value === 1) return Array.isArray(req.response) && req.response.length > 0;
+    return req.modelState.value !== 0 && req.modelState.value !== 4;
+  }
   return req.isCanceled === true || (isObj(req.result) && Object.keys(req.result).length > 0);
 }
 

@@ -54,3 +54,33 @@ export function compactions(events: MappedEvent[]): number {
 export function bare(events: MappedEvent[]): string[] {
   return events.map((e) => JSON.stringify(e));
 }
+
+/** A contract case's counts, checked against what the importer read from its setup. */
+export async function checkCase(
+  importer: Importer,
+  c: import('./case.js').ContractCase,
+  dir: string,
+  expect: typeof import('vitest').expect,
+): Promise<MappedSession[]> {
+  const sessions = await readAll(importer, await c.setup(dir));
+  expect(sessions.map((s) => s.source.id).sort()).toEqual(c.sessions.map((s) => s.id).sort());
+  for (const want of c.sessions) {
+    const s = sessions.find((x) => x.source.id === want.id)!;
+    expect(s.source.tool).toBe(importer.tool);
+    if (want.project) expect(s.source.project).toBe(want.project);
+    expect(turns(s.events)).toBe(want.turns);
+    if (want.title !== undefined) expect(title(s.events)).toBe(want.title);
+    if (want.compactions !== undefined) expect(compactions(s.events)).toBe(want.compactions);
+    if (want.toolPairs !== undefined) expect(toolPairs(s.events)).toBe(want.toolPairs);
+    const texts = userTexts(s.events);
+    let at = -1;
+    for (const t of want.userTexts ?? []) {
+      const i = texts.indexOf(t, at + 1);
+      expect(i, `"${t}" after position ${at}`).toBeGreaterThan(at);
+      at = i;
+    }
+    // Every event carries the record it came from, or is a marker of ours that names it.
+    for (const e of s.events) expect(e.raw !== undefined || e.type === 'source-record').toBe(true);
+  }
+  return sessions;
+}
