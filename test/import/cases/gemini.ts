@@ -1,0 +1,138 @@
+// Contract cases of the Gemini CLI importer: the public fixtures (other projects' test data) and
+// the files the real Gemini CLI wrote (tools/fixtures/gemini.mjs: 0.20.2's whole-file JSON,
+// 0.61.0's JSONL log with a compression, and 0.61.0 resuming a session 0.20.2 wrote).
+
+import { cp, mkdir, readFile, writeFile } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { ContractCase } from '../case.js';
+
+export const GEMINI_FIXTURES = resolve(fileURLToPath(new URL('.', import.meta.url)), '../../fixtures/import/gemini');
+const REAL = join(GEMINI_FIXTURES, 'real');
+
+/** Copies one of the real data folders (a ~/.gemini as the CLI left it) into dir. */
+async function realRoot(name: string, dir: string): Promise<string> {
+  const root = join(dir, '.gemini');
+  await cp(join(REAL, name), root, { recursive: true });
+  return root;
+}
+
+/** One public fixture laid out as ~/.gemini/tmp/<hash>/chats/session-*.json(l). */
+async function publicRoot(file: string, dir: string, transform?: (text: string) => string): Promise<string> {
+  const root = join(dir, '.gemini');
+  const chats = join(root, 'tmp', 'abc123def456', 'chats');
+  await mkdir(chats, { recursive: true });
+  const text = await readFile(join(GEMINI_FIXTURES, 'public', file), 'utf8');
+  const ext = file.endsWith('.jsonl') ? '.jsonl' : '.json';
+  await writeFile(join(chats, `session-2026-01-01T10-00-fixture${ext}`), transform ? transform(text) : text);
+  return root;
+}
+
+const P020 = '/tmp/levelcode-gemini-fixture/v0.20.2/project';
+const P061 = '/tmp/levelcode-gemini-fixture/v0.61.0/project';
+
+export const cases: ContractCase[] = [
+  {
+    name: 'gemini 0.20.2: whole-file JSON, tool calls, two resumes (real)',
+    tool: 'gemini',
+    real: true,
+    setup: (dir) => realRoot('v0.20.2', dir),
+    earlier: async (dir) => {
+      // The file as 0.20.2 left it after the first run: it rewrites the whole document each turn.
+      const root = await realRoot('v0.20.2', dir);
+      const { path, doc } = await firstJson(root);
+      doc.messages = doc.messages.slice(0, 3);
+      await writeFile(path, JSON.stringify(doc, null, 2));
+      return root;
+    },
+    sessions: [
+      {
+        id: 'f5e51530-b864-432f-89d6-cb61a2931028',
+        project: P020,
+        turns: 3,
+        title: null,
+        compactions: 0,
+        toolPairs: 2,
+        userTexts: ['Create notes.txt containing hello, please.', 'Now run ls and tell me what is there.', 'Thanks, that is all.'],
+      },
+    ],
+  },
+  {
+    name: 'gemini 0.61.0: JSONL log, resumes, a compression (real)',
+    tool: 'gemini',
+    real: true,
+    setup: (dir) => realRoot('v0.61.0', dir),
+    earlier: async (dir) => {
+      const root = await realRoot('v0.61.0', dir);
+      const file = join(root, 'tmp/project/chats', LOG061);
+      const lines = (await readFile(file, 'utf8')).split('\n');
+      await writeFile(file, lines.slice(0, 11).join('\n') + '\n'); // up to the first answer
+      return root;
+    },
+    sessions: [
+      {
+        id: '38e1a30c-8658-4e73-b345-4b9f6b965bc9',
+        project: P061,
+        turns: 3,
+        title: null,
+        compactions: 1,
+        toolPairs: 2,
+        userTexts: ['Create notes.txt containing hello, please.', 'Now run ls and tell me what is there.', 'Thanks, that is all.'],
+      },
+    ],
+  },
+  {
+    name: 'gemini 0.61.0 resuming a 0.20.2 session: .json converted to .jsonl, hash folder migrated (real)',
+    tool: 'gemini',
+    real: true,
+    setup: (dir) => realRoot('v0.20.2-resumed-by-v0.61.0', dir),
+    sessions: [
+      {
+        id: 'f5e51530-b864-432f-89d6-cb61a2931028',
+        project: P020,
+        turns: 4,
+        title: null,
+        compactions: 0,
+        toolPairs: 2,
+        userTexts: ['Create notes.txt containing hello, please.', 'Thanks, that is all.', 'Continuing with the new version.'],
+      },
+    ],
+  },
+  {
+    name: 'gemini JSON with a summary (polylogue, public)',
+    tool: 'gemini',
+    real: false,
+    setup: (dir) => publicRoot('polylogue_gemini_cli_session_min.json', dir),
+    sessions: [{ id: 'origin-matrix-gemini-cli', turns: 1, title: 'Origin capability matrix', compactions: 0, toolPairs: 0, userTexts: ['Prove the parser claim.'] }],
+  },
+  {
+    name: 'gemini JSON with thoughts and tool results (agentsview, public)',
+    tool: 'gemini',
+    real: false,
+    setup: (dir) => publicRoot('agentsview_gemini_tool_calls_with_results.json', dir),
+    sessions: [{ id: 'sess-uuid-tool-results', turns: 1, title: null, compactions: 0, toolPairs: 2, userTexts: ['Read the planning doc'] }],
+  },
+  {
+    name: 'gemini JSON with thoughts only (agentsview, public)',
+    tool: 'gemini',
+    real: false,
+    setup: (dir) => publicRoot('agentsview_gemini_thinking_only.json', dir),
+    sessions: [{ id: 'sess-uuid-thinking', turns: 1, title: null, compactions: 0, toolPairs: 0, userTexts: ['Explain how this works'] }],
+  },
+  {
+    name: 'gemini JSONL 0.40 with $set lines (agent-sessions, public)',
+    tool: 'gemini',
+    real: false,
+    setup: (dir) => publicRoot('as_gemini_jsonl_v040.jsonl', dir),
+    earlier: (dir) => publicRoot('as_gemini_jsonl_v040.jsonl', dir, (t) => t.split('\n').slice(0, 3).join('\n') + '\n'),
+    sessions: [{ id: 'gemini_stage0_jsonl', turns: 1, title: null, compactions: 0, toolPairs: 1, userTexts: ['Say hello and list files.'] }],
+  },
+];
+
+export const LOG061 = 'session-2026-12-02T08-04-38e1a30c.jsonl';
+
+export async function firstJson(root: string): Promise<{ path: string; doc: { messages: unknown[] } & Record<string, unknown> }> {
+  const dir = join(root, 'tmp/cc4924a4ff62018ed2e16c98a82c3d36e9098207bbf4c5b9cad1d4df772ec8c1/chats');
+  const path = join(dir, 'session-2026-12-02T08-04-f5e51530.json');
+  return { path, doc: JSON.parse(await readFile(path, 'utf8')) };
+}
