@@ -9,7 +9,7 @@
 import { createHash } from 'node:crypto';
 import { appendFileSync, existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { entryFromFile, newestFirst, type IndexEntry } from '../../server/core/catalog.js';
+import { INDEX_FORMAT, entryFromFile, newestFirst, type IndexEntry } from '../../server/core/catalog.js';
 import { toSessionEntry, type SessionEntry } from '../../server/core/history.js';
 import { isSessionId } from '../../server/core/ids.js';
 
@@ -249,7 +249,7 @@ export function readIndex(dir: string): { entries: IndexEntry[] } | undefined {
   if (!existsSync(p)) return undefined;
   const text = readFileSync(p, 'utf8');
   const v = JSON.parse(text) as { format: number; entries: IndexEntry[] };
-  if (v.format !== 1 || !Array.isArray(v.entries)) throw new Error(`index.json of ${dir} has the wrong shape`);
+  if (v.format !== INDEX_FORMAT || !Array.isArray(v.entries)) throw new Error(`index.json of ${dir} has the wrong shape`);
   return v;
 }
 
