@@ -68,7 +68,11 @@ class HistoryPanelTest {
     fx.close();
   }
 
-  static String ago(Duration d) { return Instant.now().minus(d).toString(); }
+  /** The test's "now": chats are written relative to it and the panel's clock stands still at it,
+   *  so a relative time reads the same however long the machine takes to draw. */
+  Instant base = Instant.now();
+
+  String ago(Duration d) { return base.minus(d).toString(); }
 
   /** A chat written by the CLI: a title, `turns` user turns ending `last` ago. */
   String chat(String title, String model, int turns, Duration last, boolean titled) throws Exception {
@@ -87,7 +91,7 @@ class HistoryPanelTest {
   void open(Settings settings) throws Exception {
     Sidecar s = new Sidecar(fx.options().withConsentThreshold(settings.consentThreshold()), fx.log);
     core = new LevelCode(s, fx.project.toString(), ui, Chat.State.inMemory(), () -> settings, fx.log,
-        PendingDeletes.Timers.real(), Duration.ofMillis(300), Clock.systemDefaultZone());
+        PendingDeletes.Timers.real(), Duration.ofMillis(300), Clock.fixed(base, java.time.ZoneId.systemDefault()));
     fx.closeLater(core);
     core.chat.setModel(new Model() {
       public CompletableFuture<String> summarize(List<JsonElement> messages, String instructions) {
@@ -199,7 +203,7 @@ class HistoryPanelTest {
     // 1. The chats the CLI wrote, grouped, newest first, with their secondary text.
     HistoryModel.Snapshot s = await(x -> x.sessions().size() == 7);
     List<String> shown = labels(s);
-    assertEquals(Groups.groupOf(ago(Duration.ofMinutes(4)), ZonedDateTime.now()).label + ":", shown.get(0));
+    assertEquals(Groups.groupOf(ago(Duration.ofMinutes(4)), ZonedDateTime.ofInstant(base, java.time.ZoneId.systemDefault())).label + ":", shown.get(0));
     assertEquals("Idempotent refunds via Redis keys", shown.get(1));
     assertTrue(shown.contains("Older:"), shown.toString());
     HistoryModel.Entry first = (HistoryModel.Entry) s.rows().get(1);
