@@ -365,7 +365,7 @@ class Replay {
       const text = textOf(m.content).trim();
       if (m.type === 'user' && text.startsWith('<state_snapshot>')) {
         const entry = this.push(
-          { kind: 'compact', t: isoOr(m.timestamp, this.lastT), briefing: text, coversThrough: Math.max(0, this.entries.length - 1), raw: m },
+          { kind: 'compact', t: isoOr(m.timestamp, this.lastT), briefing: text, coversThrough: Math.max(0, this.events.length - 1), raw: m },
           m.id,
         );
         claimed.add(entry);
