@@ -211,7 +211,7 @@ function readLog(text: string, r: Replay): void {
       else if (deep) r.problems.push(`Line ${i + 1} nests deeper than can be stored; it was skipped.`);
       else {
         r.problems.push(`Line ${i + 1} is not JSON; it is kept as text.`);
-        r.push({ kind: 'event', t: r.lastT, type: 'source-record', line: i + 1, text: line });
+        r.push({ kind: 'event', t: r.lastT, type: 'source-record', line: i + 1, unparsed: true, raw: line });
       }
       continue;
     }

@@ -101,7 +101,7 @@ describe('gemini JSONL replay', () => {
     await writeFile(file, lines.join('\n'));
     const [s] = await gemini.read(await sourceOf(file));
     expect(s.problems[0]).toMatch(/Line 4 is not JSON/);
-    expect(s.events.some((e) => e.type === 'source-record' && e.text === 'not json at all')).toBe(true);
+    expect(s.events.some((e) => e.type === 'source-record' && e.unparsed === true && e.raw === 'not json at all')).toBe(true);
   });
 
   it('$rewindTo takes the message and all after it out, keeping them raw on a rewind marker', async () => {
