@@ -161,7 +161,8 @@ async function readGemini(file: SourceFile): Promise<MappedSession[]> {
   return [
     {
       source: { tool: 'gemini', path: file.path, id, project: project.path },
-      createdAt: isoOr(r.meta.startTime, first ?? new Date(Number(file.mtimeNs / 1_000_000n)).toISOString()),
+      // The first header's start: a resume writes the header again with a later startTime.
+      createdAt: isoOr(r.startTime, first ?? new Date(Number(file.mtimeNs / 1_000_000n)).toISOString()),
       ...(r.model ? { model: r.model } : {}),
       events: r.events,
       variant: '',
@@ -183,6 +184,7 @@ function readWhole(text: string, r: Replay): void {
   }
   const { messages, summary, ...meta } = value;
   mergeOwn(r.meta, meta);
+  r.startTime = meta.startTime;
   r.lastT = isoOr(meta.startTime, EPOCH);
   if (Array.isArray(messages)) for (const m of messages) if (isObj(m)) r.message(m);
   // The document has no order for its summary: it comes last, after the messages it summarises.
@@ -205,11 +207,11 @@ function readLog(text: string, r: Replay): void {
     const { value, deep } = parseJson(line);
     if (value === undefined) {
       const last = i === lines.length - 1 && !complete;
-      if (last) r.problems.push(`Line ${i + 1} is incomplete (Gemini CLI may be writing it); it is read again next time.`);
+      if (last) r.problems.push(`Line ${i + 1} is a torn last line (Gemini CLI may still be writing it); it is read again next time.`);
       else if (deep) r.problems.push(`Line ${i + 1} nests deeper than can be stored; it was skipped.`);
       else {
         r.problems.push(`Line ${i + 1} is not JSON; it is kept as text.`);
-        r.push({ kind: 'event', t: r.lastT, type: 'source-record', line: i + 1, text: line });
+        r.push({ kind: 'event', t: r.lastT, type: 'source-record', line: i + 1, unparsed: true, raw: line });
       }
       continue;
     }
@@ -227,6 +229,8 @@ interface Entry {
   /** The message id the event was made from (none for markers and titles). */
   id?: string;
   ev: MappedEvent;
+  /** Events after ev made from the same record: a model message's tool results (see mapGemini). */
+  more?: MappedEvent[];
 }
 
 /**
@@ -238,6 +242,8 @@ interface Entry {
  */
 class Replay {
   meta: Rec = {};
+  /** The first header's startTime: the session's birth (later headers are resumes). */
+  startTime: unknown;
   entries: Entry[] = [];
   /** The entry of each message id, and of the ids Gemini CLI gave copies of a message later. */
   byId = new Map<string, Entry>();
@@ -249,7 +255,7 @@ class Replay {
   answered = new Set<string>();
 
   get events(): MappedEvent[] {
-    return this.entries.map((e) => e.ev);
+    return this.entries.flatMap((e) => (e.more ? [e.ev, ...e.more] : [e.ev]));
   }
 
   push(ev: MappedEvent, id?: string): Entry {
@@ -272,7 +278,10 @@ class Replay {
       const { messages, ...meta } = rec;
       const first = this.meta.sessionId === undefined;
       mergeOwn(this.meta, meta);
-      if (first) this.lastT = isoOr(meta.startTime, this.lastT);
+      if (first) {
+        this.startTime = meta.startTime;
+        this.lastT = isoOr(meta.startTime, this.lastT);
+      }
       else if (this.entries.some((e) => e.ev.kind !== 'event')) {
         this.push({ kind: 'event', t: isoOr(meta.startTime, this.lastT), type: 'resume', raw: rec });
       }
@@ -285,13 +294,14 @@ class Replay {
   /** A message record: a new id appends, a known id (written again as it completes) is replaced. */
   message(rec: Rec): void {
     const id = rec.id as string;
-    const ev = mapMessage(rec, this.lastT, this.answered);
+    const [ev, ...more] = mapMessage(rec, this.lastT, this.answered);
     this.lastT = ev.t;
-    if (ev.kind === 'agent') for (const tid of resultIds(ev)) this.answered.add(tid);
+    for (const e of [ev, ...more]) if (e.kind === 'agent') for (const tid of resultIds(e)) this.answered.add(tid);
     if (!this.model && rec.type === 'gemini' && typeof rec.model === 'string') this.model = rec.model;
-    const entry = this.byId.get(id);
-    if (entry) entry.ev = ev;
-    else this.push(ev, id);
+    const entry = this.byId.get(id) ?? this.push(ev, id);
+    entry.ev = ev;
+    if (more.length > 0) entry.more = more;
+    else delete entry.more;
   }
 
   set(patch: Rec, rec: Rec): void {
@@ -318,7 +328,7 @@ class Replay {
     const dropped: unknown[] = [];
     const keep: Entry[] = [];
     this.entries.forEach((e, i) => {
-      if (i >= at && e.id !== undefined) dropped.push(e.ev.raw);
+      if (i >= at && e.id !== undefined) dropped.push(e.ev.raw); // e.more share e.ev's record
       else keep.push(e);
     });
     this.entries = keep;
@@ -355,7 +365,7 @@ class Replay {
       const text = textOf(m.content).trim();
       if (m.type === 'user' && text.startsWith('<state_snapshot>')) {
         const entry = this.push(
-          { kind: 'compact', t: isoOr(m.timestamp, this.lastT), briefing: text, coversThrough: Math.max(0, this.entries.length - 1), raw: m },
+          { kind: 'compact', t: isoOr(m.timestamp, this.lastT), briefing: text, coversThrough: Math.max(0, this.events.length - 1), raw: m },
           m.id,
         );
         claimed.add(entry);
@@ -410,7 +420,12 @@ function signature(rec: unknown): string | undefined {
  * event carries: recent versions record each function response twice, in the model message's
  * toolCalls[].result and as a user message of functionResponse parts; the second is kept raw.
  */
-function mapMessage(rec: Rec, lastT: string, answered: Set<string>): MappedEvent {
+function mapMessage(rec: Rec, lastT: string, answered: Set<string>): MappedEvent[] {
+  const ev = mapOne(rec, lastT, answered);
+  return Array.isArray(ev) ? ev : [ev];
+}
+
+function mapOne(rec: Rec, lastT: string, answered: Set<string>): MappedEvent | MappedEvent[] {
   const t = isoOr(rec.timestamp, lastT);
   switch (rec.type) {
     case 'user': {
@@ -445,8 +460,12 @@ function resultIds(ev: MappedEvent): string[] {
   return out;
 }
 
-/** A model message: its thoughts and text, and the tool calls it made with their results. */
-function mapGemini(rec: Rec, t: string): MappedEvent {
+/**
+ * A model message: its thoughts and text, and the tool calls it made; the results Gemini CLI
+ * records on the same message (toolCalls[].result) follow as an event of their own, made from
+ * the same record, so a call and its result are two events as in every other tool's log.
+ */
+function mapGemini(rec: Rec, t: string): MappedEvent | MappedEvent[] {
   const blocks: Rec[] = [];
   if (Array.isArray(rec.thoughts)) {
     for (const th of rec.thoughts) {
@@ -478,9 +497,9 @@ function mapGemini(rec: Rec, t: string): MappedEvent {
     const result = toolResult(c, id);
     if (result) results.push(result);
   }
-  const messages: Rec[] = [{ role: 'assistant', content: [...blocks, ...uses] }];
-  if (results.length > 0) messages.push({ role: 'user', content: results });
-  return { kind: 'agent', t, messages, ...model, raw: rec };
+  const call: MappedEvent = { kind: 'agent', t, messages: [{ role: 'assistant', content: [...blocks, ...uses] }], ...model, raw: rec };
+  if (results.length === 0) return call;
+  return [call, { kind: 'agent', t, messages: [{ role: 'user', content: results }], raw: rec }];
 }
 
 /** The result of a finished tool call; none while the call is still running. */

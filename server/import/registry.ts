@@ -4,8 +4,10 @@
 import type { Importer } from './types.js';
 import { claudeCode } from './claude-code.js';
 import { codex } from './codex.js';
+import { gemini } from './gemini.js';
+import { vscodeChat } from './vscode-chat.js';
 
-export const IMPORTERS: readonly Importer[] = [claudeCode, codex];
+export const IMPORTERS: readonly Importer[] = [claudeCode, codex, gemini, vscodeChat];
 
 export function importerOf(tool: string): Importer | undefined {
   return IMPORTERS.find((i) => i.tool === tool);

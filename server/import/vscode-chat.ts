@@ -129,6 +129,8 @@ interface Doc {
   state: Rec;
   /** Each customTitle the log set, with how many requests the session had then. */
   titles: { title: string; after: number }[];
+  /** Each line of the log that did not apply (a kind we do not know, a path that does not fit), kept raw. */
+  kept: { raw: unknown; line: number; after: number }[];
   problems: string[];
 }
 
@@ -160,17 +162,17 @@ function readDocument(text: string): Doc {
   const { value, deep } = parseJson(text);
   if (isObj(value)) {
     const titles = typeof value.customTitle === 'string' ? [{ title: value.customTitle, after: Infinity }] : [];
-    return { state: value, titles, problems: [] };
+    return { state: value, titles, kept: [], problems: [] };
   }
   const problem = deep
     ? 'The chat session nests deeper than can be stored; it was not imported.'
     : 'The chat session is not complete JSON (VS Code may be writing it); it is read again next time.';
-  return { state: {}, titles: [], problems: [problem] };
+  return { state: {}, titles: [], kept: [], problems: [problem] };
 }
 
 /** Replays an op log into the document it describes. Ops that do not fit are skipped, counted. */
 function replayLog(text: string): Doc {
-  const doc: Doc = { state: {}, titles: [], problems: [] };
+  const doc: Doc = { state: {}, titles: [], kept: [], problems: [] };
   const lines = text.split('\n');
   let misfits = 0;
   for (let i = 0; i < lines.length; i++) {
@@ -178,13 +180,16 @@ function replayLog(text: string): Doc {
     if (!line) continue;
     const { value: op, deep } = parseJson(line);
     if (!isObj(op)) {
-      if (i === lines.length - 1 && !text.endsWith('\n') && !deep) doc.problems.push(`Line ${i + 1} is incomplete (VS Code may be writing it); it is read again next time.`);
+      if (i === lines.length - 1 && !text.endsWith('\n') && !deep) doc.problems.push(`Line ${i + 1} is a torn last line (VS Code may still be writing it); it is read again next time.`);
       else doc.problems.push(`Line ${i + 1} is ${deep ? 'nested deeper than can be stored' : 'not a JSON object'}; it was skipped.`);
       continue;
     }
-    if (!applyOp(doc, op)) misfits++;
+    if (!applyOp(doc, op)) {
+      misfits++;
+      doc.kept.push({ raw: op, line: i + 1, after: Array.isArray(doc.state.requests) ? doc.state.requests.length : 0 });
+    }
   }
-  if (misfits > 0) doc.problems.push(`${misfits} change${misfits === 1 ? '' : 's'} in the log did not fit the session and ${misfits === 1 ? 'was' : 'were'} skipped.`);
+  if (misfits > 0) doc.problems.push(`${misfits} change${misfits === 1 ? '' : 's'} in the log did not fit the session; ${misfits === 1 ? 'it is' : 'they are'} kept as ${misfits === 1 ? 'a record' : 'records'} of ${misfits === 1 ? 'its' : 'their'} own.`);
   return doc;
 }
 
@@ -279,7 +284,11 @@ function mapRequests(requests: Rec[], doc: Doc, firstT: string): MappedEvent[] {
   const events: MappedEvent[] = [];
   let lastT = firstT;
   let shownTitle: string | undefined;
+  const keptAt = (count: number): void => {
+    for (const k of doc.kept) if (k.after === count) events.push({ kind: 'event', t: lastT, type: 'source-record', line: k.line, raw: k.raw });
+  };
   const titleAt = (count: number): void => {
+    keptAt(count);
     for (const { title, after } of doc.titles) {
       if (after !== count) continue;
       const t = title.trim().slice(0, 500);
@@ -306,9 +315,12 @@ function mapRequests(requests: Rec[], doc: Doc, firstT: string): MappedEvent[] {
     if (!finished(req, i === requests.length - 1)) return;
     const doneT = iso(isObj(req.modelState) ? req.modelState.completedAt : undefined) ?? t;
     lastT = doneT;
-    events.push(mapResponse(Array.isArray(response) ? response : [], doneT, req, answer));
+    events.push(...mapResponse(Array.isArray(response) ? response : [], doneT, req, answer));
     titleAt(i + 1);
   });
+  // What came after the last finished request (and a last request still streaming).
+  const done = requests.length > 0 && !finished(requests[requests.length - 1], true) ? requests.length : requests.length + 1;
+  for (const k of doc.kept) if (k.after >= done) events.push({ kind: 'event', t: lastT, type: 'source-record', line: k.line, raw: k.raw });
   const final = doc.titles.filter((x) => x.after === Infinity || x.after > requests.length);
   for (const { title } of final) {
     const t = title.trim().slice(0, 500);
@@ -347,8 +359,13 @@ function contextFiles(req: Rec): string[] {
   return out;
 }
 
-/** The response parts in order: text and thinking, and each tool invocation with its result. */
-function mapResponse(parts: unknown[], t: string, req: Rec, raw: Rec): MappedEvent {
+/**
+ * The response parts in order: text and thinking, and each tool invocation with its result.
+ * Without tools, one assistant event. With tools, an event a turn of the exchange (the model's
+ * text and calls, then the results, ...), each made from the same answer, so a call and its
+ * result are two events as in every other tool's log.
+ */
+function mapResponse(parts: unknown[], t: string, req: Rec, raw: Rec): MappedEvent[] {
   const messages: { role: string; content: Rec[] }[] = [];
   const add = (role: string, block: Rec): void => {
     const last = messages[messages.length - 1];
@@ -375,8 +392,8 @@ function mapResponse(parts: unknown[], t: string, req: Rec, raw: Rec): MappedEve
     }
   }
   const model = typeof req.modelId === 'string' && req.modelId ? { model: req.modelId } : {};
-  if (tools === 0) return { kind: 'assistant', t, content: messages.flatMap((m) => m.content), ...model, raw };
-  return { kind: 'agent', t, messages, ...model, raw };
+  if (tools === 0) return [{ kind: 'assistant', t, content: messages.flatMap((m) => m.content), ...model, raw }];
+  return messages.map((m, i) => ({ kind: 'agent', t, messages: [m], ...(i === 0 ? model : {}), raw }));
 }
 
 /** The text of a markdown part (v3: {value: string}; op log: {kind:'markdownContent', content:{value}}). */

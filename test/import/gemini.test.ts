@@ -59,13 +59,19 @@ describe('gemini JSONL replay', () => {
     }
   });
 
-  it('a record written twice as it completes is one event, replaced in place', async () => {
+  it('a record written twice as it completes is one event, replaced in place; its results one more', async () => {
     const { file } = await realLog();
     const [s] = await gemini.read(await sourceOf(file));
-    const ids = s.events.filter((e) => (e.raw as { id?: string })?.id).map((e) => (e.raw as { id: string }).id);
+    // Each message id maps once: one event, or a call and its results (two events, one record).
+    const raws = [...new Set(s.events.map((e) => e.raw).filter((r) => (r as { id?: string })?.id))];
+    const ids = raws.map((r) => (r as { id: string }).id);
     expect(new Set(ids).size).toBe(ids.length);
-    const agent = s.events.find((e) => e.kind === 'agent')!;
-    expect((agent.raw as { toolCalls?: unknown[] }).toolCalls).toHaveLength(1);
+    const i = s.events.findIndex((e) => e.kind === 'agent');
+    const [call, result] = [s.events[i], s.events[i + 1]];
+    expect((call.raw as { toolCalls?: unknown[] }).toolCalls).toHaveLength(1);
+    expect(result.raw).toBe(call.raw);
+    expect((call.messages as { role: string }[]).map((m) => m.role)).toEqual(['assistant']);
+    expect((result.messages as { role: string; content: { type: string }[] }[]).map((m) => [m.role, m.content[0].type])).toEqual([['user', 'tool_result']]);
   });
 
   it('the compression becomes a compact event whose briefing is the snapshot, covering the events before it', async () => {
@@ -85,7 +91,7 @@ describe('gemini JSONL replay', () => {
     const [s] = await gemini.read(await sourceOf(file));
     expect(bare(s.events)).toEqual(before);
     expect(s.problems).toHaveLength(1);
-    expect(s.problems[0]).toMatch(/incomplete/);
+    expect(s.problems[0]).toMatch(/torn last line/);
   });
 
   it('a bad line in the middle is reported and kept as text', async () => {
@@ -95,7 +101,7 @@ describe('gemini JSONL replay', () => {
     await writeFile(file, lines.join('\n'));
     const [s] = await gemini.read(await sourceOf(file));
     expect(s.problems[0]).toMatch(/Line 4 is not JSON/);
-    expect(s.events.some((e) => e.type === 'source-record' && e.text === 'not json at all')).toBe(true);
+    expect(s.events.some((e) => e.type === 'source-record' && e.unparsed === true && e.raw === 'not json at all')).toBe(true);
   });
 
   it('$rewindTo takes the message and all after it out, keeping them raw on a rewind marker', async () => {

@@ -34,8 +34,11 @@ describe('vscode contract cases', () => {
     expect(REAL_SESSIONS.some((s) => s.tools > 0)).toBe(true);
     const sessions = await readAll(vscodeChat, await cases[0].setup(dir));
     const withTool = sessions.find((s) => toolPairs(s.events) > 0)!;
-    const agent = withTool.events.find((e) => e.kind === 'agent')!;
-    const blocks = (agent.messages as { content: { type: string; text?: string; content?: string }[] }[]).flatMap((m) => m.content);
+    // One answer, an event a turn of the exchange: text and call, the result, the text after it.
+    const agents = withTool.events.filter((e) => e.kind === 'agent');
+    expect(agents).toHaveLength(3);
+    for (const a of agents) expect(a.raw).toBe(agents[0].raw);
+    const blocks = agents.flatMap((a) => (a.messages as { content: { type: string; text?: string; content?: string }[] }[]).flatMap((m) => m.content));
     expect(blocks.map((b) => b.type)).toEqual(['text', 'tool_use', 'tool_result', 'text']);
     expect(blocks[2].content).toBe('README.md\nnotes.txt');
     // code-server keeps no workspace.json: the chat is filed under home, and says so.
@@ -108,12 +111,12 @@ describe('vscode op-log replay', () => {
     expect(s.problems).toEqual([]);
     expect(s.createdAt).toBe(new Date(T0).toISOString());
     expect(s.model).toBe('copilot/gpt-test');
-    expect(s.events.map((e) => e.kind)).toEqual(['user', 'assistant', 'title', 'user', 'agent']);
+    expect(s.events.map((e) => e.kind)).toEqual(['user', 'assistant', 'title', 'user', 'agent', 'agent', 'agent']);
     expect(s.events[1].content).toEqual([{ type: 'text', text: 'General ' }, { type: 'text', text: 'Kenobi.' }]);
     expect(title(s.events)).toBe('Greetings');
     expect(toolPairs(s.events)).toBe(1);
     expect(Object.hasOwn(s.events[3].raw as object, 'pendingFlag')).toBe(false);
-    const blocks = (s.events[4].messages as { content: Record<string, unknown>[] }[]).flatMap((m) => m.content);
+    const blocks = s.events.slice(4).flatMap((e) => (e.messages as { content: Record<string, unknown>[] }[]).flatMap((m) => m.content));
     expect(blocks.find((b) => b.type === 'tool_use')).toMatchObject({ id: 'call-1', name: 'listFiles', input: { folder: '.' } });
   });
 
@@ -147,14 +150,17 @@ describe('vscode op-log replay', () => {
     const before = bare((await read(await writeOps(ops)))[0].events);
     const [s] = await read(await writeOps(ops, 'sess-ops.jsonl', '\n{"kind":2,"k":["requests"],"v":[{"requestId":"half'));
     expect(bare(s.events)).toEqual(before);
-    expect(s.problems).toEqual([`Line ${ops.length + 1} is incomplete (VS Code may be writing it); it is read again next time.`]);
+    expect(s.problems).toEqual([`Line ${ops.length + 1} is a torn last line (VS Code may still be writing it); it is read again next time.`]);
   });
 
-  it('ops that do not fit are skipped and counted, never thrown', async () => {
+  it('ops that do not fit are kept raw where they came and counted, never thrown', async () => {
     const ops = [...opLog(), { kind: 1, k: ['requests', 7, 'x'], v: 1 }, { kind: 2, k: ['customTitle'], v: [1] }, { kind: 9, k: ['a'] }, { kind: 1, k: [] }];
     const [s] = await read(await writeOps(ops));
     expect(turns(s.events)).toBe(2);
-    expect(s.problems).toEqual(['4 changes in the log did not fit the session and were skipped.']);
+    expect(s.problems).toEqual(['4 changes in the log did not fit the session; they are kept as records of their own.']);
+    const kept = s.events.filter((e) => e.type === 'source-record');
+    expect(kept.map((e) => e.raw)).toEqual(ops.slice(-4));
+    expect(s.events.slice(-4)).toEqual(kept);
   });
 
   it('__proto__ in an op path or a snapshot never reaches a prototype', async () => {
