@@ -244,7 +244,8 @@ public final class Chat {
                 .thenCompose(again -> again.needsSummary() == null ? CompletableFuture.completedFuture(again) : twoStep(title, again, false));
           }
           if (RpcException.codeOf(e) == null) {
-            return CompletableFuture.failedFuture(new RpcException(Errors.CALLBACK_FAILED, rootMessage(e), null));
+            String why = piece.index() > 0 ? Strings.Resume.keptPieces(rootMessage(e), piece.index()) : rootMessage(e);
+            return CompletableFuture.failedFuture(new RpcException(Errors.CALLBACK_FAILED, why, null));
           }
           return CompletableFuture.failedFuture(e);
         })

@@ -133,6 +133,11 @@ public final class Strings {
       return count > 1 ? "Resuming “" + t + "”: summarising part " + (index + 1) + " of " + count + " of the earlier chat…" : progress(t);
     }
     public static String failed(String why) { return "Could not resume: " + why; }
+    /** A piece failed after `done` pieces were recorded: they stay, and the next resume goes on from them. */
+    public static String keptPieces(String why, int done) {
+      return why + " (" + plural(done, "part", "parts") + " summarised before " + (done == 1 ? "is" : "are")
+          + " kept; resuming again goes on from there)";
+    }
   }
 
   public static final class Transcript {

@@ -1,7 +1,7 @@
 // The chat's flows against the real sidecar, with a scripted user (ScriptedUi) and a model that
 // answers at once: resume verbatim; the consent step both ways; tier 3 through the summarize
 // callback and through the two-step flow (session/compact), one call per piece, with the
-// summariser's window passed; no model; read-only with "Open a
+// summariser's window passed, a failed piece keeping the ones before; no model; read-only with "Open a
 // Copy"; resume last; New Chat's seal and its once-only notice.
 package dev.levelcode.sessions.core;
 
@@ -184,6 +184,38 @@ class ChatTest {
     assertPiecesInOrder(calls);
     assertTrue(r.conversation().get(0).toString().contains("FACT: the pipeline deploys from main"));
     assertCompactEvents(c, id, calls);
+    assertEquals(id, c.chat.current());
+  }
+
+  @Test
+  void aTwoStepPieceThatFailsKeepsThePiecesBeforeAndTheNextResumeGoesOnFromThem() throws Exception {
+    String id = new ConnectionTestAccess(fx).longSession();
+    LevelCode c = core(small(1_000_000), List.of(Sidecar.Callbacks.TITLE));
+    c.chat.setModel(new Model() {
+      public CompletableFuture<String> summarize(List<JsonElement> messages, String instructions) { return model.summarize(messages, instructions); }
+      public CompletableFuture<String> title(List<Protocol.TitleMessage> messages, String instructions) { return model.title(messages, instructions); }
+      @Override public CompletableFuture<String> summarize(Protocol.SummarizeParams p) {
+        if (p.piece().index() == 1) return CompletableFuture.failedFuture(new IllegalStateException("the model is overloaded"));
+        return model.summarize(p);
+      }
+    });
+    int calls = Fixture.get(c.chat.resumeQuiet(id, Chat.ResumeOptions.DEFAULT)).needsSummary().piece().count();
+    assertTrue(calls > 2, "pieces: " + calls);
+    assertNull(Fixture.get(c.chat.resume(summary(c, id), false)));
+    ScriptedUi.Said said = ui.next();
+    assertEquals(Ui.Kind.ERROR, said.kind());
+    assertTrue(said.message().contains("the model is overloaded (1 part summarised before is kept; resuming again goes on from there)"),
+        said.message());
+    assertEquals("compact", lastEventKind(c, id));
+    assertNull(c.chat.current());
+    // Again with a model that works: only the pieces left are asked for.
+    c.chat.setModel(model);
+    pieces.clear();
+    Protocol.ResumeResult r = Fixture.get(c.chat.resume(summary(c, id), false));
+    assertEquals(3, r.tier());
+    assertEquals(calls - 1, pieces.get(0).piece().count());
+    assertEquals(calls - 1, pieces.size());
+    assertTrue(r.conversation().get(0).toString().contains("FACT: the pipeline deploys from main"));
     assertEquals(id, c.chat.current());
   }
 
