@@ -80,7 +80,7 @@ public final class Chat {
     this.history = history;
     this.deletes = deletes;
     this.log = log;
-    sidecar.answerSummarize(p -> withModel(m -> m.summarize(p.messages(), p.instructions()))
+    sidecar.answerSummarize(p -> withModel(m -> m.summarize(p))
         .thenApply(b -> new Protocol.SummarizeResult(nonBlank(b))));
     sidecar.answerTitle(p -> withModel(m -> m.title(p.messages(), p.instructions()))
         .thenApply(t -> new Protocol.TitleResult(nonBlank(t).lines().findFirst().orElse("").trim())));
@@ -154,8 +154,10 @@ public final class Chat {
     Integer mw = m == null ? null : m.contextWindow();
     int window = o.contextWindow() != null ? o.contextWindow() : mw != null ? mw : s.contextWindow();
     double ratio = o.budgetRatio() != null ? o.budgetRatio() : s.budgetRatio();
+    // Each summary request must fit the model that makes it: the sidecar cuts the head into pieces.
+    Integer summaryWindow = m == null ? null : m.summaryWindow();
     var params = new Protocol.ResumeParams(id, window, ratio, null, o.copy() ? true : null, o.confirm() ? true : null,
-        s.consentThreshold(), null, null);
+        s.consentThreshold(), summaryWindow != null && summaryWindow > 0 ? summaryWindow : null, null, null);
     return sidecar.request(Protocol.RESUME, params).thenApply(this::adopt);
   }
 
@@ -208,7 +210,7 @@ public final class Chat {
   }
 
   private CompletableFuture<ResumeResult> consent(String title, String id, ResumeOptions o, ResumeResult r) {
-    return ui.ask(Ui.Kind.WARNING, Strings.Resume.consent(r.needsConfirmation().inputTokens()),
+    return ui.ask(Ui.Kind.WARNING, Strings.Resume.consent(r.needsConfirmation().inputTokens(), r.needsConfirmation().calls()),
         List.of(Strings.Resume.FROM_SUMMARY, Strings.Resume.START_FRESH)).thenCompose(pick -> {
           if (Strings.Resume.START_FRESH.equals(pick)) return startNewChat().thenApply(n -> (ResumeResult) null);
           if (!Strings.Resume.FROM_SUMMARY.equals(pick)) return CompletableFuture.completedFuture(null);
@@ -217,9 +219,11 @@ public final class Chat {
   }
 
   /**
-   * The two-step flow (a sidecar started without the summarize callback): the model writes the
-   * briefing of needsSummary here and session/compact records it. When the session changed
-   * meanwhile (-32801), resume once more.
+   * The two-step flow (a sidecar started without the summarize callback), one piece at a time:
+   * the model writes the briefing of needsSummary here and session/compact records it, answering
+   * the next piece's needsSummary until the last, which answers the resumed context. A failure
+   * keeps the pieces recorded before it (the next resume goes on from there). When the session
+   * changed meanwhile (-32801), resume once more.
    */
   private CompletableFuture<ResumeResult> twoStep(String title, ResumeResult r, boolean retry) {
     Model m = model;
@@ -227,19 +231,25 @@ public final class Chat {
       return CompletableFuture.failedFuture(new RpcException(Errors.CALLBACK_FAILED, Strings.Model.NONE, null));
     }
     var need = r.needsSummary();
-    CompletableFuture<ResumeResult> work = m.summarize(need.messages(), need.instructions())
+    var piece = need.piece() != null ? need.piece() : new Protocol.Piece(0, 1);
+    var ask = new Protocol.SummarizeParams(r.id(), need.messages(), need.instructions(), piece, need.coversThrough(),
+        need.inputTokens(), need.maxBriefingTokens(), need.shortened());
+    CompletableFuture<ResumeResult> work = m.summarize(ask)
         .thenApply(Chat::nonBlank)
         .thenCompose(b -> sidecar.request(Protocol.COMPACT, new Protocol.CompactParams(r.id(), b, need.coversThrough())));
-    return ui.withProgress(Strings.Resume.progress(title), work).thenApply(this::adopt).exceptionallyCompose(e -> {
-      if (retry && Integer.valueOf(Errors.CONTENT_MODIFIED).equals(RpcException.codeOf(e))) {
-        return run(title, r.id(), ResumeOptions.DEFAULT.withConfirm())
-            .thenCompose(again -> again.needsSummary() == null ? CompletableFuture.completedFuture(again) : twoStep(title, again, false));
-      }
-      if (RpcException.codeOf(e) == null) {
-        return CompletableFuture.failedFuture(new RpcException(Errors.CALLBACK_FAILED, rootMessage(e), null));
-      }
-      return CompletableFuture.failedFuture(e);
-    });
+    return ui.withProgress(Strings.Resume.summarising(title, piece.index(), piece.count()), work)
+        .exceptionallyCompose(e -> {
+          if (retry && Integer.valueOf(Errors.CONTENT_MODIFIED).equals(RpcException.codeOf(e))) {
+            return run(title, r.id(), ResumeOptions.DEFAULT.withConfirm())
+                .thenCompose(again -> again.needsSummary() == null ? CompletableFuture.completedFuture(again) : twoStep(title, again, false));
+          }
+          if (RpcException.codeOf(e) == null) {
+            String why = piece.index() > 0 ? Strings.Resume.keptPieces(rootMessage(e), piece.index()) : rootMessage(e);
+            return CompletableFuture.failedFuture(new RpcException(Errors.CALLBACK_FAILED, why, null));
+          }
+          return CompletableFuture.failedFuture(e);
+        })
+        .thenCompose(next -> next.needsSummary() == null ? CompletableFuture.completedFuture(adopt(next)) : twoStep(title, next, retry));
   }
 
   private CompletableFuture<ResumeResult> resumed(SessionSummary s, ResumeResult r) {

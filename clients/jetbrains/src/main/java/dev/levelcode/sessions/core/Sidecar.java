@@ -387,6 +387,13 @@ public final class Sidecar implements AutoCloseable {
       Thread.currentThread().interrupt();
       p.destroyForcibly();
     }
+    synchronized (this) {
+      // Ended: forget it now, not when onExit's handler gets round to it (pid() is -1 once stop returns).
+      if (process == p && !p.isAlive()) {
+        process = null;
+        connection = null;
+      }
+    }
     status(Status.STOPPED, "stopped");
   }
 

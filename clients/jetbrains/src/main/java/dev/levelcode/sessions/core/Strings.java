@@ -39,6 +39,20 @@ public final class Strings {
     public static String updated(String s) { return "Last used " + s; }
     public static String created(String s) { return "Started " + s; }
     public static String sessionId(String id) { return "Session " + id; }
+    /** An importer's name as users know the tool ("claude-code": "Claude Code"); an unknown one as it is. */
+    public static String tool(String tool) {
+      return switch (tool) {
+        case "claude-code" -> "Claude Code";
+        case "codex" -> "Codex";
+        case "gemini" -> "Gemini CLI";
+        case "vscode" -> "VS Code";
+        default -> tool;
+      };
+    }
+    public static String imported(String tool, String version, String id) {
+      return "Imported from " + tool + (version == null || version.isBlank() ? "" : " " + version) + " (its session " + id + ")";
+    }
+    public static String importedFile(String path) { return "Source file " + path; }
     public static String problems(int n) { return plural(n, "file could not be read (see the log)", "files could not be read (see the log)"); }
     public static String count(int n) { return plural(n, "chat", "chats"); }
   }
@@ -109,11 +123,21 @@ public final class Strings {
       return "Resumed “" + t + "” (tier " + tier + ": " + tier(tier) + ")." + (note == null ? "" : " " + note);
     }
     public static String readOnly(String t) { return "“" + t + "” is open in another window; it is shown read-only."; }
-    public static String consent(long tokens) {
+    /** The consent question: the whole cost, over every summarise call (`calls`: the pieces). */
+    public static String consent(long tokens, int calls) {
       return "Resuming this chat needs a summary of about " + NumberFormat.getIntegerInstance(Locale.US).format(tokens)
-          + " tokens of earlier conversation by the language model. Continue?";
+          + " tokens of earlier conversation by the language model, in " + plural(calls, "request", "requests") + ". Continue?";
+    }
+    /** The two-step flow's progress while one piece of many is summarised. */
+    public static String summarising(String t, int index, int count) {
+      return count > 1 ? "Resuming “" + t + "”: summarising part " + (index + 1) + " of " + count + " of the earlier chat…" : progress(t);
     }
     public static String failed(String why) { return "Could not resume: " + why; }
+    /** A piece failed after `done` pieces were recorded: they stay, and the next resume goes on from them. */
+    public static String keptPieces(String why, int done) {
+      return why + " (" + plural(done, "part", "parts") + " summarised before " + (done == 1 ? "is" : "are")
+          + " kept; resuming again goes on from there)";
+    }
   }
 
   public static final class Transcript {

@@ -1,6 +1,7 @@
 // The chat's flows against the real sidecar, with a scripted user (ScriptedUi) and a model that
 // answers at once: resume verbatim; the consent step both ways; tier 3 through the summarize
-// callback and through the two-step flow (session/compact); no model; read-only with "Open a
+// callback and through the two-step flow (session/compact), one call per piece, with the
+// summariser's window passed, a failed piece keeping the ones before; no model; read-only with "Open a
 // Copy"; resume last; New Chat's seal and its once-only notice.
 package dev.levelcode.sessions.core;
 
@@ -28,15 +29,21 @@ class ChatTest {
   Fixture fx;
   ScriptedUi ui;
   AtomicInteger summaries = new AtomicInteger();
+  /** The pieces the model was asked for, in order. */
+  List<Protocol.SummarizeParams> pieces = new CopyOnWriteArrayList<>();
 
   @BeforeEach void setUp() throws Exception { fx = new Fixture(); ui = new ScriptedUi(); }
   @AfterEach void tearDown() throws Exception { fx.close(); }
 
-  /** A model that writes a fixed briefing and title, counting its summaries. */
+  /** A model that writes a fixed briefing and title, counting its summaries and keeping the pieces it was asked for. */
   final Model model = new Model() {
     public CompletableFuture<String> summarize(List<JsonElement> messages, String instructions) {
       summaries.incrementAndGet();
       return CompletableFuture.supplyAsync(() -> "FACT: the pipeline deploys from main (" + messages.size() + " messages)");
+    }
+    @Override public CompletableFuture<String> summarize(Protocol.SummarizeParams p) {
+      pieces.add(p);
+      return Model.super.summarize(p);
     }
     public CompletableFuture<String> title(List<Protocol.TitleMessage> messages, String instructions) {
       return CompletableFuture.completedFuture("Deploy pipeline work");
@@ -86,9 +93,61 @@ class ChatTest {
     assertTrue(asked.message().startsWith("Resuming this chat needs a summary of about "), asked.message());
     assertEquals(List.of(Strings.Resume.FROM_SUMMARY, Strings.Resume.START_FRESH), asked.options());
     assertEquals(3, r.tier());
-    assertEquals(1, summaries.get());
+    // One session/summarize per piece, in order, each answered; the question named their number.
+    int calls = pieces.get(0).piece().count();
+    assertTrue(calls > 1, "the 2,000-token window cuts the head into pieces: " + calls);
+    assertTrue(asked.message().contains(", in " + calls + " requests. Continue?"), asked.message());
+    assertEquals(calls, summaries.get());
+    assertPiecesInOrder(calls);
+    assertTrue(r.conversation().get(0).toString().contains("FACT: the pipeline deploys from main"), r.conversation().get(0).toString());
+    assertTrue(r.agentMessages().get(0).toString().contains("FACT: the pipeline deploys from main"));
     assertTrue(ui.next().message().endsWith("(tier 3: from a summary). Resumed from summary — full transcript in History."));
-    assertTrue(lastEventKind(c, id).equals("compact"));
+    assertCompactEvents(c, id, calls);
+  }
+
+  /** Each piece asked once, index 0 to count - 1, each with its figures; every later one starts with the briefing so far. */
+  void assertPiecesInOrder(int calls) {
+    assertEquals(calls, pieces.size());
+    for (int i = 0; i < calls; i++) {
+      Protocol.SummarizeParams p = pieces.get(i);
+      assertEquals(new Protocol.Piece(i, calls), p.piece());
+      assertNotNull(p.coversThrough());
+      assertTrue(p.inputTokens() != null && p.inputTokens() > 0);
+      assertTrue(p.maxBriefingTokens() != null && p.maxBriefingTokens() > 0);
+      if (i > 0) {
+        assertTrue(p.coversThrough() > pieces.get(i - 1).coversThrough());
+        assertTrue(p.messages().get(0).toString().contains("FACT: the pipeline deploys from main"), "piece " + i + " starts with the briefing so far");
+      }
+    }
+  }
+
+  /** The file: one rolling compact event per piece but the last, then the final one covering the whole head. */
+  void assertCompactEvents(LevelCode c, String id, int calls) throws Exception {
+    List<com.google.gson.JsonObject> compacts = Fixture.get(c.sidecar.request(Protocol.READ, new Protocol.ReadParams(id, null, null, null)))
+        .events().stream().map(Protocol.SeqEvent::event).filter(e -> e.get("kind").getAsString().equals("compact")).toList();
+    assertEquals(calls, compacts.size(), compacts.toString());
+    for (int i = 0; i < calls; i++) {
+      com.google.gson.JsonObject e = compacts.get(i);
+      assertEquals(pieces.get(i).coversThrough().intValue(), e.get("coversThrough").getAsInt());
+      assertEquals(i < calls - 1, e.has("rolling") && e.get("rolling").getAsBoolean(), e.toString());
+    }
+    assertEquals("compact", lastEventKind(c, id));
+  }
+
+  @Test
+  void theSummarisersWindowIsPassedAndSetsThePieces() throws Exception {
+    String id = new ConnectionTestAccess(fx).longSession();
+    LevelCode c = core(small(10), null);
+    c.chat.setModel(model);
+    int byContextWindow = Fixture.get(c.chat.resumeQuiet(id, Chat.ResumeOptions.DEFAULT)).needsConfirmation().calls();
+    c.chat.setModel(new Model() {
+      public CompletableFuture<String> summarize(List<JsonElement> messages, String instructions) { return model.summarize(messages, instructions); }
+      public CompletableFuture<String> title(List<Protocol.TitleMessage> messages, String instructions) { return model.title(messages, instructions); }
+      @Override public Integer summaryWindow() { return 1200; }
+    });
+    int bySummaryWindow = Fixture.get(c.chat.resumeQuiet(id, Chat.ResumeOptions.DEFAULT)).needsConfirmation().calls();
+    assertTrue(bySummaryWindow > byContextWindow, "a smaller summariser window, more pieces: " + bySummaryWindow + " vs " + byContextWindow);
+    assertEquals(0, summaries.get());
   }
 
   @Test
@@ -114,11 +173,49 @@ class ChatTest {
     Protocol.ResumeResult first = Fixture.get(c.chat.resumeQuiet(id, Chat.ResumeOptions.DEFAULT));
     assertNotNull(first.needsSummary(), "a sidecar without summarize answers needsSummary");
     assertEquals(List.of(), first.conversation());
+    int calls = first.needsSummary().piece().count();
+    assertEquals(0, first.needsSummary().piece().index());
+    assertTrue(calls > 1, "the 2,000-token window cuts the head into pieces: " + calls);
     Protocol.ResumeResult r = Fixture.get(c.chat.resume(summary(c, id), false));
     assertEquals(3, r.tier());
-    assertEquals(1, summaries.get());
+    assertNull(r.needsSummary());
+    // Each piece summarised once and recorded by session/compact, until the last answered the context.
+    assertEquals(calls, summaries.get());
+    assertPiecesInOrder(calls);
     assertTrue(r.conversation().get(0).toString().contains("FACT: the pipeline deploys from main"));
+    assertCompactEvents(c, id, calls);
+    assertEquals(id, c.chat.current());
+  }
+
+  @Test
+  void aTwoStepPieceThatFailsKeepsThePiecesBeforeAndTheNextResumeGoesOnFromThem() throws Exception {
+    String id = new ConnectionTestAccess(fx).longSession();
+    LevelCode c = core(small(1_000_000), List.of(Sidecar.Callbacks.TITLE));
+    c.chat.setModel(new Model() {
+      public CompletableFuture<String> summarize(List<JsonElement> messages, String instructions) { return model.summarize(messages, instructions); }
+      public CompletableFuture<String> title(List<Protocol.TitleMessage> messages, String instructions) { return model.title(messages, instructions); }
+      @Override public CompletableFuture<String> summarize(Protocol.SummarizeParams p) {
+        if (p.piece().index() == 1) return CompletableFuture.failedFuture(new IllegalStateException("the model is overloaded"));
+        return model.summarize(p);
+      }
+    });
+    int calls = Fixture.get(c.chat.resumeQuiet(id, Chat.ResumeOptions.DEFAULT)).needsSummary().piece().count();
+    assertTrue(calls > 2, "pieces: " + calls);
+    assertNull(Fixture.get(c.chat.resume(summary(c, id), false)));
+    ScriptedUi.Said said = ui.next();
+    assertEquals(Ui.Kind.ERROR, said.kind());
+    assertTrue(said.message().contains("the model is overloaded (1 part summarised before is kept; resuming again goes on from there)"),
+        said.message());
     assertEquals("compact", lastEventKind(c, id));
+    assertNull(c.chat.current());
+    // Again with a model that works: only the pieces left are asked for.
+    c.chat.setModel(model);
+    pieces.clear();
+    Protocol.ResumeResult r = Fixture.get(c.chat.resume(summary(c, id), false));
+    assertEquals(3, r.tier());
+    assertEquals(calls - 1, pieces.get(0).piece().count());
+    assertEquals(calls - 1, pieces.size());
+    assertTrue(r.conversation().get(0).toString().contains("FACT: the pipeline deploys from main"));
     assertEquals(id, c.chat.current());
   }
 

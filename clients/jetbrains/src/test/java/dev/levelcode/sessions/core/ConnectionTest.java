@@ -208,6 +208,6 @@ class ConnectionTest {
   }
 
   static Protocol.ResumeParams resume(String id, int window, boolean confirm) {
-    return new Protocol.ResumeParams(id, window, null, null, null, confirm ? true : null, null, null, null);
+    return new Protocol.ResumeParams(id, window, null, null, null, confirm ? true : null, null, null, null, null);
   }
 }

@@ -1,5 +1,5 @@
 // What a History entry says: its label (the title on one line), its secondary text
-// ("5 min ago · 3 turns · claude-sonnet-4"), its tooltip, relative times and the export file
+// ("5 min ago · 3 turns · claude-sonnet-4", then "· Claude Code" for an imported chat), its tooltip, relative times and the export file
 // name; the same rules as clients/vscode/src/history/labels.ts. Pure: callers pass `now`.
 package dev.levelcode.sessions.core.history;
 
@@ -46,10 +46,12 @@ public final class Labels {
     return one.isEmpty() ? Strings.History.UNTITLED : one;
   }
 
-  /** Relative time · turns · model (when known). */
+  /** Relative time · turns · model (when known) · the tool an imported chat came from. */
   public static String secondary(SessionSummary s, ZonedDateTime now) {
     List<String> parts = new ArrayList<>(List.of(relativeTime(s.updatedAt(), now), Strings.History.turns(s.turns())));
     if (s.model() != null && !s.model().isEmpty()) parts.add(s.model());
+    String tool = sourceTool(s);
+    if (tool != null) parts.add(tool);
     return String.join(Strings.History.SEPARATOR, parts);
   }
 
@@ -62,7 +64,17 @@ public final class Labels {
     out.add(Strings.History.created(localStamp(s.createdAt(), now)));
     out.add(Strings.History.turns(s.turns()) + (s.model() != null ? Strings.History.SEPARATOR + s.model() : ""));
     out.add(Strings.History.sessionId(s.id()));
+    if (s.source() != null) {
+      out.add(Strings.History.imported(sourceTool(s), s.source().version(), s.source().id()));
+      out.add(Strings.History.importedFile(s.source().path()));
+    }
     return out;
+  }
+
+  /** The tool an imported chat came from, as users name it; null for a chat of ours. */
+  public static String sourceTool(SessionSummary s) {
+    if (s.source() == null || s.source().tool() == null || s.source().tool().isBlank()) return null;
+    return Strings.History.tool(s.source().tool());
   }
 
   /** A line for screen readers. */
@@ -81,10 +93,11 @@ public final class Labels {
     return (base.isEmpty() ? s.id() : base) + ".md";
   }
 
-  /** Whether `s` matches the search field's text: every word in the title or preview, any case. */
+  /** Whether `s` matches the search field's text: every word in the title, preview, model or source tool, any case. */
   public static boolean matches(SessionSummary s, String query) {
     if (query == null || query.isBlank()) return true;
-    String hay = (label(s) + "\n" + (s.preview() == null ? "" : s.preview()) + "\n" + (s.model() == null ? "" : s.model())).toLowerCase();
+    String hay = (label(s) + "\n" + (s.preview() == null ? "" : s.preview()) + "\n" + (s.model() == null ? "" : s.model())
+        + "\n" + (sourceTool(s) == null ? "" : sourceTool(s))).toLowerCase();
     for (String w : query.toLowerCase().trim().split("\\s+")) if (!hay.contains(w)) return false;
     return true;
   }

@@ -131,7 +131,11 @@ public final class Protocol {
 
   @Schema("#/$defs/SessionListResult/properties/sessions/items")
   public record SessionSummary(String id, String project, String title, boolean titled, String createdAt, String updatedAt,
-      int turns, String model, String preview, int v, long bytes) {}
+      int turns, String model, String preview, int v, long bytes, Source source) {}
+
+  /** Where an imported session came from (protocol.md, "Imported sessions"); null for our own. */
+  @Schema("#/$defs/SessionListResult/properties/sessions/items/properties/source")
+  public record Source(String tool, String version, String path, String id, String project, String variant) {}
 
   @Schema("#/$defs/SessionListResult/properties/problems/items")
   public record Problem(String file, Integer line, String message) {}
@@ -143,7 +147,8 @@ public final class Protocol {
   public record ReadParams(String id, Integer tail, Integer from, Integer to) {}
 
   @Schema("#/$defs/SessionReadResult/properties/meta")
-  public record MetaLine(String kind, int v, String id, String project, String createdAt, String title, String model) {}
+  public record MetaLine(String kind, int v, String id, String project, String createdAt, String title, String model,
+      Source source) {}
 
   @Schema("#/$defs/SessionReadResult/properties/events/items")
   public record SeqEvent(int seq, JsonObject event) {}
@@ -153,7 +158,7 @@ public final class Protocol {
 
   @Schema("#/$defs/SessionResumeParams")
   public record ResumeParams(String id, int contextWindow, Double budgetRatio, Integer keepTurns, Boolean copy, Boolean confirm,
-      Integer consentThreshold, Map<String, Double> tokenCounts, JsonElement workDoneToken) {}
+      Integer consentThreshold, Integer summaryWindow, Map<String, Double> tokenCounts, JsonElement workDoneToken) {}
 
   @Schema("#/$defs/SessionResumeResult/properties/heldBy")
   public record HeldBy(Integer pid, String host) {}
@@ -163,10 +168,20 @@ public final class Protocol {
 
   @Schema("#/$defs/SessionResumeResult/properties/needsSummary")
   public record NeedsSummary(List<JsonElement> messages, String instructions, int inputTokens, int coversThrough,
-      int maxBriefingTokens) {}
+      int maxBriefingTokens, Piece piece, Shortened shortened) {}
+
+  /** Which summarise call of a tier-3 resume this is (index from 0) of how many; the last gives the final briefing. */
+  @Schema("#/$defs/SessionResumeResult/properties/needsSummary/properties/piece")
+  public record Piece(int index, int count) {
+    public boolean last() { return index == count - 1; }
+  }
+
+  /** A turn larger than a piece, shortened for the summariser only: tool outputs elided, messages cut. */
+  @Schema("#/$defs/SessionResumeResult/properties/needsSummary/properties/shortened")
+  public record Shortened(int toolOutputs, int messages) {}
 
   @Schema("#/$defs/SessionResumeResult/properties/needsConfirmation")
-  public record NeedsConfirmation(int inputTokens, int threshold) {}
+  public record NeedsConfirmation(int inputTokens, int threshold, int calls) {}
 
   /** The answer of session/resume and of session/compact (the schema has one def for each). */
   @Schema("#/$defs/SessionResumeResult")
@@ -247,7 +262,8 @@ public final class Protocol {
   public record TitleResult(String title) {}
 
   @Schema("#/$defs/SessionSummarizeParams")
-  public record SummarizeParams(String id, List<JsonElement> messages, String instructions) {}
+  public record SummarizeParams(String id, List<JsonElement> messages, String instructions, Piece piece, Integer coversThrough,
+      Integer inputTokens, Integer maxBriefingTokens, Shortened shortened) {}
 
   @Schema("#/$defs/SessionSummarizeResult")
   public record SummarizeResult(String briefing) {}
