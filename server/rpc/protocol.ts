@@ -79,7 +79,7 @@ export const SessionSummary = z
     title: z.string().describe('The latest title, or a fallback from the first user message.'),
     titled: z.boolean().describe('True when a title event exists (false: `title` is a fallback).'),
     createdAt: z.string(),
-    updatedAt: z.string().describe('Time of the last event.'),
+    updatedAt: z.string().describe('Time of the last message (user, assistant or agent line; createdAt before any). A rename, a seal or a compaction does not move it.'),
     turns: z.number().int().describe('Number of user messages.'),
     model: z.string().nullable(),
     preview: z.string().describe('One line of the first user message.'),
