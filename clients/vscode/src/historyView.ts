@@ -20,7 +20,7 @@ export const ITEM_CONTEXT = 'levelcodeSession';
 /** Context key, true once the first listing answered: the empty state waits for it. */
 export const LOADED_CONTEXT = 'levelcodeSessions.historyLoaded';
 /** Longest label in characters: longer titles are cut at a word (the tooltip has them whole). */
-export const LABEL_MAX = 28;
+export const LABEL_MAX = 24;
 
 export type HistoryNode = { kind: 'group'; key: GroupKey; items: SessionSummary[] } | { kind: 'session'; session: SessionSummary };
 

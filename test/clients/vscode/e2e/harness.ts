@@ -416,8 +416,9 @@ export class VsCode {
       .innerText({ timeout: WAIT });
   }
 
+  /** The row whose screen-reader line holds `text` (the label shows long titles cut). */
   historyRow(text: string): Locator {
-    return this.historyPane().locator('.monaco-list-row', { hasText: text }).first();
+    return this.historyPane().locator(`.monaco-list-row[aria-label*=${JSON.stringify(text)}]`).first();
   }
 
   /**

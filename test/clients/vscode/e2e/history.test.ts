@@ -207,7 +207,9 @@ describe('VS Code History (code-server)', () => {
     // F2 on the selected row renames too.
     await vs.dismissHover();
     await vs.historyStill();
-    await vs.historyRow('Migration plan, second try').click();
+    await vs.historyRow('Migration plan').click();
+    // The click opens the preview, which takes the focus when it is ready: wait for it.
+    await vs.page.locator('.tabs-container .tab.active', { hasText: 'Preview Migration plan, second try.md' }).first().waitFor({ timeout: 60_000 });
     await vs.command('LevelCode: Focus on History View');
     await vs.page.keyboard.press('F2');
     await input.waitFor({ state: 'visible', timeout: 60_000 });
@@ -260,6 +262,7 @@ describe('VS Code History (code-server)', () => {
     await vs.dismissHover();
     await vs.historyStill();
     await vs.historyRow(gone.first).click();
+    await vs.page.locator('.tabs-container .tab.active', { hasText: `Preview ${gone.first}.md` }).first().waitFor({ timeout: 60_000 });
     await vs.command('LevelCode: Focus on History View');
     await vs.page.keyboard.press('Delete');
     await vs.waitForRows((r) => !r.some((x) => x.startsWith(gone.first)), 'the deleted row hidden');
@@ -306,12 +309,13 @@ describe('VS Code History (code-server)', () => {
     await vs.page.keyboard.press('Escape');
   });
 
-  it('lists its settings in User settings as "LevelCode Sessions: …", the store folder first', async () => {
+  // The category is VS Code's own wording of the key prefix `levelcodeSessions`: "Levelcode".
+  it('lists its settings in User settings as "Levelcode Sessions: …", the store folder first', async () => {
     await vs.command('Preferences: Open User Settings');
     const titles = vs.page.locator('.settings-editor .setting-item-contents .setting-item-title').filter({ visible: true });
     await vs.page.locator('.settings-editor').first().waitFor({ timeout: 60_000 });
     await vs.page.keyboard.type('@ext:levelcode.levelcode-sessions');
-    await expect.poll(() => titles.first().innerText(), { timeout: 60_000 }).toMatch(/^LevelCode Sessions: Store Folder/);
+    await expect.poll(() => titles.first().innerText(), { timeout: 60_000 }).toMatch(/^Levelcode Sessions: Store Folder/);
     const first = vs.page.locator('.settings-editor .setting-item-contents').filter({ visible: true }).first();
     expect(await first.locator('.setting-item-description').innerText()).toContain('Where your chats are kept');
     // The User tab (not only Remote) holds them.
