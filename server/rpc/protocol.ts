@@ -375,7 +375,12 @@ export const sessionSearch = request(
 export const sessionRename = request(
   'session/rename',
   'clientToServer',
-  z.object({ id: SessionId, title: z.string().trim().min(1).max(500) }),
+  z.object({
+    id: SessionId,
+    // max before trim: the schema's maxLength is the length as sent, which is what a client
+    // validating against protocol.schema.json can check.
+    title: z.string().max(500).trim().min(1).describe('At most 500 characters as sent, not blank; trimmed, runs of whitespace made one space.'),
+  }),
   z.object({ id: SessionId, title: z.string() }),
   'Appends a title event (source "user").',
 );

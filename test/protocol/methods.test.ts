@@ -5,7 +5,7 @@
 import { existsSync, readFileSync, readdirSync, appendFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { cleanup, startSidecar, workspace, type Sidecar, fileOf, sessionWith as newSession } from '../helpers/sidecar.js';
+import { REPO, cleanup, startSidecar, workspace, type Sidecar, fileOf, sessionWith as newSession } from '../helpers/sidecar.js';
 import { RpcErrorCodes } from '../../server/rpc/errors.js';
 import * as P from '../../server/rpc/protocol.js';
 
@@ -237,6 +237,12 @@ describe('session/rename', () => {
     const last = JSON.parse(readFileSync(fileOf(root, id), 'utf8').trimEnd().split('\n').pop()!);
     expect(last).toMatchObject({ kind: 'title', title: 'Refunds via keys', source: 'user' });
     expect((await s.error('session/rename', { id, title: '   ' })).code).toBe(RpcErrorCodes.InvalidParams);
+    // The schema's maxLength is the length as sent: 500 characters pass, 501 do not, even if
+    // trimming would bring them under (a client checking against protocol.schema.json agrees).
+    const schema = JSON.parse(readFileSync(join(REPO, 'protocol.schema.json'), 'utf8'));
+    expect(JSON.stringify(schema)).toContain('"maxLength":500');
+    expect(await s.call(P.sessionRename, { id, title: 'x'.repeat(500) })).toMatchObject({ title: 'x'.repeat(500) });
+    expect((await s.error('session/rename', { id, title: ` ${'x'.repeat(499)} ` })).code).toBe(RpcErrorCodes.InvalidParams);
     await s.stop();
   });
 });
@@ -315,6 +321,22 @@ describe('session/seal with a title model that never answers', () => {
 });
 
 describe('session/fork', () => {
+  it('refuses a session of a newer schema rather than copy it with loss', async () => {
+    const { root, project } = workspace();
+    const s = await startSidecar({ root });
+    const id = await sessionWith(s, project, [USER('from the future')]);
+    const file = fileOf(root, id);
+    const [metaLine, ...rest] = readFileSync(file, 'utf8').split('\n');
+    writeFileSync(file, [JSON.stringify({ ...JSON.parse(metaLine), v: 2, futureField: { kept: true } }), ...rest].join('\n'));
+    const before = (await s.call(P.sessionList, { project })).sessions.length;
+    const e = await s.error('session/fork', { id });
+    expect(e.code).toBe(RpcErrorCodes.SchemaTooNew);
+    expect(e.data).toEqual({ reason: 'schema-too-new', v: 2, supported: 1 });
+    expect(e.message).toContain('cannot copy it faithfully');
+    expect((await s.call(P.sessionList, { project })).sessions.length).toBe(before);
+    await s.stop();
+  });
+
   it('copies every event verbatim into a new session this sidecar owns', async () => {
     const { root, project } = workspace();
     const s = await startSidecar({ root });

@@ -212,8 +212,8 @@ describe('VS Code History (code-server)', () => {
     await vs.page.locator('.tabs-container .tab.active', { hasText: 'Preview Migration plan, second try.md' }).first().waitFor({ timeout: 60_000 });
     await vs.command('LevelCode: Focus on History View');
     await vs.page.keyboard.press('F2');
-    await input.waitFor({ state: 'visible', timeout: 60_000 });
-    expect(await input.inputValue()).toBe('Migration plan, second try');
+    // The palette's input closes first; then the rename box opens with the title.
+    await expect.poll(() => input.inputValue(), { timeout: 60_000 }).toBe('Migration plan, second try');
     await vs.page.keyboard.press('Escape');
   });
 
