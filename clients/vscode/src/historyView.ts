@@ -25,7 +25,7 @@ export const LABEL_MAX = 24;
 export type HistoryNode = { kind: 'group'; key: GroupKey; items: SessionSummary[] } | { kind: 'session'; session: SessionSummary };
 
 const REFRESH_DEBOUNCE_MS = 150;
-/** Relative times ("5 min ago") are redrawn this often while the view is visible. */
+/** Relative times ("5 min") are redrawn this often while the view is visible. */
 const TICK_MS = 60_000;
 const MAX_SESSIONS = 5000;
 
