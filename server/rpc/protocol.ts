@@ -82,7 +82,7 @@ export const SessionSummary = z
     updatedAt: z.string().describe('Time of the last message (user, assistant or agent line; createdAt before any). A rename, a seal or a compaction does not move it.'),
     turns: z.number().int().describe('Number of user messages.'),
     model: z.string().nullable(),
-    preview: z.string().describe('One line of the first user message.'),
+    preview: z.string().describe('One line of the latest user message.'),
     v: z.number().int().describe('Schema version of the file.'),
     bytes: z.number().int().describe('File size in bytes.'),
   })

@@ -86,6 +86,16 @@ describe('session/append', () => {
 });
 
 describe('session/list', () => {
+  it('previews the latest user message, as protocol.md and the schema say', async () => {
+    const { root, project } = workspace();
+    const s = await startSidecar({ root });
+    const id = await sessionWith(s, project, [USER('the first question'), ASSISTANT('a'), USER('and the tests?')]);
+    expect((await s.call(P.sessionList, { project })).sessions.find((x) => x.id === id)).toMatchObject({ preview: 'and the tests?' });
+    const schema = readFileSync(join(REPO, 'protocol.schema.json'), 'utf8');
+    expect(schema).toContain('One line of the latest user message.');
+    await s.stop();
+  });
+
   it('lists newest first, by project or all, a page at a time', async () => {
     const { root, project, base } = workspace();
     const other = join(base, 'other');
@@ -98,6 +108,9 @@ describe('session/list', () => {
     await s.call(P.sessionAppend, { id: ids[0], events: [ASSISTANT('late answer')] });
 
     const full = await s.call(P.sessionList, { project });
+    // `all` wins over `project`, as protocol.md says.
+    const both = await s.call(P.sessionList, { project, all: true });
+    expect(both.sessions.map((x) => x.id).sort()).toEqual([...ids, elsewhere].sort());
     expect(full.sessions.map((x) => x.id)).toHaveLength(5);
     expect(full.sessions[0].id).toBe(ids[0]);
     expect(full.nextCursor).toBeUndefined();
