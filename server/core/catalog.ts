@@ -29,8 +29,8 @@ import { fromFsError } from './errors.js';
 const reader = () => import('./reader.js');
 
 export const INDEX_FILE = 'index.json';
-/** 2: a user line holding only tool results is not a turn (reader.ts isTurn). */
-export const INDEX_FORMAT = 2;
+/** 2: a user line holding only tool results is not a turn (reader.ts isTurn). 3: updatedAt is the last message, not the last event. */
+export const INDEX_FORMAT = 3;
 const ABOUT =
   'Cache of the session files in this folder, for fast listing. Safe to delete: it is rebuilt ' +
   'from the *.jsonl files, which are the only truth. An entry is used only while its file size ' +

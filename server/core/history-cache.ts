@@ -40,7 +40,7 @@ export { HISTORY_CACHE_FILE };
  * Bumped whenever what a row holds, or how it is written, changes (SessionEntry,
  * toSessionEntry, displayTitle, the JSON's indentation): a cache of another format is a miss.
  */
-export const HISTORY_CACHE_FORMAT = 2; // 2: turns no longer count tool-result-only user lines
+export const HISTORY_CACHE_FORMAT = 3; // 2: turns no longer count tool-result-only user lines; 3: updatedAt = last message
 /** index.json's name (catalog.ts INDEX_FILE; not imported, so that a hit loads no catalog). */
 const INDEX_FILE = 'index.json';
 const ABOUT =

@@ -417,6 +417,7 @@ export async function readTail(
 /** What the index needs of a session, foldable over appended bytes. */
 export interface Digest {
   turns: number;
+  /** Time of the last message (user, assistant or agent line); createdAt before any. */
   updatedAt: string;
   preview: string;
   firstUser: string;
@@ -484,7 +485,7 @@ function digestFolder(d: Digest): { onLine: (line: Line) => void | false; want: 
     d.folded = line.end + 1;
     const m = head;
     if (m && m[1] !== 'user' && m[1] !== 'title') {
-      d.updatedAt = m[2];
+      if (m[1] === 'assistant' || m[1] === 'agent') d.updatedAt = m[2];
       return;
     }
     const r = parseEventLine(line.bytes);
@@ -512,8 +513,13 @@ export function isTurn(ev: SessionEvent): boolean {
   return !c.every((b) => b && typeof b === 'object' && ((b as { type?: unknown }).type === 'tool_result' || (b as { type?: unknown }).type === 'function_call_output'));
 }
 
+/** Kinds that are a message of the conversation: only these move `updatedAt` (a rename, a seal or a compaction does not). */
+export function isMessage(kind: string): boolean {
+  return kind === 'user' || kind === 'assistant' || kind === 'agent';
+}
+
 function applyEvent(d: Digest, ev: SessionEvent): void {
-  if (typeof ev.t === 'string') d.updatedAt = ev.t;
+  if (typeof ev.t === 'string' && isMessage(ev.kind)) d.updatedAt = ev.t;
   if (ev.kind === 'user') {
     if (isTurn(ev)) d.turns++;
     const line = oneLine(textOf(ev.content), 200);

@@ -68,6 +68,8 @@ export interface StoreWatcher {
    * do without deferStats.
    */
   settle(): void;
+  /** Resolves when every report found so far, and what the snapshot learns in the background, is done. */
+  idle(): Promise<void>;
   close(): void;
 }
 
@@ -177,6 +179,10 @@ class Watcher implements StoreWatcher {
     this.unsettled = undefined;
     // A first listing of each: what it finds is the snapshot, not reported.
     for (const dir of dirs) this.listDir(dir, [], false);
+  }
+
+  idle(): Promise<void> {
+    return this.chain;
   }
 
   close(): void {
@@ -357,6 +363,24 @@ class Watcher implements StoreWatcher {
     for (const [file, s] of this.seen) if (s.dir === dir) this.checkFile(file, dir, found);
   }
 
+  /**
+   * Reads, behind any report, the project of files found present (not reported), so that their
+   * deletion, once the file is gone, still carries its project: from the folder's index.json
+   * when it has them, else from each file's meta line.
+   */
+  private learnProjects(files: string[]): void {
+    this.chain = this.chain
+      .then(async () => {
+        for (const file of files) {
+          if (this.closed) return;
+          const s = this.seen.get(file);
+          if (!s || s.project) continue;
+          s.project = (await cachedProject(s.dir, s.id)) || (await projectOf(file));
+        }
+      })
+      .catch((e) => this.opts.onError?.(e));
+  }
+
   /** Lists a folder: files not seen before are new, seen files not listed are gone. */
   private listDir(dir: string, found: Found[], report: boolean): void {
     const st = statOrUndefined(dir);
@@ -371,6 +395,7 @@ class Watcher implements StoreWatcher {
     this.dirs.set(dir, { mtimeMs: st?.mtimeMs ?? NaN, listedAt });
     if (!first) this.opts.onFolderTouched?.(dir);
     const present = new Set<string>();
+    const unnamed: string[] = [];
     for (const name of names) {
       const m = FILE_RE.exec(name);
       if (!m || !SESSION_ID_RE.test(m[1])) continue;
@@ -387,7 +412,9 @@ class Watcher implements StoreWatcher {
       this.seen.set(file, { size: fst.size, mtimeMs: fst.mtimeMs, id: m[1], project: '', dir, hotUntil: report ? Date.now() + HOT_MS : 0 });
       this.sweepDirty = true;
       if (report) found.push({ file, kind: 'created' });
+      else unnamed.push(file);
     }
+    if (unnamed.length) this.learnProjects(unnamed);
     if (first) return;
     for (const [file, s] of this.seen) if (s.dir === dir && !present.has(file)) this.gone(file, found);
   }

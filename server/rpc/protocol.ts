@@ -79,10 +79,10 @@ export const SessionSummary = z
     title: z.string().describe('The latest title, or a fallback from the first user message.'),
     titled: z.boolean().describe('True when a title event exists (false: `title` is a fallback).'),
     createdAt: z.string(),
-    updatedAt: z.string().describe('Time of the last event.'),
+    updatedAt: z.string().describe('Time of the last message (user, assistant or agent line; createdAt before any). A rename, a seal or a compaction does not move it.'),
     turns: z.number().int().describe('Number of user messages.'),
     model: z.string().nullable(),
-    preview: z.string().describe('One line of the first user message.'),
+    preview: z.string().describe('One line of the latest user message.'),
     v: z.number().int().describe('Schema version of the file.'),
     bytes: z.number().int().describe('File size in bytes.'),
     source: z
@@ -386,7 +386,12 @@ export const sessionSearch = request(
 export const sessionRename = request(
   'session/rename',
   'clientToServer',
-  z.object({ id: SessionId, title: z.string().trim().min(1).max(500) }),
+  z.object({
+    id: SessionId,
+    // max before trim: the schema's maxLength is the length as sent, which is what a client
+    // validating against protocol.schema.json can check.
+    title: z.string().max(500).trim().min(1).describe('At most 500 characters as sent, not blank; trimmed, runs of whitespace made one space.'),
+  }),
   z.object({ id: SessionId, title: z.string() }),
   'Appends a title event (source "user").',
 );

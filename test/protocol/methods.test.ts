@@ -5,7 +5,7 @@
 import { existsSync, readFileSync, readdirSync, appendFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { cleanup, startSidecar, workspace, type Sidecar, fileOf, sessionWith as newSession } from '../helpers/sidecar.js';
+import { REPO, cleanup, startSidecar, workspace, type Sidecar, fileOf, sessionWith as newSession } from '../helpers/sidecar.js';
 import { RpcErrorCodes } from '../../server/rpc/errors.js';
 import * as P from '../../server/rpc/protocol.js';
 
@@ -86,6 +86,16 @@ describe('session/append', () => {
 });
 
 describe('session/list', () => {
+  it('previews the latest user message, as protocol.md and the schema say', async () => {
+    const { root, project } = workspace();
+    const s = await startSidecar({ root });
+    const id = await sessionWith(s, project, [USER('the first question'), ASSISTANT('a'), USER('and the tests?')]);
+    expect((await s.call(P.sessionList, { project })).sessions.find((x) => x.id === id)).toMatchObject({ preview: 'and the tests?' });
+    const schema = readFileSync(join(REPO, 'protocol.schema.json'), 'utf8');
+    expect(schema).toContain('One line of the latest user message.');
+    await s.stop();
+  });
+
   it('lists newest first, by project or all, a page at a time', async () => {
     const { root, project, base } = workspace();
     const other = join(base, 'other');
@@ -98,6 +108,9 @@ describe('session/list', () => {
     await s.call(P.sessionAppend, { id: ids[0], events: [ASSISTANT('late answer')] });
 
     const full = await s.call(P.sessionList, { project });
+    // `all` wins over `project`, as protocol.md says.
+    const both = await s.call(P.sessionList, { project, all: true });
+    expect(both.sessions.map((x) => x.id).sort()).toEqual([...ids, elsewhere].sort());
     expect(full.sessions.map((x) => x.id)).toHaveLength(5);
     expect(full.sessions[0].id).toBe(ids[0]);
     expect(full.nextCursor).toBeUndefined();
@@ -237,6 +250,12 @@ describe('session/rename', () => {
     const last = JSON.parse(readFileSync(fileOf(root, id), 'utf8').trimEnd().split('\n').pop()!);
     expect(last).toMatchObject({ kind: 'title', title: 'Refunds via keys', source: 'user' });
     expect((await s.error('session/rename', { id, title: '   ' })).code).toBe(RpcErrorCodes.InvalidParams);
+    // The schema's maxLength is the length as sent: 500 characters pass, 501 do not, even if
+    // trimming would bring them under (a client checking against protocol.schema.json agrees).
+    const schema = JSON.parse(readFileSync(join(REPO, 'protocol.schema.json'), 'utf8'));
+    expect(JSON.stringify(schema)).toContain('"maxLength":500');
+    expect(await s.call(P.sessionRename, { id, title: 'x'.repeat(500) })).toMatchObject({ title: 'x'.repeat(500) });
+    expect((await s.error('session/rename', { id, title: ` ${'x'.repeat(499)} ` })).code).toBe(RpcErrorCodes.InvalidParams);
     await s.stop();
   });
 });
@@ -315,6 +334,22 @@ describe('session/seal with a title model that never answers', () => {
 });
 
 describe('session/fork', () => {
+  it('refuses a session of a newer schema rather than copy it with loss', async () => {
+    const { root, project } = workspace();
+    const s = await startSidecar({ root });
+    const id = await sessionWith(s, project, [USER('from the future')]);
+    const file = fileOf(root, id);
+    const [metaLine, ...rest] = readFileSync(file, 'utf8').split('\n');
+    writeFileSync(file, [JSON.stringify({ ...JSON.parse(metaLine), v: 2, futureField: { kept: true } }), ...rest].join('\n'));
+    const before = (await s.call(P.sessionList, { project })).sessions.length;
+    const e = await s.error('session/fork', { id });
+    expect(e.code).toBe(RpcErrorCodes.SchemaTooNew);
+    expect(e.data).toEqual({ reason: 'schema-too-new', v: 2, supported: 1 });
+    expect(e.message).toContain('cannot copy it faithfully');
+    expect((await s.call(P.sessionList, { project })).sessions.length).toBe(before);
+    await s.stop();
+  });
+
   it('copies every event verbatim into a new session this sidecar owns', async () => {
     const { root, project } = workspace();
     const s = await startSidecar({ root });

@@ -27,6 +27,21 @@ describe('watchStore', () => {
   });
 
   for (const poll of [true, false]) {
+    it(`reports the project of a deleted session that was there before it started, without an index (${poll ? 'poll' : 'fs.watch'})`, async () => {
+      const root = tempDir();
+      const dir = join(root, '-p');
+      mkdirSync(dir);
+      const old = '2026-01-01T00-00-00-cccc';
+      writeFileSync(join(dir, `${old}.jsonl`), meta(old, '/the/project') + line({ kind: 'user', content: 'x' }));
+      const seen = new Recorder<StoreChange>();
+      watcher = await watchStore({ root, poll, pollMs: 50 }, (c) => seen.push(c));
+      await watcher.idle();
+      rmSync(join(dir, `${old}.jsonl`));
+      expect(await seen.waitFor((c) => c.id === old)).toEqual({ id: old, project: '/the/project', change: 'deleted' });
+    });
+  }
+
+  for (const poll of [true, false]) {
     it(`reports changes after the first scan (${poll ? 'poll' : 'fs.watch'})`, async () => {
       const root = tempDir();
       const dir = join(root, '-p');

@@ -105,6 +105,22 @@ describe('create and append', () => {
 });
 
 describe('listing', () => {
+  it('orders by the last message: a rename or a seal-like event moves nothing, on a cold and a warm listing', async () => {
+    const s = mkStore();
+    const older = await s.create({ project });
+    await s.append(older.id, [user('older chat', '2026-07-28T09:00:00.000Z'), assistant('ok', '2026-07-28T09:00:05.000Z')]);
+    const newer = await s.create({ project });
+    await s.append(newer.id, [user('newer chat', '2026-07-28T10:00:00.000Z')]);
+    // Both written long after the messages (now): neither may move the older chat up.
+    await s.rename(older.id, 'Renamed later');
+    await s.append(older.id, [{ kind: 'event', t: new Date().toISOString(), type: 'sealed' }]);
+    for (const store of [s, mkStore()]) {
+      const { sessions } = await store.list({ project });
+      expect(sessions.map((x) => x.id)).toEqual([newer.id, older.id]);
+      expect(sessions[1]).toMatchObject({ title: 'Renamed later', updatedAt: '2026-07-28T09:00:05.000Z' });
+    }
+  });
+
   it('lists newest first with title, turns, preview and model', async () => {
     const s = mkStore();
     const a = await s.create({ project, model: 'm1' });

@@ -2,7 +2,7 @@
 // QuickPick searching titles, first messages and, through session/search, the transcripts),
 // Resume Last Chat, and the item actions Resume, Open Transcript, Rename, Delete (deferred, with
 // Undo: see pendingDeletes.ts), Copy as Markdown, Export as Markdown. An item action run from the
-// palette asks which chat first.
+// palette asks which chat first; F2 and Delete on the History view act on the selected row.
 
 import * as vscode from 'vscode';
 import { codeOf, messageOf, type Chat } from './chat';
@@ -13,7 +13,7 @@ import type { HistoryNode, HistoryProvider } from './historyView';
 import { ErrorCodes, type SessionSummary } from './protocol';
 import type { Sidecar } from './sidecar';
 import { S } from './strings';
-import { openTranscript } from './transcript';
+import { openTranscript, openTranscriptPreview } from './transcript';
 
 export interface CommandDeps {
   sidecar: Sidecar;
@@ -208,6 +208,18 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
     if (s) await openTranscript(s);
   }
 
+  /** A click on a row: the transcript rendered. */
+  async function transcriptPreview(arg: Target): Promise<void> {
+    const s = await target(arg, S.pick.transcriptPlaceholder);
+    if (s) await openTranscriptPreview(s);
+  }
+
+  /** Delete and F2 on the History view: the selected row (nothing selected: nothing to do). */
+  const onSelected = (fn: (arg: Target) => Promise<void>) => async () => {
+    const node = history.view?.selection[0];
+    if (node?.kind === 'session') await fn(node);
+  };
+
   async function resume(arg: Target): Promise<void> {
     const s = await target(arg, S.pick.resumePlaceholder);
     if (s) await chat.resumeInteractive({ id: s.id, title: itemLabel(s) });
@@ -239,6 +251,9 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
     r('levelcodeSessions.resumeLast', resumeLast),
     r('levelcodeSessions.resume', resume),
     r('levelcodeSessions.openTranscript', transcript),
+    r('levelcodeSessions.openTranscriptPreview', transcriptPreview),
+    r('levelcodeSessions.renameSelected', onSelected(rename)),
+    r('levelcodeSessions.deleteSelected', onSelected(remove)),
     r('levelcodeSessions.rename', rename),
     r('levelcodeSessions.delete', remove),
     r('levelcodeSessions.copyMarkdown', copyMarkdown),

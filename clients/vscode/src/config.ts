@@ -36,9 +36,18 @@ export const DEFAULTS: Settings = {
 /** Settings whose change needs a new sidecar process. */
 export const RESTART_KEYS: readonly (keyof Settings)[] = ['storeFolder', 'sidecarPath', 'consentThreshold'];
 
+/**
+ * Settings only the user's own settings may set: a workspace's `.vscode/settings.json` must not
+ * choose the program the extension runs or the folder it writes to. Their manifest scope is
+ * `window` so that code-server lists them under User (a `machine` scope shows only under Remote);
+ * workspace values are ignored here instead.
+ */
+export const USER_ONLY: readonly (keyof Settings)[] = ['storeFolder', 'sidecarPath'];
+
 export function readSettings(): Settings {
   const c = vscode.workspace.getConfiguration(SECTION);
-  const str = (k: keyof Settings) => (c.get<string>(k) ?? (DEFAULTS[k] as string)).trim();
+  const userValue = (k: keyof Settings) => c.inspect<string>(k)?.globalValue;
+  const str = (k: keyof Settings) => ((USER_ONLY.includes(k) ? userValue(k) : c.get<string>(k)) ?? (DEFAULTS[k] as string)).trim();
   const num = (k: keyof Settings, min: number, max: number) => {
     const v = c.get<number>(k);
     return typeof v === 'number' && Number.isFinite(v) && v >= min && v <= max ? v : (DEFAULTS[k] as number);

@@ -1,12 +1,15 @@
-// The History view: a TreeView of the open folder's sessions grouped Today / Yesterday / This
-// week / Older (group.ts), each item titled, described "5 min ago · 3 turns · model" and with a
-// preview tooltip (labels.ts). It reloads on session/didChange (debounced), after the sidecar
+// The History view: a TreeView of the open folder's sessions grouped Today / Yesterday / Previous
+// 7 days / Previous 30 days / months (group.ts), each item titled (shortened so that the
+// description shows at the default sidebar width), described "5 min · 3 turns · model" (with the
+// project when no folder is open) and with a tooltip of the whole title and preview (labels.ts).
+// A click opens the transcript rendered (Markdown preview). It reloads on session/didChange (debounced), after the sidecar
 // (re)starts, and on request; chats awaiting deletion (pendingDeletes.ts) are hidden.
 //
 // Owns no data: the sidecar's session/list is the truth, this keeps only the last answer.
 
 import * as vscode from 'vscode';
-import { groupSessions, type GroupKey } from './history/group';
+import { basename } from 'node:path';
+import { groupLabel, groupSessions, type GroupKey } from './history/group';
 import { accessibilityLabel, itemDescription, itemLabel, tooltipLines } from './history/labels';
 import type { SessionSummary } from './protocol';
 import type { Sidecar } from './sidecar';
@@ -14,11 +17,15 @@ import { S } from './strings';
 
 export const VIEW_ID = 'levelcodeSessions.history';
 export const ITEM_CONTEXT = 'levelcodeSession';
+/** Context key, true once the first listing answered: the empty state waits for it. */
+export const LOADED_CONTEXT = 'levelcodeSessions.historyLoaded';
+/** Longest label in characters: longer titles are cut at a word (the tooltip has them whole). */
+export const LABEL_MAX = 24;
 
 export type HistoryNode = { kind: 'group'; key: GroupKey; items: SessionSummary[] } | { kind: 'session'; session: SessionSummary };
 
 const REFRESH_DEBOUNCE_MS = 150;
-/** Relative times ("5 min ago") are redrawn this often while the view is visible. */
+/** Relative times ("5 min") are redrawn this often while the view is visible. */
 const TICK_MS = 60_000;
 const MAX_SESSIONS = 5000;
 
@@ -115,6 +122,7 @@ export class HistoryProvider implements vscode.TreeDataProvider<HistoryNode>, vs
       this.error = e instanceof Error ? e.message : String(e);
       this.sidecar.log.warn(`History: ${this.error}`);
     }
+    if (!this.loaded) void vscode.commands.executeCommand('setContext', LOADED_CONTEXT, true);
     this.loaded = true;
     this.redraw();
     this.loadedEmitter.fire();
@@ -166,21 +174,22 @@ export class HistoryProvider implements vscode.TreeDataProvider<HistoryNode>, vs
 
   getTreeItem(node: HistoryNode): vscode.TreeItem {
     if (node.kind === 'group') {
-      const item = new vscode.TreeItem(S.groups[node.key], vscode.TreeItemCollapsibleState.Expanded);
+      const item = new vscode.TreeItem(groupLabel(node.key, this.now()), vscode.TreeItemCollapsibleState.Expanded);
       item.id = `group:${node.key}`;
       item.contextValue = 'levelcodeGroup';
       return item;
     }
     const s = node.session;
     const now = this.now();
-    const item = new vscode.TreeItem(itemLabel(s), vscode.TreeItemCollapsibleState.None);
+    const item = new vscode.TreeItem(fitLabel(itemLabel(s)), vscode.TreeItemCollapsibleState.None);
     item.id = s.id;
-    item.description = itemDescription(s, now);
+    const everyProject = this.projects().length === 0;
+    item.description = itemDescription(s, now) + (everyProject ? `${S.history.separator}${basename(s.project)}` : '');
     item.tooltip = tooltip(s);
     item.contextValue = ITEM_CONTEXT;
     item.iconPath = new vscode.ThemeIcon('comment-discussion');
     item.accessibilityInformation = { label: accessibilityLabel(s, now) };
-    item.command = { command: 'levelcodeSessions.openTranscript', title: S.pick.openTranscript, arguments: [node] };
+    item.command = { command: 'levelcodeSessions.openTranscriptPreview', title: S.pick.openTranscript, arguments: [node] };
     return item;
   }
 
@@ -191,20 +200,26 @@ export class HistoryProvider implements vscode.TreeDataProvider<HistoryNode>, vs
   }
 }
 
+/** A title cut at a word to LABEL_MAX characters, with an ellipsis. */
+export function fitLabel(label: string): string {
+  if (label.length <= LABEL_MAX) return label;
+  const cut = label.slice(0, LABEL_MAX - 1);
+  const space = cut.lastIndexOf(' ');
+  return `${(space > LABEL_MAX / 2 ? cut.slice(0, space) : cut).trimEnd()}…`;
+}
+
+/**
+ * Markdown-escapes text. Not MarkdownString.appendText: it turns every space into &nbsp;, so a
+ * tooltip could only wrap inside words.
+ */
+function escapeMd(text: string): string {
+  return text.replace(/[\\`*_{}[\]()#+\-.!|<>~&]/g, '\\$&').replace(/\s+/g, ' ');
+}
+
 function tooltip(s: SessionSummary): vscode.MarkdownString {
   const t = tooltipLines(s);
-  const md = new vscode.MarkdownString(undefined, true);
-  md.appendMarkdown('**');
-  md.appendText(t.title);
-  md.appendMarkdown('**\n\n');
-  if (t.preview) {
-    md.appendMarkdown('> ');
-    md.appendText(t.preview);
-    md.appendMarkdown('\n\n');
-  }
-  for (const f of t.facts) {
-    md.appendText(f);
-    md.appendMarkdown('  \n');
-  }
-  return md;
+  const parts = [`**${escapeMd(t.title)}**`];
+  if (t.preview) parts.push(`> ${escapeMd(t.preview)}`);
+  parts.push(t.facts.map(escapeMd).join('  \n'));
+  return new vscode.MarkdownString(parts.join('\n\n'));
 }

@@ -7,19 +7,30 @@ const plural = (n: number, one: string, many: string) => `${n} ${n === 1 ? one :
 
 export const S = {
   time: {
-    justNow: 'just now',
-    minutesAgo: (n: number) => `${n} min ago`,
-    hoursAgo: (n: number) => `${n} h ago`,
-    yesterday: 'yesterday',
-    daysAgo: (n: number) => `${n} days ago`,
+    // Short, as VS Code's chat list has them, so the description fits beside the title.
+    justNow: 'now',
+    minutesAgo: (n: number) => `${n} min`,
+    hoursAgo: (n: number) => `${n} h`,
+    daysAgo: (n: number) => `${n} d`,
+    weeksAgo: (n: number) => `${n} wk`,
     unknown: 'unknown time',
+    // The long forms, for screen readers.
+    long: {
+      justNow: 'just now',
+      minutesAgo: (n: number) => plural(n, 'minute ago', 'minutes ago'),
+      hoursAgo: (n: number) => plural(n, 'hour ago', 'hours ago'),
+      daysAgo: (n: number) => plural(n, 'day ago', 'days ago'),
+      weeksAgo: (n: number) => plural(n, 'week ago', 'weeks ago'),
+    },
     months: ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'] as const,
   },
   groups: {
     today: 'Today',
     yesterday: 'Yesterday',
-    thisWeek: 'This week',
-    older: 'Older',
+    last7: 'Previous 7 days',
+    last30: 'Previous 30 days',
+    unknown: 'Unknown date',
+    months: ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December'] as const,
   },
   history: {
     untitled: 'Untitled chat',
@@ -28,6 +39,7 @@ export const S = {
     tooltipUpdated: (s: string) => `Last used ${s}`,
     tooltipCreated: (s: string) => `Started ${s}`,
     tooltipId: (id: string) => `Session ${id}`,
+    tooltipProject: (path: string) => `Project ${path}`,
     loading: 'Loading History…',
     sidecarDown: 'The History service is not running.',
     problems: (n: number) => plural(n, 'file could not be read (see the log)', 'files could not be read (see the log)'),
@@ -115,4 +127,3 @@ export const S = {
   },
 } as const;
 
-export type GroupLabelKey = keyof typeof S.groups;

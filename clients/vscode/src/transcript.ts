@@ -2,6 +2,7 @@
 // (TextDocumentContentProvider) under the scheme `levelcode-session:`. The text is the sidecar's
 // own Markdown export, so it matches Copy/Export as Markdown. A large session opens at its end
 // (the latest turns are what one comes back for); an open transcript follows appends live.
+// A click on a History row opens it rendered instead (openTranscriptPreview).
 //
 // URIs: levelcode-session:/<session id>/<title>.md (the file name gives the tab its title and
 // the `.md` the Markdown language).
@@ -65,4 +66,9 @@ export async function openTranscript(s: { id: string; title: string }, preview =
     editor.revealRange(new vscode.Range(end, end), vscode.TextEditorRevealType.InCenterIfOutsideViewport);
   }
   return editor;
+}
+
+/** Opens the transcript rendered, in VS Code's Markdown preview (a click on a History row). */
+export async function openTranscriptPreview(s: { id: string; title: string }): Promise<void> {
+  await vscode.commands.executeCommand('markdown.showPreview', transcriptUri(s));
 }

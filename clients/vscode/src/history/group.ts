@@ -1,25 +1,21 @@
-// Groups History entries by when they were last used: Today, Yesterday, This week, Older, in the
+// Groups History entries by when they were last talked in, as VS Code's own chat list does:
+// Today, Yesterday, Previous 7 days, Previous 30 days, then one group per calendar month, in the
 // user's local calendar (not rolling 24-hour windows: "yesterday" at 00:30 means the day before).
 // Pure: no `vscode` import, no clock of its own (callers pass `now`), so it is unit-tested.
 
-export type GroupKey = 'today' | 'yesterday' | 'thisWeek' | 'older';
+import { S } from '../strings';
 
-/** Display order of the groups. */
-export const GROUP_ORDER: readonly GroupKey[] = ['today', 'yesterday', 'thisWeek', 'older'];
+/** 'today' | 'yesterday' | 'last7' | 'last30' | 'month:YYYY-MM' | 'unknown'. */
+export type GroupKey = string;
 
 export interface Dated {
-  /** ISO 8601 time of the last event. */
+  /** ISO 8601 time of the last message. */
   updatedAt: string;
 }
 
 export interface Group<T> {
   key: GroupKey;
   items: T[];
-}
-
-export interface GroupOptions {
-  /** First day of the week, 0 = Sunday ... 6 = Saturday. Default 1 (Monday, ISO 8601). */
-  weekStart?: number;
 }
 
 /** Local midnight of the day `d` falls on. */
@@ -32,35 +28,46 @@ export function addDays(d: Date, days: number): Date {
   return new Date(d.getFullYear(), d.getMonth(), d.getDate() + days);
 }
 
-/** Which group a time belongs to, seen at `now`. Unparsable and future times count as today. */
-export function groupOf(updatedAt: string, now: Date, opts: GroupOptions = {}): GroupKey {
+/** Which group a time belongs to, seen at `now`. Future times count as today. */
+export function groupOf(updatedAt: string, now: Date): GroupKey {
   const t = Date.parse(updatedAt);
-  if (Number.isNaN(t)) return 'older';
+  if (Number.isNaN(t)) return 'unknown';
   const today = startOfDay(now);
   if (t >= today.getTime()) return 'today';
-  const yesterday = addDays(today, -1);
-  if (t >= yesterday.getTime()) return 'yesterday';
-  const weekStart = opts.weekStart ?? 1;
-  const back = (today.getDay() - weekStart + 7) % 7;
-  const startOfWeek = addDays(today, -back);
-  if (t >= startOfWeek.getTime()) return 'thisWeek';
-  return 'older';
+  if (t >= addDays(today, -1).getTime()) return 'yesterday';
+  if (t >= addDays(today, -7).getTime()) return 'last7';
+  if (t >= addDays(today, -30).getTime()) return 'last30';
+  const d = new Date(t);
+  return `month:${d.getFullYear()}-${String(d.getMonth() + 1).padStart(2, '0')}`;
+}
+
+const NAMED: Record<string, string> = { today: S.groups.today, yesterday: S.groups.yesterday, last7: S.groups.last7, last30: S.groups.last30, unknown: S.groups.unknown };
+
+/** A group's heading: "Today" ... "Previous 30 days", "October" (this year), "October 2025". */
+export function groupLabel(key: GroupKey, now: Date): string {
+  const m = /^month:(\d{4})-(\d{2})$/.exec(key);
+  if (!m) return NAMED[key] ?? key;
+  const name = S.groups.months[Number(m[2]) - 1];
+  return Number(m[1]) === now.getFullYear() ? name : `${name} ${m[1]}`;
 }
 
 /**
  * Sorts newest first (updatedAt, then id, as the sidecar does) and splits into the non-empty
- * groups, in GROUP_ORDER.
+ * groups, newest group first (unreadable times last).
  */
-export function groupSessions<T extends Dated & { id: string }>(items: readonly T[], now: Date, opts: GroupOptions = {}): Group<T>[] {
-  const sorted = [...items].sort(newestFirst);
+export function groupSessions<T extends Dated & { id: string }>(items: readonly T[], now: Date): Group<T>[] {
   const byKey = new Map<GroupKey, T[]>();
-  for (const item of sorted) {
-    const key = groupOf(item.updatedAt, now, opts);
+  for (const item of [...items].sort(newestFirst)) {
+    const key = groupOf(item.updatedAt, now);
     let list = byKey.get(key);
     if (!list) byKey.set(key, (list = []));
     list.push(item);
   }
-  return GROUP_ORDER.filter((k) => byKey.has(k)).map((key) => ({ key, items: byKey.get(key)! }));
+  const unknown = byKey.get('unknown');
+  byKey.delete('unknown');
+  const out = [...byKey].map(([key, list]) => ({ key, items: list }));
+  if (unknown) out.push({ key: 'unknown', items: unknown });
+  return out;
 }
 
 /** Newest first: later updatedAt first, then the larger id (ids start with their birth time). */

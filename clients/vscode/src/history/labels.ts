@@ -1,4 +1,4 @@
-// What a History entry says: its label, its description ("5 min ago · 3 turns · claude-sonnet-4"),
+// What a History entry says: its label, its description ("5 min · 3 turns · claude-sonnet-4"),
 // its tooltip text, and relative times. Pure: no `vscode` import and no clock of its own (callers
 // pass `now`); the words come from strings.ts so that every user-visible string lives there.
 
@@ -21,20 +21,22 @@ const HOUR = 60 * MINUTE;
 const DAY = 24 * HOUR;
 
 /**
- * "just now", "5 min ago", "3 h ago", "yesterday", "4 days ago", then the date ("12 Mar" this
- * year, "12 Mar 2024" before). Calendar days for "yesterday" and "N days ago", as in group.ts.
+ * Short, as VS Code's chat list: "now", "5 min", "3 h", "2 d", "3 wk", then the date ("12 Mar"
+ * this year, "12 Mar 2024" before); `long` spells them out for screen readers ("5 minutes ago").
+ * Days are calendar days, as in group.ts; no word repeats a group's heading ("yesterday").
  */
-export function relativeTime(iso: string, now: Date): string {
+export function relativeTime(iso: string, now: Date, long = false): string {
   const t = Date.parse(iso);
   if (Number.isNaN(t)) return S.time.unknown;
+  const w = long ? S.time.long : S.time;
   const diff = now.getTime() - t;
-  if (diff < MINUTE) return S.time.justNow; // also a clock a little ahead
-  if (diff < HOUR) return S.time.minutesAgo(Math.floor(diff / MINUTE));
+  if (diff < MINUTE) return w.justNow; // also a clock a little ahead
+  if (diff < HOUR) return w.minutesAgo(Math.floor(diff / MINUTE));
   const then = new Date(t);
   const days = calendarDaysBetween(then, now);
-  if (days === 0) return S.time.hoursAgo(Math.floor(diff / HOUR));
-  if (days === 1) return S.time.yesterday;
-  if (days < 7) return S.time.daysAgo(days);
+  if (days === 0) return w.hoursAgo(Math.floor(diff / HOUR));
+  if (days < 7) return w.daysAgo(days);
+  if (days <= 30) return w.weeksAgo(Math.floor(days / 7));
   return shortDate(then, now);
 }
 
@@ -67,8 +69,8 @@ export function itemLabel(s: SummaryLike): string {
 }
 
 /** The item's description: relative time · turns · model (the model only when known). */
-export function itemDescription(s: SummaryLike, now: Date): string {
-  const parts = [relativeTime(s.updatedAt, now), S.history.turns(s.turns)];
+export function itemDescription(s: SummaryLike, now: Date, long = false): string {
+  const parts = [relativeTime(s.updatedAt, now, long), S.history.turns(s.turns)];
   if (s.model) parts.push(s.model);
   return parts.join(S.history.separator);
 }
@@ -79,6 +81,7 @@ export function tooltipLines(s: SummaryLike): { title: string; preview: string; 
     S.history.tooltipUpdated(localStamp(s.updatedAt)),
     S.history.tooltipCreated(localStamp(s.createdAt)),
     S.history.turns(s.turns) + (s.model ? `${S.history.separator}${s.model}` : ''),
+    ...(s.project ? [S.history.tooltipProject(s.project)] : []),
     S.history.tooltipId(s.id),
   ];
   return { title: itemLabel(s), preview: s.preview.trim(), facts };
@@ -86,7 +89,7 @@ export function tooltipLines(s: SummaryLike): { title: string; preview: string; 
 
 /** A line for screen readers: the label and the description in one sentence. */
 export function accessibilityLabel(s: SummaryLike, now: Date): string {
-  return `${itemLabel(s)}, ${itemDescription(s, now)}`;
+  return `${itemLabel(s)}, ${itemDescription(s, now, true)}`;
 }
 
 /** A file name for "Export as Markdown": the title made safe for any file system. */

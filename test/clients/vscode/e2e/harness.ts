@@ -186,7 +186,8 @@ export class VsCode {
     return out;
   }
 
-  async start(settings: Record<string, unknown> = {}, extraVsix: string[] = []): Promise<void> {
+  /** Starts code-server on the project folder (`noFolder`: an empty window, no folder open). */
+  async start(settings: Record<string, unknown> = {}, extraVsix: string[] = [], opts: { noFolder?: boolean } = {}): Promise<void> {
     const user = join(this.root, 'user');
     const exts = join(this.root, 'extensions');
     await mkdir(join(user, 'User'), { recursive: true });
@@ -239,7 +240,7 @@ export class VsCode {
         user,
         '--extensions-dir',
         exts,
-        this.project,
+        ...(opts.noFolder ? [] : [this.project]),
       ],
       { env: this.env(), detached: true, stdio: ['ignore', 'pipe', 'pipe'] },
     );
@@ -256,7 +257,7 @@ export class VsCode {
     this.context = await this.browser.newContext({ viewport: { width: 1280, height: 800 } });
     await this.context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin });
     this.page = await this.context.newPage();
-    await this.page.goto(`${origin}/?folder=${encodeURIComponent(this.project)}`);
+    await this.page.goto(opts.noFolder ? `${origin}/?ew=true` : `${origin}/?folder=${encodeURIComponent(this.project)}`);
     await this.page.locator('.monaco-workbench').waitFor({ timeout: WAIT });
   }
 
@@ -405,8 +406,19 @@ export class VsCode {
     throw new Error(`History never showed ${what}; rows: ${JSON.stringify(rows)}`);
   }
 
+  /** The rendered Markdown preview's text (a webview: two frames deep). */
+  async previewText(): Promise<string> {
+    return this.page
+      .frameLocator('iframe.webview.ready')
+      .first()
+      .frameLocator('#active-frame')
+      .locator('body')
+      .innerText({ timeout: WAIT });
+  }
+
+  /** The row whose screen-reader line holds `text` (the label shows long titles cut). */
   historyRow(text: string): Locator {
-    return this.historyPane().locator('.monaco-list-row', { hasText: text }).first();
+    return this.historyPane().locator(`.monaco-list-row[aria-label*=${JSON.stringify(text)}]`).first();
   }
 
   /**

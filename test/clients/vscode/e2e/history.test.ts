@@ -6,7 +6,7 @@
 // each leaves the workbench as the next expects it (no open menus or inputs).
 
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { groupOf } from '../../../../clients/vscode/src/history/group';
+import { groupLabel, groupOf } from '../../../../clients/vscode/src/history/group';
 import { S } from '../../../../clients/vscode/src/strings';
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
@@ -30,7 +30,16 @@ describe('VS Code History (code-server)', () => {
     { id: '', first: 'Why is the CI cache cold', at: new Date(now.getTime() - 1 * DAY), turns: 1, model: 'gpt-4o' },
     { id: '', first: 'Plan the database migration', at: new Date(now.getTime() - 3 * DAY), turns: 2, model: 'claude-sonnet-4' },
     { id: '', first: 'Sketch the onboarding flow', at: new Date(now.getTime() - 40 * DAY), turns: 1, model: 'gpt-4o' },
+    {
+      id: '',
+      first: 'Why do webhooks fail',
+      at: new Date(now.getTime() - 10 * DAY),
+      turns: 12,
+      model: 'claude-sonnet-4',
+      title: 'Retry failed payment webhooks with exponential backoff and a dead-letter queue',
+    },
   ];
+  const LONG = seeded[4].title!;
 
   beforeAll(async () => {
     vs = await VsCode.create();
@@ -50,30 +59,51 @@ describe('VS Code History (code-server)', () => {
 
   it('lists the sessions the CLI wrote, grouped and labelled', async () => {
     await vs.openHistory();
+    let rows = await vs.waitForRows((r) => seeded.every((s) => r.some((x) => x.includes(s.title ?? s.first))), 'the seeded sessions');
+
+    // At the default sidebar width every row's description starts inside the row, with room for
+    // its time (a long title is cut instead, whole in the tooltip).
+    for (const s of seeded) {
+      const row = vs.historyRow(s.title ? s.title.slice(0, 20) : s.first);
+      const box = await row.locator('.monaco-icon-label-container').boundingBox();
+      const desc = await row.locator('.label-description').boundingBox();
+      expect(box && desc, s.first).toBeTruthy();
+      expect(desc!.x + 50, `${s.first}: description at ${desc!.x}, row ends at ${box!.x + box!.width}`).toBeLessThanOrEqual(box!.x + box!.width);
+    }
+    await vs.screenshot('01-history-default-width');
     await vs.widenSidebar();
-    const rows = await vs.waitForRows((r) => seeded.every((s) => r.some((x) => x.includes(s.title ?? s.first))), 'the seeded sessions');
+    rows = await vs.historyRows();
     await vs.screenshot('01-history');
 
-    // Groups in order, each followed by its sessions, newest first.
+    // Groups as VS Code's chat list has them, in order, each followed by its sessions, newest first.
     const expected: string[] = [];
-    for (const key of ['today', 'yesterday', 'thisWeek', 'older'] as const) {
-      const inGroup = seeded.filter((s) => groupOf(s.at.toISOString(), new Date()) === key);
-      if (inGroup.length === 0) continue;
-      expected.push(S.groups[key]);
-      for (const s of inGroup.sort((a, b) => b.at.getTime() - a.at.getTime())) expected.push(s.title ?? s.first);
+    const byTime = [...seeded].sort((a, b) => b.at.getTime() - a.at.getTime());
+    const keys = [...new Set(byTime.map((s) => groupOf(new Date(s.at.getTime() - 30_000).toISOString(), new Date())))];
+    expect(keys.slice(0, 4)).toEqual(['today', 'yesterday', 'last7', 'last30']);
+    expect(keys[4]).toMatch(/^month:/);
+    for (const key of keys) {
+      expected.push(groupLabel(key, new Date()));
+      for (const s of byTime.filter((x) => groupOf(new Date(x.at.getTime() - 30_000).toISOString(), new Date()) === key)) expected.push(s.title ?? s.first);
     }
     const shown = rows.map((r) => r.trim()).map((r) => expected.find((e) => r === e || r.startsWith(`${e},`)) ?? `?${r}`);
     expect(shown).toEqual(expected);
+    expect(expected).toContain('Previous 7 days');
+    expect(expected).toContain('Previous 30 days');
 
-    // Each item: title, then "relative time · turns · model".
+    // Each item (its screen-reader line): title, then "relative time · turns · model".
     const today = rows.find((r) => r.startsWith('Idempotent refunds'))!;
-    expect(today).toMatch(/^Idempotent refunds, \d+ min ago · 3 turns · claude-sonnet-4$/);
-    const yesterday = rows.find((r) => r.startsWith('Why is the CI cache cold'))!;
-    expect(yesterday).toMatch(/^Why is the CI cache cold, (yesterday|\d+ h ago) · 1 turn · gpt-4o$/);
+    expect(today).toMatch(/^Idempotent refunds, \d+ minutes? ago · 3 turns · claude-sonnet-4$/);
     const old = rows.find((r) => r.startsWith('Sketch the onboarding flow'))!;
     expect(old).toMatch(/^Sketch the onboarding flow, \d{1,2} [A-Z][a-z]{2}( \d{4})? · 1 turn · gpt-4o$/);
-    // The description is what the eye sees next to the title.
-    await expect.poll(() => vs.historyRow('Idempotent refunds').locator('.label-description').innerText()).toMatch(/^\d+ min ago · 3 turns · claude-sonnet-4$/);
+    // What the eye sees: a short time; under Yesterday no "yesterday" again.
+    await expect.poll(() => vs.historyRow('Idempotent refunds').locator('.label-description').innerText()).toMatch(/^\d+ min · 3 turns · claude-sonnet-4$/);
+    const yesterday = await vs.historyRow('Why is the CI cache cold').locator('.label-description').innerText();
+    expect(yesterday).toMatch(/^(1 d|\d+ h) · 1 turn · gpt-4o$/);
+    expect(yesterday).not.toMatch(/yesterday/i);
+    // A long title is cut at a word, with an ellipsis.
+    const longLabel = await vs.historyRow('Retry failed payment').locator('.label-name').innerText();
+    expect(longLabel).toMatch(/^Retry failed payment\b.*…$/);
+    expect(longLabel.length).toBeLessThan(LONG.length);
   });
 
   it('shows a session the CLI writes while the page is open, without a reload', async () => {
@@ -83,15 +113,25 @@ describe('VS Code History (code-server)', () => {
     const rows = await vs.waitForRows((r) => r.some((x) => x.startsWith('Live from the terminal')), 'the new session');
     // Newest first: right under "Today".
     expect(rows[0].trim()).toBe(S.groups.today);
-    expect(rows[1]).toMatch(/^Live from the terminal, (just now|\d+ min ago) · 1 turn · gpt-4o$/);
+    expect(rows[1]).toMatch(/^Live from the terminal, (just now|\d+ minutes? ago) · 1 turn · gpt-4o$/);
     // An append to an existing session updates its turns in place.
     await vs.append(id, [{ kind: 'user', content: 'and one more thing' }]);
-    await vs.waitForRows((r) => r.some((x) => /^Live from the terminal, (just now|\d+ min ago) · 2 turns · gpt-4o$/.test(x)), 'the appended turn');
+    await vs.waitForRows((r) => r.some((x) => /^Live from the terminal, (just now|\d+ minutes? ago) · 2 turns · gpt-4o$/.test(x)), 'the appended turn');
     await vs.screenshot('02-live-append');
   });
 
-  it('opens the transcript as Markdown in a read-only editor', async () => {
+  it('opens the transcript rendered on a click, and as Markdown in a read-only editor', async () => {
+    // A click: the Markdown preview, headings rendered (no "#" left), not the source.
     await vs.historyRow('Idempotent refunds').click();
+    await vs.page.locator('.tabs-container .tab', { hasText: 'Preview Idempotent refunds.md' }).first().waitFor({ timeout: 60_000 });
+    await expect.poll(() => vs.previewText(), { timeout: 60_000 }).toContain('Add idempotency to RefundService');
+    const rendered = await vs.previewText();
+    expect(rendered).toContain('Idempotent refunds');
+    expect(rendered).not.toContain('# Idempotent refunds');
+    await vs.screenshot('03-transcript-preview');
+
+    // Open Transcript: the source, read-only.
+    await vs.contextAction('Idempotent refunds', 'Open Transcript');
     const tab = vs.page.locator('.tabs-container .tab', { hasText: 'Idempotent refunds.md' }).first();
     await tab.waitFor({ timeout: 60_000 });
     await expect.poll(() => vs.editorText(), { timeout: 60_000 }).toContain('# Idempotent refunds');
@@ -116,6 +156,18 @@ describe('VS Code History (code-server)', () => {
     expect(tip).toContain('3 turns · claude-sonnet-4');
     await vs.screenshot('03-tooltip', { x: 0, y: 0, width: 1100, height: 420 });
     await vs.page.mouse.move(900, 700);
+
+    // A long title: whole in the tooltip, whose text breaks at spaces (no &nbsp; glued words).
+    await vs.dismissHover();
+    await vs.historyRow('Retry failed payment').hover();
+    const longHover = vs.page.locator('.monaco-hover').filter({ visible: true, hasText: 'Session ' }).first();
+    await longHover.waitFor({ timeout: 60_000 });
+    const longTip = await longHover.innerText();
+    expect(longTip).toContain(LONG);
+    expect(longTip).not.toContain('\u00a0');
+    expect(await longHover.locator('strong').first().innerText()).toBe(LONG);
+    await vs.screenshot('03-tooltip-long', { x: 0, y: 0, width: 1100, height: 420 });
+    await vs.dismissHover();
   });
 
   it('copies a session as Markdown to the clipboard', async () => {
@@ -142,11 +194,27 @@ describe('VS Code History (code-server)', () => {
     await input.fill('Migration plan, second try');
     await vs.screenshot('05-rename-input');
     await vs.page.keyboard.press('Enter');
-    await vs.waitForRows((r) => r.some((x) => x.startsWith('Migration plan, second try,')), 'the new title');
+    const order = (r: string[]) => r.map((x) => x.split(',')[0]).map((x) => (x === s.first ? 'Migration plan' : x.startsWith('Migration plan') ? 'Migration plan' : x));
+    const before = order(await vs.historyRows());
+    const after = await vs.waitForRows((r) => r.some((x) => x.startsWith('Migration plan, second try,')), 'the new title');
+    // A rename is no message: the chat keeps its place (History orders by the last message).
+    expect(order(after)).toEqual(before);
     const titles = (await vs.events(s.id)).filter((e) => e.kind === 'title');
     expect(titles.at(-1)).toMatchObject({ kind: 'title', title: 'Migration plan, second try', source: 'user' });
     expect(await vs.cli(['list', '--project', vs.project])).toContain('Migration plan, second try');
     await vs.screenshot('05-renamed');
+
+    // F2 on the selected row renames too.
+    await vs.dismissHover();
+    await vs.historyStill();
+    await vs.historyRow('Migration plan').click();
+    // The click opens the preview, which takes the focus when it is ready: wait for it.
+    await vs.page.locator('.tabs-container .tab.active', { hasText: 'Preview Migration plan, second try.md' }).first().waitFor({ timeout: 60_000 });
+    await vs.command('LevelCode: Focus on History View');
+    await vs.page.keyboard.press('F2');
+    // The palette's input closes first; then the rename box opens with the title.
+    await expect.poll(() => input.inputValue(), { timeout: 60_000 }).toBe('Migration plan, second try');
+    await vs.page.keyboard.press('Escape');
   });
 
   it('exports a session as a Markdown file', async () => {
@@ -189,8 +257,14 @@ describe('VS Code History (code-server)', () => {
     await toast.locator('.monaco-button', { hasText: 'Undo' }).click();
     await vs.waitForRows((r) => r.some((x) => x.startsWith(kept.first)), 'the undone row back');
 
-    // Delete for real: hidden at once, then the file leaves the store for the trash.
-    await vs.contextAction(gone.first, 'Delete Chat');
+    // Delete for real, with the Delete key on the selected row: hidden at once, then the file
+    // leaves the store for the trash.
+    await vs.dismissHover();
+    await vs.historyStill();
+    await vs.historyRow(gone.first).click();
+    await vs.page.locator('.tabs-container .tab.active', { hasText: `Preview ${gone.first}.md` }).first().waitFor({ timeout: 60_000 });
+    await vs.command('LevelCode: Focus on History View');
+    await vs.page.keyboard.press('Delete');
     await vs.waitForRows((r) => !r.some((x) => x.startsWith(gone.first)), 'the deleted row hidden');
     await vs.until(async () => (await vs.sessionFile(gone.id)) === undefined, 'the session file to leave the store');
     await vs.until(async () => (await trashedFiles(vs)).some((f) => f.endsWith(`/${gone.id}.jsonl`)), 'the file in the OS trash');
@@ -233,6 +307,24 @@ describe('VS Code History (code-server)', () => {
     expect(all.filter((t) => t.includes(S.newChat.savedOnce))).toHaveLength(1);
     await vs.screenshot('07-notifications');
     await vs.page.keyboard.press('Escape');
+  });
+
+  // The category is VS Code's own wording of the key prefix `levelcodeSessions`: "Levelcode".
+  it('lists its settings in User settings as "Levelcode Sessions: …", the store folder first', async () => {
+    await vs.command('Preferences: Open User Settings');
+    const titles = vs.page.locator('.settings-editor .setting-item-contents .setting-item-title').filter({ visible: true });
+    await vs.page.locator('.settings-editor').first().waitFor({ timeout: 60_000 });
+    await vs.page.keyboard.type('@ext:levelcode.levelcode-sessions');
+    await expect.poll(() => titles.first().innerText(), { timeout: 60_000 }).toMatch(/^Levelcode Sessions: Store Folder/);
+    const first = vs.page.locator('.settings-editor .setting-item-contents').filter({ visible: true }).first();
+    expect(await first.locator('.setting-item-description').innerText()).toContain('Where your chats are kept');
+    // The User tab (not only Remote) holds them.
+    expect(await vs.page.locator('.settings-editor .settings-tabs-widget .action-label.checked').first().innerText()).toMatch(/^User/);
+    await vs.screenshot('08-settings');
+    // code-server shows Settings as a modal editor: Escape closes the search's suggestions, then it.
+    const editor = vs.page.locator('.settings-editor').filter({ visible: true }).first();
+    for (let i = 0; i < 3 && (await editor.isVisible()); i++) await vs.page.keyboard.press('Escape');
+    await editor.waitFor({ state: 'hidden', timeout: 60_000 });
   });
 
   it('starts the sidecar with NODE_EXTRA_CA_CERTS empty, the rest of the environment kept', async () => {

@@ -1,8 +1,8 @@
 // Unit tests of the History grouping (clients/vscode/src/history/group.ts): local calendar days,
-// the week boundary, DST, odd inputs, and the newest-first order inside groups.
+// Previous 7 and 30 days, months, DST, odd inputs, and the newest-first order inside groups.
 
 import { describe, expect, it } from 'vitest';
-import { addDays, groupOf, groupSessions, newestFirst } from '../../../../clients/vscode/src/history/group';
+import { addDays, groupLabel, groupOf, groupSessions, newestFirst } from '../../../../clients/vscode/src/history/group';
 
 /** A local time, so the tests mean the same in any TZ. */
 const at = (y: number, mo: number, d: number, h = 12, mi = 0) => new Date(y, mo - 1, d, h, mi);
@@ -20,25 +20,28 @@ describe('groupOf', () => {
   it('puts the previous calendar day in Yesterday, not a rolling 24 hours', () => {
     expect(groupOf(iso(at(2026, 7, 28, 23, 59)), now)).toBe('yesterday');
     expect(groupOf(iso(at(2026, 7, 28, 0, 0)), now)).toBe('yesterday');
-    expect(groupOf(iso(at(2026, 7, 27, 23, 59)), now)).toBe('thisWeek');
+    expect(groupOf(iso(at(2026, 7, 27, 23, 59)), now)).toBe('last7');
   });
 
-  it('starts the week on Monday by default, on another day when asked', () => {
-    expect(groupOf(iso(at(2026, 7, 27, 0, 0)), now)).toBe('thisWeek'); // Monday
-    expect(groupOf(iso(at(2026, 7, 26, 23, 59)), now)).toBe('older'); // Sunday
-    expect(groupOf(iso(at(2026, 7, 26, 12)), now, { weekStart: 0 })).toBe('thisWeek');
-    expect(groupOf(iso(at(2026, 7, 25, 12)), now, { weekStart: 0 })).toBe('older');
+  it('has Previous 7 days, Previous 30 days, then calendar months, as VS Code chat list', () => {
+    expect(groupOf(iso(at(2026, 7, 22, 0, 0)), now)).toBe('last7');
+    expect(groupOf(iso(at(2026, 7, 21, 23, 59)), now)).toBe('last30');
+    expect(groupOf(iso(at(2026, 6, 29, 0, 0)), now)).toBe('last30');
+    expect(groupOf(iso(at(2026, 6, 28, 23, 59)), now)).toBe('month:2026-06');
+    expect(groupOf(iso(at(2026, 1, 3)), now)).toBe('month:2026-01');
+    expect(groupOf(iso(at(2025, 12, 31)), now)).toBe('month:2025-12');
   });
 
-  it('has no This week on a Monday or Tuesday beyond Yesterday', () => {
-    const monday = at(2026, 7, 27, 9);
-    expect(groupOf(iso(at(2026, 7, 26, 12)), monday)).toBe('yesterday');
-    expect(groupOf(iso(at(2026, 7, 25, 12)), monday)).toBe('older');
+  it('names the groups, a month of another year with its year', () => {
+    expect(['today', 'yesterday', 'last7', 'last30'].map((k) => groupLabel(k, now))).toEqual(['Today', 'Yesterday', 'Previous 7 days', 'Previous 30 days']);
+    expect(groupLabel('month:2026-06', now)).toBe('June');
+    expect(groupLabel('month:2025-12', now)).toBe('December 2025');
   });
 
-  it('counts a clock ahead as today and an unreadable time as older', () => {
+  it('counts a clock ahead as today and an unreadable time as unknown', () => {
     expect(groupOf(iso(at(2026, 7, 30, 12)), now)).toBe('today');
-    expect(groupOf('not a time', now)).toBe('older');
+    expect(groupOf('not a time', now)).toBe('unknown');
+    expect(groupLabel('unknown', now)).toBe('Unknown date');
   });
 
   it('walks calendar days across a DST change', () => {
@@ -54,13 +57,27 @@ describe('groupSessions', () => {
 
   it('returns the non-empty groups in order, newest first inside each', () => {
     const groups = groupSessions(
-      [s('a', at(2026, 7, 1)), s('b', at(2026, 7, 29, 8)), s('c', at(2026, 7, 28)), s('d', at(2026, 7, 29, 7)), s('e', at(2025, 1, 1))],
+      [
+        s('a', at(2026, 7, 1)),
+        s('b', at(2026, 7, 29, 8)),
+        s('c', at(2026, 7, 28)),
+        s('d', at(2026, 7, 29, 7)),
+        s('e', at(2025, 1, 1)),
+        s('f', at(2026, 7, 25)),
+        s('g', at(2026, 6, 3)),
+        s('h', at(2026, 6, 20)),
+        { id: 'z', updatedAt: 'bad' },
+      ],
       now,
     );
     expect(groups.map((g) => [g.key, g.items.map((i) => i.id)])).toEqual([
       ['today', ['b', 'd']],
       ['yesterday', ['c']],
-      ['older', ['a', 'e']],
+      ['last7', ['f']],
+      ['last30', ['a']],
+      ['month:2026-06', ['h', 'g']],
+      ['month:2025-01', ['e']],
+      ['unknown', ['z']],
     ]);
   });
 

@@ -18,21 +18,33 @@ const ago = (ms: number) => new Date(now.getTime() - ms).toISOString();
 
 describe('relativeTime', () => {
   it.each([
-    [ago(0), 'just now'],
-    [ago(59_000), 'just now'],
-    [ago(-30_000), 'just now'],
-    [ago(60_000), '1 min ago'],
-    [ago(59 * 60_000), '59 min ago'],
-    [ago(60 * 60_000), '1 h ago'],
-    [at(2026, 7, 29, 0, 5).toISOString(), '15 h ago'],
-    [at(2026, 7, 28, 23, 50).toISOString(), 'yesterday'],
-    [at(2026, 7, 27, 10).toISOString(), '2 days ago'],
-    [at(2026, 7, 23, 10).toISOString(), '6 days ago'],
-    [at(2026, 7, 22, 10).toISOString(), '22 Jul'],
+    [ago(0), 'now'],
+    [ago(59_000), 'now'],
+    [ago(-30_000), 'now'],
+    [ago(60_000), '1 min'],
+    [ago(59 * 60_000), '59 min'],
+    [ago(60 * 60_000), '1 h'],
+    [at(2026, 7, 29, 0, 5).toISOString(), '15 h'],
+    // Under the heading Yesterday: not the word again.
+    [at(2026, 7, 28, 23, 50).toISOString(), '1 d'],
+    [at(2026, 7, 27, 10).toISOString(), '2 d'],
+    [at(2026, 7, 23, 10).toISOString(), '6 d'],
+    [at(2026, 7, 22, 10).toISOString(), '1 wk'],
+    [at(2026, 6, 29, 10).toISOString(), '4 wk'],
+    [at(2026, 6, 28, 10).toISOString(), '28 Jun'],
     [at(2025, 12, 31, 10).toISOString(), '31 Dec 2025'],
     ['garbage', 'unknown time'],
   ])('%s -> %s', (iso, want) => {
     expect(relativeTime(iso, now)).toBe(want);
+    expect(relativeTime(iso, now)).not.toMatch(/yesterday/i);
+  });
+
+  it('spells the times out for screen readers', () => {
+    expect(relativeTime(ago(0), now, true)).toBe('just now');
+    expect(relativeTime(ago(60_000), now, true)).toBe('1 minute ago');
+    expect(relativeTime(ago(5 * 3600_000), now, true)).toBe('5 hours ago');
+    expect(relativeTime(at(2026, 7, 27, 10).toISOString(), now, true)).toBe('2 days ago');
+    expect(relativeTime(at(2026, 7, 15, 10).toISOString(), now, true)).toBe('2 weeks ago');
   });
 
   it('counts calendar days, not 24-hour spans', () => {
@@ -60,13 +72,13 @@ describe('item text', () => {
   });
 
   it('describes with relative time, turns and model', () => {
-    expect(itemDescription(s, now)).toBe('5 min ago · 3 turns · claude-sonnet-4');
-    expect(itemDescription({ ...s, turns: 1, model: null }, now)).toBe('5 min ago · 1 turn');
-    expect(itemDescription({ ...s, turns: 0 }, now)).toBe('5 min ago · 0 turns · claude-sonnet-4');
+    expect(itemDescription(s, now)).toBe('5 min · 3 turns · claude-sonnet-4');
+    expect(itemDescription({ ...s, turns: 1, model: null }, now)).toBe('5 min · 1 turn');
+    expect(itemDescription({ ...s, turns: 0 }, now)).toBe('5 min · 0 turns · claude-sonnet-4');
   });
 
   it('gives screen readers the same words', () => {
-    expect(accessibilityLabel(s, now)).toBe('Idempotent refunds via Redis, 5 min ago · 3 turns · claude-sonnet-4');
+    expect(accessibilityLabel(s, now)).toBe('Idempotent refunds via Redis, 5 minutes ago · 3 turns · claude-sonnet-4');
   });
 
   it('puts the preview and the facts in the tooltip', () => {
