@@ -657,6 +657,36 @@ async function askTitle(ctx: Context, id: string, events: readonly SeqEvent[], t
   }
 }
 
+/** session/import: the CLI's `import --json`, over the wire. */
+const sessionImport: Handler<typeof P.sessionImport> = async (p, token, ctx) => {
+  const [{ jobsFor }, { runImport }, { existsSync }, { homedir }, { isAbsolute }] = await Promise.all([
+    import('../import/registry.js'),
+    import('../import/engine.js'),
+    import('node:fs'),
+    import('node:os'),
+    import('node:path'),
+  ]);
+  if (p.from !== undefined && !isAbsolute(p.from)) throw rpcError('InvalidParams', `session/import: from must be an absolute path (got ${JSON.stringify(p.from)})`);
+  let jobs;
+  try {
+    jobs = jobsFor(p.tool ?? 'all', p.from, process.env, homedir(), existsSync);
+  } catch (e) {
+    throw rpcError('InvalidParams', `session/import: ${(e as Error).message}`);
+  }
+  return withProgress(ctx, token, p.workDoneToken, 'Importing sessions', async (progress) => {
+    const report = await runImport(ctx.store, jobs, {
+      dryRun: !!p.dryRun,
+      signal: abortSignalOf(token, progress.token),
+      onProgress: (done, total) => progress.report(`${done} of ${total} source files`, Math.round((done / Math.max(1, total)) * 100)),
+    });
+    check(token, progress.token);
+    // A folder named by `from` that cannot be read fails the request, as the CLI exits non-zero.
+    const unreadable = p.from !== undefined ? report.problems.find((x) => x.path === p.from) : undefined;
+    if (unreadable) throw rpcError('InvalidParams', `session/import: cannot read ${unreadable.path}: ${unreadable.message}`, { report });
+    return report as P.ResultOf<typeof P.sessionImport>;
+  });
+};
+
 // ---------------------------------------------------------------------------------------------
 
 export interface Route {
@@ -682,6 +712,7 @@ export const ROUTES: ReadonlyMap<string, Route> = new Map([
   route(P.sessionDelete, sessionDelete),
   route(P.sessionSeal, sessionSeal),
   route(P.sessionReindex, sessionReindex),
+  route(P.sessionImport, sessionImport),
 ]);
 
 export { DEFAULT_CONSENT_THRESHOLD };
