@@ -162,10 +162,22 @@ const sessionList: Handler<typeof P.sessionList> = async (p, _t, { store }) => {
   const { sessions, problems } = await store.list({ project: p.all ? undefined : p.project, all: p.all });
   const rows = after ? sessions.filter((s) => newestFirst(s, after) > 0) : sessions;
   const limit = p.limit ?? 100;
-  const page = rows.slice(0, limit);
+  const page = (await withSourceTool(rows.slice(0, limit))) as typeof rows;
   const more = rows.length > limit;
   return { sessions: page, problems, ...(more ? { nextCursor: encodeCursor(page[page.length - 1]) } : {}) };
 };
+
+/** Imported entries get their tool's name and, where the tool resumes by id, the command that does. */
+async function withSourceTool<T extends { source?: P.SessionSummary['source'] }>(rows: T[]): Promise<(T & Pick<P.SessionSummary, 'sourceLabel' | 'continueIn'>)[]> {
+  if (!rows.some((r) => r.source)) return rows;
+  const { importerOf } = await import('../import/registry.js');
+  return rows.map((r) => {
+    const importer = r.source ? importerOf(r.source.tool) : undefined;
+    if (!r.source || !importer) return r;
+    const argv = importer.resumeCommand?.(r.source);
+    return { ...r, sourceLabel: importer.label, ...(argv ? { continueIn: { argv, cwd: r.source.project } } : {}) };
+  });
+}
 
 const DEFAULT_TAIL = 100;
 

@@ -96,6 +96,14 @@ export const SessionSummary = z
       })
       .optional()
       .describe("An imported session's source (the meta line's `source`); absent for our own."),
+    sourceLabel: z.string().optional().describe("session/list: the source tool's name as people know it (\"Claude Code\"), for an imported session."),
+    continueIn: z
+      .object({
+        argv: z.array(z.string()).min(1).describe('The command line, e.g. ["claude", "--resume", "8f1e…"].'),
+        cwd: z.string().describe('Where to run it (the project folder the tool recorded).'),
+      })
+      .optional()
+      .describe('session/list: how to continue an imported session in its own tool, where the tool resumes by id.'),
   })
   .describe('One History entry.');
 export type SessionSummary = z.infer<typeof SessionSummary>;

@@ -32,6 +32,8 @@ describe('session/import', () => {
     expect(listed.map((e) => e.id).sort()).toEqual(r.sessions.map((x) => x.id).sort());
     const one = listed.find((e) => e.source?.id === UUID)!;
     expect(one.source).toMatchObject({ tool: 'claude-code', id: UUID, path: SESSION, project: '/tmp/levelcode-fixture/demo', version: '1.0.128' });
+    expect(one.sourceLabel).toBe('Claude Code');
+    expect(one.continueIn).toEqual({ argv: ['claude', '--resume', UUID], cwd: '/tmp/levelcode-fixture/demo' });
 
     const again = await s.call(P.sessionImport, { tool: 'claude-code', from: REAL });
     expect(again).toMatchObject({ imported: 0, updated: 0, unchanged: 3, sessions: [] });
