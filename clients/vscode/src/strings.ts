@@ -28,6 +28,7 @@ export const S = {
     tooltipUpdated: (s: string) => `Last used ${s}`,
     tooltipCreated: (s: string) => `Started ${s}`,
     tooltipId: (id: string) => `Session ${id}`,
+    tooltipSource: (tool: string) => `Imported from ${tool}`,
     loading: 'Loading History…',
     sidecarDown: 'The History service is not running.',
     problems: (n: number) => plural(n, 'file could not be read (see the log)', 'files could not be read (see the log)'),
