@@ -111,8 +111,7 @@ export class VsCode {
     const r = this.root;
     return {
       ...process.env,
-      // <root>/bin first: where a test puts stand-ins for other tools (a `claude` that records its start).
-      PATH: `${join(r, 'bin')}:${dirname(NODE24)}:${process.env.PATH ?? ''}`,
+      PATH: `${dirname(NODE24)}:${process.env.PATH ?? ''}`,
       HOME: join(r, 'home'),
       TMPDIR: join(r, 'tmp'),
       XDG_CONFIG_HOME: join(r, 'xdg/config'),

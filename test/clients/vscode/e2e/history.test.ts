@@ -9,9 +9,9 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { groupOf } from '../../../../clients/vscode/src/history/group';
 import { S } from '../../../../clients/vscode/src/strings';
 import { existsSync } from 'node:fs';
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { REPO, VsCode, missingPrerequisites } from './harness';
+import { VsCode, missingPrerequisites } from './harness';
 import { environOf } from '../../../helpers/proc';
 
 const missing = missingPrerequisites();
@@ -251,31 +251,6 @@ describe('VS Code History (code-server)', () => {
     await vs.seed({ at: new Date(), first: 'Written after the restart' });
     await vs.waitForRows((r) => r.some((x) => x.startsWith('Written after the restart')), 'a session written after the restart');
     await vs.screenshot('08-sidecar-restarted');
-  });
-
-  it('shows an imported Claude Code session with its tool and continues it in Claude Code in a terminal', async () => {
-    // A session the real Claude Code CLI wrote, as if run in the project; imported by the CLI.
-    const uuid = '81de8f02-0841-48b1-9a80-29d83a4a2fd3';
-    const real = join(REPO, 'test/fixtures/import/claude-code/real-1.0.128/projects/-tmp-levelcode-fixture-demo', `${uuid}.jsonl`);
-    const claudeRoot = join(vs.root, 'claude-data');
-    const folder = join(claudeRoot, 'projects', vs.project.replace(/[^A-Za-z0-9]/g, '-'));
-    await mkdir(folder, { recursive: true });
-    await writeFile(join(folder, `${uuid}.jsonl`), (await readFile(real, 'utf8')).replaceAll('/tmp/levelcode-fixture/demo', vs.project));
-    expect(JSON.parse(await vs.cli(['import', 'claude-code', '--from', claudeRoot, '--json'])).imported).toBe(1);
-    // The `claude` on the editor's PATH records how it was started (Claude Code needs an account).
-    const started = join(vs.root, 'claude-started');
-    await mkdir(join(vs.root, 'bin'), { recursive: true });
-    await writeFile(join(vs.root, 'bin', 'claude'), `#!/bin/sh\nprintf '%s\\n' "$PWD" "$@" > ${JSON.stringify(started)}\nread line\n`, { mode: 0o755 });
-
-    const rows = await vs.waitForRows((r) => r.some((x) => x.endsWith(' · Claude Code')), 'the imported session');
-    const row = rows.find((x) => x.endsWith(' · Claude Code'))!;
-    expect(row).toMatch(/ · 5 turns · claude-sonnet-4-5-20250929 · Claude Code$/);
-    const title = row.split(',')[0].slice(0, 20);
-    await vs.screenshot('09-imported');
-    await vs.contextAction(title, 'Continue in Its Own Tool');
-    await vs.until(async () => existsSync(started) && (await readFile(started, 'utf8')).split('\n').length >= 4, 'claude to start in a terminal');
-    expect((await readFile(started, 'utf8')).split('\n').slice(0, 3)).toEqual([vs.project, '--resume', uuid]);
-    await vs.screenshot('10-continue-in-claude');
   });
 });
 
