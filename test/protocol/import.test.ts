@@ -86,17 +86,11 @@ describe('initializationOptions.followImports', () => {
       const first = (await s.call(P.sessionRead, { id: created.id })).events.length;
       expect(first).toBeGreaterThan(0);
 
-      const mark = s.editor.didChange.items.length;
       appendFileSync(file, lines.slice(3).join(''));
-      // Announced as it lands (an import may take more than one run to catch up): wait for
-      // 'appended' until the store holds every record of the file (a dry run finds nothing new).
-      for (;;) {
-        const next = s.editor.didChange.next((c) => c.id === created.id && c.change === 'appended');
-        const left = await s.call(P.sessionImport, { tool: 'claude-code', from: claude, dryRun: true });
-        if (left.imported + left.updated === 0) break;
-        await next;
-      }
-      await s.editor.didChange.waitFor((c) => c.id === created.id && c.change === 'appended' && s.editor.didChange.items.indexOf(c) >= mark);
+      await s.editor.didChange.waitFor((c) => c.id === created.id && c.change === 'appended');
+      // More lines may still be landing; the session grows to what the whole file gives.
+      const whole = await s.call(P.sessionImport, { tool: 'claude-code', from: claude, dryRun: true });
+      expect(whole.imported + whole.updated).toBe(0);
       const grown = (await s.call(P.sessionRead, { id: created.id })).events.length;
       expect(grown).toBeGreaterThan(first);
       expect((await s.call(P.sessionList, { all: true })).sessions.map((e) => e.id)).toEqual([created.id]);

@@ -5,8 +5,6 @@
 // palette asks which chat first.
 
 import * as vscode from 'vscode';
-import { accessSync, constants, statSync } from 'node:fs';
-import { delimiter, join } from 'node:path';
 import { codeOf, messageOf, type Chat } from './chat';
 import type { Settings } from './config';
 import { exportFileName, itemDescription, itemLabel } from './history/labels';
@@ -224,13 +222,7 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
       return;
     }
     const [cmd, ...args] = s.continueIn.argv;
-    // A terminal's shellPath is not looked up on PATH: found here, as a shell would.
-    const exe = onPath(cmd);
-    if (!exe) {
-      void vscode.window.showErrorMessage(S.continueIn.notOnPath(cmd, s.sourceLabel ?? cmd));
-      return;
-    }
-    const terminal = vscode.window.createTerminal({ name: S.continueIn.terminal(s.sourceLabel ?? cmd, itemLabel(s)), cwd: s.continueIn.cwd, shellPath: exe, shellArgs: args });
+    const terminal = vscode.window.createTerminal({ name: S.continueIn.terminal(s.sourceLabel ?? cmd, itemLabel(s)), cwd: s.continueIn.cwd, shellPath: cmd, shellArgs: args });
     terminal.show();
   }
 
@@ -269,19 +261,4 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
     r('levelcodeSessions.showLog', () => sidecar.log.show(true)),
     r('levelcodeSessions.restartSidecar', () => sidecar.restart()),
   ];
-}
-
-/** The executable `cmd` names, as a shell finds it on PATH (a path with a slash is taken as is). */
-function onPath(cmd: string): string | undefined {
-  const ok = (p: string) => {
-    try {
-      accessSync(p, constants.X_OK);
-      return statSync(p).isFile();
-    } catch {
-      return false;
-    }
-  };
-  if (cmd.includes('/')) return ok(cmd) ? cmd : undefined;
-  for (const dir of (process.env.PATH ?? '').split(delimiter)) if (dir && ok(join(dir, cmd))) return join(dir, cmd);
-  return undefined;
 }

@@ -76,7 +76,6 @@ export const S = {
     placeholder: 'Choose an imported chat to continue in its own tool',
     notImported: (title: string) => `“${title}” was not imported from a tool that can continue it.`,
     terminal: (tool: string, title: string) => `${tool}: ${title}`,
-    notOnPath: (cmd: string, tool: string) => `Cannot continue in ${tool}: \`${cmd}\` is not on PATH.`,
   },
   resume: {
     progress: (title: string) => `Resuming “${title}”…`,
