@@ -213,19 +213,6 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
     if (s) await chat.resumeInteractive({ id: s.id, title: itemLabel(s) });
   }
 
-  /** The imported session's own tool (`claude --resume ID`, ...) in a terminal, argv as given, no shell. */
-  async function continueInTool(arg: Target): Promise<void> {
-    const s = await target(arg, S.continueIn.placeholder);
-    if (!s) return;
-    if (!s.continueIn) {
-      void vscode.window.showInformationMessage(S.continueIn.notImported(itemLabel(s)));
-      return;
-    }
-    const [cmd, ...args] = s.continueIn.argv;
-    const terminal = vscode.window.createTerminal({ name: S.continueIn.terminal(s.sourceLabel ?? cmd, itemLabel(s)), cwd: s.continueIn.cwd, shellPath: cmd, shellArgs: args });
-    terminal.show();
-  }
-
   async function resumeLast(): Promise<void> {
     const sessions = await listAll();
     const last = sessions.find((s) => s.id !== chat.current) ?? sessions[0];
@@ -251,7 +238,6 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
     r('levelcodeSessions.showHistory', showHistory),
     r('levelcodeSessions.resumeLast', resumeLast),
     r('levelcodeSessions.resume', resume),
-    r('levelcodeSessions.continueInTool', continueInTool),
     r('levelcodeSessions.openTranscript', transcript),
     r('levelcodeSessions.rename', rename),
     r('levelcodeSessions.delete', remove),

@@ -14,8 +14,6 @@ import { S } from './strings';
 
 export const VIEW_ID = 'levelcodeSessions.history';
 export const ITEM_CONTEXT = 'levelcodeSession';
-/** An imported session whose tool resumes by id: also offers Continue in <tool>. */
-export const CONTINUABLE_CONTEXT = 'levelcodeSessionContinuable';
 
 export type HistoryNode = { kind: 'group'; key: GroupKey; items: SessionSummary[] } | { kind: 'session'; session: SessionSummary };
 
@@ -179,7 +177,7 @@ export class HistoryProvider implements vscode.TreeDataProvider<HistoryNode>, vs
     item.id = s.id;
     item.description = itemDescription(s, now);
     item.tooltip = tooltip(s);
-    item.contextValue = s.continueIn ? CONTINUABLE_CONTEXT : ITEM_CONTEXT;
+    item.contextValue = ITEM_CONTEXT;
     item.iconPath = new vscode.ThemeIcon('comment-discussion');
     item.accessibilityInformation = { label: accessibilityLabel(s, now) };
     item.command = { command: 'levelcodeSessions.openTranscript', title: S.pick.openTranscript, arguments: [node] };

@@ -72,11 +72,6 @@ export const S = {
     savedOnce: 'Previous chat saved to History.',
     openHistory: 'Show History',
   },
-  continueIn: {
-    placeholder: 'Choose an imported chat to continue in its own tool',
-    notImported: (title: string) => `“${title}” was not imported from a tool that can continue it.`,
-    terminal: (tool: string, title: string) => `${tool}: ${title}`,
-  },
   resume: {
     progress: (title: string) => `Resuming “${title}”…`,
     tier: (tier: 1 | 2 | 3) => (tier === 1 ? 'verbatim' : tier === 2 ? 'earlier work folded' : 'from a summary'),
