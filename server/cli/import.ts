@@ -22,7 +22,7 @@ Nothing is ever removed from History, even when the tool deletes its own copy.
 
 export async function cmdImport(args: string[]): Promise<number> {
   const { values, positionals } = parse(args, { from: { type: 'string' }, 'dry-run': { type: 'boolean' } });
-  const { IMPORTERS, importerOf } = await import('../import/registry.js');
+  const { IMPORTERS, jobsFor } = await import('../import/registry.js');
   const tools = IMPORTERS.map((i) => i.tool);
   if (values.help) {
     process.stdout.write(usage(tools));
@@ -30,15 +30,15 @@ export async function cmdImport(args: string[]): Promise<number> {
   }
   if (positionals.length > 1) throw new UsageError(`import takes at most one tool name (got ${positionals.join(' ')})`);
   const name = positionals[0] ?? 'all';
-  const chosen = name === 'all' ? IMPORTERS : [importerOf(name)].filter((x) => !!x);
-  if (chosen.length === 0) throw new UsageError(`unknown tool ${JSON.stringify(name)}; known tools: ${tools.join(', ')}, all`);
   const from = values.from as string | undefined;
-  if (from !== undefined && name === 'all') throw new UsageError(`--from names one tool's folder: say which tool (${tools.join(', ')})`);
   const { existsSync } = await import('node:fs');
-  const jobs = chosen.map((importer) => ({
-    importer,
-    roots: from !== undefined ? [resolve(from)] : importer.defaultRoots(process.env, homedir()).filter((r) => name !== 'all' || existsSync(r)),
-  }));
+  let jobs;
+  try {
+    jobs = jobsFor(name, from === undefined ? undefined : resolve(from), process.env, homedir(), existsSync);
+  } catch (e) {
+    throw new UsageError((e as Error).message);
+  }
+  const chosen = jobs.map((j) => j.importer);
   const { SessionStore, resolveStoreRoot } = await import('../core/store.js');
   const store = new SessionStore({ root: resolveStoreRoot(values.dir as string | undefined), agent: 'import' });
   const { runImport } = await import('../import/engine.js');

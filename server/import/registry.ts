@@ -17,3 +17,20 @@ export function importerOf(tool: string): Importer | undefined {
 export function defaultJobs(importers: readonly Importer[], env: NodeJS.ProcessEnv, home: string): { importer: Importer; roots: string[] }[] {
   return importers.map((importer) => ({ importer, roots: importer.defaultRoots(env, home) }));
 }
+
+/**
+ * The jobs of one import request (the CLI's `import [TOOL|all] [--from PATH]`, the sidecar's
+ * session/import): a tool name or all, and optionally one folder or file of that tool. Without
+ * `from`, `all` takes only the default folders that exist; a named tool takes its defaults as
+ * they are (a missing one is reported by the engine). Throws an Error in words for the user.
+ */
+export function jobsFor(name: string, from: string | undefined, env: NodeJS.ProcessEnv, home: string, exists: (p: string) => boolean): { importer: Importer; roots: string[] }[] {
+  const tools = IMPORTERS.map((i) => i.tool);
+  const chosen = name === 'all' ? IMPORTERS : IMPORTERS.filter((i) => i.tool === name);
+  if (chosen.length === 0) throw new Error(`unknown tool ${JSON.stringify(name)}; known tools: ${tools.join(', ')}, all`);
+  if (from !== undefined && name === 'all') throw new Error(`a folder to import from names one tool's folder: say which tool (${tools.join(', ')})`);
+  return chosen.map((importer) => ({
+    importer,
+    roots: from !== undefined ? [from] : importer.defaultRoots(env, home).filter((r) => name !== 'all' || exists(r)),
+  }));
+}

@@ -162,10 +162,22 @@ const sessionList: Handler<typeof P.sessionList> = async (p, _t, { store }) => {
   const { sessions, problems } = await store.list({ project: p.all ? undefined : p.project, all: p.all });
   const rows = after ? sessions.filter((s) => newestFirst(s, after) > 0) : sessions;
   const limit = p.limit ?? 100;
-  const page = rows.slice(0, limit);
+  const page = (await withSourceTool(rows.slice(0, limit))) as typeof rows;
   const more = rows.length > limit;
   return { sessions: page, problems, ...(more ? { nextCursor: encodeCursor(page[page.length - 1]) } : {}) };
 };
+
+/** Imported entries get their tool's name and, where the tool resumes by id, the command that does. */
+async function withSourceTool<T extends { source?: P.SessionSummary['source'] }>(rows: T[]): Promise<(T & Pick<P.SessionSummary, 'sourceLabel' | 'continueIn'>)[]> {
+  if (!rows.some((r) => r.source)) return rows;
+  const { importerOf } = await import('../import/registry.js');
+  return rows.map((r) => {
+    const importer = r.source ? importerOf(r.source.tool) : undefined;
+    if (!r.source || !importer) return r;
+    const argv = importer.resumeCommand?.(r.source);
+    return { ...r, sourceLabel: importer.label, ...(argv ? { continueIn: { argv, cwd: r.source.project } } : {}) };
+  });
+}
 
 const DEFAULT_TAIL = 100;
 
@@ -657,6 +669,36 @@ async function askTitle(ctx: Context, id: string, events: readonly SeqEvent[], t
   }
 }
 
+/** session/import: the CLI's `import --json`, over the wire. */
+const sessionImport: Handler<typeof P.sessionImport> = async (p, token, ctx) => {
+  const [{ jobsFor }, { runImport }, { existsSync }, { homedir }, { isAbsolute }] = await Promise.all([
+    import('../import/registry.js'),
+    import('../import/engine.js'),
+    import('node:fs'),
+    import('node:os'),
+    import('node:path'),
+  ]);
+  if (p.from !== undefined && !isAbsolute(p.from)) throw rpcError('InvalidParams', `session/import: from must be an absolute path (got ${JSON.stringify(p.from)})`);
+  let jobs;
+  try {
+    jobs = jobsFor(p.tool ?? 'all', p.from, process.env, homedir(), existsSync);
+  } catch (e) {
+    throw rpcError('InvalidParams', `session/import: ${(e as Error).message}`);
+  }
+  return withProgress(ctx, token, p.workDoneToken, 'Importing sessions', async (progress) => {
+    const report = await runImport(ctx.store, jobs, {
+      dryRun: !!p.dryRun,
+      signal: abortSignalOf(token, progress.token),
+      onProgress: (done, total) => progress.report(`${done} of ${total} source files`, Math.round((done / Math.max(1, total)) * 100)),
+    });
+    check(token, progress.token);
+    // A folder named by `from` that cannot be read fails the request, as the CLI exits non-zero.
+    const unreadable = p.from !== undefined ? report.problems.find((x) => x.path === p.from) : undefined;
+    if (unreadable) throw rpcError('InvalidParams', `session/import: cannot read ${unreadable.path}: ${unreadable.message}`, { report });
+    return report as P.ResultOf<typeof P.sessionImport>;
+  });
+};
+
 // ---------------------------------------------------------------------------------------------
 
 export interface Route {
@@ -682,6 +724,7 @@ export const ROUTES: ReadonlyMap<string, Route> = new Map([
   route(P.sessionDelete, sessionDelete),
   route(P.sessionSeal, sessionSeal),
   route(P.sessionReindex, sessionReindex),
+  route(P.sessionImport, sessionImport),
 ]);
 
 export { DEFAULT_CONSENT_THRESHOLD };

@@ -7,7 +7,7 @@
 // library, so clients written in TypeScript may import it as-is.
 
 import { z } from '../core/zod.js';
-import { IncomingEvent, MetaLine, SessionEvent, SessionId } from '../core/events.js';
+import { ImportSource, IncomingEvent, MetaLine, SessionEvent, SessionId } from '../core/events.js';
 
 // PROTOCOL_VERSION (bumped on any incompatible change to a method below; clients read it from
 // `initialize`), CALLBACKS and FEATURES live in wire.ts, which needs no zod.
@@ -96,6 +96,14 @@ export const SessionSummary = z
       })
       .optional()
       .describe("An imported session's source (the meta line's `source`); absent for our own."),
+    sourceLabel: z.string().optional().describe("session/list: the source tool's name as people know it (\"Claude Code\"), for an imported session."),
+    continueIn: z
+      .object({
+        argv: z.array(z.string()).min(1).describe('The command line, e.g. ["claude", "--resume", "8f1e…"].'),
+        cwd: z.string().describe('Where to run it (the project folder the tool recorded).'),
+      })
+      .optional()
+      .describe('session/list: how to continue an imported session in its own tool, where the tool resumes by id.'),
   })
   .describe('One History entry.');
 export type SessionSummary = z.infer<typeof SessionSummary>;
@@ -132,6 +140,19 @@ export const InitializationOptions = z
       .min(0)
       .optional()
       .describe('Tier-3 summaries that would read more than this many tokens need the user\'s consent (default 50000). session/resume may override it per call.'),
+    followImports: z
+      .union([
+        z.boolean(),
+        z.object({
+          tools: z.array(z.string().min(1)).min(1).optional().describe('Importer names to follow (default: every one this build has).'),
+          roots: z
+            .record(z.string().min(1), z.array(z.string().min(1)).min(1))
+            .optional()
+            .describe("Per importer name, the data folders (or session files) to follow instead of the tool's defaults."),
+        }),
+      ])
+      .optional()
+      .describe("Follow other AI tools' data folders live: what they write is imported as it is written (see session/import). true: every tool, default folders."),
   })
   .describe('`initializationOptions` of `initialize` (LSP\'s place for client settings). Unknown fields are ignored.');
 export type InitializationOptions = z.infer<typeof InitializationOptions>;
@@ -433,6 +454,31 @@ export const sessionReindex = request(
   true,
 );
 
+export const ImportReport = z
+  .object({
+    imported: z.number().int().describe('Sessions created by this run.'),
+    updated: z.number().int().describe('Sessions of ours that got new events.'),
+    unchanged: z.number().int().describe('Sessions whose source had nothing new.'),
+    skipped: z.number().int().describe('Sessions not imported: nothing in them, or held by another importer.'),
+    problems: z.array(z.object({ path: z.string(), message: z.string() })).describe('What could not be read, per source file or folder.'),
+    sessions: z.array(z.object({ id: SessionId, source: ImportSource })).describe('Every session this run created or updated.'),
+  })
+  .describe('What an import did (the same object `levelcode-sessions import --json` prints).');
+
+export const sessionImport = request(
+  'session/import',
+  'clientToServer',
+  z.object({
+    tool: z.string().min(1).optional().describe('An importer name (claude-code, codex, ...) or "all" (the default).'),
+    from: z.string().min(1).optional().describe("Absolute path: the tool's data folder as the tool lays it out, or one session file. Needs `tool`."),
+    dryRun: z.boolean().optional().describe('Say what would be imported; write nothing.'),
+    workDoneToken: WorkDoneToken,
+  }),
+  ImportReport,
+  "Imports the sessions of other AI tools into the store (only what is new since the last import). A tool's missing default folder is a problem; `from` that cannot be read fails the request.",
+  true,
+);
+
 // ---------------------------------------------------------------------------------------------
 // Server to client
 
@@ -492,6 +538,7 @@ export const REQUESTS = [
   sessionDelete,
   sessionSeal,
   sessionReindex,
+  sessionImport,
   sessionTitle,
   sessionSummarize,
 ] as const;

@@ -35,6 +35,7 @@ import type { SessionStore } from '../core/store.js';
 // loaded with the store, after initialize has answered.
 import { resolveStoreRoot } from '../core/plain.js';
 import { watchStore, type StoreWatcher } from '../core/watch.js';
+import type { Follower } from '../import/follow.js';
 import { mkdir } from 'node:fs/promises';
 import { Log } from './log.js';
 import { FrameGuard } from './frames.js';
@@ -193,11 +194,37 @@ class Sidecar {
       else this.log.warn(`ignoring initializationOptions: ${options.error.issues[0]?.message ?? 'not an object'}`);
       // The listing kept in memory trusts a live fs.watch watcher for a bounded time (history.ts).
       store.listingCache?.setWatched(this.watcher?.mode === 'watch');
+      if (options.success && options.data.followImports) await this.follow(store, options.data.followImports);
       this.core = { store, ROUTES: handlers.ROUTES, DEFAULT_CONSENT_THRESHOLD: handlers.DEFAULT_CONSENT_THRESHOLD, titles: new handlers.TitleJobs() };
       return this.core;
     })();
     return this.coreLoading;
   }
+
+  /** initializationOptions.followImports: the other tools' folders, watched and imported as they change. */
+  private async follow(store: SessionStore, opt: Exclude<P.InitializationOptions['followImports'], false | undefined>): Promise<void> {
+    if (this.phase !== 'running') return;
+    const [{ IMPORTERS }, { followImports }, { homedir }] = await Promise.all([import('../import/registry.js'), import('../import/follow.js'), import('node:os')]);
+    const o = opt === true ? {} : opt;
+    const names = o.tools ?? IMPORTERS.map((i) => i.tool);
+    const unknown = [...names, ...Object.keys(o.roots ?? {})].filter((n) => !IMPORTERS.some((i) => i.tool === n));
+    if (unknown.length) this.log.warn(`followImports: unknown tool ${unknown.join(', ')} ignored; known tools: ${IMPORTERS.map((i) => i.tool).join(', ')}`);
+    const jobs = IMPORTERS.filter((i) => names.includes(i.tool)).map((importer) => ({
+      importer,
+      roots: o.roots?.[importer.tool] ?? importer.defaultRoots(process.env, homedir()),
+    }));
+    this.follower = followImports(store, jobs, {
+      poll: process.env.LEVELCODE_SESSIONS_POLL === '1',
+      pollMs: envInt('LEVELCODE_SESSIONS_IMPORT_POLL_MS', 2000),
+      onReport: (r) => {
+        if (r.imported || r.updated) this.log.info(`followImports: imported ${r.imported}, updated ${r.updated}`);
+        for (const p of r.problems) this.log.debug(`followImports: ${p.path}: ${p.message}`);
+      },
+      onError: (e) => this.log.warn(`followImports: ${(e as Error)?.message ?? e}`),
+    });
+    this.log.info(`following ${jobs.map((j) => `${j.importer.tool} (${j.roots.join(', ')})`).join('; ')} (${this.follower.mode})`);
+  }
+  private follower: Follower | undefined;
 
   /** initialize's initializationOptions, checked when the core is loaded. */
   private initializationOptions: unknown;
@@ -296,7 +323,7 @@ class Sidecar {
     } catch (e) {
       this.log.warn(`cannot watch the store ${this.root}: ${(e as Error).message}; session/didChange is off`);
     }
-    const features: Feature[] = ['export', 'search', 'fork', 'progress', 'cancel', 'resume.planner', 'resume.compact', 'seal.title', 'reindex'];
+    const features: Feature[] = ['export', 'search', 'fork', 'progress', 'cancel', 'resume.planner', 'resume.compact', 'seal.title', 'reindex', 'import'];
     if (this.watcher) features.push('didChange');
     const levelcodeSessions: P.ServerCapability = {
       version: PROTOCOL_VERSION,
@@ -325,6 +352,7 @@ class Sidecar {
     if (this.phase !== 'running') return rpcError('InvalidRequest', 'shutdown was already received');
     this.phase = 'shutdown';
     this.watcher?.close();
+    this.follower?.close();
     const core = await this.loadCore();
     await core.titles.drain();
     // After shutdown nothing is written: a late answer (a summary, a title) that a handler would
@@ -355,6 +383,7 @@ class Sidecar {
     this.finishing = (async () => {
       if (this.parentTimer) clearInterval(this.parentTimer);
       this.watcher?.close();
+      this.follower?.close();
       this.log.send = undefined;
       const release = async () => {
         // Nothing to release when the core never loaded (no request was served).

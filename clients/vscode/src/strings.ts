@@ -40,6 +40,7 @@ export const S = {
     tooltipCreated: (s: string) => `Started ${s}`,
     tooltipId: (id: string) => `Session ${id}`,
     tooltipProject: (path: string) => `Project ${path}`,
+    tooltipSource: (tool: string) => `Imported from ${tool}`,
     loading: 'Loading History…',
     sidecarDown: 'The History service is not running.',
     problems: (n: number) => plural(n, 'file could not be read (see the log)', 'files could not be read (see the log)'),

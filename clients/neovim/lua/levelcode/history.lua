@@ -1,7 +1,9 @@
 -- levelcode.history: History as the user meets it.
 --   * `pick()`: the project's sessions in vim.ui.select (Telescope, fzf-lua or dressing.nvim take
 --     over where installed), newest first, "title · relative time · turns · model"; choosing one
---     offers Resume, Open transcript, Rename, Delete, Export as Markdown.
+--     offers Resume, Open transcript, Rename, Delete, Export as Markdown, and for a session
+--     imported from a tool that resumes by id (Claude Code, Codex) "Continue in <tool>", which
+--     runs the sidecar's `continueIn` command in a :terminal in the tool's project folder.
 --   * `open_buffer()`: the same list in a buffer (`levelcode://history`) that stays open and is
 --     redrawn whenever the sidecar reports a change (session/didChange), from any process.
 --   * `search()`: full-text search, into a picker or the quickfix list.
@@ -21,14 +23,71 @@ M.actions = { 'Resume', 'Open transcript', 'Rename', 'Delete', 'Export as Markdo
 
 local HEADER_LINES = 2
 
+---"Continue in Claude Code": the action of an imported session whose tool resumes by id.
+---@param s table a SessionSummary
+---@return string|nil
+function M.continue_action(s)
+  if type(s.continueIn) == 'table' and type(s.continueIn.argv) == 'table' and #s.continueIn.argv > 0 then
+    return 'Continue in ' .. (s.sourceLabel or s.continueIn.argv[1])
+  end
+  return nil
+end
+
+---The actions offered for one session.
+---@param s table
+---@return string[]
+function M.actions_for(s)
+  local list = vim.deepcopy(M.actions)
+  local cont = M.continue_action(s)
+  if cont then
+    table.insert(list, 2, cont)
+  end
+  return list
+end
+
+---Runs the session's own tool on it (`claude --resume ID` and the like) in a :terminal in the
+---project folder the tool recorded. argv is run as given, never through a shell.
+---@param s table a SessionSummary with continueIn
+---@param cb fun(err: any, result: any)
+function M.continue_in_tool(s, cb)
+  local c = s.continueIn
+  local label = s.sourceLabel or c.argv[1]
+  if vim.fn.isdirectory(c.cwd) ~= 1 then
+    local err = { message = 'the project folder ' .. c.cwd .. ' ' .. label .. ' recorded is gone' }
+    util.error('cannot continue in ' .. label .. ': ' .. err.message)
+    return cb(err, nil)
+  end
+  if vim.fn.executable(c.argv[1]) ~= 1 then
+    local err = { message = c.argv[1] .. ' is not on PATH' }
+    util.error('cannot continue in ' .. label .. ': ' .. err.message)
+    return cb(err, nil)
+  end
+  vim.cmd('botright new')
+  local job = vim.fn.termopen(c.argv, { cwd = c.cwd })
+  if job <= 0 then
+    local err = { message = 'could not start ' .. table.concat(c.argv, ' ') }
+    util.error('cannot continue in ' .. label .. ': ' .. err.message)
+    return cb(err, nil)
+  end
+  pcall(vim.api.nvim_buf_set_name, 0, 'levelcode://' .. (c.argv[1]) .. '/' .. s.id)
+  vim.cmd('startinsert')
+  cb(nil, { job = job, buf = vim.api.nvim_get_current_buf() })
+end
+
 ---Runs one action on a session (a SessionSummary, or at least {id, title}).
 ---@param s table
----@param action string one of M.actions
+---@param action string one of M.actions_for(s)
 ---@param cb fun(err: any, result: any)|nil
 function M.act(s, action, cb)
   cb = cb or function() end
   local title = s.title or s.id
-  if action == 'Resume' then
+  if action == 'Continue in tool' or (action == M.continue_action(s)) then
+    if not M.continue_action(s) then
+      util.error('“' .. title .. '” was not imported from a tool that can continue it.')
+      return cb({ message = 'no tool to continue in' }, nil)
+    end
+    M.continue_in_tool(s, cb)
+  elseif action == 'Resume' then
     resume.resume({ id = s.id, title = title }, cb)
   elseif action == 'Open transcript' then
     transcript.open({ id = s.id, title = title, bytes = s.bytes }, cb)
@@ -79,7 +138,7 @@ end
 ---@param s table
 ---@param cb fun(err: any, result: any)|nil
 function M.choose_action(s, cb)
-  vim.ui.select(M.actions, { prompt = (s.title or s.id) .. ' ', kind = 'levelcode.action' }, function(choice)
+  vim.ui.select(M.actions_for(s), { prompt = (s.title or s.id) .. ' ', kind = 'levelcode.action' }, function(choice)
     if not choice then
       return cb and cb({ code = 'cancelled', message = 'cancelled' }, nil)
     end
@@ -152,7 +211,7 @@ local function render()
       local n = #view.sessions
       lines = {
         string.format('LevelCode History · %s · %d chat%s', config.project(), n, n == 1 and '' or 's'),
-        '<CR> actions  o open  R resume  r rename  D delete  e export  q close',
+        '<CR> actions  o open  R resume  c continue in its tool  r rename  D delete  e export  q close',
       }
       local live = session.live()
       for _, s in ipairs(view.sessions) do
@@ -209,6 +268,7 @@ function M.open_buffer()
       { 'r', 'Rename' },
       { 'D', 'Delete' },
       { 'e', 'Export as Markdown' },
+      { 'c', 'Continue in tool' },
     }) do
       local key, action = k[1], k[2]
       map(buf, key, function(s)

@@ -105,6 +105,9 @@ function M.format_session(s, live_id)
   if type(s.model) == 'string' and s.model ~= '' then
     table.insert(parts, s.model)
   end
+  if type(s.sourceLabel) == 'string' and s.sourceLabel ~= '' then
+    table.insert(parts, 'from ' .. s.sourceLabel)
+  end
   local line = table.concat(parts, ' · ')
   if live_id and s.id == live_id then
     line = line .. ' (current)'

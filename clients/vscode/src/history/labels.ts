@@ -14,6 +14,8 @@ export interface SummaryLike {
   model: string | null;
   preview: string;
   project?: string;
+  /** An imported session's tool, as people know it ("Claude Code"). */
+  sourceLabel?: string;
 }
 
 const MINUTE = 60_000;
@@ -68,10 +70,11 @@ export function itemLabel(s: SummaryLike): string {
   return one || S.history.untitled;
 }
 
-/** The item's description: relative time · turns · model (the model only when known). */
+/** The item's description: relative time · turns · model (when known) · the source tool (an imported session). */
 export function itemDescription(s: SummaryLike, now: Date, long = false): string {
   const parts = [relativeTime(s.updatedAt, now, long), S.history.turns(s.turns)];
   if (s.model) parts.push(s.model);
+  if (s.sourceLabel) parts.push(s.sourceLabel);
   return parts.join(S.history.separator);
 }
 
@@ -83,6 +86,7 @@ export function tooltipLines(s: SummaryLike): { title: string; preview: string; 
     S.history.turns(s.turns) + (s.model ? `${S.history.separator}${s.model}` : ''),
     ...(s.project ? [S.history.tooltipProject(s.project)] : []),
     S.history.tooltipId(s.id),
+    ...(s.sourceLabel ? [S.history.tooltipSource(s.sourceLabel)] : []),
   ];
   return { title: itemLabel(s), preview: s.preview.trim(), facts };
 }

@@ -75,6 +75,8 @@ describe('item text', () => {
     expect(itemDescription(s, now)).toBe('5 min · 3 turns · claude-sonnet-4');
     expect(itemDescription({ ...s, turns: 1, model: null }, now)).toBe('5 min · 1 turn');
     expect(itemDescription({ ...s, turns: 0 }, now)).toBe('5 min · 0 turns · claude-sonnet-4');
+    expect(itemDescription({ ...s, sourceLabel: 'Claude Code' }, now)).toBe('5 min · 3 turns · claude-sonnet-4 · Claude Code');
+    expect(itemDescription({ ...s, model: null, sourceLabel: 'Codex' }, now)).toBe('5 min · 3 turns · Codex');
   });
 
   it('gives screen readers the same words', () => {
@@ -89,6 +91,7 @@ describe('item text', () => {
     expect(t.facts[0]).toMatch(/^Last used 2026-07-29 15:25$/);
     expect(t.facts[2]).toBe('3 turns · claude-sonnet-4');
     expect(t.facts[3]).toBe('Session 2026-07-29T13-00-00-abcd');
+    expect(tooltipLines({ ...s, sourceLabel: 'Claude Code' }).facts).toEqual([...t.facts, 'Imported from Claude Code']);
   });
 });
 
