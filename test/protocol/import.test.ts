@@ -81,15 +81,19 @@ describe('initializationOptions.followImports', () => {
       writeFileSync(file, lines.slice(0, 3).join(''));
       const created = await s.editor.didChange.waitFor((c) => c.change === 'created');
       expect(created.project).toBe('/tmp/levelcode-fixture/demo');
-      const entry = (await s.call(P.sessionList, { all: true })).sessions.find((e) => e.id === created.id)!;
+      // `created` comes with the meta line; the import's events follow it in the same run.
+      const entry = await until(async () => (await s.call(P.sessionList, { all: true })).sessions.find((e) => e.id === created.id));
       expect(entry.source).toMatchObject({ tool: 'claude-code', id: UUID, path: file });
-      const first = (await s.call(P.sessionRead, { id: created.id })).events.length;
+      const first = await until(async () => (await s.call(P.sessionRead, { id: created.id })).events.length || undefined);
       expect(first).toBeGreaterThan(0);
 
       appendFileSync(file, lines.slice(3).join(''));
       await s.editor.didChange.waitFor((c) => c.id === created.id && c.change === 'appended');
       // More lines may still be landing; the session grows to what the whole file gives.
-      const whole = await s.call(P.sessionImport, { tool: 'claude-code', from: claude, dryRun: true });
+      const whole = await until(async () => {
+        const r = await s.call(P.sessionImport, { tool: 'claude-code', from: claude, dryRun: true });
+        return r.imported + r.updated === 0 ? r : undefined;
+      });
       expect(whole.imported + whole.updated).toBe(0);
       const grown = (await s.call(P.sessionRead, { id: created.id })).events.length;
       expect(grown).toBeGreaterThan(first);
@@ -98,3 +102,12 @@ describe('initializationOptions.followImports', () => {
     });
   }
 });
+
+/** `probe`'s first defined answer, asked again every 50 ms (the test's own timeout bounds it). */
+async function until<T>(probe: () => Promise<T | undefined>): Promise<T> {
+  for (;;) {
+    const v = await probe();
+    if (v !== undefined) return v;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
