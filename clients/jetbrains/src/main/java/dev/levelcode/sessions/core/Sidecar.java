@@ -244,7 +244,7 @@ public final class Sidecar implements AutoCloseable {
     caps.add("experimental", experimental);
     params.add("capabilities", caps);
     if (options.consentThreshold() != null) {
-      params.add("initializationOptions", Json.tree(new Protocol.InitializationOptions(options.consentThreshold())));
+      params.add("initializationOptions", Json.tree(new Protocol.InitializationOptions(options.consentThreshold(), null)));
     }
     params.addProperty("trace", "off");
     return params;

@@ -207,7 +207,8 @@ class HistoryPanelTest {
     assertEquals("Idempotent refunds via Redis keys", shown.get(1));
     assertTrue(shown.contains("Older:"), shown.toString());
     HistoryModel.Entry first = (HistoryModel.Entry) s.rows().get(1);
-    assertEquals("4 min ago · 3 turns · claude-sonnet-4", first.secondary());
+    // Listed by its last message (two minutes after the title event, see chat()).
+    assertEquals("5 min ago · 3 turns · claude-sonnet-4", first.secondary());
     assertEquals("7 chats · " + fx.project.getFileName(), onEdt(() -> panel.status().getText()));
 
     // 2. Resume (tier 1) from the context menu: the chat becomes the current one.

@@ -44,6 +44,7 @@ public final class Protocol {
   public static final Method<IdParams, IdResult> DELETE = req("session/delete", IdParams.class, IdResult.class);
   public static final Method<IdParams, SealResult> SEAL = req("session/seal", IdParams.class, SealResult.class);
   public static final Method<ReindexParams, ReindexResult> REINDEX = req("session/reindex", ReindexParams.class, ReindexResult.class);
+  public static final Method<ImportParams, ImportResult> IMPORT = req("session/import", ImportParams.class, ImportResult.class);
   public static final Method<TitleParams, TitleResult> TITLE =
       new Method<>("session/title", false, true, TitleParams.class, TitleResult.class);
   public static final Method<SummarizeParams, SummarizeResult> SUMMARIZE =
@@ -53,7 +54,7 @@ public final class Protocol {
 
   /** Every method of the protocol, in protocol.schema.json's x-methods order. */
   public static final List<Method<?, ?>> METHODS = List.of(NEW, APPEND, LIST, READ, RESUME, FORK, COMPACT, EXPORT, SEARCH,
-      RENAME, DELETE, SEAL, REINDEX, TITLE, SUMMARIZE, DID_CHANGE);
+      RENAME, DELETE, SEAL, REINDEX, IMPORT, TITLE, SUMMARIZE, DID_CHANGE);
 
   private static <P, R> Method<P, R> req(String name, Class<P> p, Class<R> r) {
     return new Method<>(name, false, false, p, r);
@@ -89,7 +90,7 @@ public final class Protocol {
   public record ClientCapability(List<String> callbacks) {}
 
   @Schema("#/$defs/InitializationOptions")
-  public record InitializationOptions(Integer consentThreshold) {}
+  public record InitializationOptions(Integer consentThreshold, JsonElement followImports) {}
 
   public enum Feature {
     @SerializedName("export") EXPORT,
@@ -101,7 +102,8 @@ public final class Protocol {
     @SerializedName("resume.planner") RESUME_PLANNER,
     @SerializedName("resume.compact") RESUME_COMPACT,
     @SerializedName("seal.title") SEAL_TITLE,
-    @SerializedName("reindex") REINDEX
+    @SerializedName("reindex") REINDEX,
+    @SerializedName("import") IMPORT
   }
 
   public enum Watch {
@@ -131,7 +133,24 @@ public final class Protocol {
 
   @Schema("#/$defs/SessionListResult/properties/sessions/items")
   public record SessionSummary(String id, String project, String title, boolean titled, String createdAt, String updatedAt,
-      int turns, String model, String preview, int v, long bytes, Source source) {}
+      int turns, String model, String preview, int v, long bytes, Source source, String sourceLabel, ContinueIn continueIn) {}
+
+  /** How to continue an imported session in its own tool (session/list `continueIn`); null where it cannot. */
+  @Schema("#/$defs/SessionListResult/properties/sessions/items/properties/continueIn")
+  public record ContinueIn(List<String> argv, String cwd) {}
+
+  @Schema("#/$defs/SessionImportParams")
+  public record ImportParams(String tool, String from, Boolean dryRun, JsonElement workDoneToken) {}
+
+  @Schema("#/$defs/SessionImportResult")
+  public record ImportResult(int imported, int updated, int unchanged, int skipped, List<ImportProblem> problems,
+      List<ImportedSession> sessions) {}
+
+  @Schema("#/$defs/SessionImportResult/properties/problems/items")
+  public record ImportProblem(String path, String message) {}
+
+  @Schema("#/$defs/SessionImportResult/properties/sessions/items")
+  public record ImportedSession(String id, Source source) {}
 
   /** Where an imported session came from (protocol.md, "Imported sessions"); null for our own. */
   @Schema("#/$defs/SessionListResult/properties/sessions/items/properties/source")
