@@ -264,7 +264,8 @@ function hasText(content: unknown): boolean {
   return false;
 }
 
-function collectToolNames(e: SessionEvent, names: Map<string, string>): void {
+/** Adds the tool-call ids of an event and their tool names to `names` (for naming tool results). */
+export function collectToolNames(e: SessionEvent, names: Map<string, string>): void {
   const visit = (x: unknown): void => {
     if (Array.isArray(x)) return x.forEach(visit);
     if (!x || typeof x !== 'object') return;

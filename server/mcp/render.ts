@@ -4,7 +4,7 @@
 // whatever is cut says so and names the call that gets the rest, never a silent cut.
 // Depends on the core's Markdown helpers (markdown.ts, export.ts formatTime, plain.ts) only.
 
-import { formatTime } from '../core/export.js';
+import { collectToolNames, formatTime } from '../core/export.js';
 import { fencedCode, sanitizeMarkdown } from '../core/markdown.js';
 import { oneLine, textOf } from '../core/plain.js';
 import type { SeqEvent, SessionEvent } from '../core/events.js';
@@ -115,7 +115,7 @@ export function windowText(w: Window, o: WindowOptions): { text: string; next?: 
   const id = w.meta.id;
   // Tool names by call id, so that a result can say which call it answers.
   const names = new Map<string, string>();
-  for (const { event } of w.events) collectNames(event, names);
+  for (const { event } of w.events) collectToolNames(event, names);
   const blocks = w.events.map((e) => ({ seq: e.seq, text: eventText(e, id, names, o, o.maxChars) }));
   const shown = blocks.filter((b) => b.text !== undefined) as { seq: number; text: string }[];
   let at = o.focus === undefined ? 0 : shown.findIndex((b) => b.seq >= o.focus!);
@@ -294,26 +294,6 @@ function eventText(se: SeqEvent, id: string, names: Map<string, string>, o: Wind
 /** The limits of read_session's sizes (tools.ts validates against them). */
 export const MAX_CHARS = 50_000;
 export const MAX_TOOL_CHARS = 20_000;
-
-function collectNames(e: SessionEvent, names: Map<string, string>): void {
-  const visit = (x: unknown): void => {
-    if (Array.isArray(x)) return x.forEach(visit);
-    if (!x || typeof x !== 'object') return;
-    const o = x as Record<string, unknown>;
-    if ((o.type === 'tool_use' || o.type === 'server_tool_use') && typeof o.id === 'string' && typeof o.name === 'string') names.set(o.id, o.name);
-    if (o.type === 'function_call' && typeof o.call_id === 'string' && typeof o.name === 'string') names.set(o.call_id, o.name);
-    if (Array.isArray(o.tool_calls))
-      for (const c of o.tool_calls) {
-        const cc = (c ?? {}) as Record<string, unknown>;
-        const fn = (cc.function ?? {}) as Record<string, unknown>;
-        const name = fn.name ?? cc.name;
-        if (typeof cc.id === 'string' && typeof name === 'string') names.set(cc.id, name);
-      }
-    if (Array.isArray(o.content)) visit(o.content);
-  };
-  if (e.kind === 'agent') visit(e.messages);
-  else if (e.kind === 'user' || e.kind === 'assistant') visit(e.content);
-}
 
 function stringify(v: unknown): string {
   if (v === undefined) return '';
