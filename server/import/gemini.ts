@@ -8,10 +8,10 @@
 // Depends on node:fs, node:path, node:crypto and the event format only.
 
 import { createHash } from 'node:crypto';
-import { lstat, open, readdir, stat } from 'node:fs/promises';
+import { lstat, readdir, stat } from 'node:fs/promises';
 import { basename, dirname, isAbsolute, join } from 'node:path';
-import { defineOwn, MAX_DEPTH, textOf, tooDeep } from '../core/events.js';
-import { READ_NO_FOLLOW } from '../core/plain.js';
+import { defineOwn, textOf } from '../core/events.js';
+import { parseJson, readText } from './jsonl.js';
 import type { Importer, MappedEvent, MappedSession, SourceFile, SourceRef } from './types.js';
 
 type Rec = Record<string, unknown>;
@@ -107,27 +107,6 @@ async function dirNames(path: string): Promise<string[]> {
   return entries.filter((e) => e.isDirectory()).map((e) => e.name).sort();
 }
 
-/** Reads a file without following a symlink or waiting on a FIFO; throws what open throws. */
-async function readText(path: string): Promise<string> {
-  const fh = await open(path, READ_NO_FOLLOW);
-  try {
-    if (!(await fh.stat()).isFile()) throw new Error(`${path} is not a regular file`);
-    return await fh.readFile('utf8');
-  } finally {
-    await fh.close();
-  }
-}
-
-/** Parses JSON text, or undefined; a value nesting deeper than we store is refused too. */
-function parseJson(text: string): { value?: unknown; deep?: boolean } {
-  let value: unknown;
-  try {
-    value = JSON.parse(text); // JSON.parse makes `__proto__` an own key, never a prototype
-  } catch {
-    return {};
-  }
-  return tooDeep(value, MAX_DEPTH - 8) ? { deep: true } : { value };
-}
 
 function isObj(v: unknown): v is Rec {
   return v !== null && typeof v === 'object' && !Array.isArray(v);

@@ -3,7 +3,9 @@
 // JSON), and the small shapes every mapping uses (times, kept-raw records, file stats).
 // No store, no writes.
 
-import { lstat, readFile, readdir, stat } from 'node:fs/promises';
+import { lstat, open, readdir, stat } from 'node:fs/promises';
+import { MAX_DEPTH, tooDeep } from '../core/events.js';
+import { READ_NO_FOLLOW } from '../core/plain.js';
 import { join } from 'node:path';
 import type { MappedEvent, SourceFile } from './types.js';
 
@@ -41,8 +43,26 @@ export function jsonlLines(text: string, problems: string[]): SourceLine[] {
   return out;
 }
 
+/** Reads a file without following a symlink or waiting on a FIFO; throws what open throws. */
 export async function readText(path: string): Promise<string> {
-  return readFile(path, 'utf8');
+  const fh = await open(path, READ_NO_FOLLOW);
+  try {
+    if (!(await fh.stat()).isFile()) throw new Error(`${path} is not a regular file`);
+    return await fh.readFile('utf8');
+  } finally {
+    await fh.close();
+  }
+}
+
+/** Parses JSON text, or undefined; a value nesting deeper than we store is refused too. */
+export function parseJson(text: string): { value?: unknown; deep?: boolean } {
+  let value: unknown;
+  try {
+    value = JSON.parse(text); // JSON.parse makes `__proto__` an own key, never a prototype
+  } catch {
+    return {};
+  }
+  return tooDeep(value, MAX_DEPTH - 8) ? { deep: true } : { value };
 }
 
 /** A plain object (a record), never an array or null. */

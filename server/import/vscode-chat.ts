@@ -8,12 +8,12 @@
 // earlier events as a prefix. Field notes: vscode-chat.md beside this file.
 // Depends on node:fs, node:path, node:url and the event format only.
 
-import { lstat, open, readdir, stat } from 'node:fs/promises';
+import { lstat, readdir, stat } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { homedir } from 'node:os';
-import { defineOwn, MAX_DEPTH, tooDeep } from '../core/events.js';
-import { READ_NO_FOLLOW } from '../core/plain.js';
+import { defineOwn } from '../core/events.js';
+import { parseJson, readText } from './jsonl.js';
 import type { Importer, MappedEvent, MappedSession, SourceFile } from './types.js';
 
 type Rec = Record<string, unknown>;
@@ -92,25 +92,6 @@ async function isDir(path: string): Promise<boolean> {
   }
 }
 
-async function readText(path: string): Promise<string> {
-  const fh = await open(path, READ_NO_FOLLOW);
-  try {
-    if (!(await fh.stat()).isFile()) throw new Error(`${path} is not a regular file`);
-    return await fh.readFile('utf8');
-  } finally {
-    await fh.close();
-  }
-}
-
-function parseJson(text: string): { value?: unknown; deep?: boolean } {
-  let value: unknown;
-  try {
-    value = JSON.parse(text); // `__proto__` becomes an own key, never a prototype
-  } catch {
-    return {};
-  }
-  return tooDeep(value, MAX_DEPTH - 8) ? { deep: true } : { value };
-}
 
 function isObj(v: unknown): v is Rec {
   return v !== null && typeof v === 'object' && !Array.isArray(v);
