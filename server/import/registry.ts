@@ -6,8 +6,18 @@ import { claudeCode } from './claude-code.js';
 import { codex } from './codex.js';
 import { gemini } from './gemini.js';
 import { vscodeChat } from './vscode-chat.js';
+import { cline, rooCode } from './cline.js';
+import { aider } from './aider.js';
 
-export const IMPORTERS: readonly Importer[] = [claudeCode, codex, gemini, vscodeChat];
+export const IMPORTERS: readonly Importer[] = [
+  claudeCode,
+  codex,
+  gemini,
+  vscodeChat,
+  cline,
+  rooCode,
+  aider,
+];
 
 export function importerOf(tool: string): Importer | undefined {
   return IMPORTERS.find((i) => i.tool === tool);

@@ -1,0 +1,198 @@
+// The Aider importer: Aider appends every chat of a repository to one Markdown file at its root,
+// .aider.chat.history.md, each chat opening with "# aider chat started at YYYY-MM-DD HH:MM:SS"
+// (local time), the user's input as "#### " lines, Aider's own output (commands, applied edits,
+// lint runs) as "> " lines, and the model's answers as plain text. One file, many sessions: each
+// chat is a session whose id is derived from the file and its start line (Aider has no ids).
+// Each block of lines becomes one event with the block's text verbatim as its raw record.
+// `import all` looks for the file in the project folders other tools and our store know.
+// Field notes in ./README.md. Pure reading: no store, no writes.
+
+import { createHash } from 'node:crypto';
+import { existsSync, readFileSync, readdirSync, openSync, readSync, closeSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { vscodeChat } from './vscode-chat.js';
+import type { Importer, MappedEvent, MappedSession, SourceFile } from './types.js';
+import { EPOCH, isFolder, keptRaw, readText, statFile } from './jsonl.js';
+
+export const HISTORY_FILE = '.aider.chat.history.md';
+
+export const aider: Importer = {
+  tool: 'aider',
+  label: 'Aider',
+  defaultRoots(env, home) {
+    return knownProjects(env, home)
+      .map((p) => join(p, HISTORY_FILE))
+      .filter((f) => existsSync(f));
+  },
+  discover,
+  read,
+};
+
+async function discover(root: string): Promise<SourceFile[]> {
+  if (!(await isFolder(root))) return [await statFile(root)];
+  const f = join(root, HISTORY_FILE);
+  return [await statFile(f).catch(() => {
+    throw new Error(`no ${HISTORY_FILE} in ${root} (Aider writes it at the root of the repository it ran in)`);
+  })];
+}
+
+// ---- where the files are: project folders other tools and our store recorded -------------------
+
+/** Project folders this machine's tools know, without reading their sessions (a few small files). */
+export function knownProjects(env: NodeJS.ProcessEnv, home: string): string[] {
+  const out = new Set<string>();
+  const add = (p: unknown) => typeof p === 'string' && p.startsWith('/') && out.add(p.replace(/\/+$/, '') || '/');
+  const json = (path: string): unknown => {
+    try {
+      return JSON.parse(readFileSync(path, 'utf8'));
+    } catch {
+      return undefined; // a tool not installed, or a file it is writing: nothing to learn from it
+    }
+  };
+  // Claude Code's ~/.claude.json lists every folder it ran in.
+  const claude = json(join(env.CLAUDE_CONFIG_DIR || home, '.claude.json')) as { projects?: Record<string, unknown> } | undefined;
+  for (const p of Object.keys(claude?.projects ?? {})) add(p);
+  // Codex's config.toml has a [projects."<folder>"] table for each trusted folder.
+  try {
+    const toml = readFileSync(join(env.CODEX_HOME || join(home, '.codex'), 'config.toml'), 'utf8');
+    for (const m of toml.matchAll(/^\[projects\.(?:"([^"]+)"|'([^']+)')\]/gm)) add(m[1] ?? m[2]);
+  } catch {
+    /* no Codex here */
+  }
+  // VS Code's workspace folders.
+  for (const userData of vscodeChat.defaultRoots(env, home)) {
+    const ws = join(userData, 'User', 'workspaceStorage');
+    for (const name of list(ws)) {
+      const folder = (json(join(ws, name, 'workspace.json')) as { folder?: unknown } | undefined)?.folder;
+      if (typeof folder === 'string' && folder.startsWith('file://')) add(safe(() => fileURLToPath(folder)));
+    }
+  }
+  // Our own store: the project of one session of each project folder.
+  const store = env.LEVELCODE_SESSIONS_DIR || join(home, '.levelcode', 'sessions');
+  for (const slug of list(store)) {
+    const file = list(join(store, slug)).find((n) => n.endsWith('.jsonl'));
+    if (file) add(metaProject(join(store, slug, file)));
+  }
+  return [...out].sort();
+}
+
+function list(dir: string): string[] {
+  try {
+    return readdirSync(dir);
+  } catch {
+    return [];
+  }
+}
+
+function safe<T>(f: () => T): T | undefined {
+  try {
+    return f();
+  } catch {
+    return undefined;
+  }
+}
+
+/** The project folder a session file of ours names in its meta line (its first line). */
+function metaProject(path: string): string | undefined {
+  return safe(() => {
+    const fd = openSync(path, 'r');
+    try {
+      const buf = Buffer.alloc(16384);
+      const n = readSync(fd, buf, 0, buf.length, 0);
+      return (JSON.parse(buf.toString('utf8', 0, n).split('\n')[0]) as { project?: string }).project;
+    } finally {
+      closeSync(fd);
+    }
+  });
+}
+
+// ---- reading -------------------------------------------------------------------------------------
+
+const HEADER = /^# aider chat started at (\d{4}-\d{2}-\d{2}) (\d{2}:\d{2}:\d{2})\s*$/;
+type Kind = 'user' | 'tool' | 'text' | 'mode';
+
+interface Block {
+  kind: Kind;
+  lines: string[];
+}
+
+async function read(file: SourceFile): Promise<MappedSession[]> {
+  const lines = (await readText(file.path)).split('\n');
+  if (lines[lines.length - 1] === '') lines.pop();
+  const starts: number[] = [];
+  lines.forEach((l, i) => HEADER.test(l) && starts.push(i));
+  const chats: { from: number; to: number; header?: RegExpExecArray }[] = [];
+  if ((starts[0] ?? lines.length) > 0) chats.push({ from: 0, to: starts[0] ?? lines.length }); // a file that begins mid-chat
+  starts.forEach((s, k) => chats.push({ from: s + 1, to: starts[k + 1] ?? lines.length, header: HEADER.exec(lines[s])! }));
+  const firstStart = starts.length ? startTime(HEADER.exec(lines[starts[0]])!) : EPOCH;
+  const out: MappedSession[] = [];
+  for (const c of chats) {
+    const t = c.header ? startTime(c.header) : firstStart;
+    const blocks = blocksOf(lines.slice(c.from, c.to));
+    const events = blocks.map((b) => mapBlock(b, t));
+    if (!events.some((e) => e.kind === 'user' || e.kind === 'assistant')) continue; // an empty chat (started, then quit)
+    const text = lines.slice(c.from, c.to).join('\n');
+    const version = /^> Aider v(\S+)/m.exec(text)?.[1];
+    const model = /^> (?:Main )?[Mm]odel: (\S+)/m.exec(text)?.[1];
+    const line = c.header ? c.from : 1; // the 1-based number of the header line, or 1 for a headless start
+    out.push({
+      source: { tool: 'aider', ...(version ? { version } : {}), path: file.path, id: aiderSessionId(file.path, line), project: dirname(file.path) },
+      createdAt: t,
+      ...(model ? { model } : {}),
+      events,
+      problems: [],
+    });
+  }
+  return out;
+}
+
+/** A chat's id: Aider has none, so the file's path (hashed) and the line its header is on (the file only grows). */
+export function aiderSessionId(path: string, line: number): string {
+  return `${createHash('sha1').update(path).digest('hex').slice(0, 12)}-L${line}`;
+}
+
+/** The header's local time (Aider writes it without a zone). */
+function startTime(m: RegExpExecArray): string {
+  const d = new Date(`${m[1]}T${m[2]}`);
+  return Number.isNaN(d.getTime()) ? EPOCH : d.toISOString();
+}
+
+/**
+ * Lines into blocks of one kind. A "#### " line is the user's, unless it sits in the model's text
+ * (a Markdown heading of the answer): Aider ends each input line with two spaces, a heading of
+ * the answer has none.
+ */
+function blocksOf(lines: string[]): Block[] {
+  const blocks: Block[] = [];
+  for (const l of lines) {
+    const cur = blocks[blocks.length - 1];
+    if (l.trim() === '') {
+      if (cur) cur.lines.push(l);
+      continue;
+    }
+    let kind: Kind = /^>( |$)/.test(l) ? 'tool' : /^-\*- .* -\*-\s*$/.test(l) ? 'mode' : 'text';
+    if (l.startsWith('####')) {
+      const inAnswer = cur?.kind === 'text' && !l.endsWith('  ');
+      kind = inAnswer ? 'text' : 'user';
+    }
+    if (cur && cur.kind === kind) cur.lines.push(l);
+    else blocks.push({ kind, lines: [l] });
+  }
+  return blocks;
+}
+
+function mapBlock(b: Block, t: string): MappedEvent {
+  while (b.lines.length && b.lines[b.lines.length - 1].trim() === '') b.lines.pop();
+  const raw = b.lines.join('\n');
+  switch (b.kind) {
+    case 'user':
+      return { kind: 'user', t, content: b.lines.map((l) => l.replace(/^####\s?/, '').replace(/\s+$/, '')).join('\n').trim(), raw };
+    case 'text':
+      return { kind: 'assistant', t, content: raw.trim(), raw };
+    case 'tool':
+      return { kind: 'agent', t, messages: [{ role: 'tool', content: b.lines.map((l) => l.replace(/^> ?/, '').replace(/\s+$/, '')).join('\n') }], raw };
+    default:
+      return keptRaw(t, raw);
+  }
+}
