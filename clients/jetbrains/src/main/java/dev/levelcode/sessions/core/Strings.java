@@ -46,6 +46,9 @@ public final class Strings {
         case "codex" -> "Codex";
         case "gemini" -> "Gemini CLI";
         case "vscode" -> "VS Code";
+        case "cline" -> "Cline";
+        case "roo-code" -> "Roo Code";
+        case "aider" -> "Aider";
         default -> tool;
       };
     }
