@@ -54,12 +54,30 @@ async function discoverTasks(root: string, extensionId: string): Promise<SourceF
   const inUserData = join(root, 'User', 'globalStorage', extensionId);
   const base = (await isFolder(inUserData)) ? inUserData : root;
   if (await exists(join(base, API_FILE))) return [await taskFile(join(base, API_FILE))];
+  if (await isFolder(join(base, 'sessions'))) return cliSessions(join(base, 'sessions'));
   const tasks = (await isFolder(join(base, 'tasks'))) ? join(base, 'tasks') : basename(base) === 'tasks' ? base : undefined;
   if (!tasks) throw new Error(`no tasks/ folder in ${root} (the extension keeps its tasks in <user data>/User/globalStorage/${extensionId}/tasks/<id>/)`);
   const out: SourceFile[] = [];
   for (const e of await entries(tasks)) {
     const api = join(tasks, e.name, API_FILE);
     if (e.dir && (await exists(api))) out.push(await taskFile(api));
+  }
+  return out;
+}
+
+/** The cline CLI 3.x: sessions/<id>/<id>.messages.json, with <id>.json (the session's cwd, times, title) as a part. */
+async function cliSessions(dir: string): Promise<SourceFile[]> {
+  const out: SourceFile[] = [];
+  for (const e of await entries(dir)) {
+    const messages = join(dir, e.name, `${e.name}.messages.json`);
+    if (!e.dir || !(await exists(messages))) continue;
+    const f = await statFile(messages);
+    const metaFile = join(dir, e.name, `${e.name}.json`);
+    if (!(await exists(metaFile))) out.push(f);
+    else {
+      const m = await statFile(metaFile);
+      out.push({ path: f.path, size: f.size + m.size, mtimeNs: m.mtimeNs > f.mtimeNs ? m.mtimeNs : f.mtimeNs, parts: [metaFile] });
+    }
   }
   return out;
 }
@@ -81,6 +99,7 @@ async function readJson(path: string): Promise<unknown> {
 }
 
 async function readTask(file: SourceFile, tool: string): Promise<MappedSession[]> {
+  if (file.path.endsWith('.messages.json')) return readCliSession(file, tool);
   const dir = dirname(file.path);
   const id = basename(dir);
   const problems: string[] = [];
@@ -112,6 +131,28 @@ async function readTask(file: SourceFile, tool: string): Promise<MappedSession[]
       problems,
     },
   ];
+}
+
+/** A session of the cline CLI 3.x: {messages: [...]} beside {session_id, cwd, started_at, metadata: {title}}. */
+async function readCliSession(file: SourceFile, tool: string): Promise<MappedSession[]> {
+  const id = basename(file.path, '.messages.json');
+  const problems: string[] = [];
+  const { value } = parseJson(await readText(file.path));
+  const meta = await readJson(join(dirname(file.path), `${id}.json`)).catch(() => undefined);
+  const m = isRecord(meta) ? meta : {};
+  if (!isRecord(value) || !Array.isArray(value.messages)) problems.push('the session file is not complete JSON (cline may be writing it); read again next time');
+  const messages: unknown[] = isRecord(value) && Array.isArray(value.messages) ? value.messages : [];
+  const createdAt = isoTime(m.started_at) ?? (isRecord(messages[0]) ? isoTime(messages[0].ts) : undefined) ?? EPOCH;
+  const project = str(m.cwd) ?? str(m.workspace_root) ?? cwdFromMessages(messages);
+  if (!project && messages.length) problems.push(`the session records no working folder; it is filed under ${homedir()}`);
+  const origin = isRecord(value) && isRecord(value.origin) ? value.origin : {};
+  const version = str(origin.version);
+  const model = str(m.model);
+  const title = isRecord(m.metadata) ? str(m.metadata.title) : undefined;
+  const events = mapMessages(messages, createdAt, []);
+  // cline sets the title from the prompt: a title of the model's kind, after the first event.
+  if (title && events.length && title !== textOf((events[0] as { content?: unknown }).content)) events.push({ kind: 'title', t: events[events.length - 1].t, title, source: 'model', raw: { title } });
+  return [{ source: { tool, ...(version ? { version } : {}), path: file.path, id, project: project ?? homedir() }, createdAt, ...(model ? { model } : {}), events, problems }];
 }
 
 /** The task's entry in state/taskHistory.json beside tasks/ (newer Cline; older keep it in VS Code's state database). */
@@ -147,7 +188,7 @@ function mapMessages(messages: unknown[], createdAt: string, requests: unknown[]
 /** A tool's result in the XML-tool era: a text block "[tool_name for 'x'] Result:". */
 const XML_RESULT = /^\[[\w-]+(?: for [^\]]*)?\] Result:/;
 const ENV = /^\s*<environment_details>/;
-const WRAPPERS = /^\s*<(task|feedback|user_message|answer)>\s*([\s\S]*?)\s*<\/\1>\s*$/;
+const WRAPPERS = /^\s*<(task|feedback|user_message|answer|user_input)(?: [^>]*)?>\s*([\s\S]*?)\s*<\/\1>\s*$/;
 
 function blocksOf(c: unknown): unknown[] {
   return typeof c === 'string' ? [{ type: 'text', text: c }] : Array.isArray(c) ? c : [];

@@ -1,4 +1,5 @@
-// Contract cases of the Cline and Roo Code importers: task folders built by
+// Contract cases of the Cline and Roo Code importers: a session the real cline CLI 3.0.65 wrote
+// (tools/fixtures/cline.mjs; its model call failed offline, so the answer is cline's error), task folders built by
 // tools/fixtures/cline-built.mjs following the extensions' published layout (built-*, not written
 // by the extensions), laid out as a VS Code user-data folder.
 
@@ -28,6 +29,16 @@ async function cut(dir: string, built: string, ext: string, task: string, keep: 
 }
 
 export const cases: ContractCase[] = [
+  {
+    name: 'cline CLI 3.0.65: sessions/<id>/<id>.messages.json, the model unreachable offline (real)',
+    tool: 'cline',
+    real: true,
+    setup: async (dir) => {
+      await cp(join(FIXTURES, 'cline', 'real-3.0.65', 'data'), join(dir, '.cline', 'data'), { recursive: true });
+      return join(dir, '.cline', 'data');
+    },
+    sessions: [{ id: '1796221684529_ep9nq', project: '/tmp/i-ext-cline/proj', turns: 1, title: null, compactions: 0, toolPairs: 0, userTexts: ['Say hello'] }],
+  },
   {
     name: 'cline 3.x task folders with taskHistory.json, native and XML tool results (built)',
     tool: 'cline',
