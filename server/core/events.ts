@@ -1,12 +1,12 @@
 // The on-disk session format, defined once. Every line of a session file is one of these
 // shapes; the sidecar, the CLI, the tests and protocol.schema.json all derive from here.
-// Depends on zod (through zod.ts) and plain.ts only: no fs, no JSON-RPC.
+// Depends on zod and plain.ts only: no fs, no JSON-RPC.
 //
 // Provider payloads (`content`, `messages`) are opaque to us and kept verbatim: the schemas
 // check the envelope (kind, t, the fields we read) and pass every other key through untouched,
 // so a reader of a newer writer's line keeps fields it does not know.
 
-import { z } from './zod.js';
+import { z } from 'zod';
 
 /** The schema version this build writes and fully understands. */
 export const SCHEMA_VERSION = 1;

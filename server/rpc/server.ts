@@ -24,12 +24,8 @@ import type {
   MessageReader,
   MessageWriter,
 } from 'vscode-languageserver/node';
-// The library through require (lsp.ts): an ES import of it cost ~60 ms of the start.
-import { lsp, lspNode, lspSource } from './lsp.js';
-const { createConnection, ProposedFeatures, ResponseError, CancellationToken, LogMessageNotification, SetTraceNotification } = lsp;
-const { createProtocolConnection, StreamMessageReader, StreamMessageWriter, SocketMessageWriter } = lspNode;
-type ResponseError<D> = import('vscode-languageserver').ResponseError<D>;
-type CancellationToken = import('vscode-languageserver').CancellationToken;
+import { createConnection, ProposedFeatures, ResponseError, CancellationToken, LogMessageNotification, SetTraceNotification } from 'vscode-languageserver';
+import { createProtocolConnection, StreamMessageReader, StreamMessageWriter, SocketMessageWriter } from 'vscode-languageserver/node';
 import type { SessionStore } from '../core/store.js';
 // From plain.ts, not history.ts (which re-exports it): history.ts and the catalog behind it are
 // loaded with the store, after initialize has answered.
@@ -182,7 +178,6 @@ class Sidecar {
       // load: their files are read on libuv's threads meanwhile.
       this.watcher?.settle();
       const [{ SessionStore }, handlers, P] = await loading;
-      this.log.debug(`zod: ${(await import('../core/zod.js')).zodSource}`);
       const store = new SessionStore({
         root: this.root,
         agent: 'sidecar',
@@ -333,7 +328,6 @@ class Sidecar {
     };
     this.phase = 'running';
     this.log.info(`serving ${this.root} (callbacks: ${[...this.callbacks].join(', ') || 'none'}; didChange: ${mode ?? 'off'})`);
-    this.log.debug(`vscode-languageserver: ${lspSource}`);
     // Loaded once the answer is on its way (a timer: after the response is written).
     setTimeout(() => void this.loadCore().catch((e) => this.log.error(`cannot load the store: ${(e as Error)?.stack ?? e}`)), 0);
     return {
