@@ -35,7 +35,6 @@ import type { Follower } from '../import/follow.js';
 import { mkdir } from 'node:fs/promises';
 import { Log } from './log.js';
 import { FrameGuard } from './frames.js';
-import { encoder } from './encode.js';
 import { RpcErrorCodes, invalidParams, rpcError, toResponseError } from './errors.js';
 import type { Context, Progress, TitleJobs } from './handlers.js';
 import type * as P from './protocol.js';
@@ -116,7 +115,7 @@ function stdioTransport(): Transport {
   return {
     reader: new StreamMessageReader(g.stream),
     onBadFrame: g.onBadFrame,
-    writer: new StreamMessageWriter(process.stdout, { charset: 'utf-8', contentTypeEncoder: encoder }),
+    writer: new StreamMessageWriter(process.stdout, 'utf-8'),
     onEnd: (cb) => {
       process.stdin.once('end', cb);
       process.stdin.once('close', cb);
@@ -133,7 +132,7 @@ async function socketTransport(port: number): Promise<Transport> {
   return {
     reader: new StreamMessageReader(g.stream),
     onBadFrame: g.onBadFrame,
-    writer: new SocketMessageWriter(socket, { charset: 'utf-8', contentTypeEncoder: encoder }),
+    writer: new SocketMessageWriter(socket, 'utf-8'),
     onEnd: (cb) => socket.once('close', cb),
     close: () => socket.destroy(),
     stdio: false,
