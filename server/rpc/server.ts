@@ -24,8 +24,12 @@ import type {
   MessageReader,
   MessageWriter,
 } from 'vscode-languageserver/node';
-import { createConnection, ProposedFeatures, ResponseError, CancellationToken, LogMessageNotification, SetTraceNotification } from 'vscode-languageserver';
-import { createProtocolConnection, StreamMessageReader, StreamMessageWriter, SocketMessageWriter } from 'vscode-languageserver/node';
+// Through require (lsp.ts): an ES import of the library alone missed the start's guardrail.
+import { lsp, lspNode } from './lsp.js';
+const { createConnection, ProposedFeatures, ResponseError, CancellationToken, LogMessageNotification, SetTraceNotification } = lsp;
+const { createProtocolConnection, StreamMessageReader, StreamMessageWriter, SocketMessageWriter } = lspNode;
+type ResponseError<D> = import('vscode-languageserver').ResponseError<D>;
+type CancellationToken = import('vscode-languageserver').CancellationToken;
 import type { SessionStore } from '../core/store.js';
 // From plain.ts, not history.ts (which re-exports it): history.ts and the catalog behind it are
 // loaded with the store, after initialize has answered.
