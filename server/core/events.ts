@@ -11,9 +11,8 @@ import { z } from 'zod';
 /** The schema version this build writes and fully understands. */
 export const SCHEMA_VERSION = 1;
 
-// The session id pattern, oneLine, textOf and the nesting limit live in plain.ts (no zod), so
-// the History listing and search can use them without loading zod; they are part of this
-// module's interface all the same.
+// The session id pattern, oneLine, textOf and the nesting limit live in plain.ts; they are part
+// of this module's interface all the same.
 import { SESSION_ID_RE } from './plain.js';
 export { SESSION_ID_RE, oneLine, textOf, MAX_DEPTH, tooDeep } from './plain.js';
 
