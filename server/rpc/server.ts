@@ -44,10 +44,9 @@ import type { Context, Progress, TitleJobs } from './handlers.js';
 import type * as P from './protocol.js';
 import { CALLBACKS, DID_CHANGE, PROTOCOL_VERSION, type Callback, type Feature } from './wire.js';
 
-// Performance: `initialize` is answered before the store, the handlers and zod behind them are
-// loaded (about a third of the sidecar's start on the bench machine); they are loaded just
-// after it, and every other request (and shutdown) waits for them (bench/PERFORMANCE.md:
-// sidecar start). So what initialize needs must not import zod: wire.ts, plain.ts, watch.ts.
+// `initialize` is answered before the store, the handlers and zod behind them are loaded; they
+// are loaded just after it, and every other request (and shutdown) waits for them. Kept for the
+// start guardrail (4x `node -e ''`, wire.ts): what initialize needs must not import zod.
 interface Core {
   store: SessionStore;
   ROUTES: typeof import('./handlers.js').ROUTES;
