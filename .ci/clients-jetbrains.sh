@@ -21,11 +21,10 @@ if [ ${#need[@]} -gt 0 ]; then
 fi
 javac -version
 
-if [ ! -f dist/cli/main.cjs ]; then
+if [ ! -f dist/cli/main.js ]; then
   npx tsc -p . || echo "clients-jetbrains: tsc reported type errors; dist/ was emitted anyway" >&2
-  node tools/bundle.mjs
 fi
-test -f dist/cli/main.cjs
+test -f dist/cli/main.js
 
 gson=/usr/share/java/gson.jar
 junit=/usr/share/java/junit-platform-console-standalone.jar

@@ -13,8 +13,8 @@ if ! command -v nvim >/dev/null 2>&1; then
 fi
 nvim --version | head -n 1
 
-# The build a user's `npm ci` makes (tsc, then the bundles the bin runs), skipped when current.
+# The build a user's `npm ci` makes (tsc), skipped when current.
 node tools/build.mjs --if-stale
-test -f dist/cli/main.cjs
+test -f dist/cli/main.js
 
 npx vitest run -c vitest.clients.config.ts test/clients/neovim

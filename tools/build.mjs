@@ -1,18 +1,15 @@
-// The build: tsc, then tools/bundle.mjs, then a stamp (dist/.build-stamp) that says what it was
-// built from. `node tools/build.mjs` always builds (`npm run build`, and `prepare`, which
-// `npm ci` runs); `node tools/build.mjs --if-stale` builds only when dist/ is not what a build
-// of this checkout would make (`npm test` and the other scripts that need dist/), so that
-// `npm ci && npm test` builds once. `--check` builds nothing and exits 1 when dist/ is stale.
+// The build: tsc, then a stamp (dist/.build-stamp) that says what it was built from.
+// `node tools/build.mjs` always builds (`npm run build`, and `prepare`, which `npm ci` runs);
+// `node tools/build.mjs --if-stale` builds only when dist/ is not what a build of this checkout
+// would make (`npm test` and the other scripts that need dist/), so that `npm ci && npm test`
+// builds once. `--check` builds nothing and exits 1 when dist/ is stale.
 //
-// dist/ is current when the stamp names the same sources (every file under server/, tsconfig,
-// package.json, the lock file and the bundler, by content: a checkout or a touch that changes
-// no byte rebuilds nothing), the same Node (the bundles' code caches are V8's, per version),
-// and the CLI's bundle is still newer than every module it was made from (after `npx tsc`
-// alone it is not, and bin/ would run tsc's modules: server/cli/boot.ts).
-// Depends on node: only; runs tsc and tools/bundle.mjs as child processes.
+// dist/ is current when the stamp names the same sources: every file under server/, tsconfig,
+// package.json, the lock file and this script, by content (a checkout or a touch that changes
+// no byte rebuilds nothing). Depends on node: only; runs tsc as a child process.
 
 import { createHash } from 'node:crypto';
-import { readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { spawnSync } from 'node:child_process';
@@ -27,29 +24,18 @@ function files(dir) {
     .sort();
 }
 
-/** What a build of this checkout is made from, as one digest (and the Node that makes it). */
+/** What a build of this checkout is made from, as one digest. */
 function sources() {
   const h = createHash('sha256');
-  const inputs = [...files(join(repo, 'server')), ...['tsconfig.json', 'package.json', 'package-lock.json', 'tools/bundle.mjs', 'tools/build.mjs'].map((f) => join(repo, f))];
+  const inputs = [...files(join(repo, 'server')), ...['tsconfig.json', 'package.json', 'package-lock.json', 'tools/build.mjs'].map((f) => join(repo, f))];
   for (const f of inputs) h.update(f.slice(repo.length)).update('\0').update(readFileSync(f)).update('\0');
-  return { node: process.version, sources: h.digest('hex') };
-}
-
-function bundleCurrent() {
-  const cli = join(dist, 'cli');
-  try {
-    const built = statSync(join(cli, 'main.cjs')).mtimeMs;
-    const inputs = JSON.parse(readFileSync(join(cli, 'main.cjs.inputs'), 'utf8'));
-    return inputs.every((rel) => statSync(join(cli, rel)).mtimeMs <= built);
-  } catch {
-    return false;
-  }
+  return { sources: h.digest('hex') };
 }
 
 function current(want) {
   try {
     const have = JSON.parse(readFileSync(stampFile, 'utf8'));
-    return have.node === want.node && have.sources === want.sources && bundleCurrent();
+    return have.sources === want.sources;
   } catch {
     return false;
   }
@@ -66,9 +52,8 @@ if (process.argv.includes('--check')) {
   console.log(ok ? 'dist/ is current' : 'dist/ is stale: run npm run build');
   process.exit(ok ? 0 : 1);
 } else if (process.argv.includes('--if-stale') && current(want)) {
-  console.log('dist/ is current (built from these sources by this Node); not rebuilt');
+  console.log('dist/ is current (built from these sources); not rebuilt');
 } else {
   run(process.execPath, [join(repo, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.json']);
-  run(process.execPath, [join(repo, 'tools', 'bundle.mjs')]);
   writeFileSync(stampFile, JSON.stringify(want) + '\n');
 }

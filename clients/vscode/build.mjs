@@ -57,9 +57,6 @@ const common = {
   minify: production,
   logLevel: 'warning',
   legalComments: 'none',
-  // The sidecar's rpc/lsp.ts and core/zod.ts then take vscode-languageserver and zod by the
-  // literal require calls bundled here (server/core/code-cache.ts: librariesBundled).
-  define: { LEVELCODE_BUNDLES_LIBRARIES: 'true' },
 };
 
 async function buildExtension() {

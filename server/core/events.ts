@@ -1,19 +1,18 @@
 // The on-disk session format, defined once. Every line of a session file is one of these
 // shapes; the sidecar, the CLI, the tests and protocol.schema.json all derive from here.
-// Depends on zod (through zod.ts) and plain.ts only: no fs, no JSON-RPC.
+// Depends on zod and plain.ts only: no fs, no JSON-RPC.
 //
 // Provider payloads (`content`, `messages`) are opaque to us and kept verbatim: the schemas
 // check the envelope (kind, t, the fields we read) and pass every other key through untouched,
 // so a reader of a newer writer's line keeps fields it does not know.
 
-import { z } from './zod.js';
+import { z } from 'zod';
 
 /** The schema version this build writes and fully understands. */
 export const SCHEMA_VERSION = 1;
 
-// The session id pattern, oneLine, textOf and the nesting limit live in plain.ts (no zod), so
-// the History listing and search can use them without loading zod; they are part of this
-// module's interface all the same.
+// The session id pattern, oneLine, textOf and the nesting limit live in plain.ts; they are part
+// of this module's interface all the same.
 import { SESSION_ID_RE } from './plain.js';
 export { SESSION_ID_RE, oneLine, textOf, MAX_DEPTH, tooDeep } from './plain.js';
 

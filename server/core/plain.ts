@@ -1,9 +1,6 @@
-// The parts of the on-disk format that need no zod: where the store is and its project folders,
-// the session id pattern, the one-line cut used for titles and previews, a user message's
-// text, and the nesting limit. Split from events.ts (which re-exports them) so that the History
-// listing and search, which never validate a line, start without loading zod (about a third of
-// a warm `levelcode-sessions list`, and 80 of the 100 ms search.js took to load; see
-// bench/PERFORMANCE.md); test/cli/no-zod.test.ts runs them with zod refused. Also the opens and
+// The parts of the on-disk format that are not schemas: where the store is and its project
+// folders, the session id pattern, the one-line cut used for titles and previews, a user
+// message's text, and the nesting limit (events.ts re-exports them). Also the opens and
 // writes that planted names must not redirect (openRegularSync, replaceFileSync).
 // Depends on node:fs, node:os and node:path only.
 

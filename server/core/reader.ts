@@ -5,16 +5,14 @@
 //
 // Events keep the object JSON.parse produced (never zod's copy), so provider content comes back
 // exactly as it was appended and a `__proto__` key stays a plain own property.
-// Depends on node:fs, ./lines, ./plain and ./utf8; nothing of JSON-RPC. zod (./events) is
-// loaded only to name the fault of a refused line: the History listing, which reads every meta
-// line of a store and never needs the name, starts without it (loading zod took 70-110 ms here,
-// in each of a cold listing's two threads; bench/PERFORMANCE.md).
+// Every line is checked by events.ts's zod schemas, the one definition of the format.
+// Depends on node:fs, ./events, ./lines, ./plain and ./utf8; nothing of JSON-RPC.
 
 import { readSync } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
 import { isUtf8 } from 'node:buffer';
-import type { MetaLine, SessionEvent, SeqEvent } from './events.js';
-import { textOf, oneLine, tooDeep, MAX_DEPTH, SESSION_ID_RE, openRegular } from './plain.js';
+import { MetaLine, SessionEvent, type SeqEvent } from './events.js';
+import { textOf, oneLine, tooDeep, MAX_DEPTH, openRegular } from './plain.js';
 import { forEachLine, forEachLineFd, forEachLineIn, forEachLineSync, lastLines, type Line } from './lines.js';
 import { StreamElider } from './elide.js';
 import { Skimmer } from './skim.js';
@@ -57,10 +55,6 @@ export async function readMeta(file: string, handle?: FileHandle): Promise<MetaI
       return metaOf(file, buf.subarray(0, bytesRead), nl);
     }
   } catch (e) {
-    if (e instanceof InvalidMeta && schemas === undefined) {
-      await loadSchemas();
-      throw new InvalidMeta(file, e.value); // now with zod's issues
-    }
     throw e instanceof StoreError ? e : fromFsError(e, `cannot read ${file}`);
   } finally {
     if (!handle) await fh.close();
@@ -89,9 +83,11 @@ function metaOf(file: string, buf: Buffer, nl: number): MetaInfo {
   const end = nl === -1 ? buf.length : nl;
   const parsed = parseJson(buf.subarray(0, end));
   if (!parsed.ok) throw new StoreError('corrupt-session', `${file}: line 1 is not a meta line (${parsed.error})`);
-  if (!isMetaLine(parsed.value)) throw new InvalidMeta(file, parsed.value);
+  const meta = MetaLine.safeParse(parsed.value);
+  if (!meta.success) throw new StoreError('corrupt-session', `${file}: line 1 is not a valid meta line`, { issues: meta.error.issues });
   if (nl === -1) throw new StoreError('corrupt-session', `${file}: the meta line is not terminated (torn at birth)`);
-  return { meta: parsed.value, metaEnd: nl + 1 };
+  // JSON.parse's object, not zod's copy (see above).
+  return { meta: parsed.value as MetaLine, metaEnd: nl + 1 };
 }
 
 /**
@@ -141,111 +137,18 @@ export function parseEventLine(bytes: Buffer): { event: SessionEvent; warning?: 
   const v = parsed.value;
   if (!v || typeof v !== 'object' || Array.isArray(v)) return { error: 'not a JSON object' };
   if (tooDeep(v)) return { error: `nested deeper than ${MAX_DEPTH} levels` };
-  // The structural check accepts exactly what SessionEvent accepts (test/store/
-  // event-shape.property.test.ts); zod runs only for a line it refuses, for the message.
-  if (!isSessionEvent(v as Record<string, unknown>)) {
-    // zod names the fault when it is loaded: always where the message is shown (loadSchemas);
-    // a listing, which only counts refused lines, does not load it.
-    const first = schemas?.SessionEvent.safeParse(v).error?.issues[0];
+  const checked = SessionEvent.safeParse(v);
+  if (!checked.success) {
+    const first = checked.error.issues[0];
     return { error: `not a valid event (${first ? `${first.path.join('.') || 'kind'}: ${first.message}` : 'schema'})` };
   }
   const warning = valid ? undefined : 'invalid UTF-8 (bytes replaced with U+FFFD)';
   return { event: v as SessionEvent, warning };
 }
 
-/**
- * The pattern zod's z.iso.datetime({ offset: true }) tests `t` and `createdAt` with, written
- * out so that reading needs no zod; test/store/event-shape.property.test.ts checks that it is
- * still the schema's.
- */
-export const ISO_TIME =
-  /^(?:(?:\d\d[2468][048]|\d\d[13579][26]|\d\d0[48]|[02468][048]00|[13579][26]00)-02-29|\d{4}-(?:(?:0[13578]|1[02])-(?:0[1-9]|[12]\d|3[01])|(?:0[469]|11)-(?:0[1-9]|[12]\d|30)|(?:02)-(?:0[1-9]|1\d|2[0-8])))T(?:(?:[01]\d|2[0-3]):[0-5]\d:[0-5]\d(?:\.\d+)?(?:Z|([+-](?:[01]\d|2[0-3]):[0-5]\d)))$/;
-
-/** zod's schemas (events.ts), once loaded: only to name the fault of a refused line. */
-let schemas: typeof import('./events.js') | undefined;
-
-/** Loads zod's schemas, so that refused lines and meta lines are explained by zod's issues. */
-export async function loadSchemas(): Promise<void> {
-  schemas ??= await import('./events.js');
-}
-
-/** A meta line that fails the schema; zod's issues are its data once the schemas are loaded. */
-class InvalidMeta extends StoreError {
-  constructor(
-    file: string,
-    readonly value: unknown,
-  ) {
-    const issues = schemas?.MetaLine.safeParse(value).error?.issues;
-    super('corrupt-session', `${file}: line 1 is not a valid meta line`, issues ? { issues } : undefined);
-  }
-}
-
-/**
- * True exactly when `MetaLine.safeParse(v).success`, without zod (property-tested against it):
- * a non-array object whose kind is "meta", with a positive safe-integer `v`, a session id, a
- * non-empty project, an ISO `createdAt`, a string or null title and, if present, a string model.
- */
-export function isMetaLine(v: unknown): v is MetaLine {
-  if (v === null || typeof v !== 'object' || Array.isArray(v)) return false;
-  const o = v as Record<string, unknown>;
-  return (
-    o.kind === 'meta' &&
-    typeof o.v === 'number' &&
-    Number.isSafeInteger(o.v) &&
-    o.v > 0 &&
-    typeof o.id === 'string' &&
-    SESSION_ID_RE.test(o.id) &&
-    typeof o.project === 'string' &&
-    o.project.length >= 1 &&
-    typeof o.createdAt === 'string' &&
-    ISO_TIME.test(o.createdAt) &&
-    (o.title === null || typeof o.title === 'string') &&
-    (o.model === undefined || typeof o.model === 'string')
-  );
-}
-
-/**
- * True exactly when `SessionEvent.safeParse(v).success` (for a non-array object `v`), without
- * zod: the kind, an ISO time `t`, and the fields each kind's schema checks. About a tenth of
- * zod's cost per line, which a full load of a 134 MB session pays 100,000 times. Appends still
- * validate with zod (store.ts): this is for lines the store wrote or already accepted.
- */
-export function isSessionEvent(v: Record<string, unknown>): boolean {
-  const t = v.t;
-  if (typeof t !== 'string' || !ISO_TIME.test(t)) return false;
-  switch (v.kind) {
-    case 'user': {
-      if (v.content === undefined) return false;
-      const cf = v.contextFiles;
-      if (cf === undefined) return true;
-      if (!Array.isArray(cf)) return false;
-      for (let i = 0; i < cf.length; i++) if (typeof cf[i] !== 'string') return false;
-      return true;
-    }
-    case 'assistant':
-      return v.content !== undefined && (v.model === undefined || typeof v.model === 'string');
-    case 'agent':
-      return Array.isArray(v.messages);
-    case 'event':
-      return typeof v.type === 'string' && v.type.length >= 1;
-    case 'title': {
-      const title = v.title;
-      const source = v.source;
-      return (
-        typeof title === 'string' &&
-        title.length >= 1 &&
-        title.length <= 500 &&
-        (source === undefined || source === 'user' || source === 'model' || source === 'fallback')
-      );
-    }
-    case 'compact': {
-      const b = v.briefing;
-      const c = v.coversThrough;
-      return typeof b === 'string' && b.length >= 1 && typeof c === 'number' && Number.isSafeInteger(c) && c >= 0;
-    }
-    default:
-      return false;
-  }
+/** Whether `v` is a SessionEvent (events.ts's schema): the skim's check of a line it decoded. */
+function isSessionEvent(v: unknown): boolean {
+  return SessionEvent.safeParse(v).success;
 }
 
 export interface ReadOptions {
@@ -291,7 +194,6 @@ function lineProblem(file: string, seq: number, message: string): Problem {
 
 /** Reads a whole session (or a seq range of it), tolerantly. */
 export async function readSession(file: string, opts: ReadOptions = {}): Promise<SessionRead> {
-  await loadSchemas(); // its problems name the fault
   let fh;
   try {
     fh = await openRegular(file);
@@ -351,7 +253,6 @@ export async function readSessionFrom(
   firstSeq: number,
   signal?: AbortSignal,
 ): Promise<{ events: SeqEvent[]; problems: Problem[]; lines: number; size: number }> {
-  await loadSchemas(); // its problems name the fault
   const events: SeqEvent[] = [];
   const problems: Problem[] = [];
   let seq = firstSeq;
@@ -396,7 +297,6 @@ export async function readTail(
   n: number,
   lines: number,
 ): Promise<{ meta: MetaLine; events: SeqEvent[]; problems: Problem[] }> {
-  await loadSchemas(); // its problems name the fault
   const { meta, metaEnd } = await readMeta(file);
   const problems: Problem[] = [];
   const events: SeqEvent[] = [];

@@ -13,53 +13,46 @@ export type SeqTokenCounts = ReadonlyMap<number, number> | Readonly<Record<numbe
 export const CHARS_PER_TOKEN = 4;
 
 /**
- * Texts shorter than this are not kept. Most of a resume's messages are longer: kept, the answer
- * is written from ~7,000 texts with the rest serialized through a replacer (~15 ms); at 4 KB
- * the other 8 MB went through the replacer, V8's slow path, and the answer took 50% longer.
+ * The JSON length of an object or array at least this long is kept for as long as the value
+ * lives: the planner measures the same messages more than once (a budget, then the cut).
  */
-const KEEP_TEXT = 256;
-/** A value's JSON made before it was asked for: its text, or its UTF-8 bytes and their length. */
-type Known = string | { readonly bytes: Buffer; readonly length: number };
+const KEEP_LENGTH = 256;
+/** A value's JSON length, or the UTF-8 bytes of its JSON made without JSON.stringify (knownJson). */
+type Known = number | { readonly bytes: Buffer; readonly length: number };
 const measured = new WeakMap<object, Known>();
 
 /**
  * The length, in UTF-16 code units, of the JSON text of `value`: what goes over the wire. A
  * string counts as its JSON encoding (quotes and escapes included), `undefined` as nothing.
- * The text of a long object or array is kept for as long as the value lives (measuredJson), and
- * a value whose JSON is known (knownJson) is not serialized at all.
+ * The length of a long object or array is kept for as long as the value lives, and a value
+ * whose JSON is known (knownJson) is not serialized at all.
  */
 export function jsonLength(value: unknown): number {
   if (value === undefined) return 0;
   if (typeof value === 'object' && value !== null) {
     const known = measured.get(value);
-    if (known !== undefined) return known.length;
+    if (known !== undefined) return typeof known === 'number' ? known : known.length;
   }
   const text = JSON.stringify(value);
   if (text === undefined) return 0;
-  if (text.length >= KEEP_TEXT && typeof value === 'object' && value !== null) measured.set(value, text);
+  if (text.length >= KEEP_LENGTH && typeof value === 'object' && value !== null) measured.set(value, text.length);
   return text.length;
 }
 
 /**
  * Records the JSON of `value` where it was made without JSON.stringify: exactly its UTF-8
  * bytes, and `length`, the text's length in UTF-16 code units. The soft cap's skim (skim.ts)
- * makes them from the session line's own bytes, so that neither the estimate nor the answer
- * serializes the 23 MB of tool calls a whole-session resume of the 134 MB benchmark session
- * answers with.
+ * makes them from the session line's own bytes, so that the estimate does not serialize the
+ * tool calls a whole-session resume answers with.
  */
 export function knownJson(value: object, bytes: Buffer, length: number): void {
   measured.set(value, { bytes, length });
 }
 
-/**
- * The JSON jsonLength made of `value`, or knownJson recorded for it: its text, or its UTF-8
- * bytes. The values a resume measures are the messages of its answer, so the sidecar writes
- * that answer from these instead of serializing 26 MB again (rpc/encode.ts). Events are never
- * changed once read, so the JSON stays the value's.
- */
-export function measuredJson(value: object): string | Buffer | undefined {
+/** The bytes knownJson recorded for `value`, if any (test/store/skim.test.ts checks them). */
+export function measuredJson(value: object): Buffer | undefined {
   const known = measured.get(value);
-  return typeof known === 'object' ? known.bytes : known;
+  return typeof known === 'object' ? known.bytes : undefined;
 }
 
 /** The default counter: ceil(JSON characters / 4). */

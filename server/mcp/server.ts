@@ -11,7 +11,7 @@ import { resolveStoreRoot } from '../core/plain.js';
 import { runTool, TOOLS, type ToolContext, type ToolDef } from './tools.js';
 import { Sessions } from './sessions.js';
 import { windowText, MAX_CHARS } from './render.js';
-import type { z } from '../core/zod.js';
+import type { z } from 'zod';
 
 export interface McpOptions {
   /** The store (--dir); default $LEVELCODE_SESSIONS_DIR or ~/.levelcode/sessions. */

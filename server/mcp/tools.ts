@@ -2,9 +2,9 @@
 // a function from validated arguments to the text an agent reads. server.ts registers them with
 // the SDK; server/mcp/README.md documents them for people. No SDK types here beyond the result
 // shape, so the handlers are plain functions over the core.
-// Depends on sessions.ts, render.ts and zod (through core/zod.ts).
+// Depends on sessions.ts, render.ts and zod.
 
-import { z } from '../core/zod.js';
+import { z } from 'zod';
 import { isStoreError } from '../core/errors.js';
 import { call, hitsText, rowsText, windowText, MAX_CHARS, MAX_TOOL_CHARS } from './render.js';
 import type { Scope, Sessions } from './sessions.js';

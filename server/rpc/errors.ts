@@ -9,7 +9,7 @@
 // both JSON-RPC's reserved block (-32768..-32000, where LSP already put -32001/-32002) and LSP's
 // reserved range (-32899..-32800), so no LSP client library mistakes one of ours for one of theirs.
 
-// Through require (lsp.ts), not an ES import: see there (the sidecar's start).
+// Through require (lsp.ts): the sidecar loads this before it answers `initialize`.
 import { lsp } from './lsp.js';
 const { ResponseError } = lsp;
 type ResponseError<D> = import('vscode-languageserver').ResponseError<D>;

@@ -9,7 +9,7 @@
 import { createHash } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { z } from '../core/zod.js';
+import { z } from 'zod';
 import { MetaLine, SessionEvent, IncomingEvent } from '../core/events.js';
 import { ALL_MESSAGES, ClientCapability, InitializationOptions, ServerCapability, PROTOCOL_VERSION } from './protocol.js';
 import { ERROR_CODES } from './errors.js';

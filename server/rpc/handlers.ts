@@ -5,12 +5,7 @@
 //
 // Depends on the core and on the transport-neutral Context below; never on the connection.
 
-import type { CancellationToken } from 'vscode-languageserver';
-// The library through require (lsp.ts), as server.ts and errors.ts take it: an ES import made
-// Node scan its whole re-export chain for names (~40 ms before the first request is served).
-import { lsp } from './lsp.js';
-const { ResponseError, CancellationTokenSource } = lsp;
-type ResponseError<D> = import('vscode-languageserver').ResponseError<D>;
+import { CancellationTokenSource, ResponseError, type CancellationToken } from 'vscode-languageserver';
 import { isStoreError } from '../core/errors.js';
 import { textOf, type SeqEvent, type SessionEvent } from '../core/events.js';
 import type { ReadResult, SessionStore } from '../core/store.js';

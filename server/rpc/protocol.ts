@@ -6,7 +6,7 @@
 // Depends on zod and the on-disk schemas of server/core/events.ts only: no fs, no JSON-RPC
 // library, so clients written in TypeScript may import it as-is.
 
-import { z } from '../core/zod.js';
+import { z } from 'zod';
 import { ImportSource, IncomingEvent, MetaLine, SessionEvent, SessionId } from '../core/events.js';
 
 // PROTOCOL_VERSION (bumped on any incompatible change to a method below; clients read it from

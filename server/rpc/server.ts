@@ -24,8 +24,8 @@ import type {
   MessageReader,
   MessageWriter,
 } from 'vscode-languageserver/node';
-// The library through require (lsp.ts): an ES import of it cost ~60 ms of the start.
-import { lsp, lspNode, lspSource } from './lsp.js';
+// Through require (lsp.ts): an ES import of the library alone missed the start's guardrail.
+import { lsp, lspNode } from './lsp.js';
 const { createConnection, ProposedFeatures, ResponseError, CancellationToken, LogMessageNotification, SetTraceNotification } = lsp;
 const { createProtocolConnection, StreamMessageReader, StreamMessageWriter, SocketMessageWriter } = lspNode;
 type ResponseError<D> = import('vscode-languageserver').ResponseError<D>;
@@ -39,16 +39,14 @@ import type { Follower } from '../import/follow.js';
 import { mkdir } from 'node:fs/promises';
 import { Log } from './log.js';
 import { FrameGuard } from './frames.js';
-import { encoder } from './encode.js';
 import { RpcErrorCodes, invalidParams, rpcError, toResponseError } from './errors.js';
 import type { Context, Progress, TitleJobs } from './handlers.js';
 import type * as P from './protocol.js';
 import { CALLBACKS, DID_CHANGE, PROTOCOL_VERSION, type Callback, type Feature } from './wire.js';
 
-// Performance: `initialize` is answered before the store, the handlers and zod behind them are
-// loaded (about a third of the sidecar's start on the bench machine); they are loaded just
-// after it, and every other request (and shutdown) waits for them (bench/PERFORMANCE.md:
-// sidecar start). So what initialize needs must not import zod: wire.ts, plain.ts, watch.ts.
+// `initialize` is answered before the store, the handlers and zod behind them are loaded; they
+// are loaded just after it, and every other request (and shutdown) waits for them. Kept for the
+// start guardrail (4x `node -e ''`, wire.ts): what initialize needs must not import zod.
 interface Core {
   store: SessionStore;
   ROUTES: typeof import('./handlers.js').ROUTES;
@@ -120,7 +118,7 @@ function stdioTransport(): Transport {
   return {
     reader: new StreamMessageReader(g.stream),
     onBadFrame: g.onBadFrame,
-    writer: new StreamMessageWriter(process.stdout, { charset: 'utf-8', contentTypeEncoder: encoder }),
+    writer: new StreamMessageWriter(process.stdout, 'utf-8'),
     onEnd: (cb) => {
       process.stdin.once('end', cb);
       process.stdin.once('close', cb);
@@ -137,7 +135,7 @@ async function socketTransport(port: number): Promise<Transport> {
   return {
     reader: new StreamMessageReader(g.stream),
     onBadFrame: g.onBadFrame,
-    writer: new SocketMessageWriter(socket, { charset: 'utf-8', contentTypeEncoder: encoder }),
+    writer: new SocketMessageWriter(socket, 'utf-8'),
     onEnd: (cb) => socket.once('close', cb),
     close: () => socket.destroy(),
     stdio: false,
@@ -182,7 +180,6 @@ class Sidecar {
       // load: their files are read on libuv's threads meanwhile.
       this.watcher?.settle();
       const [{ SessionStore }, handlers, P] = await loading;
-      this.log.debug(`zod: ${(await import('../core/zod.js')).zodSource}`);
       const store = new SessionStore({
         root: this.root,
         agent: 'sidecar',
@@ -333,7 +330,6 @@ class Sidecar {
     };
     this.phase = 'running';
     this.log.info(`serving ${this.root} (callbacks: ${[...this.callbacks].join(', ') || 'none'}; didChange: ${mode ?? 'off'})`);
-    this.log.debug(`vscode-languageserver: ${lspSource}`);
     // Loaded once the answer is on its way (a timer: after the response is written).
     setTimeout(() => void this.loadCore().catch((e) => this.log.error(`cannot load the store: ${(e as Error)?.stack ?? e}`)), 0);
     return {
