@@ -163,8 +163,8 @@ export class Chat implements vscode.Disposable {
       if (pick === S.resume.openCopy) return this.resumeInteractive(session, { copy: true });
       return r;
     }
+    void vscode.window.showInformationMessage(S.resume.resumed(session.title, r.tier, r.note));
     if (this.participant) await this.participant.show(r, session.title);
-    else void vscode.window.showInformationMessage(S.resume.resumed(session.title, r.tier, r.note));
     return r;
   }
 
