@@ -22,7 +22,9 @@ exports.activate = function activate(context) {
     version: '1',
     maxInputTokens: MAX_INPUT,
     maxOutputTokens: 500,
-    capabilities: {},
+    capabilities: { toolCalling: true },
+    // Offered in the Chat view's model picker: VS Code sends a chat turn to a participant only with a model chosen there.
+    isUserSelectable: true,
   };
   let summaries = 0;
   let failed = false;
