@@ -9,12 +9,16 @@ import type { Settings } from './config';
 import type { ModelAdapter } from './lm';
 import { ErrorCodes, type ResumeResult, type SealResult, type SessionSummary } from './protocol';
 import type { Sidecar } from './sidecar';
+import type { HistoryParticipant } from './participant';
 import { S } from './strings';
+import { openTranscript } from './transcript';
 
 const CURRENT_KEY = 'levelcodeSessions.currentSession';
 const TOAST_KEY = 'levelcodeSessions.newChatToastShown';
 
 export class Chat implements vscode.Disposable {
+  /** The @history participant, when this editor has a Chat view (vscode.chat). */
+  participant: HistoryParticipant | undefined;
   private readonly resumed = new vscode.EventEmitter<Api.ResumedEvent>();
   private readonly newChat = new vscode.EventEmitter<Api.NewChatEvent>();
   readonly onDidResume = this.resumed.event;
@@ -73,6 +77,7 @@ export class Chat implements vscode.Disposable {
     }
     const event: Api.NewChatEvent = sealed ? { sealed } : {};
     this.newChat.fire(event);
+    if (this.participant) await this.participant.fresh();
     if (sealed && sealed.titleSource !== 'none' && !this.context.globalState.get<boolean>(TOAST_KEY)) {
       await this.context.globalState.update(TOAST_KEY, true);
       void vscode.window.showInformationMessage(S.newChat.savedOnce, S.newChat.openHistory).then((pick) => {
@@ -109,7 +114,15 @@ export class Chat implements vscode.Disposable {
    * summary" / "Start fresh instead"), offers a copy when another window owns the chat, then tells
    * the chat extensions and the user (tier and the planner's note).
    */
-  async resumeInteractive(session: Pick<SessionSummary, 'id' | 'title'>, opts: { copy?: boolean } = {}): Promise<ResumeResult | undefined> {
+  async resumeInteractive(session: Pick<SessionSummary, 'id' | 'title'> & { source?: unknown }, opts: { copy?: boolean } = {}): Promise<ResumeResult | undefined> {
+    // Without a model nothing can continue the chat: say so, offer the transcript, take no lock.
+    if (this.participant && !(await this.model.pick())) {
+      const pick = await vscode.window.showInformationMessage(S.chat.noModel, S.chat.openTranscript);
+      if (pick === S.chat.openTranscript) await openTranscript(session);
+      return undefined;
+    }
+    // A session imported from another tool is continued as a fork: our copy stays as it wrote it.
+    if (session.source && this.participant) opts = { ...opts, copy: true };
     const run = (confirm: boolean) =>
       vscode.window.withProgress(
         { location: vscode.ProgressLocation.Notification, title: S.resume.progress(session.title), cancellable: true },
@@ -145,12 +158,13 @@ export class Chat implements vscode.Disposable {
       return undefined;
     }
     this.resumed.fire({ result: r, title: session.title });
-    if (r.readOnly) {
+    if (r.readOnly && !opts.copy) {
       const pick = await vscode.window.showWarningMessage(S.resume.readOnly(session.title), S.resume.openCopy);
       if (pick === S.resume.openCopy) return this.resumeInteractive(session, { copy: true });
       return r;
     }
     void vscode.window.showInformationMessage(S.resume.resumed(session.title, r.tier, r.note));
+    if (this.participant) await this.participant.show(r, session.title);
     return r;
   }
 

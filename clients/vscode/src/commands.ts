@@ -112,7 +112,7 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
       qp.onDidAccept(async () => {
         const pick = qp.selectedItems[0];
         qp.hide();
-        if (pick) await chat.resumeInteractive({ id: pick.session.id, title: itemLabel(pick.session) });
+        if (pick) await chat.resumeInteractive({ id: pick.session.id, title: itemLabel(pick.session), source: pick.session.source });
       }),
       qp.onDidTriggerItemButton(async (e) => {
         qp.hide();
@@ -222,7 +222,7 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
 
   async function resume(arg: Target): Promise<void> {
     const s = await target(arg, S.pick.resumePlaceholder);
-    if (s) await chat.resumeInteractive({ id: s.id, title: itemLabel(s) });
+    if (s) await chat.resumeInteractive({ id: s.id, title: itemLabel(s), source: s.source });
   }
 
   async function resumeLast(): Promise<void> {
@@ -232,7 +232,7 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
       void vscode.window.showInformationMessage(S.resume.nothingToResume);
       return;
     }
-    await chat.resumeInteractive({ id: last.id, title: itemLabel(last) });
+    await chat.resumeInteractive({ id: last.id, title: itemLabel(last), source: last.source });
   }
 
   async function newChat(): Promise<void> {

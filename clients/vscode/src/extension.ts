@@ -11,6 +11,7 @@ import { affectsRestart, readSettings, SECTION } from './config';
 import { PendingDeletes } from './history/pendingDeletes';
 import { HistoryProvider, VIEW_ID } from './historyView';
 import { ModelAdapter } from './lm';
+import { HistoryParticipant } from './participant';
 import { Sidecar } from './sidecar';
 import { S } from './strings';
 import { SCHEME, TranscriptProvider } from './transcript';
@@ -49,6 +50,10 @@ export async function activate(context: vscode.ExtensionContext): Promise<LevelC
   const view = vscode.window.createTreeView(VIEW_ID, { treeDataProvider: history, showCollapseAll: true });
   const transcripts = new TranscriptProvider(sidecar);
   const chat = new Chat(context, sidecar, model, () => settings, projects);
+  if ((vscode as { chat?: typeof vscode.chat }).chat?.createChatParticipant) {
+    chat.participant = new HistoryParticipant(sidecar, model, () => chat.defaultProject());
+    context.subscriptions.push(chat.participant);
+  }
 
   context.subscriptions.push(
     view,

@@ -114,6 +114,17 @@ export const S = {
     startFailed: (why: string) => `Could not start the LevelCode Sessions service: ${why}`,
     tooOld: (v: number, want: number) => `The LevelCode Sessions service speaks protocol ${v}; this extension needs ${want}.`,
   },
+  chat: {
+    resumedCommand: 'resumed',
+    justification: 'LevelCode Sessions continues a saved chat with your language model.',
+    continuing: (title: string) => `Continuing “${title}”`,
+    forked: '(a copy: the original stays as its tool wrote it)',
+    user: 'You',
+    assistant: 'Assistant',
+    openTranscript: 'Open transcript',
+    nothingLoaded: 'No chat is loaded: resume one from the History, or just type to start a new one.',
+    noModel: 'No language model is available, so this chat cannot be continued here.',
+  },
   lm: {
     summarizeJustification: 'LevelCode Sessions summarises the earlier part of a long chat so that it can be resumed.',
     titleJustification: 'LevelCode Sessions names a chat for its History.',

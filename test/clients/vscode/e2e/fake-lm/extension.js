@@ -5,7 +5,9 @@
 // provideTokenCount). Settings read at each request: levelcodeFakeLm.log (a file that gets one
 // JSON line per request: its tokens, whether it was a summary, the TURN-n markers it held) and
 // levelcodeFakeLm.failAt (the summary request of that number, counted from 1, fails once, as a
-// rate-limited model would). Never shipped.
+// rate-limited model would). Any other request (a chat turn, e.g. from the @history participant)
+// is answered "FAKE REPLY <n>." in two streamed chunks, and logged with its messages' roles and
+// text (kind "chat"). Never shipped.
 const vscode = require('vscode');
 const fs = require('fs');
 
@@ -20,10 +22,13 @@ exports.activate = function activate(context) {
     version: '1',
     maxInputTokens: MAX_INPUT,
     maxOutputTokens: 500,
-    capabilities: {},
+    capabilities: { toolCalling: true },
+    // Offered in the Chat view's model picker: VS Code sends a chat turn to a participant only with a model chosen there.
+    isUserSelectable: true,
   };
   let summaries = 0;
   let failed = false;
+  let chatCount = 0;
   context.subscriptions.push(
     vscode.lm.registerLanguageModelChatProvider('levelcode-fake', {
       provideLanguageModelChatInformation: async () => [info],
@@ -34,17 +39,27 @@ exports.activate = function activate(context) {
           .join('\n');
         const tokens = count(text);
         const summary = text.includes('<transcript>');
+        const title = !summary && text.startsWith('Write a title for this chat session');
         if (summary) summaries++;
+        const chat = !summary && !title;
+        const chats = chat ? ++chatCount : chatCount;
         const settings = vscode.workspace.getConfiguration('levelcodeFakeLm');
         const log = settings.get('log');
         if (log) {
           const turns = [...text.matchAll(/TURN-(\d+)/g)].map((m) => Number(m[1]));
-          fs.appendFileSync(log, JSON.stringify({ tokens, summary, turns, n: summaries }) + '\n');
+          const entry = { tokens, summary, turns, n: summaries, kind: summary ? 'summary' : title ? 'title' : 'chat' };
+          if (chat) Object.assign(entry, { roles: messages.map((m) => (m.role === 2 ? 'assistant' : 'user')), text });
+          fs.appendFileSync(log, JSON.stringify(entry) + '\n');
         }
         if (tokens > MAX_INPUT) throw new Error(`input of ${tokens} tokens exceeds maxInputTokens (${MAX_INPUT})`);
         if (summary && !failed && settings.get('failAt') === summaries) {
           failed = true;
           throw new Error('rate limited');
+        }
+        if (chat) {
+          progress.report(new vscode.LanguageModelTextPart('FAKE REPLY '));
+          progress.report(new vscode.LanguageModelTextPart(`${chats}.`));
+          return;
         }
         const facts = [...new Set(text.split('\n').filter((l) => l.includes('FACT:')).map((l) => l.slice(l.indexOf('FACT:')).trim()))];
         const answer = summary ? [...facts, 'FAKE BRIEFING: the user is planning a long migration.'].join('\n') : 'Fake Model Title';
