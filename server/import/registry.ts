@@ -7,6 +7,7 @@ import { codex } from './codex.js';
 import { gemini } from './gemini.js';
 import { vscodeChat } from './vscode-chat.js';
 import { pi } from './pi.js';
+import { qwen } from './qwen.js';
 
 export const IMPORTERS: readonly Importer[] = [
   claudeCode,
@@ -14,6 +15,7 @@ export const IMPORTERS: readonly Importer[] = [
   gemini,
   vscodeChat,
   pi,
+  qwen,
 ];
 
 export function importerOf(tool: string): Importer | undefined {
