@@ -8,6 +8,7 @@ import { gemini } from './gemini.js';
 import { vscodeChat } from './vscode-chat.js';
 import { pi } from './pi.js';
 import { qwen } from './qwen.js';
+import { continueDev } from './continue.js';
 
 export const IMPORTERS: readonly Importer[] = [
   claudeCode,
@@ -16,6 +17,7 @@ export const IMPORTERS: readonly Importer[] = [
   vscodeChat,
   pi,
   qwen,
+  continueDev,
 ];
 
 export function importerOf(tool: string): Importer | undefined {
