@@ -9,6 +9,7 @@ import { vscodeChat } from './vscode-chat.js';
 import { pi } from './pi.js';
 import { qwen } from './qwen.js';
 import { continueDev } from './continue.js';
+import { copilotCli } from './copilot-cli.js';
 
 export const IMPORTERS: readonly Importer[] = [
   claudeCode,
@@ -18,6 +19,7 @@ export const IMPORTERS: readonly Importer[] = [
   pi,
   qwen,
   continueDev,
+  copilotCli,
 ];
 
 export function importerOf(tool: string): Importer | undefined {
