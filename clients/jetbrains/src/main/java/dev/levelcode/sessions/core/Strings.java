@@ -46,6 +46,10 @@ public final class Strings {
         case "codex" -> "Codex";
         case "gemini" -> "Gemini CLI";
         case "vscode" -> "VS Code";
+        case "pi" -> "pi";
+        case "qwen" -> "Qwen Code";
+        case "continue" -> "Continue";
+        case "copilot-cli" -> "Copilot CLI";
         default -> tool;
       };
     }
