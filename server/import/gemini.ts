@@ -499,7 +499,7 @@ function toolResult(call: Rec, id: string): Rec | undefined {
   return { type: 'tool_result', tool_use_id: id, content: outputs.join('\n'), ...(isError ? { is_error: true } : {}) };
 }
 
-function responseBlock(part: unknown): Rec {
+export function responseBlock(part: unknown): Rec {
   const fr = (part as Rec).functionResponse as Rec;
   const resp = isObj(fr.response) ? fr.response : {};
   const isError = resp.error !== undefined;

@@ -8,6 +8,10 @@ import { gemini } from './gemini.js';
 import { vscodeChat } from './vscode-chat.js';
 import { cline, rooCode } from './cline.js';
 import { aider } from './aider.js';
+import { pi } from './pi.js';
+import { qwen } from './qwen.js';
+import { continueDev } from './continue.js';
+import { copilotCli } from './copilot-cli.js';
 
 export const IMPORTERS: readonly Importer[] = [
   claudeCode,
@@ -17,6 +21,10 @@ export const IMPORTERS: readonly Importer[] = [
   cline,
   rooCode,
   aider,
+  pi,
+  qwen,
+  continueDev,
+  copilotCli,
 ];
 
 export function importerOf(tool: string): Importer | undefined {

@@ -49,6 +49,10 @@ public final class Strings {
         case "cline" -> "Cline";
         case "roo-code" -> "Roo Code";
         case "aider" -> "Aider";
+        case "pi" -> "pi";
+        case "qwen" -> "Qwen Code";
+        case "continue" -> "Continue";
+        case "copilot-cli" -> "Copilot CLI";
         default -> tool;
       };
     }

@@ -1,0 +1,43 @@
+// Contract cases of the GitHub Copilot CLI importer: the session the real Copilot CLI 1.0.102
+// wrote offline with a BYOK provider (tools/fixtures/copilot-cli.mjs: a bash tool call,
+// --continue, --resume ID, /compact; no GitHub sign-in needed).
+
+import { cp, readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { ContractCase } from '../case.js';
+import { FIXTURES } from '../layout.js';
+
+const REAL = join(FIXTURES, 'copilot-cli', 'real-1.0.102');
+const ID = '6f8ac9c3-0def-43fd-914b-34f9b72ed337';
+
+async function realRoot(dir: string, keep?: number): Promise<string> {
+  const root = join(dir, '.copilot');
+  await cp(join(REAL, 'session-state'), join(root, 'session-state'), { recursive: true });
+  if (keep !== undefined) {
+    const file = join(root, 'session-state', ID, 'events.jsonl');
+    const lines = (await readFile(file, 'utf8')).split('\n');
+    await writeFile(file, lines.slice(0, keep).join('\n') + '\n');
+  }
+  return root;
+}
+
+export const cases: ContractCase[] = [
+  {
+    name: 'copilot-cli 1.0.102: bash tool call, --continue, --resume, /compact (real, offline BYOK)',
+    tool: 'copilot-cli',
+    real: true,
+    setup: (dir) => realRoot(dir),
+    earlier: (dir) => realRoot(dir, 9), // up to the tool's result
+    sessions: [
+      {
+        id: ID,
+        project: '/tmp/levelcode-fixture/copilot',
+        turns: 3,
+        title: null,
+        compactions: 1,
+        toolPairs: 1,
+        userTexts: ['Please run a TOOL: print a word with the shell.', 'Thanks. What did it print?', 'One more question after resuming by id.'],
+      },
+    ],
+  },
+];
