@@ -4,33 +4,8 @@
 
 import { describe, it, expect } from 'vitest';
 import { addToolNames, blocks, partOf, parts, textsOf, toolIdsOf, toolPairs } from '../server/core/content.js';
+import { mixedMessages } from './fixtures/mixed-content.js';
 
-/** One agent turn in every shape the store holds: Anthropic, OpenAI Chat and OpenAI Responses. */
-export const mixedMessages: unknown[] = [
-  { role: 'system', content: 'You are terse.' },
-  { role: 'user', content: [{ type: 'text', text: 'list files' }, { type: 'image', source: { type: 'base64', data: 'AA' } }] },
-  {
-    role: 'assistant',
-    content: [
-      { type: 'thinking', thinking: 'use ls' },
-      { type: 'redacted_thinking', data: 'x' },
-      { type: 'text', text: 'Listing.' },
-      { type: 'tool_use', id: 'toolu_1', name: 'bash', input: { cmd: 'ls' } },
-      { type: 'server_tool_use', id: 'srv_1', name: 'web_search', input: { q: 'x' } },
-    ],
-  },
-  { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_1', content: [{ type: 'text', text: 'a.txt' }], is_error: true }] },
-  { role: 'user', content: [{ type: 'web_search_tool_result', tool_use_id: 'srv_1', content: [] }] },
-  { role: 'assistant', content: 'Calling.', tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'read', arguments: '{"p":"a"}' } }] },
-  { role: 'tool', tool_call_id: 'call_1', name: 'read', content: 'hello' },
-  { type: 'reasoning', summary: [{ type: 'summary_text', text: 'think' }] },
-  { type: 'function_call', call_id: 'fc_1', name: 'grep', arguments: '{}' },
-  { type: 'function_call_output', call_id: 'fc_1', output: 'none' },
-  { type: 'custom_tool_call', call_id: 'ct_1', name: 'apply_patch', input: '*** Begin' },
-  { type: 'custom_tool_call_output', call_id: 'ct_1', output: 'ok' },
-  { type: 'message', role: 'assistant', content: [{ type: 'output_text', text: 'Done.' }] },
-  { type: 'document', source: {} },
-];
 
 describe('partOf', () => {
   it('reads each block shape as its kind', () => {
