@@ -5,6 +5,7 @@
 // Pure: no fs, no JSON-RPC.
 
 import type { SeqEvent } from './events.js';
+import { partOf } from './content.js';
 
 export function elisionMarker(bytes: number): string {
   return `[tool output elided on load: ${bytes} bytes; the full output is in the session file]`;
@@ -30,24 +31,24 @@ export function payloadBytes(v: unknown): number {
 /** How many bytes a payload is (payloadBytes, unless the caller knows better: skim.ts). */
 export type Measure = (payload: unknown) => number;
 
-/** Tool-result payloads of an agent message list, in order. */
+/**
+ * Tool-result payloads of an agent message list, in order (content.ts reads them): a role:"tool"
+ * message's content and a message's tool_result blocks. Responses outputs are not elided.
+ */
 function sitesOf(seq: number, messages: unknown[], measure: Measure | false = payloadBytes): Site[] {
   const out: Site[] = [];
   messages.forEach((m, mi) => {
-    if (!m || typeof m !== 'object') return;
-    const msg = m as Record<string, unknown>;
-    if (msg.role === 'tool' && msg.content !== undefined) {
-      out.push({ seq, msg: mi, block: -1, bytes: measure ? measure(msg.content) : 0 });
+    const own = partOf(m);
+    if (own?.type === 'tool') {
+      if (own.output !== undefined) out.push({ seq, msg: mi, block: -1, bytes: measure ? measure(own.output) : 0 });
       return;
     }
-    if (Array.isArray(msg.content)) {
-      msg.content.forEach((b, bi) => {
-        if (b && typeof b === 'object' && (b as Record<string, unknown>).type === 'tool_result') {
-          const c = (b as Record<string, unknown>).content;
-          if (c !== undefined) out.push({ seq, msg: mi, block: bi, bytes: measure ? measure(c) : 0 });
-        }
-      });
-    }
+    const content = m && typeof m === 'object' ? (m as Record<string, unknown>).content : undefined;
+    if (!Array.isArray(content)) return;
+    content.forEach((b, bi) => {
+      const p = partOf(b);
+      if (p?.type === 'tool_result' && p.output !== undefined) out.push({ seq, msg: mi, block: bi, bytes: measure ? measure(p.output) : 0 });
+    });
   });
   return out;
 }

@@ -15,6 +15,7 @@
 // block (see markdown.ts for the rules and test/export.test.ts for the proof).
 
 import { defineOwn, oneLine, textOf, type MetaLine, type SeqEvent, type SessionEvent } from './events.js';
+import { addToolNames, contentOf, walk, type Part } from './content.js';
 import { escapeHtml, escapeInline, fencedCode, sanitizeMarkdown } from './markdown.js';
 
 export interface MarkdownOptions {
@@ -159,86 +160,43 @@ class Renderer {
 
   /** A user's or assistant's content: a string, provider blocks, or an OpenAI-style message. */
   content(content: unknown, role: string): void {
-    if (typeof content === 'string') return this.text(content);
-    if (Array.isArray(content)) {
-      for (const b of content) this.block(b, role);
-      return;
-    }
-    if (content && typeof content === 'object') {
-      const c = content as Record<string, unknown>;
-      if ('role' in c) return this.agentMessage(c);
-      return this.block(c, role);
-    }
+    if (content && typeof content === 'object' && !Array.isArray(content) && 'role' in content) return this.agentMessage(content);
+    walk(content, (p) => this.part(p), role);
   }
 
-  block(b: unknown, role: string): void {
-    if (typeof b === 'string') return this.text(b);
-    if (!b || typeof b !== 'object') return;
-    const o = b as Record<string, unknown>;
-    const type = typeof o.type === 'string' ? o.type : '';
-    switch (type) {
+  /** One message of an agent loop (or a bare Responses item). */
+  agentMessage(m: unknown): void {
+    const o = m as Record<string, unknown>;
+    if (o && typeof o === 'object' && o.role === 'user' && hasText(o.content)) this.italic('Prompt (agent loop):');
+    walk(m, (p) => this.part(p), 'agent');
+  }
+
+  part(p: Part): void {
+    switch (p.kind) {
       case 'text':
-      case 'input_text':
-      case 'output_text':
-        if (typeof o.text === 'string') return this.text(o.text);
-        break;
+        return this.text(p.text!);
       case 'thinking':
-      case 'reasoning':
         if (this.opts.thinking === false) return;
-        {
-          const t = typeof o.thinking === 'string' ? o.thinking : typeof o.text === 'string' ? o.text : textOf(o.summary);
-          if (!t.trim()) return;
-          this.details('Thinking', () => this.text(t));
-        }
-        return;
-      case 'redacted_thinking':
-        if (this.opts.thinking !== false) this.italic('Thinking (redacted)');
+        if (p.redacted) return this.italic('Thinking (redacted)');
+        if (p.text?.trim()) this.details('Thinking', () => this.text(p.text!));
         return;
       case 'tool_use':
-      case 'server_tool_use':
-        return this.toolCall(String(o.name ?? 'tool'), o.input);
-      case 'function_call':
-        return this.toolCall(String(o.name ?? 'function'), o.arguments);
-      case 'tool_result':
-      case 'web_search_tool_result':
-        return this.toolResult(this.toolNames.get(String(o.tool_use_id)) ?? 'tool', o.content, o.is_error === true);
-      case 'function_call_output':
-        return this.toolResult(this.toolNames.get(String(o.call_id)) ?? 'function', o.output, false);
-      case 'image':
-      case 'input_image':
-        return this.italic('[image]');
-      case 'document':
-        return this.italic('[document]');
-    }
-    if (typeof o.text === 'string') return this.text(o.text);
-    if ('role' in o) return this.agentMessage(o);
-    if (this.opts.tools === false) return;
-    this.details(`${escapeHtml(type || 'block')} (${escapeHtml(role)})`, () => this.code(stringify(o), 'json'));
-  }
-
-  agentMessage(m: unknown): void {
-    if (!m || typeof m !== 'object' || !('role' in m)) return this.block(m, 'agent');
-    const o = m as Record<string, unknown>;
-    const role = String(o.role);
-    if (role === 'tool') {
-      const name = this.toolNames.get(String(o.tool_call_id)) ?? (typeof o.name === 'string' ? o.name : 'tool');
-      return this.toolResult(name, o.content, false);
-    }
-    if (role === 'system' || role === 'developer') {
-      if (this.opts.tools === false) return;
-      return this.details(escapeHtml(role === 'system' ? 'System prompt' : 'Developer instructions'), () =>
-        this.code(textOf(o.content) || stringify(o.content)),
-      );
-    }
-    if (role === 'user' && hasText(o.content)) this.italic('Prompt (agent loop):');
-    this.content(o.content, role);
-    if (Array.isArray(o.tool_calls)) {
-      for (const call of o.tool_calls) {
-        const c = (call ?? {}) as Record<string, unknown>;
-        const fn = (c.function ?? {}) as Record<string, unknown>;
-        this.toolCall(String(fn.name ?? c.name ?? 'tool'), fn.arguments ?? c.arguments);
+        return this.toolCall(p.name ?? (p.type.endsWith('tool_use') || p.type === 'tool_calls' ? 'tool' : 'function'), p.input);
+      case 'tool_result': {
+        const fallback = p.type === 'tool' ? (p.name ?? 'tool') : p.outputKey === 'output' ? 'function' : 'tool';
+        return this.toolResult(this.toolNames.get(String(p.id)) ?? fallback, p.output, p.isError === true);
       }
+      case 'image':
+        return this.italic('[image]');
     }
+    if (p.type === 'document') return this.italic('[document]');
+    if (this.opts.tools === false) return;
+    const o = p.raw as Record<string, unknown>;
+    if (p.type === 'system' || p.type === 'developer')
+      return this.details(escapeHtml(p.type === 'system' ? 'System prompt' : 'Developer instructions'), () =>
+        this.code(p.text || stringify(o.content)),
+      );
+    this.details(`${escapeHtml(p.type || 'block')} (${escapeHtml(p.role ?? 'agent')})`, () => this.code(stringify(o), 'json'));
   }
 
   toolCall(name: string, input: unknown): void {
@@ -266,24 +224,8 @@ function hasText(content: unknown): boolean {
 
 /** Adds the tool-call ids of an event and their tool names to `names` (for naming tool results). */
 export function collectToolNames(e: SessionEvent, names: Map<string, string>): void {
-  const visit = (x: unknown): void => {
-    if (Array.isArray(x)) return x.forEach(visit);
-    if (!x || typeof x !== 'object') return;
-    const o = x as Record<string, unknown>;
-    if ((o.type === 'tool_use' || o.type === 'server_tool_use') && typeof o.id === 'string' && typeof o.name === 'string')
-      names.set(o.id, o.name);
-    if (o.type === 'function_call' && typeof o.call_id === 'string' && typeof o.name === 'string') names.set(o.call_id, o.name);
-    if (Array.isArray(o.tool_calls))
-      for (const c of o.tool_calls) {
-        const cc = (c ?? {}) as Record<string, unknown>;
-        const fn = (cc.function ?? {}) as Record<string, unknown>;
-        const name = fn.name ?? cc.name;
-        if (typeof cc.id === 'string' && typeof name === 'string') names.set(cc.id, name);
-      }
-    if (Array.isArray(o.content)) visit(o.content);
-  };
-  if (e.kind === 'agent') visit(e.messages);
-  else if (e.kind === 'user' || e.kind === 'assistant') visit(e.content);
+  const c = contentOf(e);
+  if (c) addToolNames(c.value, names);
 }
 
 function stringify(v: unknown): string {

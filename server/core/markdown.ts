@@ -126,10 +126,9 @@ function htmlBlockEnds(type: number, line: string): boolean {
  * Expands tabs (stops every 4 columns) so that string index == column; keeps a map back
  * (`orig(i)`: the index in the original line of column i).
  *
- * Memory (issue 8): the map used to be an array with one number per character, built for every
- * line, twice: 400 MB for one 50 MB line, which ran the export of such a session out of a 300 MB
- * heap (and took seconds). It is now a function: the identity for a line without tabs (no
- * allocation, and the text is the line itself), and a binary search over the tabs otherwise.
+ * The map is a function, not an array of one number per character, so that a very long line
+ * costs no more than itself: the identity for a line without tabs (no allocation, and the text
+ * is the line itself), and a binary search over the tabs otherwise.
  */
 function expandTabs(line: string): { text: string; orig: (i: number) => number } {
   if (!line.includes('\t')) return { text: line, orig: identity };

@@ -7,6 +7,7 @@
 // (a shortened message is a copy).
 
 import { countWith, type TokenCounter } from './tokens.js';
+import { partOf } from './content.js';
 
 /** A turn of the head: items [from, to) whose messages cost `tokens` for the summariser. */
 export interface TurnSpan {
@@ -68,19 +69,21 @@ export interface Shortened {
 
 type Rec = Record<string, unknown>;
 
-/** Where a message holds tool output: [key of the message or of a block, block index or -1]. */
+/**
+ * Where a message holds tool output (content.ts reads it): the message itself (block -1: a
+ * role:"tool" message or a Responses output item) or its tool_result and function_call_output
+ * blocks, each with the key that holds the payload.
+ */
 function outputSites(m: unknown): { block: number; key: string }[] {
-  if (!m || typeof m !== 'object') return [];
-  const msg = m as Rec;
-  if (msg.role === 'tool' && msg.content !== undefined) return [{ block: -1, key: 'content' }];
-  if (msg.type === 'function_call_output' && msg.output !== undefined) return [{ block: -1, key: 'output' }];
-  if (!Array.isArray(msg.content)) return [];
+  const own = partOf(m);
+  if (own !== null && (own.type === 'tool' || own.type === 'function_call_output'))
+    return own.output === undefined ? [] : [{ block: -1, key: own.outputKey! }];
+  const content = m && typeof m === 'object' ? (m as Rec).content : undefined;
+  if (!Array.isArray(content)) return [];
   const out: { block: number; key: string }[] = [];
-  msg.content.forEach((b, i) => {
-    if (!b || typeof b !== 'object') return;
-    const o = b as Rec;
-    if (o.type === 'tool_result' && o.content !== undefined) out.push({ block: i, key: 'content' });
-    else if (o.type === 'function_call_output' && o.output !== undefined) out.push({ block: i, key: 'output' });
+  content.forEach((b, i) => {
+    const p = partOf(b);
+    if (p !== null && (p.type === 'tool_result' || p.type === 'function_call_output') && p.output !== undefined) out.push({ block: i, key: p.outputKey! });
   });
   return out;
 }

@@ -2,10 +2,11 @@
 // folders, the session id pattern, the one-line cut used for titles and previews, a user
 // message's text, and the nesting limit (events.ts re-exports them). Also the opens and
 // writes that planted names must not redirect (openRegularSync, replaceFileSync).
-// Depends on node:fs, node:os and node:path only.
+// Depends on node:fs, node:os, node:path and content.ts only.
 
 import { closeSync, constants, fstatSync, fsyncSync, lstatSync, openSync, readdirSync, readSync, renameSync, unlinkSync, writeSync, type BigIntStats } from 'node:fs';
 import { homedir } from 'node:os';
+import { textsOf } from './content.js';
 import { join, resolve } from 'node:path';
 
 /** The one file the store keeps at its root: the CLI's cache of the whole History (history-cache.ts). */
@@ -63,26 +64,9 @@ export function oneLine(text: string, max = 80): string {
   return line.slice(0, cut).trimEnd() + '…';
 }
 
-/** The first line of a user message's text, for previews and fallback titles. */
+/** A message's text parts joined by newlines (content.ts reads them), for previews and fallback titles. */
 export function textOf(content: unknown): string {
-  if (typeof content === 'string') return content;
-  if (Array.isArray(content)) {
-    const parts: string[] = [];
-    for (const block of content) {
-      if (typeof block === 'string') parts.push(block);
-      else if (block && typeof block === 'object') {
-        const b = block as Record<string, unknown>;
-        if (typeof b.text === 'string') parts.push(b.text);
-        else if (b.type === 'text' && typeof b.content === 'string') parts.push(b.content);
-      }
-    }
-    return parts.join('\n');
-  }
-  if (content && typeof content === 'object') {
-    const c = content as Record<string, unknown>;
-    if (typeof c.text === 'string') return c.text;
-  }
-  return '';
+  return typeof content === 'string' ? content : textsOf(content).join('\n');
 }
 
 /** Deepest nesting of arrays and objects a line may have; deeper ones are refused or skipped. */

@@ -15,6 +15,7 @@ import { oneLine, type CompactEvent, type SeqEvent, type SessionEvent } from './
 import { countAll, countWith, countForSeq, estimateTokens, type SeqTokenCounts, type TokenCounter } from './tokens.js';
 import { withoutToolPayloads } from './elide.js';
 import { packPieces, shortenToFit, type TurnSpan } from './pieces.js';
+import { contentOf, toolIdsOf } from './content.js';
 
 // ---------------------------------------------------------------------------------------------
 // Constants: every string the model or the user sees is fixed here, so output is deterministic.
@@ -281,44 +282,12 @@ export function summaryInstructions(maxTokens: number, o: InstructionOptions = {
 // Tool pairs and cut points.
 
 /**
- * The tool-call ids an event mentions, as a use or as a result: Anthropic blocks
- * {type:'tool_use', id} / {type:'tool_result', tool_use_id} (server tools alike), OpenAI Chat
- * tool_calls[].id / {role:'tool', tool_call_id}, OpenAI Responses {type:'function_call' |
- * 'function_call_output' | 'custom_tool_call' | 'custom_tool_call_output' | 'local_shell_call', call_id}. Searched in user and assistant content and agent messages.
+ * The tool-call ids an event mentions, as a call or as a result, in any provider's shape
+ * (content.ts reads them): the ids a cut must not separate.
  */
 export function toolIds(event: SessionEvent): string[] {
-  const out = new Set<string>();
-  if (event.kind === 'user' || event.kind === 'assistant') collectToolIds(event.content, out);
-  else if (event.kind === 'agent') collectToolIds(event.messages, out);
-  return [...out];
-}
-
-/** OpenAI Responses items that pair by call_id (Codex writes the custom and shell ones too). */
-const CALL_ID_TYPES = new Set(['function_call', 'function_call_output', 'custom_tool_call', 'custom_tool_call_output', 'local_shell_call']);
-
-function collectToolIds(value: unknown, out: Set<string>): void {
-  if (Array.isArray(value)) {
-    for (const v of value) collectToolIds(v, out);
-    return;
-  }
-  if (!value || typeof value !== 'object') return;
-  const o = value as Record<string, unknown>;
-  if (typeof o.type === 'string') {
-    if (o.type.endsWith('tool_use') && typeof o.id === 'string') out.add(o.id);
-    if (CALL_ID_TYPES.has(o.type) && typeof o.call_id === 'string') {
-      out.add(o.call_id);
-    }
-  }
-  if (typeof o.tool_use_id === 'string') out.add(o.tool_use_id);
-  if (o.role === 'tool' && typeof o.tool_call_id === 'string') out.add(o.tool_call_id);
-  if (Array.isArray(o.tool_calls)) {
-    for (const tc of o.tool_calls) {
-      if (tc && typeof tc === 'object' && typeof (tc as Record<string, unknown>).id === 'string') {
-        out.add((tc as Record<string, unknown>).id as string);
-      }
-    }
-  }
-  if (Array.isArray(o.content)) collectToolIds(o.content, out);
+  const c = contentOf(event);
+  return c ? [...toolIdsOf(c.value)] : [];
 }
 
 /**

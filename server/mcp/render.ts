@@ -6,7 +6,8 @@
 
 import { collectToolNames, formatTime } from '../core/export.js';
 import { fencedCode, sanitizeMarkdown } from '../core/markdown.js';
-import { oneLine, textOf } from '../core/plain.js';
+import { oneLine } from '../core/plain.js';
+import { walk, type Part } from '../core/content.js';
 import type { SeqEvent, SessionEvent } from '../core/events.js';
 import type { Found, Hit, Origin, Row, Window } from './sessions.js';
 
@@ -189,90 +190,38 @@ function eventText(se: SeqEvent, id: string, names: Map<string, string>, o: Wind
     const room = whole + 2000 > o.maxChars ? { max_chars: Math.min(whole + 2000, MAX_CHARS) } : {};
     parts.push(`${label}:\n${fencedCode(cut(body, o.toolChars, 'this tool text', { tool_chars: whole, ...room }), info)}`);
   };
-  const pieces = (content: unknown): void => {
-    if (typeof content === 'string') return text(content);
-    if (!Array.isArray(content)) {
-      if (content && typeof content === 'object') {
-        const c = content as Record<string, unknown>;
-        if ('role' in c) return message(c);
-        return pieces([c]);
+  const part = (p: Part): void => {
+    const args = (v: unknown) => (typeof v === 'string' ? v : stringify(v));
+    switch (p.kind) {
+      case 'text':
+        return text(p.text!);
+      case 'thinking':
+        if (p.text?.trim()) parts.push(`_(thinking)_ ${oneLine(p.text, 300)}`);
+        return;
+      case 'tool_use':
+        return tool(`Tool call \`${p.name ?? (p.type.endsWith('tool_use') || p.type === 'tool_calls' ? 'tool' : 'function')}\``, args(p.input), 'json');
+      case 'tool_result': {
+        const fallback = p.type === 'tool' ? (p.name ?? 'tool') : p.outputKey === 'output' ? 'function' : 'tool';
+        return tool(`${p.isError ? 'Tool error' : 'Tool result'} of \`${names.get(String(p.id)) ?? fallback}\``, outputText(p.output));
       }
-      return;
+      case 'image':
+        return void parts.push('_[image]_');
     }
-    for (const b of content) {
-      if (typeof b === 'string') {
-        text(b);
-        continue;
-      }
-      if (!b || typeof b !== 'object') continue;
-      const x = b as Record<string, unknown>;
-      switch (x.type) {
-        case 'text':
-        case 'input_text':
-        case 'output_text':
-          text(typeof x.text === 'string' ? x.text : '');
-          break;
-        case 'thinking':
-        case 'reasoning': {
-          const t = typeof x.thinking === 'string' ? x.thinking : typeof x.text === 'string' ? x.text : textOf(x.summary);
-          if (t.trim()) parts.push(`_(thinking)_ ${oneLine(t, 300)}`);
-          break;
-        }
-        case 'redacted_thinking':
-          break;
-        case 'tool_use':
-        case 'server_tool_use':
-          tool(`Tool call \`${String(x.name ?? 'tool')}\``, stringify(x.input), 'json');
-          break;
-        case 'function_call':
-          tool(`Tool call \`${String(x.name ?? 'function')}\``, typeof x.arguments === 'string' ? x.arguments : stringify(x.arguments), 'json');
-          break;
-        case 'tool_result':
-        case 'web_search_tool_result':
-          tool(`${x.is_error === true ? 'Tool error' : 'Tool result'} of \`${names.get(String(x.tool_use_id)) ?? 'tool'}\``, outputText(x.content));
-          break;
-        case 'function_call_output':
-          tool(`Tool result of \`${names.get(String(x.call_id)) ?? 'function'}\``, outputText(x.output));
-          break;
-        case 'image':
-        case 'input_image':
-          parts.push('_[image]_');
-          break;
-        default:
-          if (typeof x.text === 'string') text(x.text);
-          else if ('role' in x) message(x);
-      }
-    }
-  };
-  const message = (m: Record<string, unknown>): void => {
-    const role = String(m.role);
-    if (role === 'system' || role === 'developer') return void parts.push(`_(${role} instructions left out)_`);
-    if (role === 'tool') return tool(`Tool result of \`${names.get(String(m.tool_call_id)) ?? (typeof m.name === 'string' ? m.name : 'tool')}\``, outputText(m.content));
-    pieces(m.content);
-    if (Array.isArray(m.tool_calls))
-      for (const c of m.tool_calls) {
-        const cc = (c ?? {}) as Record<string, unknown>;
-        const fn = (cc.function ?? {}) as Record<string, unknown>;
-        const args = fn.arguments ?? cc.arguments;
-        tool(`Tool call \`${String(fn.name ?? cc.name ?? 'tool')}\``, typeof args === 'string' ? args : stringify(args), 'json');
-      }
+    if (p.type === 'system' || p.type === 'developer') parts.push(`_(${p.type} instructions left out)_`);
   };
   let who: string;
   switch (e.kind) {
     case 'user':
       who = 'User';
-      pieces(e.content);
+      walk(e.content, part, 'user');
       break;
     case 'assistant':
       who = `Assistant${typeof e.model === 'string' ? ` (${e.model})` : ''}`;
-      pieces(e.content);
+      walk(e.content, part, 'assistant');
       break;
     case 'agent':
       who = 'Agent';
-      for (const m of e.messages) {
-        if (m && typeof m === 'object' && 'role' in m) message(m as Record<string, unknown>);
-        else pieces([m]);
-      }
+      walk(e.messages, part);
       break;
     case 'compact':
       who = `Summary of turns 0-${e.coversThrough}`;
