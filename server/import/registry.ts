@@ -6,8 +6,15 @@ import { claudeCode } from './claude-code.js';
 import { codex } from './codex.js';
 import { gemini } from './gemini.js';
 import { vscodeChat } from './vscode-chat.js';
+import { opencode } from './opencode.js';
 
-export const IMPORTERS: readonly Importer[] = [claudeCode, codex, gemini, vscodeChat];
+export const IMPORTERS: readonly Importer[] = [
+  claudeCode,
+  codex,
+  gemini,
+  vscodeChat,
+  opencode,
+];
 
 export function importerOf(tool: string): Importer | undefined {
   return IMPORTERS.find((i) => i.tool === tool);
