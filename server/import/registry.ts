@@ -7,6 +7,7 @@ import { codex } from './codex.js';
 import { gemini } from './gemini.js';
 import { vscodeChat } from './vscode-chat.js';
 import { opencode } from './opencode.js';
+import { zed } from './zed.js';
 
 export const IMPORTERS: readonly Importer[] = [
   claudeCode,
@@ -14,6 +15,7 @@ export const IMPORTERS: readonly Importer[] = [
   gemini,
   vscodeChat,
   opencode,
+  zed,
 ];
 
 export function importerOf(tool: string): Importer | undefined {
