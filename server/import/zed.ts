@@ -51,15 +51,24 @@ async function read(file: SourceFile): Promise<MappedSession[]> {
     const problems: string[] = [];
     let doc: Record<string, unknown> = {};
     try {
-      const text = r.data_type === 'zstd' && decompress ? Buffer.from(decompress(new Uint8Array(r.data as Buffer))).toString('utf8') : String(r.data);
+      const text = r.data_type === 'zstd' && decompress ? unzstd(decompress, r.data) : String(r.data);
       const { value } = parseJson(text);
       if (isRecord(value)) doc = value;
       else problems.push(`thread ${r.id}: its data is not a JSON object`);
     } catch (e) {
       problems.push(`thread ${r.id}: cannot decompress its data (${(e as Error).message})`);
     }
-    return mapThread(r, doc, file.path, problems);
+    const s = mapThread(r, doc, file.path, problems);
+    return problems.length ? { ...s, events: [] } : s; // an unreadable body is not imported
   });
+}
+
+const ZSTD_MAGIC = [0x28, 0xb5, 0x2f, 0xfd];
+
+function unzstd(decompress: (b: Uint8Array) => Uint8Array, data: Buffer | string): string {
+  const b = typeof data === 'string' ? Buffer.from(data) : data;
+  if (!ZSTD_MAGIC.every((x, i) => b[i] === x)) throw new Error('not zstd data');
+  return Buffer.from(decompress(new Uint8Array(b))).toString('utf8');
 }
 
 /** The UUID v7 time of an id, when it is one (Zed records no creation time of its own). */
