@@ -46,6 +46,8 @@ public final class Strings {
         case "codex" -> "Codex";
         case "gemini" -> "Gemini CLI";
         case "vscode" -> "VS Code";
+        case "opencode" -> "opencode";
+        case "zed" -> "Zed";
         default -> tool;
       };
     }
