@@ -8,6 +8,7 @@ import { gemini } from './gemini.js';
 import { vscodeChat } from './vscode-chat.js';
 import { opencode } from './opencode.js';
 import { zed } from './zed.js';
+import { cursorAgent } from './cursor-agent.js';
 
 export const IMPORTERS: readonly Importer[] = [
   claudeCode,
@@ -16,6 +17,7 @@ export const IMPORTERS: readonly Importer[] = [
   vscodeChat,
   opencode,
   zed,
+  cursorAgent,
 ];
 
 export function importerOf(tool: string): Importer | undefined {

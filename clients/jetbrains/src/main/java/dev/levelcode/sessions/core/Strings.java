@@ -48,6 +48,7 @@ public final class Strings {
         case "vscode" -> "VS Code";
         case "opencode" -> "opencode";
         case "zed" -> "Zed";
+        case "cursor-agent" -> "Cursor CLI";
         default -> tool;
       };
     }
