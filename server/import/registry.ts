@@ -12,6 +12,9 @@ import { pi } from './pi.js';
 import { qwen } from './qwen.js';
 import { continueDev } from './continue.js';
 import { copilotCli } from './copilot-cli.js';
+import { opencode } from './opencode.js';
+import { zed } from './zed.js';
+import { cursorAgent } from './cursor-agent.js';
 
 export const IMPORTERS: readonly Importer[] = [
   claudeCode,
@@ -25,6 +28,9 @@ export const IMPORTERS: readonly Importer[] = [
   qwen,
   continueDev,
   copilotCli,
+  opencode,
+  zed,
+  cursorAgent,
 ];
 
 export function importerOf(tool: string): Importer | undefined {

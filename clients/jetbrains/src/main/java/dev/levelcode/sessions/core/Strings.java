@@ -53,6 +53,9 @@ public final class Strings {
         case "qwen" -> "Qwen Code";
         case "continue" -> "Continue";
         case "copilot-cli" -> "Copilot CLI";
+        case "opencode" -> "opencode";
+        case "zed" -> "Zed";
+        case "cursor-agent" -> "Cursor CLI";
         default -> tool;
       };
     }

@@ -1,0 +1,81 @@
+// The Cursor agent CLI importer: `~/.cursor/projects/<encoded cwd>/agent-transcripts/<id>.jsonl`,
+// one line a message ({role, message: {content: [blocks]}}, blocks text / thinking / tool_use or
+// tool_call / tool_result or tool-result), plus marker lines such as {type: 'turn_ended'}. The
+// transcripts carry no ids, times or working folder: the session id is the file's name, the
+// project the folder's encoded cwd (its dashes read as slashes, which a folder name with a dash
+// makes ambiguous), the birth the file's creation time, and tool calls are paired with the
+// results of the next user line in order (ids made from the line and block). Each line is kept
+// verbatim under `raw`. The CLI's `~/.cursor/chats/<hash>/<uuid>/store.db` is not read yet.
+
+import { stat } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
+import type { Importer, MappedEvent, MappedSession, SourceFile } from './types.js';
+import { EPOCH, entries, exists, isFolder, isRecord, jsonlLines, keptRaw, readText, statFile } from './jsonl.js';
+
+export const cursorAgent: Importer = {
+  tool: 'cursor-agent',
+  label: 'Cursor CLI',
+  defaultRoots(_env, home) {
+    return [join(home, '.cursor')];
+  },
+  discover,
+  read,
+  resumeCommand(source) {
+    return ['cursor-agent', '--resume', source.id];
+  },
+};
+
+async function discover(root: string): Promise<SourceFile[]> {
+  if (!(await isFolder(root))) return [await statFile(root)];
+  const projects = join(root, 'projects');
+  if (!(await exists(projects))) throw new Error(`no projects/ folder in ${root} (Cursor's agent CLI keeps transcripts in ~/.cursor/projects/<folder>/agent-transcripts/)`);
+  const out: SourceFile[] = [];
+  for (const p of await entries(projects)) {
+    const dir = join(projects, p.name, 'agent-transcripts');
+    if (!p.dir || !(await exists(dir))) continue;
+    for (const f of await entries(dir)) if (f.file && f.name.endsWith('.jsonl')) out.push(await statFile(join(dir, f.name)));
+  }
+  return out;
+}
+
+const TOOL_USE = new Set(['tool_use', 'tool_call']);
+const TOOL_RESULT = new Set(['tool_result', 'tool-result']);
+
+function blocks(v: Record<string, unknown>): Record<string, unknown>[] {
+  const m = isRecord(v.message) ? v.message : {};
+  return Array.isArray(m.content) ? m.content.filter(isRecord) : typeof m.content === 'string' ? [{ type: 'text', text: m.content }] : [];
+}
+
+async function read(file: SourceFile): Promise<MappedSession[]> {
+  const problems: string[] = [];
+  const lines = jsonlLines(await readText(file.path), problems);
+  const st = await stat(file.path);
+  const createdAt = st.birthtimeMs > 0 ? new Date(st.birthtimeMs).toISOString() : EPOCH;
+  const id = basename(file.path, '.jsonl');
+  const folder = basename(dirname(dirname(file.path)));
+  const project = '/' + folder.replace(/^-/, '').replace(/-/g, '/');
+  const t = createdAt;
+  const pending: string[] = []; // ids of calls not yet answered, in order
+  const events: MappedEvent[] = lines.map((l, i): MappedEvent => {
+    const v = l.value;
+    if (!isRecord(v) || (v.role !== 'user' && v.role !== 'assistant')) return keptRaw(t, v, l.unparsed ? { unparsed: true } : {});
+    const bs = blocks(v);
+    const text = bs.filter((b) => b.type === 'text' && typeof b.text === 'string').map((b) => b.text as string).join('\n');
+    if (v.role === 'assistant') {
+      const uses = bs.filter((b) => TOOL_USE.has(String(b.type)));
+      if (uses.length === 0) return { kind: 'assistant', t, content: text, raw: v };
+      const content = bs.map((b, k) => {
+        if (!TOOL_USE.has(String(b.type))) return b;
+        const cid = typeof b.id === 'string' ? b.id : `cursor-${i}-${k}`;
+        pending.push(cid);
+        return { type: 'tool_use', id: cid, name: b.name, input: b.input ?? {} };
+      });
+      return { kind: 'agent', t, messages: [{ role: 'assistant', content }], raw: v };
+    }
+    const results = bs.filter((b) => TOOL_RESULT.has(String(b.type)));
+    if (results.length === 0) return text ? { kind: 'user', t, content: text, raw: v } : keptRaw(t, v);
+    const content = results.map((b) => ({ type: 'tool_result', tool_use_id: typeof b.tool_use_id === 'string' ? b.tool_use_id : pending.shift() ?? '', content: b.content ?? '' }));
+    return { kind: 'agent', t, messages: [{ role: 'user', content }], raw: v };
+  });
+  return [{ source: { tool: 'cursor-agent', path: file.path, id, project }, createdAt, events, problems }];
+}

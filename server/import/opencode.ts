@@ -1,0 +1,206 @@
+// The opencode importer: the JSON tree opencode wrote up to 1.1 (`storage/session/<project>/
+// <id>.json`, `storage/message/<session>/<id>.json`, `storage/part/<message>/<id>.json`) and the
+// SQLite database of 1.2 and later (`opencode.db`: tables session, message, part, whose `data`
+// column holds the same JSON the tree's files hold). Both are read into one shape (a session
+// row, its messages in order, each with its parts) and mapped the same way: user text parts →
+// user, assistant text parts → assistant, tool parts → an agent call event and an agent result
+// event, a compaction part → compact, the session's title → title. Every message and part is
+// kept verbatim under `raw`. The database is opened read-only (./sqlite.ts): never written.
+
+import { basename, dirname, join } from 'node:path';
+import type { Importer, MappedEvent, MappedSession, SourceFile } from './types.js';
+import { Clock, EPOCH, entries, exists, isFolder, isRecord, isoTime, keptRaw, parseJson, readText, statFile, str } from './jsonl.js';
+import { dbFile, openReadOnly } from './sqlite.js';
+
+export const opencode: Importer = {
+  tool: 'opencode',
+  label: 'opencode',
+  defaultRoots(env, home) {
+    return [join(env.XDG_DATA_HOME || join(home, '.local', 'share'), 'opencode')];
+  },
+  discover,
+  read,
+  resumeCommand(source) {
+    return ['opencode', '--session', source.id];
+  },
+};
+
+/** The session records of either layout, as read. */
+interface Msg {
+  info: Record<string, unknown>;
+  parts: Record<string, unknown>[];
+}
+interface Sess {
+  info: Record<string, unknown>;
+  messages: Msg[];
+}
+
+async function discover(root: string): Promise<SourceFile[]> {
+  if (!(await isFolder(root))) {
+    if (root.endsWith('.db')) return [await dbFile(root)];
+    return [await treeFile(root)];
+  }
+  const out: SourceFile[] = [];
+  const db = join(root, 'opencode.db');
+  if (await exists(db)) out.push(await dbFile(db));
+  const sessions = join(root, 'storage', 'session');
+  if (await exists(sessions))
+    for (const p of await entries(sessions))
+      if (p.dir) for (const f of await entries(join(sessions, p.name))) if (f.file && f.name.endsWith('.json')) out.push(await treeFile(join(sessions, p.name, f.name)));
+  if (out.length === 0 && !(await exists(join(root, 'storage'))))
+    throw new Error(`no opencode.db or storage/ folder in ${root} (opencode keeps its data in ~/.local/share/opencode)`);
+  return out;
+}
+
+/** A JSON-tree session: its file, with every message and part file as its parts. */
+async function treeFile(path: string): Promise<SourceFile> {
+  const self = await statFile(path);
+  const storage = dirname(dirname(dirname(path)));
+  const { value: info } = parseJson(await readText(path));
+  const id = (isRecord(info) && str(info.id)) || basename(path, '.json');
+  const parts: string[] = [];
+  let size = self.size;
+  let mtimeNs = self.mtimeNs;
+  const add = async (p: string) => {
+    const st = await statFile(p);
+    parts.push(p);
+    size += st.size;
+    if (st.mtimeNs > mtimeNs) mtimeNs = st.mtimeNs;
+  };
+  const msgDir = join(storage, 'message', id);
+  if (await exists(msgDir))
+    for (const m of await entries(msgDir)) {
+      if (!m.file || !m.name.endsWith('.json')) continue;
+      const mp = join(msgDir, m.name);
+      await add(mp);
+      // Parts live under the message's id (the file's name in what opencode writes).
+      const { value } = parseJson(await readText(mp));
+      const partDir = join(storage, 'part', (isRecord(value) && str(value.id)) || m.name.replace(/\.json$/, ''));
+      if (await exists(partDir)) for (const p of await entries(partDir)) if (p.file && p.name.endsWith('.json')) await add(join(partDir, p.name));
+    }
+  return { path, size, mtimeNs, parts };
+}
+
+async function read(file: SourceFile): Promise<MappedSession[]> {
+  const problems: string[] = [];
+  if (file.path.endsWith('.db')) {
+    let sessions: Sess[];
+    try {
+      sessions = await readDb(file.path);
+    } catch (e) {
+      return [{ source: { tool: 'opencode', path: file.path, id: basename(file.path), project: '' }, createdAt: EPOCH, events: [], problems: [`cannot read ${file.path}: ${(e as Error).message}`] }];
+    }
+    return sessions.map((s) => mapSession(s, file.path, []));
+  }
+  const s = await readTree(file, problems);
+  return s ? [mapSession(s, file.path, problems)] : [];
+}
+
+async function readJson(path: string, problems: string[]): Promise<Record<string, unknown> | undefined> {
+  const { value } = parseJson(await readText(path));
+  if (isRecord(value)) return value;
+  problems.push(`${path} is not a JSON object (being written?); skipped this run`);
+  return undefined;
+}
+
+async function readTree(file: SourceFile, problems: string[]): Promise<Sess | undefined> {
+  const info = await readJson(file.path, problems);
+  if (!info) return undefined;
+  const byMsg = new Map<string, Msg>();
+  const order: Msg[] = [];
+  for (const p of file.parts ?? []) {
+    const v = await readJson(p, problems);
+    if (!v) continue;
+    if (basename(dirname(dirname(p))) === 'message') {
+      const m = { info: v, parts: [] };
+      byMsg.set(str(v.id) ?? basename(p, '.json'), m);
+      order.push(m);
+    } else byMsg.get(basename(dirname(p)))?.parts.push(v);
+  }
+  return { info, messages: sortMessages(order) };
+}
+
+function sortMessages(ms: Msg[]): Msg[] {
+  const key = (m: Msg) => `${String(num((m.info.time as Record<string, unknown> | undefined)?.created)).padStart(16, '0')}:${str(m.info.id) ?? ''}`;
+  for (const m of ms) m.parts.sort((a, b) => (String(a.id ?? '') < String(b.id ?? '') ? -1 : 1));
+  return ms.sort((a, b) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0));
+}
+
+/** The 1.2+ database: every session row with its messages and parts (the rows' `data` JSON). */
+async function readDb(path: string): Promise<Sess[]> {
+  const db = await openReadOnly(path);
+  try {
+    const rows = db.prepare('SELECT * FROM session ORDER BY time_created, id').all() as Record<string, unknown>[];
+    const msgs = db.prepare('SELECT id, data FROM message WHERE session_id = ? ORDER BY time_created, id');
+    const parts = db.prepare('SELECT id, data FROM part WHERE message_id = ? ORDER BY id');
+    return rows.map((row) => {
+      // The row's columns in the JSON tree's names, so both layouts map the same way.
+      const info = { ...row, projectID: row.project_id, parentID: row.parent_id, time: { created: row.time_created, updated: row.time_updated } };
+      const messages = (msgs.all(row.id) as { id: string; data: string }[]).map((m) => ({
+        info: { id: m.id, ...objectOf(m.data) },
+        parts: (parts.all(m.id) as { id: string; data: string }[]).map((p) => ({ id: p.id, ...objectOf(p.data) })),
+      }));
+      return { info, messages };
+    });
+  } finally {
+    db.close();
+  }
+}
+
+function objectOf(text: string): Record<string, unknown> {
+  const { value } = parseJson(text);
+  return isRecord(value) ? value : { unparsed: text };
+}
+
+function num(v: unknown): number {
+  return typeof v === 'number' && Number.isFinite(v) ? v : 0;
+}
+
+function mapSession(s: Sess, path: string, problems: string[]): MappedSession {
+  const time = isRecord(s.info.time) ? s.info.time : {};
+  const createdAt = isoTime(time.created) ?? EPOCH;
+  const id = str(s.info.id) ?? basename(path, '.json');
+  const project = str(s.info.directory) ?? '';
+  const version = str(s.info.version);
+  const source = { tool: 'opencode', ...(version ? { version } : {}), path, id, project };
+  const clock = new Clock(createdAt);
+  const events: MappedEvent[] = [];
+  let model: string | undefined;
+  for (const m of s.messages) {
+    const t = clock.at((m.info.time as Record<string, unknown> | undefined)?.created);
+    const role = m.info.role;
+    const mm = isRecord(m.info.model) ? m.info.model : {};
+    model ??= str(mm.modelID) ?? str(m.info.modelID);
+    events.push(keptRaw(t, m.info));
+    for (const p of m.parts) {
+      const pt = clock.at(isRecord(p.time) ? p.time.start : undefined);
+      events.push(...mapPart(p, role, pt));
+    }
+  }
+  const title = str(s.info.title);
+  if (title && !/^(New session|Child session) - \d{4}-/.test(title)) events.push({ kind: 'title', t: clock.at(time.updated), title, source: 'model', raw: { title } });
+  if (!project) problems.push(`session ${id} records no directory; not imported`);
+  return { source, createdAt, ...(model ? { model } : {}), events: project ? events : [], problems };
+}
+
+function mapPart(p: Record<string, unknown>, role: unknown, t: string): MappedEvent[] {
+  const type = p.type;
+  if (type === 'text' && typeof p.text === 'string' && !p.synthetic) {
+    if (role === 'user') return [{ kind: 'user', t, content: p.text, raw: p }];
+    if (role === 'assistant') return [{ kind: 'assistant', t, content: p.text, raw: p }];
+  }
+  if (type === 'tool' && isRecord(p.state)) {
+    const st = p.state;
+    const id = str(p.callID) ?? str(p.id) ?? '';
+    const call = { kind: 'agent' as const, t, messages: [{ role: 'assistant', content: [{ type: 'tool_use', id, name: p.tool, input: st.input ?? {} }] }], raw: p };
+    // A call still pending or running is rewritten by opencode when it ends: read it then.
+    if (st.status !== 'completed' && st.status !== 'error') return [];
+    const output = st.status === 'error' ? st.error : st.output;
+    const end = isRecord(st.time) ? isoTime(st.time.end) ?? t : t;
+    const result = { type: 'tool_result', tool_use_id: id, content: typeof output === 'string' ? output : JSON.stringify(output ?? ''), ...(st.status === 'error' ? { is_error: true } : {}) };
+    return [call, { kind: 'agent', t: end, messages: [{ role: 'user', content: [result] }], raw: p }];
+  }
+  if (type === 'reasoning' && typeof p.text === 'string') return [{ kind: 'agent', t, messages: [{ role: 'assistant', content: [{ type: 'thinking', thinking: p.text }] }], raw: p }];
+  if (type === 'compaction') return [{ kind: 'compact', t, briefing: 'Conversation compacted by opencode.', coversThrough: 0, raw: p }];
+  return [keptRaw(t, p)];
+}
