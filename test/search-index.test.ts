@@ -144,9 +144,8 @@ describe('search index: events it is unsure of', () => {
   });
 });
 
-// The helper thread runs the compiled module only (search.js importing itself in a worker);
-// dist/ is built by `npm test` before vitest runs.
-describe('search index: two threads, progress, abort, a store it cannot write', () => {
+// The compiled module, as the CLI and the sidecar run it (dist/ is built by `npm test`).
+describe('search index: built, appended to, progress, abort, a store it cannot write', () => {
   const dist = join(import.meta.dirname, '..', 'dist', 'core', 'search.js');
   type Search = typeof searchSessions;
 
@@ -169,24 +168,20 @@ describe('search index: two threads, progress, abort, a store it cannot write', 
     return { root, files };
   };
 
-  it('gives the scan\'s answer when the helper reads every file, and when both threads do', async () => {
+  it('gives the scan\'s answer when it builds the index and from the index it wrote', async () => {
     const { searchSessions: compiled } = (await import(dist)) as { searchSessions: Search };
     const { root, files } = store();
     try {
       for (const q of ['parse', 'needle', 'needle parse', 'nothing']) {
         const scanned = sorted(await compiled(root, q, { limit: 50, index: false }));
         for (const f of [0, 1, 2]) rmSync(join(root, `-folder-${f}`, SEARCH_INDEX_FILE), { force: true });
-        const stats = { helperFiles: 0 };
-        expect(sorted(await compiled(root, q, { limit: 50, helper: 'only', stats })), q).toEqual(scanned);
-        expect(stats.helperFiles, q).toBe(files.length);
-        // And from the index the helper wrote; and both threads at once.
-        expect(sorted(await compiled(root, q, { limit: 50, helper: false })), q).toEqual(scanned);
-        for (const f of [0, 1, 2]) rmSync(join(root, `-folder-${f}`, SEARCH_INDEX_FILE), { force: true });
-        expect(sorted(await compiled(root, q, { limit: 50, helper: true })), q).toEqual(scanned);
+        expect(sorted(await compiled(root, q, { limit: 50 })), q).toEqual(scanned);
+        // And from the index it wrote.
+        expect(sorted(await compiled(root, q, { limit: 50 })), q).toEqual(scanned);
       }
-      // Appended to: only the new lines are read, by this thread.
+      // Appended to: only the new lines are read.
       appendFileSync(files[5]!, serializeLine({ kind: 'user', t: '2026-09-09T00:00:00.000Z', content: 'a late needle' }) + '\n');
-      const late = await compiled(root, 'needle', { limit: 1, helper: 'only' });
+      const late = await compiled(root, 'needle', { limit: 1 });
       expect(late.hits[0]?.snippet).toBe('a late needle');
       expect(sorted(late)).toEqual(sorted(await compiled(root, 'needle', { limit: 1, index: false })));
     } finally {

@@ -364,8 +364,8 @@ describe('search: the fast path answers as the slow path does (property)', () =>
           const file = join(dir, `${id}.jsonl`);
           const meta = serializeLine({ kind: 'meta', v: 1, id, project: '/p', createdAt: '2026-09-01T10:00:00.000Z', title: null });
           writeFileSync(file, [meta, ...lines].join('\n') + '\n');
-          const fast = await searchSessions([file], q, { limit: 1000, helper: false });
-          const slow = await searchSessions([file], q, { limit: 1000, helper: false, fast: false });
+          const fast = await searchSessions([file], q, { limit: 1000 });
+          const slow = await searchSessions([file], q, { limit: 1000, fast: false });
           expect(fast, q).toEqual(slow);
         }),
         { numRuns: 400 },
@@ -376,13 +376,12 @@ describe('search: the fast path answers as the slow path does (property)', () =>
   });
 });
 
-// The helper thread (a second core for a large store) runs the compiled module only: it is
-// search.js importing itself in a worker. dist/ is built by `npm test` before vitest runs.
-describe('search: the helper thread', () => {
+// The compiled module, as the CLI and the sidecar run it (dist/ is built by `npm test`).
+describe('search: progress and abort over many files', () => {
   const dist = join(import.meta.dirname, '..', 'dist', 'core', 'search.js');
   type Search = typeof searchSessions;
 
-  it('gives what one thread gives: hits, total, files and problems', async () => {
+  it('counts every file once in progress, and gives the same answer for any limit', async () => {
     const { searchSessions: compiled } = (await import(dist)) as { searchSessions: Search };
     // More files, so that both threads get some: forty more sessions in a folder of their own.
     for (let n = 0; n < 40; n++) {
@@ -396,28 +395,24 @@ describe('search: the helper thread', () => {
       const sorted = (r: Awaited<ReturnType<Search>>) => ({ ...r, problems: [...r.problems].sort((a, b) => (`${a.file}:${a.line}` < `${b.file}:${b.line}` ? -1 : 1)) });
       const total = (await listSessionFiles(root)).length;
       for (const [query, limit] of [['parse', 100], ['parse', 3], ['"hello world"', 10], ['needleInArgs', 5], ['nothing-matches-this', 10]] as const) {
-        const stats = { helperFiles: 0 };
-        const one = await compiled(root, query, { limit, helper: false, index: false });
-        const two = await compiled(root, query, { limit, helper: 'only', stats, index: false });
-        expect(sorted(two), query).toEqual(sorted(one));
-        expect(stats.helperFiles, query).toBe(total);
-        // And both threads at once.
-        expect(sorted(await compiled(root, query, { limit, helper: true, index: false })), query).toEqual(sorted(one));
+        const one = await compiled(root, query, { limit, index: false });
+        // From the index: the same answer.
+        expect(sorted(await compiled(root, query, { limit })), query).toEqual(sorted(one));
         if (query === 'parse') expect(one.total).toBeGreaterThan(80);
       }
-      // Progress counts every file once, whichever thread searched it.
+      // Progress counts every file once.
       const progress: [number, number][] = [];
-      await compiled(root, 'parse', { helper: 'only', index: false, onProgress: (d, t) => progress.push([d, t]) });
+      await compiled(root, 'parse', { index: false, onProgress: (d, t) => progress.push([d, t]) });
       expect(progress).toEqual(Array.from({ length: total }, (_, i) => [i + 1, total]));
     } finally {
       rmSync(join(root, '-many'), { recursive: true, force: true });
     }
   });
 
-  it('is stopped when the search is aborted', async () => {
+  it('stops when the search is aborted', async () => {
     const { searchSessions: compiled } = (await import(dist)) as { searchSessions: Search };
     const ac = new AbortController();
-    const p = compiled(root, 'parse', { helper: 'only', index: false, signal: ac.signal, onProgress: () => ac.abort() });
+    const p = compiled(root, 'parse', { index: false, signal: ac.signal, onProgress: () => ac.abort() });
     await expect(p).rejects.toThrow();
   });
 });

@@ -24,7 +24,6 @@
 
 import type { CutString } from './scan.js';
 import { isUtf8 } from 'node:buffer';
-import { decodeUtf8 } from './utf8.js';
 
 export interface Skeleton {
   /** The line's JSON with long string values replaced by `"\u0000<index>"`. */
@@ -75,11 +74,11 @@ export function cutText(buf: Buffer, c: CutString, validUtf8?: boolean, json?: {
 function bodyText(buf: Buffer, a: number, b: number, validUtf8: boolean | undefined, quoted: boolean, json?: { length: number }): string {
   const body = buf.subarray(a, b);
   if (body.indexOf(BACKSLASH) === -1) {
-    const text = decodeUtf8(body, validUtf8);
+    const text = body.toString('utf8');
     if (json) json.length = text.length + 2;
     return text;
   }
-  const literal = quoted ? decodeUtf8(buf.subarray(a - 1, b + 1), validUtf8) : `"${decodeUtf8(body, validUtf8)}"`;
+  const literal = quoted ? buf.subarray(a - 1, b + 1).toString('utf8') : `"${body.toString('utf8')}"`;
   if (json) json.length = literal.length;
   return JSON.parse(literal) as string;
 }

@@ -6,8 +6,7 @@
 // verified on the decoded text (so a word inside a JSON key, an id or an escape never counts).
 // Both give the same answer. Tolerant: a bad line or an unreadable file becomes a problem, never
 // an exception; only an abort throws.
-// Depends on node:fs, plain.ts, scan.ts, search-skeleton.ts, search-index.ts, utf8.ts and
-// helper.ts; no JSON-RPC, no store internals (a store root is just `<root>/<slug>/<id>.jsonl`).
+// Depends on node:fs, plain.ts, scan.ts, search-skeleton.ts and search-index.ts; no JSON-RPC, no store internals (a store root is just `<root>/<slug>/<id>.jsonl`).
 //
 // Two paths decide a candidate line of the scan, with the same answer:
 // - the fast path (fastLine, for queries of printable ASCII): the line's strings found and
@@ -32,13 +31,11 @@
 
 import { readdir } from 'node:fs/promises';
 import { accessSync, closeSync, constants as fsConstants, fstatSync, lstatSync, openSync, readSync, statSync } from 'node:fs';
-import { helperData, serveHelper, startHelper, type Helper } from './helper.js';
 import { join, sep } from 'node:path';
 import { CorruptIndexError, FolderIndex, INDEXABLE_WORD, SEARCH_INDEX_FILE, TAIL_BYTES, UNSURE as UNSURE_EVENT, type Fragment, type IndexedFile } from './search-index.js';
 import { NotRegularError, oneLine, openRegularSync, plantedKind, replaceFileSync, textOf } from './plain.js';
 import { cutOf, cutText, cutWindow, firstInCut, Occurrences, occursInCut, skeletonOf, type Skeleton } from './search-skeleton.js';
 import { NEEDLE_MAX, Scanner, type CutString, type LineScan } from './scan.js';
-import { decodeUtf8 } from './utf8.js';
 
 export type SearchWhere = 'user' | 'assistant' | 'agent' | 'tool-input' | 'tool-output' | 'compact' | 'title';
 
@@ -57,14 +54,6 @@ export interface SearchOptions {
   onProgress?: (done: number, total: number) => void;
   /** Length of a snippet in characters, about (default 160). */
   snippetChars?: number;
-  /**
-   * A helper thread searching half of the files: by default when the files hold 64 MB or more;
-   * true forces it, false never; 'only' leaves this thread only what the helper does not
-   * search (tests of the helper).
-   */
-  helper?: boolean | 'only';
-  /** Filled with how many files the helper thread searched (tests, diagnostics). */
-  stats?: { helperFiles: number };
   /**
    * false: every candidate line takes the slow path, the full decode and parse (tests: the fast
    * path must give the same answer).
@@ -280,7 +269,6 @@ async function searchEvents(listed: string[], root: boolean, query: string, opts
   if (words) return searchIndexed(listed, q, words, fo, limit, opts, collect);
   const sizes = new Map(listed.map((f) => [f, sizeOf(f)]));
   const files = listed.sort((a, b) => sizes.get(b)! - sizes.get(a)!);
-  const bytes = [...sizes.values()].reduce((a, b) => a + b, 0);
 
   const keep = (h: Found): void => {
     total++;
@@ -288,44 +276,17 @@ async function searchEvents(listed: string[], root: boolean, query: string, opts
     if (hits.length >= Math.max(2 * limit, 1000)) hits = rank(hits).slice(0, limit);
   };
 
-  // The files are shared out through one counter, between this thread's reader and, for a
-  // large store, a helper thread (searchHelper) that takes files from the same counter.
-  const settled = new Uint8Array(files.length);
-  const settle = (i: number, r: FileResult): void => {
-    if (settled[i]) return;
-    settled[i] = 1;
+  const settle = (r: FileResult): void => {
     if (r.searched) searched++;
     for (const h of r.hits) keep(h);
     problems.push(...r.problems);
     done++;
     opts.onProgress?.(done, files.length);
   };
-  const fromHelper = (i: number, r: FileResult): void => {
-    if (!settled[i] && opts.stats) opts.stats.helperFiles++;
-    settle(i, r);
-  };
   const sc = scannerFor(q);
-  const helper =
-    opts.helper === false || (opts.helper === undefined && bytes < HELPER_MIN_BYTES) ? undefined : await startSearchHelper(files, query, fo, fromHelper);
-  const next = helper?.next ?? new Int32Array(1);
-  // One reader on this thread: reads are synchronous (see lineChunks), so more would only take
-  // turns.
-  const reader = async (): Promise<void> => {
-    if (helper && opts.helper === 'only') return;
-    for (let i = Atomics.add(next, 0, 1); i < files.length; i = Atomics.add(next, 0, 1)) {
-      opts.signal?.throwIfAborted();
-      settle(i, await searchOne(files[i]!, q, fo, sc));
-    }
-  };
-  try {
-    await reader();
-    if (helper) {
-      // The helper's answers; a helper that died leaves the files it had taken: searched here.
-      await helper.finished(() => done >= files.length, opts.signal);
-      for (let i = 0; i < files.length; i++) if (!settled[i]) settle(i, await searchOne(files[i]!, q, fo, sc));
-    }
-  } finally {
-    helper?.stop();
+  for (const file of files) {
+    opts.signal?.throwIfAborted();
+    settle(await searchOne(file, q, fo, sc));
   }
   opts.signal?.throwIfAborted();
   if (collect) {
@@ -380,7 +341,7 @@ function materialize(p: PendingHit, q: Compiled, o: FileOpts, problems: SearchPr
     return null;
   }
   const fast = sc ? hitOfSkeleton(sc, line, p, q, o) : UNSURE;
-  const hit = fast !== UNSURE ? fast : hitOfLine(decodeUtf8(line), p.seq, p, p.file, q, o);
+  const hit = fast !== UNSURE ? fast : hitOfLine(line.toString('utf8'), p.seq, p, p.file, q, o);
   if (!hit || hit === NOT_JSON) return null;
   hit.title = p.title;
   return hit;
@@ -457,29 +418,6 @@ async function searchOne(file: string, q: Compiled, fo: FileOpts, sc: Scanner): 
   }
 }
 
-// ---- The helper thread ------------------------------------------------------------------------
-//
-// Search reads and scans every byte of the store on one thread (bench/PERFORMANCE.md: search);
-// the machine's second core takes half of the files (helper.ts: this module run in a worker,
-// taking files from the counter this thread takes them from). It only searches files;
-// ranking, the top hits built in full, progress and problems stay here. It costs ~40-60 ms to
-// start (an isolate, then this module and zod behind events.ts), so it starts only for a large
-// store, and never where this code is not search.js (a bundle that inlines it).
-
-/** Bytes of session files below which the helper does not pay for its start. */
-const HELPER_MIN_BYTES = 64 << 20;
-
-async function startSearchHelper(
-  files: string[],
-  query: string,
-  fo: FileOpts,
-  settle: (i: number, r: FileResult) => void,
-): Promise<Helper | undefined> {
-  if (files.length < 2) return undefined;
-  const { signal: _signal, ...plain } = fo;
-  return startHelper<FileResult>(import.meta.url, 'search.js', 'searchHelper', { files, query, fo: plain }, settle);
-}
-
 /** A file's size (0 when it cannot be stat'ed: searchOne reports it). */
 function sizeOf(file: string): number {
   try {
@@ -487,14 +425,6 @@ function sizeOf(file: string): number {
   } catch {
     return 0;
   }
-}
-
-/** The helper thread's work (see startSearchHelper): files from the shared counter until none is left. */
-export async function searchHelper(): Promise<void> {
-  const { files, query, fo } = await helperData<{ files: string[]; query: string; fo: FileOpts }>();
-  const q = compile(parseQuery(query), fo.fast)!;
-  const sc = scannerFor(q);
-  await serveHelper(files.length, (i) => searchOne(files[i]!, q, fo, sc));
 }
 
 /** Hits in ranking order (byRank), each time parsed once. */
@@ -1457,12 +1387,10 @@ interface Item {
   folder: number;
   file: string;
   size: number;
-  /** The entry as it was before: where to go on from (plain data: the helper gets a copy). */
+  /** The entry as it was before: where to go on from . */
   from: IndexedFile;
 }
 
-/** Bytes to index below which the helper does not pay for its start. */
-const INDEX_HELPER_MIN_BYTES = 64 << 20;
 
 /**
  * The indexed search. A folder whose index turns out not to check out where the search uses it
@@ -1677,38 +1605,16 @@ async function searchIndexedOnce(
     throw err;
   }
 
-  // 2. What must be read, read by this thread and, when it is a lot, a helper thread taking
-  // items from the same counter (its fragments are merged here). A folder is answered and let
-  // go as soon as its items are in, so that about one folder is held at a time.
-  const fragments = new Map<number, Fragment>();
-  const helperIds = new Map<number, number[]>(); // per folder: the helper's word ids to the folder's
+  // 2. What must be read, read on this thread. A folder is answered and let go as soon as its
+  // items are in, so that about one folder is held at a time.
   const settled = new Uint8Array(items.length);
-  const toIndex = items.reduce((n, it) => n + it.size - it.from.covered, 0);
-  const helper =
-    opts.helper === false || (opts.helper === undefined && toIndex < INDEX_HELPER_MIN_BYTES) || items.length < 2
-      ? undefined
-      : await startHelper<Fragment>(import.meta.url, 'search.js', 'indexHelper', { items }, (i, r) => fragments.set(i, r));
-  const next = helper?.next ?? new Int32Array(1);
   let answered = 0;
   const answerReady = async (): Promise<void> => {
     for (; answered < folders.length; answered++) {
       const folder = folders[answered]!;
       if (!folder.ix) continue; // answered in 1
-      for (let i = folder.first; i < folder.end; i++) if (!settled[i] && !fragments.has(i)) return;
+      for (let i = folder.first; i < folder.end; i++) if (!settled[i]) return;
       const ix = folder.ix!;
-      for (let i = folder.first; i < folder.end; i++) {
-        const frag = fragments.get(i);
-        if (!settled[i] && frag) {
-          const e = entries[i]!;
-          const fi = ix.files.indexOf(e);
-          let ids = helperIds.get(answered);
-          if (!ids) helperIds.set(answered, (ids = []));
-          ix.merge(fi, frag, ids);
-          settled[i] = 1;
-          if (opts.stats) opts.stats.helperFiles++;
-        }
-        fragments.delete(i);
-      }
       if (folder.changed) {
         ix.compact();
         await writeIndex(join(folder.dir, SEARCH_INDEX_FILE), ix);
@@ -1716,7 +1622,6 @@ async function searchIndexedOnce(
       answerFolder(folder);
       ix.close();
       folder.ix = null; // let it go
-      helperIds.delete(answered);
     }
   };
 
@@ -1743,20 +1648,13 @@ async function searchIndexedOnce(
 
   try {
     await answerReady();
-    // 'only' leaves every item to the helper (tests of the helper).
-    for (let i = helper && opts.helper === 'only' ? items.length : Atomics.add(next, 0, 1); i < items.length; i = Atomics.add(next, 0, 1)) {
+    for (let i = 0; i < items.length; i++) {
       opts.signal?.throwIfAborted();
       await readItem(i);
       await answerReady();
     }
-    if (helper) {
-      await helper.finished(() => items.every((_, i) => settled[i] || fragments.has(i)), opts.signal);
-      // A helper that died leaves the items it had taken: read here.
-      for (let i = 0; i < items.length; i++) if (!settled[i] && !fragments.has(i)) await readItem(i);
-    }
     await answerReady();
   } finally {
-    helper?.stop();
     for (const f of folders) f.ix?.close();
   }
   opts.signal?.throwIfAborted();
@@ -1786,26 +1684,6 @@ async function searchIndexedOnce(
   }
   opts.signal?.throwIfAborted();
   return { hits: top, total, files: searched, problems };
-}
-
-/**
- * The helper thread's work for an indexed search (see searchIndexed): each item it takes read
- * into an index of the item's folder kept here (so its words are learnt once a folder), and
- * posted back as a fragment that the caller merges (FolderIndex.fragment).
- */
-export async function indexHelper(): Promise<void> {
-  const { items } = await helperData<{ items: Item[] }>();
-  const sc = new Scanner();
-  let kept: { folder: number; ix: FolderIndex } | null = null;
-  await serveHelper(items.length, async (i) => {
-    const it = items[i]!;
-    if (kept?.folder !== it.folder) kept = { folder: it.folder, ix: new FolderIndex() };
-    const ix = kept.ix;
-    const from = ix.startLog();
-    const fi = ix.files.push({ ...it.from, size: it.size, bad: [] }) - 1;
-    await indexFile(ix, fi, it.file, it.size, sc);
-    return ix.fragment(fi, from);
-  });
 }
 
 /** Whether an index entry is of the file as stat'ed now: inode, size and mtime (nanoseconds). */
