@@ -4,7 +4,7 @@
 // a query the index answers gives exactly what the scan (index: false) gives: hits, total, files
 // and problems.
 
-import { appendFileSync, chmodSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { appendFileSync, chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
@@ -137,7 +137,11 @@ describe('search index: events it is unsure of', () => {
       serializeLine({ kind: 'user', t: '2026-09-01T10:00:06.000Z', content: `plain zonk and kelvin${long}` }),
     ];
     await withSession('2026-09-01T10-00-00-uuuu', lines, async (root) => {
-      await expectAsScan(root, ['zonk', 'kelvin', 'zonk kelvin', 'onk']);
+      await expectAsScan(root, ['zonk', 'kelvin', 'zonk kelvin', 'onk', '"zonk and"', '"Zonk and"', '"and kelvin" plain', '"onk sho"', '"\u212Aelvin"']);
+      // A phrase's candidates come from the index: its words, then the exact phrase checked.
+      const r = await searchSessions(root, '"zonk and kelvin"', { limit: 10 });
+      expect(r.hits.map((h) => h.seq)).toEqual([5]);
+      expect(existsSync(join(root, '-p', SEARCH_INDEX_FILE))).toBe(true);
       expect((await searchSessions(root, 'zonk', { index: false })).hits.map((h) => h.seq).sort()).toEqual([2, 5]);
       expect((await searchSessions(root, 'kelvin', { index: false })).hits.map((h) => h.seq).sort()).toEqual([4, 5]);
     });
@@ -384,7 +388,7 @@ describe('search index: the answer of a long line', () => {
     expect(agent.length).toBeGreaterThan(2048);
     await withSession('2026-09-01T10-00-00-pppp', [agent], async (root) => {
       for (const query of ['alpha beta', 'beta alpha', 'alpha', 'beta', 'first']) {
-        const slow = await searchSessions(root, query, { limit: 100, index: false, fast: false });
+        const slow = await searchSessions(root, query, { limit: 100, index: false });
         expect(slow.hits.length, query).toBe(1);
         expect(await searchSessions(root, query, { limit: 100 }), query).toEqual(slow);
       }
@@ -396,19 +400,18 @@ describe('search index: the answer of a long line', () => {
 
 describe('search index: the snippet of a word deep in a long text', () => {
   it('is the one the whole text gives, at any place, width and neighbourhood', async () => {
-    // The answer decodes only a window around the word's first occurrence (search.ts
-    // windowSnippet): pieces on every edge a window can cut (multi-byte characters, surrogate
-    // pairs, escapes, line breaks), on both sides, against the slow path's whole text.
+    // Pieces on every edge a snippet can cut (multi-byte characters, surrogate pairs, escapes,
+    // line breaks), on both sides: the index's answer is the scan's.
     const piece = fc.constantFrom('a', 'b ', ' ', 'é', '日本', '😀', '😀😀', '\n', '\t', '"', '\\', '\\\\', '/', 'zon', 'onk', 'ZONK', 'xzonkx', 'filler text ');
     const side = fc.array(piece, { maxLength: 400, size: 'max' }).map((a) => a.join(''));
     await fc.assert(
       fc.asyncProperty(side, side, fc.constantFrom('zonk', 'Zonk'), fc.constantFrom(20, 31, 160, 301), fc.boolean(), async (before, after, word, width, padFirst) => {
-        // 2 KB or more (read from its skeleton), the padding before the text or after it.
+        // 2 KB or more, the padding before the text or after it.
         const pad = 'p'.repeat(Math.max(0, 2100 - before.length - after.length));
         const content = padFirst ? pad + before + word + after : before + word + after + pad;
         const line = serializeLine({ kind: 'user', t: '2026-09-01T10:00:01.000Z', content });
         await withSession('2026-09-01T10-00-00-wwww', [line], async (root) => {
-          const slow = await searchSessions(root, 'zonk', { limit: 10, index: false, fast: false, snippetChars: width });
+          const slow = await searchSessions(root, 'zonk', { limit: 10, index: false, snippetChars: width });
           expect(slow.hits).toHaveLength(1);
           expect(await searchSessions(root, 'zonk', { limit: 10, snippetChars: width })).toEqual(slow);
         });
