@@ -14,7 +14,7 @@
 // original size and mtime afterwards; bench/out/restore.json remembers how if a run dies.
 //
 // Usage: node bench/run.mjs [--preset claude-scale] [--corpus DIR] [--runs N] [--only a,b]
-//          [--cpu-seconds 60] [--word WORD]
+//          [--cpu-seconds 60] [--word WORD] [--phrase PHRASE]
 // Depends on node built-ins and vscode-jsonrpc (a dependency of the package already).
 
 import { spawn, spawnSync } from 'node:child_process';
@@ -43,11 +43,12 @@ const { values: argv } = parseArgs({
     only: { type: 'string' },
     'cpu-seconds': { type: 'string', default: '60' },
     word: { type: 'string' },
+    phrase: { type: 'string' },
     help: { type: 'boolean', short: 'h' },
   },
 });
 if (argv.help) {
-  process.stdout.write('node bench/run.mjs [--preset claude-scale] [--corpus DIR] [--runs N] [--only a,b] [--cpu-seconds 60] [--word WORD]\n');
+  process.stdout.write('node bench/run.mjs [--preset claude-scale] [--corpus DIR] [--runs N] [--only a,b] [--cpu-seconds 60] [--word WORD] [--phrase PHRASE]\n');
   process.exit(0);
 }
 const ROOT = resolve(argv.corpus ?? join(OUT, `corpus-${argv.preset}`));
@@ -852,6 +853,31 @@ async function figSearch(m) {
 }
 
 /**
+ * A two-word phrase from the search word's neighbourhood in the corpus (bench/corpus.mjs writes
+ * the word into sentences), every folder's search.idx current: its words are looked up in the
+ * index and the candidates checked for the phrase. Baseline: rg over the same files.
+ */
+async function figSearchPhrase(m) {
+  const phrase = argv.phrase ?? `failing ${searchWord(m)}`;
+  const base = await timed('rg', ['-F', '-i', '-c', phrase, ROOT], { anyExit: true });
+  const args = cli('search', `"${phrase}"`, '--all', '--json');
+  await timedOnce(process.execPath, args); // untimed: every index built and current
+  const ours = await timed(process.execPath, args, { runs: Math.min(RUNS, 5) });
+  record({
+    id: 'search-phrase',
+    what: `search a two-word phrase ("${phrase}") across every session, every folder's search.idx current`,
+    baselineWhat: `rg -F -i -c "${phrase}" over the same files`,
+    target: 'within 2x the baseline',
+    ours: ours.ms,
+    peakMb: ours.peakMb,
+    baseline: base.ms,
+    baselinePeakMb: base.peakMb,
+    ratio: ours.ms.median / base.ms.median,
+    verdict: verdict(ours.ms.median <= 2 * base.ms.median),
+  });
+}
+
+/**
  * The MCP server's search tool beside the sidecar's session/search, on the same query: each in
  * its running server (warm: indexes built, the first calls untimed), the same word over every
  * project, 10 hits. The MCP answer also reads the hits' meta lines and renders the text.
@@ -1127,6 +1153,7 @@ async function main() {
     ['tail50', () => figTail(m)],
     ['search-cold', () => figSearchCold(m)],
     ['search', () => figSearch(m)],
+    ['search-phrase', () => figSearchPhrase(m)],
     ['mcp-search', () => figMcpSearch(m)],
     ['startup', () => figStartup()],
     ['didchange-watch', () => figDidChange(m, false)],

@@ -4,7 +4,7 @@
 // a query the index answers gives exactly what the scan (index: false) gives: hits, total, files
 // and problems.
 
-import { appendFileSync, chmodSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { appendFileSync, chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
@@ -137,16 +137,19 @@ describe('search index: events it is unsure of', () => {
       serializeLine({ kind: 'user', t: '2026-09-01T10:00:06.000Z', content: `plain zonk and kelvin${long}` }),
     ];
     await withSession('2026-09-01T10-00-00-uuuu', lines, async (root) => {
-      await expectAsScan(root, ['zonk', 'kelvin', 'zonk kelvin', 'onk']);
+      await expectAsScan(root, ['zonk', 'kelvin', 'zonk kelvin', 'onk', '"zonk and"', '"Zonk and"', '"and kelvin" plain', '"onk sho"', '"\u212Aelvin"']);
+      // A phrase's candidates come from the index: its words, then the exact phrase checked.
+      const r = await searchSessions(root, '"zonk and kelvin"', { limit: 10 });
+      expect(r.hits.map((h) => h.seq)).toEqual([5]);
+      expect(existsSync(join(root, '-p', SEARCH_INDEX_FILE))).toBe(true);
       expect((await searchSessions(root, 'zonk', { index: false })).hits.map((h) => h.seq).sort()).toEqual([2, 5]);
       expect((await searchSessions(root, 'kelvin', { index: false })).hits.map((h) => h.seq).sort()).toEqual([4, 5]);
     });
   });
 });
 
-// The helper thread runs the compiled module only (search.js importing itself in a worker);
-// dist/ is built by `npm test` before vitest runs.
-describe('search index: two threads, progress, abort, a store it cannot write', () => {
+// The compiled module, as the CLI and the sidecar run it (dist/ is built by `npm test`).
+describe('search index: built, appended to, progress, abort, a store it cannot write', () => {
   const dist = join(import.meta.dirname, '..', 'dist', 'core', 'search.js');
   type Search = typeof searchSessions;
 
@@ -169,24 +172,20 @@ describe('search index: two threads, progress, abort, a store it cannot write', 
     return { root, files };
   };
 
-  it('gives the scan\'s answer when the helper reads every file, and when both threads do', async () => {
+  it('gives the scan\'s answer when it builds the index and from the index it wrote', async () => {
     const { searchSessions: compiled } = (await import(dist)) as { searchSessions: Search };
     const { root, files } = store();
     try {
       for (const q of ['parse', 'needle', 'needle parse', 'nothing']) {
         const scanned = sorted(await compiled(root, q, { limit: 50, index: false }));
         for (const f of [0, 1, 2]) rmSync(join(root, `-folder-${f}`, SEARCH_INDEX_FILE), { force: true });
-        const stats = { helperFiles: 0 };
-        expect(sorted(await compiled(root, q, { limit: 50, helper: 'only', stats })), q).toEqual(scanned);
-        expect(stats.helperFiles, q).toBe(files.length);
-        // And from the index the helper wrote; and both threads at once.
-        expect(sorted(await compiled(root, q, { limit: 50, helper: false })), q).toEqual(scanned);
-        for (const f of [0, 1, 2]) rmSync(join(root, `-folder-${f}`, SEARCH_INDEX_FILE), { force: true });
-        expect(sorted(await compiled(root, q, { limit: 50, helper: true })), q).toEqual(scanned);
+        expect(sorted(await compiled(root, q, { limit: 50 })), q).toEqual(scanned);
+        // And from the index it wrote.
+        expect(sorted(await compiled(root, q, { limit: 50 })), q).toEqual(scanned);
       }
-      // Appended to: only the new lines are read, by this thread.
+      // Appended to: only the new lines are read.
       appendFileSync(files[5]!, serializeLine({ kind: 'user', t: '2026-09-09T00:00:00.000Z', content: 'a late needle' }) + '\n');
-      const late = await compiled(root, 'needle', { limit: 1, helper: 'only' });
+      const late = await compiled(root, 'needle', { limit: 1 });
       expect(late.hits[0]?.snippet).toBe('a late needle');
       expect(sorted(late)).toEqual(sorted(await compiled(root, 'needle', { limit: 1, index: false })));
     } finally {
@@ -389,7 +388,7 @@ describe('search index: the answer of a long line', () => {
     expect(agent.length).toBeGreaterThan(2048);
     await withSession('2026-09-01T10-00-00-pppp', [agent], async (root) => {
       for (const query of ['alpha beta', 'beta alpha', 'alpha', 'beta', 'first']) {
-        const slow = await searchSessions(root, query, { limit: 100, index: false, fast: false });
+        const slow = await searchSessions(root, query, { limit: 100, index: false });
         expect(slow.hits.length, query).toBe(1);
         expect(await searchSessions(root, query, { limit: 100 }), query).toEqual(slow);
       }
@@ -401,19 +400,18 @@ describe('search index: the answer of a long line', () => {
 
 describe('search index: the snippet of a word deep in a long text', () => {
   it('is the one the whole text gives, at any place, width and neighbourhood', async () => {
-    // The answer decodes only a window around the word's first occurrence (search.ts
-    // windowSnippet): pieces on every edge a window can cut (multi-byte characters, surrogate
-    // pairs, escapes, line breaks), on both sides, against the slow path's whole text.
+    // Pieces on every edge a snippet can cut (multi-byte characters, surrogate pairs, escapes,
+    // line breaks), on both sides: the index's answer is the scan's.
     const piece = fc.constantFrom('a', 'b ', ' ', 'é', '日本', '😀', '😀😀', '\n', '\t', '"', '\\', '\\\\', '/', 'zon', 'onk', 'ZONK', 'xzonkx', 'filler text ');
     const side = fc.array(piece, { maxLength: 400, size: 'max' }).map((a) => a.join(''));
     await fc.assert(
       fc.asyncProperty(side, side, fc.constantFrom('zonk', 'Zonk'), fc.constantFrom(20, 31, 160, 301), fc.boolean(), async (before, after, word, width, padFirst) => {
-        // 2 KB or more (read from its skeleton), the padding before the text or after it.
+        // 2 KB or more, the padding before the text or after it.
         const pad = 'p'.repeat(Math.max(0, 2100 - before.length - after.length));
         const content = padFirst ? pad + before + word + after : before + word + after + pad;
         const line = serializeLine({ kind: 'user', t: '2026-09-01T10:00:01.000Z', content });
         await withSession('2026-09-01T10-00-00-wwww', [line], async (root) => {
-          const slow = await searchSessions(root, 'zonk', { limit: 10, index: false, fast: false, snippetChars: width });
+          const slow = await searchSessions(root, 'zonk', { limit: 10, index: false, snippetChars: width });
           expect(slow.hits).toHaveLength(1);
           expect(await searchSessions(root, 'zonk', { limit: 10, snippetChars: width })).toEqual(slow);
         });

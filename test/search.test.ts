@@ -5,11 +5,9 @@
 import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { serializeLine } from '../server/core/events.js';
 import { listSessionFiles, parseQuery, searchSessions, type SearchHit } from '../server/core/search.js';
-import { line, vocab } from './helpers/search-lines.js';
 
 let root: string;
 const files: Record<string, string> = {};
@@ -346,43 +344,12 @@ describe('search: long texts, escapes and bad lines (the fast path)', () => {
   });
 });
 
-// The fast path must answer exactly as the slow path (full decode and parse) does, on any events
-// and any query: generated sessions of every event shape, with texts full of what makes raw
-// bytes and decoded text differ (escapes, \u escapes, non-ASCII, the case traps, long and short
-// strings, JSON inside tool inputs), some lines broken, and queries of words and phrases drawn
-// from the same vocabulary.
-describe('search: the fast path answers as the slow path does (property)', () => {
-  const query = fc.array(fc.constantFrom(...vocab.map((w) => (w.includes(' ') ? `"${w}"` : w)), '"Zonk"', '"a/b"', 'k'), { minLength: 1, maxLength: 2 }).map((a) => a.join(' '));
-
-  it('gives the same hits, total and problems with the fast path on and off', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'lc-search-prop-'));
-    try {
-      let n = 0;
-      await fc.assert(
-        fc.asyncProperty(fc.array(line, { minLength: 1, maxLength: 12 }), query, async (lines, q) => {
-          const id = `2026-09-01T10-00-00-p${String(n++).padStart(4, '0')}`;
-          const file = join(dir, `${id}.jsonl`);
-          const meta = serializeLine({ kind: 'meta', v: 1, id, project: '/p', createdAt: '2026-09-01T10:00:00.000Z', title: null });
-          writeFileSync(file, [meta, ...lines].join('\n') + '\n');
-          const fast = await searchSessions([file], q, { limit: 1000, helper: false });
-          const slow = await searchSessions([file], q, { limit: 1000, helper: false, fast: false });
-          expect(fast, q).toEqual(slow);
-        }),
-        { numRuns: 400 },
-      );
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
-  });
-});
-
-// The helper thread (a second core for a large store) runs the compiled module only: it is
-// search.js importing itself in a worker. dist/ is built by `npm test` before vitest runs.
-describe('search: the helper thread', () => {
+// The compiled module, as the CLI and the sidecar run it (dist/ is built by `npm test`).
+describe('search: progress and abort over many files', () => {
   const dist = join(import.meta.dirname, '..', 'dist', 'core', 'search.js');
   type Search = typeof searchSessions;
 
-  it('gives what one thread gives: hits, total, files and problems', async () => {
+  it('counts every file once in progress, and gives the same answer for any limit', async () => {
     const { searchSessions: compiled } = (await import(dist)) as { searchSessions: Search };
     // More files, so that both threads get some: forty more sessions in a folder of their own.
     for (let n = 0; n < 40; n++) {
@@ -396,28 +363,24 @@ describe('search: the helper thread', () => {
       const sorted = (r: Awaited<ReturnType<Search>>) => ({ ...r, problems: [...r.problems].sort((a, b) => (`${a.file}:${a.line}` < `${b.file}:${b.line}` ? -1 : 1)) });
       const total = (await listSessionFiles(root)).length;
       for (const [query, limit] of [['parse', 100], ['parse', 3], ['"hello world"', 10], ['needleInArgs', 5], ['nothing-matches-this', 10]] as const) {
-        const stats = { helperFiles: 0 };
-        const one = await compiled(root, query, { limit, helper: false, index: false });
-        const two = await compiled(root, query, { limit, helper: 'only', stats, index: false });
-        expect(sorted(two), query).toEqual(sorted(one));
-        expect(stats.helperFiles, query).toBe(total);
-        // And both threads at once.
-        expect(sorted(await compiled(root, query, { limit, helper: true, index: false })), query).toEqual(sorted(one));
+        const one = await compiled(root, query, { limit, index: false });
+        // From the index: the same answer.
+        expect(sorted(await compiled(root, query, { limit })), query).toEqual(sorted(one));
         if (query === 'parse') expect(one.total).toBeGreaterThan(80);
       }
-      // Progress counts every file once, whichever thread searched it.
+      // Progress counts every file once.
       const progress: [number, number][] = [];
-      await compiled(root, 'parse', { helper: 'only', index: false, onProgress: (d, t) => progress.push([d, t]) });
+      await compiled(root, 'parse', { index: false, onProgress: (d, t) => progress.push([d, t]) });
       expect(progress).toEqual(Array.from({ length: total }, (_, i) => [i + 1, total]));
     } finally {
       rmSync(join(root, '-many'), { recursive: true, force: true });
     }
   });
 
-  it('is stopped when the search is aborted', async () => {
+  it('stops when the search is aborted', async () => {
     const { searchSessions: compiled } = (await import(dist)) as { searchSessions: Search };
     const ac = new AbortController();
-    const p = compiled(root, 'parse', { helper: 'only', index: false, signal: ac.signal, onProgress: () => ac.abort() });
+    const p = compiled(root, 'parse', { index: false, signal: ac.signal, onProgress: () => ac.abort() });
     await expect(p).rejects.toThrow();
   });
 });

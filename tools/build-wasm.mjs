@@ -1,10 +1,10 @@
-// Assembles each server/core/<name>.wat (WebAssembly text: search's byte scans in scan.wat, the
-// UTF-8 decoder in utf8.wat) into server/core/<name>-wasm.ts: the module's bytes as base64, so
-// that tsc, the .vsix's esbuild bundle and the helper threads all carry them without a file to
+// Assembles each server/core/<name>.wat (WebAssembly text: the search index's tokenizer in
+// words.wat) into server/core/<name>-wasm.ts: the module's bytes as base64, so
+// that tsc and the .vsix's esbuild bundle carry them without a file to
 // find at run time.
 //
 // The generated files are committed (the sidecar builds with tsc alone); `--check` fails when
-// one is not what its .wat assembles to, and test/store/scan.test.ts runs that check.
+// one is not what its .wat assembles to, and test/store/words-wasm.test.ts runs that check.
 // Depends on wabt (a devDependency): `node tools/build-wasm.mjs [--check]`.
 
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';

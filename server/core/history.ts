@@ -25,7 +25,6 @@ import {
 } from './catalog.js';
 import { SESSION_ID_RE, projectFolderNames } from './plain.js';
 export { resolveStoreRoot } from './plain.js';
-import { helperData, serveHelper, startHelper } from './helper.js';
 import type { Problem } from './reader.js';
 
 // Performance: slug.js (and node:crypto behind it, a few ms to load) is needed only to find one
@@ -183,33 +182,11 @@ export async function listSessions(
   return { sessions: all.map(toSessionEntry), problems };
 }
 
-// ---- The CLI's cold listing: reads on two threads ----------------------------------------------
+// ---- The CLI's cold listing ----------------------------------------------------------------
 //
-// A cold listing reads every byte of the store (1.1 GB for 2,700 sessions): `read` system
-// calls, the newline search and the parse of user and title lines, on one thread, was ~0.8 s
-// of CPU against the 0.3 s of a bare `cat` (bench/PERFORMANCE.md: cold list). Folders are
-// uneven (one holds a 134 MB session), so the unit shared is a file: both threads take the
-// next file from one list sorted largest first (helper.ts). The helper thread costs ~30-50 ms
-// to start (a Node isolate, then the reader and zod), so it is started only for enough bytes;
-// meanwhile the main thread has begun with the largest files. The helper only computes
-// entries; the main thread keeps every index read and write (and index.lock), as without it.
-
-/** Read cost below which a helper thread does not pay for its start: bytes, plus per file. */
-const HELPER_MIN_COST = 64 << 20;
-const COST_PER_FILE = 64 << 10;
-
-interface HelperJob {
-  file: string;
-  id: string;
-  bytes: number;
-  mtimeNs: string;
-}
-
-/** A job as it crosses to the helper (a bigint mtime does, but as a string it is cheaper). */
-const toHelperJob = (j: EntryJob): HelperJob => ({ file: j.file, id: j.id, bytes: j.bytes, mtimeNs: j.mtimeNs.toString() });
-
-/** What the helper posts for a job: the entry, or the message of what stopped it. */
-type HelperResult = { entry: IndexEntry } | { error: string };
+// A cold listing reads every byte of the store, one file after another on this thread. The
+// large files go first, largest first; the small ones after, folder by folder, so that folders
+// are completed (and their index written) while the rest is read.
 
 /** Files above this size are read first, largest first; the others after, in the given order. */
 const BIG_FILE = 1 << 20;
@@ -218,83 +195,33 @@ const YIELD_MS = 4;
 
 /**
  * The entries of `jobs`, each read from scratch (or the error that stopped it), into `o.into`;
- * `o.onRead` hears of each as it is done. The large files go first, largest first, so that the
- * two threads end together; the small ones after in the order given (folder by folder), so that
- * folders are completed one after another while the rest is read.
+ * `o.onRead` hears of each as it is done. The reading yields every few milliseconds so that the
+ * index writes of completed folders go on meanwhile.
  */
 export async function readEntries(
   jobs: EntryJob[],
-  o: {
-    /**
-     * Force the helper thread on or off (default: when there is enough to read); 'only': this
-     * thread reads nothing the helper does not leave (tests of the helper's path).
-     */
-    helper?: boolean | 'only';
-    into?: Map<EntryJob, IndexEntry | Error>;
-    onRead?: (job: EntryJob) => void;
-    /** Filled with how many files the helper thread read (tests, diagnostics). */
-    stats?: { helper: number };
-  } = {},
+  o: { into?: Map<EntryJob, IndexEntry | Error>; onRead?: (job: EntryJob) => void } = {},
 ): Promise<Map<EntryJob, IndexEntry | Error>> {
   const read = o.into ?? new Map<EntryJob, IndexEntry | Error>();
-  if (jobs.length === 0) return read; // a warm listing: no reader, no zod, no thread
+  if (jobs.length === 0) return read; // a warm listing: no reader, no zod
   const readOne = await syncEntryReader();
   const order = [...jobs.filter((j) => j.bytes > BIG_FILE).sort((a, b) => b.bytes - a.bytes), ...jobs.filter((j) => j.bytes <= BIG_FILE)];
-  let cost = 0;
-  for (const j of order) cost += j.bytes + COST_PER_FILE;
-  const helper =
-    order.length > 1 && (o.helper ?? cost >= HELPER_MIN_COST)
-      ? await startHelper<HelperResult>(import.meta.url, 'history.js', 'listHelper', order.map(toHelperJob), (i, r) => {
-          if (o.stats) o.stats.helper++;
-          settle(i, 'entry' in r ? r.entry : new Error(r.error));
-        })
-      : undefined;
-  const next = helper?.next ?? new Int32Array(1);
-  const settle = (i: number, r: IndexEntry | Error) => {
-    if (read.has(order[i])) return;
-    read.set(order[i], r);
-    o.onRead?.(order[i]);
-  };
-  const local = (i: number) => {
+  let yielded = performance.now();
+  for (const job of order) {
     let r: IndexEntry | Error;
     try {
-      r = readOne(order[i]);
+      r = readOne(job);
     } catch (e) {
       r = e instanceof Error ? e : new Error(String(e));
     }
-    settle(i, r);
-  };
-  let yielded = performance.now();
-  for (let i = helper && o.helper === 'only' ? order.length : Atomics.add(next, 0, 1); i < order.length; i = Atomics.add(next, 0, 1)) {
-    local(i);
+    read.set(job, r);
+    o.onRead?.(job);
     if (performance.now() - yielded > YIELD_MS) {
-      // Let the helper's answers and the index writes of completed folders go on.
-      await new Promise((r) => setImmediate(r));
+      await new Promise((res) => setImmediate(res));
       yielded = performance.now();
     }
   }
-  if (helper) {
-    // The helper's answers, until every file has one; a helper that died leaves the files it
-    // had taken: they are read here.
-    await helper.finished(() => read.size >= order.length);
-    helper.stop();
-    for (let i = 0; i < order.length; i++) if (!read.has(order[i])) local(i);
-  }
   return read;
-}
-
-/** The helper thread's work (see readEntries): entries of the shared list, until none is left. */
-export async function listHelper(): Promise<void> {
-  const jobs = await helperData<HelperJob[]>();
-  const readOne = await syncEntryReader();
-  await serveHelper<HelperResult>(jobs.length, (i) => {
-    const j = jobs[i];
-    try {
-      return { entry: readOne({ file: j.file, id: j.id, bytes: j.bytes, mtimeNs: BigInt(j.mtimeNs) }) };
-    } catch (e) {
-      return { error: (e as Error).message };
-    }
-  });
 }
 
 // ---------------------------------------------------------------------------------------------

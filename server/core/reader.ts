@@ -15,9 +15,7 @@ import { MetaLine, SessionEvent, type SeqEvent } from './events.js';
 import { textOf, oneLine, tooDeep, MAX_DEPTH, openRegular } from './plain.js';
 import { forEachLine, forEachLineFd, forEachLineIn, forEachLineSync, lastLines, type Line } from './lines.js';
 import { StreamElider } from './elide.js';
-import { Skimmer } from './skim.js';
 import { StoreError, fromFsError } from './errors.js';
-import { decodeUtf8 } from './utf8.js';
 
 export interface Problem {
   file: string;
@@ -107,10 +105,10 @@ export function digestOfBuffer(file: string, buf: Buffer): { info: MetaInfo; d: 
 
 type Parsed = { ok: true; value: unknown } | { ok: false; error: string };
 
-/** `valid`: whether the bytes are UTF-8, when the caller knows (see utf8.ts decodeUtf8). */
-export function parseJson(bytes: Buffer, valid?: boolean): Parsed {
+/** The line's bytes decoded as UTF-8 (bad bytes become U+FFFD) and parsed. */
+export function parseJson(bytes: Buffer): Parsed {
   try {
-    return { ok: true, value: JSON.parse(decodeUtf8(bytes, valid)) };
+    return { ok: true, value: JSON.parse(bytes.toString('utf8')) };
   } catch (e) {
     return { ok: false, error: jsonErrorOf(e) };
   }
@@ -130,9 +128,8 @@ function jsonErrorOf(e: unknown): string {
 /** Parses one event line. Returns the event or a problem message. */
 export function parseEventLine(bytes: Buffer): { event: SessionEvent; warning?: string } | { error: string } {
   if (bytes.length === 0) return { error: 'empty line' };
-  // One check of the bytes serves both the decoder and the warning.
   const valid = isUtf8(bytes);
-  const parsed = parseJson(bytes, valid);
+  const parsed = parseJson(bytes);
   if (!parsed.ok) return { error: `not JSON (${parsed.error})` };
   const v = parsed.value;
   if (!v || typeof v !== 'object' || Array.isArray(v)) return { error: 'not a JSON object' };
@@ -214,19 +211,12 @@ export async function readSession(file: string, opts: ReadOptions = {}): Promise
     const whole = opts.from === undefined && opts.to === undefined;
     const elider = !whole ? undefined : (opts.elider ?? (opts.softCap !== undefined && size > opts.softCap ? new StreamElider(size, opts.softCap) : undefined));
     const stop = whole && opts.end !== undefined ? Math.min(opts.end, size) : size;
-    // While the cap elides, long lines are skimmed: what it drops is never decoded (skim.ts).
-    const skim = elider && new Skimmer(elider, isSessionEvent);
     try {
       await forEachLineFd(
         fh,
         (line) => {
           const s = seq++;
           if (s < from || s > to) return;
-          const skimmed = skim && line.terminated ? skim.take(s, line.bytes) : undefined;
-          if (skimmed) {
-            events.push(skimmed);
-            return;
-          }
           const n = events.length;
           collect(file, s, line, events, problems);
           if (elider && events.length > n) events[n] = elider.take(events[n]);

@@ -41,7 +41,6 @@
 import { closeSync, fstatSync, readSync } from 'node:fs';
 import { crc32 } from 'node:zlib';
 import { openRegularSync } from './plain.js';
-import { cutText } from './search-skeleton.js';
 import { WORDS_WASM } from './words-wasm.js';
 
 /**
@@ -268,18 +267,6 @@ export class FolderIndex {
     const w = words();
     const { written } = encoder.encodeInto(s, w.input(3 * s.length));
     if (!this.wasmWords(w, written, 0)) this.textJs(s);
-  }
-
-  /**
-   * Adds the words of a JSON string's body, raw: `src[a, b)` as it is in the file (escapes
-   * included, none of them \u). Decoded and read as a text when it holds a folding trap.
-   */
-  body(src: Buffer, a: number, b: number): void {
-    const decoded = (): string => cutText(src, { start: a, end: b, unicodeEscape: false, slashEscape: false });
-    if (!this.wasm()) return this.textJs(decoded());
-    const w = words();
-    w.input(b - a).set(src.subarray(a, b));
-    if (!this.wasmWords(w, b - a, 1)) this.textJs(decoded());
   }
 
   /**

@@ -1,29 +1,13 @@
 // Full-text search over session files: the core of `session/search` and the CLI's `search`.
-// The JSONL files are the truth. A query of plain words over a store root is answered from the
-// project folders' search indexes, brought up to date with the files first (searchIndexed, at
-// the end of this file; search-index.ts). Any other query scans: each file is read in chunks of
-// whole lines, candidate lines are found with a fast byte search (the anchor), and the match is
-// verified on the decoded text (so a word inside a JSON key, an id or an escape never counts).
-// Both give the same answer. Tolerant: a bad line or an unreadable file becomes a problem, never
-// an exception; only an abort throws.
-// Depends on node:fs, plain.ts, scan.ts, search-skeleton.ts, search-index.ts, utf8.ts and
-// helper.ts; no JSON-RPC, no store internals (a store root is just `<root>/<slug>/<id>.jsonl`).
-//
-// Two paths decide a candidate line of the scan, with the same answer:
-// - the fast path (fastLine, for queries of printable ASCII): the line's strings found and
-//   checked by scan.wat, its JSON skeleton (long strings cut out, see search-skeleton.ts)
-//   parsed for the event's shape, and each term looked for in the raw bytes of the texts it may
-//   be in. No decoding, no copy of the texts. A matching event is kept as a PendingHit (time, session, seq, where its line is);
-//   only the hits of the answer (the newest `limit`) are read again and made whole by the slow
-//   path. On claude-scale nearly every byte is in a candidate line (the bench's word is in most
-//   big tool inputs: 1.0 GB of 1.1 GB), so this is where the time went: UTF-8 decoding and
-//   JSON.parse of every candidate line were 4.3 s of 7 s.
-// - the slow path (hitOfLine): decode, JSON.parse, every part's text. For lines the fast path is
-//   unsure of (not JSON, a \u escape or a case-folding trap where it looks, a tool input string
-//   holding JSON, non-ASCII queries, ...), and to make the answer's hits.
-// The passes over every byte (the anchor, the line ends, each candidate line's strings) run in
-// WebAssembly (scan.ts); on claude-scale one thread's time is now about a fifth reading, a
-// quarter those passes and a quarter JSON.parse of the skeletons (bench/PERFORMANCE.md).
+// The JSONL files are the truth. A query with an indexable word (letters and digits, in a
+// quoted phrase too) over a store root takes its candidates from the project folders' search
+// indexes, brought up to date with the files first (searchIndexed, at the end of this file;
+// search-index.ts). Any other query scans every file. Either way a candidate is checked by one
+// plain path (hitOfLine): the line decoded, JSON.parse, the event's texts (eventTexts), matched.
+// Tolerant: a bad line or an unreadable file becomes a problem, never an exception; only an
+// abort throws.
+// Depends on node:fs, plain.ts and search-index.ts; no JSON-RPC, no store internals (a store
+// root is just `<root>/<slug>/<id>.jsonl`).
 //
 // Query language: plain words match case-insensitively (inside longer words too); "quoted
 // phrases" match exactly (case-sensitive). A session matches when it holds every term, each in
@@ -32,13 +16,9 @@
 
 import { readdir } from 'node:fs/promises';
 import { accessSync, closeSync, constants as fsConstants, fstatSync, lstatSync, openSync, readSync, statSync } from 'node:fs';
-import { helperData, serveHelper, startHelper, type Helper } from './helper.js';
 import { join, sep } from 'node:path';
 import { CorruptIndexError, FolderIndex, INDEXABLE_WORD, SEARCH_INDEX_FILE, TAIL_BYTES, UNSURE as UNSURE_EVENT, type Fragment, type IndexedFile } from './search-index.js';
 import { NotRegularError, oneLine, openRegularSync, plantedKind, replaceFileSync, textOf } from './plain.js';
-import { cutOf, cutText, cutWindow, firstInCut, Occurrences, occursInCut, skeletonOf, type Skeleton } from './search-skeleton.js';
-import { NEEDLE_MAX, Scanner, type CutString, type LineScan } from './scan.js';
-import { decodeUtf8 } from './utf8.js';
 
 export type SearchWhere = 'user' | 'assistant' | 'agent' | 'tool-input' | 'tool-output' | 'compact' | 'title';
 
@@ -57,19 +37,6 @@ export interface SearchOptions {
   onProgress?: (done: number, total: number) => void;
   /** Length of a snippet in characters, about (default 160). */
   snippetChars?: number;
-  /**
-   * A helper thread searching half of the files: by default when the files hold 64 MB or more;
-   * true forces it, false never; 'only' leaves this thread only what the helper does not
-   * search (tests of the helper).
-   */
-  helper?: boolean | 'only';
-  /** Filled with how many files the helper thread searched (tests, diagnostics). */
-  stats?: { helperFiles: number };
-  /**
-   * false: every candidate line takes the slow path, the full decode and parse (tests: the fast
-   * path must give the same answer).
-   */
-  fast?: boolean;
   /**
    * false: never use or keep the folders' search indexes (search-index.ts). By default a query
    * of plain words of ASCII letters and digits over a store root is answered from them, kept
@@ -199,7 +166,6 @@ export async function searchSessions(source: string | readonly string[], query: 
  * and the newest `limit` of their matching events made whole.
  */
 async function searchEveryTerm(listed: string[], root: boolean, terms: string[], opts: SearchOptions): Promise<SearchResult> {
-  const fast = opts.fast ?? true;
   const limit = Math.max(0, opts.limit ?? 100);
   let files: Set<string> | undefined;
   let searched = 0;
@@ -218,14 +184,14 @@ async function searchEveryTerm(listed: string[], root: boolean, terms: string[],
     for (const p of r.problems) if (!files || files.has(p.file)) problems.set(`${p.file}\0${p.line}\0${p.message}`, p);
     const holding = new Set(got.map((g) => g.hit.file));
     files = new Set(files ? [...files].filter((f) => holding.has(f)) : holding);
-    perTerm.push({ found: got, q: compile(parseQuery(term), fast)! });
+    perTerm.push({ found: got, q: compile(parseQuery(term))! });
     if (files.size === 0) break;
   }
   if (files!.size === 0) return { hits: [], total: 0, files: searched, problems: [...problems.values()] };
   // The events holding every term first, found as one query (their snippets show the part
   // holding the most terms), then those holding some, each made with its own term.
   const query = terms.join(' ');
-  const every = compile(parseQuery(query), fast)!;
+  const every = compile(parseQuery(query))!;
   const indexed = root && indexWords(query, opts) !== null;
   const whole: Ranked[] = [];
   await searchEvents(indexed ? listed : listed.filter((f) => files!.has(f)), indexed, query, { ...opts, limit: Infinity, onProgress: undefined }, whole);
@@ -234,7 +200,7 @@ async function searchEveryTerm(listed: string[], root: boolean, terms: string[],
       const key = `${g.hit.file}\0${g.seq}`;
       if (files!.has(g.hit.file) && !found.has(key)) found.set(key, { r: g, q });
     }
-  const fo: FileOpts = { project: opts.project, since: -Infinity, until: Infinity, snippetChars: opts.snippetChars ?? 160, signal: opts.signal, fast };
+  const fo: FileOpts = { project: opts.project, since: -Infinity, until: Infinity, snippetChars: opts.snippetChars ?? 160, signal: opts.signal };
   const hits: SearchHit[] = [];
   const unread: SearchProblem[] = [];
   for (const { r, q } of [...found.values()].sort((a, b) => byRank(a.r, b.r)).slice(0, limit)) {
@@ -264,8 +230,7 @@ function oneTitleHit(r: SearchResult): SearchResult {
  * matches, ranked, are put there unmade and the answer holds no hits (searchEveryTerm).
  */
 async function searchEvents(listed: string[], root: boolean, query: string, opts: SearchOptions, collect?: Ranked[]): Promise<SearchResult> {
-  const fast = opts.fast ?? true;
-  const q = compile(parseQuery(query), fast);
+  const q = compile(parseQuery(query));
   const limit = Math.max(0, opts.limit ?? 100);
   const since = opts.since ? Date.parse(opts.since) : -Infinity;
   const until = opts.until ? Date.parse(opts.until) : Infinity;
@@ -275,12 +240,11 @@ async function searchEvents(listed: string[], root: boolean, query: string, opts
   let searched = 0;
   let done = 0;
   if (!q) return { hits: [], total, files: listed.length, problems };
-  const fo: FileOpts = { project: opts.project, since, until, snippetChars: opts.snippetChars ?? 160, signal: opts.signal, fast };
+  const fo: FileOpts = { project: opts.project, since, until, snippetChars: opts.snippetChars ?? 160, signal: opts.signal };
   const words = root ? indexWords(query, opts) : null;
   if (words) return searchIndexed(listed, q, words, fo, limit, opts, collect);
   const sizes = new Map(listed.map((f) => [f, sizeOf(f)]));
   const files = listed.sort((a, b) => sizes.get(b)! - sizes.get(a)!);
-  const bytes = [...sizes.values()].reduce((a, b) => a + b, 0);
 
   const keep = (h: Found): void => {
     total++;
@@ -288,44 +252,16 @@ async function searchEvents(listed: string[], root: boolean, query: string, opts
     if (hits.length >= Math.max(2 * limit, 1000)) hits = rank(hits).slice(0, limit);
   };
 
-  // The files are shared out through one counter, between this thread's reader and, for a
-  // large store, a helper thread (searchHelper) that takes files from the same counter.
-  const settled = new Uint8Array(files.length);
-  const settle = (i: number, r: FileResult): void => {
-    if (settled[i]) return;
-    settled[i] = 1;
+  const settle = (r: FileResult): void => {
     if (r.searched) searched++;
     for (const h of r.hits) keep(h);
     problems.push(...r.problems);
     done++;
     opts.onProgress?.(done, files.length);
   };
-  const fromHelper = (i: number, r: FileResult): void => {
-    if (!settled[i] && opts.stats) opts.stats.helperFiles++;
-    settle(i, r);
-  };
-  const sc = scannerFor(q);
-  const helper =
-    opts.helper === false || (opts.helper === undefined && bytes < HELPER_MIN_BYTES) ? undefined : await startSearchHelper(files, query, fo, fromHelper);
-  const next = helper?.next ?? new Int32Array(1);
-  // One reader on this thread: reads are synchronous (see lineChunks), so more would only take
-  // turns.
-  const reader = async (): Promise<void> => {
-    if (helper && opts.helper === 'only') return;
-    for (let i = Atomics.add(next, 0, 1); i < files.length; i = Atomics.add(next, 0, 1)) {
-      opts.signal?.throwIfAborted();
-      settle(i, await searchOne(files[i]!, q, fo, sc));
-    }
-  };
-  try {
-    await reader();
-    if (helper) {
-      // The helper's answers; a helper that died leaves the files it had taken: searched here.
-      await helper.finished(() => done >= files.length, opts.signal);
-      for (let i = 0; i < files.length; i++) if (!settled[i]) settle(i, await searchOne(files[i]!, q, fo, sc));
-    }
-  } finally {
-    helper?.stop();
+  for (const file of files) {
+    opts.signal?.throwIfAborted();
+    settle(await searchOne(file, q, fo));
   }
   opts.signal?.throwIfAborted();
   if (collect) {
@@ -342,7 +278,7 @@ async function searchEvents(listed: string[], root: boolean, query: string, opts
 }
 
 /**
- * A matching event found by the fast path: what ranking needs, and where its line is. Only the
+ * A candidate event found through the index: what ranking needs, and where its line is. Only the
  * hits that make the answer are read again and made whole (kind, where, snippet, ranges), by the
  * same code as a slow-path hit: on claude-scale 27,326 events match and 50 are shown.
  */
@@ -365,10 +301,7 @@ type Found = SearchHit | PendingHit;
  * mostly waits on the thread pool); null if the file changed since.
  */
 function materialize(p: PendingHit, q: Compiled, o: FileOpts, problems: SearchProblem[]): SearchHit | null {
-  // A long line is read straight into the scanner's memory (hitOfSkeleton reads it there).
-  const long = p.length >= SKIM_MIN && q.fast;
-  const sc = long ? (answerScanner ??= new Scanner()) : undefined;
-  const line = sc ? readInto(p.file, p.offset, sc.data(p.length)) : readAt(p.file, p.offset, p.length);
+  const line = readAt(p.file, p.offset, p.length);
   if (!line) {
     // An index can know a file its reader may no longer open (its mode changed): said, not dropped.
     try {
@@ -379,63 +312,10 @@ function materialize(p: PendingHit, q: Compiled, o: FileOpts, problems: SearchPr
     }
     return null;
   }
-  const fast = sc ? hitOfSkeleton(sc, line, p, q, o) : UNSURE;
-  const hit = fast !== UNSURE ? fast : hitOfLine(decodeUtf8(line), p.seq, p, p.file, q, o);
+  const hit = hitOfLine(line.toString('utf8'), p.seq, p, p.file, q, o);
   if (!hit || hit === NOT_JSON) return null;
   hit.title = p.title;
   return hit;
-}
-
-/** The scanner that reads an answer's long lines (hitOfSkeleton). */
-let answerScanner: Scanner | undefined;
-
-/**
- * hitOfLine's answer for a long line, read the fast path's way: its strings found and checked
- * by scan.wat, its skeleton parsed, each term looked for in the raw bytes of the texts it may be
- * in, and only the part the hit is in decoded (the answer's 50 lines are 5 MB on claude-scale,
- * and the part holding the word is half of that). UNSURE where the fast path would be unsure:
- * the caller then decodes the whole line.
- */
-function hitOfSkeleton(sc: Scanner, buf: Buffer, p: PendingHit, q: Compiled, o: FileOpts): SearchHit | null | typeof UNSURE {
-  sc.use(buf.length); // buf: the first bytes of sc.data()
-  const scan = sc.scanLine(0);
-  if (scan.end !== buf.length) return UNSURE;
-  const r = readSkeleton(buf, 0, buf.length, scan, q, o, 'utf8');
-  if (r === null || r === UNSURE) return r;
-  // matchParts, on the raw bytes: the first part holding the most terms. The anchor's
-  // occurrences found by the scanner (the line is in its memory), not in a string of the line.
-  if (q.anchorScanned) sc.setNeedle(q.anchor.bytes, q.anchor.exact);
-  const holds = leafFinder(buf, 0, r, q, q.anchorScanned ? { sc, end: buf.length, at: -1 } : undefined);
-  const found = new Set<number>();
-  let best: { part: Part; count: number } | null = null;
-  for (const part of r.parts) {
-    if (best?.count === q.terms.length) break; // no later part can hold more
-    let count = 0;
-    for (let i = 0; i < q.terms.length; i++) {
-      for (const leaf of part.leaves) {
-        const h = holds(leaf, i);
-        if (h === UNSURE) return UNSURE;
-        if (h) {
-          found.add(i);
-          count++;
-          break;
-        }
-      }
-    }
-    if (count && (!best || count > best.count)) best = { part, count };
-  }
-  if (!best || found.size !== q.terms.length) return null;
-  const whole = (): TextPart => ({
-    where: best.part.where,
-    text: best.part.leaves
-      .map((leaf) => {
-        const cut = cutOf(leaf, r.sk.cuts);
-        return cut ? cutText(buf, cut) : leaf;
-      })
-      .join('\n'),
-  });
-  const hit = windowSnippet(buf, best.part, r, q, o.snippetChars, sc) ?? snippetOf(whole(), q.terms, o.snippetChars);
-  return { sessionId: p.sessionId, project: p.project, title: '', seq: p.seq, kind: r.ev.kind as string, where: hit.where, t: r.t, snippet: hit.snippet, ranges: hit.ranges, file: p.file };
 }
 
 interface FileResult {
@@ -445,39 +325,16 @@ interface FileResult {
 }
 
 /** One file searched; a file that cannot be read is a problem, never an exception. */
-async function searchOne(file: string, q: Compiled, fo: FileOpts, sc: Scanner): Promise<FileResult> {
+async function searchOne(file: string, q: Compiled, fo: FileOpts): Promise<FileResult> {
   const problems: SearchProblem[] = [];
   try {
-    const r = await searchFile(file, q, fo, sc, problems);
+    const r = await searchFile(file, q, fo, problems);
     return { hits: r.hits, searched: r.searched, problems };
   } catch (e) {
     fo.signal?.throwIfAborted();
     problems.push({ file, message: `cannot read: ${(e as Error).message}` });
     return { hits: [], searched: false, problems };
   }
-}
-
-// ---- The helper thread ------------------------------------------------------------------------
-//
-// Search reads and scans every byte of the store on one thread (bench/PERFORMANCE.md: search);
-// the machine's second core takes half of the files (helper.ts: this module run in a worker,
-// taking files from the counter this thread takes them from). It only searches files;
-// ranking, the top hits built in full, progress and problems stay here. It costs ~40-60 ms to
-// start (an isolate, then this module and zod behind events.ts), so it starts only for a large
-// store, and never where this code is not search.js (a bundle that inlines it).
-
-/** Bytes of session files below which the helper does not pay for its start. */
-const HELPER_MIN_BYTES = 64 << 20;
-
-async function startSearchHelper(
-  files: string[],
-  query: string,
-  fo: FileOpts,
-  settle: (i: number, r: FileResult) => void,
-): Promise<Helper | undefined> {
-  if (files.length < 2) return undefined;
-  const { signal: _signal, ...plain } = fo;
-  return startHelper<FileResult>(import.meta.url, 'search.js', 'searchHelper', { files, query, fo: plain }, settle);
 }
 
 /** A file's size (0 when it cannot be stat'ed: searchOne reports it). */
@@ -487,14 +344,6 @@ function sizeOf(file: string): number {
   } catch {
     return 0;
   }
-}
-
-/** The helper thread's work (see startSearchHelper): files from the shared counter until none is left. */
-export async function searchHelper(): Promise<void> {
-  const { files, query, fo } = await helperData<{ files: string[]; query: string; fo: FileOpts }>();
-  const q = compile(parseQuery(query), fo.fast)!;
-  const sc = scannerFor(q);
-  await serveHelper(files.length, (i) => searchOne(files[i]!, q, fo, sc));
 }
 
 /** Hits in ranking order (byRank), each time parsed once. */
@@ -522,29 +371,13 @@ interface Compiled {
   anchorTerm: number;
   /** Cheap pre-checks on a candidate line's raw text (lowercased for words). */
   others: { lower: string; exact: boolean; re: RegExp }[];
-  /**
-   * The fast path's view of the terms, when every term is printable ASCII (else null; null too
-   * when SearchOptions.fast is false).
-   */
-  fast: FastTerm[] | null;
-  /** The scanner finds the anchor (ASCII, not too long); else Buffer.indexOf or a regex. */
-  anchorScanned: boolean;
   /** Some term matches case-insensitively (case traps matter). */
   caseless: boolean;
 }
 
-/** A term as the fast path searches it in a line's latin1 view. */
-interface FastTerm {
-  /** Finds the term's raw occurrences (global; case-insensitive for words). */
-  raw: RegExp;
-  length: number;
-  /** Holds a '/', which a `\/` escape can make (see occursInCut). */
-  slash: boolean;
-}
-
 const escapeRe = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
-function compile(pq: ParsedQuery, fastPath: boolean): Compiled | null {
+function compile(pq: ParsedQuery): Compiled | null {
   const terms: Term[] = [
     ...pq.phrases.map((p) => ({ text: p, exact: true, re: new RegExp(escapeRe(p), 'gu') })),
     ...pq.words.map((w) => ({ text: w, exact: false, re: new RegExp(escapeRe(w), 'giu') })),
@@ -573,14 +406,8 @@ function compile(pq: ParsedQuery, fastPath: boolean): Compiled | null {
     .filter((t) => !(t.text === best!.piece && t.exact === best!.exact))
     .filter((t) => /^[\x20-\x7e]*$/.test(t.text) && !/["\\]/.test(t.text))
     .map((t) => ({ lower: t.exact ? t.text : t.text.toLowerCase(), exact: t.exact, re: new RegExp(escapeRe(t.text), t.exact ? '' : 'i') }));
-  // The fast path takes printable ASCII terms without `"` or `\`: escapes in the texts would
-  // make most of their occurrences unsure (the slow path then pays for both).
-  const fast = fastPath && terms.every((t) => /^[\x20-\x7e]+$/.test(t.text) && !/["\\]/.test(t.text))
-    ? terms.map((t) => ({ raw: new RegExp(escapeRe(t.text), t.exact ? 'g' : 'gi'), length: t.text.length, slash: t.text.includes('/') }))
-    : null;
   const anchorTerm = terms.findIndex((t) => t.text === best!.piece && t.exact === best!.exact);
-  const anchorScanned = ascii && anchor.bytes.length <= NEEDLE_MAX;
-  return { terms, anchor, anchorTerm, others, fast, anchorScanned, caseless: terms.some((t) => !t.exact) };
+  return { terms, anchor, anchorTerm, others, caseless: terms.some((t) => !t.exact) };
 }
 
 interface FileOpts {
@@ -589,8 +416,6 @@ interface FileOpts {
   until: number;
   snippetChars: number;
   signal?: AbortSignal;
-  /** SearchOptions.fast. */
-  fast: boolean;
 }
 
 const NL = 10;
@@ -618,22 +443,24 @@ interface Chunk {
 }
 
 /**
- * The file in chunks of whole lines, read into the scanner's data area (so each chunk is where
- * the scans look: see scan.ts). Performance: streaming keeps memory at a few MB a file where
- * reading each file whole peaked at 651 MB with the 134 MB session (bench/PERFORMANCE.md).
- * Reads are synchronous: on claude-scale the promise API's open, stat, read and close were a
- * quarter of the search, and a chunk is a few milliseconds (searchFile lets the event loop run
- * between chunks). Nothing keeps a reference into a chunk once it is searched (hits hold
- * strings): the line a read cuts is moved to the front for the next read.
+ * The file in chunks of whole lines. Streaming keeps memory at a few MB a file (a file read
+ * whole peaked at 651 MB with the 134 MB session). Reads are synchronous (a chunk is a few
+ * milliseconds; the callers let the event loop run between chunks). Nothing keeps a reference
+ * into a chunk once it is searched: the line a read cuts is moved to the front for the next read.
  */
-function* lineChunks(fd: number, size: number, sc: Scanner, signal?: AbortSignal, start = 0): Generator<Chunk> {
-  let buf = sc.data(CHUNK_BYTES);
+function* lineChunks(fd: number, size: number, signal?: AbortSignal, start = 0): Generator<Chunk> {
+  let buf = Buffer.allocUnsafe(CHUNK_BYTES);
   let held = 0; // buf[0, held): the start of a line the last read cut
   let pos = start;
   let base = start;
   while (pos < size) {
     signal?.throwIfAborted();
-    if (held === buf.length) buf = sc.data(buf.length * 2); // a line longer than the area
+    if (held === buf.length) {
+      // a line longer than the buffer
+      const bigger = Buffer.allocUnsafe(buf.length * 2);
+      buf.copy(bigger, 0, 0, held);
+      buf = bigger;
+    }
     const bytesRead = readSync(fd, buf, held, Math.min(buf.length - held, size - pos), pos);
     if (bytesRead === 0) break;
     pos += bytesRead;
@@ -641,16 +468,22 @@ function* lineChunks(fd: number, size: number, sc: Scanner, signal?: AbortSignal
     const cut = pos >= size ? filled : buf.lastIndexOf(NL, filled - 1) + 1;
     held = filled;
     if (cut === 0) continue;
-    sc.use(cut);
     yield { buf: buf.subarray(0, cut), base };
     base += cut;
     held = filled - cut;
     buf.copy(buf, 0, cut, filled);
   }
-  if (held) {
-    sc.use(held);
-    yield { buf: buf.subarray(0, held), base };
-  }
+  if (held) yield { buf: buf.subarray(0, held), base };
+}
+
+/**
+ * The starts of a chunk's lines from `from` on: `from`, then the place after each '\n' (the
+ * last is the chunk's end when the chunk ends with one).
+ */
+function lineStarts(buf: Buffer, from: number): Int32Array {
+  const starts: number[] = [from];
+  for (let at = buf.indexOf(NL, from); at >= 0; at = buf.indexOf(NL, at + 1)) starts.push(at + 1);
+  return Int32Array.from(starts);
 }
 
 /** One turn of the event loop: other requests, timers and an abort get their say. */
@@ -658,13 +491,6 @@ const turn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve)
 
 const TITLE_HEAD = Buffer.from('{"kind":"title"');
 const USER_HEAD = Buffer.from('{"kind":"user"');
-
-/** A search's scanner, holding its anchor. */
-function scannerFor(q: Compiled): Scanner {
-  const sc = new Scanner();
-  if (q.anchorScanned) sc.setNeedle(q.anchor.bytes, q.anchor.exact);
-  return sc;
-}
 
 /** Whether the line at buf[start] begins with `head` (a line shorter than it, torn at the end of the file, does not). */
 const startsWith = (buf: Buffer, start: number, head: Buffer): boolean =>
@@ -695,7 +521,7 @@ class TitleTracker {
     return t;
   }
 
-  /** A chunk's lines (see Scanner.lineStarts). */
+  /** A chunk's lines (see lineStarts). */
   see(buf: Buffer, starts: Int32Array): void {
     for (let i = starts.length - 1; i >= 0; i--) {
       const at = starts[i]!;
@@ -738,7 +564,6 @@ async function searchFile(
   file: string,
   q: Compiled,
   o: FileOpts,
-  sc: Scanner,
   problems: SearchProblem[],
 ): Promise<{ hits: Found[]; searched: boolean }> {
   const { fd, st } = openRegularSync(file); // a symlink or FIFO under a session's name: a problem, never read
@@ -748,7 +573,7 @@ async function searchFile(
     let meta: { id: string; project: string; title: unknown } | null = null;
     let titles: TitleTracker | undefined;
     let lineNo = 1; // the line number of the current chunk's first line
-    for (const chunk of lineChunks(fd, size, sc, o.signal)) {
+    for (const chunk of lineChunks(fd, size, o.signal)) {
       let from = 0;
       if (!meta) {
         meta = parseMeta(chunk.buf);
@@ -761,9 +586,9 @@ async function searchFile(
         from = chunk.buf.indexOf(NL) + 1;
         lineNo = 2;
       }
-      const starts = sc.lineStarts(from);
+      const starts = lineStarts(chunk.buf, from);
       titles!.see(chunk.buf, starts);
-      lineNo = searchChunk(sc, starts, chunk, from, lineNo, chunk.base + chunk.buf.length === size, meta, file, q, o, hits, problems);
+      lineNo = searchChunk(starts, chunk, from, lineNo, chunk.base + chunk.buf.length === size, meta, file, q, o, hits, problems);
       // Reads are synchronous (see lineChunks): let the event loop run between chunks.
       await turn();
     }
@@ -784,8 +609,8 @@ async function searchFile(
 const NOT_JSON = Symbol('not JSON');
 
 /**
- * The hit of one event line (decoded), or null when it does not match, or NOT_JSON. The slow
- * path: every line the fast path is unsure of, and every hit of the answer, goes through here.
+ * The hit of one event line (decoded), or null when it does not match, or NOT_JSON. Every
+ * candidate, from the scan or from the index, is decided here.
  */
 function hitOfLine(
   raw: string,
@@ -830,200 +655,11 @@ function hitOfLine(
   };
 }
 
-/** The fast path is unsure of a line: the slow path decides. */
-const UNSURE = Symbol('unsure');
-
 /**
- * The fast path's decision for one candidate line, buf[start, scan.end) (see
- * search-skeleton.ts): the event's time when it matches, null when it does not, UNSURE when the
- * slow path must decide (a line that may not be JSON, a \u escape or a case trap where a term is
- * looked for, a string tool input that may hold JSON, ...). Exactly what hitOfLine decides,
- * without decoding the line: the skeleton gives the event's shape (readSkeleton), and each term
- * is looked for in the leaves of its parts (leafFinder).
- */
-function fastLine(
-  buf: Buffer,
-  start: number,
-  scan: LineScan,
-  anchorAt: number,
-  sc: Scanner,
-  q: Compiled,
-  o: FileOpts,
-): string | null | typeof UNSURE {
-  const r = readSkeleton(buf, start, scan.end, scan, q, o, 'latin1');
-  if (r === null || r === UNSURE) return r;
-  const holds = leafFinder(buf, start, r, q, { sc, end: scan.end, at: anchorAt });
-  // Every term in some leaf (a term holds no '\n', so none spans two joined leaves).
-  for (let i = 0; i < q.terms.length; i++) {
-    let found = false;
-    for (const p of r.parts) {
-      for (const leaf of p.leaves) {
-        const h = holds(leaf, i);
-        if (h === UNSURE) return UNSURE;
-        if ((found = h)) break;
-      }
-      if (found) break;
-    }
-    if (!found) return null;
-  }
-  return r.t;
-}
-
-/** An event as its line's skeleton shows it (readSkeleton). */
-interface SkeletonEvent {
-  ev: Record<string, unknown>;
-  sk: Skeleton;
-  t: string;
-  parts: Part[];
-  /** The line as latin1 (made once, when a term's raw occurrences are looked for). */
-  line: () => string;
-}
-
-/**
- * The fast path's reading of the line buf[start, end): the other terms' pre-check as hitOfLine
- * makes it (a line failing it is no problem, even when it is not JSON; ASCII needles match a
- * latin1 view as they match the decoded text), then the skeleton parsed for the event's kind,
- * time and parts. null: hitOfLine would say no; UNSURE: the slow path must decide (a case trap,
- * a line scanLine refused, a cut or non-ASCII time, a tool input that may be JSON). `encoding`
- * is the skeleton's (utf8 gives kept strings their text).
- */
-function readSkeleton(
-  buf: Buffer,
-  start: number,
-  end: number,
-  scan: LineScan,
-  q: Compiled,
-  o: FileOpts,
-  encoding: 'latin1' | 'utf8',
-): SkeletonEvent | null | typeof UNSURE {
-  let text: string | null = null;
-  const line = (): string => (text ??= buf.toString('latin1', start, end));
-  // The characters whose case makes an ASCII term match where the bytes do not: U+0130 (İ
-  // lowercases to "i̇"), U+212A (Kelvin sign: lowercases to 'k', and /k/iu matches it), U+017F
-  // (long s: /s/iu matches it). A line holding one takes the slow path.
-  if (q.caseless && scan.caseTrap) return UNSURE;
-  for (const t of q.others) if (!t.re.test(line())) return null;
-  if (!scan.cuts) return UNSURE;
-  const head = skeletonHead(buf, start, end, scan.cuts, encoding);
-  if (head === null || head === UNSURE) return head;
-  if (o.since !== -Infinity || o.until !== Infinity) {
-    const time = Date.parse(head.t);
-    if (Number.isNaN(time) || time < o.since || time > o.until) return null;
-  }
-  const parts = skeletonParts(buf, start, head);
-  return parts === UNSURE ? UNSURE : { ...head, parts, line };
-}
-
-/**
- * A line's skeleton parsed, for the query-free part of readSkeleton and for indexing: the event
- * and its time. null: JSON, but no event; UNSURE: the skeleton cannot tell (not JSON as cut, a
- * cut or non-ASCII time: the decoded text decides, for Date.parse and ranking).
- */
-function skeletonHead(buf: Buffer, start: number, end: number, cuts: readonly CutString[], encoding: 'latin1' | 'utf8'): { ev: Record<string, unknown>; sk: Skeleton; t: string } | null | typeof UNSURE {
-  const sk = skeletonOf(buf, start, end, cuts, encoding);
-  let ev: Record<string, unknown>;
-  try {
-    ev = JSON.parse(sk.json) as Record<string, unknown>;
-  } catch {
-    return UNSURE;
-  }
-  if (!ev || typeof ev !== 'object' || typeof ev.kind !== 'string') return null;
-  let t = '';
-  if (typeof ev.t === 'string') {
-    if (cutOf(ev.t, sk.cuts) || /[^\x00-\x7f]/.test(ev.t)) return UNSURE;
-    t = ev.t;
-  }
-  return { ev, sk, t };
-}
-
-/** The searchable parts of a skeleton's event (partLeavesOf); UNSURE where a tool input may be JSON. */
-function skeletonParts(buf: Buffer, start: number, head: { ev: Record<string, unknown>; sk: Skeleton }): Part[] | typeof UNSURE {
-  try {
-    return partLeavesOf(head.ev, cutInputParser(buf, start, head.sk.cuts));
-  } catch (e) {
-    if (e === UNSURE) return UNSURE;
-    throw e;
-  }
-}
-
-/**
- * Whether term i (of a fast query) is in a leaf of a skeleton's part: by the term's own regex in
- * a kept leaf, by its raw occurrences in a cut one (the anchor's found by the scanner, whose
- * needle it is, when `anchor` is given); UNSURE where an escape could hide or fake one.
- */
-function leafFinder(
-  buf: Buffer,
-  start: number,
-  r: SkeletonEvent,
-  q: Compiled,
-  anchor?: { sc: Scanner; end: number; at: number },
-): (leaf: string, i: number) => boolean | typeof UNSURE {
-  const occurrences: (Occurrences | undefined)[] = [];
-  return (leaf, i) => {
-    const cut = cutOf(leaf, r.sk.cuts);
-    if (!cut) {
-      const re = q.terms[i]!.re;
-      re.lastIndex = 0;
-      return re.test(leaf);
-    }
-    const ft = q.fast![i]!;
-    if (cut.unicodeEscape || (cut.slashEscape && ft.slash)) return UNSURE;
-    const at = (occurrences[i] ??=
-      anchor && i === q.anchorTerm && q.anchorScanned
-        ? new Occurrences((s) => {
-            const p = anchor.sc.find(start + s, anchor.end);
-            return p < 0 ? -1 : p - start;
-          }, anchor.at >= 0 ? anchor.at - start : undefined)
-        : new Occurrences((s) => {
-            ft.raw.lastIndex = s;
-            return ft.raw.exec(r.line())?.index ?? -1;
-          }));
-    return occursInCut(buf, start, cut, at, ft.length);
-  };
-}
-
-/**
- * The InputParser for a skeleton's event (line at buf[start]): a kept string tool input parsed
- * as JSON, a cut one left a string. Throws UNSURE where the skeleton cannot tell: a kept input
- * that is a JSON object (its leaves would be the inner JSON's strings, which cutOf cannot tell
- * from a skeleton's; rare: OpenAI's arguments), or a cut one that may be one.
- */
-function cutInputParser(buf: Buffer, start: number, cuts: Skeleton['cuts']): InputParser {
-  return (s) => {
-    const cut = cutOf(s, cuts);
-    if (!cut) {
-      const v = parseInput(s);
-      if (v && typeof v === 'object') throw UNSURE;
-      return v;
-    }
-    // A cut string is JSON text with an object inside only if it starts, after JSON
-    // whitespace, with '{' or '[' (or a \u escape that might be one).
-    let i = start + cut.start;
-    for (; i < start + cut.end; i++) {
-      const c = buf[i]!;
-      if (c === 32) continue;
-      if (c === 92) {
-        const e = buf[i + 1];
-        if (e === 110 || e === 116 || e === 114) {
-          i++;
-          continue;
-        }
-        if (e === 117) throw UNSURE;
-      }
-      if (c === 123 || c === 91) throw UNSURE;
-      break;
-    }
-    return undefined;
-  };
-}
-
-/**
- * Searches one chunk of whole lines from `from` (the chunk is in `sc`, and `starts` are its line
- * starts from `from` on); `firstLine` is the line number of the line starting at `from`. Returns
+ * Searches one chunk of whole lines from `from` (`starts` are its line starts from `from` on); `firstLine` is the line number of the line starting at `from`. Returns
  * the line number of the line after the chunk.
  */
 function searchChunk(
-  sc: Scanner,
   starts: Int32Array,
   chunk: Chunk,
   from: number,
@@ -1051,17 +687,7 @@ function searchChunk(
     const start = starts[i]!;
     const ln = firstLine + i;
     const seq = ln - 2;
-    let end: number;
-    if (q.fast) {
-      const scan = sc.scanLine(start);
-      end = scan.end;
-      const r = fastLine(buf, start, scan, at, sc, q, o);
-      if (r === null) return end;
-      if (r !== UNSURE) {
-        hits.push({ sessionId: meta.id, project: meta.project, title: '', seq, t: r, file, offset: chunk.base + start, length: end - start });
-        return end;
-      }
-    } else end = endOfLine(buf, starts, i);
+    const end = endOfLine(buf, starts, i);
     const hit = hitOfLine(buf.toString('utf8', start, end), seq, id, file, q, o);
     if (hit === NOT_JSON) {
       problems.push({ file, line: ln, message: atEof && end === buf.length ? 'torn last line: skipped' : 'not JSON: skipped' });
@@ -1069,8 +695,8 @@ function searchChunk(
     return end;
   };
 
-  if (!q.anchorScanned && !q.anchor.exact) {
-    // Case-insensitive non-ASCII anchor: decode the chunk (whole lines, so no character is
+  if (!q.anchor.exact) {
+    // Case-insensitive anchor: decode the chunk (whole lines, so no character is
     // cut), search the text, map back line by line.
     const hayU = buf.toString('utf8');
     const re = q.anchor.re!;
@@ -1091,10 +717,9 @@ function searchChunk(
       re.lastIndex = le + 1;
     }
   } else {
-    const find = (at: number): number => (q.anchorScanned ? sc.find(at) : buf.indexOf(q.anchor.bytes, at));
     let pos = from;
     while (pos < buf.length) {
-      const at = find(pos);
+      const at = buf.indexOf(q.anchor.bytes, pos);
       if (at < 0) break;
       pos = handleLine(lineAt(at), at) + 1;
     }
@@ -1106,18 +731,15 @@ function searchChunk(
 // ---------------------------------------------------------------------------------------------
 // The searchable texts of an event, each marked with where it comes from. A part is a list of
 // string leaves: its text is the leaves joined with '\n' (a tool input's values, a tool output's
-// blocks). The fast path looks at the leaves themselves (a skeleton's string may stand for a cut
-// string), which is why `parseInput` is a parameter: JSON.parse for decoded strings.
+// blocks); the index tokenizes the leaves one by one. eventTexts is the one entry point.
 
-interface Part {
+export interface EventText {
   where: SearchWhere;
   leaves: string[];
 }
 
 /** Parses a string tool input that may be JSON; undefined when it is not. */
-type InputParser = (s: string) => unknown;
-
-const parseInput: InputParser = (s) => {
+const parseInput = (s: string): unknown => {
   try {
     return JSON.parse(s) as unknown;
   } catch {
@@ -1132,10 +754,10 @@ function stringLeaves(v: unknown, out: string[], depth = 0): void {
   else if (v && typeof v === 'object') for (const x of Object.values(v)) stringLeaves(x, out, depth + 1);
 }
 
-function inputLeaves(input: unknown, parse: InputParser): string[] {
+function inputLeaves(input: unknown): string[] {
   if (typeof input === 'string') {
-    const parsed = parse(input);
-    if (parsed && typeof parsed === 'object') return inputLeaves(parsed, parse);
+    const parsed = parseInput(input);
+    if (parsed && typeof parsed === 'object') return inputLeaves(parsed);
     return [input];
   }
   const out: string[] = [];
@@ -1155,26 +777,26 @@ function outputLeaves(output: unknown): string[] {
   return out;
 }
 
-function blocksInto(content: unknown, textWhere: SearchWhere, parts: Part[], parse: InputParser, depth = 0): void {
+function blocksInto(content: unknown, textWhere: SearchWhere, parts: EventText[], depth = 0): void {
   if (depth > 10) return;
   if (typeof content === 'string') {
     parts.push({ where: textWhere, leaves: [content] });
     return;
   }
   if (Array.isArray(content)) {
-    for (const b of content) blocksInto(b, textWhere, parts, parse, depth + 1);
+    for (const b of content) blocksInto(b, textWhere, parts, depth + 1);
     return;
   }
   if (!content || typeof content !== 'object') return;
   const o = content as Record<string, unknown>;
-  if ('role' in o) return messageInto(o, textWhere, parts, parse, depth + 1);
+  if ('role' in o) return messageInto(o, textWhere, parts, depth + 1);
   switch (o.type) {
     case 'tool_use':
     case 'server_tool_use':
-      parts.push({ where: 'tool-input', leaves: inputLeaves(o.input, parse) });
+      parts.push({ where: 'tool-input', leaves: inputLeaves(o.input) });
       return;
     case 'function_call':
-      parts.push({ where: 'tool-input', leaves: inputLeaves(o.arguments, parse) });
+      parts.push({ where: 'tool-input', leaves: inputLeaves(o.arguments) });
       return;
     case 'tool_result':
     case 'web_search_tool_result':
@@ -1190,33 +812,33 @@ function blocksInto(content: unknown, textWhere: SearchWhere, parts: Part[], par
   if (typeof o.text === 'string') parts.push({ where: textWhere, leaves: [o.text] });
 }
 
-function messageInto(m: Record<string, unknown>, textWhere: SearchWhere, parts: Part[], parse: InputParser, depth: number): void {
+function messageInto(m: Record<string, unknown>, textWhere: SearchWhere, parts: EventText[], depth: number): void {
   if (m.role === 'tool') {
     parts.push({ where: 'tool-output', leaves: outputLeaves(m.content) });
     return;
   }
-  blocksInto(m.content, textWhere, parts, parse, depth);
+  blocksInto(m.content, textWhere, parts, depth);
   if (Array.isArray(m.tool_calls)) {
     for (const c of m.tool_calls) {
       const cc = (c ?? {}) as Record<string, unknown>;
       const fn = (cc.function ?? {}) as Record<string, unknown>;
-      parts.push({ where: 'tool-input', leaves: inputLeaves(fn.arguments ?? cc.arguments, parse) });
+      parts.push({ where: 'tool-input', leaves: inputLeaves(fn.arguments ?? cc.arguments) });
     }
   }
 }
 
-/** The event's parts, as leaves (unfiltered: a part may be empty). */
-function partLeavesOf(ev: Record<string, unknown>, parse: InputParser): Part[] {
-  const parts: Part[] = [];
+/** The event's searchable texts, each a list of leaves with where it is (a part may be empty). */
+export function eventTexts(ev: Record<string, unknown>): EventText[] {
+  const parts: EventText[] = [];
   switch (ev.kind) {
     case 'user':
-      blocksInto(ev.content, 'user', parts, parse);
+      blocksInto(ev.content, 'user', parts);
       break;
     case 'assistant':
-      blocksInto(ev.content, 'assistant', parts, parse);
+      blocksInto(ev.content, 'assistant', parts);
       break;
     case 'agent':
-      if (Array.isArray(ev.messages)) for (const m of ev.messages) blocksInto(m, 'agent', parts, parse);
+      if (Array.isArray(ev.messages)) for (const m of ev.messages) blocksInto(m, 'agent', parts);
       break;
     case 'compact':
       if (typeof ev.briefing === 'string') parts.push({ where: 'compact', leaves: [ev.briefing] });
@@ -1235,7 +857,7 @@ interface TextPart {
 
 /** The event's searchable texts (a part's leaves joined with '\n'), empty ones left out. */
 function partsOf(ev: Record<string, unknown>): TextPart[] {
-  return partLeavesOf(ev, parseInput)
+  return eventTexts(ev)
     .map((p) => ({ where: p.where, text: p.leaves.length === 1 ? p.leaves[0]! : p.leaves.join('\n') }))
     .filter((p) => p.text);
 }
@@ -1305,43 +927,6 @@ function snippetCut(text: string, a: number, b: number, width: number, fromStart
   return { start, end, pre, snippet: pre + text.slice(start, end).replace(/[\r\n\t\f\v]/g, ' ') + post };
 }
 
-/**
- * snippetOf's answer for a part that is one cut string and a query of one word (the scanner's
- * anchor), from the decoded text around the word's first occurrence only: a hit in a long agent
- * turn no longer decodes the whole turn. The snippet starts width/3 characters before the first
- * match and spans `width`; the window holds more than that on both sides (at most three bytes a
- * UTF-16 unit here), and the matches in it are the text's from the first on. Null where that
- * does not hold (several terms or leaves, bytes that are not UTF-8, a window too short): the
- * caller decodes the whole part.
- */
-function windowSnippet(buf: Buffer, part: Part, r: SkeletonEvent, q: Compiled, width: number, sc: Scanner): { where: SearchWhere; snippet: string; ranges: [number, number][] } | null {
-  if (q.terms.length !== 1 || part.leaves.length !== 1 || !q.anchorScanned || q.anchorTerm !== 0) return null;
-  const cut = cutOf(part.leaves[0]!, r.sk.cuts);
-  if (!cut || cut.unicodeEscape) return null;
-  const ft = q.fast![0]!;
-  if (cut.slashEscape && ft.slash) return null;
-  const at = firstInCut(buf, 0, cut, new Occurrences((s) => sc.find(s, cut.end)), ft.length);
-  if (at < 0) return null;
-  const lead = Math.floor(width / 3);
-  const w = cutWindow(buf, cut, at, 3 * (lead + 8), 3 * (width + ft.length + 8));
-  if (!w) return null;
-  const { text, first } = w;
-  const re = q.terms[0]!.re;
-  re.lastIndex = 0;
-  const m0 = re.exec(text);
-  if (!m0 || m0.index !== first) return null; // the window's first match is the word's first
-  // snippetOf's cut of the whole text, made on the window (the same places).
-  const c = snippetCut(text, first, first + m0[0].length, width, w.fromStart, w.toEnd);
-  if (!c) return null;
-  const ranges: [number, number][] = [];
-  re.lastIndex = first;
-  for (let m = re.exec(text); m && m.index + m[0].length <= c.end; m = re.exec(text)) {
-    if (m[0].length === 0) re.lastIndex++;
-    if (m.index >= c.start) ranges.push([m.index - c.start + c.pre.length, m.index + m[0].length - c.start + c.pre.length]);
-  }
-  return { where: part.where, snippet: c.snippet, ranges };
-}
-
 // ---- The indexed search -----------------------------------------------------------------------
 //
 // A query of plain words (ASCII letters and digits) over a store root is answered from each
@@ -1353,12 +938,20 @@ function windowSnippet(buf: Buffer, part: Part, r: SkeletonEvent, q: Compiled, w
 // lines read (sessions are append-only); any other is indexed again, and a file gone is
 // dropped. The answer is the scan's, exactly (test/search-index.test.ts).
 
-/** The query's words, lowercase, when the index can answer it; else null. */
+/**
+ * The words the index looks up for a query, lowercase; null when the index cannot pick its
+ * candidates (a word that is not letters and digits, a phrase without one). A phrase's words
+ * are its runs of ASCII letters and digits: each is inside a word of any text holding the
+ * phrase, so the events holding them all are the phrase's candidates (checked by hitOfLine).
+ */
 function indexWords(query: string, opts: SearchOptions): string[] | null {
-  if (opts.index === false || opts.fast === false) return null;
+  if (opts.index === false) return null;
   const pq = parseQuery(query);
-  if (pq.phrases.length || !pq.words.length || !pq.words.every((w) => INDEXABLE_WORD.test(w))) return null;
-  return [...new Set(pq.words.map((w) => w.toLowerCase()))];
+  if (!pq.words.every((w) => INDEXABLE_WORD.test(w))) return null;
+  const inPhrases = pq.phrases.map((p) => p.match(/[A-Za-z0-9]+/g) ?? []);
+  if (inPhrases.some((w) => w.length === 0)) return null;
+  const words = [...pq.words, ...inPhrases.flat()];
+  return words.length ? [...new Set(words.map((w) => w.toLowerCase()))] : null;
 }
 
 /** A match of the indexed search, with what ranking needs. */
@@ -1457,12 +1050,10 @@ interface Item {
   folder: number;
   file: string;
   size: number;
-  /** The entry as it was before: where to go on from (plain data: the helper gets a copy). */
+  /** The entry as it was before: where to go on from . */
   from: IndexedFile;
 }
 
-/** Bytes to index below which the helper does not pay for its start. */
-const INDEX_HELPER_MIN_BYTES = 64 << 20;
 
 /**
  * The indexed search. A folder whose index turns out not to check out where the search uses it
@@ -1502,8 +1093,9 @@ async function searchIndexedOnce(
     if (++done > reported.done) opts.onProgress?.((reported.done = done), files.length);
   };
   const anchor = q.anchor.bytes.toString('latin1');
-  const hasAnchor = (b: Buffer): boolean => b.toString('latin1').toLowerCase().includes(anchor);
-  let sc: Scanner | undefined; // made when a file is read
+  const hasAnchor = (b: Buffer): boolean => (q.anchor.exact ? b.includes(q.anchor.bytes) : b.toString('latin1').toLowerCase().includes(anchor));
+  // The index holds words: an event holding a phrase's words is only a candidate, read and checked.
+  const verify = q.terms.some((t) => t.exact);
 
   // A folder's answer, from its index (called in 1 for a folder with nothing to read or
   // write, else in 2 once its files are in).
@@ -1571,8 +1163,8 @@ async function searchIndexedOnce(
       }
       const meta = ix.files[fi]!.meta!;
       const seq = ix.seq[ev]!;
-      if (ix.flags[ev]! & UNSURE_EVENT) {
-        // The word may be there only through an escape or a folding trap: decided as the scan decides.
+      if (verify || ix.flags[ev]! & UNSURE_EVENT) {
+        // A phrase's candidate, or a word there perhaps only through an escape: decided as the scan decides.
         const file = pathOf(fi);
         const line = readAt(file, ix.offset[ev]!, ix.length[ev]!);
         if (!line || !hasAnchor(line)) continue;
@@ -1677,38 +1269,16 @@ async function searchIndexedOnce(
     throw err;
   }
 
-  // 2. What must be read, read by this thread and, when it is a lot, a helper thread taking
-  // items from the same counter (its fragments are merged here). A folder is answered and let
-  // go as soon as its items are in, so that about one folder is held at a time.
-  const fragments = new Map<number, Fragment>();
-  const helperIds = new Map<number, number[]>(); // per folder: the helper's word ids to the folder's
+  // 2. What must be read, read on this thread. A folder is answered and let go as soon as its
+  // items are in, so that about one folder is held at a time.
   const settled = new Uint8Array(items.length);
-  const toIndex = items.reduce((n, it) => n + it.size - it.from.covered, 0);
-  const helper =
-    opts.helper === false || (opts.helper === undefined && toIndex < INDEX_HELPER_MIN_BYTES) || items.length < 2
-      ? undefined
-      : await startHelper<Fragment>(import.meta.url, 'search.js', 'indexHelper', { items }, (i, r) => fragments.set(i, r));
-  const next = helper?.next ?? new Int32Array(1);
   let answered = 0;
   const answerReady = async (): Promise<void> => {
     for (; answered < folders.length; answered++) {
       const folder = folders[answered]!;
       if (!folder.ix) continue; // answered in 1
-      for (let i = folder.first; i < folder.end; i++) if (!settled[i] && !fragments.has(i)) return;
+      for (let i = folder.first; i < folder.end; i++) if (!settled[i]) return;
       const ix = folder.ix!;
-      for (let i = folder.first; i < folder.end; i++) {
-        const frag = fragments.get(i);
-        if (!settled[i] && frag) {
-          const e = entries[i]!;
-          const fi = ix.files.indexOf(e);
-          let ids = helperIds.get(answered);
-          if (!ids) helperIds.set(answered, (ids = []));
-          ix.merge(fi, frag, ids);
-          settled[i] = 1;
-          if (opts.stats) opts.stats.helperFiles++;
-        }
-        fragments.delete(i);
-      }
       if (folder.changed) {
         ix.compact();
         await writeIndex(join(folder.dir, SEARCH_INDEX_FILE), ix);
@@ -1716,7 +1286,6 @@ async function searchIndexedOnce(
       answerFolder(folder);
       ix.close();
       folder.ix = null; // let it go
-      helperIds.delete(answered);
     }
   };
 
@@ -1728,7 +1297,7 @@ async function searchIndexedOnce(
     const e = entries[i]!;
     try {
       ix.edit();
-      await indexFile(ix, ix.files.indexOf(e), it.file, it.size, (sc ??= new Scanner()), opts.signal);
+      await indexFile(ix, ix.files.indexOf(e), it.file, it.size, opts.signal);
     } catch (err) {
       opts.signal?.throwIfAborted();
       if (err instanceof CorruptIndexError) throw err;
@@ -1743,20 +1312,13 @@ async function searchIndexedOnce(
 
   try {
     await answerReady();
-    // 'only' leaves every item to the helper (tests of the helper).
-    for (let i = helper && opts.helper === 'only' ? items.length : Atomics.add(next, 0, 1); i < items.length; i = Atomics.add(next, 0, 1)) {
+    for (let i = 0; i < items.length; i++) {
       opts.signal?.throwIfAborted();
       await readItem(i);
       await answerReady();
     }
-    if (helper) {
-      await helper.finished(() => items.every((_, i) => settled[i] || fragments.has(i)), opts.signal);
-      // A helper that died leaves the items it had taken: read here.
-      for (let i = 0; i < items.length; i++) if (!settled[i] && !fragments.has(i)) await readItem(i);
-    }
     await answerReady();
   } finally {
-    helper?.stop();
     for (const f of folders) f.ix?.close();
   }
   opts.signal?.throwIfAborted();
@@ -1786,26 +1348,6 @@ async function searchIndexedOnce(
   }
   opts.signal?.throwIfAborted();
   return { hits: top, total, files: searched, problems };
-}
-
-/**
- * The helper thread's work for an indexed search (see searchIndexed): each item it takes read
- * into an index of the item's folder kept here (so its words are learnt once a folder), and
- * posted back as a fragment that the caller merges (FolderIndex.fragment).
- */
-export async function indexHelper(): Promise<void> {
-  const { items } = await helperData<{ items: Item[] }>();
-  const sc = new Scanner();
-  let kept: { folder: number; ix: FolderIndex } | null = null;
-  await serveHelper(items.length, async (i) => {
-    const it = items[i]!;
-    if (kept?.folder !== it.folder) kept = { folder: it.folder, ix: new FolderIndex() };
-    const ix = kept.ix;
-    const from = ix.startLog();
-    const fi = ix.files.push({ ...it.from, size: it.size, bad: [] }) - 1;
-    await indexFile(ix, fi, it.file, it.size, sc);
-    return ix.fragment(fi, from);
-  });
 }
 
 /** Whether an index entry is of the file as stat'ed now: inode, size and mtime (nanoseconds). */
@@ -1839,13 +1381,13 @@ function onlyGrew(file: string, e: IndexedFile): boolean {
 }
 
 /** The whole lines of `file` from the entry's indexed end to `size` added to the index. */
-async function indexFile(ix: FolderIndex, fi: number, file: string, size: number, sc: Scanner, signal?: AbortSignal): Promise<void> {
+async function indexFile(ix: FolderIndex, fi: number, file: string, size: number, signal?: AbortSignal): Promise<void> {
   const e = ix.files[fi]!;
   ix.edit();
   const { fd } = openRegularSync(file);
   try {
     let titles = TitleTracker.from(e.title);
-    for (const chunk of lineChunks(fd, size, sc, signal, e.covered)) {
+    for (const chunk of lineChunks(fd, size, signal, e.covered)) {
       const buf = chunk.buf;
       let from = 0;
       if (chunk.base === 0) {
@@ -1860,14 +1402,13 @@ async function indexFile(ix: FolderIndex, fi: number, file: string, size: number
         e.lines = 1;
         e.covered = from;
       }
-      const starts = sc.lineStarts(from);
+      const starts = lineStarts(buf, from);
       // Whole lines: all but the last start (the chunk's end after a '\n', or a torn line's start).
       const whole = starts.length - 1;
       for (let i = 0; i < whole; i++) {
         const start = starts[i]!;
         const end = starts[i + 1]! - 1;
         const ln = e.lines + 1 + i;
-        if (end - start >= SKIM_MIN && indexSkeleton(ix, fi, buf, start, end, chunk.base, ln, sc)) continue;
         const raw = buf.toString('utf8', start, end);
         let ev: Record<string, unknown>;
         try {
@@ -1877,7 +1418,7 @@ async function indexFile(ix: FolderIndex, fi: number, file: string, size: number
           continue;
         }
         if (!ev || typeof ev !== 'object' || typeof ev.kind !== 'string') continue;
-        const parts = partLeavesOf(ev, parseInput);
+        const parts = eventTexts(ev);
         if (!parts.length) continue;
         const unsure = buf.subarray(start, end).indexOf(BACKSLASH_U) >= 0 ? UNSURE_EVENT : 0;
         ix.event(fi, ln - 2, chunk.base + start, end - start, Date.parse(typeof ev.t === 'string' ? ev.t : ''), unsure);
@@ -1900,37 +1441,6 @@ async function indexFile(ix: FolderIndex, fi: number, file: string, size: number
 }
 
 const BACKSLASH_U = Buffer.from('\\u');
-
-/** Lines this long or longer are indexed from their skeleton (indexSkeleton). */
-const SKIM_MIN = 2048;
-
-/**
- * Indexes a long line the way the fast path reads it: scan.wat finds and checks its strings,
- * JSON.parse reads the skeleton, and each cut text is tokenized from its raw bytes (words.wat),
- * never decoded. False, with nothing added, where the skeleton cannot tell (a line scanLine
- * refuses, a folding trap, a \u escape in a cut string, a cut time, a tool input that may be
- * JSON): the caller reads the line whole.
- */
-function indexSkeleton(ix: FolderIndex, fi: number, buf: Buffer, start: number, end: number, base: number, ln: number, sc: Scanner): boolean {
-  const scan = sc.scanLine(start);
-  if (!scan.cuts || scan.caseTrap || scan.end !== end || scan.cuts.some((c) => c.unicodeEscape)) return false;
-  const head = skeletonHead(buf, start, end, scan.cuts, 'utf8');
-  if (head === null) return true; // valid JSON, no event: nothing to index
-  if (head === UNSURE) return false;
-  const parts = skeletonParts(buf, start, head);
-  if (parts === UNSURE) return false;
-  if (!parts.length) return true;
-  ix.event(fi, ln - 2, base + start, end - start, Date.parse(head.t), scan.unicodeEscapes ? UNSURE_EVENT : 0);
-  for (const p of parts) {
-    for (const leaf of p.leaves) {
-      const cut = cutOf(leaf, head.sk.cuts);
-      if (cut) ix.body(buf, start + cut.start, start + cut.end);
-      else ix.text(leaf);
-    }
-  }
-  ix.endEvent();
-  return true;
-}
 
 /** Writes a folder's index; a store that cannot take it is searched without one next time too. */
 async function writeIndex(path: string, ix: FolderIndex): Promise<void> {

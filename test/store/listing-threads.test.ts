@@ -1,6 +1,6 @@
 // The CLI's cold listing path (history.ts listSessions with `threads`): synchronous line reading
-// (lines.ts forEachLineSync) must see exactly the lines forEachLine sees, and the listing read
-// on two threads must give the same rows, problems and index.json bytes as the sidecar's path.
+// (lines.ts forEachLineSync) must see exactly the lines forEachLine sees, and the listing
+// must give the same rows, problems and index.json bytes as the sidecar's path.
 import { describe, it, expect, beforeEach, afterEach } from 'vitest';
 import { mkdtemp, mkdir, readFile, writeFile, appendFile, rm, readdir } from 'node:fs/promises';
 import { closeSync, openSync, statSync } from 'node:fs';
@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { forEachLine, forEachLineSync, PREFIX, type Line } from '../../server/core/lines.js';
 import { entryFromFile, type EntryJob } from '../../server/core/catalog.js';
 import { listSessions } from '../../server/core/history.js';
-// The helper thread runs the compiled module from its own URL (`npx tsc -p .` runs first).
+// The compiled module, as the CLI runs it (`npx tsc -p .` runs first).
 import * as compiled from '../../dist/core/history.js';
 
 let tmp: string;
@@ -183,7 +183,7 @@ describe('listSessions with threads (the CLI)', () => {
     await same();
   });
 
-  it('shares the reads with a helper thread and gets the entries entryFromFile gets', async () => {
+  it('reads every job and gets the entries entryFromFile gets', async () => {
     const root = join(tmp, 's');
     await makeStore(root);
     const jobs: EntryJob[] = [];
@@ -193,10 +193,7 @@ describe('listSessions with threads (the CLI)', () => {
         const st = statSync(file, { bigint: true });
         jobs.push({ file, id: n.slice(0, -6), bytes: Number(st.size), mtimeNs: st.mtimeNs });
       }
-    const stats = { helper: 0 };
-    const got = await compiled.readEntries(jobs, { helper: 'only', stats });
-    // Every file went through the helper thread.
-    expect(stats.helper).toBe(jobs.length);
+    const got = await compiled.readEntries(jobs);
     expect(got.size).toBe(jobs.length);
     for (const j of jobs) {
       const want = await entryFromFile(j.file, j.id, j.bytes, j.mtimeNs).catch((e: Error) => e);
@@ -204,13 +201,5 @@ describe('listSessions with threads (the CLI)', () => {
       if (want instanceof Error) expect((have as Error).message).toBe(want.message);
       else expect(have).toEqual(want);
     }
-    // Shared between the two threads, and without a helper: the same.
-    const both = await compiled.readEntries(jobs, { helper: true });
-    const view = (r: unknown) => (r instanceof Error ? r.message : r);
-    for (const j of jobs) expect(view(both.get(j))).toEqual(view(got.get(j)));
-    const alone = { helper: 0 };
-    const got2 = await compiled.readEntries(jobs, { helper: false, stats: alone });
-    expect(alone.helper).toBe(0);
-    for (const j of jobs) expect(view(got2.get(j))).toEqual(view(got.get(j)));
   });
 });
