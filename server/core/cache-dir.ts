@@ -13,7 +13,6 @@
 // A cache can be deleted at any time; whatever is found in its place that is not a regular file
 // is never followed nor written through (plain.ts openRegularSync, replaceFileSync).
 
-import { createHash } from 'node:crypto';
 import { lstatSync, mkdirSync, realpathSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
@@ -54,11 +53,27 @@ export function cachePaths(storeRoot: string, env: NodeJS.ProcessEnv = process.e
     real = resolve(storeRoot); // not made yet: its path, as it will be
   }
   const name = basename(real).replace(/[^A-Za-z0-9._-]/g, '_').slice(0, 40) || 'store';
-  const dir = join(base, `${name}-${createHash('sha256').update(real).digest('hex').slice(0, 12)}`);
+  const dir = join(base, `${name}-${pathKey(real)}`);
   const paths: CachePaths = { dir, ledger: join(dir, 'imports.json'), project: (slug) => join(dir, 'projects', slug) };
   // Memoized only once the store exists: its real path may differ from the path before.
   if (real !== resolve(storeRoot) || lstatOk(storeRoot)) known.set(memo, paths);
   return paths;
+}
+
+/**
+ * A short key of a path: two 32-bit FNV-1a hashes of its UTF-16 units, in hex. Not a digest
+ * (nothing depends on it being hard to collide with on purpose), and no node:crypto loaded.
+ */
+function pathKey(p: string): string {
+  let a = 0x811c9dc5;
+  let b = 0x050c5d1f;
+  for (let i = 0; i < p.length; i++) {
+    const c = p.charCodeAt(i);
+    a = Math.imul(a ^ c, 0x01000193) >>> 0;
+    b = Math.imul(b ^ c, 0x01000193) >>> 0;
+    b = (b ^ (b >>> 13)) >>> 0;
+  }
+  return a.toString(16).padStart(8, '0') + b.toString(16).padStart(8, '0');
 }
 
 function lstatOk(p: string): boolean {

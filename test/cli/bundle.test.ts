@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { projectCache } from '../../server/core/cache-dir.js';
 
 const repo = join(import.meta.dirname, '..', '..');
 const dist = join(repo, 'dist', 'cli');
@@ -93,9 +94,8 @@ describe('what a listing and a search load', () => {
       ['list', '--all', '--json'],
       ['search', 'idempotency', '--all', '--json'],
     ]) {
-      // Twice untimed first: the first builds index.json, history.cache and search.idx, the second
-      // rewrites a history.cache written in the same instant as what it covers (a racy time is not
-      // trusted), and both load proper-lockfile (the index's lock).
+      // Twice untimed first: the first builds index.json and search.idx, and both load
+      // proper-lockfile (the index's lock).
       for (let i = 0; i < 2; i++) expect(run(repo, [...args, '--dir', root]).code, args[0]).toBe(0);
       const r = run(repo, [...args, '--dir', root], { node: ['--require', preload] });
       expect(r.code, args[0]).toBe(0);
@@ -168,8 +168,7 @@ describe('the bin', () => {
     const answers = (label: string) =>
       commands.map((c) => {
         // The same state before each: no caches or indexes written by an earlier run.
-        rmSync(join(root, 'history.cache'), { force: true });
-        for (const d of ['-home-ada-code-app', '-home-ada-code-site']) for (const f of ['index.json', 'search.idx']) rmSync(join(root, d, f), { force: true });
+        for (const d of ['-home-ada-code-app', '-home-ada-code-site']) for (const f of ['index.json', 'search.idx']) rmSync(projectCache(join(root, d), f), { force: true });
         const r = run(pkg, [...c, '--dir', root]);
         return { label, command: c.join(' '), ...r };
       });

@@ -1,7 +1,7 @@
 // The History listing and search start without zod (plain.ts, reader.ts loadSchemas): run
 // through the real binary with hooks that refuse to load zod, they still answer, and answer
 // what they answer without the hooks: a cold listing (every meta line checked, one refused), a
-// listing after a file changed (a history.cache miss that re-reads it), a line refused inside a
+// listing after a file changed (an index.json entry that re-reads it), a line refused inside a
 // session, and a first search. `show`, which names the fault of a refused line, is the control:
 // it must load zod, so under the hooks it fails.
 //
@@ -15,6 +15,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { projectCache } from '../../server/core/cache-dir.js';
 
 const bin = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'bin', 'levelcode-sessions.js');
 let tmp: string;
@@ -101,11 +102,10 @@ describe('without zod', () => {
     const before = readFileSync(grown);
     const run = (noZod: boolean) => {
       writeFileSync(grown, before);
-      rmSync(join(root, 'history.cache'), { force: true });
-      rmSync(join(root, '-home-ada-code-app', 'index.json'), { force: true });
-      rmSync(join(root, '-home-ada-code-app', 'search.idx'), { force: true });
+      rmSync(projectCache(join(root, '-home-ada-code-app'), 'index.json'), { force: true });
+      rmSync(projectCache(join(root, '-home-ada-code-app'), 'search.idx'), { force: true });
       const cold = cli(['list', '--all', '--json'], noZod);
-      const warm = cli(['list', '--all', '--json'], noZod); // writes history.cache
+      const warm = cli(['list', '--all', '--json'], noZod);
       appendFileSync(grown, line({ kind: 'user', t: '2026-07-03T11:00:00.000Z', content: 'one more' }));
       const changed = cli(['list', '--all', '--json'], noZod);
       const search = cli(['search', 'idempotency', '--all', '--json'], noZod);

@@ -42,6 +42,7 @@ import { searchSessions } from '../../server/core/search.js';
 import { rowsSum } from '../../server/core/history-cache.js';
 import { figures, printFigures } from './figures.js';
 import { prng, seedFromEnv } from './harness.js';
+import { projectCache } from '../../server/core/cache-dir.js';
 
 const seed = seedFromEnv();
 let base: string;
@@ -304,8 +305,8 @@ describe('nothing planted freezes anything', () => {
       expect(d.stdout + d.stderr).toMatch(/a FIFO/);
     }
     const s = await startSidecar({ root: w.root });
-    fifo(join(w.folder, 'index.json'));
-    fifo(join(w.folder, 'search.idx'));
+    fifo(projectCache(w.folder, 'index.json'));
+    fifo(projectCache(w.folder, 'search.idx'));
     expect((await s.call(P.sessionSearch, { query: 'neighbour' })).hits.length).toBe(1);
     expect((await s.call(P.sessionList, { all: true })).sessions.map((x) => x.id)).toEqual([id]);
     // A held session replaced by a FIFO: the append answers, and so does the next request.
@@ -523,7 +524,7 @@ describe('no cache decides the truth', () => {
       await s.append(id, evs);
     }
     await s.releaseAll();
-    const ix = join(w.folder, 'search.idx');
+    const ix = projectCache(w.folder, 'search.idx');
     await searchSessions(w.root, 'alpha', { limit: 1000 }); // builds it
     const good = readFileSync(ix);
     const scan = new Map<string, Awaited<ReturnType<typeof searchSessions>>>();
@@ -557,7 +558,7 @@ describe('no cache decides the truth', () => {
     await a.call(P.sessionAppend, { id, events: [user('one'), assistant('two')] as never });
     await a.stop();
     const lines = readFileSync(fileOf(w.root, id), 'utf8').split('\n').length - 2; // after the meta line
-    const idx = join(w.folder, 'index.json');
+    const idx = projectCache(w.folder, 'index.json');
     const body = JSON.parse(readFileSync(idx, 'utf8'));
     body.entries[0].lines = 50; // the size and mtime still match the file
     writeFileSync(idx, JSON.stringify(body));
@@ -607,16 +608,16 @@ describe('no cache decides the truth', () => {
       copyFileSync(join(folder, `${made[0]}.jsonl`), join(w.dir, 'keep'));
       fill(mnt);
       // A listing that must rewrite index.json (an entry dropped) on a full disk.
-      const idx = JSON.parse(readFileSync(join(folder, 'index.json'), 'utf8'));
+      const idx = JSON.parse(readFileSync(projectCache(folder, 'index.json'), 'utf8'));
       idx.entries.pop();
       try {
-        writeFileSync(join(folder, 'index.json'), JSON.stringify(idx));
+        writeFileSync(projectCache(folder, 'index.json'), JSON.stringify(idx));
       } catch {
         /* full: the old one stays */
       }
       for (let i = 0; i < 3; i++) {
         await new SessionStore({ root }).list({ project: w.project });
-        expect(() => JSON.parse(readFileSync(join(folder, 'index.json'), 'utf8'))).not.toThrow();
+        expect(() => JSON.parse(readFileSync(projectCache(folder, 'index.json'), 'utf8'))).not.toThrow();
         expect(readdirSync(folder).filter((x) => x.startsWith('index.json.'))).toEqual([]);
       }
       // session/new on the full disk: NoSpace, and no file behind it.

@@ -5,6 +5,7 @@ import { afterAll } from 'vitest';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-process.env.LEVELCODE_SESSIONS_CACHE = mkdtempSync(join(tmpdir(), 'lcs-cache-'));
+const cache = mkdtempSync(join(tmpdir(), 'lcs-cache-'));
+process.env.LEVELCODE_SESSIONS_CACHE = cache;
 
-afterAll(() => rmSync(process.env.LEVELCODE_SESSIONS_CACHE!, { recursive: true, force: true }));
+afterAll(() => rmSync(cache, { recursive: true, force: true }));
