@@ -86,8 +86,8 @@ function lstatOk(p: string): boolean {
 }
 
 /** The cache file `name` (index.json, search.idx) of the project folder `projectDir` of a store. */
-export function projectCache(projectDir: string, name: string): string {
-  return join(cachePaths(dirname(projectDir)).project(basename(projectDir)), name);
+export function projectCache(projectDir: string, name: string, env: NodeJS.ProcessEnv = process.env): string {
+  return join(cachePaths(dirname(projectDir), env).project(basename(projectDir)), name);
 }
 
 /**
