@@ -359,7 +359,7 @@ const haveWatch = () => existsSync(join(REPO, 'dist', 'core', 'watch.js'));
 const cli = (...a) => [BIN, ...a, '--dir', ROOT];
 
 async function figListCold() {
-  const files = indexFiles().flatMap((i) => readdirSync(dirname(i)).filter((f) => f.endsWith('.jsonl')).map((f) => join(dirname(i), f)));
+  const files = readdirSync(ROOT, { withFileTypes: true }).filter((d) => d.isDirectory()).flatMap((d) => readdirSync(join(ROOT, d.name)).filter((f) => f.endsWith('.jsonl')).map((f) => join(ROOT, d.name, f)));
   // Baseline: every session file read once (page cache warm, as for our run).
   const base = await timed('sh', ['-c', `cat "${ROOT}"/*/*.jsonl > /dev/null`]);
   const ours = await timed(process.execPath, cli('list', '--all', '--json'), { before: deleteIndexes });
