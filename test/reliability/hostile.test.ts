@@ -31,7 +31,7 @@ import {
 } from 'node:fs';
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { createMessageConnection, StreamMessageReader, StreamMessageWriter } from 'vscode-jsonrpc/node';
 import { BIN, ResponseError, Sidecar, cleanup, fileOf, startSidecar } from '../helpers/sidecar.js';
 import * as P from '../../server/rpc/protocol.js';
@@ -146,8 +146,9 @@ describe('nothing outside the store is read or written', () => {
     for (const cache of ['index.json', 'search.idx']) {
       for (const [name, args, input] of commands) {
         const out = outsideFile(w.dir);
-        rmSync(join(w.folder, cache), { force: true });
-        symlinkSync(out.path, join(w.folder, cache));
+        rmSync(projectCache(w.folder, cache), { force: true });
+        mkdirSync(dirname(projectCache(w.folder, cache)), { recursive: true });
+        symlinkSync(out.path, projectCache(w.folder, cache));
         const r = cli(args, input);
         figures.hostileFiles++;
         detail.planted++;
@@ -161,8 +162,9 @@ describe('nothing outside the store is read or written', () => {
     const s = await startSidecar({ root: w.root });
     const outs = ['index.json', 'search.idx'].map((cache) => {
       const out = outsideFile(w.dir);
-      rmSync(join(w.folder, cache), { force: true });
-      symlinkSync(out.path, join(w.folder, cache));
+      rmSync(projectCache(w.folder, cache), { force: true });
+      mkdirSync(dirname(projectCache(w.folder, cache)), { recursive: true });
+      symlinkSync(out.path, projectCache(w.folder, cache));
       return out;
     });
     expect((await s.call(P.sessionList, { all: true })).sessions.map((x) => x.id)).toEqual([id]);
