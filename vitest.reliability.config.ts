@@ -7,6 +7,7 @@ export default defineConfig({
     testTimeout: 600_000,
     hookTimeout: 60_000,
     pool: 'forks',
+    setupFiles: ['test/support/cache-env.ts'],
     fileParallelism: false,
   },
 });

@@ -13,6 +13,7 @@ import { serializeLine } from '../server/core/events.js';
 import { SEARCH_INDEX_FILE } from '../server/core/search-index.js';
 import { searchSessions, type SearchResult } from '../server/core/search.js';
 import { line } from './helpers/search-lines.js';
+import { projectCache } from '../server/core/cache-dir.js';
 
 const sorted = (r: SearchResult) => ({ ...r, problems: [...r.problems].sort((a, b) => (`${a.file}:${a.line}:${a.message}` < `${b.file}:${b.line}:${b.message}` ? -1 : 1)) });
 
@@ -100,9 +101,9 @@ describe('search index: the same answer as the scan', () => {
                 rmSync(f.file, { force: true });
                 break;
               case 'corrupt': {
-                const ix = join(root, folders[o.folder]!, SEARCH_INDEX_FILE);
+                const ix = projectCache(join(root, folders[o.folder]!), SEARCH_INDEX_FILE);
                 try {
-                  const names = readdirSync(join(root, folders[o.folder]!));
+                  const names = readdirSync(join(ix, '..'));
                   if (names.includes(SEARCH_INDEX_FILE)) writeFileSync(ix, Buffer.from(`not an index ${o.at}`));
                 } catch {
                   /* no folder */
@@ -178,7 +179,7 @@ describe('search index: built, appended to, progress, abort, a store it cannot w
     try {
       for (const q of ['parse', 'needle', 'needle parse', 'nothing']) {
         const scanned = sorted(await compiled(root, q, { limit: 50, index: false }));
-        for (const f of [0, 1, 2]) rmSync(join(root, `-folder-${f}`, SEARCH_INDEX_FILE), { force: true });
+        for (const f of [0, 1, 2]) rmSync(projectCache(join(root, `-folder-${f}`), SEARCH_INDEX_FILE), { force: true });
         expect(sorted(await compiled(root, q, { limit: 50 })), q).toEqual(scanned);
         // And from the index it wrote.
         expect(sorted(await compiled(root, q, { limit: 50 })), q).toEqual(scanned);
@@ -199,7 +200,7 @@ describe('search index: built, appended to, progress, abort, a store it cannot w
       const progress: [number, number][] = [];
       await searchSessions(root, 'parse', { onProgress: (d, t) => progress.push([d, t]) });
       expect(progress).toEqual(files.map((_, i) => [i + 1, files.length]));
-      for (const f of ['-folder-0', '-folder-1', '-folder-2']) rmSync(join(root, f, SEARCH_INDEX_FILE));
+      for (const f of ['-folder-0', '-folder-1', '-folder-2']) rmSync(projectCache(join(root, f), SEARCH_INDEX_FILE));
       const ac = new AbortController();
       ac.abort(new Error('stop'));
       await expect(searchSessions(root, 'parse', { signal: ac.signal })).rejects.toThrow('stop');
@@ -218,7 +219,7 @@ describe('search index: built, appended to, progress, abort, a store it cannot w
       // root writes through any mode: a file in the index's place stands for the store's refusal.
       const { root } = store();
       try {
-        for (const f of ['-folder-0', '-folder-1', '-folder-2']) mkdirSync(join(root, f, SEARCH_INDEX_FILE));
+        for (const f of ['-folder-0', '-folder-1', '-folder-2']) mkdirSync(projectCache(join(root, f), SEARCH_INDEX_FILE), { recursive: true });
         for (const q of ['needle', 'parse needle']) {
           expect(sorted(await searchSessions(root, q, { limit: 100 })), q).toEqual(sorted(await searchSessions(root, q, { limit: 100, index: false })));
         }
@@ -229,9 +230,12 @@ describe('search index: built, appended to, progress, abort, a store it cannot w
     }
     const { root } = store();
     try {
+      // Neither the store nor its cache folder can be written: the answer is the scan's.
       for (const f of ['-folder-0', '-folder-1', '-folder-2']) chmodSync(join(root, f), 0o555);
+      mkdirSync(cachePaths(root).dir, { recursive: true });
+      chmodSync(cachePaths(root).dir, 0o555);
       expect(sorted(await searchSessions(root, 'needle', { limit: 100 }))).toEqual(sorted(await searchSessions(root, 'needle', { limit: 100, index: false })));
-      for (const f of ['-folder-0', '-folder-1', '-folder-2']) expect(readdirSync(join(root, f))).not.toContain(SEARCH_INDEX_FILE);
+      for (const f of ['-folder-0', '-folder-1', '-folder-2']) expect(existsSync(projectCache(join(root, f), SEARCH_INDEX_FILE))).toBe(false);
     } finally {
       for (const f of ['-folder-0', '-folder-1', '-folder-2']) chmodSync(join(root, f), 0o755);
       rmSync(root, { recursive: true, force: true });
@@ -298,7 +302,7 @@ describe('search index: one file of a folder gone', () => {
         const lines = [1, 2, 3].map((i) => serializeLine({ kind: 'user', t: `2026-09-01T10:00:0${i}.000Z`, content: `zonk ${i} in ${id}` }));
         writeFileSync(join(root, '-p', `${id}.jsonl`), [meta(id, '/p'), ...lines].map((l) => l + '\n').join(''));
       }
-      const ix = join(root, '-p', SEARCH_INDEX_FILE);
+      const ix = projectCache(join(root, '-p'), SEARCH_INDEX_FILE);
       await searchSessions(root, 'zonk', { limit: 100 }); // builds it
       spoil(ix);
       rmSync(join(root, '-p', `${ids[0]}.jsonl`));
@@ -427,9 +431,9 @@ describe('search index: the file (protocol.md "search.idx")', () => {
     await withSession('2026-09-01T10-00-00-wwww', lines, async (root) => {
       const [a, b] = await Promise.all([searchSessions(root, 'zonk', { limit: 100 }), searchSessions(root, 'zonk', { limit: 100 })]);
       expect(b).toEqual(a);
-      const ix = join(root, '-p', SEARCH_INDEX_FILE);
+      const ix = projectCache(join(root, '-p'), SEARCH_INDEX_FILE);
       expect(statSync(ix).mode & 0o777).toBe(0o600);
-      expect(readdirSync(join(root, '-p')).sort()).toEqual(['2026-09-01T10-00-00-wwww.jsonl', SEARCH_INDEX_FILE]);
+      expect(readdirSync(join(root, '-p')).sort()).toEqual(['2026-09-01T10-00-00-wwww.jsonl']); // the store holds only sessions
       const before = statSync(ix).mtimeMs;
       await expectAsScan(root, ['zonk', 'turn', 'text']);
       expect(statSync(ix).mtimeMs).toBe(before); // answered from it, not rewritten
@@ -466,7 +470,7 @@ describe('search index: values out of place, the sizes intact', () => {
       it(`${name}: ${then}`, async () => {
         await withSession('2026-09-01T10-00-00-cccc', lines, async (root) => {
           const file = join(root, '-p', '2026-09-01T10-00-00-cccc.jsonl');
-          const ix = join(root, '-p', SEARCH_INDEX_FILE);
+          const ix = projectCache(join(root, '-p'), SEARCH_INDEX_FILE);
           await searchSessions(root, 'zonk', { limit: 100 }); // builds it
           const b = readFileSync(ix);
           const l = layout(b);

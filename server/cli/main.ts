@@ -247,34 +247,14 @@ async function history(args: string[], here: boolean): Promise<number> {
   // `npm start` runs in the package folder; INIT_CWD is where the user typed it.
   const cwd = here && process.env.npm_lifecycle_event === 'start' && process.env.INIT_CWD ? process.env.INIT_CWD : process.cwd();
   const project = all ? undefined : ((values.project as string | undefined) ?? cwd);
-  let shown: SessionEntry[];
-  let problems: Problem[] = [];
-  /** Writes history.cache after a listing of the whole store, once its output is printed. */
-  let keep: (() => Promise<boolean>) | undefined;
-  // The whole store's History, unchanged since it was last listed, is printed from
-  // history.cache (core/history-cache.ts): no index is read and no row is made.
-  const cache = all ? await import('../core/history-cache.js') : undefined;
-  const cached = cache?.readHistoryCache(root);
-  if (cached && values.json) {
-    process.stdout.write(cached.json(limit));
-    return EXIT.ok;
-  }
-  const rows = cached?.sessions(limit);
-  if (rows) shown = rows;
-  else {
-    // history.js, not store.js: the listing needs no zod and no lock library, and loading them
-    // was a third of a warm listing (bench/PERFORMANCE.md). Nor does a cache hit need it.
-    // threads: a one-shot process may read with blocking calls, and on two threads (history.ts).
-    const listed: { sessions: SessionEntry[]; problems: Problem[]; keep?: () => Promise<boolean> } = cache
-      ? await cache.listAndCache(root)
-      : await (await import('../core/history.js')).listSessions(root, { project: project && (await absolute(project)) }, undefined, { threads: true });
-    ({ problems, keep } = listed);
-    shown = limit ? listed.sessions.slice(0, limit) : listed.sessions;
-  }
+  // history.js, not store.js: the listing needs no zod and no lock library (bench/PERFORMANCE.md).
+  // threads: a one-shot process may read with blocking calls, and on two threads (history.ts).
+  const listed = await (await import('../core/history.js')).listSessions(root, { project: project && (await absolute(project)) }, undefined, { threads: true });
+  const problems: Problem[] = listed.problems;
+  const shown: SessionEntry[] = limit ? listed.sessions.slice(0, limit) : listed.sessions;
   const unreadable = shownProblems(problems).filter(cannotRead);
   if (values.json) out(JSON.stringify({ sessions: shown, problems }, null, 2));
   else await printHistory(shown, problems, { root, project, all, here });
-  await keep?.();
   if (unreadable.length === 0) return EXIT.ok;
   if (!values.json) err(`${unreadable.length} file${unreadable.length === 1 ? '' : 's'} or folder${unreadable.length === 1 ? '' : 's'} of the store could not be read: this History is incomplete ('levelcode-sessions doctor' says what can be mended)`);
   return EXIT.failure;

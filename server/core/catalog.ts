@@ -1,4 +1,5 @@
-// index.json: the per-project cache that makes History fast. It can be deleted at any time.
+// index.json: the per-project cache that makes History fast. It can be deleted at any time. It
+// lives in the user's cache folder, not in the store (cache-dir.ts).
 //
 // What it is checked against: each entry records its file's size and mtime in nanoseconds.
 // An entry is trusted only while both match the file; a file that grew is folded from where
@@ -22,6 +23,7 @@ import { oneLine, openRegular, openRegularSync, readRegularSync, readUpTo, repla
 import type { Digest, Problem } from './reader.js';
 import { SESSION_ID_RE } from './plain.js';
 import { fromFsError } from './errors.js';
+import { ensureCacheFolder, projectCache } from './cache-dir.js';
 
 // Performance: a warm listing only reads index.json and stats the files. The reader (and zod
 // behind it) are needed only when an entry must be (re)built, so they are loaded then, not at
@@ -29,6 +31,8 @@ import { fromFsError } from './errors.js';
 const reader = () => import('./reader.js');
 
 export const INDEX_FILE = 'index.json';
+/** Where the index of the project folder `dir` lives: the user's cache folder (cache-dir.ts). */
+export const indexPath = (dir: string): string => projectCache(dir, INDEX_FILE);
 /** 2: a user line holding only tool results is not a turn (reader.ts isTurn). 3: updatedAt is the last message, not the last event. */
 export const INDEX_FORMAT = 3;
 const ABOUT =
@@ -65,6 +69,8 @@ export function displayTitle(e: Pick<IndexEntry, 'title' | 'firstUser'>): string
 export interface RefreshResult {
   entries: IndexEntry[];
   problems: Problem[];
+  /** What was wrong with the cache itself (corrupt, planted, not written): not the user's files, so not in a listing's problems. */
+  cacheProblems: Problem[];
   /** How the cache fared: entries reused, folded (grew), re-read, dropped; and whether it was written. */
   stats: { reused: number; folded: number; read: number; dropped: number; rebuilt: boolean; written: boolean };
 }
@@ -76,7 +82,7 @@ function loadIndexSync(dir: string): LoadedIndex {
   try {
     // Synchronous, like the reads below: a folder's index is small (a few hundred KB at most),
     // and a promise per read was a round trip through the thread pool per folder.
-    raw = readRegularSync(join(dir, INDEX_FILE)).toString('utf8');
+    raw = readRegularSync(indexPath(dir)).toString('utf8');
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
     if (code === 'ELOOP' || code === 'ENOTREG') return { entries: new Map(), trusted: false, problem: `index.json is ${(e as { what?: string }).what ?? 'not a regular file'}: not read, replaced by a rebuilt index` };
@@ -269,6 +275,7 @@ export interface RefreshPlan {
   loaded: LoadedIndex;
   out: IndexEntry[];
   problems: Problem[];
+  cacheProblems: Problem[];
   stats: RefreshResult['stats'];
   changed: boolean;
   seen: Set<string>;
@@ -286,31 +293,32 @@ export function planRefresh(dir: string, opts: { rebuild?: boolean } = {}): Refr
     const dst = lstatSync(dir);
     if (!dst.isDirectory()) {
       problems.push({ file: dir, message: dst.isSymbolicLink() ? 'project folder is a symlink: skipped' : 'not a folder: skipped' });
-      return { done: { entries: [], problems, stats } };
+      return { done: { entries: [], problems, cacheProblems: [], stats } };
     }
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
     if (code !== 'ENOENT') problems.push({ file: dir, message: `cannot read folder (${code})` });
-    return { done: { entries: [], problems, stats } };
+    return { done: { entries: [], problems, cacheProblems: [], stats } };
   }
   // `rebuild`: trust nothing cached; every file is read again (session/reindex, doctor).
   const loaded: LoadedIndex = opts.rebuild ? { entries: new Map<string, IndexEntry>(), trusted: false, problem: undefined } : loadIndexSync(dir);
-  if (loaded.problem) problems.push({ file: join(dir, INDEX_FILE), message: loaded.problem });
+  const cacheProblems: Problem[] = [];
+  if (loaded.problem) cacheProblems.push({ file: indexPath(dir), message: loaded.problem });
   stats.rebuilt = !loaded.trusted;
   let names: string[];
   try {
     names = readdirSync(dir);
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT') return { done: { entries: [], problems, stats } };
+    if (code === 'ENOENT') return { done: { entries: [], problems, cacheProblems: [], stats } };
     problems.push({ file: dir, message: `cannot read folder (${code})` });
-    return { done: { entries: [], problems, stats } };
+    return { done: { entries: [], problems, cacheProblems: [], stats } };
   }
   // Performance: each file's path is the folder's normalized path plus its name, by
   // concatenation; path.join normalizes the whole string again per call, which was a fifth of
   // the stat loop of a warm listing (2,700 calls). Ids match SESSION_ID_RE: nothing to normalize.
   const prefix = join(dir, 'x').slice(0, -1);
-  const plan: RefreshPlan = { dir, loaded, out: [], problems, stats, changed: !loaded.trusted, seen: new Set(), folds: [], reads: [] };
+  const plan: RefreshPlan = { dir, loaded, out: [], problems, cacheProblems, stats, changed: !loaded.trusted, seen: new Set(), folds: [], reads: [] };
   // Performance: the files are stat'ed synchronously, then only the entries that changed are
   // read. An async lstat costs ~25 µs of main-thread time (a promise and a bigint stats array
   // each), lstatSync ~3 µs: at 2,700 sessions that is most of a warm listing, and the loop is
@@ -353,7 +361,7 @@ export function planRefresh(dir: string, opts: { rebuild?: boolean } = {}): Refr
  * index written when anything changed.
  */
 export async function finishRefresh(plan: RefreshPlan, read: Map<EntryJob, IndexEntry | Error>, opts: { write?: boolean } = {}): Promise<RefreshResult> {
-  const { dir, loaded, out, problems, stats } = plan;
+  const { dir, loaded, out, problems, cacheProblems, stats } = plan;
   // Folds first, then reads, each in listing order: the order in which the entries join `out`
   // only matters before the sort below, which orders them fully (updatedAt, then id).
   await mapLimit(plan.folds, 16, async ({ file, bytes, mtimeNs, prev }) => {
@@ -387,10 +395,10 @@ export async function finishRefresh(plan: RefreshPlan, read: Map<EntryJob, Index
       await withIndexLock(dir, async () => writeIndex(dir, await mergeNewer(dir, out)));
       stats.written = true;
     } catch (e) {
-      problems.push({ file: join(dir, INDEX_FILE), message: `index not written (${(e as NodeJS.ErrnoException).code ?? (e as Error).message}); listing from the files` });
+      cacheProblems.push({ file: indexPath(dir), message: `index not written (${(e as NodeJS.ErrnoException).code ?? (e as Error).message}); listing from the files` });
     }
   }
-  return { entries: out, problems, stats };
+  return { entries: out, problems, cacheProblems, stats };
 }
 
 export function newestFirst(a: { updatedAt: string; id: string }, b: { updatedAt: string; id: string }): number {
@@ -400,7 +408,9 @@ export function newestFirst(a: { updatedAt: string; id: string }, b: { updatedAt
 
 export async function writeIndex(dir: string, entries: IndexEntry[]): Promise<void> {
   const body: IndexFile = { about: ABOUT, format: INDEX_FORMAT, entries };
-  replaceFileSync(join(dir, INDEX_FILE), JSON.stringify(body) + '\n', { mode: 0o600, fsync: true });
+  const file = indexPath(dir);
+  ensureCacheFolder(file);
+  replaceFileSync(file, JSON.stringify(body) + '\n', { mode: 0o600, fsync: true });
 }
 
 /** Replaces or adds one entry after a change this process made, without rescanning the folder. */
@@ -499,7 +509,7 @@ const RECENT_INDEXES = 8;
 export async function cachedEntry(dir: string, id: string): Promise<IndexEntry | undefined> {
   let st;
   try {
-    st = lstatSync(join(dir, INDEX_FILE), { bigint: true });
+    st = lstatSync(indexPath(dir), { bigint: true });
   } catch {
     return undefined;
   }

@@ -1,16 +1,17 @@
-// The store's health check: unreadable lines, stale or corrupt indexes, stale locks, schema
-// versions, permissions and leftover temp files (in the project folders, and history.cache's at
-// the root). `fix` repairs caches and metadata only (index files, lock folders, temp files,
-// modes): it never touches a session's content.
+// The store's health check: unreadable lines, stale or corrupt indexes (in the cache folder,
+// cache-dir.ts), stale locks, schema versions, permissions, leftover temp files, and the caches an
+// older version kept in the store folder (index.json, search.idx, history.cache: ignored now,
+// named here, removed by --fix). `fix` repairs caches and metadata only (index files, lock
+// folders, temp files, modes, old caches): it never touches a session's content.
 // Depends on node:fs and the core; nothing of JSON-RPC.
 
 import type { Stats } from 'node:fs';
 import { chmod, lstat, readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { SCHEMA_VERSION } from './events.js';
-import { INDEX_FILE, refreshIndex } from './catalog.js';
+import { INDEX_FILE, indexPath, refreshIndex } from './catalog.js';
 import { SEARCH_INDEX_FILE } from './search-index.js';
-import { HISTORY_CACHE_FILE } from './history-cache.js';
+import { projectCache } from './cache-dir.js';
 import { inspectLock, DEFAULT_STALE_MS } from './lock.js';
 import { readSession } from './reader.js';
 import { isSessionId } from './ids.js';
@@ -27,7 +28,8 @@ export type FindingKind =
   | 'schema-too-new'
   | 'permissions'
   | 'unreadable'
-  | 'stray-file';
+  | 'stray-file'
+  | 'old-cache';
 
 export interface Finding {
   kind: FindingKind;
@@ -52,11 +54,20 @@ export interface DoctorReport {
   ok: boolean;
 }
 
-/** The caches written atomically (temp file, then rename): what an interrupted write leaves as `<file>.<something>`. */
-const TEMP_FILES = [
-  { file: INDEX_FILE, message: 'leftover temporary index file' },
-  { file: SEARCH_INDEX_FILE, message: 'leftover temporary search index file' },
-];
+/** The caches an older version kept in the store folder (and their temp files): ignored now. */
+const OLD_CACHES = [INDEX_FILE, SEARCH_INDEX_FILE];
+/** The CLI's cache of the whole History an older version kept at the store's root. */
+const OLD_HISTORY_CACHE = 'history.cache';
+
+/** An old cache in the store folder: named, and removed by --fix (the name itself; nothing followed). */
+async function oldCache(path: string, fix?: boolean): Promise<Finding> {
+  const f: Finding = { kind: 'old-cache', path, message: 'a cache an older version kept in the store: ignored (caches live in the cache folder now)' };
+  if (fix) {
+    await rm(path, { recursive: true, force: true });
+    f.fixed = 'removed';
+  }
+  return f;
+}
 
 export async function doctor(root: string, opts: { fix?: boolean; staleLockMs?: number; signal?: AbortSignal } = {}): Promise<DoctorReport> {
   const findings: Finding[] = [];
@@ -77,15 +88,8 @@ export async function doctor(root: string, opts: { fix?: boolean; staleLockMs?: 
   for (const d of dirs) {
     if (!d.isDirectory()) {
       const path = join(root, d.name);
-      if (d.name === HISTORY_CACHE_FILE && d.isFile()) {
-        // The cache of the whole History (history-cache.ts): only its mode is checked; a listing
-        // that finds it out of date writes it again.
-        await checkMode(path, 0o600, findings, opts.fix);
-      } else if (d.name === HISTORY_CACHE_FILE) {
-        findings.push({ kind: 'stray-file', path, message: 'not a regular file: the History cache is never read or written through it (left alone)' });
-      } else if (d.name.startsWith(`${HISTORY_CACHE_FILE}.`)) {
-        findings.push(await leftover(path, 'leftover temporary history cache file', opts.fix));
-      } else findings.push({ kind: 'stray-file', path, message: 'not a project folder (left alone)' });
+      if (d.name === OLD_HISTORY_CACHE || d.name.startsWith(`${OLD_HISTORY_CACHE}.`)) findings.push(await oldCache(path, opts.fix));
+      else findings.push({ kind: 'stray-file', path, message: 'not a project folder (left alone)' });
       continue;
     }
     report.projects++;
@@ -101,24 +105,22 @@ export async function doctor(root: string, opts: { fix?: boolean; staleLockMs?: 
     // Index: compare with the folder without writing, then rebuild when fixing.
     const dry = await refreshIndex(dir, { write: false });
     const s = dry.stats;
-    for (const p of dry.problems) {
-      if (p.file.endsWith(INDEX_FILE)) findings.push({ kind: 'index-corrupt', path: p.file, message: p.message });
-    }
+    for (const p of dry.cacheProblems) findings.push({ kind: 'index-corrupt', path: p.file, message: p.message });
     const stale = s.folded + s.read + s.dropped > 0;
     if (stale && !s.rebuilt)
       findings.push({
         kind: 'index-stale',
-        path: join(dir, INDEX_FILE),
+        path: indexPath(dir),
         message: `index out of date: ${s.folded} grown, ${s.read} changed or new, ${s.dropped} gone`,
       });
-    else if (s.rebuilt && dry.entries.length > 0 && !dry.problems.some((p) => p.file.endsWith(INDEX_FILE)))
-      findings.push({ kind: 'index-stale', path: join(dir, INDEX_FILE), message: 'index missing' });
+    else if (s.rebuilt && dry.entries.length > 0 && dry.cacheProblems.length === 0)
+      findings.push({ kind: 'index-stale', path: indexPath(dir), message: 'index missing' });
     if (opts.fix && (stale || s.rebuilt)) {
       const r = await refreshIndex(dir);
       const last = findings[findings.length - 1];
-      if (r.stats.written && last && last.path === join(dir, INDEX_FILE)) last.fixed = 'index rebuilt';
+      if (r.stats.written && last && last.path === indexPath(dir)) last.fixed = 'index rebuilt';
       if (!r.stats.written && (stale || dry.entries.length > 0))
-        findings.push({ kind: 'index-unwritable', path: join(dir, INDEX_FILE), message: 'could not write the index' });
+        findings.push({ kind: 'index-unwritable', path: indexPath(dir), message: 'could not write the index' });
     }
     let reindex = false;
     let names: string[] = [];
@@ -130,30 +132,8 @@ export async function doctor(root: string, opts: { fix?: boolean; staleLockMs?: 
     for (const name of names) {
       if (opts.signal?.aborted) throw opts.signal.reason;
       const path = join(dir, name);
-      if (name === INDEX_FILE || name === SEARCH_INDEX_FILE) {
-        // Caches: only their mode is checked (search.idx is rebuilt by search when it does not
-        // check out). One planted as a symlink, a FIFO or a device is said so and never read nor
-        // followed (index.json's is reported by the refresh above); --fix removes the name itself.
-        const planted = plantedKind(path);
-        if (planted && name === SEARCH_INDEX_FILE) {
-          const f: Finding = { kind: 'index-corrupt', path, message: `${name} is ${planted}, not a regular file: never read nor followed` };
-          if (opts.fix) {
-            await rm(path, { force: true });
-            f.fixed = 'removed (the next search rebuilds it)';
-          }
-          findings.push(f);
-        } else if (planted && opts.fix) {
-          const f = findings.find((x) => x.path === path && x.kind === 'index-corrupt');
-          const again = await refreshIndex(dir); // replaces the planted name by a rebuilt index (a rename: nothing followed)
-          if (f && again.stats.written) f.fixed = 'replaced by a rebuilt index';
-        }
-        if (!planted) await checkMode(path, 0o600, findings, opts.fix);
-        continue;
-      }
-      const temp = TEMP_FILES.find((t) => name.startsWith(`${t.file}.`));
-      if (temp) {
-        // A temp file of an interrupted atomic write of index.json or search.idx.
-        findings.push(await leftover(path, temp.message, opts.fix));
+      if (OLD_CACHES.some((c) => name === c || name.startsWith(`${c}.`))) {
+        findings.push(await oldCache(path, opts.fix));
         continue;
       }
       if (/\.lock(\.takeover)?(\.(new|gone)-\d+-[a-z0-9]+)?$/.test(name) && !name.endsWith('.jsonl.lock') && name !== 'index.lock') {
@@ -209,9 +189,39 @@ export async function doctor(root: string, opts: { fix?: boolean; staleLockMs?: 
       }
     }
     if (reindex) await refreshIndex(dir);
+    await checkCaches(dir, findings, opts.fix);
   }
   report.ok = findings.every((f) => severity(f) === 'warning' || f.fixed !== undefined);
   return report;
+}
+
+/**
+ * The caches of one project folder, in the cache folder: only their mode is checked (search.idx
+ * is rebuilt by search when it does not check out). One planted as a symlink, a FIFO or a device
+ * is said so and never read nor followed (index.json's is reported by the refresh); --fix removes
+ * the name itself, or replaces it by a rebuilt index (a rename: nothing followed).
+ */
+async function checkCaches(dir: string, findings: Finding[], fix?: boolean): Promise<void> {
+  for (const name of [INDEX_FILE, SEARCH_INDEX_FILE]) {
+    const path = projectCache(dir, name);
+    const planted = plantedKind(path);
+    if (!planted) {
+      await checkMode(path, 0o600, findings, fix);
+      continue;
+    }
+    if (name === SEARCH_INDEX_FILE) {
+      const f: Finding = { kind: 'index-corrupt', path, message: `${name} is ${planted}, not a regular file: never read nor followed` };
+      if (fix) {
+        await rm(path, { force: true });
+        f.fixed = 'removed (the next search rebuilds it)';
+      }
+      findings.push(f);
+    } else if (fix) {
+      const f = findings.find((x) => x.path === path && x.kind === 'index-corrupt');
+      const again = await refreshIndex(dir);
+      if (f && again.stats.written) f.fixed = 'replaced by a rebuilt index';
+    }
+  }
 }
 
 /** A leftover of an interrupted write or lock: a stray file, removed (with what it holds) by --fix. */

@@ -17,7 +17,6 @@ import {
   planRefresh,
   refreshIndex,
   syncEntryReader,
-  INDEX_FILE,
   type EntryJob,
   type IndexEntry,
   type RefreshPlan,
@@ -311,7 +310,7 @@ export class ListingCache {
       for (const e of r.entries) onEntry?.(e, join(dir, `${e.id}.jsonl`));
       // Problems about the index file itself are repaired by the refresh; any other (a file
       // skipped) must be reported again next time, so such a folder is not kept.
-      const keep = before !== undefined && before.isDirectory() && r.problems.every((p) => p.file === join(dir, INDEX_FILE));
+      const keep = before !== undefined && before.isDirectory() && r.problems.length === 0;
       this.gen++;
       if (!keep || before === undefined) {
         this.folders.delete(dir);

@@ -9,8 +9,6 @@ import { homedir } from 'node:os';
 import { textsOf } from './content.js';
 import { join, resolve } from 'node:path';
 
-/** The one file the store keeps at its root: the CLI's cache of the whole History (history-cache.ts). */
-export const HISTORY_CACHE_FILE = 'history.cache';
 
 /** The store root: --dir, then LEVELCODE_SESSIONS_DIR, then ~/.levelcode/sessions. */
 export function resolveStoreRoot(dir?: string): string {
@@ -98,7 +96,7 @@ export function tooDeep(value: unknown, limit = MAX_DEPTH): boolean {
 /**
  * open(2) flags of a read of a file planted names must not redirect: no symlink followed
  * (O_NOFOLLOW), no FIFO waited on (O_NONBLOCK). The reader checks that what it opened is a
- * regular file (history.cache's reader, readSession's regularOnly for doctor).
+ * regular file (the caches' readers, readSession's regularOnly for doctor).
  */
 export const READ_NO_FOLLOW = constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0);
 
@@ -198,7 +196,7 @@ export function writeAllSync(fd: number, buf: Uint8Array): void {
 }
 
 /**
- * Replaces a cache file (index.json, search.idx, history.cache) whole: the bytes go to a temp
+ * Replaces a cache file (index.json, search.idx, the import ledger) whole: the bytes go to a temp
  * file made beside it exclusively (O_CREAT | O_EXCL | O_NOFOLLOW: never a planted name), are
  * written whole (a short write is an error), optionally fsync'd, and the temp file is renamed
  * over the name. rename(2) replaces a symlink or FIFO planted under the name itself, never what

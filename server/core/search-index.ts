@@ -1,4 +1,4 @@
-// The search index of one project folder: `<root>/<slug>/search.idx`, a cache beside index.json
+// The search index of one project folder: search.idx, a cache beside index.json (cache-dir.ts)
 // that search.ts keeps and trusts only as far as it can check (every file's identity; see
 // search.ts `searchIndexed`). Plain data and plain functions: no file reads but the index's own,
 // no knowledge of events beyond "an event has texts".
@@ -41,6 +41,7 @@
 import { closeSync, fstatSync, readSync } from 'node:fs';
 import { crc32 } from 'node:zlib';
 import { openRegularSync } from './plain.js';
+import { projectCache } from './cache-dir.js';
 import { WORDS_WASM } from './words-wasm.js';
 
 /**
@@ -59,6 +60,8 @@ export class CorruptIndexError extends Error {
 
 /** The index's file name in a project folder. */
 export const SEARCH_INDEX_FILE = 'search.idx';
+/** Where the search index of the project folder `dir` lives: the user's cache folder. */
+export const searchIndexPath = (dir: string): string => projectCache(dir, SEARCH_INDEX_FILE);
 
 const MAGIC = 0x4953434c; // the bytes "LCSI" (LevelCode Search Index), read little-endian
 const FORMAT = 3;

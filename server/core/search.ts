@@ -17,7 +17,8 @@
 import { readdir } from 'node:fs/promises';
 import { accessSync, closeSync, constants as fsConstants, fstatSync, lstatSync, openSync, readSync, statSync } from 'node:fs';
 import { join, sep } from 'node:path';
-import { CorruptIndexError, FolderIndex, INDEXABLE_WORD, SEARCH_INDEX_FILE, TAIL_BYTES, UNSURE as UNSURE_EVENT, type Fragment, type IndexedFile } from './search-index.js';
+import { CorruptIndexError, FolderIndex, INDEXABLE_WORD, searchIndexPath, TAIL_BYTES, UNSURE as UNSURE_EVENT, type Fragment, type IndexedFile } from './search-index.js';
+import { ensureCacheFolder } from './cache-dir.js';
 import { NotRegularError, oneLine, openRegularSync, plantedKind, replaceFileSync, textOf } from './plain.js';
 
 export type SearchWhere = 'user' | 'assistant' | 'agent' | 'tool-input' | 'tool-output' | 'compact' | 'title';
@@ -1198,7 +1199,7 @@ async function searchIndexedOnce(
   try {
     for (const [dir, list] of [...byDir].sort((a, b) => (a[0] < b[0] ? -1 : 1))) {
       opts.signal?.throwIfAborted();
-      const path = join(dir, SEARCH_INDEX_FILE);
+      const path = searchIndexPath(dir);
       const ix = (!distrusted.has(path) && FolderIndex.open(path)) || new FolderIndex();
       const folder: Folder = { dir, ix, changed: false, files: [], first: items.length, end: items.length };
       const at = folders.push(folder) - 1; // pushed now: closed below if this throws
@@ -1281,7 +1282,7 @@ async function searchIndexedOnce(
       const ix = folder.ix!;
       if (folder.changed) {
         ix.compact();
-        await writeIndex(join(folder.dir, SEARCH_INDEX_FILE), ix);
+        await writeIndex(searchIndexPath(folder.dir), ix);
       }
       answerFolder(folder);
       ix.close();
@@ -1341,7 +1342,7 @@ async function searchIndexedOnce(
     const hit = named ? materialize(h, q, fo, problems) : null;
     if (hit) top.push(hit);
     else {
-      const path = h.file.slice(0, h.file.lastIndexOf(sep)) + sep + SEARCH_INDEX_FILE;
+      const path = searchIndexPath(h.file.slice(0, h.file.lastIndexOf(sep)));
       if (!distrusted.has(path) && !problems.some((x) => x.file === h.file)) throw new CorruptIndexError(path, `names line ${h.seq + 2} of ${h.file}, which does not match`);
       total--;
     }
@@ -1446,6 +1447,7 @@ const BACKSLASH_U = Buffer.from('\\u');
 async function writeIndex(path: string, ix: FolderIndex): Promise<void> {
   const bytes = ix.serialize(); // outside the catch: an index that does not check out is searched again without it
   try {
+    ensureCacheFolder(path);
     replaceFileSync(path, bytes, { mode: 0o600, fsync: false }); // never through a name planted as a symlink
   } catch {
     /* a cache: the answer does not depend on it */

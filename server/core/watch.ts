@@ -22,7 +22,7 @@
 
 import { watch as fsWatch, readdirSync, statSync, type FSWatcher, type Stats } from 'node:fs';
 import { join, sep } from 'node:path';
-import { HISTORY_CACHE_FILE, SESSION_ID_RE, openRegular, projectFolderNames } from './plain.js';
+import { SESSION_ID_RE, openRegular, projectFolderNames } from './plain.js';
 
 export type StoreChangeKind = 'created' | 'appended' | 'renamed' | 'deleted';
 
@@ -214,14 +214,11 @@ class Watcher implements StoreWatcher {
   private onEvent(dir: string | undefined, name: string | null): void {
     if (this.closed || this.mode !== 'watch') return;
     if (dir === undefined) {
-      // The CLI's history.cache (and its temp file) is the only file the store keeps at its
-      // root: writing it adds and removes no project folder.
-      if (name !== null && name.startsWith(HISTORY_CACHE_FILE)) return;
       this.pendingRoot = true;
     } else if (name === null) this.pendingDirs.add(dir);
     else {
-      // Only session files matter: index.json, its temp files and lock folders are skipped
-      // without a stat (the sidecar's own index writes are most of the events).
+      // Only session files matter: lock folders (and an old store's caches) are skipped without
+      // a stat. The caches are not in the store (cache-dir.ts), so their writes fire nothing.
       const m = FILE_RE.exec(name);
       if (!m || !SESSION_ID_RE.test(m[1])) return;
       this.pendingFiles.add(join(dir, name));

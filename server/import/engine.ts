@@ -17,13 +17,12 @@
 // Depends on the store (server/core/store.ts), the importer interface (./types.ts) and node:fs.
 
 import { createHash } from 'node:crypto';
-import { mkdir, open, readFile } from 'node:fs/promises';
-import { homedir } from 'node:os';
-import { dirname, join } from 'node:path';
-import writeFileAtomic from 'write-file-atomic';
+import { open } from 'node:fs/promises';
 import { SCHEMA_VERSION, type MetaLine } from '../core/events.js';
 import { realProjectPath } from '../core/history.js';
 import { readMeta } from '../core/reader.js';
+import { cachePaths, ensureCacheFolder } from '../core/cache-dir.js';
+import { readRegularSync, replaceFileSync } from '../core/plain.js';
 import type { SessionStore } from '../core/store.js';
 import type { Importer, MappedEvent, MappedSession, SourceFile, SourceRef } from './types.js';
 
@@ -84,11 +83,9 @@ interface Ledger {
   files: Record<string, LedgerEntry>;
 }
 
-/** Where the ledger of a store lives: the user's cache folder, one file a store. */
+/** Where the ledger of a store lives: the store's cache folder (core/cache-dir.ts). */
 export function ledgerPath(root: string, env: NodeJS.ProcessEnv = process.env): string {
-  const base = env.XDG_CACHE_HOME && env.XDG_CACHE_HOME.startsWith('/') ? env.XDG_CACHE_HOME : join(homedir(), '.cache');
-  const key = createHash('sha1').update(root).digest('hex').slice(0, 16);
-  return join(base, 'levelcode-sessions', `imports-${key}.json`);
+  return cachePaths(root, env).ledger;
 }
 
 async function loadLedger(file: string, root: string): Promise<Ledger> {
@@ -99,7 +96,7 @@ async function loadLedger(file: string, root: string): Promise<Ledger> {
     files: Object.create(null) as Record<string, LedgerEntry>,
   };
   try {
-    const x = JSON.parse(await readFile(file, 'utf8')) as Ledger;
+    const x = JSON.parse(readRegularSync(file).toString('utf8')) as Ledger; // no symlink followed, no FIFO waited on
     if (x.format !== LEDGER_FORMAT || x.root !== root || !x.files || typeof x.files !== 'object') return empty;
     empty.files = Object.assign(Object.create(null), x.files) as Record<string, LedgerEntry>;
   } catch {
@@ -109,8 +106,8 @@ async function loadLedger(file: string, root: string): Promise<Ledger> {
 }
 
 async function saveLedger(file: string, ledger: Ledger): Promise<void> {
-  await mkdir(dirname(file), { recursive: true, mode: 0o700 });
-  await writeFileAtomic(file, JSON.stringify(ledger) + '\n', { mode: 0o600 });
+  ensureCacheFolder(file);
+  replaceFileSync(file, JSON.stringify(ledger) + '\n', { mode: 0o600, fsync: false }); // a rename over a planted name: nothing written through
 }
 
 async function tailSignature(path: string, size: number): Promise<string> {

@@ -7,6 +7,7 @@ import { join, dirname } from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { projectSlug } from '../../server/core/slug.js';
+import { projectCache } from '../../server/core/cache-dir.js';
 
 const bin = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'bin', 'levelcode-sessions.js');
 let tmp: string;
@@ -130,7 +131,8 @@ describe('levelcode-sessions CLI', () => {
       [1, 'assistant'],
     ]);
     expect(j.hits[1]).toMatchObject({ sessionId: id, kind: 'assistant', project, title: 'Idempotent refunds via Redis keys', snippet: 'Sure — use a **Redis** key.' });
-    expect((await readdir(join(root, projectSlug(project)))).sort()).toEqual([`${id}.jsonl`, 'index.json', 'search.idx']);
+    expect((await readdir(join(root, projectSlug(project)))).sort()).toEqual([`${id}.jsonl`]); // caches are in the cache folder
+    expect((await readdir(dirname(projectCache(join(root, projectSlug(project)), 'index.json')))).sort()).toEqual(['index.json', 'search.idx']);
     const none = cli(['search', 'nowhere-to-be-found']);
     expect(none.out).toBe(`No matches for nowhere-to-be-found in ${project}.\n`);
     expect(none.code).toBe(1); // as grep and rg: 1 for no match
@@ -179,7 +181,7 @@ describe('levelcode-sessions CLI', () => {
     const dir = join(root, projectSlug(project));
     const file = join(dir, `${id}.jsonl`);
     await appendFile(file, '{"kind":"user","t":"2026-07-28T10:00:00.000Z","content":"torn');
-    await writeFile(join(dir, 'index.json'), '{broken');
+    await writeFile(projectCache(dir, 'index.json'), '{broken');
     const sessionBefore = await readFile(file);
     const r = cli(['doctor']);
     expect(r.code).toBe(1);
@@ -191,14 +193,15 @@ describe('levelcode-sessions CLI', () => {
     expect(await readFile(file)).toEqual(sessionBefore);
     const again = JSON.parse(cli(['doctor', '--json']).out);
     expect(again.findings.map((f: { kind: string }) => f.kind)).toEqual(['torn-line']);
-    expect(JSON.parse(await readFile(join(dir, 'index.json'), 'utf8')).entries).toHaveLength(1);
+    expect(JSON.parse(await readFile(projectCache(dir, 'index.json'), 'utf8')).entries).toHaveLength(1);
   });
 
   it('doctor checks search.idx like index.json and removes its leftover temp files with --fix', async () => {
     const dir = join(root, projectSlug(project));
     const file = join(dir, `${id}.jsonl`);
-    const idx = join(dir, 'search.idx');
+    const idx = projectCache(dir, 'search.idx');
     const temp = join(dir, 'search.idx.1234abcd');
+    const OLD_CACHE = 'a cache an older version kept in the store: ignored (caches live in the cache folder now)';
     type F = { kind: string; path: string; message: string; fixed?: string };
     const findings = (r: { out: string }): F[] => JSON.parse(r.out).findings;
     // Its contents are not checked: it is a cache that search rebuilds when it does not check out.
@@ -207,25 +210,25 @@ describe('levelcode-sessions CLI', () => {
     expect(findings(cli(['doctor', '--json'])).map((f) => f.kind)).toEqual(['torn-line']);
     // Too open: reported and fixed the way index.json is.
     await chmod(idx, 0o644);
-    await chmod(join(dir, 'index.json'), 0o644);
+    await chmod(projectCache(dir, 'index.json'), 0o644);
     const open = cli(['doctor', '--json']);
     expect(open.code).toBe(1);
     const perms = findings(open).filter((f) => f.kind === 'permissions');
-    expect(perms.map((f) => f.path).sort()).toEqual([join(dir, 'index.json'), idx]);
+    expect(perms.map((f) => f.path).sort()).toEqual([projectCache(dir, 'index.json'), idx]);
     expect(perms[0].message).toBe(perms[1].message);
-    // A leftover of an interrupted atomic write: stray, removed by --fix.
+    // A cache an older version kept in the store (here a temp file of one): named, removed by --fix.
     await writeFile(temp, 'half an index');
     const sessionBefore = await readFile(file);
     const r = cli(['doctor', '--json']);
-    expect(findings(r)).toContainEqual({ kind: 'stray-file', path: temp, message: 'leftover temporary search index file' });
+    expect(findings(r)).toContainEqual({ kind: 'old-cache', path: temp, message: OLD_CACHE });
     const fixed = cli(['doctor', '--fix', '--json']);
     expect(fixed.code).toBe(0);
     const done = findings(fixed);
-    expect(done).toContainEqual({ kind: 'stray-file', path: temp, message: 'leftover temporary search index file', fixed: 'removed' });
+    expect(done).toContainEqual({ kind: 'old-cache', path: temp, message: OLD_CACHE, fixed: 'removed' });
     expect(done).toContainEqual(expect.objectContaining({ kind: 'permissions', path: idx, fixed: 'chmod 600' }));
     expect((await stat(idx)).mode & 0o777).toBe(0o600);
-    expect((await stat(join(dir, 'index.json'))).mode & 0o777).toBe(0o600);
-    expect((await readdir(dir)).sort()).toEqual([`${id}.jsonl`, 'index.json', 'search.idx']);
+    expect((await stat(projectCache(dir, 'index.json'))).mode & 0o777).toBe(0o600);
+    expect((await readdir(dir)).sort()).toEqual([`${id}.jsonl`]);
     expect(await readFile(file)).toEqual(sessionBefore);
     expect(await readFile(idx, 'utf8')).toBe('not an index');
     expect(findings(cli(['doctor', '--json'])).map((f) => f.kind)).toEqual(['torn-line']);

@@ -10,6 +10,7 @@ import { join, dirname } from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { projectSlug } from '../../server/core/slug.js';
+import { projectCache } from '../../server/core/cache-dir.js';
 
 const bin = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'bin', 'levelcode-sessions.js');
 const root = process.getuid?.() === 0;
@@ -56,6 +57,7 @@ beforeAll(async () => {
   await mkdir(join(tmp, 'cache'));
   await own(join(tmp, 'xdg'));
   await own(join(tmp, 'cache'));
+  process.env.LEVELCODE_SESSIONS_CACHE = join(tmp, 'cache'); // the CLI's user's, as the store is
 });
 afterAll(async () => {
   await rm(tmp, { recursive: true, force: true });
@@ -66,7 +68,7 @@ describe('an unreadable store, project folder or session file is an error with i
     const s = await store('file');
     expect(s.run(['search', 'refund']).code).toBe(0); // search.idx knows the file from now on
     await chmod(s.fileOf(s.a), 0o000);
-    await rm(join(s.folder, 'index.json'));
+    await rm(projectCache(s.folder, 'index.json'));
     const list = s.run(['list']);
     expect(list.code).toBe(1);
     expect(list.out).toContain(s.b);

@@ -10,6 +10,7 @@ import { RpcErrorCodes } from '../../server/rpc/errors.js';
 import * as P from '../../server/rpc/protocol.js';
 
 import { SESSION_ID_RE } from '../../server/core/events.js';
+import { projectCache } from '../../server/core/cache-dir.js';
 
 afterEach(cleanup);
 
@@ -376,15 +377,15 @@ describe('session/reindex', () => {
     const dir = join(fileOf(root, a), '..');
     const before = [readFileSync(fileOf(root, a)), readFileSync(fileOf(root, b))];
     // A cache that lies while still matching the files' sizes and mtimes: only a rebuild sees it.
-    const idx = JSON.parse(readFileSync(join(dir, 'index.json'), 'utf8'));
+    const idx = JSON.parse(readFileSync(projectCache(dir, 'index.json'), 'utf8'));
     for (const e of idx.entries) {
       e.turns = 42;
       e.title = 'WRONG';
     }
-    writeFileSync(join(dir, 'index.json'), JSON.stringify(idx));
+    writeFileSync(projectCache(dir, 'index.json'), JSON.stringify(idx));
     const r = await s.call(P.sessionReindex, { project });
     expect(r).toMatchObject({ projects: 1, sessions: 2, written: 1, problems: [] });
-    const fixed = JSON.parse(readFileSync(join(dir, 'index.json'), 'utf8'));
+    const fixed = JSON.parse(readFileSync(projectCache(dir, 'index.json'), 'utf8'));
     const byId = Object.fromEntries(fixed.entries.map((e: { id: string }) => [e.id, e]));
     expect(byId[a]).toMatchObject({ turns: 1, title: null, firstUser: 'alpha one' });
     expect(byId[b]).toMatchObject({ turns: 1, title: null, firstUser: 'beta' });

@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { watchStore, pollForced, type StoreChange, type StoreWatcher } from '../../server/core/watch.js';
 import { cleanup, tempDir, Recorder } from '../helpers/sidecar.js';
+import { projectCache } from '../../server/core/cache-dir.js';
 
 let watcher: StoreWatcher | undefined;
 afterEach(async () => {

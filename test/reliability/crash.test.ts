@@ -41,6 +41,7 @@ import {
   type EventSpec,
   type Rng,
 } from './harness.js';
+import { projectCache } from '../../server/core/cache-dir.js';
 
 const TRIALS = Number(process.env.LCS_CRASH_TRIALS ?? 200);
 const CROWD = Number(process.env.LCS_CRASH_CROWD ?? 150);
@@ -131,7 +132,7 @@ function planTrial(r: Rng): Plan {
 /** Makes the index stale (or worse) behind every sidecar's back, the way other processes could. */
 function spoilIndex(r: Rng, snapshot: string): string {
   const what = r.pick(['grow-other', 'old-copy', 'delete', 'garbage', 'truncated'] as const);
-  const idx = join(dir, 'index.json');
+  const idx = projectCache(dir, 'index.json');
   if (what === 'grow-other') {
     // Another writer appends to a session nobody holds (the CLI would do the same).
     const i = r.int(0, CROWD - 1);
@@ -327,7 +328,7 @@ describe('SIGKILL of the sidecar at random moments', () => {
         // Spoil the index now and then: the next list must repair it.
         spoiled = undefined;
         if (r.chance(0.25)) spoiled = spoilIndex(r, snapshot);
-        else if (r.chance(0.2) && existsSync(join(dir, 'index.json'))) copyFileSync(join(dir, 'index.json'), snapshot);
+        else if (r.chance(0.2) && existsSync(projectCache(dir, 'index.json'))) copyFileSync(projectCache(dir, 'index.json'), snapshot);
       }
       // Totals from the side file, over every session.
       const ids = readdirSync(dir).filter((f) => f.endsWith('.jsonl') && !f.startsWith('2026-07-01T00-00-00-')).map((f) => f.slice(0, -6));

@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { INDEX_FORMAT, entryFromFile, newestFirst, type IndexEntry } from '../../server/core/catalog.js';
 import { toSessionEntry, type SessionEntry } from '../../server/core/history.js';
 import { isSessionId } from '../../server/core/ids.js';
+import { projectCache } from '../../server/core/cache-dir.js';
 
 // ---------------------------------------------------------------------------------------------
 // Seeded randomness
@@ -245,7 +246,7 @@ export async function rebuildListing(dir: string): Promise<SessionEntry[]> {
 
 /** index.json of a folder: absent, or parsed (throws when it does not parse: half-written). */
 export function readIndex(dir: string): { entries: IndexEntry[] } | undefined {
-  const p = join(dir, 'index.json');
+  const p = projectCache(dir, 'index.json');
   if (!existsSync(p)) return undefined;
   const text = readFileSync(p, 'utf8');
   const v = JSON.parse(text) as { format: number; entries: IndexEntry[] };

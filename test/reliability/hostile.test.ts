@@ -10,7 +10,7 @@
 //     lock on a full disk is NoSpace, with no temp file left; a refusal always names its holder;
 //     after shutdown nothing is written;
 //   - no cache decides the truth: random damage to search.idx, an edited index.json entry, a
-//     forged history.cache row, a full disk under index.json and session/new.
+//     full disk under index.json and session/new.
 // Every wait is for an event; a case that would hang is bounded by the test's timeout only (or
 // a child's kill after a minute, which fails it). Needs root (mount, unshare): CI runs as root.
 import { describe, it, expect, beforeAll, afterAll, afterEach } from 'vitest';
@@ -31,7 +31,7 @@ import {
 } from 'node:fs';
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { createMessageConnection, StreamMessageReader, StreamMessageWriter } from 'vscode-jsonrpc/node';
 import { BIN, ResponseError, Sidecar, cleanup, fileOf, startSidecar } from '../helpers/sidecar.js';
 import * as P from '../../server/rpc/protocol.js';
@@ -39,9 +39,9 @@ import { projectSlug } from '../../server/core/slug.js';
 import { SessionStore } from '../../server/core/store.js';
 import { StoreError } from '../../server/core/errors.js';
 import { searchSessions } from '../../server/core/search.js';
-import { rowsSum } from '../../server/core/history-cache.js';
 import { figures, printFigures } from './figures.js';
 import { prng, seedFromEnv } from './harness.js';
+import { projectCache } from '../../server/core/cache-dir.js';
 
 const seed = seedFromEnv();
 let base: string;
@@ -146,8 +146,9 @@ describe('nothing outside the store is read or written', () => {
     for (const cache of ['index.json', 'search.idx']) {
       for (const [name, args, input] of commands) {
         const out = outsideFile(w.dir);
-        rmSync(join(w.folder, cache), { force: true });
-        symlinkSync(out.path, join(w.folder, cache));
+        rmSync(projectCache(w.folder, cache), { force: true });
+        mkdirSync(dirname(projectCache(w.folder, cache)), { recursive: true });
+        symlinkSync(out.path, projectCache(w.folder, cache));
         const r = cli(args, input);
         figures.hostileFiles++;
         detail.planted++;
@@ -161,8 +162,9 @@ describe('nothing outside the store is read or written', () => {
     const s = await startSidecar({ root: w.root });
     const outs = ['index.json', 'search.idx'].map((cache) => {
       const out = outsideFile(w.dir);
-      rmSync(join(w.folder, cache), { force: true });
-      symlinkSync(out.path, join(w.folder, cache));
+      rmSync(projectCache(w.folder, cache), { force: true });
+      mkdirSync(dirname(projectCache(w.folder, cache)), { recursive: true });
+      symlinkSync(out.path, projectCache(w.folder, cache));
       return out;
     });
     expect((await s.call(P.sessionList, { all: true })).sessions.map((x) => x.id)).toEqual([id]);
@@ -304,8 +306,8 @@ describe('nothing planted freezes anything', () => {
       expect(d.stdout + d.stderr).toMatch(/a FIFO/);
     }
     const s = await startSidecar({ root: w.root });
-    fifo(join(w.folder, 'index.json'));
-    fifo(join(w.folder, 'search.idx'));
+    fifo(projectCache(w.folder, 'index.json'));
+    fifo(projectCache(w.folder, 'search.idx'));
     expect((await s.call(P.sessionSearch, { query: 'neighbour' })).hits.length).toBe(1);
     expect((await s.call(P.sessionList, { all: true })).sessions.map((x) => x.id)).toEqual([id]);
     // A held session replaced by a FIFO: the append answers, and so does the next request.
@@ -523,7 +525,7 @@ describe('no cache decides the truth', () => {
       await s.append(id, evs);
     }
     await s.releaseAll();
-    const ix = join(w.folder, 'search.idx');
+    const ix = projectCache(w.folder, 'search.idx');
     await searchSessions(w.root, 'alpha', { limit: 1000 }); // builds it
     const good = readFileSync(ix);
     const scan = new Map<string, Awaited<ReturnType<typeof searchSessions>>>();
@@ -557,7 +559,7 @@ describe('no cache decides the truth', () => {
     await a.call(P.sessionAppend, { id, events: [user('one'), assistant('two')] as never });
     await a.stop();
     const lines = readFileSync(fileOf(w.root, id), 'utf8').split('\n').length - 2; // after the meta line
-    const idx = join(w.folder, 'index.json');
+    const idx = projectCache(w.folder, 'index.json');
     const body = JSON.parse(readFileSync(idx, 'utf8'));
     body.entries[0].lines = 50; // the size and mtime still match the file
     writeFileSync(idx, JSON.stringify(body));
@@ -567,25 +569,6 @@ describe('no cache decides the truth', () => {
     const read = await b.call(P.sessionRead, { id });
     expect(read.events.map((e) => e.seq)).toEqual(Array.from({ length: lines + 1 }, (_, i) => i));
     await b.stop();
-    figures.hostileFiles++;
-  });
-
-  it('a forged history.cache row (its sum recomputed) neither lists a session without a file nor hides one', async () => {
-    const w = workspace();
-    const ids = [0, 1, 2].map(() => cli(['new', '--project', w.project, '--dir', w.root]).stdout.trim());
-    for (let i = 0; i < 3; i++) cli(['list', '--all', '--json', '--dir', w.root]); // index.json, then the cache
-    const cache = join(w.root, 'history.cache');
-    expect(existsSync(cache)).toBe(true);
-    const buf = readFileSync(cache);
-    const nl = buf.indexOf(10);
-    const header = JSON.parse(buf.toString('utf8', 0, nl));
-    const fake = '2020-01-01T00-00-00-fake';
-    const rows = Buffer.from(buf.subarray(nl + 1).toString('utf8').replace(ids[1]!, fake));
-    header.sum = rowsSum(rows);
-    writeFileSync(cache, Buffer.concat([Buffer.from(JSON.stringify(header) + '\n'), rows]));
-    const listed = JSON.parse(cli(['list', '--all', '--json', '--dir', w.root]).stdout).sessions.map((x: { id: string }) => x.id);
-    expect(listed).not.toContain(fake);
-    expect([...listed].sort()).toEqual([...ids].sort());
     figures.hostileFiles++;
   });
 
@@ -607,16 +590,16 @@ describe('no cache decides the truth', () => {
       copyFileSync(join(folder, `${made[0]}.jsonl`), join(w.dir, 'keep'));
       fill(mnt);
       // A listing that must rewrite index.json (an entry dropped) on a full disk.
-      const idx = JSON.parse(readFileSync(join(folder, 'index.json'), 'utf8'));
+      const idx = JSON.parse(readFileSync(projectCache(folder, 'index.json'), 'utf8'));
       idx.entries.pop();
       try {
-        writeFileSync(join(folder, 'index.json'), JSON.stringify(idx));
+        writeFileSync(projectCache(folder, 'index.json'), JSON.stringify(idx));
       } catch {
         /* full: the old one stays */
       }
       for (let i = 0; i < 3; i++) {
         await new SessionStore({ root }).list({ project: w.project });
-        expect(() => JSON.parse(readFileSync(join(folder, 'index.json'), 'utf8'))).not.toThrow();
+        expect(() => JSON.parse(readFileSync(projectCache(folder, 'index.json'), 'utf8'))).not.toThrow();
         expect(readdirSync(folder).filter((x) => x.startsWith('index.json.'))).toEqual([]);
       }
       // session/new on the full disk: NoSpace, and no file behind it.

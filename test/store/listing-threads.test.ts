@@ -11,6 +11,7 @@ import { entryFromFile, type EntryJob } from '../../server/core/catalog.js';
 import { listSessions } from '../../server/core/history.js';
 // The compiled module, as the CLI runs it (`npx tsc -p .` runs first).
 import * as compiled from '../../dist/core/history.js';
+import { projectCache } from '../../server/core/cache-dir.js';
 
 let tmp: string;
 beforeEach(async () => {
@@ -145,7 +146,7 @@ async function makeStore(root: string): Promise<void> {
 
 async function indexes(root: string): Promise<Record<string, string>> {
   const out: Record<string, string> = {};
-  for (const d of await readdir(root)) out[d] = await readFile(join(root, d, 'index.json'), 'utf8');
+  for (const d of await readdir(root)) out[d] = await readFile(projectCache(join(root, d), 'index.json'), 'utf8');
   return out;
 }
 

@@ -1,0 +1,126 @@
+// The contract every cache keeps (cache-dir.ts): whatever is found where a cache should be
+// (nothing, a truncated or garbage file, a stale one, a symlink, a FIFO, an unreadable file,
+// a cache folder that cannot be made) gives the same answer as no cache, through the real CLI
+// and the real sidecar; the cache is rebuilt where it can be; a planted symlink is never
+// followed nor written through. One suite over every cache, instead of one bespoke set each.
+import { spawnSync } from 'node:child_process';
+import { appendFileSync, chmodSync, existsSync, lstatSync, mkdirSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { BIN, cleanup, fileOf, startSidecar, tempDir } from '../helpers/sidecar.js';
+import * as P from '../../server/rpc/protocol.js';
+import { projectCache } from '../../server/core/cache-dir.js';
+
+afterEach(cleanup);
+
+const CACHES = ['index.json', 'search.idx'] as const;
+
+function cli(root: string, cache: string, args: string[], input = '') {
+  const r = spawnSync(process.execPath, [BIN, ...args, '--dir', root], { input, encoding: 'utf8', env: { ...process.env, LEVELCODE_SESSIONS_CACHE: cache, NO_COLOR: '1' }, timeout: 20_000 });
+  return { code: r.status, out: r.stdout, err: r.stderr };
+}
+
+/** A store of two sessions in one project, and a cache folder of its own. */
+function fixture() {
+  const base = tempDir('lcs-contract-');
+  const root = join(base, 'store');
+  const project = join(base, 'project');
+  mkdirSync(project);
+  const cache = join(base, 'cache');
+  const ids: string[] = [];
+  for (const text of ['Add idempotency to RefundService', 'Why does the refund test flake?']) {
+    const id = cli(root, cache, ['new', '--project', project]).out.trim();
+    cli(root, cache, ['append', id], JSON.stringify({ kind: 'user', content: text }) + '\n' + JSON.stringify({ kind: 'assistant', content: 'Use a refund key.' }) + '\n');
+    ids.push(id);
+  }
+  const dir = dirname(fileOf(root, ids[0]!));
+  return { base, root, project, cache, ids, dir };
+}
+
+/** What a user sees: the CLI's listing and search, the sidecar's listing and search. */
+async function answers(f: ReturnType<typeof fixture>, cache: string) {
+  const list = cli(f.root, cache, ['list', '--all', '--json']);
+  const search = cli(f.root, cache, ['search', 'refund', '--all', '--json']);
+  const s = await startSidecar({ root: f.root, env: { LEVELCODE_SESSIONS_CACHE: cache } });
+  const rpcList = await s.call(P.sessionList, { all: true });
+  const rpcSearch = await s.call(P.sessionSearch, { query: 'refund', all: true });
+  await s.stop();
+  return { codes: [list.code, search.code], list: JSON.parse(list.out), search: JSON.parse(search.out), rpcList, rpcSearch };
+}
+
+type Damage = (file: string, f: ReturnType<typeof fixture>) => void;
+const damages: [string, Damage][] = [
+  ['deleted', (file) => rmSync(file, { force: true })],
+  ['truncated', (file) => writeFileSync(file, readFileSync(file).subarray(0, Math.floor(readFileSync(file).length / 2)))],
+  ['garbage', (file) => writeFileSync(file, Buffer.from('\0\0not a cache\xff'))],
+  ['stale (a session grew since)', (_file, f) => appendFileSync(fileOf(f.root, f.ids[0]!), JSON.stringify({ kind: 'user', t: '2026-09-01T10:00:00.000Z', content: 'one more refund' }) + '\n')],
+  ['a FIFO in its place', (file) => {
+    rmSync(file, { force: true });
+    expect(spawnSync('mkfifo', [file]).status).toBe(0);
+  }],
+  ['unreadable', (file) => chmodSync(file, 0o000)],
+];
+
+describe('every cache answers as no cache', () => {
+  for (const name of CACHES) {
+    for (const [what, damage] of damages) {
+      it(`${name}: ${what}`, async () => {
+        const f = fixture();
+        await answers(f, f.cache); // builds every cache
+        const file = projectCache(f.dir, name, { LEVELCODE_SESSIONS_CACHE: f.cache });
+        expect(lstatSync(file).isFile()).toBe(true);
+        damage(file, f);
+        const got = await answers(f, f.cache);
+        const fresh = await answers(f, join(f.base, 'no-cache'));
+        expect(got).toEqual(fresh);
+        expect(got.codes).toEqual([0, 0]);
+        if (what !== 'unreadable') expect(lstatSync(file).isFile()).toBe(true); // rebuilt
+      });
+    }
+
+    it(`${name}: a symlink in its place is never followed nor written through`, async () => {
+      const f = fixture();
+      await answers(f, f.cache);
+      const file = projectCache(f.dir, name, { LEVELCODE_SESSIONS_CACHE: f.cache });
+      const outside = join(f.base, 'outside');
+      writeFileSync(outside, 'not yours');
+      rmSync(file);
+      symlinkSync(outside, file);
+      const got = await answers(f, f.cache);
+      expect(got).toEqual(await answers(f, join(f.base, 'no-cache')));
+      expect(readFileSync(outside, 'utf8')).toBe('not yours');
+      expect(lstatSync(file).isSymbolicLink() || lstatSync(file).isFile()).toBe(true);
+    });
+  }
+
+  it('a cache folder that cannot be made: the same answers, and nothing written in the store', async () => {
+    const f = fixture();
+    const blocked = join(f.base, 'a-file');
+    writeFileSync(blocked, '');
+    const got = await answers(f, join(blocked, 'cache')); // its parent is a file: ENOTDIR
+    expect(got).toEqual(await answers(f, join(f.base, 'no-cache')));
+    expect(readdirSync(f.dir).sort()).toEqual(f.ids.map((id) => `${id}.jsonl`).sort());
+  });
+
+  it('the store holds only sessions; an old store\'s caches are ignored, named by doctor and removed by --fix', async () => {
+    const f = fixture();
+    await answers(f, f.cache);
+    expect(readdirSync(f.dir).sort()).toEqual(f.ids.map((id) => `${id}.jsonl`).sort());
+    expect(readdirSync(f.root)).toEqual([f.dir.slice(f.root.length + 1)]);
+    const before = await answers(f, f.cache);
+    // What an older version left: caches that lie about the sessions.
+    writeFileSync(join(f.dir, 'index.json'), JSON.stringify({ format: 3, entries: [] }));
+    writeFileSync(join(f.dir, 'search.idx'), 'old');
+    writeFileSync(join(f.root, 'history.cache'), '{"format":3}');
+    expect(await answers(f, f.cache)).toEqual(before);
+    const report = JSON.parse(cli(f.root, f.cache, ['doctor', '--json']).out) as { findings: { kind: string; path: string; fixed?: string }[] };
+    const old = report.findings.filter((x) => x.kind === 'old-cache').map((x) => x.path).sort();
+    expect(old).toEqual([join(f.dir, 'index.json'), join(f.dir, 'search.idx'), join(f.root, 'history.cache')].sort());
+    const sessions = f.ids.map((id) => readFileSync(fileOf(f.root, id)));
+    const fixed = JSON.parse(cli(f.root, f.cache, ['doctor', '--fix', '--json']).out) as { findings: { kind: string; fixed?: string }[] };
+    expect(fixed.findings.filter((x) => x.kind === 'old-cache').every((x) => x.fixed === 'removed')).toBe(true);
+    expect(readdirSync(f.dir).sort()).toEqual(f.ids.map((id) => `${id}.jsonl`).sort());
+    expect(existsSync(join(f.root, 'history.cache'))).toBe(false);
+    expect(f.ids.map((id) => readFileSync(fileOf(f.root, id)))).toEqual(sessions);
+  });
+});
