@@ -142,7 +142,7 @@ describe('search index: events it is unsure of', () => {
       // A phrase's candidates come from the index: its words, then the exact phrase checked.
       const r = await searchSessions(root, '"zonk and kelvin"', { limit: 10 });
       expect(r.hits.map((h) => h.seq)).toEqual([5]);
-      expect(existsSync(join(root, '-p', SEARCH_INDEX_FILE))).toBe(true);
+      expect(existsSync(projectCache(join(root, '-p'), SEARCH_INDEX_FILE))).toBe(true);
       expect((await searchSessions(root, 'zonk', { index: false })).hits.map((h) => h.seq).sort()).toEqual([2, 5]);
       expect((await searchSessions(root, 'kelvin', { index: false })).hits.map((h) => h.seq).sort()).toEqual([4, 5]);
     });
