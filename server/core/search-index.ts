@@ -28,21 +28,17 @@
 // them (CorruptIndexError). The sums are what make random damage harmless: without them, a
 // flipped byte gave hits of sessions that do not exist and hits left out (issue 30).
 //
-// Performance. A search opens a folder's head only (files, columns, vocabulary: one or two
-// reads) and reads the postings of its words from the open file. The word starts are stored
-// so that opening needs no pass over the vocabulary's text to find them (a tenth of a warm
-// search on claude-scale was that pass, in 48 folders). Building, the words are found
-// and looked up in WebAssembly (words.wat: the vocabulary lives there while an index is edited,
-// mirrored here by id), and new (word, event) pairs are logged in a typed array, grouped by a
-// counting sort only when the index is written: on claude-scale 24 million pairs, which as one
-// array per word were most of the garbage collector's time. A helper thread builds the same way
-// and hands over fragments (its new words and its pairs), merged with merge().
+// Why it is laid out so: a search opens a folder's head only (files, columns, vocabulary: one
+// or two reads) and reads the postings of its words from the open file; the word starts are
+// stored so that opening needs no pass over the vocabulary's text. Building, words are looked
+// up in a hash table of the vocabulary and new (word, event) pairs are logged in one typed
+// array, grouped by a counting sort only when the index is written (millions of pairs as one
+// array per word were mostly garbage-collector time).
 
 import { closeSync, fstatSync, readSync } from 'node:fs';
 import { crc32 } from 'node:zlib';
 import { openRegularSync } from './plain.js';
 import { projectCache } from './cache-dir.js';
-import { WORDS_WASM } from './words-wasm.js';
 
 /**
  * An index that did not check out where it was used (a word start, a postings end or an event's
@@ -211,8 +207,6 @@ export class FolderIndex {
   // The event being added (see event()).
   private cur = -1;
   private curTokens = 0;
-  /** words.wat's vocabulary could not hold this index's. */
-  private wasmFull = false;
   /** Where it was opened from ('' for a new one), for CorruptIndexError. */
   private path = '';
   /** Opened, and its word starts, postings ends and event files not all checked yet (see open()). */
@@ -229,7 +223,6 @@ export class FolderIndex {
     if (this.editing) return;
     this.whole();
     this.editing = true;
-    if (shared?.owner === this) shared.owner = null; // the ids may have changed (compact)
     this.vocab = this.tokens; // split now: the text is dropped as words are added
     this.vocabText = null;
     this.vocabStarts = null;
@@ -265,64 +258,6 @@ export class FolderIndex {
 
   /** Adds the words of one searchable text of the current event. */
   text(s: string): void {
-    // Short texts (ids, names, times) cost less here than the way into WebAssembly.
-    if (s.length < 32 || !this.wasm()) return this.textJs(s);
-    const w = words();
-    const { written } = encoder.encodeInto(s, w.input(3 * s.length));
-    if (!this.wasmWords(w, written, 0)) this.textJs(s);
-  }
-
-  /**
-   * Whether words.wat holds this index's vocabulary (seeded with it when another index used it
-   * last); false once it is full: the index then goes on in JavaScript.
-   */
-  private wasm(): boolean {
-    if (this.wasmFull) return false;
-    const w = words();
-    if (w.owner === this) return true;
-    w.x.reset();
-    w.owner = this;
-    for (const t of this.tokens) {
-      w.input(t.length).set(Buffer.from(t, 'latin1'));
-      if (w.x.seed(t.length) < 0) {
-        this.wasmFull = true;
-        w.owner = null;
-        return false;
-      }
-    }
-    return true;
-  }
-
-  /** The words tokenize finds in the input, posted; false when it did not read it all (a folding trap, or a full vocabulary). */
-  private wasmWords(w: Words, len: number, raw: number): boolean {
-    let resume = 0;
-    for (;;) {
-      const found = w.x.tokenize(len, raw, this.cur, resume);
-      // Every id written is taken, whatever stopped the call: a new word's id is spent.
-      const out = w.out();
-      for (let k = 0; k < found; k++) {
-        const id = out[k]!;
-        if (id >= this.tokens.length) {
-          const entry = w.word(id);
-          const t = w.text(entry.at, entry.length);
-          this.newToken(t, fnv(t), false);
-        }
-        this.post(id);
-      }
-      const stopped = w.x.stopped();
-      if (stopped === 2) {
-        // The vocabulary is full: this index goes on in JavaScript.
-        this.wasmFull = true;
-        w.owner = null;
-      }
-      if (stopped !== 0) return false;
-      if (w.x.position() >= len) return true;
-      resume = 1;
-    }
-  }
-
-  /** Adds the tokens of a text, in JavaScript (short texts, and texts with a folding trap). */
-  private textJs(s: string): void {
     const n = s.length;
     let i = 0;
     while (i < n) {
@@ -345,7 +280,6 @@ export class FolderIndex {
       this.token(s, a, i, h);
     }
   }
-
   /** Ends the current event: one with no token takes no ordinal. */
   endEvent(): void {
     if (this.cur < 0) return;
@@ -385,16 +319,8 @@ export class FolderIndex {
     this.post(this.tokens.length - 1);
   }
 
-  /** A word the index had not seen, given the next id; `seed`: words.wat must learn it too. */
-  private newToken(t: string, h: number, seed = true): void {
-    if (seed && !this.wasmFull && words().owner === this) {
-      const w = words();
-      w.input(t.length).set(Buffer.from(t, 'latin1'));
-      if (w.x.seed(t.length) < 0) {
-        this.wasmFull = true;
-        w.owner = null;
-      }
-    }
+  /** A word the index had not seen, given the next id. */
+  private newToken(t: string, h: number): void {
     const id = this.tokens.length;
     this.tokens.push(t);
     this.vocabText = null;
@@ -1030,68 +956,3 @@ function encodeAll(lists: number[][]): { bytes: Uint8Array; ends: Uint32Array } 
   });
   return { bytes: bytes.subarray(0, p), ends };
 }
-
-// ---- The WebAssembly tokenizer (words.wat) ----------------------------------------------------
-
-/** words.wat's layout (words.wat holds the same). */
-const W_OUT = 1024;
-const W_OUT_MAX = 65536;
-const W_WORDS = 9437184;
-const W_POOL = 26214400;
-const W_IN = 67108864;
-const PAGE = 65536;
-
-interface WordsExports {
-  memory: WebAssembly.Memory;
-  reset(): void;
-  seed(len: number): number;
-  tokenize(len: number, raw: number, event: number, resume: number): number;
-  position(): number;
-  stopped(): number;
-}
-
-const encoder = new TextEncoder();
-
-class Words {
-  readonly x: WordsExports;
-  /** The index whose vocabulary words.wat holds. */
-  owner: FolderIndex | null = null;
-  private mem: Uint8Array;
-
-  constructor() {
-    this.x = new WebAssembly.Instance(new WebAssembly.Module(Buffer.from(WORDS_WASM, 'base64'))).exports as unknown as WordsExports;
-    this.mem = new Uint8Array(this.x.memory.buffer);
-  }
-
-  /** The input area, room for `n` bytes (and the 16 after them that tokenize may touch). */
-  input(n: number): Uint8Array {
-    const need = W_IN + n + 16;
-    const have = this.x.memory.buffer.byteLength;
-    if (need > have) this.x.memory.grow(Math.ceil((need - have) / PAGE));
-    return this.bytes().subarray(W_IN, W_IN + n);
-  }
-
-  bytes(): Uint8Array {
-    if (this.mem.buffer !== this.x.memory.buffer) this.mem = new Uint8Array(this.x.memory.buffer);
-    return this.mem;
-  }
-
-  /** The ids the last tokenize wrote. */
-  out(): Int32Array {
-    return new Int32Array(this.x.memory.buffer, W_OUT, W_OUT_MAX);
-  }
-
-  /** Word `id`: where its bytes are in the pool, how many, and its hash. */
-  word(id: number): { at: number; length: number } {
-    const e = new Int32Array(this.x.memory.buffer, W_WORDS + 16 * id, 2);
-    return { at: W_POOL + e[0]!, length: e[1]! };
-  }
-
-  text(at: number, length: number): string {
-    return Buffer.from(this.x.memory.buffer, at, length).toString('latin1');
-  }
-}
-
-let shared: Words | undefined;
-/** This thread's tokenizer. */
-const words = (): Words => (shared ??= new Words());
