@@ -4,14 +4,14 @@
 // 134 MB at claude-scale), agent turns with Anthropic tool_use/tool_result blocks and large tool
 // outputs (files, test logs, diffs, greps), code blocks, compact events, titles, markers, unicode.
 //
-// Lines are made with the store's own serialisation (`serializeLine` from dist/core/events.js,
+// Lines are made with the store's own serialisation (`serializeLine` from dist/format/events.js,
 // the meta line as the store writes it) but written straight to the files in large buffered
 // writes: going through SessionStore.append (one fsync a batch) would take hours for 1.1 GB.
 // Same seed and flags, same bytes. Never committed: the output lives under bench/out/ (ignored).
 //
 // Usage: node bench/corpus.mjs [--preset claude-scale|code-server-scale] [--out DIR]
 //          [--sessions N] [--total-mb N] [--huge 20,60,134] [--projects N] [--seed N] [--force]
-// Needs a build (`npx tsc -p .`). Depends on node built-ins and dist/core only.
+// Needs a build (`npx tsc -p .`). Depends on node built-ins and dist/format only.
 
 import { closeSync, existsSync, mkdirSync, openSync, readdirSync, rmSync, statfsSync, utimesSync, writeFileSync, writeSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
@@ -352,8 +352,8 @@ function sizes(r, n, totalBytes, huge) {
 }
 
 export async function generate(opts) {
-  const { serializeLine } = await import(join(REPO, 'dist/core/events.js'));
-  const { projectSlug } = await import(join(REPO, 'dist/core/slug.js'));
+  const { serializeLine } = await import(join(REPO, 'dist/format/events.js'));
+  const { projectSlug } = await import(join(REPO, 'dist/store/slug.js'));
   const r = rng(opts.seed);
   const P = makePools(rng(opts.seed ^ 0x5bd1e995));
   const out = resolve(opts.out);
@@ -459,7 +459,7 @@ async function cli() {
     force: !!values.force,
     progress: true,
   };
-  if (!existsSync(join(REPO, 'dist/core/events.js'))) throw new Error('no build: run `npx tsc -p .` first');
+  if (!existsSync(join(REPO, 'dist/format/events.js'))) throw new Error('no build: run `npx tsc -p .` first');
   // Disk space: the corpus plus 10% headroom.
   const parent = dirname(resolve(opts.out));
   mkdirSync(parent, { recursive: true });

@@ -55,7 +55,7 @@ const ROOT = resolve(argv.corpus ?? join(OUT, `corpus-${argv.preset}`));
 // The corpus's caches (cache-dir.ts): beside the corpus, never the user's cache folder. Every
 // process the bench starts inherits it.
 process.env.LEVELCODE_SESSIONS_CACHE ??= ROOT + '.cache';
-const cacheDir = existsSync(join(REPO, 'dist', 'core', 'cache-dir.js')) ? await import(join(REPO, 'dist', 'core', 'cache-dir.js')) : undefined;
+const cacheDir = existsSync(join(REPO, 'dist', 'store', 'cache-dir.js')) ? await import(join(REPO, 'dist', 'store', 'cache-dir.js')) : undefined;
 /** Where the cache `name` of the project folder `dir` of the corpus lives. */
 const cacheOf = (dir, name) => (cacheDir ? cacheDir.projectCache(dir, name) : join(dir, name));
 const RUNS = Math.max(1, Number(argv.runs));
@@ -354,9 +354,9 @@ function verdict(ok) {
 }
 
 const haveRpc = () => existsSync(join(REPO, 'dist', 'rpc', 'server.js'));
-const haveSearch = () => existsSync(join(REPO, 'dist', 'core', 'search.js'));
-const haveSearchIndex = () => existsSync(join(REPO, 'dist', 'core', 'search-index.js'));
-const haveWatch = () => existsSync(join(REPO, 'dist', 'core', 'watch.js'));
+const haveSearch = () => existsSync(join(REPO, 'dist', 'search', 'search.js'));
+const haveSearchIndex = () => existsSync(join(REPO, 'dist', 'search', 'search-index.js'));
+const haveWatch = () => existsSync(join(REPO, 'dist', 'store', 'watch.js'));
 const cli = (...a) => [BIN, ...a, '--dir', ROOT];
 
 async function figListCold() {
@@ -524,7 +524,7 @@ function scratchSession(m) {
 async function figAppend(m) {
   if (!haveRpc()) return record({ id: 'append', what: 'append: ack of one turn, fsync included', na: 'no sidecar in this build' });
   const scratch = scratchSession(m);
-  const { serializeLine } = await import(join(REPO, 'dist', 'core', 'events.js'));
+  const { serializeLine } = await import(join(REPO, 'dist', 'format', 'events.js'));
   guardScratch(scratch.file);
   try {
     await withSidecar({}, async (s) => {
@@ -973,7 +973,7 @@ async function figDidChange(m, poll) {
   const id = poll ? 'didchange-poll' : 'didchange-watch';
   if (!haveRpc() || !haveWatch()) return record({ id, what: 'didChange after another process appends', na: 'no sidecar or watcher in this build' });
   const scratch = scratchSession(m);
-  const { serializeLine } = await import(join(REPO, 'dist', 'core', 'events.js'));
+  const { serializeLine } = await import(join(REPO, 'dist', 'format', 'events.js'));
   guardScratch(scratch.file);
   try {
     await withSidecar(poll ? { LEVELCODE_SESSIONS_POLL: '1' } : {}, async (s) => {
@@ -1019,7 +1019,7 @@ async function figDidChange(m, poll) {
 async function figDidChangePollRandom(m) {
   const id = 'didchange-poll-random';
   if (!haveRpc() || !haveWatch()) return record({ id, what: 'didChange, polling, random sessions', na: 'no sidecar or watcher in this build' });
-  const { serializeLine } = await import(join(REPO, 'dist', 'core', 'events.js'));
+  const { serializeLine } = await import(join(REPO, 'dist', 'format', 'events.js'));
   const pool = m.sessions.filter((x) => !x.huge && x.bytes < 2_000_000);
   await withSidecar({ LEVELCODE_SESSIONS_POLL: '1' }, async (s) => {
     const n = Math.max(RUNS * 4, 20);
@@ -1061,7 +1061,7 @@ async function figCpu(m, poll) {
   const id = poll ? 'cpu-typing-poll' : 'cpu-typing';
   if (!haveRpc()) return record({ id, what: 'CPU while another process appends', na: 'no sidecar in this build' });
   const scratch = scratchSession(m);
-  const { serializeLine } = await import(join(REPO, 'dist', 'core', 'events.js'));
+  const { serializeLine } = await import(join(REPO, 'dist', 'format', 'events.js'));
   guardScratch(scratch.file);
   try {
     await withSidecar(poll ? { LEVELCODE_SESSIONS_POLL: '1' } : {}, async (s) => {

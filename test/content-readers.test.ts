@@ -1,4 +1,4 @@
-// Every reader of provider content agrees with the walker (server/core/content.ts) on one corpus
+// Every reader of provider content agrees with the walker (server/format/content.ts) on one corpus
 // of Anthropic, OpenAI Chat and OpenAI Responses shapes: the export fixtures' sessions and the
 // mixed agent turn of test/content.test.ts. Export and MCP name each call and the result that
 // answers it, textOf gives the text parts, resume never cuts between a call and its result, and
@@ -7,13 +7,13 @@
 import { describe, it, expect } from 'vitest';
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import type { MetaLine, SeqEvent, SessionEvent } from '../server/core/events.js';
-import { blocks, parts, toolPairs } from '../server/core/content.js';
-import { textOf } from '../server/core/plain.js';
-import { renderMarkdown } from '../server/core/export.js';
-import { escapeHtml } from '../server/core/markdown.js';
-import { cutPoints, toolIds } from '../server/core/resume.js';
-import { payloadHolders } from '../server/core/elide.js';
+import type { MetaLine, SeqEvent, SessionEvent } from '../server/format/events.js';
+import { blocks, parts, toolPairs } from '../server/format/content.js';
+import { textOf } from '../server/format/text.js';
+import { renderMarkdown } from '../server/export/export.js';
+import { escapeHtml } from '../server/export/markdown.js';
+import { cutPoints, toolIds } from '../server/resume/resume.js';
+import { payloadHolders } from '../server/store/soft-cap.js';
 import { windowText } from '../server/mcp/render.js';
 import type { Window } from '../server/mcp/sessions.js';
 import { mixedMessages } from './fixtures/mixed-content.js';

@@ -1,9 +1,9 @@
-// Tests of the one walker over provider content (server/core/content.ts): each provider shape
+// Tests of the one walker over provider content (server/format/content.ts): each provider shape
 // read as its typed part, messages walked in order, tool calls paired with their results, and
 // texts and tool ids taken from the parts. Pure data: no files, no sidecar.
 
 import { describe, it, expect } from 'vitest';
-import { addToolNames, blocks, partOf, parts, textsOf, toolIdsOf, toolPairs } from '../server/core/content.js';
+import { addToolNames, blocks, partOf, parts, textsOf, toolIdsOf, toolPairs } from '../server/format/content.js';
 import { mixedMessages } from './fixtures/mixed-content.js';
 
 

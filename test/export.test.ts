@@ -1,4 +1,4 @@
-// Markdown and JSON export (server/core/export.ts, server/core/markdown.ts), judged by a real
+// Markdown and JSON export (server/export/export.ts, server/export/markdown.ts), judged by a real
 // CommonMark parser: markdown-it (a devDependency, used here only, never by server/ code).
 // - Property tests (fast-check, seeded: FC_SEED=<n> replays a run, FC_RUNS=<n> runs longer;
 //   the seed is printed on failure): for nasty message contents, the document has one h1, exactly one h2 per turn in
@@ -11,9 +11,9 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import MarkdownIt from 'markdown-it';
 import { describe, expect, it } from 'vitest';
-import { MetaLine, SessionEvent, type SeqEvent } from '../server/core/events.js';
-import { exportJson, renderMarkdown, sessionTitle, TURN_KINDS } from '../server/core/export.js';
-import { SEPARATOR, sanitizeMarkdown } from '../server/core/markdown.js';
+import { MetaLine, SessionEvent, type SeqEvent } from '../server/format/events.js';
+import { exportJson, renderMarkdown, sessionTitle, TURN_KINDS } from '../server/export/export.js';
+import { SEPARATOR, sanitizeMarkdown } from '../server/export/markdown.js';
 
 const md = new MarkdownIt({ html: true });
 type Token = ReturnType<typeof md.parse>[number];

@@ -1,11 +1,11 @@
-// Tests of the resume planner (server/core/resume.ts) and the token estimate (tokens.ts):
+// Tests of the resume planner (server/resume/resume.ts) and the token estimate (tokens.ts):
 // the tier boundaries with a fake tokenizer, the incremental path, the cut picker and tool
 // pairs, keepTurns shrinking, consent, honesty lines, verbatim rebuilding, and a seeded property
 // test of the tier-3 cut. Pure data in, pure data out: no files, no sidecar.
 
 import { describe, it, expect } from 'vitest';
 import fc from 'fast-check';
-import type { SeqEvent, SessionEvent } from '../server/core/events.js';
+import type { SeqEvent, SessionEvent } from '../server/format/events.js';
 import {
   applyBriefing,
   briefingMessage,
@@ -23,9 +23,9 @@ import {
   TIER3_NOTE,
   type CompactPlan,
   type ResumePlan,
-} from '../server/core/resume.js';
-import { estimateTokens, jsonLength, countForSeq, type TokenCounter } from '../server/core/tokens.js';
-import { elideToCap } from '../server/core/elide.js';
+} from '../server/resume/resume.js';
+import { estimateTokens, jsonLength, countForSeq, type TokenCounter } from '../server/resume/tokens.js';
+import { elideToCap } from '../server/store/soft-cap.js';
 
 // ---------------------------------------------------------------------------------------------
 // Helpers.

@@ -1,4 +1,4 @@
-// The search index (server/core/search-index.ts, search.ts searchIndexed) against the scan, on
+// The search index (server/search/search-index.ts, search.ts searchIndexed) against the scan, on
 // real files in a temp store: after every change a store goes through (lines appended, a torn
 // line completed, a file rewritten, a file deleted, the index itself corrupted or left behind),
 // a query the index answers gives exactly what the scan (index: false) gives: hits, total, files
@@ -9,11 +9,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { serializeLine } from '../server/core/events.js';
-import { SEARCH_INDEX_FILE } from '../server/core/search-index.js';
-import { searchSessions, type SearchResult } from '../server/core/search.js';
+import { serializeLine } from '../server/format/events.js';
+import { SEARCH_INDEX_FILE } from '../server/search/search-index.js';
+import { searchSessions, type SearchResult } from '../server/search/search.js';
 import { line } from './helpers/search-lines.js';
-import { projectCache } from '../server/core/cache-dir.js';
+import { projectCache } from '../server/store/cache-dir.js';
 
 const sorted = (r: SearchResult) => ({ ...r, problems: [...r.problems].sort((a, b) => (`${a.file}:${a.line}:${a.message}` < `${b.file}:${b.line}:${b.message}` ? -1 : 1)) });
 
@@ -151,7 +151,7 @@ describe('search index: events it is unsure of', () => {
 
 // The compiled module, as the CLI and the sidecar run it (dist/ is built by `npm test`).
 describe('search index: built, appended to, progress, abort, a store it cannot write', () => {
-  const dist = join(import.meta.dirname, '..', 'dist', 'core', 'search.js');
+  const dist = join(import.meta.dirname, '..', 'dist', 'search', 'search.js');
   type Search = typeof searchSessions;
 
   const store = (): { root: string; files: string[] } => {
@@ -245,7 +245,7 @@ describe('search index: built, appended to, progress, abort, a store it cannot w
 
 describe('search index: the vocabulary', () => {
   it('grows past a million distinct words and still finds each, folded as the regex folds', async () => {
-    const { FolderIndex } = await import('../server/core/search-index.js');
+    const { FolderIndex } = await import('../server/search/search-index.js');
     const many = Array.from({ length: 1_100_000 }, (_, i) => `w${i.toString(36)}`).join(' ');
     const texts = ['Zonk zonk ' + many, 'some WORDS again: w0 w1 zonk', 'after \u212Aelvin and ſtraße', 'last w10000 word'];
     const ix = new FolderIndex();

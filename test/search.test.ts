@@ -1,4 +1,4 @@
-// Full-text search (server/core/search.ts) over real session files in a temp store: words,
+// Full-text search (server/search/search.ts) over real session files in a temp store: words,
 // phrases, case, where a match is (tool input/output marked), the project filter with two
 // projects whose slugs collide, time ranges, ranking, limit, abort, progress and bad lines.
 
@@ -6,8 +6,8 @@ import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { serializeLine } from '../server/core/events.js';
-import { listSessionFiles, parseQuery, searchSessions, type SearchHit } from '../server/core/search.js';
+import { serializeLine } from '../server/format/events.js';
+import { listSessionFiles, parseQuery, searchSessions, type SearchHit } from '../server/search/search.js';
 
 let root: string;
 const files: Record<string, string> = {};
@@ -346,7 +346,7 @@ describe('search: long texts, escapes and bad lines (the fast path)', () => {
 
 // The compiled module, as the CLI and the sidecar run it (dist/ is built by `npm test`).
 describe('search: progress and abort over many files', () => {
-  const dist = join(import.meta.dirname, '..', 'dist', 'core', 'search.js');
+  const dist = join(import.meta.dirname, '..', 'dist', 'search', 'search.js');
   type Search = typeof searchSessions;
 
   it('counts every file once in progress, and gives the same answer for any limit', async () => {

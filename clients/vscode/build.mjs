@@ -77,8 +77,8 @@ async function buildSidecar() {
     ...common,
     entryPoints: {
       'cli/main': join(here, 'sidecar/main.mjs'),
-      'core/export': join(repo, 'server/core/export.ts'),
-      'core/search': join(repo, 'server/core/search.ts'),
+      'core/export': join(repo, 'server/export/export.ts'),
+      'core/search': join(repo, 'server/search/search.ts'),
     },
     outdir: out,
     format: 'esm',

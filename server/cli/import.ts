@@ -39,7 +39,7 @@ export async function cmdImport(args: string[]): Promise<number> {
     throw new UsageError((e as Error).message);
   }
   const chosen = jobs.map((j) => j.importer);
-  const { SessionStore, resolveStoreRoot } = await import('../core/store.js');
+  const { SessionStore, resolveStoreRoot } = await import('../store/store.js');
   const store = new SessionStore({ root: resolveStoreRoot(values.dir as string | undefined), agent: 'import' });
   const { runImport } = await import('../import/engine.js');
   const tty = process.stderr.isTTY && !values.json;

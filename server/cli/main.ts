@@ -7,9 +7,9 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { readFileSync } from 'node:fs';
 import { join, sep } from 'node:path';
-import type { StoreError } from '../core/errors.js';
-import type { SessionEntry } from '../core/history.js';
-import type { Problem } from '../core/reader.js';
+import type { StoreError } from '../store/errors.js';
+import type { SessionEntry } from '../listing/history.js';
+import type { Problem } from '../store/reader.js';
 
 export const EXIT = { ok: 0, failure: 1, usage: 2, notFound: 3, locked: 4 } as const;
 
@@ -120,7 +120,7 @@ const out = (s: string) => process.stdout.write(s.endsWith('\n') ? s : s + '\n')
 const err = (s: string) => process.stderr.write(`levelcode-sessions: ${s}\n`);
 
 async function openStore(dir: string | undefined) {
-  const { SessionStore, resolveStoreRoot } = await import('../core/store.js');
+  const { SessionStore, resolveStoreRoot } = await import('../store/store.js');
   return new SessionStore({ root: resolveStoreRoot(dir), agent: 'cli' });
 }
 
@@ -242,14 +242,14 @@ async function history(args: string[], here: boolean): Promise<number> {
   if (positionals.length) throw new UsageError(`list takes no arguments (got ${positionals.join(' ')})`);
   if (values.project && values.all) throw new UsageError('--project and --all exclude each other');
   const limit = positiveInt(values.limit as string | undefined, 'limit');
-  const root = (await import('../core/plain.js')).resolveStoreRoot(values.dir as string | undefined);
+  const root = (await import('../store/files.js')).resolveStoreRoot(values.dir as string | undefined);
   const all = !!values.all;
   // `npm start` runs in the package folder; INIT_CWD is where the user typed it.
   const cwd = here && process.env.npm_lifecycle_event === 'start' && process.env.INIT_CWD ? process.env.INIT_CWD : process.cwd();
   const project = all ? undefined : ((values.project as string | undefined) ?? cwd);
   // history.js, not store.js: the listing needs no zod and no lock library (bench/PERFORMANCE.md).
   // threads: a one-shot process may read with blocking calls, and on two threads (history.ts).
-  const listed = await (await import('../core/history.js')).listSessions(root, { project: project && (await absolute(project)) }, undefined, { threads: true });
+  const listed = await (await import('../listing/history.js')).listSessions(root, { project: project && (await absolute(project)) }, undefined, { threads: true });
   const problems: Problem[] = listed.problems;
   const shown: SessionEntry[] = limit ? listed.sessions.slice(0, limit) : listed.sessions;
   const unreadable = shownProblems(problems).filter(cannotRead);
@@ -379,11 +379,11 @@ async function cmdShow(args: string[]): Promise<number> {
   const r = await store.read(id);
   for (const p of r.problems) err(`warning: ${p.file}:${p.line}: ${p.message}`);
   if (values.json) {
-    const { exportJson } = await import('../core/export.js');
+    const { exportJson } = await import('../export/export.js');
     out(JSON.stringify(exportJson(r.meta, r.events, r.problems), null, 2));
     return EXIT.ok;
   }
-  const { renderMarkdown } = await import('../core/export.js');
+  const { renderMarkdown } = await import('../export/export.js');
   out(renderMarkdown(r.meta, r.events));
   return EXIT.ok;
 }
@@ -426,7 +426,7 @@ async function cmdExport(args: string[]): Promise<number> {
   const store = await openStore(values.dir as string | undefined);
   const r = await store.read(id);
   for (const p of r.problems) err(`warning: ${p.file}:${p.line}: ${p.message}`);
-  const { renderMarkdown, exportJson } = await import('../core/export.js');
+  const { renderMarkdown, exportJson } = await import('../export/export.js');
   const text = format === 'markdown' ? renderMarkdown(r.meta, r.events) : JSON.stringify(exportJson(r.meta, r.events, r.problems), null, 2) + '\n';
   if (values.output) {
     const { writeFile } = await import('node:fs/promises');
@@ -457,10 +457,10 @@ async function cmdSearch(args: string[]): Promise<number> {
   const since = isoOpt(values.since as string | undefined, 'since');
   const until = isoOpt(values.until as string | undefined, 'until');
   // history.js, not store.js, as for list: search needs no zod and no lock library.
-  const { realProjectPath, resolveStoreRoot } = await import('../core/history.js');
+  const { realProjectPath, resolveStoreRoot } = await import('../listing/history.js');
   const root = resolveStoreRoot(values.dir as string | undefined);
   const project = values.all ? undefined : await realProjectPath(await absolute((values.project as string | undefined) ?? process.cwd()), false);
-  const { searchSessions } = await import('../core/search.js');
+  const { searchSessions } = await import('../search/search.js');
   // On a terminal, a line on stderr while it takes long (the first search builds the indexes).
   const progress = process.stderr.isTTY ? (await import('./format.js')).progressLine((s) => process.stderr.write(s), 'searching sessions') : undefined;
   let r;
@@ -470,7 +470,7 @@ async function cmdSearch(args: string[]): Promise<number> {
     progress?.end();
   }
   // A project's search reads its own folder: another project's unreadable folder is not its problem.
-  const mine = project === undefined ? undefined : join(root, (await import('../core/slug.js')).projectSlug(project));
+  const mine = project === undefined ? undefined : join(root, (await import('../store/slug.js')).projectSlug(project));
   r.problems = r.problems.filter((p) => !mine || p.file === root || p.file === mine || p.file.startsWith(mine + sep));
   const unreadable = shownProblems(r.problems).filter(cannotRead);
   // grep's and rg's exit codes: 0 a match, 1 none, 2 (here: 1, as for every failure) an error.
@@ -494,8 +494,8 @@ async function cmdSearch(args: string[]): Promise<number> {
 async function cmdDoctor(args: string[]): Promise<number> {
   const { values, positionals } = parse(args, { fix: { type: 'boolean' } });
   if (positionals.length) throw new UsageError('doctor takes no arguments');
-  const { resolveStoreRoot } = await import('../core/store.js');
-  const { doctor, severity } = await import('../core/doctor.js');
+  const { resolveStoreRoot } = await import('../store/store.js');
+  const { doctor, severity } = await import('../store/doctor.js');
   const report = await doctor(resolveStoreRoot(values.dir as string | undefined), { fix: !!values.fix });
   if (values.json) out(JSON.stringify(report, null, 2));
   else {

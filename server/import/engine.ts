@@ -14,16 +14,16 @@
 // - a source that is gone is simply not seen: ours stays.
 // Each session is locked while it is compared and appended to, so two importers (the CLI and a
 // sidecar that follows the sources) never append the same events twice.
-// Depends on the store (server/core/store.ts), the importer interface (./types.ts) and node:fs.
+// Depends on the store (server/store/store.ts), the importer interface (./types.ts) and node:fs.
 
 import { createHash } from 'node:crypto';
 import { open } from 'node:fs/promises';
-import { SCHEMA_VERSION, type MetaLine } from '../core/events.js';
-import { realProjectPath } from '../core/history.js';
-import { readMeta } from '../core/reader.js';
-import { cachePaths, ensureCacheFolder } from '../core/cache-dir.js';
-import { readRegularSync, replaceFileSync } from '../core/plain.js';
-import type { SessionStore } from '../core/store.js';
+import { SCHEMA_VERSION, type MetaLine } from '../format/events.js';
+import { realProjectPath } from '../listing/history.js';
+import { readMeta } from '../store/reader.js';
+import { cachePaths, ensureCacheFolder } from '../store/cache-dir.js';
+import { readRegularSync, replaceFileSync } from '../store/files.js';
+import type { SessionStore } from '../store/store.js';
 import type { Importer, MappedEvent, MappedSession, SourceFile, SourceRef } from './types.js';
 
 export interface ImportProblem {
@@ -83,7 +83,7 @@ interface Ledger {
   files: Record<string, LedgerEntry>;
 }
 
-/** Where the ledger of a store lives: the store's cache folder (core/cache-dir.ts). */
+/** Where the ledger of a store lives: the store's cache folder (store/cache-dir.ts). */
 export function ledgerPath(root: string, env: NodeJS.ProcessEnv = process.env): string {
   return cachePaths(root, env).ledger;
 }

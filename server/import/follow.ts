@@ -3,11 +3,11 @@
 // not exist yet, a network disk, a platform without recursive watching), and after a change
 // settles re-runs the import engine. The engine's ledger makes a run cheap: an unchanged source
 // costs a stat and a tail read, a grown one appends only its new records. What the engine writes
-// lands in the store, whose own watcher (server/core/watch.ts) turns it into session/didChange.
+// lands in the store, whose own watcher (server/store/watch.ts) turns it into session/didChange.
 // Depends on the engine (./engine.ts) and node:fs only.
 
 import { watch, type FSWatcher } from 'node:fs';
-import type { SessionStore } from '../core/store.js';
+import type { SessionStore } from '../store/store.js';
 import { runImport, type ImportJob, type ImportReport } from './engine.js';
 
 export interface FollowOptions {

@@ -4,8 +4,8 @@
 // No store, no writes.
 
 import { lstat, open, readdir, stat } from 'node:fs/promises';
-import { MAX_DEPTH, tooDeep } from '../core/events.js';
-import { READ_NO_FOLLOW } from '../core/plain.js';
+import { MAX_DEPTH, tooDeep } from '../format/events.js';
+import { READ_NO_FOLLOW } from '../store/files.js';
 import { join } from 'node:path';
 import type { MappedEvent, SourceFile } from './types.js';
 

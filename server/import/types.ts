@@ -4,7 +4,7 @@
 // only part that writes: it decides what is new, what grew and what was reset, and appends.
 // Depends on the event format only: no store, no JSON-RPC, no argv.
 
-import type { EventKind } from '../core/events.js';
+import type { EventKind } from '../format/events.js';
 
 /** Where an imported session came from; recorded in our meta line as `source`. */
 export interface SourceRef {

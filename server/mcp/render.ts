@@ -4,11 +4,11 @@
 // whatever is cut says so and names the call that gets the rest, never a silent cut.
 // Depends on the core's Markdown helpers (markdown.ts, export.ts formatTime, plain.ts) only.
 
-import { collectToolNames, formatTime } from '../core/export.js';
-import { fencedCode, sanitizeMarkdown } from '../core/markdown.js';
-import { oneLine } from '../core/plain.js';
-import { walk, type Part } from '../core/content.js';
-import type { SeqEvent, SessionEvent } from '../core/events.js';
+import { collectToolNames, formatTime } from '../export/export.js';
+import { fencedCode, sanitizeMarkdown } from '../export/markdown.js';
+import { oneLine } from '../format/text.js';
+import { walk, type Part } from '../format/content.js';
+import type { SeqEvent, SessionEvent } from '../format/events.js';
 import type { Found, Hit, Origin, Row, Window } from './sessions.js';
 
 /** A tool call as an agent writes it, for the "more:" lines. */

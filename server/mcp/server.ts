@@ -7,7 +7,7 @@
 
 import { McpServer, ResourceTemplate } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
-import { resolveStoreRoot } from '../core/plain.js';
+import { resolveStoreRoot } from '../store/files.js';
 import { runTool, TOOLS, type ToolContext, type ToolDef } from './tools.js';
 import { Sessions } from './sessions.js';
 import { windowText, MAX_CHARS } from './render.js';

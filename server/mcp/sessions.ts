@@ -7,13 +7,13 @@
 // Depends on the core only (history.ts, search.ts, reader.ts, store.ts); no MCP, no stdio.
 
 import { stat } from 'node:fs/promises';
-import { listSessions, realProjectPath, type SessionEntry } from '../core/history.js';
-import { listSessionFiles, searchSessions, type SearchHit, type SearchProblem } from '../core/search.js';
-import { readMeta } from '../core/reader.js';
-import { StoreError } from '../core/errors.js';
-import type { MetaLine, SeqEvent } from '../core/events.js';
-import type { Problem } from '../core/reader.js';
-import { SessionStore } from '../core/store.js';
+import { listSessions, realProjectPath, type SessionEntry } from '../listing/history.js';
+import { listSessionFiles, searchSessions, type SearchHit, type SearchProblem } from '../search/search.js';
+import { readMeta } from '../store/reader.js';
+import { StoreError } from '../store/errors.js';
+import type { MetaLine, SeqEvent } from '../format/events.js';
+import type { Problem } from '../store/reader.js';
+import { SessionStore } from '../store/store.js';
 
 /** The tool a session belongs to: its meta line's `source.tool`, else ours. */
 export const OWN_TOOL = 'levelcode';

@@ -5,7 +5,7 @@
 // Depends on sessions.ts, render.ts and zod.
 
 import { z } from 'zod';
-import { isStoreError } from '../core/errors.js';
+import { isStoreError } from '../store/errors.js';
 import { call, hitsText, rowsText, windowText, MAX_CHARS, MAX_TOOL_CHARS } from './render.js';
 import type { Scope, Sessions } from './sessions.js';
 

@@ -14,7 +14,7 @@ import { lsp } from './lsp.js';
 const { ResponseError } = lsp;
 type ResponseError<D> = import('vscode-languageserver').ResponseError<D>;
 import type { ZodError } from 'zod';
-import { StoreError, type StoreErrorCode } from '../core/errors.js';
+import { StoreError, type StoreErrorCode } from '../store/errors.js';
 
 export interface ErrorCodeInfo {
   code: number;

@@ -10,7 +10,7 @@ import { createHash } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { z } from 'zod';
-import { MetaLine, SessionEvent, IncomingEvent } from '../core/events.js';
+import { MetaLine, SessionEvent, IncomingEvent } from '../format/events.js';
 import { ALL_MESSAGES, ClientCapability, InitializationOptions, ServerCapability, PROTOCOL_VERSION } from './protocol.js';
 import { ERROR_CODES } from './errors.js';
 
@@ -63,7 +63,7 @@ export function buildSchema(): Record<string, unknown> {
     $id: 'https://levelcode.dev/sessions/protocol.schema.json',
     title: 'LevelCode Sessions protocol',
     description:
-      'Generated from server/rpc/protocol.ts and server/core/events.ts by server/rpc/gen-schema.ts. Do not edit: run `npm run schema`.',
+      'Generated from server/rpc/protocol.ts and server/format/events.ts by server/rpc/gen-schema.ts. Do not edit: run `npm run schema`.',
     'x-protocolVersion': PROTOCOL_VERSION,
     'x-methods': methods,
     'x-errors': ERROR_CODES.map((e) => ({ code: e.code, name: e.name, reserved: e.reserved, meaning: e.meaning })),

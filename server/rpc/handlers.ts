@@ -6,21 +6,21 @@
 // Depends on the core and on the transport-neutral Context below; never on the connection.
 
 import { CancellationTokenSource, ResponseError, type CancellationToken } from 'vscode-languageserver';
-import { isStoreError } from '../core/errors.js';
-import { textOf, type SeqEvent, type SessionEvent } from '../core/events.js';
-import type { ReadResult, SessionStore } from '../core/store.js';
-import { forkSession } from '../core/fork.js';
-import { newestFirst } from '../core/catalog.js';
-import { fallbackTitle, normalizeTitle, shouldGenerateTitle, titleInstructions, titleMaxTokens } from '../core/title.js';
-import { planResume, floorTokens, applyBriefing, needsConsent, rollingCompact, summaryRequest, DEFAULT_CONSENT_THRESHOLD, type CompactPlan, type ResumePlan, type SummaryRequest } from '../core/resume.js';
-import { CHARS_PER_TOKEN } from '../core/tokens.js';
+import { isStoreError } from '../store/errors.js';
+import { textOf, type SeqEvent, type SessionEvent } from '../format/events.js';
+import type { ReadResult, SessionStore } from '../store/store.js';
+import { forkSession } from '../store/fork.js';
+import { newestFirst } from '../listing/catalog.js';
+import { fallbackTitle, normalizeTitle, shouldGenerateTitle, titleInstructions, titleMaxTokens } from '../listing/title.js';
+import { planResume, floorTokens, applyBriefing, needsConsent, rollingCompact, summaryRequest, DEFAULT_CONSENT_THRESHOLD, type CompactPlan, type ResumePlan, type SummaryRequest } from '../resume/resume.js';
+import { CHARS_PER_TOKEN } from '../resume/tokens.js';
 import { RpcErrorCodes, rpcError } from './errors.js';
 import * as P from './protocol.js';
 
 // export.ts and search.ts (with the search index and its WebAssembly) are loaded by the first
 // export or search: ~10-20 ms of compiling that the sidecar's first request need not wait for.
-const exporter = () => import('../core/export.js');
-const searcher = () => import('../core/search.js');
+const exporter = () => import('../export/export.js');
+const searcher = () => import('../search/search.js');
 
 // ---------------------------------------------------------------------------------------------
 // What handlers may use.
@@ -189,7 +189,7 @@ const sessionFork: Handler<typeof P.sessionFork> = async (p, _t, { store }) => {
 
 /**
  * Resume: take ownership (or answer read-only when another process holds the session), load,
- * plan with the core planner (server/core/resume.ts), and for tier 3 ask consent when the
+ * plan with the core planner (server/resume/resume.ts), and for tier 3 ask consent when the
  * summary is costly, then get the briefing through the `summarize` callback, or hand the client
  * the head to summarise (`needsSummary`; it answers with session/compact). Nothing is written
  * before the briefing is in hand: a failed or cancelled summary leaves the file as it was.

@@ -3,11 +3,11 @@
 // The server, the conformance tests, gen-schema.ts (protocol.schema.json) and the drift test
 // all read this file; protocol.md documents it in prose.
 //
-// Depends on zod and the on-disk schemas of server/core/events.ts only: no fs, no JSON-RPC
+// Depends on zod and the on-disk schemas of server/format/events.ts only: no fs, no JSON-RPC
 // library, so clients written in TypeScript may import it as-is.
 
 import { z } from 'zod';
-import { ImportSource, IncomingEvent, MetaLine, SessionEvent, SessionId } from '../core/events.js';
+import { ImportSource, IncomingEvent, MetaLine, SessionEvent, SessionId } from '../format/events.js';
 
 // PROTOCOL_VERSION (bumped on any incompatible change to a method below; clients read it from
 // `initialize`), CALLBACKS and FEATURES live in wire.ts, which needs no zod.

@@ -2,7 +2,7 @@
 // 11 over vscode-jsonrpc 10, Content-Length frames) on stdio or on a TCP socket to 127.0.0.1.
 // This file owns the transport and the lifecycle (initialize, shutdown, exit, the client's
 // death, stdin closing), validates every request against protocol.ts, and hands it to
-// handlers.ts. It also turns store changes (core/watch.ts) into session/didChange.
+// handlers.ts. It also turns store changes (store/watch.ts) into session/didChange.
 //
 // Invariants: stdout carries frames only (console output is sent to stderr); before
 // `initialize` every request answers -32002, after `shutdown` -32600; `exit` ends with 0 after
@@ -30,11 +30,11 @@ const { createConnection, ProposedFeatures, ResponseError, CancellationToken, Lo
 const { createProtocolConnection, StreamMessageReader, StreamMessageWriter, SocketMessageWriter } = lspNode;
 type ResponseError<D> = import('vscode-languageserver').ResponseError<D>;
 type CancellationToken = import('vscode-languageserver').CancellationToken;
-import type { SessionStore } from '../core/store.js';
+import type { SessionStore } from '../store/store.js';
 // From plain.ts, not history.ts (which re-exports it): history.ts and the catalog behind it are
 // loaded with the store, after initialize has answered.
-import { resolveStoreRoot } from '../core/plain.js';
-import { watchStore, type StoreWatcher } from '../core/watch.js';
+import { resolveStoreRoot } from '../store/files.js';
+import { watchStore, type StoreWatcher } from '../store/watch.js';
 import type { Follower } from '../import/follow.js';
 import { mkdir } from 'node:fs/promises';
 import { Log } from './log.js';
@@ -173,7 +173,7 @@ class Sidecar {
    */
   private loadCore(): Promise<Core> {
     this.coreLoading ??= (async () => {
-      const loading = Promise.all([import('../core/store.js'), import('./handlers.js'), import('./protocol.js')]);
+      const loading = Promise.all([import('../store/store.js'), import('./handlers.js'), import('./protocol.js')]);
       loading.catch(() => undefined); // awaited below; not unhandled if settle() throws first
       // The watcher's snapshot is completed before any request is served, so that what a first
       // session/list shows is what later changes are compared with. Taken while the modules

@@ -6,8 +6,8 @@ import { tmpdir } from 'node:os';
 import { join, dirname } from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { projectSlug } from '../../server/core/slug.js';
-import { projectCache } from '../../server/core/cache-dir.js';
+import { projectSlug } from '../../server/store/slug.js';
+import { projectCache } from '../../server/store/cache-dir.js';
 
 const bin = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'bin', 'levelcode-sessions.js');
 let tmp: string;

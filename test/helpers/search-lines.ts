@@ -5,7 +5,7 @@
 // the store writes them or as another writer might, or broken.
 
 import fc from 'fast-check';
-import { serializeLine } from '../../server/core/events.js';
+import { serializeLine } from '../../server/format/events.js';
 
 export const vocab = ['zonk', 'Zonk', 'ZONK', 'onk', 'kelvin', 'a/b', '/b', 'x y', 'nonk', 'é', 'id', 'type', 'text'];
 const piece = fc.constantFrom(...vocab, ' ', '\n', '\nonk', '\t', '"', '\\', '/', '\\n', '\u212A', '\u0130', '\u017F', '日本', '😀', '{"zonk":1}');

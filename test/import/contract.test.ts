@@ -10,10 +10,10 @@ import { appendFile, mkdtemp, readFile, readdir, rm, stat, writeFile } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { SessionStore } from '../../server/core/store.js';
-import { listSessions } from '../../server/core/history.js';
-import { toolIds } from '../../server/core/resume.js';
-import { textOf, type SessionEvent } from '../../server/core/events.js';
+import { SessionStore } from '../../server/store/store.js';
+import { listSessions } from '../../server/listing/history.js';
+import { toolIds } from '../../server/resume/resume.js';
+import { textOf, type SessionEvent } from '../../server/format/events.js';
 import { runImport, eventSignature, type ImportReport } from '../../server/import/engine.js';
 import { importerOf } from '../../server/import/registry.js';
 import type { Importer, SourceFile } from '../../server/import/types.js';

@@ -4,8 +4,8 @@ import { it, expect } from 'vitest';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { SessionStore } from '../../server/core/store.js';
-import { listSessions } from '../../server/core/history.js';
+import { SessionStore } from '../../server/store/store.js';
+import { listSessions } from '../../server/listing/history.js';
 import { importedId, runImport } from '../../server/import/engine.js';
 import type { Importer, MappedSession, SourceFile } from '../../server/import/types.js';
 

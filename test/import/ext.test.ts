@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { SessionStore } from '../../server/core/store.js';
+import { SessionStore } from '../../server/store/store.js';
 import { followImports } from '../../server/import/follow.js';
 import { runImport } from '../../server/import/engine.js';
 import { cline } from '../../server/import/cline.js';

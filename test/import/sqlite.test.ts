@@ -8,7 +8,7 @@ import { cp, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { SessionStore } from '../../server/core/store.js';
+import { SessionStore } from '../../server/store/store.js';
 import { runImport } from '../../server/import/engine.js';
 import { followImports } from '../../server/import/follow.js';
 import { opencode } from '../../server/import/opencode.js';

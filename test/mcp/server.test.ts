@@ -9,7 +9,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { projectSlug } from '../../server/core/slug.js';
+import { projectSlug } from '../../server/store/slug.js';
 import { REPO, callText, connect, session, type Connected } from './harness.js';
 
 let tmp: string;

@@ -9,8 +9,8 @@ import { REPO, cleanup, startSidecar, workspace, type Sidecar, fileOf, sessionWi
 import { RpcErrorCodes } from '../../server/rpc/errors.js';
 import * as P from '../../server/rpc/protocol.js';
 
-import { SESSION_ID_RE } from '../../server/core/events.js';
-import { projectCache } from '../../server/core/cache-dir.js';
+import { SESSION_ID_RE } from '../../server/format/events.js';
+import { projectCache } from '../../server/store/cache-dir.js';
 
 afterEach(cleanup);
 

@@ -12,8 +12,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { cleanup, startSidecar, workspace, CancellationTokenSource, ResponseError, type Sidecar, type StartOptions, fileOf, sessionWith as newSession } from '../helpers/sidecar.js';
 import { RpcErrorCodes } from '../../server/rpc/errors.js';
 import * as P from '../../server/rpc/protocol.js';
-import { BRIEFING_HEADER, TIER3_NOTE } from '../../server/core/resume.js';
-import { estimateTokens } from '../../server/core/tokens.js';
+import { BRIEFING_HEADER, TIER3_NOTE } from '../../server/resume/resume.js';
+import { estimateTokens } from '../../server/resume/tokens.js';
 
 afterEach(cleanup);
 

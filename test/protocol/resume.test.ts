@@ -14,9 +14,9 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { cleanup, startSidecar, workspace, CancellationTokenSource, ResponseError, type Sidecar, type StartOptions, fileOf, sessionWith as newSession } from '../helpers/sidecar.js';
 import { RpcErrorCodes } from '../../server/rpc/errors.js';
 import * as P from '../../server/rpc/protocol.js';
-import { BRIEFING_HEADER, TIER2_NOTE, TIER3_NOTE, honestyLine, planResume } from '../../server/core/resume.js';
-import { estimateTokens } from '../../server/core/tokens.js';
-import type { SessionEvent } from '../../server/core/events.js';
+import { BRIEFING_HEADER, TIER2_NOTE, TIER3_NOTE, honestyLine, planResume } from '../../server/resume/resume.js';
+import { estimateTokens } from '../../server/resume/tokens.js';
+import type { SessionEvent } from '../../server/format/events.js';
 
 afterEach(cleanup);
 

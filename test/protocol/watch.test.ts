@@ -1,13 +1,13 @@
-// The store watcher (server/core/watch.ts) on its own, without JSON-RPC: what it reports for
+// The store watcher (server/store/watch.ts) on its own, without JSON-RPC: what it reports for
 // files made, grown, retitled and removed by hand, in both modes, and that a first scan
 // reports nothing that already existed.
 
 import { appendFileSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { watchStore, pollForced, type StoreChange, type StoreWatcher } from '../../server/core/watch.js';
+import { watchStore, pollForced, type StoreChange, type StoreWatcher } from '../../server/store/watch.js';
 import { cleanup, tempDir, Recorder } from '../helpers/sidecar.js';
-import { projectCache } from '../../server/core/cache-dir.js';
+import { projectCache } from '../../server/store/cache-dir.js';
 
 let watcher: StoreWatcher | undefined;
 afterEach(async () => {

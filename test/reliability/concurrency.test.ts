@@ -14,7 +14,7 @@ import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { BIN, Sidecar, cleanup, startSidecar, ResponseError } from '../helpers/sidecar.js';
 import * as P from '../../server/rpc/protocol.js';
-import { projectSlug } from '../../server/core/slug.js';
+import { projectSlug } from '../../server/store/slug.js';
 import { figures, printFigures } from './figures.js';
 import { SideFile, checkFile, makeEvent, prng, readIndex, rebuildEntries, seedFromEnv, sha, type EventSpec } from './harness.js';
 

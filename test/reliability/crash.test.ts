@@ -24,8 +24,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Sidecar, cleanup } from '../helpers/sidecar.js';
 import * as P from '../../server/rpc/protocol.js';
-import { projectSlug } from '../../server/core/slug.js';
-import { doctor } from '../../server/core/doctor.js';
+import { projectSlug } from '../../server/store/slug.js';
+import { doctor } from '../../server/store/doctor.js';
 import { figures, printFigures } from './figures.js';
 import {
   SideFile,
@@ -41,7 +41,7 @@ import {
   type EventSpec,
   type Rng,
 } from './harness.js';
-import { projectCache } from '../../server/core/cache-dir.js';
+import { projectCache } from '../../server/store/cache-dir.js';
 
 const TRIALS = Number(process.env.LCS_CRASH_TRIALS ?? 200);
 const CROWD = Number(process.env.LCS_CRASH_CROWD ?? 150);

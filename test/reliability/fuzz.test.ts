@@ -18,7 +18,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Sidecar, cleanup, startSidecar, ResponseError } from '../helpers/sidecar.js';
 import * as P from '../../server/rpc/protocol.js';
-import { projectSlug } from '../../server/core/slug.js';
+import { projectSlug } from '../../server/store/slug.js';
 import { figures, printFigures } from './figures.js';
 
 const RUNS = Number(process.env.LCS_FUZZ_RUNS ?? 300);

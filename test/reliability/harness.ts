@@ -9,10 +9,10 @@
 import { createHash } from 'node:crypto';
 import { appendFileSync, existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { INDEX_FORMAT, entryFromFile, newestFirst, type IndexEntry } from '../../server/core/catalog.js';
-import { toSessionEntry, type SessionEntry } from '../../server/core/history.js';
-import { isSessionId } from '../../server/core/ids.js';
-import { projectCache } from '../../server/core/cache-dir.js';
+import { INDEX_FORMAT, entryFromFile, newestFirst, type IndexEntry } from '../../server/listing/catalog.js';
+import { toSessionEntry, type SessionEntry } from '../../server/listing/history.js';
+import { isSessionId } from '../../server/format/ids.js';
+import { projectCache } from '../../server/store/cache-dir.js';
 
 // ---------------------------------------------------------------------------------------------
 // Seeded randomness

@@ -35,13 +35,13 @@ import { dirname, join } from 'node:path';
 import { createMessageConnection, StreamMessageReader, StreamMessageWriter } from 'vscode-jsonrpc/node';
 import { BIN, ResponseError, Sidecar, cleanup, fileOf, startSidecar } from '../helpers/sidecar.js';
 import * as P from '../../server/rpc/protocol.js';
-import { projectSlug } from '../../server/core/slug.js';
-import { SessionStore } from '../../server/core/store.js';
-import { StoreError } from '../../server/core/errors.js';
-import { searchSessions } from '../../server/core/search.js';
+import { projectSlug } from '../../server/store/slug.js';
+import { SessionStore } from '../../server/store/store.js';
+import { StoreError } from '../../server/store/errors.js';
+import { searchSessions } from '../../server/search/search.js';
 import { figures, printFigures } from './figures.js';
 import { prng, seedFromEnv } from './harness.js';
-import { projectCache } from '../../server/core/cache-dir.js';
+import { projectCache } from '../../server/store/cache-dir.js';
 
 const seed = seedFromEnv();
 let base: string;
@@ -436,7 +436,7 @@ describe('locks that hold', () => {
       [
         '--input-type=module',
         '-e',
-        `import { SessionStore } from ${JSON.stringify(join(process.cwd(), 'dist/core/store.js'))};
+        `import { SessionStore } from ${JSON.stringify(join(process.cwd(), 'dist/store/store.js'))};
          const s = new SessionStore({ root: ${JSON.stringify(w.root)} });
          let stop = false; process.stdin.on('end', () => (stop = true)); process.stdin.resume();
          let k = 0;

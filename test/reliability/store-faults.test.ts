@@ -10,11 +10,11 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { SessionStore } from '../../server/core/store.js';
-import { projectSlug } from '../../server/core/slug.js';
-import { StoreError } from '../../server/core/errors.js';
+import { SessionStore } from '../../server/store/store.js';
+import { projectSlug } from '../../server/store/slug.js';
+import { StoreError } from '../../server/store/errors.js';
 import { figures, printFigures } from './figures.js';
-import { projectCache } from '../../server/core/cache-dir.js';
+import { projectCache } from '../../server/store/cache-dir.js';
 
 const bin = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'bin', 'levelcode-sessions.js');
 let tmp: string;

@@ -9,7 +9,7 @@ import { dirname, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { BIN, cleanup, fileOf, startSidecar, tempDir } from '../helpers/sidecar.js';
 import * as P from '../../server/rpc/protocol.js';
-import { projectCache } from '../../server/core/cache-dir.js';
+import { projectCache } from '../../server/store/cache-dir.js';
 
 afterEach(cleanup);
 

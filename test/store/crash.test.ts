@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join, dirname } from 'node:path';
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { SessionStore } from '../../server/core/store.js';
+import { SessionStore } from '../../server/store/store.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const writer = join(here, '..', 'support', 'writer.mjs');

@@ -6,12 +6,12 @@ import { mkdtemp, mkdir, readFile, writeFile, appendFile, rm, readdir } from 'no
 import { closeSync, openSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { forEachLine, forEachLineSync, PREFIX, type Line } from '../../server/core/lines.js';
-import { entryFromFile, type EntryJob } from '../../server/core/catalog.js';
-import { listSessions } from '../../server/core/history.js';
+import { forEachLine, forEachLineSync, PREFIX, type Line } from '../../server/store/lines.js';
+import { entryFromFile, type EntryJob } from '../../server/listing/catalog.js';
+import { listSessions } from '../../server/listing/history.js';
 // The compiled module, as the CLI runs it (`npx tsc -p .` runs first).
-import * as compiled from '../../dist/core/history.js';
-import { projectCache } from '../../server/core/cache-dir.js';
+import * as compiled from '../../dist/listing/history.js';
+import { projectCache } from '../../server/store/cache-dir.js';
 
 let tmp: string;
 beforeEach(async () => {

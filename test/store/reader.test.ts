@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { parseEventLine, readMeta } from '../../server/core/reader.js';
+import { parseEventLine, readMeta } from '../../server/store/reader.js';
 
 describe('the reader validates with the zod schemas', () => {
   it('names the field zod names for a refused event line', () => {

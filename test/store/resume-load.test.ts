@@ -6,7 +6,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { appendFile, mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { SessionStore, type ReadResult, type ResumeLoad } from '../../server/core/store.js';
+import { SessionStore, type ReadResult, type ResumeLoad } from '../../server/store/store.js';
 
 let dir: string;
 let store: SessionStore;

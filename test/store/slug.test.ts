@@ -1,8 +1,8 @@
 // Slugs and ids: the naming of folders and files in the store.
 import { describe, it, expect } from 'vitest';
 import { createHash } from 'node:crypto';
-import { projectSlug, MAX_SLUG, isAbsoluteProjectPath } from '../../server/core/slug.js';
-import { newSessionId, isSessionId } from '../../server/core/ids.js';
+import { projectSlug, MAX_SLUG, isAbsoluteProjectPath } from '../../server/store/slug.js';
+import { newSessionId, isSessionId } from '../../server/format/ids.js';
 
 describe('projectSlug', () => {
   it('turns every character outside [A-Za-z0-9] into a dash', () => {

@@ -5,14 +5,14 @@ import { mkdtemp, mkdir, readFile, writeFile, appendFile, rm, stat, readdir, rea
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
-import { SessionStore } from '../../server/core/store.js';
-import { projectSlug } from '../../server/core/slug.js';
-import { StoreError } from '../../server/core/errors.js';
-import { INDEX_FILE, cachedEntry, writeIndex } from '../../server/core/catalog.js';
-import { elideToCap, elisionMarker } from '../../server/core/elide.js';
-import type { SeqEvent } from '../../server/core/events.js';
-import { readSession } from '../../server/core/reader.js';
-import { projectCache } from '../../server/core/cache-dir.js';
+import { SessionStore } from '../../server/store/store.js';
+import { projectSlug } from '../../server/store/slug.js';
+import { StoreError } from '../../server/store/errors.js';
+import { INDEX_FILE, cachedEntry, writeIndex } from '../../server/listing/catalog.js';
+import { elideToCap, elisionMarker } from '../../server/store/soft-cap.js';
+import type { SeqEvent } from '../../server/format/events.js';
+import { readSession } from '../../server/store/reader.js';
+import { projectCache } from '../../server/store/cache-dir.js';
 
 let tmp: string;
 let root: string;
@@ -360,7 +360,7 @@ describe('locks', () => {
     const pid = Number(dead.stdout.toString());
     await mkdir(`${file}.lock`);
     const host = (await import('node:os')).hostname();
-    const { PID_NAMESPACE } = await import('../../server/core/lock.js');
+    const { PID_NAMESPACE } = await import('../../server/store/lock.js');
     // Without the PID namespace it was in, its pid is no evidence (it may be another
     // namespace's): honoured until stale.
     await writeFile(join(`${file}.lock`, 'owner.json'), JSON.stringify({ pid, host, since: new Date().toISOString() }));

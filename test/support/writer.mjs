@@ -1,7 +1,7 @@
 // A writer process for crash tests: appends numbered events to one session through the real
 // store (compiled, dist/) and prints "ack N" after each acknowledged batch. Killed by the test.
 // Usage: node writer.mjs ROOT ID BATCH LINE_BYTES [TAG]
-import { SessionStore } from '../../dist/core/store.js';
+import { SessionStore } from '../../dist/store/store.js';
 
 const [root, id, batchArg, bytesArg, tag = '0'] = process.argv.slice(2);
 const batch = Number(batchArg);

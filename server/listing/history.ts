@@ -8,7 +8,7 @@
 import { lstatSync, readdirSync, type BigIntStats } from 'node:fs';
 import { realpath, stat } from 'node:fs/promises';
 import { isAbsolute, join, resolve } from 'node:path';
-import { StoreError, fromFsError } from './errors.js';
+import { StoreError, fromFsError } from '../store/errors.js';
 import {
   displayTitle,
   finishRefresh,
@@ -22,13 +22,14 @@ import {
   type RefreshPlan,
   type RefreshResult,
 } from './catalog.js';
-import { SESSION_ID_RE, projectFolderNames } from './plain.js';
-export { resolveStoreRoot } from './plain.js';
-import type { Problem } from './reader.js';
+import { projectFolderNames } from '../store/files.js';
+import { SESSION_ID_RE } from '../format/text.js';
+export { resolveStoreRoot } from '../store/files.js';
+import type { Problem } from '../store/reader.js';
 
 // Performance: slug.js (and node:crypto behind it, a few ms to load) is needed only to find one
 // project's folder, never by `list --all`: loaded when asked for.
-const slugs = () => import('./slug.js');
+const slugs = () => import('../store/slug.js');
 
 /** One History row. */
 export interface SessionEntry {

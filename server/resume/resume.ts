@@ -11,11 +11,11 @@
 // JSON-RPC, no model calls. The caller (sidecar, CLI, tests) does the I/O and appends the
 // compact event that applyBriefing hands back.
 
-import { oneLine, type CompactEvent, type SeqEvent, type SessionEvent } from './events.js';
+import { oneLine, type CompactEvent, type SeqEvent, type SessionEvent } from '../format/events.js';
 import { countAll, countWith, countForSeq, estimateTokens, type SeqTokenCounts, type TokenCounter } from './tokens.js';
-import { withoutToolPayloads } from './elide.js';
+import { withoutToolPayloads } from '../store/soft-cap.js';
 import { packPieces, shortenToFit, type TurnSpan } from './pieces.js';
-import { contentOf, toolIdsOf } from './content.js';
+import { contentOf, toolIdsOf } from '../format/content.js';
 
 // ---------------------------------------------------------------------------------------------
 // Constants: every string the model or the user sees is fixed here, so output is deterministic.

@@ -14,8 +14,8 @@
 // Message text never makes an h1 or h2, and whatever it leaves open is closed before the next
 // block (see markdown.ts for the rules and test/export.test.ts for the proof).
 
-import { defineOwn, oneLine, textOf, type MetaLine, type SeqEvent, type SessionEvent } from './events.js';
-import { addToolNames, contentOf, walk, type Part } from './content.js';
+import { defineOwn, oneLine, textOf, type MetaLine, type SeqEvent, type SessionEvent } from '../format/events.js';
+import { addToolNames, contentOf, walk, type Part } from '../format/content.js';
 import { escapeHtml, escapeInline, fencedCode, sanitizeMarkdown } from './markdown.js';
 
 export interface MarkdownOptions {

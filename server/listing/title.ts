@@ -3,7 +3,7 @@
 // latest one wins.
 // Plain functions over events. Depends on events.ts only: no fs, no JSON-RPC, no model calls.
 
-import { oneLine, textOf, type SeqEvent } from './events.js';
+import { oneLine, textOf, type SeqEvent } from '../format/events.js';
 
 /** What a title model is asked. The answer is cleaned with normalizeTitle. */
 export const titleInstructions =

@@ -22,7 +22,8 @@
 
 import { watch as fsWatch, readdirSync, statSync, type FSWatcher, type Stats } from 'node:fs';
 import { join, sep } from 'node:path';
-import { SESSION_ID_RE, openRegular, projectFolderNames } from './plain.js';
+import { SESSION_ID_RE } from '../format/text.js';
+import { openRegular, projectFolderNames } from './files.js';
 
 export type StoreChangeKind = 'created' | 'appended' | 'renamed' | 'deleted';
 
@@ -521,7 +522,7 @@ function listDirs(root: string): string[] {
 
 /** A deleted session's project, from its folder's index.json. */
 async function cachedProject(dir: string, id: string): Promise<string | undefined> {
-  const { cachedEntry } = await import('./catalog.js');
+  const { cachedEntry } = await import('../listing/catalog.js');
   return (await cachedEntry(dir, id).catch(() => undefined))?.project;
 }
 

@@ -18,8 +18,9 @@ import { readdir } from 'node:fs/promises';
 import { accessSync, closeSync, constants as fsConstants, fstatSync, lstatSync, openSync, readSync, statSync } from 'node:fs';
 import { join, sep } from 'node:path';
 import { CorruptIndexError, FolderIndex, INDEXABLE_WORD, searchIndexPath, TAIL_BYTES, UNSURE as UNSURE_EVENT, type Fragment, type IndexedFile } from './search-index.js';
-import { ensureCacheFolder } from './cache-dir.js';
-import { NotRegularError, oneLine, openRegularSync, plantedKind, replaceFileSync, textOf } from './plain.js';
+import { ensureCacheFolder } from '../store/cache-dir.js';
+import { NotRegularError, openRegularSync, plantedKind, replaceFileSync } from '../store/files.js';
+import { oneLine, textOf } from '../format/text.js';
 
 export type SearchWhere = 'user' | 'assistant' | 'agent' | 'tool-input' | 'tool-output' | 'compact' | 'title';
 

@@ -19,16 +19,17 @@
 
 import { closeSync, lstatSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { oneLine, openRegular, openRegularSync, readRegularSync, readUpTo, replaceFileSync } from './plain.js';
-import type { Digest, Problem } from './reader.js';
-import { SESSION_ID_RE } from './plain.js';
-import { fromFsError } from './errors.js';
-import { ensureCacheFolder, projectCache } from './cache-dir.js';
+import { openRegular, openRegularSync, readRegularSync, readUpTo, replaceFileSync } from '../store/files.js';
+import { oneLine } from '../format/text.js';
+import type { Digest, Problem } from '../store/reader.js';
+import { SESSION_ID_RE } from '../format/text.js';
+import { fromFsError } from '../store/errors.js';
+import { ensureCacheFolder, projectCache } from '../store/cache-dir.js';
 
 // Performance: a warm listing only reads index.json and stats the files. The reader (and zod
 // behind it) are needed only when an entry must be (re)built, so they are loaded then, not at
 // startup (bench/PERFORMANCE.md: warm list).
-const reader = () => import('./reader.js');
+const reader = () => import('../store/reader.js');
 
 export const INDEX_FILE = 'index.json';
 /** Where the index of the project folder `dir` lives: the user's cache folder (cache-dir.ts). */
@@ -451,7 +452,7 @@ export async function removeEntry(dir: string, id: string): Promise<void> {
 const INDEX_LOCK_STALE_MS = 10_000;
 
 async function withIndexLock<T>(dir: string, fn: () => Promise<T>): Promise<T> {
-  const { acquireLock } = await import('./lock.js');
+  const { acquireLock } = await import('../store/lock.js');
   let held: { release: () => Promise<void> } | undefined;
   for (let attempt = 0; attempt < 200 && !held; attempt++) {
     try {

@@ -7,7 +7,7 @@
 // (a shortened message is a copy).
 
 import { countWith, type TokenCounter } from './tokens.js';
-import { partOf } from './content.js';
+import { partOf } from '../format/content.js';
 
 /** A turn of the head: items [from, to) whose messages cost `tokens` for the summariser. */
 export interface TurnSpan {

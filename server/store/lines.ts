@@ -6,7 +6,7 @@
 
 import { readSync } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
-import { openRegular } from './plain.js';
+import { openRegular } from './files.js';
 
 export const CHUNK = 1 << 20; // 1 MiB
 

@@ -37,8 +37,8 @@
 
 import { closeSync, fstatSync, readSync } from 'node:fs';
 import { crc32 } from 'node:zlib';
-import { openRegularSync } from './plain.js';
-import { projectCache } from './cache-dir.js';
+import { openRegularSync } from '../store/files.js';
+import { projectCache } from '../store/cache-dir.js';
 
 /**
  * An index that did not check out where it was used (a word start, a postings end or an event's

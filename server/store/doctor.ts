@@ -8,14 +8,14 @@
 import type { Stats } from 'node:fs';
 import { chmod, lstat, readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { SCHEMA_VERSION } from './events.js';
-import { INDEX_FILE, indexPath, refreshIndex } from './catalog.js';
-import { SEARCH_INDEX_FILE } from './search-index.js';
+import { SCHEMA_VERSION } from '../format/events.js';
+import { INDEX_FILE, indexPath, refreshIndex } from '../listing/catalog.js';
+import { SEARCH_INDEX_FILE } from '../search/search-index.js';
 import { projectCache } from './cache-dir.js';
 import { inspectLock, DEFAULT_STALE_MS } from './lock.js';
 import { readSession } from './reader.js';
-import { isSessionId } from './ids.js';
-import { plantedKind } from './plain.js';
+import { isSessionId } from '../format/ids.js';
+import { plantedKind } from './files.js';
 
 export type FindingKind =
   | 'unreadable-line'

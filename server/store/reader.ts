@@ -11,10 +11,11 @@
 import { readSync } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
 import { isUtf8 } from 'node:buffer';
-import { MetaLine, SessionEvent, type SeqEvent } from './events.js';
-import { textOf, oneLine, tooDeep, MAX_DEPTH, openRegular } from './plain.js';
+import { MetaLine, SessionEvent, type SeqEvent } from '../format/events.js';
+import { textOf, oneLine, tooDeep, MAX_DEPTH } from '../format/text.js';
+import { openRegular } from './files.js';
 import { forEachLine, forEachLineFd, forEachLineIn, forEachLineSync, lastLines, type Line } from './lines.js';
-import { StreamElider } from './elide.js';
+import { StreamElider } from './soft-cap.js';
 import { StoreError, fromFsError } from './errors.js';
 
 export interface Problem {

@@ -12,7 +12,7 @@
 
 import { access, chmod, lstat, mkdir, open, stat } from 'node:fs/promises';
 import { closeSync, constants, fstatSync, fsync, ftruncateSync, lstatSync, openSync, readSync, unlinkSync } from 'node:fs';
-import { openRegular, openRegularSync, plantedKind, writeAllSync } from './plain.js';
+import { openRegular, openRegularSync, plantedKind, writeAllSync } from './files.js';
 import { join, resolve } from 'node:path';
 import {
   IncomingEvent,
@@ -23,10 +23,10 @@ import {
   tooDeep,
   MAX_DEPTH,
   type SeqEvent,
-} from './events.js';
+} from '../format/events.js';
 import { StoreError, fromFsError } from './errors.js';
-import { ListingCache, listSessions, projectFolders, realProjectPath, toSessionEntry, type SessionEntry } from './history.js';
-import { isSessionId, newSessionId } from './ids.js';
+import { ListingCache, listSessions, projectFolders, realProjectPath, toSessionEntry, type SessionEntry } from '../listing/history.js';
+import { isSessionId, newSessionId } from '../format/ids.js';
 import { projectSlug } from './slug.js';
 import {
   cachedEntry,
@@ -35,11 +35,11 @@ import {
   removeEntry,
   upsertEntry,
   type IndexEntry,
-} from './catalog.js';
+} from '../listing/catalog.js';
 import { acquireLock, inspectLock, DEFAULT_STALE_MS, type Held } from './lock.js';
 import { readMeta, readMetaSync, readSession, readSessionFrom, readTail, foldEvents, foldDigest, parseEventLine, type Problem } from './reader.js';
 import { eachLineBackward, kindOfHead, KIND_HEAD_BYTES } from './lines.js';
-import { elideToCap, StreamElider } from './elide.js';
+import { elideToCap, StreamElider } from './soft-cap.js';
 import { lockPathOf } from './lock.js';
 
 export type { Problem } from './reader.js';
@@ -63,7 +63,7 @@ export interface StoreOptions {
 }
 
 // The History listing lives in history.ts (it must start without zod); re-exported here.
-export { resolveStoreRoot, toSessionEntry, type SessionEntry } from './history.js';
+export { resolveStoreRoot, toSessionEntry, type SessionEntry } from '../listing/history.js';
 
 export interface ReadResult {
   meta: MetaLine;
@@ -741,7 +741,7 @@ export class SessionStore {
     written: number;
     problems: Problem[];
   }> {
-    const { refreshIndex } = await import('./catalog.js');
+    const { refreshIndex } = await import('../listing/catalog.js');
     const dirs = o.project !== undefined ? [this.projectDirOf(await this.realProject(o.project, false))] : await this.projectDirs();
     const out = { projects: 0, sessions: 0, written: 0, problems: [] as Problem[] };
     for (const [i, dir] of dirs.entries()) {

@@ -8,7 +8,7 @@
 // and reported in `problems`, which shifts later seqs by one each.
 // Depends on the store only: nothing of JSON-RPC.
 
-import { SCHEMA_VERSION, type MetaLine } from './events.js';
+import { SCHEMA_VERSION, type MetaLine } from '../format/events.js';
 import { StoreError } from './errors.js';
 import type { Problem, SessionStore } from './store.js';
 

@@ -13,8 +13,8 @@ export const SCHEMA_VERSION = 1;
 
 // The session id pattern, oneLine, textOf and the nesting limit live in plain.ts; they are part
 // of this module's interface all the same.
-import { SESSION_ID_RE } from './plain.js';
-export { SESSION_ID_RE, oneLine, textOf, MAX_DEPTH, tooDeep } from './plain.js';
+import { SESSION_ID_RE } from './text.js';
+export { SESSION_ID_RE, oneLine, textOf, MAX_DEPTH, tooDeep } from './text.js';
 
 export const SessionId = z
   .string()
@@ -26,7 +26,7 @@ const IsoTime = z.iso.datetime({ offset: true }).describe('ISO 8601 time, e.g. 2
 /** Where an imported session came from (server/import/types.ts SourceRef). */
 export const ImportSource = z
   .looseObject({
-    tool: z.string().min(1).max(100).describe("The importer's name: claude-code, codex, gemini, vscode."),
+    tool: z.string().min(1).max(100).describe("The importer's name, one of those protocol.md lists (claude-code, codex, gemini, vscode, ...)."),
     version: z.string().max(100).optional().describe("The tool's version as its records state it."),
     path: z.string().min(1).describe('The absolute path of the source file the session was read from.'),
     id: z.string().min(1).max(500).describe("The tool's own session id (what `claude --resume ID` takes)."),

@@ -4,8 +4,8 @@
 // full outputs stay on disk, in the transcript and in exports of the raw JSON.
 // Pure: no fs, no JSON-RPC.
 
-import type { SeqEvent } from './events.js';
-import { partOf } from './content.js';
+import type { SeqEvent } from '../format/events.js';
+import { partOf } from '../format/content.js';
 
 export function elisionMarker(bytes: number): string {
   return `[tool output elided on load: ${bytes} bytes; the full output is in the session file]`;

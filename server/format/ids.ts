@@ -2,7 +2,7 @@
 // They sort by birth time as plain strings and are safe as file names on every OS.
 
 import { randomInt } from 'node:crypto';
-import { SESSION_ID_RE } from './plain.js';
+import { SESSION_ID_RE } from './text.js';
 
 const ALPHABET = 'abcdefghijklmnopqrstuvwxyz0123456789';
 
