@@ -43,7 +43,10 @@ function rng(seed) {
     z = Math.imul(z ^ (z >>> 13), 0xc2b2ae35) >>> 0;
     return (z ^ (z >>> 16)) >>> 0;
   };
-  let a = split(), b = split(), c = split(), d = split();
+  let a = split(),
+    b = split(),
+    c = split(),
+    d = split();
   const next = () => {
     const t = (((a + b) >>> 0) + d) >>> 0;
     d = (d + 1) >>> 0;
@@ -60,7 +63,8 @@ function rng(seed) {
     chance: (p) => next() < p,
     /** Log-normal with the given median and sigma. */
     logn: (median, sigma) => {
-      const u = Math.max(next(), 1e-12), v = next();
+      const u = Math.max(next(), 1e-12),
+        v = next();
       return median * Math.exp(sigma * Math.sqrt(-2 * Math.log(u)) * Math.cos(2 * Math.PI * v));
     },
   };
@@ -84,9 +88,35 @@ const WORDS = (
 ).split(' ');
 const RARE = [SEARCH_WORD, 'Idempotency', 'serializable', 'backpressure', 'monotonic', 'quiescent'];
 const UNICODE = [
-  'café', 'naïve', 'façade', 'Grüße', 'smörgåsbord', 'déjà vu', '日本語のテキスト', '中文注释', '한국어',
-  'Привет, мир', 'Ελληνικά', 'مرحبا بالعالم', 'שלום', 'हिन्दी', '🚀', '✅', '❌', '🔥', '👍', '→', '…', '—', 'λ', '∑', '≤',
-  '\u00a0', 'e\u0301', '👩‍💻', '🇫🇷',
+  'café',
+  'naïve',
+  'façade',
+  'Grüße',
+  'smörgåsbord',
+  'déjà vu',
+  '日本語のテキスト',
+  '中文注释',
+  '한국어',
+  'Привет, мир',
+  'Ελληνικά',
+  'مرحبا بالعالم',
+  'שלום',
+  'हिन्दी',
+  '🚀',
+  '✅',
+  '❌',
+  '🔥',
+  '👍',
+  '→',
+  '…',
+  '—',
+  'λ',
+  '∑',
+  '≤',
+  '\u00a0',
+  'e\u0301',
+  '👩‍💻',
+  '🇫🇷',
 ];
 const LANGS = ['ts', 'python', 'rust', 'go', 'bash', 'json', 'sql', 'ruby'];
 const TOOLS = ['Read', 'Bash', 'Edit', 'Grep', 'Glob', 'Write', 'WebFetch', 'TodoWrite'];
@@ -102,7 +132,8 @@ function makePools(r) {
     const s = w.join(' ');
     return s[0].toUpperCase() + s.slice(1) + r.pick(['.', '.', '.', '?', ':', '!']);
   };
-  const ident = () => r.pick(WORDS.slice(20, 140)) + (r.chance(0.5) ? r.pick(['Id', 'Store', 'List', 'Map', 'Count', '_v2', 'Handler', '']) : '');
+  const ident = () =>
+    r.pick(WORDS.slice(20, 140)) + (r.chance(0.5) ? r.pick(['Id', 'Store', 'List', 'Map', 'Count', '_v2', 'Handler', '']) : '');
   const prose = [];
   for (let i = 0; i < 6000; i++) prose.push(sentence());
   const code = [];
@@ -137,7 +168,8 @@ function makePools(r) {
         () => `npm warn deprecated ${ident()}@${r.int(0, 9)}.${r.int(0, 20)}.${r.int(0, 9)}: ${sentence(6)}`,
         () => `${r.pick(['+', '-', ' '])}${code[r.int(0, code.length - 1)]}`,
         () => `@@ -${r.int(1, 500)},${r.int(1, 40)} +${r.int(1, 500)},${r.int(1, 40)} @@ ${ident()}`,
-        () => `[${r.pick(['INFO', 'WARN', 'DEBUG', 'ERROR'])}] 2026-0${r.int(1, 7)}-1${r.int(0, 9)}T1${r.int(0, 9)}:${r.int(10, 59)}:${r.int(10, 59)}Z ${sentence(r.int(4, 12))}`,
+        () =>
+          `[${r.pick(['INFO', 'WARN', 'DEBUG', 'ERROR'])}] 2026-0${r.int(1, 7)}-1${r.int(0, 9)}T1${r.int(0, 9)}:${r.int(10, 59)}:${r.int(10, 59)}Z ${sentence(r.int(4, 12))}`,
         () => `${r.int(100, 99999).toString().padStart(6)}\t${code[r.int(0, code.length - 1)]}`,
       ])(),
     );
@@ -212,7 +244,10 @@ function toolCall(r, P, outBytes) {
         .join('\n');
       break;
     case 'Bash':
-      input = { command: r.pick(['npm test', 'npx vitest run', 'git diff', 'cargo build', 'pytest -q', 'ls -la', 'git log --stat']), description: P.sentence(5) };
+      input = {
+        command: r.pick(['npm test', 'npx vitest run', 'git diff', 'cargo build', 'pytest -q', 'ls -la', 'git log --stat']),
+        description: P.sentence(5),
+      };
       output = slice(r, P.logs, outBytes);
       break;
     case 'Grep':
@@ -364,7 +399,10 @@ export async function generate(opts) {
   mkdirSync(out, { recursive: true, mode: 0o700 });
 
   // Projects, with a Zipf-like share of the sessions (a few busy repos, a long tail).
-  const projects = Array.from({ length: opts.projects }, (_, i) => `/home/ada/code/${i % 7 === 3 ? 'clients/' : ''}${P.ident()}-${i}${i % 11 === 5 ? '.io' : ''}`);
+  const projects = Array.from(
+    { length: opts.projects },
+    (_, i) => `/home/ada/code/${i % 7 === 3 ? 'clients/' : ''}${P.ident()}-${i}${i % 11 === 5 ? '.io' : ''}`,
+  );
   const weights = projects.map((_, i) => 1 / (i + 1));
   const wsum = weights.reduce((a, b) => a + b, 0);
   const pickProject = () => {
@@ -383,7 +421,17 @@ export async function generate(opts) {
   const order = Array.from({ length: opts.sessions }, (_, i) => i);
   const hugeSlots = new Map(sz.huge.map((b, j) => [opts.sessions - 1 - j * 7, b]));
   let ni = 0;
-  const manifest = { generator: GENERATOR_VERSION, preset: opts.preset, seed: opts.seed, searchWord: SEARCH_WORD, root: out, projects: projects.length, sessions: [], bytes: 0, elapsedMs: 0 };
+  const manifest = {
+    generator: GENERATOR_VERSION,
+    preset: opts.preset,
+    seed: opts.seed,
+    searchWord: SEARCH_WORD,
+    root: out,
+    projects: projects.length,
+    sessions: [],
+    bytes: 0,
+    elapsedMs: 0,
+  };
   const started = performance.now();
   const seen = new Set();
   for (const i of order) {
@@ -465,7 +513,8 @@ async function cli() {
   mkdirSync(parent, { recursive: true });
   const fs = statfsSync(parent);
   const free = fs.bavail * fs.bsize;
-  if (free < opts.totalMb * MB * 1.1) throw new Error(`not enough disk space in ${parent}: ${(free / MB).toFixed(0)} MB free, ${(opts.totalMb * 1.1).toFixed(0)} MB needed`);
+  if (free < opts.totalMb * MB * 1.1)
+    throw new Error(`not enough disk space in ${parent}: ${(free / MB).toFixed(0)} MB free, ${(opts.totalMb * 1.1).toFixed(0)} MB needed`);
   process.stderr.write(`writing ${opts.preset} (${opts.sessions} sessions, ~${opts.totalMb} MB, seed ${opts.seed}) to ${opts.out}\n`);
   const m = await generate(opts);
   const { sessions, ...head } = m;

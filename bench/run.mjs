@@ -18,7 +18,18 @@
 // Depends on node built-ins and vscode-jsonrpc (a dependency of the package already).
 
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, truncateSync, unlinkSync, utimesSync, writeFileSync, mkdirSync } from 'node:fs';
+import {
+  existsSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  statSync,
+  truncateSync,
+  unlinkSync,
+  utimesSync,
+  writeFileSync,
+  mkdirSync,
+} from 'node:fs';
 import { open } from 'node:fs/promises';
 import { cpus, freemem, loadavg, totalmem, tmpdir } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
@@ -48,14 +59,18 @@ const { values: argv } = parseArgs({
   },
 });
 if (argv.help) {
-  process.stdout.write('node bench/run.mjs [--preset claude-scale] [--corpus DIR] [--runs N] [--only a,b] [--cpu-seconds 60] [--word WORD] [--phrase PHRASE]\n');
+  process.stdout.write(
+    'node bench/run.mjs [--preset claude-scale] [--corpus DIR] [--runs N] [--only a,b] [--cpu-seconds 60] [--word WORD] [--phrase PHRASE]\n',
+  );
   process.exit(0);
 }
 const ROOT = resolve(argv.corpus ?? join(OUT, `corpus-${argv.preset}`));
 // The corpus's caches (cache-dir.ts): beside the corpus, never the user's cache folder. Every
 // process the bench starts inherits it.
 process.env.LEVELCODE_SESSIONS_CACHE ??= ROOT + '.cache';
-const cacheDir = existsSync(join(REPO, 'dist', 'store', 'cache-dir.js')) ? await import(join(REPO, 'dist', 'store', 'cache-dir.js')) : undefined;
+const cacheDir = existsSync(join(REPO, 'dist', 'store', 'cache-dir.js'))
+  ? await import(join(REPO, 'dist', 'store', 'cache-dir.js'))
+  : undefined;
 /** Where the cache `name` of the project folder `dir` of the corpus lives. */
 const cacheOf = (dir, name) => (cacheDir ? cacheDir.projectCache(dir, name) : join(dir, name));
 const RUNS = Math.max(1, Number(argv.runs));
@@ -271,7 +286,11 @@ function searchIndexFiles() {
     .filter((d) => d.isDirectory())
     .flatMap((d) => {
       const dir = dirname(cacheOf(join(ROOT, d.name), 'search.idx'));
-      return existsSync(dir) ? readdirSync(dir).filter((f) => f === 'search.idx' || f.startsWith('search.idx.')).map((f) => join(dir, f)) : [];
+      return existsSync(dir)
+        ? readdirSync(dir)
+            .filter((f) => f === 'search.idx' || f.startsWith('search.idx.'))
+            .map((f) => join(dir, f))
+        : [];
     });
 }
 
@@ -302,20 +321,45 @@ function guardScratch(file) {
 
 // One turn as an editor appends it: a user message, the agent loop with two tool calls, the answer.
 function oneTurn(i) {
-  const code = Array.from({ length: 120 }, (_, k) => `  const v${k} = await store.read(id, { tail: ${k} }); // turn ${i} línea ${k} ✓`).join('\n');
+  const code = Array.from(
+    { length: 120 },
+    (_, k) => `  const v${k} = await store.read(id, { tail: ${k} }); // turn ${i} línea ${k} ✓`,
+  ).join('\n');
   return [
     { kind: 'user', content: `Turn ${i}: make the refund handler idempotent, and add a test 🚀` },
     {
       kind: 'agent',
       messages: [
-        { role: 'assistant', content: [{ type: 'text', text: 'Reading the handler first.' }, { type: 'tool_use', id: `toolu_01bench${i}a`, name: 'Read', input: { file_path: 'src/refund.ts' } }] },
+        {
+          role: 'assistant',
+          content: [
+            { type: 'text', text: 'Reading the handler first.' },
+            { type: 'tool_use', id: `toolu_01bench${i}a`, name: 'Read', input: { file_path: 'src/refund.ts' } },
+          ],
+        },
         { role: 'user', content: [{ type: 'tool_result', tool_use_id: `toolu_01bench${i}a`, content: code }] },
-        { role: 'assistant', content: [{ type: 'tool_use', id: `toolu_01bench${i}b`, name: 'Bash', input: { command: 'npx vitest run test/refund' } }] },
-        { role: 'user', content: [{ type: 'tool_result', tool_use_id: `toolu_01bench${i}b`, content: ' ✓ test/refund.test.ts (3 tests) 41ms\n'.repeat(40) }] },
+        {
+          role: 'assistant',
+          content: [{ type: 'tool_use', id: `toolu_01bench${i}b`, name: 'Bash', input: { command: 'npx vitest run test/refund' } }],
+        },
+        {
+          role: 'user',
+          content: [
+            { type: 'tool_result', tool_use_id: `toolu_01bench${i}b`, content: ' ✓ test/refund.test.ts (3 tests) 41ms\n'.repeat(40) },
+          ],
+        },
         { role: 'assistant', content: [{ type: 'text', text: 'Done: a Redis `SET NX` key per refund request.' }] },
       ],
     },
-    { kind: 'assistant', content: [{ type: 'text', text: 'Done: a Redis `SET NX` key per refund request.\n\n```ts\nawait redis.set(key, 1, { NX: true, EX: 86400 });\n```' }] },
+    {
+      kind: 'assistant',
+      content: [
+        {
+          type: 'text',
+          text: 'Done: a Redis `SET NX` key per refund request.\n\n```ts\nawait redis.set(key, 1, { NX: true, EX: 86400 });\n```',
+        },
+      ],
+    },
   ];
 }
 
@@ -360,7 +404,13 @@ const haveWatch = () => existsSync(join(REPO, 'dist', 'store', 'watch.js'));
 const cli = (...a) => [BIN, ...a, '--dir', ROOT];
 
 async function figListCold() {
-  const files = readdirSync(ROOT, { withFileTypes: true }).filter((d) => d.isDirectory()).flatMap((d) => readdirSync(join(ROOT, d.name)).filter((f) => f.endsWith('.jsonl')).map((f) => join(ROOT, d.name, f)));
+  const files = readdirSync(ROOT, { withFileTypes: true })
+    .filter((d) => d.isDirectory())
+    .flatMap((d) =>
+      readdirSync(join(ROOT, d.name))
+        .filter((f) => f.endsWith('.jsonl'))
+        .map((f) => join(ROOT, d.name, f)),
+    );
   // Baseline: every session file read once (page cache warm, as for our run).
   const base = await timed('sh', ['-c', `cat "${ROOT}"/*/*.jsonl > /dev/null`]);
   const ours = await timed(process.execPath, cli('list', '--all', '--json'), { before: deleteIndexes });
@@ -389,7 +439,9 @@ async function figListWarm() {
     const b = await timed(process.execPath, ['-e', ''], { env: SIDECAR_ENV });
     const o = await timed(process.execPath, cli('list', '--all', '--json'), { runs: Math.max(RUNS, 10), env: SIDECAR_ENV });
     without = { ours: o.ms, baseline: b.ms };
-    note(`list-warm without NODE_EXTRA_CA_CERTS: ${fmtMs(o.ms.median)} (${fmtMs(o.ms.min)}–${fmtMs(o.ms.max)}), node -e '' ${fmtMs(b.ms.median)}`);
+    note(
+      `list-warm without NODE_EXTRA_CA_CERTS: ${fmtMs(o.ms.median)} (${fmtMs(o.ms.min)}–${fmtMs(o.ms.max)}), node -e '' ${fmtMs(b.ms.median)}`,
+    );
   }
   record({
     id: 'list-warm',
@@ -466,7 +518,11 @@ async function echoRoundTrips(params, n) {
     "const r=require('vscode-jsonrpc/node');" +
     'const c=r.createMessageConnection(new r.StreamMessageReader(process.stdin),new r.StreamMessageWriter(process.stdout));' +
     "c.onRequest('echo',()=>({appended:3,firstSeq:0,lastSeq:2}));c.listen();";
-  const child = spawn(process.execPath, ['-e', server], { cwd: REPO, env: { ...process.env, ...SIDECAR_ENV }, stdio: ['pipe', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, ['-e', server], {
+    cwd: REPO,
+    env: { ...process.env, ...SIDECAR_ENV },
+    stdio: ['pipe', 'pipe', 'inherit'],
+  });
   const conn = createMessageConnection(new StreamMessageReader(child.stdout), new StreamMessageWriter(child.stdin));
   conn.listen();
   try {
@@ -487,7 +543,11 @@ async function rawPipeRoundTrips(params, n) {
     "let b=Buffer.alloc(0);process.stdin.on('data',(d)=>{b=Buffer.concat([b,d]);for(;;){const h=b.indexOf('\\r\\n\\r\\n');if(h<0)return;" +
     "const len=Number(/Content-Length: (\\d+)/.exec(b.toString('latin1',0,h))[1]);if(b.length<h+4+len)return;const m=JSON.parse(b.toString('utf8',h+4,h+4+len));" +
     "b=b.subarray(h+4+len);const o=JSON.stringify({jsonrpc:'2.0',id:m.id,result:{appended:3,firstSeq:0,lastSeq:2}});process.stdout.write('Content-Length: '+Buffer.byteLength(o)+'\\r\\n\\r\\n'+o)}});";
-  const child = spawn(process.execPath, ['-e', server], { cwd: REPO, env: { ...process.env, ...SIDECAR_ENV }, stdio: ['pipe', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, ['-e', server], {
+    cwd: REPO,
+    env: { ...process.env, ...SIDECAR_ENV },
+    stdio: ['pipe', 'pipe', 'inherit'],
+  });
   let buf = Buffer.alloc(0);
   let waiting = null;
   child.stdout.on('data', (d) => {
@@ -551,7 +611,9 @@ async function figAppend(m) {
       try {
         for (let i = 0; i <= Math.max(RUNS, 20); i++) {
           const t = new Date().toISOString();
-          const text = oneTurn(i).map((e) => serializeLine({ ...e, t }) + '\n').join('');
+          const text = oneTurn(i)
+            .map((e) => serializeLine({ ...e, t }) + '\n')
+            .join('');
           bytes = Buffer.byteLength(text);
           const t0 = performance.now();
           const fh = await open(raw, 'a', 0o600);
@@ -569,9 +631,15 @@ async function figAppend(m) {
       const n = stats(noop);
       const echo = stats(await echoRoundTrips(oneTurn(0), Math.max(RUNS, 20)));
       const pipe = stats(await rawPipeRoundTrips(oneTurn(0), Math.max(RUNS, 20)));
-      process.stderr.write(`  append: round trip of a refused request on the same sidecar: ${n.median.toFixed(2)} ms (${n.min.toFixed(2)}–${n.max.toFixed(2)} ms)\n`);
-      process.stderr.write(`  append: round trip of the same params to a bare vscode-jsonrpc echo process: ${echo.median.toFixed(2)} ms (${echo.min.toFixed(2)}–${echo.max.toFixed(2)} ms)\n`);
-      process.stderr.write(`  append: the same over a raw pipe, no library on either side: ${pipe.median.toFixed(2)} ms (${pipe.min.toFixed(2)}–${pipe.max.toFixed(2)} ms)\n`);
+      process.stderr.write(
+        `  append: round trip of a refused request on the same sidecar: ${n.median.toFixed(2)} ms (${n.min.toFixed(2)}–${n.max.toFixed(2)} ms)\n`,
+      );
+      process.stderr.write(
+        `  append: round trip of the same params to a bare vscode-jsonrpc echo process: ${echo.median.toFixed(2)} ms (${echo.min.toFixed(2)}–${echo.max.toFixed(2)} ms)\n`,
+      );
+      process.stderr.write(
+        `  append: the same over a raw pipe, no library on either side: ${pipe.median.toFixed(2)} ms (${pipe.min.toFixed(2)}–${pipe.max.toFixed(2)} ms)\n`,
+      );
       note(
         `append: an ack over a pipe cannot come before a round trip and the write: the raw pipe's ${fmtMs(pipe.median)} + the raw write's ${fmtMs(b.median)} = ${((pipe.median + b.median) / b.median).toFixed(2)}x the raw write; with vscode-jsonrpc's echo (${fmtMs(echo.median)}), ${((echo.median + b.median) / b.median).toFixed(2)}x`,
       );
@@ -613,7 +681,14 @@ async function figResume(m) {
     withSidecar({}, async (s) => {
       await s.conn.sendRequest('session/read', { id: 'not-an-id' }).catch(() => {});
       const a = await s.call('session/resume', { id: huge.id, contextWindow });
-      return { ms: a.ms, tier: a.r.tier, peakMb: s.hwmMb(), conv: a.r.conversation.length, agent: a.r.agentMessages.length, tokens: a.r.tokens };
+      return {
+        ms: a.ms,
+        tier: a.r.tier,
+        peakMb: s.hwmMb(),
+        conv: a.r.conversation.length,
+        agent: a.r.agentMessages.length,
+        tokens: a.r.tokens,
+      };
     });
   const full = [];
   let last;
@@ -685,7 +760,9 @@ async function figResumePieces(m) {
   const dir = join(store, basename(dirname(huge.file)));
   mkdirSync(dir, { recursive: true });
   const file = join(dir, basename(huge.file));
-  const lines = readFileSync(huge.file, 'utf8').split('\n').filter((l) => !l.startsWith('{"kind":"compact"'));
+  const lines = readFileSync(huge.file, 'utf8')
+    .split('\n')
+    .filter((l) => !l.startsWith('{"kind":"compact"'));
   writeFileSync(file, lines.join('\n'));
   lines.length = 0;
   const script =
@@ -713,7 +790,16 @@ async function figResumePieces(m) {
           await s.conn.sendRequest('session/read', { id: 'not-an-id' }).catch(() => {});
           const cpu0 = s.cpuSeconds();
           const a = await s.call('session/resume', { id: huge.id, contextWindow, confirm: true });
-          return { ms: a.ms, cpuMs: (s.cpuSeconds() - cpu0) * 1000, tier: a.r.tier, peakMb: s.hwmMb(), calls, largest, inputTokens, tokens: a.r.tokens };
+          return {
+            ms: a.ms,
+            cpuMs: (s.cpuSeconds() - cpu0) * 1000,
+            tier: a.r.tier,
+            peakMb: s.hwmMb(),
+            calls,
+            largest,
+            inputTokens,
+            tokens: a.r.tokens,
+          };
         },
         { summarize, root: store },
       );
@@ -736,7 +822,13 @@ async function figResumePieces(m) {
     baseline: base.ms,
     baselinePeakMb: base.peakMb,
     ratio: o.median / base.ms.median,
-    detail: { calls: last.calls, largestRequestTokens: last.largest, inputTokens: last.inputTokens, sidecarCpuMs: stats(runs.map((x) => x.cpuMs)), tokens: last.tokens },
+    detail: {
+      calls: last.calls,
+      largestRequestTokens: last.largest,
+      inputTokens: last.inputTokens,
+      sidecarCpuMs: stats(runs.map((x) => x.cpuMs)),
+      tokens: last.tokens,
+    },
     verdict: verdict(o.median / base.ms.median <= 1.5 && peak < 300),
   });
 }
@@ -751,7 +843,10 @@ async function figTail(m) {
     // whether it grows with the session's size, which is the question.
     const answerBytes = async (id) => JSON.stringify((await s.call('session/read', { id, tail: 50 })).r).length;
     const hugeTail = await answerBytes(huge.id);
-    const near = [...m.sessions].filter((x) => x.id !== huge.id).sort((a, b) => Math.abs(a.bytes - MB) - Math.abs(b.bytes - MB)).slice(0, 12);
+    const near = [...m.sessions]
+      .filter((x) => x.id !== huge.id)
+      .sort((a, b) => Math.abs(a.bytes - MB) - Math.abs(b.bytes - MB))
+      .slice(0, 12);
     let small;
     let smallTail = 0;
     for (const c of near) {
@@ -770,7 +865,9 @@ async function figTail(m) {
     // The time per KB of answer, beside the plain ratio: a 1 MiB session's last 50 events
     // cannot weigh what the 134 MiB session's do, and the cost is that of the events answered.
     const perKb = o.median / hugeTail / (b.median / smallTail);
-    process.stderr.write(`  tail50: answers of ${(hugeTail / 1024).toFixed(0)} and ${(smallTail / 1024).toFixed(0)} KB; per KB answered ${perKb.toFixed(2)}x\n`);
+    process.stderr.write(
+      `  tail50: answers of ${(hugeTail / 1024).toFixed(0)} and ${(smallTail / 1024).toFixed(0)} KB; per KB answered ${perKb.toFixed(2)}x\n`,
+    );
     record({
       id: 'tail50',
       what: `last 50 events (session/read {tail: 50}) of the ${(huge.bytes / MB).toFixed(0)} MiB session`,
@@ -816,7 +913,7 @@ async function figSearchCold(m) {
       what: `first search of a word ("${word}") across every session, no search.idx anywhere (built and written by the run)`,
       baselineWhat: `rg -F -i -c ${word} over the same files`,
       // Issue 9 sets no target for the first search: it is reported, not judged.
-      target: 'none in issue 9 (the first search builds every folder\'s index, once)',
+      target: "none in issue 9 (the first search builds every folder's index, once)",
       ours: ours.ms,
       peakMb: ours.peakMb,
       baseline: base.ms,
@@ -843,8 +940,13 @@ async function figSearch(m) {
   await timedOnce(process.execPath, searchArgs(word));
   const ours = await timed(process.execPath, searchArgs(word), { runs: Math.min(RUNS, 5) });
   const ix = haveSearchIndex() ? searchIndexSize() : undefined;
-  const without = EXTRA_CA ? (await timed(process.execPath, searchArgs(word), { runs: Math.min(RUNS, 5), env: SIDECAR_ENV })).ms : undefined;
-  if (without) note(`search without NODE_EXTRA_CA_CERTS: ${fmtMs(without.median)} (${fmtMs(without.min)}–${fmtMs(without.max)}), ${(without.median / base.ms.median).toFixed(2)}x rg`);
+  const without = EXTRA_CA
+    ? (await timed(process.execPath, searchArgs(word), { runs: Math.min(RUNS, 5), env: SIDECAR_ENV })).ms
+    : undefined;
+  if (without)
+    note(
+      `search without NODE_EXTRA_CA_CERTS: ${fmtMs(without.median)} (${fmtMs(without.min)}–${fmtMs(without.max)}), ${(without.median / base.ms.median).toFixed(2)}x rg`,
+    );
   record({
     id: 'search',
     what: `search a word ("${word}") across every session (\`search WORD --all --json\`), every folder's search.idx built and current`,
@@ -855,7 +957,9 @@ async function figSearch(m) {
     baseline: base.ms,
     baselinePeakMb: base.peakMb,
     ratio: ours.ms.median / base.ms.median,
-    ...((ix || without) && { detail: { ...(ix && { indexBytes: ix.bytes, indexFolders: ix.folders }), ...(without && { withoutNodeExtraCaCerts: without }) } }),
+    ...((ix || without) && {
+      detail: { ...(ix && { indexBytes: ix.bytes, indexFolders: ix.folders }), ...(without && { withoutNodeExtraCaCerts: without }) },
+    }),
     verdict: verdict(ours.ms.median <= base.ms.median),
   });
 }
@@ -901,7 +1005,12 @@ async function figMcpSearch(m) {
   });
   const { Client } = await import('@modelcontextprotocol/sdk/client/index.js');
   const { StdioClientTransport } = await import('@modelcontextprotocol/sdk/client/stdio.js');
-  const transport = new StdioClientTransport({ command: process.execPath, args: [BIN, 'mcp', '--dir', ROOT], env: { ...process.env, ...SIDECAR_ENV }, stderr: 'ignore' });
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [BIN, 'mcp', '--dir', ROOT],
+    env: { ...process.env, ...SIDECAR_ENV },
+    stderr: 'ignore',
+  });
   const client = new Client({ name: 'levelcode-bench', version: '1' });
   await client.connect(transport);
   try {
@@ -934,7 +1043,10 @@ async function figStartup() {
   // Node started as the sidecar is (SIDECAR_ENV), and, with a bundle set, as given.
   const base = await timed(process.execPath, ['-e', ''], { env: SIDECAR_ENV });
   const asGiven = EXTRA_CA ? await timed(process.execPath, ['-e', '']) : undefined;
-  if (asGiven) note(`startup: node -e '' as this machine's environment starts it (NODE_EXTRA_CA_CERTS=${EXTRA_CA}): ${fmtMs(asGiven.ms.median)}; the clients start the sidecar with it empty`);
+  if (asGiven)
+    note(
+      `startup: node -e '' as this machine's environment starts it (NODE_EXTRA_CA_CERTS=${EXTRA_CA}): ${fmtMs(asGiven.ms.median)}; the clients start the sidecar with it empty`,
+    );
   const xs = [];
   let peak = 0;
   for (let i = 0; i <= Math.max(RUNS, 10); i++) {
@@ -971,7 +1083,8 @@ async function appendRaw(file, line) {
 
 async function figDidChange(m, poll) {
   const id = poll ? 'didchange-poll' : 'didchange-watch';
-  if (!haveRpc() || !haveWatch()) return record({ id, what: 'didChange after another process appends', na: 'no sidecar or watcher in this build' });
+  if (!haveRpc() || !haveWatch())
+    return record({ id, what: 'didChange after another process appends', na: 'no sidecar or watcher in this build' });
   const scratch = scratchSession(m);
   const { serializeLine } = await import(join(REPO, 'dist', 'format', 'events.js'));
   guardScratch(scratch.file);
@@ -1018,7 +1131,8 @@ async function figDidChange(m, poll) {
  */
 async function figDidChangePollRandom(m) {
   const id = 'didchange-poll-random';
-  if (!haveRpc() || !haveWatch()) return record({ id, what: 'didChange, polling, random sessions', na: 'no sidecar or watcher in this build' });
+  if (!haveRpc() || !haveWatch())
+    return record({ id, what: 'didChange, polling, random sessions', na: 'no sidecar or watcher in this build' });
   const { serializeLine } = await import(join(REPO, 'dist', 'format', 'events.js'));
   const pool = m.sessions.filter((x) => !x.huge && x.bytes < 2_000_000);
   await withSidecar({ LEVELCODE_SESSIONS_POLL: '1' }, async (s) => {
@@ -1105,11 +1219,15 @@ function machine() {
     date: new Date().toISOString(),
     nproc: Number(sh('nproc')),
     cpu: cpus()[0]?.model ?? sh("grep -m1 'model name' /proc/cpuinfo | cut -d: -f2"),
-    memory: sh('free -h | sed -n 2p | awk \'{print $2}\''),
+    memory: sh("free -h | sed -n 2p | awk '{print $2}'"),
     memoryBytes: totalmem(),
     freeBytes: freemem(),
     disk: sh(`df -h "${ROOT}" | tail -1 | awk '{print $1" "$2" ("$5" used)"}'`) + ` ${sh(`df -T "${ROOT}" | tail -1 | awk '{print $2}'`)}`,
-    rotational: sh("cat /sys/block/$(lsblk -no pkname $(df --output=source \"" + ROOT + "\" | tail -1) 2>/dev/null || echo vda)/queue/rotational 2>/dev/null"),
+    rotational: sh(
+      'cat /sys/block/$(lsblk -no pkname $(df --output=source "' +
+        ROOT +
+        '" | tail -1) 2>/dev/null || echo vda)/queue/rotational 2>/dev/null',
+    ),
     node: process.version,
     nodeExtraCaCerts: EXTRA_CA || null,
     kernel: sh('uname -r'),
@@ -1129,11 +1247,25 @@ function table(rows) {
         : f.p95 !== undefined
           ? `p95 ${fmtMs(f.p95)}, median ${fmtMs(o.median)} (${fmtMs(o.min)}–${fmtMs(o.max)})`
           : `${fmtMs(o.median)} (${fmtMs(o.min)}–${fmtMs(o.max)})`;
-    const base = f.baseline ? `${fmtMs(f.baseline.median)} (${fmtMs(f.baseline.min)}–${fmtMs(f.baseline.max)})${f.baselinePeakMb ? `, ${f.baselinePeakMb.toFixed(0)} MB` : ''}` : '';
-    return [f.id, ours, Number.isFinite(f.peakMb) ? `${f.peakMb.toFixed(0)} MB` : '', base, f.ratio ? `${f.ratio.toFixed(2)}x` : '', f.target ?? '', f.verdict ?? ''];
+    const base = f.baseline
+      ? `${fmtMs(f.baseline.median)} (${fmtMs(f.baseline.min)}–${fmtMs(f.baseline.max)})${f.baselinePeakMb ? `, ${f.baselinePeakMb.toFixed(0)} MB` : ''}`
+      : '';
+    return [
+      f.id,
+      ours,
+      Number.isFinite(f.peakMb) ? `${f.peakMb.toFixed(0)} MB` : '',
+      base,
+      f.ratio ? `${f.ratio.toFixed(2)}x` : '',
+      f.target ?? '',
+      f.verdict ?? '',
+    ];
   });
   const w = head.map((h, i) => Math.max(h.length, ...lines.map((l) => String(l[i]).length)));
-  const fmt = (l) => l.map((c, i) => String(c).padEnd(w[i])).join('  ').trimEnd();
+  const fmt = (l) =>
+    l
+      .map((c, i) => String(c).padEnd(w[i]))
+      .join('  ')
+      .trimEnd();
   return [fmt(head), fmt(w.map((n) => '-'.repeat(n))), ...lines.map(fmt)].join('\n');
 }
 
@@ -1143,13 +1275,19 @@ async function main() {
   if (!existsSync(join(REPO, 'dist', 'cli', 'main.js'))) throw new Error('no build: run `npx tsc -p .` first');
   const m = loadManifest();
   if (!m || !existsSync(ROOT)) throw new Error(`no corpus at ${ROOT}: run \`npm run bench:corpus\` first`);
-  for (const [tool, pkg] of [['/usr/bin/time', 'time'], ['rg', 'ripgrep']])
-    if (spawnSync('sh', ['-c', `command -v ${tool}`]).status !== 0) throw new Error(`${tool} is missing (Debian: apt-get install -y ${pkg})`);
+  for (const [tool, pkg] of [
+    ['/usr/bin/time', 'time'],
+    ['rg', 'ripgrep'],
+  ])
+    if (spawnSync('sh', ['-c', `command -v ${tool}`]).status !== 0)
+      throw new Error(`${tool} is missing (Debian: apt-get install -y ${pkg})`);
   mkdirSync(OUT, { recursive: true });
   restoreScratch();
   m_sessions = m.sessions.length;
   const mach = machine();
-  process.stderr.write(`bench: ${m.sessions.length} sessions, ${(m.bytes / MB).toFixed(0)} MiB at ${ROOT}; ${RUNS} runs a figure; load ${mach.loadavgStart.map((x) => x.toFixed(2)).join(' ')}\n`);
+  process.stderr.write(
+    `bench: ${m.sessions.length} sessions, ${(m.bytes / MB).toFixed(0)} MiB at ${ROOT}; ${RUNS} runs a figure; load ${mach.loadavgStart.map((x) => x.toFixed(2)).join(' ')}\n`,
+  );
   const t0 = performance.now();
   const steps = [
     ['list-cold', () => figListCold()],
@@ -1183,7 +1321,15 @@ async function main() {
   mach.loadavgEnd = loadavg();
   const result = {
     machine: mach,
-    corpus: { root: ROOT, preset: m.preset, seed: m.seed, generator: m.generator, sessions: m.sessions.length, bytes: m.bytes, largest: Math.max(...m.sessions.map((s) => s.bytes)) },
+    corpus: {
+      root: ROOT,
+      preset: m.preset,
+      seed: m.seed,
+      generator: m.generator,
+      sessions: m.sessions.length,
+      bytes: m.bytes,
+      largest: Math.max(...m.sessions.map((s) => s.bytes)),
+    },
     runs: RUNS,
     elapsedSeconds: (performance.now() - t0) / 1000,
     figures,

@@ -21,6 +21,11 @@ if (typeof mod.enableCompileCache === 'function') {
 import('../dist/cli/main.js')
   .then((m) => m.main(process.argv.slice(2)))
   .then(
-    (code) => { if (typeof code === 'number') process.exitCode = code; },
-    (err) => { process.stderr.write(`levelcode-sessions: ${err && err.stack ? err.stack : err}\n`); process.exitCode = 70; },
+    (code) => {
+      if (typeof code === 'number') process.exitCode = code;
+    },
+    (err) => {
+      process.stderr.write(`levelcode-sessions: ${err?.stack ? err.stack : err}\n`);
+      process.exitCode = 70;
+    },
   );

@@ -26,7 +26,10 @@ function corpus(): { name: string; meta: MetaLine; events: SeqEvent[] }[] {
   const out = readdirSync(FIXTURES)
     .filter((f) => f.endsWith('.jsonl'))
     .map((f) => {
-      const [meta, ...rest] = readFileSync(join(FIXTURES, f), 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l));
+      const [meta, ...rest] = readFileSync(join(FIXTURES, f), 'utf8')
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => JSON.parse(l));
       return { name: f, meta: meta as MetaLine, events: rest.map((event, seq) => ({ seq, event: event as SessionEvent })) };
     });
   const mixed: SessionEvent[] = [
@@ -76,7 +79,9 @@ describe('every reader agrees with the walker', () => {
     it(`${s.name}: textOf gives the text parts and resume never cuts a pair apart`, () => {
       for (const { event } of s.events) {
         if (event.kind === 'user' || event.kind === 'assistant') {
-          const texts = blocks(event).filter((p) => p.kind === 'text').map((p) => p.text);
+          const texts = blocks(event)
+            .filter((p) => p.kind === 'text')
+            .map((p) => p.text);
           expect(textOf(event.content)).toBe(texts.join('\n'));
         }
         const ids = new Set(toolIds(event));

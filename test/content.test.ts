@@ -6,7 +6,6 @@ import { describe, it, expect } from 'vitest';
 import { addToolNames, blocks, partOf, parts, textsOf, toolIdsOf, toolPairs } from '../server/format/content.js';
 import { mixedMessages } from './fixtures/mixed-content.js';
 
-
 describe('partOf', () => {
   it('reads each block shape as its kind', () => {
     expect(partOf('hi')).toMatchObject({ kind: 'text', text: 'hi' });
@@ -15,8 +14,17 @@ describe('partOf', () => {
     expect(partOf({ type: 'reasoning', text: 'r' })).toMatchObject({ kind: 'thinking', text: 'r' });
     expect(partOf({ type: 'redacted_thinking' })).toMatchObject({ kind: 'thinking', redacted: true });
     expect(partOf({ type: 'mcp_tool_use', id: 'm', name: 'n' })).toMatchObject({ kind: 'tool_use', id: 'm', name: 'n' });
-    expect(partOf({ type: 'local_shell_call', call_id: 's', action: { cmd: ['ls'] } })).toMatchObject({ kind: 'tool_use', id: 's', input: { cmd: ['ls'] } });
-    expect(partOf({ type: 'function_call_output', call_id: 'f', output: 'o' })).toMatchObject({ kind: 'tool_result', id: 'f', output: 'o', outputKey: 'output' });
+    expect(partOf({ type: 'local_shell_call', call_id: 's', action: { cmd: ['ls'] } })).toMatchObject({
+      kind: 'tool_use',
+      id: 's',
+      input: { cmd: ['ls'] },
+    });
+    expect(partOf({ type: 'function_call_output', call_id: 'f', output: 'o' })).toMatchObject({
+      kind: 'tool_result',
+      id: 'f',
+      output: 'o',
+      outputKey: 'output',
+    });
     expect(partOf({ type: 'input_image', image_url: 'x' })).toMatchObject({ kind: 'image' });
     expect(partOf({ type: 'document' })).toMatchObject({ kind: 'other', type: 'document' });
     expect(partOf({ type: 'mystery', text: 't' })).toMatchObject({ kind: 'text', text: 't' });
@@ -60,7 +68,11 @@ describe('parts', () => {
 
   it('tags parts with the role of their message', () => {
     const ps = parts(mixedMessages);
-    expect(ps.find((p) => p.id === 'call_1' && p.kind === 'tool_use')).toMatchObject({ role: 'assistant', name: 'read', input: '{"p":"a"}' });
+    expect(ps.find((p) => p.id === 'call_1' && p.kind === 'tool_use')).toMatchObject({
+      role: 'assistant',
+      name: 'read',
+      input: '{"p":"a"}',
+    });
     expect(ps.find((p) => p.type === 'tool_result')).toMatchObject({ role: 'user', isError: true });
   });
 
@@ -80,7 +92,9 @@ describe('helpers', () => {
   });
 
   it('textsOf takes text parts only', () => {
-    expect(textsOf([{ type: 'text', text: 'a' }, { type: 'thinking', thinking: 'no' }, 'b', { type: 'tool_result', content: 'no' }])).toEqual(['a', 'b']);
+    expect(
+      textsOf([{ type: 'text', text: 'a' }, { type: 'thinking', thinking: 'no' }, 'b', { type: 'tool_result', content: 'no' }]),
+    ).toEqual(['a', 'b']);
     expect(textsOf({ text: 'one' })).toEqual(['one']);
   });
 
@@ -99,6 +113,13 @@ describe('helpers', () => {
     const names = new Map<string, string>();
     addToolNames(mixedMessages, names);
     addToolNames(nested, names);
-    expect(Object.fromEntries(names)).toEqual({ toolu_1: 'bash', srv_1: 'web_search', call_1: 'read', fc_1: 'grep', ct_1: 'apply_patch', inner: 'x' });
+    expect(Object.fromEntries(names)).toEqual({
+      toolu_1: 'bash',
+      srv_1: 'web_search',
+      call_1: 'read',
+      fc_1: 'grep',
+      ct_1: 'apply_patch',
+      inner: 'x',
+    });
   });
 });

@@ -134,13 +134,15 @@ function eventOf(turn: GenTurn, i: number, t: string): SessionEvent[] {
           t,
           content: [
             { type: 'text', text: texts[0] },
-            ...texts.slice(1).map((x, k) =>
-              k % 3 === 0
-                ? { type: 'thinking', thinking: x }
-                : k % 3 === 1
-                  ? { type: 'tool_use', id: `tu${i}${k}`, name: 'Bash', input: { command: x } }
-                  : { type: 'text', text: x },
-            ),
+            ...texts
+              .slice(1)
+              .map((x, k) =>
+                k % 3 === 0
+                  ? { type: 'thinking', thinking: x }
+                  : k % 3 === 1
+                    ? { type: 'tool_use', id: `tu${i}${k}`, name: 'Bash', input: { command: x } }
+                    : { type: 'text', text: x },
+              ),
           ],
         },
       ];
@@ -150,7 +152,11 @@ function eventOf(turn: GenTurn, i: number, t: string): SessionEvent[] {
           kind: 'agent',
           t,
           messages: [
-            { role: 'assistant', content: texts[0], tool_calls: [{ id: `c${i}`, type: 'function', function: { name: 'read', arguments: texts[1] ?? '{}' } }] },
+            {
+              role: 'assistant',
+              content: texts[0],
+              tool_calls: [{ id: `c${i}`, type: 'function', function: { name: 'read', arguments: texts[1] ?? '{}' } }],
+            },
             { role: 'tool', tool_call_id: `c${i}`, content: texts[2] ?? '```' },
             ...texts.slice(3).map((x) => ({ role: 'assistant', content: [{ type: 'text', text: x }] })),
           ],
@@ -333,7 +339,9 @@ describe('markdown export: the document', () => {
       event: {
         kind: 'agent',
         t: '2026-07-28T09:13:06Z',
-        messages: [{ role: 'user', content: [{ type: 'tool_result', tool_use_id: 'tu1', content: [{ type: 'text', text: 'ok' }], is_error: true }] }],
+        messages: [
+          { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'tu1', content: [{ type: 'text', text: 'ok' }], is_error: true }] },
+        ],
       },
     },
     { seq: 3, event: { kind: 'event', t: '2026-07-28T09:14:00Z', type: 'interrupted' } },

@@ -90,8 +90,7 @@ describe('tokens', () => {
 
 describe('tier boundary', () => {
   // W = 100, ratio 0.4: B = 40.
-  const session = (last: number) =>
-    numbered([user(h(10)), assistant(h(10)), user(h(10)), assistant(h(last))]);
+  const session = (last: number) => numbered([user(h(10)), assistant(h(10)), user(h(10)), assistant(h(last))]);
 
   it('T == B resumes verbatim', () => {
     const plan = planResume(session(10), { window: 100, counter: hashes });
@@ -165,25 +164,14 @@ describe('verbatim rebuild (tier 1)', () => {
     const events = numbered([user('hello'), agent({ role: 'user', content: 'hello' }), assistant('hi')]);
     const plan = planResume(events, { window: 1_000_000 });
     if (plan.tier !== 1) throw new Error('expected tier 1');
-    const sum = [...plan.context.conversation, ...plan.context.agentMessages].reduce<number>(
-      (s, m) => s + estimateTokens(m),
-      0,
-    );
+    const sum = [...plan.context.conversation, ...plan.context.agentMessages].reduce<number>((s, m) => s + estimateTokens(m), 0);
     expect(plan.context.estimate).toBe(sum);
   });
 });
 
 describe('incremental (tier 2)', () => {
   const events = (coversThrough: number) =>
-    numbered([
-      user(h(20)),
-      assistant(h(20)),
-      user(h(20)),
-      assistant(h(20)),
-      compact(h(5), coversThrough),
-      user(h(5)),
-      assistant(h(5)),
-    ]);
+    numbered([user(h(20)), assistant(h(20)), user(h(20)), assistant(h(20)), compact(h(5), coversThrough), user(h(5)), assistant(h(5))]);
 
   it('resumes on the last briefing plus the events after coversThrough', () => {
     const evs = events(3);
@@ -203,13 +191,7 @@ describe('incremental (tier 2)', () => {
   });
 
   it('uses the last compact event when there are several', () => {
-    const evs = numbered([
-      user(h(30)),
-      compact(h(1), 0),
-      user(h(30)),
-      compact(h(2), 2),
-      user(h(3)),
-    ]);
+    const evs = numbered([user(h(30)), compact(h(1), 0), user(h(30)), compact(h(2), 2), user(h(3))]);
     const plan = planResume(evs, { window: 100, counter: hashes });
     expect(plan.tier).toBe(2);
     if (plan.tier !== 2) return;
@@ -265,9 +247,7 @@ describe('tool pairs and the boundary picker', () => {
         ),
       ),
     ).toEqual(['call_1', 'call_2']);
-    expect(
-      toolIds(agent({ type: 'function_call', call_id: 'r1' }, { type: 'function_call_output', call_id: 'r2' })),
-    ).toEqual(['r1', 'r2']);
+    expect(toolIds(agent({ type: 'function_call', call_id: 'r1' }, { type: 'function_call_output', call_id: 'r2' }))).toEqual(['r1', 'r2']);
     expect(toolIds(assistant([{ type: 'server_tool_use', id: 's1' }]))).toEqual(['s1']);
     expect(toolIds(user([{ type: 'tool_result', tool_use_id: 'u1' }]))).toEqual(['u1']);
     expect(toolIds(user('plain'))).toEqual([]);
@@ -336,9 +316,7 @@ describe('keepTurns shrinks to fit', () => {
     numbered(Array.from({ length: n }, (_, i) => [user(h(size / 2) + `u${i}`), assistant(h(size / 2) + `a${i}`)]).flat());
 
   it('keeps all keepTurns when they fit', () => {
-    const plan = expectTier3(
-      planResume(turns(10, 2), { window: 40, counter: hashes, keepTurns: 3, briefingAllowance: 2 }),
-    );
+    const plan = expectTier3(planResume(turns(10, 2), { window: 40, counter: hashes, keepTurns: 3, briefingAllowance: 2 }));
     expect(plan.budget).toBe(16);
     expect(plan.keptTurns).toBe(3);
     expect(plan.tailStartSeq).toBe(14);
@@ -346,9 +324,7 @@ describe('keepTurns shrinks to fit', () => {
   });
 
   it('keeps fewer turns when briefing + tail would not fit', () => {
-    const plan = expectTier3(
-      planResume(turns(8, 20), { window: 100, counter: hashes, keepTurns: 6, briefingAllowance: 4 }),
-    );
+    const plan = expectTier3(planResume(turns(8, 20), { window: 100, counter: hashes, keepTurns: 6, briefingAllowance: 4 }));
     // B = 40, reserve 2 * 4 = 8; one turn (20) fits, two (40) do not.
     expect(plan.keptTurns).toBe(1);
     expect(plan.tailStartSeq).toBe(14);
@@ -358,9 +334,7 @@ describe('keepTurns shrinks to fit', () => {
   });
 
   it('keeps nothing verbatim when even the last turn does not fit', () => {
-    const plan = expectTier3(
-      planResume(turns(3, 40), { window: 100, counter: hashes, briefingAllowance: 4 }),
-    );
+    const plan = expectTier3(planResume(turns(3, 40), { window: 100, counter: hashes, briefingAllowance: 4 }));
     expect(plan.keptTurns).toBe(0);
     expect(plan.tailStartSeq).toBeNull();
     expect(plan.summary.coversThrough).toBe(5);
@@ -370,9 +344,7 @@ describe('keepTurns shrinks to fit', () => {
   });
 
   it('cuts a briefing that would break the budget, and refuses an empty one', () => {
-    const plan = expectTier3(
-      planResume(turns(8, 20), { window: 100, counter: hashes, keepTurns: 6, briefingAllowance: 4 }),
-    );
+    const plan = expectTier3(planResume(turns(8, 20), { window: 100, counter: hashes, keepTurns: 6, briefingAllowance: 4 }));
     const applied = applyBriefing(plan, h(50), hashes);
     expect(applied.briefingTrimmed).toBe(true);
     expect(applied.context.estimate).toBeLessThanOrEqual(plan.budget);
@@ -463,13 +435,7 @@ describe('honesty lines', () => {
   });
 
   it('in tier 3, lines in the head go to the summariser and lines in the tail stay', () => {
-    const evs = numbered([
-      user(h(30)),
-      marker('reload'),
-      assistant(h(30)),
-      user(h(2)),
-      marker('interrupted'),
-    ]);
+    const evs = numbered([user(h(30)), marker('reload'), assistant(h(30)), user(h(2)), marker('interrupted')]);
     const plan = expectTier3(planResume(evs, { window: 100, counter: hashes, briefingAllowance: 4 }));
     expect(plan.tailStartSeq).toBe(3);
     expect(summaryRequest(plan, 0).messages).toContainEqual({ role: 'user', content: honestyLine(marker('reload')) });
@@ -488,7 +454,12 @@ describe('pieces', () => {
     const evs: SessionEvent[] = [];
     for (let i = 0; i < n; i++) {
       evs.push(user(`turn ${i} ${'w'.repeat(400)}`));
-      evs.push(agent(toolUse(`t${i}`), { role: 'user', content: [{ type: 'tool_result', tool_use_id: `t${i}`, content: `out ${i} ${'o'.repeat(out)}` }] }));
+      evs.push(
+        agent(toolUse(`t${i}`), {
+          role: 'user',
+          content: [{ type: 'tool_result', tool_use_id: `t${i}`, content: `out ${i} ${'o'.repeat(out)}` }],
+        }),
+      );
       evs.push(assistant(`done ${i}`));
     }
     return numbered(evs);
@@ -497,7 +468,8 @@ describe('pieces', () => {
   /** Every request of a plan, each piece given the previous piece's briefing. */
   function requests(plan: CompactPlan): ReturnType<typeof summaryRequest>[] {
     const out: ReturnType<typeof summaryRequest>[] = [];
-    for (let i = 0; i < plan.summary.calls; i++) out.push(summaryRequest(plan, i, i === 0 ? undefined : `briefing of part ${i} ${'b'.repeat(20_000)}`));
+    for (let i = 0; i < plan.summary.calls; i++)
+      out.push(summaryRequest(plan, i, i === 0 ? undefined : `briefing of part ${i} ${'b'.repeat(20_000)}`));
     return out;
   }
 
@@ -522,7 +494,9 @@ describe('pieces', () => {
       sent.push(...own);
     });
     const head = evs.filter((e) => e.seq <= summary.coversThrough);
-    const expected = head.flatMap(({ event: e }) => (e.kind === 'agent' ? e.messages : [{ role: e.kind, content: (e as { content: unknown }).content }]));
+    const expected = head.flatMap(({ event: e }) =>
+      e.kind === 'agent' ? e.messages : [{ role: e.kind, content: (e as { content: unknown }).content }],
+    );
     expect(sent).toStrictEqual(expected);
     expect(summary.pieces.map((p) => p.coversThrough)).toStrictEqual([...summary.pieces.map((p) => p.coversThrough)].sort((a, b) => a - b));
     expect(summary.pieces.at(-1)!.coversThrough).toBe(summary.coversThrough);
@@ -579,7 +553,9 @@ describe('pieces', () => {
     expect(() => summaryRequest(plan, 1)).toThrow(RangeError);
     const ev = rollingCompact(plan, 2, 'FACT ' + 'z'.repeat(40_000));
     expect(ev).toMatchObject({ kind: 'compact', coversThrough: plan.summary.pieces[2].coversThrough, rolling: true });
-    expect(estimateTokens(briefingMessage(ev.briefing))).toBeLessThanOrEqual(estimateTokens(briefingMessage('')) + plan.summary.maxBriefingTokens);
+    expect(estimateTokens(briefingMessage(ev.briefing))).toBeLessThanOrEqual(
+      estimateTokens(briefingMessage('')) + plan.summary.maxBriefingTokens,
+    );
     const again = expectTier3(planResume([...evs, { seq: evs.length, event: { ...ev, t: T0 } as SessionEvent }], opts));
     expect(again.priorCompactSeq).toBe(evs.length);
     expect(again.summary.pieces.map((p) => p.coversThrough)).toStrictEqual(plan.summary.pieces.slice(3).map((p) => p.coversThrough));
@@ -706,9 +682,7 @@ describe('property: tier-3 cut', () => {
           expect(estimate).toBe(recount);
           // Nothing of the head is in the result by reference.
           const headObjects = new Set<unknown>(
-            head.flatMap((e) =>
-              e.event.kind === 'agent' ? e.event.messages : e.event.kind === 'assistant' ? [e.event.content] : [],
-            ),
+            head.flatMap((e) => (e.event.kind === 'agent' ? e.event.messages : e.event.kind === 'assistant' ? [e.event.content] : [])),
           );
           for (const m of agentMessages) expect(headObjects.has(m)).toBe(false);
           for (const m of conversation) expect(headObjects.has((m as { content: unknown }).content)).toBe(false);
@@ -732,10 +706,10 @@ describe('planning from a compact event: earlierTokens and floorTokens', () => {
     expect(plan.tier).toBe(2);
     expect(plan.transcriptTokens).toBe(80 + 10); // a compact event is not transcript
     // The same context as a plan over the whole session.
-    const whole = planResume(
-      [...numbered([user(h(20)), assistant(h(20)), user(h(20)), assistant(h(20))]), ...tail],
-      { window: 100, counter: hashes },
-    );
+    const whole = planResume([...numbered([user(h(20)), assistant(h(20)), user(h(20)), assistant(h(20))]), ...tail], {
+      window: 100,
+      counter: hashes,
+    });
     expect(whole.tier).toBe(2);
     if (plan.tier !== 2 || whole.tier !== 2) return;
     expect(plan.context).toStrictEqual(whole.context);
@@ -748,16 +722,21 @@ describe('planning from a compact event: earlierTokens and floorTokens', () => {
     }
   });
 
-  it('floorTokens is the exact cost of chat events and notes, and the client\'s count when given', () => {
+  it("floorTokens is the exact cost of chat events and notes, and the client's count when given", () => {
     const u = { seq: 0, event: user('hello there') };
     const plan = planResume([u], { window: 1e6 });
     expect(floorTokens(u)).toBe(plan.transcriptTokens);
-    expect(floorTokens({ seq: 1, event: marker('interrupted') })).toBe(planResume([{ seq: 1, event: marker('interrupted') }], { window: 1e6 }).transcriptTokens);
+    expect(floorTokens({ seq: 1, event: marker('interrupted') })).toBe(
+      planResume([{ seq: 1, event: marker('interrupted') }], { window: 1e6 }).transcriptTokens,
+    );
     expect(floorTokens({ seq: 2, event: agent(toolUse('a'), toolResult('a')) }, { 2: 7 })).toBe(7);
   });
 
-  it('property: floorTokens never exceeds the event\'s cost however the soft cap elides it', () => {
-    const payload = fc.oneof(fc.string({ maxLength: 400 }), fc.array(fc.record({ type: fc.constant('text'), text: fc.string({ maxLength: 200 }) }), { maxLength: 3 }));
+  it("property: floorTokens never exceeds the event's cost however the soft cap elides it", () => {
+    const payload = fc.oneof(
+      fc.string({ maxLength: 400 }),
+      fc.array(fc.record({ type: fc.constant('text'), text: fc.string({ maxLength: 200 }) }), { maxLength: 3 }),
+    );
     const message = fc.oneof(
       fc.record({ role: fc.constant('assistant'), content: fc.string({ maxLength: 200 }) }),
       fc.record({ role: fc.constant('tool'), tool_call_id: fc.string({ maxLength: 8 }), content: payload }),

@@ -4,7 +4,7 @@
 // a query the index answers gives exactly what the scan (index: false) gives: hits, total, files
 // and problems.
 
-import { appendFileSync, chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { appendFileSync, chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
@@ -15,9 +15,13 @@ import { searchSessions, type SearchResult } from '../server/search/search.js';
 import { line } from './helpers/search-lines.js';
 import { projectCache } from '../server/store/cache-dir.js';
 
-const sorted = (r: SearchResult) => ({ ...r, problems: [...r.problems].sort((a, b) => (`${a.file}:${a.line}:${a.message}` < `${b.file}:${b.line}:${b.message}` ? -1 : 1)) });
+const sorted = (r: SearchResult) => ({
+  ...r,
+  problems: [...r.problems].sort((a, b) => (`${a.file}:${a.line}:${a.message}` < `${b.file}:${b.line}:${b.message}` ? -1 : 1)),
+});
 
-const meta = (id: string, project: string) => serializeLine({ kind: 'meta', v: 1, id, project, createdAt: '2026-09-01T10:00:00.000Z', title: null });
+const meta = (id: string, project: string) =>
+  serializeLine({ kind: 'meta', v: 1, id, project, createdAt: '2026-09-01T10:00:00.000Z', title: null });
 
 /** A store of one session (these lines after its meta line), given to `body`, then removed. */
 async function withSession(id: string, lines: string[], body: (root: string) => Promise<void>): Promise<void> {
@@ -62,61 +66,65 @@ describe('search index: the same answer as the scan', () => {
   it('after appends, torn lines, rewrites, deletions and a corrupt index', async () => {
     let n = 0;
     await fc.assert(
-      fc.asyncProperty(fc.array(op, { minLength: 1, maxLength: 6 }), fc.array(query, { minLength: 1, maxLength: 3 }), async (ops, queries) => {
-        const root = mkdtempSync(join(tmpdir(), 'lc-search-index-'));
-        try {
-          const run = n++;
-          const folders = ['-p', '-q'];
-          const files = Array.from({ length: FILES }, (_, i) => {
-            const dir = join(root, folders[i % 2]!);
-            mkdirSync(dir, { recursive: true });
-            const id = `2026-09-01T10-00-00-r${String(run).padStart(3, '0')}${i}`;
-            return { file: join(dir, `${id}.jsonl`), id, project: `/${folders[i % 2]}` };
-          });
-          for (const f of files) writeFileSync(f.file, meta(f.id, f.project) + '\n');
-          const check = async () => {
-            for (const q of queries) {
-              const indexed = await searchSessions(root, q, { limit: 1000 });
-              const scanned = await searchSessions(root, q, { limit: 1000, index: false });
-              expect(sorted(indexed), q).toEqual(sorted(scanned));
-              // The best few only (ties in time broken by session and seq): as the scan ranks.
-              const few = await searchSessions(root, q, { limit: 3 });
-              expect({ hits: few.hits, total: few.total }, q).toEqual({ hits: scanned.hits.slice(0, 3), total: scanned.total });
-            }
-          };
-          await check();
-          for (const o of ops) {
-            const f = files[o.op === 'corrupt' ? 0 : o.file]!;
-            switch (o.op) {
-              case 'append':
-                appendFileSync(f.file, o.lines.map((l) => l + '\n').join(''));
-                break;
-              case 'torn':
-                appendFileSync(f.file, o.line);
-                break;
-              case 'rewrite':
-                writeFileSync(f.file, [meta(f.id, f.project), ...o.lines].map((l) => l + '\n').join(''));
-                break;
-              case 'delete':
-                rmSync(f.file, { force: true });
-                break;
-              case 'corrupt': {
-                const ix = projectCache(join(root, folders[o.folder]!), SEARCH_INDEX_FILE);
-                try {
-                  const names = readdirSync(join(ix, '..'));
-                  if (names.includes(SEARCH_INDEX_FILE)) writeFileSync(ix, Buffer.from(`not an index ${o.at}`));
-                } catch {
-                  /* no folder */
-                }
-                break;
+      fc.asyncProperty(
+        fc.array(op, { minLength: 1, maxLength: 6 }),
+        fc.array(query, { minLength: 1, maxLength: 3 }),
+        async (ops, queries) => {
+          const root = mkdtempSync(join(tmpdir(), 'lc-search-index-'));
+          try {
+            const run = n++;
+            const folders = ['-p', '-q'];
+            const files = Array.from({ length: FILES }, (_, i) => {
+              const dir = join(root, folders[i % 2]!);
+              mkdirSync(dir, { recursive: true });
+              const id = `2026-09-01T10-00-00-r${String(run).padStart(3, '0')}${i}`;
+              return { file: join(dir, `${id}.jsonl`), id, project: `/${folders[i % 2]}` };
+            });
+            for (const f of files) writeFileSync(f.file, meta(f.id, f.project) + '\n');
+            const check = async () => {
+              for (const q of queries) {
+                const indexed = await searchSessions(root, q, { limit: 1000 });
+                const scanned = await searchSessions(root, q, { limit: 1000, index: false });
+                expect(sorted(indexed), q).toEqual(sorted(scanned));
+                // The best few only (ties in time broken by session and seq): as the scan ranks.
+                const few = await searchSessions(root, q, { limit: 3 });
+                expect({ hits: few.hits, total: few.total }, q).toEqual({ hits: scanned.hits.slice(0, 3), total: scanned.total });
               }
-            }
+            };
             await check();
+            for (const o of ops) {
+              const f = files[o.op === 'corrupt' ? 0 : o.file]!;
+              switch (o.op) {
+                case 'append':
+                  appendFileSync(f.file, o.lines.map((l) => l + '\n').join(''));
+                  break;
+                case 'torn':
+                  appendFileSync(f.file, o.line);
+                  break;
+                case 'rewrite':
+                  writeFileSync(f.file, [meta(f.id, f.project), ...o.lines].map((l) => l + '\n').join(''));
+                  break;
+                case 'delete':
+                  rmSync(f.file, { force: true });
+                  break;
+                case 'corrupt': {
+                  const ix = projectCache(join(root, folders[o.folder]!), SEARCH_INDEX_FILE);
+                  try {
+                    const names = readdirSync(join(ix, '..'));
+                    if (names.includes(SEARCH_INDEX_FILE)) writeFileSync(ix, Buffer.from(`not an index ${o.at}`));
+                  } catch {
+                    /* no folder */
+                  }
+                  break;
+                }
+              }
+              await check();
+            }
+          } finally {
+            rmSync(root, { recursive: true, force: true });
           }
-        } finally {
-          rmSync(root, { recursive: true, force: true });
-        }
-      }),
+        },
+      ),
       { numRuns: 100 },
     );
     // A query of two words is three searches (each word, then both: search.ts searchEveryTerm).
@@ -138,7 +146,17 @@ describe('search index: events it is unsure of', () => {
       serializeLine({ kind: 'user', t: '2026-09-01T10:00:06.000Z', content: `plain zonk and kelvin${long}` }),
     ];
     await withSession('2026-09-01T10-00-00-uuuu', lines, async (root) => {
-      await expectAsScan(root, ['zonk', 'kelvin', 'zonk kelvin', 'onk', '"zonk and"', '"Zonk and"', '"and kelvin" plain', '"onk sho"', '"\u212Aelvin"']);
+      await expectAsScan(root, [
+        'zonk',
+        'kelvin',
+        'zonk kelvin',
+        'onk',
+        '"zonk and"',
+        '"Zonk and"',
+        '"and kelvin" plain',
+        '"onk sho"',
+        '"\u212Aelvin"',
+      ]);
       // A phrase's candidates come from the index: its words, then the exact phrase checked.
       const r = await searchSessions(root, '"zonk and kelvin"', { limit: 10 });
       expect(r.hits.map((h) => h.seq)).toEqual([5]);
@@ -164,7 +182,11 @@ describe('search index: built, appended to, progress, abort, a store it cannot w
         const id = `2026-09-0${f + 1}T10-00-${String(n).padStart(2, '0')}-s${f}${n}x`;
         const file = join(dir, `${id}.jsonl`);
         const events = Array.from({ length: 6 }, (_, i) =>
-          serializeLine({ kind: i % 2 ? 'assistant' : 'user', t: `2026-09-0${f + 1}T10:${String(n).padStart(2, '0')}:${String(i).padStart(2, '0')}.000Z`, content: `parse number ${f} ${n} ${i} ${'long text '.repeat(i * 60)}${i === 3 ? 'needle' : ''}` }),
+          serializeLine({
+            kind: i % 2 ? 'assistant' : 'user',
+            t: `2026-09-0${f + 1}T10:${String(n).padStart(2, '0')}:${String(i).padStart(2, '0')}.000Z`,
+            content: `parse number ${f} ${n} ${i} ${'long text '.repeat(i * 60)}${i === 3 ? 'needle' : ''}`,
+          }),
         );
         writeFileSync(file, [meta(id, `/p${f}`), ...events].map((l) => l + '\n').join(''));
         files.push(file);
@@ -173,7 +195,7 @@ describe('search index: built, appended to, progress, abort, a store it cannot w
     return { root, files };
   };
 
-  it('gives the scan\'s answer when it builds the index and from the index it wrote', async () => {
+  it("gives the scan's answer when it builds the index and from the index it wrote", async () => {
     const { searchSessions: compiled } = (await import(dist)) as { searchSessions: Search };
     const { root, files } = store();
     try {
@@ -208,7 +230,9 @@ describe('search index: built, appended to, progress, abort, a store it cannot w
       const p = searchSessions(root, 'parse', { signal: ac2.signal, onProgress: () => ac2.abort(new Error('stopped midway')) });
       await expect(p).rejects.toThrow('stopped midway');
       // What was written is whole: the next search answers as the scan does.
-      expect(sorted(await searchSessions(root, 'needle', { limit: 100 }))).toEqual(sorted(await searchSessions(root, 'needle', { limit: 100, index: false })));
+      expect(sorted(await searchSessions(root, 'needle', { limit: 100 }))).toEqual(
+        sorted(await searchSessions(root, 'needle', { limit: 100, index: false })),
+      );
     } finally {
       rmSync(root, { recursive: true, force: true });
     }
@@ -219,9 +243,12 @@ describe('search index: built, appended to, progress, abort, a store it cannot w
       // root writes through any mode: a file in the index's place stands for the store's refusal.
       const { root } = store();
       try {
-        for (const f of ['-folder-0', '-folder-1', '-folder-2']) mkdirSync(projectCache(join(root, f), SEARCH_INDEX_FILE), { recursive: true });
+        for (const f of ['-folder-0', '-folder-1', '-folder-2'])
+          mkdirSync(projectCache(join(root, f), SEARCH_INDEX_FILE), { recursive: true });
         for (const q of ['needle', 'parse needle']) {
-          expect(sorted(await searchSessions(root, q, { limit: 100 })), q).toEqual(sorted(await searchSessions(root, q, { limit: 100, index: false })));
+          expect(sorted(await searchSessions(root, q, { limit: 100 })), q).toEqual(
+            sorted(await searchSessions(root, q, { limit: 100, index: false })),
+          );
         }
       } finally {
         rmSync(root, { recursive: true, force: true });
@@ -234,8 +261,11 @@ describe('search index: built, appended to, progress, abort, a store it cannot w
       for (const f of ['-folder-0', '-folder-1', '-folder-2']) chmodSync(join(root, f), 0o555);
       mkdirSync(cachePaths(root).dir, { recursive: true });
       chmodSync(cachePaths(root).dir, 0o555);
-      expect(sorted(await searchSessions(root, 'needle', { limit: 100 }))).toEqual(sorted(await searchSessions(root, 'needle', { limit: 100, index: false })));
-      for (const f of ['-folder-0', '-folder-1', '-folder-2']) expect(existsSync(projectCache(join(root, f), SEARCH_INDEX_FILE))).toBe(false);
+      expect(sorted(await searchSessions(root, 'needle', { limit: 100 }))).toEqual(
+        sorted(await searchSessions(root, 'needle', { limit: 100, index: false })),
+      );
+      for (const f of ['-folder-0', '-folder-1', '-folder-2'])
+        expect(existsSync(projectCache(join(root, f), SEARCH_INDEX_FILE))).toBe(false);
     } finally {
       for (const f of ['-folder-0', '-folder-1', '-folder-2']) chmodSync(join(root, f), 0o755);
       rmSync(root, { recursive: true, force: true });

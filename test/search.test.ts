@@ -50,7 +50,11 @@ beforeAll(() => {
       kind: 'agent',
       t: '2026-07-02T10:00:04.000Z',
       messages: [
-        { role: 'assistant', content: null, tool_calls: [{ id: 'c1', type: 'function', function: { name: 'grep', arguments: '{"pattern":"needleInArgs"}' } }] },
+        {
+          role: 'assistant',
+          content: null,
+          tool_calls: [{ id: 'c1', type: 'function', function: { name: 'grep', arguments: '{"pattern":"needleInArgs"}' } }],
+        },
         { role: 'tool', tool_call_id: 'c1', content: 'found needleInOutput' },
       ],
     },
@@ -209,8 +213,16 @@ describe('search: tolerance, progress, abort', () => {
     const dir = mkdtempSync(join(tmpdir(), 'lc-search-turns-'));
     try {
       const file = join(dir, '2026-09-02T10-00-00-tttt.jsonl');
-      const meta = serializeLine({ kind: 'meta', v: 1, id: '2026-09-02T10-00-00-tttt', project: '/t', createdAt: '2026-09-02T10:00:00.000Z', title: null });
-      const big = (i: number) => serializeLine({ kind: 'user', t: `2026-09-02T10:00:${String(i).padStart(2, '0')}.000Z`, content: 'parse '.repeat(170_000) });
+      const meta = serializeLine({
+        kind: 'meta',
+        v: 1,
+        id: '2026-09-02T10-00-00-tttt',
+        project: '/t',
+        createdAt: '2026-09-02T10:00:00.000Z',
+        title: null,
+      });
+      const big = (i: number) =>
+        serializeLine({ kind: 'user', t: `2026-09-02T10:00:${String(i).padStart(2, '0')}.000Z`, content: 'parse '.repeat(170_000) });
       writeFileSync(file, [meta, ...Array.from({ length: 12 }, (_, i) => big(i))].join('\n') + '\n');
       let ticks = 0;
       let stop = false;
@@ -264,8 +276,18 @@ describe('search: long texts, escapes and bad lines (the fast path)', () => {
     const key = 'k'.repeat(60);
     add(`{"kind":"user","t":"${at(5)}","content":[{"type":"tool_use","input":{"${key}":"${pad('zonk dup')}","${key}":"none"}}]}`); // 5
     // A string tool input holding JSON: its keys are not text.
-    ev({ kind: 'agent', messages: [{ role: 'assistant', content: null, tool_calls: [{ function: { name: 'f', arguments: JSON.stringify({ zonk: pad('v') }) } }] }] }); // 6
-    ev({ kind: 'agent', messages: [{ role: 'assistant', content: null, tool_calls: [{ function: { name: 'f', arguments: JSON.stringify({ q: pad('zonk arg') }) } }] }] }); // 7
+    ev({
+      kind: 'agent',
+      messages: [
+        { role: 'assistant', content: null, tool_calls: [{ function: { name: 'f', arguments: JSON.stringify({ zonk: pad('v') }) } }] },
+      ],
+    }); // 6
+    ev({
+      kind: 'agent',
+      messages: [
+        { role: 'assistant', content: null, tool_calls: [{ function: { name: 'f', arguments: JSON.stringify({ q: pad('zonk arg') }) } }] },
+      ],
+    }); // 7
     // The Kelvin sign matches k case-insensitively (/k/iu); the anchor is found in the id.
     ev({ kind: 'assistant', content: [{ type: 'tool_use', id: 'kelvin', name: 'n', input: { a: pad('\u212Aelvin') } }] }); // 8
     // Bad lines with long strings: a raw tab, a bad escape.
@@ -328,7 +350,10 @@ describe('search: long texts, escapes and bad lines (the fast path)', () => {
       writeFileSync(f, `${meta}\n${serializeLine({ kind: 'user', t: at(1), content: 'zonk before the tear' })}\n${torn}`);
       const r = await searchSessions([f], 'zonk');
       expect(r.problems, torn).toEqual([]);
-      expect(r.hits.map((h) => [h.seq, h.title]), torn).toEqual([[0, 'zonk before the tear']]);
+      expect(
+        r.hits.map((h) => [h.seq, h.title]),
+        torn,
+      ).toEqual([[0, 'zonk before the tear']]);
     }
   });
 
@@ -356,13 +381,26 @@ describe('search: progress and abort over many files', () => {
       const nn = String(n).padStart(2, '0');
       session('-many', `2026-08-01T10-00-${nn}-h${nn}x`, '/many', [
         { kind: 'user', t: `2026-08-01T10:00:${nn}.000Z`, content: `parse file number ${n} ${'x'.repeat(200)}` },
-        { kind: 'assistant', t: `2026-08-01T10:01:${nn}.000Z`, content: [{ type: 'text', text: `parsed ${n}: ${'long text '.repeat(20)}parse` }] },
+        {
+          kind: 'assistant',
+          t: `2026-08-01T10:01:${nn}.000Z`,
+          content: [{ type: 'text', text: `parsed ${n}: ${'long text '.repeat(20)}parse` }],
+        },
       ]);
     }
     try {
-      const sorted = (r: Awaited<ReturnType<Search>>) => ({ ...r, problems: [...r.problems].sort((a, b) => (`${a.file}:${a.line}` < `${b.file}:${b.line}` ? -1 : 1)) });
+      const sorted = (r: Awaited<ReturnType<Search>>) => ({
+        ...r,
+        problems: [...r.problems].sort((a, b) => (`${a.file}:${a.line}` < `${b.file}:${b.line}` ? -1 : 1)),
+      });
       const total = (await listSessionFiles(root)).length;
-      for (const [query, limit] of [['parse', 100], ['parse', 3], ['"hello world"', 10], ['needleInArgs', 5], ['nothing-matches-this', 10]] as const) {
+      for (const [query, limit] of [
+        ['parse', 100],
+        ['parse', 3],
+        ['"hello world"', 10],
+        ['needleInArgs', 5],
+        ['nothing-matches-this', 10],
+      ] as const) {
         const one = await compiled(root, query, { limit, index: false });
         // From the index: the same answer.
         expect(sorted(await compiled(root, query, { limit })), query).toEqual(sorted(one));

@@ -27,7 +27,10 @@ describe('fallbackTitle', () => {
   });
 
   it('reads provider content blocks', () => {
-    const blocks = [{ type: 'image', source: {} }, { type: 'text', text: 'Explain this stack trace' }];
+    const blocks = [
+      { type: 'image', source: {} },
+      { type: 'text', text: 'Explain this stack trace' },
+    ];
     expect(fallbackTitle(numbered(assistant('hello'), user(blocks)))).toBe('Explain this stack trace');
   });
 

@@ -27,7 +27,10 @@ function files(dir) {
 /** What a build of this checkout is made from, as one digest. */
 function sources() {
   const h = createHash('sha256');
-  const inputs = [...files(join(repo, 'server')), ...['tsconfig.json', 'package.json', 'package-lock.json', 'tools/build.mjs'].map((f) => join(repo, f))];
+  const inputs = [
+    ...files(join(repo, 'server')),
+    ...['tsconfig.json', 'package.json', 'package-lock.json', 'tools/build.mjs'].map((f) => join(repo, f)),
+  ];
   for (const f of inputs) h.update(f.slice(repo.length)).update('\0').update(readFileSync(f)).update('\0');
   return { sources: h.digest('hex') };
 }

@@ -113,7 +113,11 @@ export interface Progress {
  * indexes: seconds), for a terminal: nothing for the first `after` ms, so that a quick command
  * prints nothing, then `label done/total` drawn over itself at most every `every` ms.
  */
-export function progressLine(write: (s: string) => void, label: string, opts: { now?: () => number; after?: number; every?: number; bar?: number } = {}): Progress {
+export function progressLine(
+  write: (s: string) => void,
+  label: string,
+  opts: { now?: () => number; after?: number; every?: number; bar?: number } = {},
+): Progress {
   const now = opts.now ?? (() => performance.now());
   const after = opts.after ?? 500;
   const every = opts.every ?? 100;

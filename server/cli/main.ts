@@ -154,7 +154,7 @@ function wantsHelp(args: string[]): boolean {
 export async function main(argv: string[]): Promise<number> {
   const [cmd, ...rest] = argv;
   if (cmd !== 'serve') quietOnClosedPipe(); // the sidecar handles its own pipes (rpc/server.ts)
-  if (cmd && HELP[cmd] && wantsHelp(rest)) return out(HELP[cmd]), EXIT.ok;
+  if (cmd && HELP[cmd] && wantsHelp(rest)) return (out(HELP[cmd]), EXIT.ok);
   try {
     switch (cmd) {
       case undefined:
@@ -238,7 +238,7 @@ export function version(): string {
 
 async function history(args: string[], here: boolean): Promise<number> {
   const { values, positionals } = parse(args, { project: { type: 'string' }, all: { type: 'boolean' }, limit: { type: 'string' } });
-  if (values.help) return out(here ? USAGE : HELP.list), EXIT.ok;
+  if (values.help) return (out(here ? USAGE : HELP.list), EXIT.ok);
   if (positionals.length) throw new UsageError(`list takes no arguments (got ${positionals.join(' ')})`);
   if (values.project && values.all) throw new UsageError('--project and --all exclude each other');
   const limit = positiveInt(values.limit as string | undefined, 'limit');
@@ -249,14 +249,22 @@ async function history(args: string[], here: boolean): Promise<number> {
   const project = all ? undefined : ((values.project as string | undefined) ?? cwd);
   // history.js, not store.js: the listing needs no zod and no lock library (bench/PERFORMANCE.md).
   // threads: a one-shot process may read with blocking calls, and on two threads (history.ts).
-  const listed = await (await import('../listing/history.js')).listSessions(root, { project: project && (await absolute(project)) }, undefined, { threads: true });
+  const listed = await (await import('../listing/history.js')).listSessions(
+    root,
+    { project: project && (await absolute(project)) },
+    undefined,
+    { threads: true },
+  );
   const problems: Problem[] = listed.problems;
   const shown: SessionEntry[] = limit ? listed.sessions.slice(0, limit) : listed.sessions;
   const unreadable = shownProblems(problems).filter(cannotRead);
   if (values.json) out(JSON.stringify({ sessions: shown, problems }, null, 2));
   else await printHistory(shown, problems, { root, project, all, here });
   if (unreadable.length === 0) return EXIT.ok;
-  if (!values.json) err(`${unreadable.length} file${unreadable.length === 1 ? '' : 's'} or folder${unreadable.length === 1 ? '' : 's'} of the store could not be read: this History is incomplete ('levelcode-sessions doctor' says what can be mended)`);
+  if (!values.json)
+    err(
+      `${unreadable.length} file${unreadable.length === 1 ? '' : 's'} or folder${unreadable.length === 1 ? '' : 's'} of the store could not be read: this History is incomplete ('levelcode-sessions doctor' says what can be mended)`,
+    );
   return EXIT.failure;
 }
 
@@ -277,8 +285,13 @@ function shownProblems(problems: Problem[]): Problem[] {
   return problems.filter((p) => !shut.some((d) => p.file.startsWith(d)));
 }
 
-async function printHistory(shown: SessionEntry[], problems: Problem[], o: { root: string; project?: string; all: boolean; here: boolean }): Promise<void> {
-  for (const p of shownProblems(problems)) err(`${cannotRead(p) ? 'error' : 'warning'}: ${p.file}${p.line ? `:${p.line}` : ''}: ${p.message}`);
+async function printHistory(
+  shown: SessionEntry[],
+  problems: Problem[],
+  o: { root: string; project?: string; all: boolean; here: boolean },
+): Promise<void> {
+  for (const p of shownProblems(problems))
+    err(`${cannotRead(p) ? 'error' : 'warning'}: ${p.file}${p.line ? `:${p.line}` : ''}: ${p.message}`);
   if (shown.length === 0) {
     if (problems.some(cannotRead)) return; // not "no sessions": they could not be read
     out(
@@ -304,7 +317,10 @@ async function cmdNew(args: string[]): Promise<number> {
   const store = await openStore(values.dir as string | undefined);
   try {
     // The current folder's project by default, as every other command has it.
-    const meta = await store.create({ project: await absolute((values.project as string | undefined) ?? process.cwd()), model: values.model as string | undefined });
+    const meta = await store.create({
+      project: await absolute((values.project as string | undefined) ?? process.cwd()),
+      model: values.model as string | undefined,
+    });
     out(values.json ? JSON.stringify({ id: meta.id, project: meta.project }) : meta.id);
   } finally {
     await store.releaseAll();
@@ -326,7 +342,8 @@ async function readStdin(): Promise<string> {
 async function cmdAppend(args: string[]): Promise<number> {
   const { values, positionals } = parse(args, {});
   const id = oneId(positionals, 'append');
-  if (process.stdin.isTTY) process.stderr.write('Reading events from stdin, one JSON object a line; end with Ctrl-D (Ctrl-C: nothing is appended).\n');
+  if (process.stdin.isTTY)
+    process.stderr.write('Reading events from stdin, one JSON object a line; end with Ctrl-D (Ctrl-C: nothing is appended).\n');
   const text = await readStdin();
   const events: unknown[] = [];
   /** The stdin line of each event (1-based), to report an invalid one where the user sees it. */
@@ -354,7 +371,11 @@ async function cmdAppend(args: string[]): Promise<number> {
     else out(`appended ${r.appended} event${r.appended === 1 ? '' : 's'} to ${id}`);
   } catch (e) {
     const se = e as StoreError;
-    const issues = (se?.name === 'StoreError' && se.code === 'invalid-events' && (se.data as { issues?: { path: (string | number)[]; message: string }[] } | undefined)?.issues) || undefined;
+    const issues =
+      (se?.name === 'StoreError' &&
+        se.code === 'invalid-events' &&
+        (se.data as { issues?: { path: (string | number)[]; message: string }[] } | undefined)?.issues) ||
+      undefined;
     if (!issues?.length) throw e;
     // Each invalid line once, by its stdin line number, with what is wrong in it.
     const byLine = new Map<number, string[]>();
@@ -416,7 +437,11 @@ async function cmdDelete(args: string[]): Promise<number> {
 }
 
 async function cmdExport(args: string[]): Promise<number> {
-  const { values, positionals } = parse(args, { format: { type: 'string' }, output: { type: 'string', short: 'o' }, force: { type: 'boolean' } });
+  const { values, positionals } = parse(args, {
+    format: { type: 'string' },
+    output: { type: 'string', short: 'o' },
+    force: { type: 'boolean' },
+  });
   const id = oneId(positionals, 'export');
   if (values.json && values.format !== undefined && values.format !== 'json')
     throw new UsageError(`--json is --format json; it excludes --format ${values.format}`);
@@ -427,14 +452,19 @@ async function cmdExport(args: string[]): Promise<number> {
   const r = await store.read(id);
   for (const p of r.problems) err(`warning: ${p.file}:${p.line}: ${p.message}`);
   const { renderMarkdown, exportJson } = await import('../export/export.js');
-  const text = format === 'markdown' ? renderMarkdown(r.meta, r.events) : JSON.stringify(exportJson(r.meta, r.events, r.problems), null, 2) + '\n';
+  const text =
+    format === 'markdown' ? renderMarkdown(r.meta, r.events) : JSON.stringify(exportJson(r.meta, r.events, r.problems), null, 2) + '\n';
   if (values.output) {
     const { writeFile } = await import('node:fs/promises');
     try {
       await writeFile(values.output as string, text, { mode: 0o600, flag: values.force ? 'w' : 'wx' });
     } catch (e) {
       const code = (e as NodeJS.ErrnoException).code;
-      err(code === 'EEXIST' ? `${values.output} exists; not overwritten (add --force to overwrite it)` : `cannot write ${values.output} (${code ?? (e as Error).message})`);
+      err(
+        code === 'EEXIST'
+          ? `${values.output} exists; not overwritten (add --force to overwrite it)`
+          : `cannot write ${values.output} (${code ?? (e as Error).message})`,
+      );
       return EXIT.failure;
     }
     out(`wrote ${values.output}`);
@@ -459,10 +489,14 @@ async function cmdSearch(args: string[]): Promise<number> {
   // history.js, not store.js, as for list: search needs no zod and no lock library.
   const { realProjectPath, resolveStoreRoot } = await import('../listing/history.js');
   const root = resolveStoreRoot(values.dir as string | undefined);
-  const project = values.all ? undefined : await realProjectPath(await absolute((values.project as string | undefined) ?? process.cwd()), false);
+  const project = values.all
+    ? undefined
+    : await realProjectPath(await absolute((values.project as string | undefined) ?? process.cwd()), false);
   const { searchSessions } = await import('../search/search.js');
   // On a terminal, a line on stderr while it takes long (the first search builds the indexes).
-  const progress = process.stderr.isTTY ? (await import('./format.js')).progressLine((s) => process.stderr.write(s), 'searching sessions') : undefined;
+  const progress = process.stderr.isTTY
+    ? (await import('./format.js')).progressLine((s) => process.stderr.write(s), 'searching sessions')
+    : undefined;
   let r;
   try {
     r = await searchSessions(root, query, { project, since, until, limit, onProgress: progress?.update });
@@ -487,7 +521,10 @@ async function cmdSearch(args: string[]): Promise<number> {
   const { searchLines } = await import('./format.js');
   for (const l of searchLines(r.hits, { color: !!process.stdout.isTTY && !process.env.NO_COLOR, showProject: !project })) out(l);
   if (r.total > r.hits.length) out(`(${r.hits.length} of ${r.total} matches shown; --limit N for more)`);
-  if (unreadable.length) err(`${unreadable.length} file${unreadable.length === 1 ? '' : 's'} or folder${unreadable.length === 1 ? '' : 's'} could not be searched ('levelcode-sessions doctor' says what can be mended)`);
+  if (unreadable.length)
+    err(
+      `${unreadable.length} file${unreadable.length === 1 ? '' : 's'} or folder${unreadable.length === 1 ? '' : 's'} could not be searched ('levelcode-sessions doctor' says what can be mended)`,
+    );
   return code;
 }
 
@@ -499,11 +536,14 @@ async function cmdDoctor(args: string[]): Promise<number> {
   const report = await doctor(resolveStoreRoot(values.dir as string | undefined), { fix: !!values.fix });
   if (values.json) out(JSON.stringify(report, null, 2));
   else {
-    out(`Store ${report.root}: ${report.projects} project${report.projects === 1 ? '' : 's'}, ${report.sessions} session${report.sessions === 1 ? '' : 's'}`);
+    out(
+      `Store ${report.root}: ${report.projects} project${report.projects === 1 ? '' : 's'}, ${report.sessions} session${report.sessions === 1 ? '' : 's'}`,
+    );
     for (const f of report.findings)
       out(`${severity(f)}: ${f.kind}: ${f.path}${f.line ? `:${f.line}` : ''}: ${f.message}${f.fixed ? ` (fixed: ${f.fixed})` : ''}`);
     if (report.findings.length === 0) out('No problems found.');
-    else if (!report.ok && !values.fix) out(`Run 'levelcode-sessions doctor --fix' to repair caches, locks and permissions (session content is never changed).`);
+    else if (!report.ok && !values.fix)
+      out(`Run 'levelcode-sessions doctor --fix' to repair caches, locks and permissions (session content is never changed).`);
   }
   return report.ok ? EXIT.ok : EXIT.failure;
 }

@@ -119,8 +119,7 @@ class Renderer {
     switch (e.kind) {
       case 'user':
         this.heading('User', e.t);
-        if (Array.isArray(e.contextFiles) && e.contextFiles.length)
-          this.italic(`Context files: ${e.contextFiles.join(', ')}`);
+        if (Array.isArray(e.contextFiles) && e.contextFiles.length) this.italic(`Context files: ${e.contextFiles.join(', ')}`);
         this.content(e.content, 'user');
         return;
       case 'assistant':
@@ -133,19 +132,15 @@ class Renderer {
         return;
       case 'compact':
         this.heading('Summary', e.t);
-        this.italic(`Compaction briefing: a summary of events 0 to ${e.coversThrough}, written for the model's context. The events themselves are above.`);
+        this.italic(
+          `Compaction briefing: a summary of events 0 to ${e.coversThrough}, written for the model's context. The events themselves are above.`,
+        );
         this.text(e.briefing);
         return;
       case 'event': {
         const when = formatTime(e.t);
         const label =
-          e.type === 'interrupted'
-            ? 'Interrupted'
-            : e.type === 'reload'
-              ? 'Reloaded'
-              : e.type === 'reaped'
-                ? 'Reaped'
-                : `Event: ${e.type}`;
+          e.type === 'interrupted' ? 'Interrupted' : e.type === 'reload' ? 'Reloaded' : e.type === 'reaped' ? 'Reaped' : `Event: ${e.type}`;
         this.italic(`${label} · ${when}`);
         return;
       }
@@ -218,7 +213,8 @@ class Renderer {
 
 function hasText(content: unknown): boolean {
   if (typeof content === 'string') return content.trim().length > 0;
-  if (Array.isArray(content)) return content.some((b) => typeof b === 'string' || (b && typeof b === 'object' && (b as { type?: unknown }).type === 'text'));
+  if (Array.isArray(content))
+    return content.some((b) => typeof b === 'string' || (b && typeof b === 'object' && (b as { type?: unknown }).type === 'text'));
   return false;
 }
 

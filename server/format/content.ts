@@ -57,7 +57,16 @@ export function partOf(block: unknown, role?: string): Part | null {
   const o = block as Rec;
   if (isMessage(o)) {
     if (o.role !== 'tool') return null;
-    return { kind: 'tool_result', type: 'tool', role: 'tool', id: str(o.tool_call_id), name: str(o.name), output: o.content, outputKey: 'content', raw: o };
+    return {
+      kind: 'tool_result',
+      type: 'tool',
+      role: 'tool',
+      id: str(o.tool_call_id),
+      name: str(o.name),
+      output: o.content,
+      outputKey: 'content',
+      raw: o,
+    };
   }
   const type = typeof o.type === 'string' ? o.type : '';
   if (TEXT_TYPES.has(type) && typeof o.text === 'string') return { kind: 'text', type, role, text: o.text, raw: o };
@@ -69,10 +78,28 @@ export function partOf(block: unknown, role?: string): Part | null {
   if (type === 'redacted_thinking') return { kind: 'thinking', type, role, redacted: true, raw: o };
   if (type.endsWith('tool_use')) return { kind: 'tool_use', type, role, id: str(o.id), name: str(o.name), input: o.input, raw: o };
   if (CALL_TYPES.has(type))
-    return { kind: 'tool_use', type, role, id: str(o.call_id), name: str(o.name), input: 'arguments' in o ? o.arguments : (o.input ?? o.action), raw: o };
+    return {
+      kind: 'tool_use',
+      type,
+      role,
+      id: str(o.call_id),
+      name: str(o.name),
+      input: 'arguments' in o ? o.arguments : (o.input ?? o.action),
+      raw: o,
+    };
   if (typeof o.tool_use_id === 'string' || type === 'tool_result' || type === 'web_search_tool_result')
-    return { kind: 'tool_result', type, role, id: str(o.tool_use_id), output: o.content, outputKey: 'content', isError: o.is_error === true, raw: o };
-  if (CALL_OUTPUT_TYPES.has(type)) return { kind: 'tool_result', type, role, id: str(o.call_id), output: o.output, outputKey: 'output', raw: o };
+    return {
+      kind: 'tool_result',
+      type,
+      role,
+      id: str(o.tool_use_id),
+      output: o.content,
+      outputKey: 'content',
+      isError: o.is_error === true,
+      raw: o,
+    };
+  if (CALL_OUTPUT_TYPES.has(type))
+    return { kind: 'tool_result', type, role, id: str(o.call_id), output: o.output, outputKey: 'output', raw: o };
   if (type === 'image' || type === 'input_image') return { kind: 'image', type, role, raw: o };
   if (type !== 'document' && typeof o.text === 'string') return { kind: 'text', type, role, text: o.text, raw: o };
   return { kind: 'other', type, role, raw: o };
@@ -101,13 +128,22 @@ function walkOne(v: unknown, visit: (p: Part) => void, role: string | undefined)
 function walkMessage(m: Rec, visit: (p: Part) => void): void {
   const role = String(m.role);
   if (role === 'tool') return visit(partOf(m)!);
-  if (role === 'system' || role === 'developer') return visit({ kind: 'other', type: role, role, text: textsOf(m.content).join('\n'), raw: m });
+  if (role === 'system' || role === 'developer')
+    return visit({ kind: 'other', type: role, role, text: textsOf(m.content).join('\n'), raw: m });
   walk(m.content, visit, role);
   if (!Array.isArray(m.tool_calls)) return;
   for (const call of m.tool_calls) {
     const c = (call && typeof call === 'object' ? call : {}) as Rec;
     const fn = (c.function && typeof c.function === 'object' ? c.function : {}) as Rec;
-    visit({ kind: 'tool_use', type: 'tool_calls', role, id: str(c.id), name: str(fn.name) ?? str(c.name), input: fn.arguments ?? c.arguments, raw: call });
+    visit({
+      kind: 'tool_use',
+      type: 'tool_calls',
+      role,
+      id: str(c.id),
+      name: str(fn.name) ?? str(c.name),
+      input: fn.arguments ?? c.arguments,
+      raw: call,
+    });
   }
 }
 

@@ -26,7 +26,11 @@ const IsoTime = z.iso.datetime({ offset: true }).describe('ISO 8601 time, e.g. 2
 /** Where an imported session came from (server/import/types.ts SourceRef). */
 export const ImportSource = z
   .looseObject({
-    tool: z.string().min(1).max(100).describe("The importer's name, one of those protocol.md lists (claude-code, codex, gemini, vscode, ...)."),
+    tool: z
+      .string()
+      .min(1)
+      .max(100)
+      .describe("The importer's name, one of those protocol.md lists (claude-code, codex, gemini, vscode, ...)."),
     version: z.string().max(100).optional().describe("The tool's version as its records state it."),
     path: z.string().min(1).describe('The absolute path of the source file the session was read from.'),
     id: z.string().min(1).max(500).describe("The tool's own session id (what `claude --resume ID` takes)."),
@@ -50,9 +54,7 @@ export const MetaLine = z
     createdAt: IsoTime,
     title: z.string().nullable().describe('Always null at birth; titles are appended as title events.'),
     model: z.string().optional().describe('Model the session started with, if known.'),
-    source: ImportSource.optional().describe(
-      'Set when the session was imported from another tool (server/import): where it came from.',
-    ),
+    source: ImportSource.optional().describe('Set when the session was imported from another tool (server/import): where it came from.'),
   })
   .describe('The meta line: line 1 of a session file.');
 export type MetaLine = z.infer<typeof MetaLine>;
@@ -63,9 +65,10 @@ export const UserEvent = z
   .looseObject({
     kind: z.literal('user'),
     ...base,
-    content: z.unknown().refine((v) => v !== undefined, 'content is required').describe(
-      'What the user sent: a string, or provider content blocks, verbatim.',
-    ),
+    content: z
+      .unknown()
+      .refine((v) => v !== undefined, 'content is required')
+      .describe('What the user sent: a string, or provider content blocks, verbatim.'),
     contextFiles: z.array(z.string()).optional().describe('Files attached as context to this message.'),
   })
   .describe('A user message.');
@@ -74,12 +77,13 @@ export const AssistantEvent = z
   .looseObject({
     kind: z.literal('assistant'),
     ...base,
-    content: z.unknown().refine((v) => v !== undefined, 'content is required').describe(
-      'Provider content blocks of the answer, verbatim (a string is accepted too).',
-    ),
+    content: z
+      .unknown()
+      .refine((v) => v !== undefined, 'content is required')
+      .describe('Provider content blocks of the answer, verbatim (a string is accepted too).'),
     model: z.string().optional(),
   })
-  .describe("An assistant answer in the chat conversation.");
+  .describe('An assistant answer in the chat conversation.');
 
 export const AgentEvent = z
   .looseObject({
@@ -93,10 +97,7 @@ export const MarkerEvent = z
   .looseObject({
     kind: z.literal('event'),
     ...base,
-    type: z
-      .string()
-      .min(1)
-      .describe('checkpoint, reload, interrupted, reaped, sealed, ...; other fields ride along.'),
+    type: z.string().min(1).describe('checkpoint, reload, interrupted, reaped, sealed, ...; other fields ride along.'),
   })
   .describe('Something that happened to the session (not a message).');
 
@@ -114,11 +115,7 @@ export const CompactEvent = z
     kind: z.literal('compact'),
     ...base,
     briefing: z.string().min(1).describe("A summary of the transcript's head, for the model's context only."),
-    coversThrough: z
-      .number()
-      .int()
-      .min(0)
-      .describe('Sequence number of the last event the briefing covers (see "Sequence numbers").'),
+    coversThrough: z.number().int().min(0).describe('Sequence number of the last event the briefing covers (see "Sequence numbers").'),
   })
   .describe('A compaction: a briefing of the head. The transcript itself is never replaced.');
 
@@ -163,4 +160,3 @@ export function serializeLine(obj: Record<string, unknown>): string {
 export function defineOwn(target: Record<string, unknown>, key: string, value: unknown): void {
   Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
 }
-

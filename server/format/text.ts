@@ -25,7 +25,12 @@ export function oneLine(text: string, max = 80): string {
   if (line.length <= max || max < 2) {
     if (line.length <= max) return line;
     const chars = Array.from(line);
-    return chars.length <= max ? line : chars.slice(0, max - 1).join('').trimEnd() + '…';
+    return chars.length <= max
+      ? line
+      : chars
+          .slice(0, max - 1)
+          .join('')
+          .trimEnd() + '…';
   }
   // More than `max` UTF-16 units: count code points (as Array.from does) up to the cut.
   let i = 0;

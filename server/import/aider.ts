@@ -32,9 +32,11 @@ export const aider: Importer = {
 async function discover(root: string): Promise<SourceFile[]> {
   if (!(await isFolder(root))) return [await statFile(root)];
   const f = join(root, HISTORY_FILE);
-  return [await statFile(f).catch(() => {
-    throw new Error(`no ${HISTORY_FILE} in ${root} (Aider writes it at the root of the repository it ran in)`);
-  })];
+  return [
+    await statFile(f).catch(() => {
+      throw new Error(`no ${HISTORY_FILE} in ${root} (Aider writes it at the root of the repository it ran in)`);
+    }),
+  ];
 }
 
 // ---- where the files are: project folders other tools and our store recorded -------------------
@@ -137,7 +139,13 @@ async function read(file: SourceFile): Promise<MappedSession[]> {
     const model = /^> (?:Main )?[Mm]odel: (\S+)/m.exec(text)?.[1];
     const line = c.header ? c.from : 1; // the 1-based number of the header line, or 1 for a headless start
     out.push({
-      source: { tool: 'aider', ...(version ? { version } : {}), path: file.path, id: aiderSessionId(file.path, line), project: dirname(file.path) },
+      source: {
+        tool: 'aider',
+        ...(version ? { version } : {}),
+        path: file.path,
+        id: aiderSessionId(file.path, line),
+        project: dirname(file.path),
+      },
       createdAt: t,
       ...(model ? { model } : {}),
       events,
@@ -187,11 +195,24 @@ function mapBlock(b: Block, t: string): MappedEvent {
   const raw = b.lines.join('\n');
   switch (b.kind) {
     case 'user':
-      return { kind: 'user', t, content: b.lines.map((l) => l.replace(/^####\s?/, '').replace(/\s+$/, '')).join('\n').trim(), raw };
+      return {
+        kind: 'user',
+        t,
+        content: b.lines
+          .map((l) => l.replace(/^####\s?/, '').replace(/\s+$/, ''))
+          .join('\n')
+          .trim(),
+        raw,
+      };
     case 'text':
       return { kind: 'assistant', t, content: raw.trim(), raw };
     case 'tool':
-      return { kind: 'agent', t, messages: [{ role: 'tool', content: b.lines.map((l) => l.replace(/^> ?/, '').replace(/\s+$/, '')).join('\n') }], raw };
+      return {
+        kind: 'agent',
+        t,
+        messages: [{ role: 'tool', content: b.lines.map((l) => l.replace(/^> ?/, '').replace(/\s+$/, '')).join('\n') }],
+        raw,
+      };
     default:
       return keptRaw(t, raw);
   }

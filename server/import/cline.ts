@@ -23,7 +23,12 @@ const META_FILE = 'task_metadata.json';
 /** Editors of the VS Code family where the extensions install, beyond those of the vscode importer. */
 const MORE_EDITORS = ['Cursor', 'Windsurf'];
 
-function makeImporter(tool: string, label: string, extensionId: string, cliData?: (env: NodeJS.ProcessEnv, home: string) => string): Importer {
+function makeImporter(
+  tool: string,
+  label: string,
+  extensionId: string,
+  cliData?: (env: NodeJS.ProcessEnv, home: string) => string,
+): Importer {
   return {
     tool,
     label,
@@ -40,7 +45,9 @@ function makeImporter(tool: string, label: string, extensionId: string, cliData?
   };
 }
 
-export const cline = makeImporter('cline', 'Cline', 'saoudrizwan.claude-dev', (env, home) => join(env.CLINE_DIR || join(home, '.cline'), 'data'));
+export const cline = makeImporter('cline', 'Cline', 'saoudrizwan.claude-dev', (env, home) =>
+  join(env.CLINE_DIR || join(home, '.cline'), 'data'),
+);
 export const rooCode = makeImporter('roo-code', 'Roo Code', 'rooveterinaryinc.roo-cline');
 
 // ---- discovery ---------------------------------------------------------------------------------
@@ -56,7 +63,10 @@ async function discoverTasks(root: string, extensionId: string): Promise<SourceF
   if (await exists(join(base, API_FILE))) return [await taskFile(join(base, API_FILE))];
   if (await isFolder(join(base, 'sessions'))) return cliSessions(join(base, 'sessions'));
   const tasks = (await isFolder(join(base, 'tasks'))) ? join(base, 'tasks') : basename(base) === 'tasks' ? base : undefined;
-  if (!tasks) throw new Error(`no tasks/ folder in ${root} (the extension keeps its tasks in <user data>/User/globalStorage/${extensionId}/tasks/<id>/)`);
+  if (!tasks)
+    throw new Error(
+      `no tasks/ folder in ${root} (the extension keeps its tasks in <user data>/User/globalStorage/${extensionId}/tasks/<id>/)`,
+    );
   const out: SourceFile[] = [];
   for (const e of await entries(tasks)) {
     const api = join(tasks, e.name, API_FILE);
@@ -109,11 +119,19 @@ async function readTask(file: SourceFile, tool: string): Promise<MappedSession[]
   const meta = await readJson(join(dir, META_FILE)).catch(() => undefined);
   const item = await historyItem(dir, id);
   if (!Array.isArray(value)) {
-    problems.push(deep ? 'the task history nests deeper than can be stored; not imported' : 'the task history is not complete JSON (the extension may be writing it); read again next time');
+    problems.push(
+      deep
+        ? 'the task history nests deeper than can be stored; not imported'
+        : 'the task history is not complete JSON (the extension may be writing it); read again next time',
+    );
   }
   const messages: unknown[] = Array.isArray(value) ? value : [];
   const createdAt =
-    isoTime(uiList[0]?.ts) ?? (isRecord(messages[0]) ? isoTime(messages[0].ts) : undefined) ?? (/^\d{13}$/.test(id) ? isoTime(Number(id)) : undefined) ?? isoTime(item?.ts) ?? EPOCH;
+    isoTime(uiList[0]?.ts) ??
+    (isRecord(messages[0]) ? isoTime(messages[0].ts) : undefined) ??
+    (/^\d{13}$/.test(id) ? isoTime(Number(id)) : undefined) ??
+    isoTime(item?.ts) ??
+    EPOCH;
   const project = str(item?.cwdOnTaskInitialization) ?? str(item?.workspace) ?? cwdFromMessages(messages);
   if (!project && messages.length) problems.push(`the task records no working folder; it is filed under ${homedir()}`);
   const envs = isRecord(meta) && Array.isArray(meta.environment_history) ? meta.environment_history.filter(isRecord) : [];
@@ -140,7 +158,8 @@ async function readCliSession(file: SourceFile, tool: string): Promise<MappedSes
   const { value } = parseJson(await readText(file.path));
   const meta = await readJson(join(dirname(file.path), `${id}.json`)).catch(() => undefined);
   const m = isRecord(meta) ? meta : {};
-  if (!isRecord(value) || !Array.isArray(value.messages)) problems.push('the session file is not complete JSON (cline may be writing it); read again next time');
+  if (!isRecord(value) || !Array.isArray(value.messages))
+    problems.push('the session file is not complete JSON (cline may be writing it); read again next time');
   const messages: unknown[] = isRecord(value) && Array.isArray(value.messages) ? value.messages : [];
   const createdAt = isoTime(m.started_at) ?? (isRecord(messages[0]) ? isoTime(messages[0].ts) : undefined) ?? EPOCH;
   const project = str(m.cwd) ?? str(m.workspace_root) ?? cwdFromMessages(messages);
@@ -151,8 +170,17 @@ async function readCliSession(file: SourceFile, tool: string): Promise<MappedSes
   const title = isRecord(m.metadata) ? str(m.metadata.title) : undefined;
   const events = mapMessages(messages, createdAt, []);
   // cline sets the title from the prompt: a title of the model's kind, after the first event.
-  if (title && events.length && title !== textOf((events[0] as { content?: unknown }).content)) events.push({ kind: 'title', t: events[events.length - 1].t, title, source: 'model', raw: { title } });
-  return [{ source: { tool, ...(version ? { version } : {}), path: file.path, id, project: project ?? homedir() }, createdAt, ...(model ? { model } : {}), events, problems }];
+  if (title && events.length && title !== textOf((events[0] as { content?: unknown }).content))
+    events.push({ kind: 'title', t: events[events.length - 1].t, title, source: 'model', raw: { title } });
+  return [
+    {
+      source: { tool, ...(version ? { version } : {}), path: file.path, id, project: project ?? homedir() },
+      createdAt,
+      ...(model ? { model } : {}),
+      events,
+      problems,
+    },
+  ];
 }
 
 /** The task's entry in state/taskHistory.json beside tasks/ (newer Cline; older keep it in VS Code's state database). */
@@ -167,7 +195,7 @@ const CWD = /# Current (?:Working|Workspace) Directory \(([^)\n]+)\) Files/;
 function cwdFromMessages(messages: unknown[]): string | undefined {
   for (const m of messages.slice(0, 4)) {
     const hit = CWD.exec(JSON.stringify(isRecord(m) ? m.content : ''));
-    if (hit && hit[1].startsWith('/')) return hit[1].replace(/\\\\/g, '\\');
+    if (hit?.[1].startsWith('/')) return hit[1].replace(/\\\\/g, '\\');
   }
   return undefined;
 }
@@ -195,9 +223,11 @@ function blocksOf(c: unknown): unknown[] {
 }
 
 function mapUser(m: Rec, t: string): MappedEvent {
-  if (m.isSummary === true) return { kind: 'compact', t, briefing: textOf(m.content) || 'Conversation condensed by Roo Code.', coversThrough: 0, raw: m };
+  if (m.isSummary === true)
+    return { kind: 'compact', t, briefing: textOf(m.content) || 'Conversation condensed by Roo Code.', coversThrough: 0, raw: m };
   const blocks = blocksOf(m.content);
-  const isResult = (b: unknown) => isRecord(b) && (b.type === 'tool_result' || (b.type === 'text' && typeof b.text === 'string' && XML_RESULT.test(b.text)));
+  const isResult = (b: unknown) =>
+    isRecord(b) && (b.type === 'tool_result' || (b.type === 'text' && typeof b.text === 'string' && XML_RESULT.test(b.text)));
   if (blocks.length > 0 && isResult(blocks[0])) return { kind: 'agent', t, messages: [m], raw: m };
   const typed = blocks
     .filter((b) => !(isRecord(b) && b.type === 'text' && typeof b.text === 'string' && ENV.test(b.text)))
@@ -207,7 +237,8 @@ function mapUser(m: Rec, t: string): MappedEvent {
 }
 
 function mapAssistant(m: Rec, t: string): MappedEvent {
-  if (m.isSummary === true) return { kind: 'compact', t, briefing: textOf(m.content) || 'Conversation condensed by Roo Code.', coversThrough: 0, raw: m };
+  if (m.isSummary === true)
+    return { kind: 'compact', t, briefing: textOf(m.content) || 'Conversation condensed by Roo Code.', coversThrough: 0, raw: m };
   const blocks = blocksOf(m.content);
   if (blocks.some((b) => isRecord(b) && b.type === 'tool_use')) return { kind: 'agent', t, messages: [m], raw: m };
   return { kind: 'assistant', t, content: m.content ?? '', raw: m };

@@ -9,10 +9,25 @@
 
 import { basename, join } from 'node:path';
 import type { Importer, MappedEvent, MappedSession, SourceFile, SourceRef } from './types.js';
-import { Clock, EPOCH, exists, isFolder, isRecord, isoTime, jsonlLines, keptRaw, readText, statFile, str, textOfContent, walkFiles } from './jsonl.js';
+import {
+  Clock,
+  EPOCH,
+  exists,
+  isFolder,
+  isRecord,
+  isoTime,
+  jsonlLines,
+  keptRaw,
+  readText,
+  statFile,
+  str,
+  textOfContent,
+  walkFiles,
+} from './jsonl.js';
 
 /** What Codex puts in user-role messages for the model that the user did not type. */
-const CONTEXT_PREFIX = /^\s*(<environment_context>|<user_instructions>|<user_shell_command>|<turn_aborted>|# AGENTS\.md instructions|<INSTRUCTIONS>)/;
+const CONTEXT_PREFIX =
+  /^\s*(<environment_context>|<user_instructions>|<user_shell_command>|<turn_aborted>|# AGENTS\.md instructions|<INSTRUCTIONS>)/;
 const AGENT_ITEMS = new Set([
   'function_call',
   'function_call_output',
@@ -44,9 +59,11 @@ async function discover(root: string): Promise<SourceFile[]> {
   const dirs = [join(root, 'sessions'), join(root, 'archived_sessions')];
   const found = [];
   for (const d of dirs) if (await exists(d)) found.push(d);
-  if (found.length === 0) throw new Error(`no sessions/ or archived_sessions/ folder in ${root} (Codex keeps its rollouts in $CODEX_HOME/sessions/YYYY/MM/DD/)`);
+  if (found.length === 0)
+    throw new Error(`no sessions/ or archived_sessions/ folder in ${root} (Codex keeps its rollouts in $CODEX_HOME/sessions/YYYY/MM/DD/)`);
   const out: SourceFile[] = [];
-  for (const d of found) for (const p of await walkFiles(d, (n) => n.startsWith('rollout-') && n.endsWith('.jsonl'))) out.push(await statFile(p));
+  for (const d of found)
+    for (const p of await walkFiles(d, (n) => n.startsWith('rollout-') && n.endsWith('.jsonl'))) out.push(await statFile(p));
   return out;
 }
 
@@ -118,7 +135,9 @@ function responseItem(p: Record<string, unknown>, t: string, raw: unknown, promp
 function compactOf(p: Record<string, unknown>, t: string, raw: unknown): MappedEvent {
   let briefing = (str(p.message) ?? '').trim();
   if (!briefing && Array.isArray(p.replacement_history)) {
-    const users = p.replacement_history.filter((m) => isRecord(m) && m.role === 'user').map((m) => textOfContent((m as Record<string, unknown>).content));
+    const users = p.replacement_history
+      .filter((m) => isRecord(m) && m.role === 'user')
+      .map((m) => textOfContent((m as Record<string, unknown>).content));
     briefing = (users[users.length - 1] ?? '').trim();
   }
   return { kind: 'compact', t, briefing: briefing || 'Conversation compacted by Codex.', coversThrough: 0, raw };

@@ -38,7 +38,8 @@ async function discover(root: string): Promise<SourceFile[]> {
     throw new Error(`no sessions/ folder in ${root} (Continue keeps its sessions in ~/.continue/sessions/)`);
   }
   const out: SourceFile[] = [];
-  for (const e of await entries(folder)) if (e.file && e.name.endsWith('.json') && e.name !== 'sessions.json') out.push(await statFile(join(folder, e.name)));
+  for (const e of await entries(folder))
+    if (e.file && e.name.endsWith('.json') && e.name !== 'sessions.json') out.push(await statFile(join(folder, e.name)));
   return out;
 }
 
@@ -48,14 +49,19 @@ async function read(file: SourceFile): Promise<MappedSession[]> {
   const fallbackId = basename(file.path, '.json');
   const { value, deep } = parseJson(text);
   if (!isRecord(value)) {
-    problems.push(deep ? 'the session file nests deeper than can be stored; not imported' : 'the session file is not complete JSON (Continue may be writing it); read again on a later run');
+    problems.push(
+      deep
+        ? 'the session file nests deeper than can be stored; not imported'
+        : 'the session file is not complete JSON (Continue may be writing it); read again on a later run',
+    );
     return [{ source: { tool: 'continue', path: file.path, id: fallbackId, project: '' }, createdAt: EPOCH, events: [], problems }];
   }
   const id = str(value.sessionId) ?? fallbackId;
   const listed = await listedEntry(file.path, id, problems);
   const project = str(value.workspaceDirectory) ?? str(listed?.workspaceDirectory) ?? '';
   const created = Number(listed?.dateCreated);
-  const createdAt = Number.isFinite(created) && created > 0 ? new Date(created).toISOString() : new Date(Number(file.mtimeNs / 1_000_000n)).toISOString();
+  const createdAt =
+    Number.isFinite(created) && created > 0 ? new Date(created).toISOString() : new Date(Number(file.mtimeNs / 1_000_000n)).toISOString();
   const source: SourceRef = { tool: 'continue', path: file.path, id, project };
   if (!project) {
     problems.push('no workspace folder recorded (workspaceDirectory); not imported');
@@ -68,10 +74,15 @@ async function read(file: SourceFile): Promise<MappedSession[]> {
   if (!Array.isArray(value.history)) problems.push('the session file has no history list; nothing to import');
   for (const item of history) events.push(...itemEvents(item, t, events.length));
   const title = str(value.title);
-  if (title && title !== 'Untitled Session') events.push({ kind: 'title', t, title: title.trim().slice(0, 500), source: 'model', raw: { title } });
-  const rest = Object.fromEntries(Object.entries(value).filter(([k]) => !['sessionId', 'title', 'workspaceDirectory', 'history', 'usage'].includes(k)));
+  if (title && title !== 'Untitled Session')
+    events.push({ kind: 'title', t, title: title.trim().slice(0, 500), source: 'model', raw: { title } });
+  const rest = Object.fromEntries(
+    Object.entries(value).filter(([k]) => !['sessionId', 'title', 'workspaceDirectory', 'history', 'usage'].includes(k)),
+  );
   if (Object.keys(rest).length > 0) events.push(keptRaw(t, rest));
-  const model = history.map((h) => (isRecord(h) && isRecord(h.message) && isRecord(h.message.usage) ? str(h.message.usage.model) : undefined)).find(Boolean);
+  const model = history
+    .map((h) => (isRecord(h) && isRecord(h.message) && isRecord(h.message.usage) ? str(h.message.usage.model) : undefined))
+    .find(Boolean);
   return [{ source, createdAt, ...(model ? { model } : {}), events, problems }];
 }
 
@@ -111,11 +122,21 @@ function itemEvents(item: unknown, t: string, here: number): MappedEvent[] {
   });
   // The call's raw record is the message (it does not change); the whole item, whose
   // toolCallStates Continue updates as the call runs, is the raw record of the results.
-  const call: MappedEvent = { kind: 'agent', t, messages: [{ role: 'assistant', content: [...(text ? [{ type: 'text', text }] : []), ...uses] }], raw: m };
+  const call: MappedEvent = {
+    kind: 'agent',
+    t,
+    messages: [{ role: 'assistant', content: [...(text ? [{ type: 'text', text }] : []), ...uses] }],
+    raw: m,
+  };
   const states = Array.isArray(item.toolCallStates) ? item.toolCallStates.filter(isRecord) : [];
   const results = states
     .filter((s) => s.status === 'done' || s.status === 'errored' || s.status === 'canceled' || Array.isArray(s.output))
-    .map((s) => ({ type: 'tool_result', tool_use_id: String(s.toolCallId ?? ''), content: outputOf(s), ...(s.status === 'errored' ? { is_error: true } : {}) }));
+    .map((s) => ({
+      type: 'tool_result',
+      tool_use_id: String(s.toolCallId ?? ''),
+      content: outputOf(s),
+      ...(s.status === 'errored' ? { is_error: true } : {}),
+    }));
   if (results.length === 0) return [call];
   return [call, { kind: 'agent', t, messages: [{ role: 'user', content: results }], raw: item }];
 }

@@ -10,7 +10,21 @@
 
 import { basename, dirname, join } from 'node:path';
 import type { Importer, MappedEvent, MappedSession, SourceFile, SourceRef } from './types.js';
-import { Clock, EPOCH, entries, exists, isFolder, isRecord, isoTime, jsonlLines, keptRaw, readText, statFile, str, textOfContent } from './jsonl.js';
+import {
+  Clock,
+  EPOCH,
+  entries,
+  exists,
+  isFolder,
+  isRecord,
+  isoTime,
+  jsonlLines,
+  keptRaw,
+  readText,
+  statFile,
+  str,
+  textOfContent,
+} from './jsonl.js';
 
 type Rec = Record<string, unknown>;
 
@@ -82,13 +96,34 @@ function mapEvent(r: Rec, t: string, here: number): MappedEvent {
       const model = str(d.model) ? { model: d.model } : {};
       const calls = Array.isArray(d.toolRequests) ? d.toolRequests.filter(isRecord) : [];
       if (calls.length === 0) return { kind: 'assistant', t, content: text, ...model, raw: r };
-      const uses = calls.map((c) => ({ type: 'tool_use', id: String(c.toolCallId ?? ''), name: String(c.name ?? 'tool'), input: c.arguments ?? {} }));
-      return { kind: 'agent', t, messages: [{ role: 'assistant', content: [...(text ? [{ type: 'text', text }] : []), ...uses] }], ...model, raw: r };
+      const uses = calls.map((c) => ({
+        type: 'tool_use',
+        id: String(c.toolCallId ?? ''),
+        name: String(c.name ?? 'tool'),
+        input: c.arguments ?? {},
+      }));
+      return {
+        kind: 'agent',
+        t,
+        messages: [{ role: 'assistant', content: [...(text ? [{ type: 'text', text }] : []), ...uses] }],
+        ...model,
+        raw: r,
+      };
     }
     case 'tool.execution_complete': {
       const result = isRecord(d.result) ? d.result : {};
-      const content = typeof result.content === 'string' ? result.content : typeof d.error === 'string' ? d.error : JSON.stringify(d.result ?? d.error ?? '');
-      const block = { type: 'tool_result', tool_use_id: String(d.toolCallId ?? ''), content, ...(d.success === false ? { is_error: true } : {}) };
+      const content =
+        typeof result.content === 'string'
+          ? result.content
+          : typeof d.error === 'string'
+            ? d.error
+            : JSON.stringify(d.result ?? d.error ?? '');
+      const block = {
+        type: 'tool_result',
+        tool_use_id: String(d.toolCallId ?? ''),
+        content,
+        ...(d.success === false ? { is_error: true } : {}),
+      };
       return { kind: 'agent', t, messages: [{ role: 'user', content: [block] }], raw: r };
     }
     case 'session.compaction_complete': {

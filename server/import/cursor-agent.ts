@@ -28,7 +28,10 @@ export const cursorAgent: Importer = {
 async function discover(root: string): Promise<SourceFile[]> {
   if (!(await isFolder(root))) return [await statFile(root)];
   const projects = join(root, 'projects');
-  if (!(await exists(projects))) throw new Error(`no projects/ folder in ${root} (Cursor's agent CLI keeps transcripts in ~/.cursor/projects/<folder>/agent-transcripts/)`);
+  if (!(await exists(projects)))
+    throw new Error(
+      `no projects/ folder in ${root} (Cursor's agent CLI keeps transcripts in ~/.cursor/projects/<folder>/agent-transcripts/)`,
+    );
   const out: SourceFile[] = [];
   for (const p of await entries(projects)) {
     const dir = join(projects, p.name, 'agent-transcripts');
@@ -60,7 +63,10 @@ async function read(file: SourceFile): Promise<MappedSession[]> {
     const v = l.value;
     if (!isRecord(v) || (v.role !== 'user' && v.role !== 'assistant')) return keptRaw(t, v, l.unparsed ? { unparsed: true } : {});
     const bs = blocks(v);
-    const text = bs.filter((b) => b.type === 'text' && typeof b.text === 'string').map((b) => b.text as string).join('\n');
+    const text = bs
+      .filter((b) => b.type === 'text' && typeof b.text === 'string')
+      .map((b) => b.text as string)
+      .join('\n');
     if (v.role === 'assistant') {
       const uses = bs.filter((b) => TOOL_USE.has(String(b.type)));
       if (uses.length === 0) return { kind: 'assistant', t, content: text, raw: v };
@@ -74,7 +80,11 @@ async function read(file: SourceFile): Promise<MappedSession[]> {
     }
     const results = bs.filter((b) => TOOL_RESULT.has(String(b.type)));
     if (results.length === 0) return text ? { kind: 'user', t, content: text, raw: v } : keptRaw(t, v);
-    const content = results.map((b) => ({ type: 'tool_result', tool_use_id: typeof b.tool_use_id === 'string' ? b.tool_use_id : pending.shift() ?? '', content: b.content ?? '' }));
+    const content = results.map((b) => ({
+      type: 'tool_result',
+      tool_use_id: typeof b.tool_use_id === 'string' ? b.tool_use_id : (pending.shift() ?? ''),
+      content: b.content ?? '',
+    }));
     return { kind: 'agent', t, messages: [{ role: 'user', content }], raw: v };
   });
   return [{ source: { tool: 'cursor-agent', path: file.path, id, project }, createdAt, events, problems }];

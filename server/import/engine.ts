@@ -132,7 +132,9 @@ const ALPHABET = 'abcdefghijklmnopqrstuvwxyz0123456789';
  */
 export function importedId(createdAt: string, source: Pick<SourceRef, 'tool' | 'id'>, variant = '', probe = 0): string {
   const stamp = new Date(createdAt).toISOString().slice(0, 19).replace(/:/g, '-');
-  const h = createHash('sha256').update(`${source.tool}\0${source.id}\0${variant}${probe ? `\0${probe}` : ''}`).digest();
+  const h = createHash('sha256')
+    .update(`${source.tool}\0${source.id}\0${variant}${probe ? `\0${probe}` : ''}`)
+    .digest();
   let suffix = '';
   for (let i = 0; i < 4; i++) suffix += ALPHABET[h[i] % ALPHABET.length];
   return `${stamp}-${suffix}`;
@@ -141,7 +143,9 @@ export function importedId(createdAt: string, source: Pick<SourceRef, 'tool' | '
 /** An event's source signature: what it was made from, so the same record is never appended twice. */
 export function eventSignature(ev: { kind: string; raw?: unknown } & Record<string, unknown>): string {
   const basis = ev.raw !== undefined ? JSON.stringify(ev.raw) : JSON.stringify({ ...ev, t: undefined });
-  return createHash('sha1').update(basis ?? 'undefined').digest('base64');
+  return createHash('sha1')
+    .update(basis ?? 'undefined')
+    .digest('base64');
 }
 
 /** The mapped events we do not hold yet, in the source's order (signatures compared as a multiset). */
@@ -189,7 +193,13 @@ export async function runImport(store: SessionStore, jobs: ImportJob[], o: Impor
       await saveLedger(ledgerFile, ledger).catch(() => {});
     }
   }
-  if (!o.dryRun) await saveLedger(ledgerFile, ledger).catch((e: Error) => report.problems.push({ path: ledgerFile, message: `cannot write the import ledger (${e.message}); the next run reads every source again` }));
+  if (!o.dryRun)
+    await saveLedger(ledgerFile, ledger).catch((e: Error) =>
+      report.problems.push({
+        path: ledgerFile,
+        message: `cannot write the import ledger (${e.message}); the next run reads every source again`,
+      }),
+    );
   return report;
 }
 
@@ -222,7 +232,14 @@ async function importFile(
 }
 
 async function allExist(store: SessionStore, ids: string[]): Promise<boolean> {
-  for (const id of ids) if (!(await store.pathOf(id).then(() => true, () => false))) return false;
+  for (const id of ids)
+    if (
+      !(await store.pathOf(id).then(
+        () => true,
+        () => false,
+      ))
+    )
+      return false;
   return true;
 }
 
@@ -284,7 +301,8 @@ async function locate(store: SessionStore, s: MappedSession): Promise<{ id: stri
     const file = await store.pathOf(id).catch(() => undefined);
     if (!file) return { id, exists: false };
     const src = (await readMeta(file)).meta.source as SourceRef | undefined;
-    if (src && src.tool === s.source.tool && src.id === s.source.id && (src.variant ?? '') === (s.variant ?? '')) return { id, exists: true };
+    if (src && src.tool === s.source.tool && src.id === s.source.id && (src.variant ?? '') === (s.variant ?? ''))
+      return { id, exists: true };
   }
 }
 

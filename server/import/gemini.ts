@@ -19,8 +19,15 @@ type Rec = Record<string, unknown>;
 const EPOCH = '1970-01-01T00:00:00.000Z';
 /** Metadata keys of a header or `$set` that carry nothing of the conversation. */
 const META_KEYS = new Set([
-  'sessionId', 'projectHash', 'startTime', 'lastUpdated', 'kind', 'directories', 'summary',
-  'memoryScratchpad', 'messages',
+  'sessionId',
+  'projectHash',
+  'startTime',
+  'lastUpdated',
+  'kind',
+  'directories',
+  'summary',
+  'memoryScratchpad',
+  'messages',
 ]);
 const FINAL_STATUS = new Set(['success', 'error', 'cancelled']);
 
@@ -104,9 +111,11 @@ async function isDir(path: string): Promise<boolean> {
 
 async function dirNames(path: string): Promise<string[]> {
   const entries = await readdir(path, { withFileTypes: true });
-  return entries.filter((e) => e.isDirectory()).map((e) => e.name).sort();
+  return entries
+    .filter((e) => e.isDirectory())
+    .map((e) => e.name)
+    .sort();
 }
-
 
 function isObj(v: unknown): v is Rec {
   return v !== null && typeof v === 'object' && !Array.isArray(v);
@@ -260,8 +269,7 @@ class Replay {
       if (first) {
         this.startTime = meta.startTime;
         this.lastT = isoOr(meta.startTime, this.lastT);
-      }
-      else if (this.entries.some((e) => e.ev.kind !== 'event')) {
+      } else if (this.entries.some((e) => e.ev.kind !== 'event')) {
         this.push({ kind: 'event', t: isoOr(meta.startTime, this.lastT), type: 'resume', raw: rec });
       }
       if (Array.isArray(messages)) this.setMessages(messages);
@@ -307,7 +315,8 @@ class Replay {
     const dropped: unknown[] = [];
     const keep: Entry[] = [];
     this.entries.forEach((e, i) => {
-      if (i >= at && e.id !== undefined) dropped.push(e.ev.raw); // e.more share e.ev's record
+      if (i >= at && e.id !== undefined)
+        dropped.push(e.ev.raw); // e.more share e.ev's record
       else keep.push(e);
     });
     this.entries = keep;
@@ -334,7 +343,9 @@ class Replay {
         continue;
       }
       const sig = signature(m);
-      const copy = sig ? [...this.entries].reverse().find((e) => e.id !== undefined && !claimed.has(e) && signature(e.ev.raw) === sig) : undefined;
+      const copy = sig
+        ? [...this.entries].reverse().find((e) => e.id !== undefined && !claimed.has(e) && signature(e.ev.raw) === sig)
+        : undefined;
       if (copy) {
         this.byId.set(m.id, copy);
         claimed.add(copy);
@@ -344,7 +355,13 @@ class Replay {
       const text = textOf(m.content).trim();
       if (m.type === 'user' && text.startsWith('<state_snapshot>')) {
         const entry = this.push(
-          { kind: 'compact', t: isoOr(m.timestamp, this.lastT), briefing: text, coversThrough: Math.max(0, this.events.length - 1), raw: m },
+          {
+            kind: 'compact',
+            t: isoOr(m.timestamp, this.lastT),
+            briefing: text,
+            coversThrough: Math.max(0, this.events.length - 1),
+            raw: m,
+          },
           m.id,
         );
         claimed.add(entry);
@@ -460,9 +477,15 @@ function mapGemini(rec: Rec, t: string): MappedEvent | MappedEvent[] {
   } else if (Array.isArray(rec.content)) {
     for (const p of rec.content) {
       if (typeof p === 'string') blocks.push({ type: 'text', text: p });
-      else if (isObj(p) && typeof p.text === 'string') blocks.push(p.thought === true ? { type: 'thinking', thinking: p.text } : { type: 'text', text: p.text });
+      else if (isObj(p) && typeof p.text === 'string')
+        blocks.push(p.thought === true ? { type: 'thinking', thinking: p.text } : { type: 'text', text: p.text });
       else if (isObj(p) && isObj(p.functionCall) && !callIds.has(p.functionCall.id)) {
-        blocks.push({ type: 'tool_use', id: String(p.functionCall.id ?? ''), name: String(p.functionCall.name ?? 'tool'), input: p.functionCall.args ?? {} });
+        blocks.push({
+          type: 'tool_use',
+          id: String(p.functionCall.id ?? ''),
+          name: String(p.functionCall.name ?? 'tool'),
+          input: p.functionCall.args ?? {},
+        });
       }
     }
   }
@@ -503,8 +526,7 @@ export function responseBlock(part: unknown): Rec {
   const fr = (part as Rec).functionResponse as Rec;
   const resp = isObj(fr.response) ? fr.response : {};
   const isError = resp.error !== undefined;
-  const content =
-    typeof resp.output === 'string' ? resp.output : typeof resp.error === 'string' ? resp.error : JSON.stringify(resp);
+  const content = typeof resp.output === 'string' ? resp.output : typeof resp.error === 'string' ? resp.error : JSON.stringify(resp);
   return { type: 'tool_result', tool_use_id: String(fr.id ?? ''), content, ...(isError ? { is_error: true } : {}) };
 }
 

@@ -121,7 +121,9 @@ export async function isFolder(path: string): Promise<boolean> {
 /** Names in a folder; an unreadable folder is an error (thrown), a missing one too. */
 export async function entries(dir: string): Promise<{ name: string; dir: boolean; file: boolean }[]> {
   const list = await readdir(dir, { withFileTypes: true });
-  return list.map((d) => ({ name: d.name, dir: d.isDirectory(), file: d.isFile() })).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  return list
+    .map((d) => ({ name: d.name, dir: d.isDirectory(), file: d.isFile() }))
+    .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
 }
 
 /** Every file under `dir` whose name passes `want`, depth first, sorted; symlinks are not followed. */

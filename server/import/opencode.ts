@@ -46,7 +46,9 @@ async function discover(root: string): Promise<SourceFile[]> {
   const sessions = join(root, 'storage', 'session');
   if (await exists(sessions))
     for (const p of await entries(sessions))
-      if (p.dir) for (const f of await entries(join(sessions, p.name))) if (f.file && f.name.endsWith('.json')) out.push(await treeFile(join(sessions, p.name, f.name)));
+      if (p.dir)
+        for (const f of await entries(join(sessions, p.name)))
+          if (f.file && f.name.endsWith('.json')) out.push(await treeFile(join(sessions, p.name, f.name)));
   if (out.length === 0 && !(await exists(join(root, 'storage'))))
     throw new Error(`no opencode.db or storage/ folder in ${root} (opencode keeps its data in ~/.local/share/opencode)`);
   return out;
@@ -76,7 +78,8 @@ async function treeFile(path: string): Promise<SourceFile> {
       // Parts live under the message's id (the file's name in what opencode writes).
       const { value } = parseJson(await readText(mp));
       const partDir = join(storage, 'part', (isRecord(value) && str(value.id)) || m.name.replace(/\.json$/, ''));
-      if (await exists(partDir)) for (const p of await entries(partDir)) if (p.file && p.name.endsWith('.json')) await add(join(partDir, p.name));
+      if (await exists(partDir))
+        for (const p of await entries(partDir)) if (p.file && p.name.endsWith('.json')) await add(join(partDir, p.name));
     }
   return { path, size, mtimeNs, parts };
 }
@@ -88,7 +91,14 @@ async function read(file: SourceFile): Promise<MappedSession[]> {
     try {
       sessions = await readDb(file.path);
     } catch (e) {
-      return [{ source: { tool: 'opencode', path: file.path, id: basename(file.path), project: '' }, createdAt: EPOCH, events: [], problems: [`cannot read ${file.path}: ${(e as Error).message}`] }];
+      return [
+        {
+          source: { tool: 'opencode', path: file.path, id: basename(file.path), project: '' },
+          createdAt: EPOCH,
+          events: [],
+          problems: [`cannot read ${file.path}: ${(e as Error).message}`],
+        },
+      ];
     }
     return sessions.map((s) => mapSession(s, file.path, []));
   }
@@ -121,7 +131,8 @@ async function readTree(file: SourceFile, problems: string[]): Promise<Sess | un
 }
 
 function sortMessages(ms: Msg[]): Msg[] {
-  const key = (m: Msg) => `${String(num((m.info.time as Record<string, unknown> | undefined)?.created)).padStart(16, '0')}:${str(m.info.id) ?? ''}`;
+  const key = (m: Msg) =>
+    `${String(num((m.info.time as Record<string, unknown> | undefined)?.created)).padStart(16, '0')}:${str(m.info.id) ?? ''}`;
   for (const m of ms) m.parts.sort((a, b) => (String(a.id ?? '') < String(b.id ?? '') ? -1 : 1));
   return ms.sort((a, b) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0));
 }
@@ -135,7 +146,12 @@ async function readDb(path: string): Promise<Sess[]> {
     const parts = db.prepare('SELECT id, data FROM part WHERE message_id = ? ORDER BY id');
     return rows.map((row) => {
       // The row's columns in the JSON tree's names, so both layouts map the same way.
-      const info = { ...row, projectID: row.project_id, parentID: row.parent_id, time: { created: row.time_created, updated: row.time_updated } };
+      const info = {
+        ...row,
+        projectID: row.project_id,
+        parentID: row.parent_id,
+        time: { created: row.time_created, updated: row.time_updated },
+      };
       const messages = (msgs.all(row.id) as { id: string; data: string }[]).map((m) => ({
         info: { id: m.id, ...objectOf(m.data) },
         parts: (parts.all(m.id) as { id: string; data: string }[]).map((p) => ({ id: p.id, ...objectOf(p.data) })),
@@ -178,7 +194,8 @@ function mapSession(s: Sess, path: string, problems: string[]): MappedSession {
     }
   }
   const title = str(s.info.title);
-  if (title && !/^(New session|Child session) - \d{4}-/.test(title)) events.push({ kind: 'title', t: clock.at(time.updated), title, source: 'model', raw: { title } });
+  if (title && !/^(New session|Child session) - \d{4}-/.test(title))
+    events.push({ kind: 'title', t: clock.at(time.updated), title, source: 'model', raw: { title } });
   if (!project) problems.push(`session ${id} records no directory; not imported`);
   return { source, createdAt, ...(model ? { model } : {}), events: project ? events : [], problems };
 }
@@ -192,15 +209,26 @@ function mapPart(p: Record<string, unknown>, role: unknown, t: string): MappedEv
   if (type === 'tool' && isRecord(p.state)) {
     const st = p.state;
     const id = str(p.callID) ?? str(p.id) ?? '';
-    const call = { kind: 'agent' as const, t, messages: [{ role: 'assistant', content: [{ type: 'tool_use', id, name: p.tool, input: st.input ?? {} }] }], raw: p };
+    const call = {
+      kind: 'agent' as const,
+      t,
+      messages: [{ role: 'assistant', content: [{ type: 'tool_use', id, name: p.tool, input: st.input ?? {} }] }],
+      raw: p,
+    };
     // A call still pending or running is rewritten by opencode when it ends: read it then.
     if (st.status !== 'completed' && st.status !== 'error') return [];
     const output = st.status === 'error' ? st.error : st.output;
-    const end = isRecord(st.time) ? isoTime(st.time.end) ?? t : t;
-    const result = { type: 'tool_result', tool_use_id: id, content: typeof output === 'string' ? output : JSON.stringify(output ?? ''), ...(st.status === 'error' ? { is_error: true } : {}) };
+    const end = isRecord(st.time) ? (isoTime(st.time.end) ?? t) : t;
+    const result = {
+      type: 'tool_result',
+      tool_use_id: id,
+      content: typeof output === 'string' ? output : JSON.stringify(output ?? ''),
+      ...(st.status === 'error' ? { is_error: true } : {}),
+    };
     return [call, { kind: 'agent', t: end, messages: [{ role: 'user', content: [result] }], raw: p }];
   }
-  if (type === 'reasoning' && typeof p.text === 'string') return [{ kind: 'agent', t, messages: [{ role: 'assistant', content: [{ type: 'thinking', thinking: p.text }] }], raw: p }];
+  if (type === 'reasoning' && typeof p.text === 'string')
+    return [{ kind: 'agent', t, messages: [{ role: 'assistant', content: [{ type: 'thinking', thinking: p.text }] }], raw: p }];
   if (type === 'compaction') return [{ kind: 'compact', t, briefing: 'Conversation compacted by opencode.', coversThrough: 0, raw: p }];
   return [keptRaw(t, p)];
 }

@@ -10,7 +10,20 @@
 
 import { basename, join } from 'node:path';
 import type { Importer, MappedEvent, MappedSession, SourceFile, SourceRef } from './types.js';
-import { Clock, EPOCH, isFolder, isRecord, isoTime, jsonlLines, keptRaw, readText, statFile, str, textOfContent, walkFiles } from './jsonl.js';
+import {
+  Clock,
+  EPOCH,
+  isFolder,
+  isRecord,
+  isoTime,
+  jsonlLines,
+  keptRaw,
+  readText,
+  statFile,
+  str,
+  textOfContent,
+  walkFiles,
+} from './jsonl.js';
 
 type Rec = Record<string, unknown>;
 
@@ -66,7 +79,8 @@ async function read(file: SourceFile): Promise<MappedSession[]> {
       if (!model && v.message.role === 'assistant') model = str(v.message.model);
       events.push(messageEvent(v.message, t, v));
     } else if (v.type === 'compaction') events.push(compactEvent(v, t, at, events.length));
-    else if (v.type === 'session_info' && str(v.name)) events.push({ kind: 'title', t, title: String(v.name).trim().slice(0, 500), source: 'user', raw: v });
+    else if (v.type === 'session_info' && str(v.name))
+      events.push({ kind: 'title', t, title: String(v.name).trim().slice(0, 500), source: 'user', raw: v });
     else events.push(keptRaw(t, v));
   }
   return [{ source, createdAt, ...(model ? { model } : {}), events, problems }];
@@ -83,11 +97,17 @@ function messageEvent(m: Rec, t: string, raw: Rec): MappedEvent {
   if (m.role === 'assistant') {
     const blocks = Array.isArray(m.content) ? m.content.filter(isRecord).map(block) : [{ type: 'text', text: String(m.content ?? '') }];
     const model = str(m.model) ? { model: m.model } : {};
-    if (blocks.some((b) => b.type === 'tool_use')) return { kind: 'agent', t, messages: [{ role: 'assistant', content: blocks }], ...model, raw };
+    if (blocks.some((b) => b.type === 'tool_use'))
+      return { kind: 'agent', t, messages: [{ role: 'assistant', content: blocks }], ...model, raw };
     return { kind: 'assistant', t, content: blocks, ...model, raw };
   }
   if (m.role === 'toolResult') {
-    const result = { type: 'tool_result', tool_use_id: String(m.toolCallId ?? ''), content: textOfContent(m.content), ...(m.isError === true ? { is_error: true } : {}) };
+    const result = {
+      type: 'tool_result',
+      tool_use_id: String(m.toolCallId ?? ''),
+      content: textOfContent(m.content),
+      ...(m.isError === true ? { is_error: true } : {}),
+    };
     return { kind: 'agent', t, messages: [{ role: 'user', content: [result] }], raw };
   }
   // bashExecution (a `!` command the user ran), custom, branchSummary, compactionSummary: not turns.

@@ -12,7 +12,22 @@
 
 import { basename, join } from 'node:path';
 import type { Importer, MappedEvent, MappedSession, SourceFile, SourceRef } from './types.js';
-import { Clock, EPOCH, entries, exists, isFolder, isRecord, isoTime, jsonlLines, keptRaw, readText, statFile, str, textOfContent, walkFiles } from './jsonl.js';
+import {
+  Clock,
+  EPOCH,
+  entries,
+  exists,
+  isFolder,
+  isRecord,
+  isoTime,
+  jsonlLines,
+  keptRaw,
+  readText,
+  statFile,
+  str,
+  textOfContent,
+  walkFiles,
+} from './jsonl.js';
 import { responseBlock } from './gemini.js';
 
 type Rec = Record<string, unknown>;
@@ -44,7 +59,8 @@ async function discover(root: string): Promise<SourceFile[]> {
     throw new Error(`no projects/ or chats/ folder in ${root} (Qwen Code keeps its sessions in ~/.qwen/projects/<project>/chats/)`);
   }
   const out: SourceFile[] = [];
-  for (const f of folders) if (await isFolder(f)) for (const p of await walkFiles(f, (n) => n.endsWith('.jsonl'))) out.push(await statFile(p));
+  for (const f of folders)
+    if (await isFolder(f)) for (const p of await walkFiles(f, (n) => n.endsWith('.jsonl'))) out.push(await statFile(p));
   return out;
 }
 
@@ -95,9 +111,16 @@ function mapRecord(r: Rec, t: string, here: number): MappedEvent {
   }
   if (r.type === 'system' && isRecord(r.systemPayload)) {
     const p = r.systemPayload;
-    if (r.subtype === 'chat_compression') return { kind: 'compact', t, briefing: briefingOf(p), coversThrough: Math.max(0, here - 1), raw: r };
+    if (r.subtype === 'chat_compression')
+      return { kind: 'compact', t, briefing: briefingOf(p), coversThrough: Math.max(0, here - 1), raw: r };
     if (r.subtype === 'custom_title' && str(p.customTitle)) {
-      return { kind: 'title', t, title: String(p.customTitle).trim().slice(0, 500), source: p.titleSource === 'manual' ? 'user' : 'model', raw: r };
+      return {
+        kind: 'title',
+        t,
+        title: String(p.customTitle).trim().slice(0, 500),
+        source: p.titleSource === 'manual' ? 'user' : 'model',
+        raw: r,
+      };
     }
   }
   return keptRaw(t, r);
@@ -108,13 +131,20 @@ function assistantOf(parts: unknown[], t: string, raw: Rec): MappedEvent {
   const blocks: Rec[] = [];
   for (const p of parts) {
     if (typeof p === 'string') blocks.push({ type: 'text', text: p });
-    else if (isRecord(p) && typeof p.text === 'string') blocks.push(p.thought === true ? { type: 'thinking', thinking: p.text } : { type: 'text', text: p.text });
+    else if (isRecord(p) && typeof p.text === 'string')
+      blocks.push(p.thought === true ? { type: 'thinking', thinking: p.text } : { type: 'text', text: p.text });
     else if (isRecord(p) && isRecord(p.functionCall)) {
-      blocks.push({ type: 'tool_use', id: String(p.functionCall.id ?? ''), name: String(p.functionCall.name ?? 'tool'), input: p.functionCall.args ?? {} });
+      blocks.push({
+        type: 'tool_use',
+        id: String(p.functionCall.id ?? ''),
+        name: String(p.functionCall.name ?? 'tool'),
+        input: p.functionCall.args ?? {},
+      });
     }
   }
   const model = str(raw.model) ? { model: raw.model } : {};
-  if (blocks.some((b) => b.type === 'tool_use')) return { kind: 'agent', t, messages: [{ role: 'assistant', content: blocks }], ...model, raw };
+  if (blocks.some((b) => b.type === 'tool_use'))
+    return { kind: 'agent', t, messages: [{ role: 'assistant', content: blocks }], ...model, raw };
   return { kind: 'assistant', t, content: blocks, ...model, raw };
 }
 

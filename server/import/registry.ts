@@ -38,7 +38,11 @@ export function importerOf(tool: string): Importer | undefined {
 }
 
 /** The default data folders of every importer (or the one named), that exist or not. */
-export function defaultJobs(importers: readonly Importer[], env: NodeJS.ProcessEnv, home: string): { importer: Importer; roots: string[] }[] {
+export function defaultJobs(
+  importers: readonly Importer[],
+  env: NodeJS.ProcessEnv,
+  home: string,
+): { importer: Importer; roots: string[] }[] {
   return importers.map((importer) => ({ importer, roots: importer.defaultRoots(env, home) }));
 }
 
@@ -48,11 +52,18 @@ export function defaultJobs(importers: readonly Importer[], env: NodeJS.ProcessE
  * `from`, `all` takes only the default folders that exist; a named tool takes its defaults as
  * they are (a missing one is reported by the engine). Throws an Error in words for the user.
  */
-export function jobsFor(name: string, from: string | undefined, env: NodeJS.ProcessEnv, home: string, exists: (p: string) => boolean): { importer: Importer; roots: string[] }[] {
+export function jobsFor(
+  name: string,
+  from: string | undefined,
+  env: NodeJS.ProcessEnv,
+  home: string,
+  exists: (p: string) => boolean,
+): { importer: Importer; roots: string[] }[] {
   const tools = IMPORTERS.map((i) => i.tool);
   const chosen = name === 'all' ? IMPORTERS : IMPORTERS.filter((i) => i.tool === name);
   if (chosen.length === 0) throw new Error(`unknown tool ${JSON.stringify(name)}; known tools: ${tools.join(', ')}, all`);
-  if (from !== undefined && name === 'all') throw new Error(`a folder to import from names one tool's folder: say which tool (${tools.join(', ')})`);
+  if (from !== undefined && name === 'all')
+    throw new Error(`a folder to import from names one tool's folder: say which tool (${tools.join(', ')})`);
   return chosen.map((importer) => ({
     importer,
     roots: from !== undefined ? [from] : importer.defaultRoots(env, home).filter((r) => name !== 'all' || exists(r)),

@@ -55,7 +55,11 @@ async function discoverVsCode(root: string): Promise<SourceFile[]> {
   const out: SourceFile[] = [];
   // The user-data folder (holding User/), its User folder, workspaceStorage, or one chatSessions folder.
   const user = (await isDir(join(root, 'User'))) ? join(root, 'User') : root;
-  const workspaces = (await isDir(join(user, 'workspaceStorage'))) ? join(user, 'workspaceStorage') : basename(root) === 'workspaceStorage' ? root : undefined;
+  const workspaces = (await isDir(join(user, 'workspaceStorage')))
+    ? join(user, 'workspaceStorage')
+    : basename(root) === 'workspaceStorage'
+      ? root
+      : undefined;
   if (workspaces) {
     for (const e of await readdir(workspaces, { withFileTypes: true })) {
       const chats = join(workspaces, e.name, 'chatSessions');
@@ -92,7 +96,6 @@ async function isDir(path: string): Promise<boolean> {
   }
 }
 
-
 function isObj(v: unknown): v is Rec {
   return v !== null && typeof v === 'object' && !Array.isArray(v);
 }
@@ -123,7 +126,8 @@ async function readVsCode(file: SourceFile): Promise<MappedSession[]> {
   if (requests.length === 0 && doc.problems.length === 0) return [];
   const id = typeof state.sessionId === 'string' && state.sessionId ? state.sessionId : basename(file.path).replace(/\.jsonl?$/, '');
   const project = await projectOf(file.path);
-  if (!project.known) doc.problems.push(`VS Code recorded no folder for this chat's workspace (no workspace.json); it is filed under ${project.path}.`);
+  if (!project.known)
+    doc.problems.push(`VS Code recorded no folder for this chat's workspace (no workspace.json); it is filed under ${project.path}.`);
   const firstT = iso(state.creationDate) ?? iso(requests[0]?.timestamp) ?? new Date(Number(file.mtimeNs / 1_000_000n)).toISOString();
   const model = requests.map((r) => r.modelId).find((m): m is string => typeof m === 'string' && m.length > 0);
   return [
@@ -161,7 +165,8 @@ function replayLog(text: string): Doc {
     if (!line) continue;
     const { value: op, deep } = parseJson(line);
     if (!isObj(op)) {
-      if (i === lines.length - 1 && !text.endsWith('\n') && !deep) doc.problems.push(`Line ${i + 1} is a torn last line (VS Code may still be writing it); it is read again next time.`);
+      if (i === lines.length - 1 && !text.endsWith('\n') && !deep)
+        doc.problems.push(`Line ${i + 1} is a torn last line (VS Code may still be writing it); it is read again next time.`);
       else doc.problems.push(`Line ${i + 1} is ${deep ? 'nested deeper than can be stored' : 'not a JSON object'}; it was skipped.`);
       continue;
     }
@@ -170,7 +175,10 @@ function replayLog(text: string): Doc {
       doc.kept.push({ raw: op, line: i + 1, after: Array.isArray(doc.state.requests) ? doc.state.requests.length : 0 });
     }
   }
-  if (misfits > 0) doc.problems.push(`${misfits} change${misfits === 1 ? '' : 's'} in the log did not fit the session; ${misfits === 1 ? 'it is' : 'they are'} kept as ${misfits === 1 ? 'a record' : 'records'} of ${misfits === 1 ? 'its' : 'their'} own.`);
+  if (misfits > 0)
+    doc.problems.push(
+      `${misfits} change${misfits === 1 ? '' : 's'} in the log did not fit the session; ${misfits === 1 ? 'it is' : 'they are'} kept as ${misfits === 1 ? 'a record' : 'records'} of ${misfits === 1 ? 'its' : 'their'} own.`,
+    );
   return doc;
 }
 
@@ -184,7 +192,12 @@ function applyOp(doc: Doc, op: Rec): boolean {
     return true;
   }
   const k = op.k;
-  if (!Array.isArray(k) || k.length === 0 || !k.every((s) => typeof s === 'string' || (typeof s === 'number' && Number.isInteger(s) && s >= 0))) return false;
+  if (
+    !Array.isArray(k) ||
+    k.length === 0 ||
+    !k.every((s) => typeof s === 'string' || (typeof s === 'number' && Number.isInteger(s) && s >= 0))
+  )
+    return false;
   const parent = walk(doc.state, k.slice(0, -1) as (string | number)[]);
   if (parent === undefined) return false;
   const last = k[k.length - 1] as string | number;
@@ -258,7 +271,18 @@ function setOwn(container: Rec | unknown[], key: string | number, value: unknown
 // Requests to events.
 
 /** The fields of a request VS Code writes when it is sent; the rest arrive with the answer. */
-const ASKED_KEYS = new Set(['requestId', 'timestamp', 'message', 'variableData', 'agent', 'modelId', 'modeInfo', 'attachedContext', 'editedFileEvents', 'hiddenFromTranscript']);
+const ASKED_KEYS = new Set([
+  'requestId',
+  'timestamp',
+  'message',
+  'variableData',
+  'agent',
+  'modelId',
+  'modeInfo',
+  'attachedContext',
+  'editedFileEvents',
+  'hiddenFromTranscript',
+]);
 
 /** Each request: a user event, then (once it finished) an assistant event, or an agent event when tools ran. */
 function mapRequests(requests: Rec[], doc: Doc, firstT: string): MappedEvent[] {
@@ -266,7 +290,8 @@ function mapRequests(requests: Rec[], doc: Doc, firstT: string): MappedEvent[] {
   let lastT = firstT;
   let shownTitle: string | undefined;
   const keptAt = (count: number): void => {
-    for (const k of doc.kept) if (k.after === count) events.push({ kind: 'event', t: lastT, type: 'source-record', line: k.line, raw: k.raw });
+    for (const k of doc.kept)
+      if (k.after === count) events.push({ kind: 'event', t: lastT, type: 'source-record', line: k.line, raw: k.raw });
   };
   const titleAt = (count: number): void => {
     keptAt(count);
@@ -369,7 +394,12 @@ function mapResponse(parts: unknown[], t: string, req: Rec, raw: Rec): MappedEve
       tools++;
       const details = isObj(p.resultDetails) ? p.resultDetails : {};
       add('assistant', { type: 'tool_use', id, name: String(p.toolId ?? p.toolName ?? 'tool'), input: toolInput(details.input) });
-      add('user', { type: 'tool_result', tool_use_id: id, content: toolOutput(p, details), ...(details.isError === true ? { is_error: true } : {}) });
+      add('user', {
+        type: 'tool_result',
+        tool_use_id: id,
+        content: toolOutput(p, details),
+        ...(details.isError === true ? { is_error: true } : {}),
+      });
     }
   }
   const model = typeof req.modelId === 'string' && req.modelId ? { model: req.modelId } : {};

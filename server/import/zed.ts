@@ -44,7 +44,14 @@ async function read(file: SourceFile): Promise<MappedSession[]> {
       db.close();
     }
   } catch (e) {
-    return [{ source: { tool: 'zed', path: file.path, id: 'threads.db', project: '' }, createdAt: EPOCH, events: [], problems: [`cannot read ${file.path}: ${(e as Error).message}`] }];
+    return [
+      {
+        source: { tool: 'zed', path: file.path, id: 'threads.db', project: '' },
+        createdAt: EPOCH,
+        events: [],
+        problems: [`cannot read ${file.path}: ${(e as Error).message}`],
+      },
+    ];
   }
   const { decompress } = rows.some((r) => r.data_type === 'zstd') ? await import('fzstd') : { decompress: undefined };
   return rows.map((r) => {
@@ -109,11 +116,32 @@ function textOf(v: unknown): string {
   return '';
 }
 
-function toolEvents(t: string, raw: unknown, uses: { id: string; name: unknown; input: unknown }[], results: { id: string; content: string; error: boolean }[]): MappedEvent[] {
+function toolEvents(
+  t: string,
+  raw: unknown,
+  uses: { id: string; name: unknown; input: unknown }[],
+  results: { id: string; content: string; error: boolean }[],
+): MappedEvent[] {
   const out: MappedEvent[] = [];
-  if (uses.length) out.push({ kind: 'agent', t, messages: [{ role: 'assistant', content: uses.map((u) => ({ type: 'tool_use', ...u })) }], raw });
+  if (uses.length)
+    out.push({ kind: 'agent', t, messages: [{ role: 'assistant', content: uses.map((u) => ({ type: 'tool_use', ...u })) }], raw });
   if (results.length)
-    out.push({ kind: 'agent', t, messages: [{ role: 'user', content: results.map((x) => ({ type: 'tool_result', tool_use_id: x.id, content: x.content, ...(x.error ? { is_error: true } : {}) })) }], raw });
+    out.push({
+      kind: 'agent',
+      t,
+      messages: [
+        {
+          role: 'user',
+          content: results.map((x) => ({
+            type: 'tool_result',
+            tool_use_id: x.id,
+            content: x.content,
+            ...(x.error ? { is_error: true } : {}),
+          })),
+        },
+      ],
+      raw,
+    });
   return out;
 }
 
@@ -133,13 +161,20 @@ function mapMessage(m: unknown, t: string): MappedEvent[] {
       t,
       m,
       uses.map((u) => ({ id: String(u.id ?? ''), name: u.name, input: u.input ?? u.raw_input ?? {} })),
-      res.map((x) => ({ id: String(x.tool_use_id ?? ''), content: textOf(x.content) || JSON.stringify(x.output ?? x.content ?? ''), error: x.is_error === true })),
+      res.map((x) => ({
+        id: String(x.tool_use_id ?? ''),
+        content: textOf(x.content) || JSON.stringify(x.output ?? x.content ?? ''),
+        error: x.is_error === true,
+      })),
     );
     if (text) out.push({ kind: 'assistant', t, content: text, raw: m });
     return out.length ? out : [keptRaw(t, m)];
   }
   // 0.2.0: {id, role, segments, tool_uses, tool_results}
-  const text = (Array.isArray(m.segments) ? m.segments : []).filter((s) => isRecord(s) && s.type === 'text').map(textOf).join('\n');
+  const text = (Array.isArray(m.segments) ? m.segments : [])
+    .filter((s) => isRecord(s) && s.type === 'text')
+    .map(textOf)
+    .join('\n');
   const uses = (Array.isArray(m.tool_uses) ? m.tool_uses : []).filter(isRecord);
   const res = (Array.isArray(m.tool_results) ? m.tool_results : []).filter(isRecord);
   if (m.role === 'user' && !res.length && text) return [{ kind: 'user', t, content: text, raw: m }];
@@ -148,7 +183,11 @@ function mapMessage(m: unknown, t: string): MappedEvent[] {
       t,
       m,
       uses.map((u) => ({ id: String(u.id ?? ''), name: u.name, input: u.input ?? {} })),
-      res.map((x) => ({ id: String(x.tool_use_id ?? ''), content: textOf(x.content) || JSON.stringify(x.content ?? ''), error: x.is_error === true })),
+      res.map((x) => ({
+        id: String(x.tool_use_id ?? ''),
+        content: textOf(x.content) || JSON.stringify(x.content ?? ''),
+        error: x.is_error === true,
+      })),
     );
     if (text && m.role === 'assistant') out.unshift({ kind: 'assistant', t, content: text, raw: m });
     return out.length ? out : [keptRaw(t, m)];

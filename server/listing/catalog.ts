@@ -86,7 +86,12 @@ function loadIndexSync(dir: string): LoadedIndex {
     raw = readRegularSync(indexPath(dir)).toString('utf8');
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
-    if (code === 'ELOOP' || code === 'ENOTREG') return { entries: new Map(), trusted: false, problem: `index.json is ${(e as { what?: string }).what ?? 'not a regular file'}: not read, replaced by a rebuilt index` };
+    if (code === 'ELOOP' || code === 'ENOTREG')
+      return {
+        entries: new Map(),
+        trusted: false,
+        problem: `index.json is ${(e as { what?: string }).what ?? 'not a regular file'}: not read, replaced by a rebuilt index`,
+      };
     return { entries: new Map(), trusted: false, problem: code === 'ENOENT' ? undefined : `index.json unreadable (${code})` };
   }
   try {
@@ -102,7 +107,11 @@ function loadIndexSync(dir: string): LoadedIndex {
     return { entries, trusted: true };
   } catch (e) {
     // The reason without JSON.parse's quote of the bytes: whatever the name holds is not echoed.
-    return { entries: new Map(), trusted: false, problem: `index.json is corrupt (${e instanceof SyntaxError ? 'not JSON' : (e as Error).message}); rebuilt` };
+    return {
+      entries: new Map(),
+      trusted: false,
+      problem: `index.json is corrupt (${e instanceof SyntaxError ? 'not JSON' : (e as Error).message}); rebuilt`,
+    };
   }
 }
 
@@ -217,7 +226,14 @@ function readSmall(file: string, bytes: number): Buffer {
   }
 }
 
-function entryOf(d: Digest, id: string, meta: { project: string; createdAt: string; model?: unknown; v: number; source?: unknown }, bytes: number, mtimeNs: bigint, metaEnd: number): IndexEntry {
+function entryOf(
+  d: Digest,
+  id: string,
+  meta: { project: string; createdAt: string; model?: unknown; v: number; source?: unknown },
+  bytes: number,
+  mtimeNs: bigint,
+  metaEnd: number,
+): IndexEntry {
   const source = sourceOf(meta.source);
   return {
     ...(source ? { source } : {}),
@@ -238,7 +254,10 @@ function sourceOf(v: unknown): IndexEntry['source'] {
   if (!v || typeof v !== 'object') return undefined;
   const o = v as Record<string, unknown>;
   const str = (k: string) => (typeof o[k] === 'string' ? (o[k] as string) : undefined);
-  const tool = str('tool'), id = str('id'), path = str('path'), project = str('project');
+  const tool = str('tool'),
+    id = str('id'),
+    path = str('path'),
+    project = str('project');
   if (!tool || !id || !path || !project) return undefined;
   const version = str('version');
   const variant = str('variant');
@@ -302,7 +321,9 @@ export function planRefresh(dir: string, opts: { rebuild?: boolean } = {}): Refr
     return { done: { entries: [], problems, cacheProblems: [], stats } };
   }
   // `rebuild`: trust nothing cached; every file is read again (session/reindex, doctor).
-  const loaded: LoadedIndex = opts.rebuild ? { entries: new Map<string, IndexEntry>(), trusted: false, problem: undefined } : loadIndexSync(dir);
+  const loaded: LoadedIndex = opts.rebuild
+    ? { entries: new Map<string, IndexEntry>(), trusted: false, problem: undefined }
+    : loadIndexSync(dir);
   const cacheProblems: Problem[] = [];
   if (loaded.problem) cacheProblems.push({ file: indexPath(dir), message: loaded.problem });
   stats.rebuilt = !loaded.trusted;
@@ -319,7 +340,18 @@ export function planRefresh(dir: string, opts: { rebuild?: boolean } = {}): Refr
   // concatenation; path.join normalizes the whole string again per call, which was a fifth of
   // the stat loop of a warm listing (2,700 calls). Ids match SESSION_ID_RE: nothing to normalize.
   const prefix = join(dir, 'x').slice(0, -1);
-  const plan: RefreshPlan = { dir, loaded, out: [], problems, cacheProblems, stats, changed: !loaded.trusted, seen: new Set(), folds: [], reads: [] };
+  const plan: RefreshPlan = {
+    dir,
+    loaded,
+    out: [],
+    problems,
+    cacheProblems,
+    stats,
+    changed: !loaded.trusted,
+    seen: new Set(),
+    folds: [],
+    reads: [],
+  };
   // Performance: the files are stat'ed synchronously, then only the entries that changed are
   // read. An async lstat costs ~25 µs of main-thread time (a promise and a bigint stats array
   // each), lstatSync ~3 µs: at 2,700 sessions that is most of a warm listing, and the loop is
@@ -361,7 +393,11 @@ export function planRefresh(dir: string, opts: { rebuild?: boolean } = {}): Refr
  * of `plan.reads`, or the error that stopped it) added in the order of the folder listing, the
  * index written when anything changed.
  */
-export async function finishRefresh(plan: RefreshPlan, read: Map<EntryJob, IndexEntry | Error>, opts: { write?: boolean } = {}): Promise<RefreshResult> {
+export async function finishRefresh(
+  plan: RefreshPlan,
+  read: Map<EntryJob, IndexEntry | Error>,
+  opts: { write?: boolean } = {},
+): Promise<RefreshResult> {
   const { dir, loaded, out, problems, cacheProblems, stats } = plan;
   // Folds first, then reads, each in listing order: the order in which the entries join `out`
   // only matters before the sort below, which orders them fully (updatedAt, then id).
@@ -396,7 +432,10 @@ export async function finishRefresh(plan: RefreshPlan, read: Map<EntryJob, Index
       await withIndexLock(dir, async () => writeIndex(dir, await mergeNewer(dir, out)));
       stats.written = true;
     } catch (e) {
-      cacheProblems.push({ file: indexPath(dir), message: `index not written (${(e as NodeJS.ErrnoException).code ?? (e as Error).message}); listing from the files` });
+      cacheProblems.push({
+        file: indexPath(dir),
+        message: `index not written (${(e as NodeJS.ErrnoException).code ?? (e as Error).message}); listing from the files`,
+      });
     }
   }
   return { entries: out, problems, cacheProblems, stats };

@@ -311,7 +311,7 @@ export class ListingCache {
       for (const e of r.entries) onEntry?.(e, join(dir, `${e.id}.jsonl`));
       // Problems about the index file itself are repaired by the refresh; any other (a file
       // skipped) must be reported again next time, so such a folder is not kept.
-      const keep = before !== undefined && before.isDirectory() && r.problems.length === 0;
+      const keep = before?.isDirectory() && r.problems.length === 0;
       this.gen++;
       if (!keep || before === undefined) {
         this.folders.delete(dir);
@@ -347,7 +347,7 @@ export class ListingCache {
     const c = this.folders.get(dir);
     if (!c) return false;
     const st = lstatOrUndefined(dir);
-    if (!st || !st.isDirectory()) return false;
+    if (!st?.isDirectory()) return false;
     if (st.mtimeNs !== c.mtimeNs || Number(st.mtimeMs) >= c.listedAt - RECENT_MS) {
       // Files created, removed or renamed (or a listing too close to the last change to tell):
       // list it again and compare the names.
@@ -371,7 +371,7 @@ export class ListingCache {
     if (this.watched && c.verifiedAt > now - TRUST_WATCHER_MS) return true;
     for (const s of c.stats.values()) {
       const f = lstatOrUndefined(s.file);
-      if (!f || !f.isFile() || f.size !== s.size || f.mtimeNs !== s.mtimeNs) return false;
+      if (!f?.isFile() || f.size !== s.size || f.mtimeNs !== s.mtimeNs) return false;
     }
     c.verifiedAt = now;
     return true;

@@ -6,8 +6,7 @@
 import { oneLine, textOf, type SeqEvent } from '../format/events.js';
 
 /** What a title model is asked. The answer is cleaned with normalizeTitle. */
-export const titleInstructions =
-  'Write a title for this chat session: 6 words, imperative, no punctuation. Reply with the title only.';
+export const titleInstructions = 'Write a title for this chat session: 6 words, imperative, no punctuation. Reply with the title only.';
 
 /** The most a title answer may spend. */
 export const titleMaxTokens = 200;

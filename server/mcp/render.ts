@@ -8,7 +8,7 @@ import { collectToolNames, formatTime } from '../export/export.js';
 import { fencedCode, sanitizeMarkdown } from '../export/markdown.js';
 import { oneLine } from '../format/text.js';
 import { walk, type Part } from '../format/content.js';
-import type { SeqEvent, SessionEvent } from '../format/events.js';
+import type { SeqEvent } from '../format/events.js';
 import type { Found, Hit, Origin, Row, Window } from './sessions.js';
 
 /** A tool call as an agent writes it, for the "more:" lines. */
@@ -45,7 +45,10 @@ export function hitsText(o: { query: string; where: string; found: Found; skip: 
   }
   lines.push(...problemLines(found.problems.length));
   if (o.more) lines.push(`more: call ${o.more} for the next matches.`);
-  if (found.hits.length) lines.push(`read: call ${call('read_session', { session_id: found.hits[0]!.sessionId, around_turn: found.hits[0]!.seq })} (or any hit's id and turn) for the conversation around it.`);
+  if (found.hits.length)
+    lines.push(
+      `read: call ${call('read_session', { session_id: found.hits[0]!.sessionId, around_turn: found.hits[0]!.seq })} (or any hit's id and turn) for the conversation around it.`,
+    );
   return lines.join('\n').trimEnd() + '\n';
 }
 
@@ -66,15 +69,21 @@ function speaker(kind: string, where: string): string {
 }
 
 function problemLines(n: number): string[] {
-  return n ? [`(${n} unreadable line${n === 1 ? '' : 's'} or file${n === 1 ? '' : 's'} skipped; \`levelcode-sessions doctor\` names them.)`] : [];
+  return n
+    ? [`(${n} unreadable line${n === 1 ? '' : 's'} or file${n === 1 ? '' : 's'} skipped; \`levelcode-sessions doctor\` names them.)`]
+    : [];
 }
 
 /** The answer of list_sessions. */
 export function rowsText(o: { where: string; rows: Row[]; total: number; skip: number; more?: string; problems: number }): string {
   const lines: string[] = [];
-  if (o.rows.length === 0) lines.push(o.skip > 0 && o.total > 0 ? `No more sessions in ${o.where}: all ${o.total} were shown.` : `No sessions in ${o.where}.`);
+  if (o.rows.length === 0)
+    lines.push(o.skip > 0 && o.total > 0 ? `No more sessions in ${o.where}: all ${o.total} were shown.` : `No sessions in ${o.where}.`);
   else {
-    lines.push(`${o.total} session${o.total === 1 ? '' : 's'} in ${o.where}, most recently active first; showing ${o.skip + 1}-${o.skip + o.rows.length}.`, '');
+    lines.push(
+      `${o.total} session${o.total === 1 ? '' : 's'} in ${o.where}, most recently active first; showing ${o.skip + 1}-${o.skip + o.rows.length}.`,
+      '',
+    );
     o.rows.forEach((r, i) => {
       lines.push(
         `${o.skip + i + 1}. ${r.title} — ${r.id}`,
@@ -154,13 +163,25 @@ export function windowText(w: Window, o: WindowOptions): { text: string; next?: 
   }
   for (let i = lo; i <= hi && shown.length; i++) out.push(shown[i]!.text, '');
   const base = { session_id: id, max_chars: o.args.max_chars, tool_chars: o.args.tool_chars };
-  if (lo > 0) out.push(`earlier: call ${call('read_session', { ...base, from_turn: shown[0]!.seq, to_turn: shown[lo - 1]!.seq })} for turns ${shown[0]!.seq}-${shown[lo - 1]!.seq}, left out.`);
+  if (lo > 0)
+    out.push(
+      `earlier: call ${call('read_session', { ...base, from_turn: shown[0]!.seq, to_turn: shown[lo - 1]!.seq })} for turns ${shown[0]!.seq}-${shown[lo - 1]!.seq}, left out.`,
+    );
   const next = hi < shown.length - 1 ? shown[hi + 1]!.seq : undefined;
   const end = o.args.to_turn ?? (o.focus !== undefined ? w.events[w.events.length - 1]?.seq : undefined);
-  if (next !== undefined) out.push(`more: call ${call('read_session', { ...base, from_turn: next, to_turn: end })} for turns ${next}-${end ?? w.total - 1}, left out.`);
+  if (next !== undefined)
+    out.push(
+      `more: call ${call('read_session', { ...base, from_turn: next, to_turn: end })} for turns ${next}-${end ?? w.total - 1}, left out.`,
+    );
   else if (last !== undefined && last < w.total - 1 && end === undefined)
     out.push(`more: call ${call('read_session', { ...base, from_turn: last + 1 })} for turns ${last + 1}-${w.total - 1}.`);
-  if (w.problems.length) out.push(`(${w.problems.length} unreadable line${w.problems.length === 1 ? '' : 's'} in this range skipped: ${w.problems.map((p) => `line ${p.line}: ${p.message}`).slice(0, 3).join('; ')})`);
+  if (w.problems.length)
+    out.push(
+      `(${w.problems.length} unreadable line${w.problems.length === 1 ? '' : 's'} in this range skipped: ${w.problems
+        .map((p) => `line ${p.line}: ${p.message}`)
+        .slice(0, 3)
+        .join('; ')})`,
+    );
   return { text: out.join('\n').trimEnd() + '\n', next };
 }
 
@@ -199,7 +220,11 @@ function eventText(se: SeqEvent, id: string, names: Map<string, string>, o: Wind
         if (p.text?.trim()) parts.push(`_(thinking)_ ${oneLine(p.text, 300)}`);
         return;
       case 'tool_use':
-        return tool(`Tool call \`${p.name ?? (p.type.endsWith('tool_use') || p.type === 'tool_calls' ? 'tool' : 'function')}\``, args(p.input), 'json');
+        return tool(
+          `Tool call \`${p.name ?? (p.type.endsWith('tool_use') || p.type === 'tool_calls' ? 'tool' : 'function')}\``,
+          args(p.input),
+          'json',
+        );
       case 'tool_result': {
         const fallback = p.type === 'tool' ? (p.name ?? 'tool') : p.outputKey === 'output' ? 'function' : 'tool';
         return tool(`${p.isError ? 'Tool error' : 'Tool result'} of \`${names.get(String(p.id)) ?? fallback}\``, outputText(p.output));

@@ -34,7 +34,10 @@ const INSTRUCTIONS =
 export function createServer(o: McpOptions): { server: McpServer; ctx: ToolContext } {
   const sessions = new Sessions(resolveStoreRoot(o.dir));
   const ctx: ToolContext = { sessions, defaultProject: o.project, currentSession: process.env.LEVELCODE_CURRENT_SESSION || undefined };
-  const server = new McpServer({ name: 'levelcode-sessions', version: o.version }, { instructions: INSTRUCTIONS, capabilities: { logging: {} } });
+  const server = new McpServer(
+    { name: 'levelcode-sessions', version: o.version },
+    { instructions: INSTRUCTIONS, capabilities: { logging: {} } },
+  );
   for (const t of TOOLS) register(server, t as unknown as ToolDef<Record<string, z.ZodType>>, ctx);
   server.registerResource(
     'session',
@@ -52,7 +55,11 @@ export function createServer(o: McpOptions): { server: McpServer; ctx: ToolConte
         };
       },
     }),
-    { title: 'Past session', description: 'A past session as Markdown (its first turns; read_session reads any range).', mimeType: 'text/markdown' },
+    {
+      title: 'Past session',
+      description: 'A past session as Markdown (its first turns; read_session reads any range).',
+      mimeType: 'text/markdown',
+    },
     async (uri, vars) => {
       const id = String(vars.id);
       const w = await sessions.window(id, 0, 2000);

@@ -148,7 +148,13 @@ export class Sessions {
       const r = await searchSessions(this.root, query, { ...base, limit: fetch });
       const all = r.hits.length >= r.total;
       const kept = await this.keep(r.hits, s);
-      const page = (total: number, exact: boolean): Found => ({ hits: kept.slice(skip, want), total, exact, files: r.files, problems: r.problems });
+      const page = (total: number, exact: boolean): Found => ({
+        hits: kept.slice(skip, want),
+        total,
+        exact,
+        files: r.files,
+        problems: r.problems,
+      });
       if (!this.filtered(s)) return page(r.total, true);
       if (all) return page(kept.length, true);
       if (kept.length >= want) return page(kept.length, false);
@@ -177,7 +183,13 @@ export class Sessions {
   private async searchFiles(files: string[], query: string, s: Scope, skip: number, want: number): Promise<Found> {
     const r = await searchSessions(files, query, { project: s.project, since: s.since, until: s.until, limit: want });
     const kept = await this.keep(r.hits, s);
-    return { hits: kept.slice(skip, want), total: r.total - (r.hits.length - kept.length), exact: true, files: r.files, problems: r.problems };
+    return {
+      hits: kept.slice(skip, want),
+      total: r.total - (r.hits.length - kept.length),
+      exact: true,
+      files: r.files,
+      problems: r.problems,
+    };
   }
 
   private async keep(hits: SearchHit[], s: Scope): Promise<Hit[]> {
@@ -197,7 +209,9 @@ export class Sessions {
   /** Sessions newest first (by last activity), filtered, `skip` left out, at most `limit`. */
   async list(s: Scope, skip: number, limit: number): Promise<{ rows: Row[]; total: number; problems: Problem[] }> {
     const files = new Map<string, string>();
-    const r = await listSessions(this.root, s.project === undefined ? { all: true } : { project: s.project }, (e, file) => files.set(e.id, file));
+    const r = await listSessions(this.root, s.project === undefined ? { all: true } : { project: s.project }, (e, file) =>
+      files.set(e.id, file),
+    );
     const since = s.since ? Date.parse(s.since) : -Infinity;
     const until = s.until ? Date.parse(s.until) : Infinity;
     const inTime = r.sessions.filter((e) => {

@@ -62,9 +62,15 @@ const readShape = {
   session_id: z.string().min(1).describe('The session id, as search_sessions or list_sessions give it (2026-07-28T09-12-33-8f3k).'),
   from_turn: z.number().int().min(0).optional().describe('First turn to show (turns are numbered from 0). Default 0.'),
   to_turn: z.number().int().min(0).optional().describe('Last turn to show. Default: as many as fit in max_chars.'),
-  around_turn: z.number().int().min(0).optional().describe('Show the turns around this one (a hit\'s turn) instead of a range.'),
+  around_turn: z.number().int().min(0).optional().describe("Show the turns around this one (a hit's turn) instead of a range."),
   context: z.number().int().min(0).max(50).default(4).describe('With around_turn: turns shown before and after it (default 4).'),
-  max_chars: z.number().int().min(1000).max(MAX_CHARS).default(12_000).describe(`Size of the answer in characters, about (1000-${MAX_CHARS}, default 12000).`),
+  max_chars: z
+    .number()
+    .int()
+    .min(1000)
+    .max(MAX_CHARS)
+    .default(12_000)
+    .describe(`Size of the answer in characters, about (1000-${MAX_CHARS}, default 12000).`),
   tool_chars: z
     .number()
     .int()
@@ -84,7 +90,7 @@ const recallShape = {
   query: searchShape.query,
   ...scopeShape,
   sessions: z.number().int().min(1).max(5).default(3).describe('Sessions to show the conversation of (1-5, default 3).'),
-  context: z.number().int().min(0).max(10).default(2).describe('Turns shown before and after each session\'s best match (default 2).'),
+  context: z.number().int().min(0).max(10).default(2).describe("Turns shown before and after each session's best match (default 2)."),
   max_chars: readShape.max_chars,
 };
 
@@ -121,7 +127,9 @@ function again(a: Record<string, unknown>, changes: Record<string, unknown>): Re
 /** An empty store's answer, or undefined when there is a store. */
 async function emptyStore(ctx: ToolContext): Promise<ToolAnswer | undefined> {
   if (await ctx.sessions.exists()) return undefined;
-  return text(`No sessions yet: the store ${ctx.sessions.root} does not exist. Sessions appear there as editors save chats or \`levelcode-sessions import\` brings them in.`);
+  return text(
+    `No sessions yet: the store ${ctx.sessions.root} does not exist. Sessions appear there as editors save chats or \`levelcode-sessions import\` brings them in.`,
+  );
 }
 
 export const searchTool: ToolDef<typeof searchShape> = {
@@ -139,7 +147,10 @@ export const searchTool: ToolDef<typeof searchShape> = {
     const { scope, where } = await scopeOf(a, ctx);
     const found = await ctx.sessions.search(a.query, scope, a.offset, a.limit);
     const shown = a.offset + found.hits.length;
-    const more = shown < found.total || (!found.exact && found.hits.length === a.limit) ? call('search_sessions', again(a, { offset: shown })) : undefined;
+    const more =
+      shown < found.total || (!found.exact && found.hits.length === a.limit)
+        ? call('search_sessions', again(a, { offset: shown }))
+        : undefined;
     return text(hitsText({ query: a.query, where, found, skip: a.offset, more }));
   },
 };
@@ -162,8 +173,13 @@ export const readTool: ToolDef<typeof readShape> = {
     const to = a.around_turn !== undefined ? a.around_turn + a.context : (a.to_turn ?? from + Math.ceil(a.max_chars / 60));
     const w = await ctx.sessions.window(a.session_id, from, to);
     if (w.events.length === 0 && from >= w.total)
-      return text(`${a.session_id} has ${w.total} turn${w.total === 1 ? '' : 's'} (0-${w.total - 1}); turn ${from} is past its end. Call ${call('read_session', { session_id: a.session_id, from_turn: Math.max(0, w.total - 5) })} for its last turns.`, true);
-    return text(windowText(w, { maxChars: a.max_chars, toolChars: a.tool_chars, focus: a.around_turn, header: true, args: argsOf(a) }).text);
+      return text(
+        `${a.session_id} has ${w.total} turn${w.total === 1 ? '' : 's'} (0-${w.total - 1}); turn ${from} is past its end. Call ${call('read_session', { session_id: a.session_id, from_turn: Math.max(0, w.total - 5) })} for its last turns.`,
+        true,
+      );
+    return text(
+      windowText(w, { maxChars: a.max_chars, toolChars: a.tool_chars, focus: a.around_turn, header: true, args: argsOf(a) }).text,
+    );
   },
 };
 
@@ -239,7 +255,9 @@ export const recallTool: ToolDef<typeof recallShape> = {
       out.push(windowText(w, { maxChars: each, toolChars: 600, focus: h.seq, header: false, args }).text);
     }
     if (bySession.size > picked.length || found.hits.length < found.total)
-      out.push(`more: call ${call('search_sessions', { query: a.query, project: a.project, source: a.source, since: a.since, until: a.until })} for every match.`);
+      out.push(
+        `more: call ${call('search_sessions', { query: a.query, project: a.project, source: a.source, since: a.since, until: a.until })} for every match.`,
+      );
     return text(out.join('\n').trimEnd() + '\n');
   },
 };
@@ -247,7 +265,8 @@ export const recallTool: ToolDef<typeof recallShape> = {
 export const projectsTool: ToolDef<Record<string, never>> = {
   name: 'list_projects',
   title: 'List projects',
-  description: 'The projects (folders) that have sessions, most recently active first, with how many sessions each has and from which tools. Their paths are what the other tools take as project.',
+  description:
+    'The projects (folders) that have sessions, most recently active first, with how many sessions each has and from which tools. Their paths are what the other tools take as project.',
   shape: {},
   async run(_a, ctx) {
     const empty = await emptyStore(ctx);
@@ -265,7 +284,9 @@ export const projectsTool: ToolDef<Record<string, never>> = {
     const lines = [`${projects.size} project${projects.size === 1 ? '' : 's'} with sessions, most recently active first:`, ''];
     const sorted = [...projects].sort((x, y) => (x[1].last < y[1].last ? 1 : -1));
     for (const [path, p] of sorted)
-      lines.push(`- ${path} · ${p.n} session${p.n === 1 ? '' : 's'} · last active ${p.last.slice(0, 16).replace('T', ' ')} UTC · from ${[...p.tools].sort().join(', ')}`);
+      lines.push(
+        `- ${path} · ${p.n} session${p.n === 1 ? '' : 's'} · last active ${p.last.slice(0, 16).replace('T', ' ')} UTC · from ${[...p.tools].sort().join(', ')}`,
+      );
     lines.push('', `Call ${call('list_sessions', { project: sorted[0]![0] })} for a project's sessions.`);
     return text(lines.join('\n') + '\n');
   },

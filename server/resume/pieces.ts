@@ -83,7 +83,8 @@ function outputSites(m: unknown): { block: number; key: string }[] {
   const out: { block: number; key: string }[] = [];
   content.forEach((b, i) => {
     const p = partOf(b);
-    if (p !== null && (p.type === 'tool_result' || p.type === 'function_call_output') && p.output !== undefined) out.push({ block: i, key: p.outputKey! });
+    if (p !== null && (p.type === 'tool_result' || p.type === 'function_call_output') && p.output !== undefined)
+      out.push({ block: i, key: p.outputKey! });
   });
   return out;
 }
@@ -107,7 +108,10 @@ function withOutputElided(m: unknown, site: { block: number; key: string }): unk
 function cutMessage(m: unknown, keepTokens: number, counter: TokenCounter): unknown {
   const role = m && typeof m === 'object' && typeof (m as Rec).role === 'string' ? ((m as Rec).role as string) : 'user';
   const text = JSON.stringify(m) ?? '';
-  const make = (keep: number) => ({ role, content: `${text.slice(0, keep)}… [message cut for the summariser: ${keep} of ${text.length} characters kept]` });
+  const make = (keep: number) => ({
+    role,
+    content: `${text.slice(0, keep)}… [message cut for the summariser: ${keep} of ${text.length} characters kept]`,
+  });
   let lo = 0;
   let hi = text.length;
   while (lo < hi) {
@@ -146,7 +150,10 @@ export function shortenToFit(messages: readonly unknown[], room: number, counter
   while (total > room) {
     let j = -1;
     for (let i = 0; i < out.length; i++) if (!cut.has(i) && (j < 0 || costs[i] > costs[j])) j = i;
-    if (j < 0) throw new RangeError(`the summariser's window cannot hold one turn of this session even shortened (${total} tokens for a room of ${room})`);
+    if (j < 0)
+      throw new RangeError(
+        `the summariser's window cannot hold one turn of this session even shortened (${total} tokens for a room of ${room})`,
+      );
     const next = cutMessage(out[j], Math.max(0, costs[j] - (total - room)), counter);
     const cost = countWith(counter, next);
     cut.add(j);

@@ -254,7 +254,7 @@ export interface InstructionOptions {
 /** The summariser's instructions, asking for at most `maxTokens` tokens. */
 export function summaryInstructions(maxTokens: number, o: InstructionOptions = {}): string {
   const lines = [
-    'Summarise the conversation above so that the work can continue from your summary alone: it will replace this part of the transcript in the model\'s context.',
+    "Summarise the conversation above so that the work can continue from your summary alone: it will replace this part of the transcript in the model's context.",
   ];
   if (o.piece && o.piece.count > 1) {
     lines.push(
@@ -262,7 +262,9 @@ export function summaryInstructions(maxTokens: number, o: InstructionOptions = {
     );
   }
   if (o.foldsBriefing) {
-    lines.push('The first message is the summary of everything before these messages: your summary replaces it too, so carry over what it says that still matters.');
+    lines.push(
+      'The first message is the summary of everything before these messages: your summary replaces it too, so carry over what it says that still matters.',
+    );
   }
   if (o.shortened && (o.shortened.toolOutputs > 0 || o.shortened.messages > 0)) {
     lines.push(
@@ -270,7 +272,7 @@ export function summaryInstructions(maxTokens: number, o: InstructionOptions = {
     );
   }
   lines.push(
-    'Keep: the user\'s goals, requests and constraints; decisions and their reasons; files created or changed and their current state; commands run and their outcomes; errors still open; names, values and facts that later work depends on; anything the user asked to remember.',
+    "Keep: the user's goals, requests and constraints; decisions and their reasons; files created or changed and their current state; commands run and their outcomes; errors still open; names, values and facts that later work depends on; anything the user asked to remember.",
     'Say what was running (commands, servers, tool calls) and that none of it is running now.',
     'Drop pleasantries, superseded attempts and tool output that no longer matters.',
     `Write plain prose and short lists, no preamble, at most ${maxTokens} tokens.`,
@@ -555,10 +557,7 @@ function planCompaction(
     throw new RangeError(`context budget ${B} is too small to hold a briefing (needs ${2 * shortest} tokens)`);
   }
   const maxAllowance = Math.max(1, Math.floor(B / 2) - emptyBriefing);
-  const allowance = Math.min(
-    allowanceOption ?? Math.max(1, Math.min(DEFAULT_MAX_BRIEFING_TOKENS, Math.floor(B / 8))),
-    maxAllowance,
-  );
+  const allowance = Math.min(allowanceOption ?? Math.max(1, Math.min(DEFAULT_MAX_BRIEFING_TOKENS, Math.floor(B / 8))), maxAllowance);
   const reserve = Math.min(B, 2 * Math.max(shortest, emptyBriefing + allowance));
 
   const n = items.length;
@@ -645,7 +644,10 @@ function fitBriefing(briefing: string, allowance: number, counter: TokenCounter)
 /** The longest instructions a call can get, for the room a piece leaves. */
 function longestInstructions(allowance: number, counter: TokenCounter): number {
   const most = { index: 999_998, count: 999_999 };
-  return countWith(counter, summaryInstructions(allowance, { piece: most, foldsBriefing: true, shortened: { toolOutputs: 9_999_999, messages: 9_999_999 } }));
+  return countWith(
+    counter,
+    summaryInstructions(allowance, { piece: most, foldsBriefing: true, shortened: { toolOutputs: 9_999_999, messages: 9_999_999 } }),
+  );
 }
 
 function planPieces(
@@ -679,7 +681,7 @@ function planPieces(
     const roomHere = index === 0 ? firstRoom : room;
     return {
       index,
-      coversThrough: sp.to > 0 ? head[sp.to - 1].seq : (prior as { coversThrough?: number } | null)?.coversThrough ?? -1,
+      coversThrough: sp.to > 0 ? head[sp.to - 1].seq : ((prior as { coversThrough?: number } | null)?.coversThrough ?? -1),
       inputTokens: instructions + before + Math.min(sp.tokens, roomHere),
       oversized: sp.oversized,
     };
@@ -704,7 +706,8 @@ export function summaryRequest(plan: CompactPlan, index: number, briefingSoFar?:
   const { counter } = h;
   const allowance = plan.summary.maxBriefingTokens;
   const soFar = index === 0 ? h.prior : briefingSoFar;
-  if (index > 0 && (soFar === undefined || soFar === null || soFar.trim() === '')) throw new RangeError(`piece ${index} needs the briefing of piece ${index - 1}`);
+  if (index > 0 && (soFar === undefined || soFar === null || soFar.trim() === ''))
+    throw new RangeError(`piece ${index} needs the briefing of piece ${index - 1}`);
   const messages: unknown[] = [];
   let inputTokens = 0;
   if (soFar !== null && soFar !== undefined) {
@@ -760,7 +763,8 @@ export interface RollingCompact {
  */
 export function rollingCompact(plan: CompactPlan, index: number, briefing: string): RollingCompact {
   if (briefing.trim() === '') throw new RangeError('the briefing is empty');
-  if (!Number.isInteger(index) || index < 0 || index >= plan.summary.calls - 1) throw new RangeError(`piece ${index} is not a rolling piece of this plan`);
+  if (!Number.isInteger(index) || index < 0 || index >= plan.summary.calls - 1)
+    throw new RangeError(`piece ${index} is not a rolling piece of this plan`);
   const h = PLAN_HEADS.get(plan);
   const used = fitBriefing(briefing, plan.summary.maxBriefingTokens, h?.counter ?? estimateTokens);
   return { kind: 'compact', briefing: used, coversThrough: plan.summary.pieces[index].coversThrough, rolling: true };
@@ -775,11 +779,7 @@ export function rollingCompact(plan: CompactPlan, index: number, briefing: strin
  * one the plan was made with. Throws RangeError on an empty briefing: a summariser that
  * returned nothing failed, and nothing should be appended.
  */
-export function applyBriefing(
-  plan: CompactPlan,
-  briefing: string,
-  counter: TokenCounter = estimateTokens,
-): AppliedBriefing {
+export function applyBriefing(plan: CompactPlan, briefing: string, counter: TokenCounter = estimateTokens): AppliedBriefing {
   if (briefing.trim() === '') throw new RangeError('the briefing is empty');
   const cost = (b: string) => plan.tail.estimate + 2 * countWith(counter, briefingMessage(b));
   // The budget, and maxBriefingTokens (planned room for "…" at least: both hold for it).

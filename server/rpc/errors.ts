@@ -50,8 +50,10 @@ export const RpcErrorCodes = {
 export type RpcErrorName = keyof typeof RpcErrorCodes;
 
 const MEANING: Record<RpcErrorName, string> = {
-  ParseError: 'Never sent: a frame body that is not JSON is skipped, and serving goes on (JSON-RPC would answer it; LSP libraries skip it).',
-  InvalidRequest: 'A request after `shutdown`, or a second `initialize`. JSON that is not a request is skipped (logged with `window/logMessage`), never answered.',
+  ParseError:
+    'Never sent: a frame body that is not JSON is skipped, and serving goes on (JSON-RPC would answer it; LSP libraries skip it).',
+  InvalidRequest:
+    'A request after `shutdown`, or a second `initialize`. JSON that is not a request is skipped (logged with `window/logMessage`), never answered.',
   MethodNotFound: 'No such method.',
   InvalidParams: 'Params fail the schema (`data.issues`); events that fail the event schema land here too.',
   InternalError: 'A bug in the sidecar; the message says what failed.',
@@ -59,7 +61,8 @@ const MEANING: Record<RpcErrorName, string> = {
   RequestCancelled: 'The client cancelled the request with `$/cancelRequest`; nothing was written.',
   ContentModified: 'The session changed (or the sidecar restarted) between `session/resume` and `session/compact`; resume again.',
   UnknownSession: 'No session with that id in the store.',
-  BadSessionId: 'Never sent over JSON-RPC: an id that is not a session id fails the params\' schema (-32602). Kept for the store\'s `bad-id`.',
+  BadSessionId:
+    "Never sent over JSON-RPC: an id that is not a session id fails the params' schema (-32602). Kept for the store's `bad-id`.",
   InvalidProject: 'The project path is missing, not absolute or not a directory.',
   SessionLocked: 'Another live process owns the session (`data.heldBy`); read it, or open a copy.',
   SchemaTooNew: 'The file was written by a newer schema version than this sidecar understands.',
@@ -101,7 +104,7 @@ function dataOf(e: StoreError): Record<string, unknown> {
   const extra = e.data;
   if (e.code === 'invalid-events') {
     // The store hands zod issues (an array, or an object holding them); the protocol promises `issues`.
-    const issues = Array.isArray(extra) ? extra : (extra as { issues?: unknown } | undefined)?.issues ?? extra;
+    const issues = Array.isArray(extra) ? extra : ((extra as { issues?: unknown } | undefined)?.issues ?? extra);
     return { reason: e.code, issues };
   }
   if (extra && typeof extra === 'object' && !Array.isArray(extra)) return { reason: e.code, ...(extra as object) };
@@ -119,11 +122,9 @@ export function toResponseError(err: unknown, method: string): ResponseError<unk
 export function invalidParams(method: string, error: ZodError): ResponseError<unknown> {
   const first = error.issues[0];
   const where = first && first.path.length > 0 ? ` at ${first.path.map(String).join('.')}` : '';
-  return new ResponseError(
-    RpcErrorCodes.InvalidParams,
-    `Invalid params for ${method}${where}: ${first?.message ?? 'schema violation'}`,
-    { issues: error.issues },
-  );
+  return new ResponseError(RpcErrorCodes.InvalidParams, `Invalid params for ${method}${where}: ${first?.message ?? 'schema violation'}`, {
+    issues: error.issues,
+  });
 }
 
 export function rpcError(name: RpcErrorName, message: string, data?: unknown): ResponseError<unknown> {

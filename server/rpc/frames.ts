@@ -45,7 +45,8 @@ export class FrameGuard extends Transform {
       const held = this.header.length ? Buffer.concat([this.header, take]) : take;
       const end = held.indexOf(END, Math.max(0, this.header.length - 3));
       if (end === -1) {
-        if (held.length >= MAX_HEADER_BYTES) return this.refuse(`a frame header longer than ${MAX_HEADER_BYTES} bytes without its blank line`, done);
+        if (held.length >= MAX_HEADER_BYTES)
+          return this.refuse(`a frame header longer than ${MAX_HEADER_BYTES} bytes without its blank line`, done);
         this.header = Buffer.from(held);
         at += take.length;
         continue;

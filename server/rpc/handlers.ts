@@ -12,7 +12,18 @@ import type { ReadResult, SessionStore } from '../store/store.js';
 import { forkSession } from '../store/fork.js';
 import { newestFirst } from '../listing/catalog.js';
 import { fallbackTitle, normalizeTitle, shouldGenerateTitle, titleInstructions, titleMaxTokens } from '../listing/title.js';
-import { planResume, floorTokens, applyBriefing, needsConsent, rollingCompact, summaryRequest, DEFAULT_CONSENT_THRESHOLD, type CompactPlan, type ResumePlan, type SummaryRequest } from '../resume/resume.js';
+import {
+  planResume,
+  floorTokens,
+  applyBriefing,
+  needsConsent,
+  rollingCompact,
+  summaryRequest,
+  DEFAULT_CONSENT_THRESHOLD,
+  type CompactPlan,
+  type ResumePlan,
+  type SummaryRequest,
+} from '../resume/resume.js';
 import { CHARS_PER_TOKEN } from '../resume/tokens.js';
 import { RpcErrorCodes, rpcError } from './errors.js';
 import * as P from './protocol.js';
@@ -163,7 +174,9 @@ const sessionList: Handler<typeof P.sessionList> = async (p, _t, { store }) => {
 };
 
 /** Imported entries get their tool's name and, where the tool resumes by id, the command that does. */
-async function withSourceTool<T extends { source?: P.SessionSummary['source'] }>(rows: T[]): Promise<(T & Pick<P.SessionSummary, 'sourceLabel' | 'continueIn'>)[]> {
+async function withSourceTool<T extends { source?: P.SessionSummary['source'] }>(
+  rows: T[],
+): Promise<(T & Pick<P.SessionSummary, 'sourceLabel' | 'continueIn'>)[]> {
   if (!rows.some((r) => r.source)) return rows;
   const { importerOf } = await import('../import/registry.js');
   return rows.map((r) => {
@@ -207,7 +220,13 @@ const sessionResume: Handler<typeof P.sessionResume> = async (p, token, ctx) =>
       if (needsConsent(plan, threshold)) {
         const info = await store.lockInfo(p.id).catch(() => undefined);
         const heldBy = info?.locked && !info.byUs ? { heldBy: { pid: info.pid, host: info.host } } : {};
-        const base: ResumeBase = { id: p.id, readOnly: !!info?.locked && !info.byUs, ...heldBy, problems: loaded.problems, tokens: tokensOf(plan) };
+        const base: ResumeBase = {
+          id: p.id,
+          readOnly: !!info?.locked && !info.byUs,
+          ...heldBy,
+          problems: loaded.problems,
+          tokens: tokensOf(plan),
+        };
         return confirmationAnswer(base, plan as CompactPlan, threshold);
       }
     }
@@ -225,7 +244,13 @@ const sessionResume: Handler<typeof P.sessionResume> = async (p, token, ctx) =>
     };
     if (plan.tier !== 3) {
       const c = plan.context;
-      return { ...base, tier: plan.tier, conversation: c.conversation, agentMessages: c.agentMessages, ...(plan.chatNote ? { note: plan.chatNote } : {}) };
+      return {
+        ...base,
+        tier: plan.tier,
+        conversation: c.conversation,
+        agentMessages: c.agentMessages,
+        ...(plan.chatNote ? { note: plan.chatNote } : {}),
+      };
     }
     if (owner.readOnly) {
       const figures = { tier: 3 as const, inputTokens: plan.summary.inputTokens, coversThrough: plan.summary.coversThrough };
@@ -291,7 +316,9 @@ async function appendRolling(ctx: Context, id: string, plan: CompactPlan, index:
 
 /** What a failure after `done` pieces leaves. */
 function keptText(done: number): string {
-  return done === 0 ? 'the session is unchanged' : `the ${done} parts summarised before are kept (compact events); resuming again goes on from there`;
+  return done === 0
+    ? 'the session is unchanged'
+    : `the ${done} parts summarised before are kept (compact events); resuming again goes on from there`;
 }
 
 function requestOrInvalid(plan: CompactPlan, index: number, soFar?: string): SummaryRequest {
@@ -382,7 +409,13 @@ function confirmationAnswer(base: ResumeBase, plan: CompactPlan, threshold: numb
  * context. Both tier-3 paths end here, so both append the same event. An empty briefing fails
  * before anything is written.
  */
-async function compactAndResume(ctx: Context, id: string, plan: CompactPlan, briefing: string, base: ResumeBase): Promise<P.ResultOf<typeof P.sessionResume>> {
+async function compactAndResume(
+  ctx: Context,
+  id: string,
+  plan: CompactPlan,
+  briefing: string,
+  base: ResumeBase,
+): Promise<P.ResultOf<typeof P.sessionResume>> {
   if (briefing.trim() === '') {
     throw rpcError('CallbackFailed', `the summary is empty; ${keptText(plan.summary.calls - 1)}`, { callback: 'summarize' });
   }
@@ -401,7 +434,10 @@ async function compactAndResume(ctx: Context, id: string, plan: CompactPlan, bri
 const sessionCompact: Handler<typeof P.sessionCompact> = async (p, _t, ctx) => {
   const pending = ctx.pendingCompactions.get(p.id);
   if (!pending || pending.plan.summary.pieces[pending.piece].coversThrough !== p.coversThrough) {
-    throw rpcError('ContentModified', `no summary of ${p.id} through seq ${p.coversThrough} is awaited (the session changed, or the sidecar restarted): resume again`);
+    throw rpcError(
+      'ContentModified',
+      `no summary of ${p.id} through seq ${p.coversThrough} is awaited (the session changed, or the sidecar restarted): resume again`,
+    );
   }
   // Append-only: the session is unchanged exactly when it still has as many lines as planned.
   if ((await ctx.store.read(p.id, { tail: 0 })).totalEvents !== pending.events) {
@@ -426,7 +462,12 @@ async function takeOrReadOnly(store: SessionStore, id: string): Promise<{ readOn
     if (!isStoreError(e, 'locked') && !isStoreError(e, 'schema-too-new')) throw e;
     // The holder the refusal named (never looked up again: it may have let go meanwhile).
     const owner = isStoreError(e, 'locked') ? (e.data as { heldBy?: { pid?: number; host?: string } } | undefined)?.heldBy : undefined;
-    return owner ? { readOnly: true, heldBy: { ...(owner.pid !== undefined ? { pid: owner.pid } : {}), ...(owner.host !== undefined ? { host: owner.host } : {}) } } : { readOnly: true };
+    return owner
+      ? {
+          readOnly: true,
+          heldBy: { ...(owner.pid !== undefined ? { pid: owner.pid } : {}), ...(owner.host !== undefined ? { host: owner.host } : {}) },
+        }
+      : { readOnly: true };
   }
 }
 
@@ -437,7 +478,16 @@ async function takeOrReadOnly(store: SessionStore, id: string): Promise<{ readOn
 async function summarize(ctx: Context, id: string, r: SummaryRequest, cancel: CancellationToken, done: number): Promise<string> {
   try {
     const { messages, instructions, piece, coversThrough, inputTokens, maxBriefingTokens, shortened } = r;
-    const params = { id, messages, instructions, piece, coversThrough, inputTokens, maxBriefingTokens, ...(shortened ? { shortened } : {}) };
+    const params = {
+      id,
+      messages,
+      instructions,
+      piece,
+      coversThrough,
+      inputTokens,
+      maxBriefingTokens,
+      ...(shortened ? { shortened } : {}),
+    };
     const answer = await ctx.ask<unknown>(P.sessionSummarize.method, params, cancel);
     check(cancel);
     const parsed = P.sessionSummarize.result.safeParse(answer);
@@ -447,7 +497,10 @@ async function summarize(ctx: Context, id: string, r: SummaryRequest, cancel: Ca
     check(cancel);
     const code = e instanceof ResponseError ? e.code : undefined;
     if (code === RpcErrorCodes.RequestCancelled) throw cancelled();
-    throw rpcError('CallbackFailed', `session/summarize failed: ${(e as Error).message}; ${keptText(done)}`, { callback: 'summarize', code });
+    throw rpcError('CallbackFailed', `session/summarize failed: ${(e as Error).message}; ${keptText(done)}`, {
+      callback: 'summarize',
+      code,
+    });
   }
 }
 
@@ -673,7 +726,8 @@ const sessionImport: Handler<typeof P.sessionImport> = async (p, token, ctx) => 
     import('node:os'),
     import('node:path'),
   ]);
-  if (p.from !== undefined && !isAbsolute(p.from)) throw rpcError('InvalidParams', `session/import: from must be an absolute path (got ${JSON.stringify(p.from)})`);
+  if (p.from !== undefined && !isAbsolute(p.from))
+    throw rpcError('InvalidParams', `session/import: from must be an absolute path (got ${JSON.stringify(p.from)})`);
   let jobs;
   try {
     jobs = jobsFor(p.tool ?? 'all', p.from, process.env, homedir(), existsSync);

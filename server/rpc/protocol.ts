@@ -11,7 +11,7 @@ import { ImportSource, IncomingEvent, MetaLine, SessionEvent, SessionId } from '
 
 // PROTOCOL_VERSION (bumped on any incompatible change to a method below; clients read it from
 // `initialize`), CALLBACKS and FEATURES live in wire.ts, which needs no zod.
-import { CALLBACKS, FEATURES, DID_CHANGE } from './wire.js';
+import { FEATURES, DID_CHANGE } from './wire.js';
 export { PROTOCOL_VERSION, CALLBACKS, FEATURES, type Callback, type Feature } from './wire.js';
 
 export type Direction = 'clientToServer' | 'serverToClient';
@@ -58,7 +58,7 @@ function notification<const M extends string, P extends z.ZodType>(
 // ---------------------------------------------------------------------------------------------
 // Shared pieces
 
-const Project = z.string().min(1).describe("Absolute path of the project folder (the sidecar stores its real path).");
+const Project = z.string().min(1).describe('Absolute path of the project folder (the sidecar stores its real path).');
 const WorkDoneToken = z
   .union([z.string(), z.number().int()])
   .optional()
@@ -79,7 +79,11 @@ export const SessionSummary = z
     title: z.string().describe('The latest title, or a fallback from the first user message.'),
     titled: z.boolean().describe('True when a title event exists (false: `title` is a fallback).'),
     createdAt: z.string(),
-    updatedAt: z.string().describe('Time of the last message (user, assistant or agent line; createdAt before any). A rename, a seal or a compaction does not move it.'),
+    updatedAt: z
+      .string()
+      .describe(
+        'Time of the last message (user, assistant or agent line; createdAt before any). A rename, a seal or a compaction does not move it.',
+      ),
     turns: z.number().int().describe('Number of user messages.'),
     model: z.string().nullable(),
     preview: z.string().describe('One line of the latest user message.'),
@@ -96,7 +100,10 @@ export const SessionSummary = z
       })
       .optional()
       .describe("An imported session's source (the meta line's `source`); absent for our own."),
-    sourceLabel: z.string().optional().describe("session/list: the source tool's name as people know it (\"Claude Code\"), for an imported session."),
+    sourceLabel: z
+      .string()
+      .optional()
+      .describe('session/list: the source tool\'s name as people know it ("Claude Code"), for an imported session.'),
     continueIn: z
       .object({
         argv: z.array(z.string()).min(1).describe('The command line, e.g. ["claude", "--resume", "8f1e…"].'),
@@ -121,13 +128,14 @@ const Change = z.enum(['created', 'appended', 'renamed', 'deleted']);
 // ---------------------------------------------------------------------------------------------
 // initialize: what each side advertises under capabilities.experimental.levelcodeSessions
 
-
 export const ClientCapability = z
   .object({
     callbacks: z
       .array(z.string())
       .optional()
-      .describe('Server-to-client requests this client answers: "summarize" (session/summarize), "title" (session/title). Unknown names are ignored.'),
+      .describe(
+        'Server-to-client requests this client answers: "summarize" (session/summarize), "title" (session/title). Unknown names are ignored.',
+      ),
   })
   .describe('capabilities.experimental.levelcodeSessions sent by the client in `initialize`.');
 export type ClientCapability = z.infer<typeof ClientCapability>;
@@ -139,7 +147,9 @@ export const InitializationOptions = z
       .int()
       .min(0)
       .optional()
-      .describe('Tier-3 summaries that would read more than this many tokens need the user\'s consent (default 50000). session/resume may override it per call.'),
+      .describe(
+        "Tier-3 summaries that would read more than this many tokens need the user's consent (default 50000). session/resume may override it per call.",
+      ),
     followImports: z
       .union([
         z.boolean(),
@@ -152,11 +162,12 @@ export const InitializationOptions = z
         }),
       ])
       .optional()
-      .describe("Follow other AI tools' data folders live: what they write is imported as it is written (see session/import). true: every tool, default folders."),
+      .describe(
+        "Follow other AI tools' data folders live: what they write is imported as it is written (see session/import). true: every tool, default folders.",
+      ),
   })
-  .describe('`initializationOptions` of `initialize` (LSP\'s place for client settings). Unknown fields are ignored.');
+  .describe("`initializationOptions` of `initialize` (LSP's place for client settings). Unknown fields are ignored.");
 export type InitializationOptions = z.infer<typeof InitializationOptions>;
-
 
 export const ServerCapability = z
   .object({
@@ -244,7 +255,9 @@ export const sessionRead = request(
 
 const SummaryPiece = z
   .object({ index: z.number().int().min(0), count: z.number().int().min(1) })
-  .describe('Which summarise call this is (from 0) of how many: the briefing of the last (index = count - 1) is the final one; the others are rolling.');
+  .describe(
+    'Which summarise call this is (from 0) of how many: the briefing of the last (index = count - 1) is the final one; the others are rolling.',
+  );
 
 const Shortened = z
   .object({ toolOutputs: z.number().int().min(0), messages: z.number().int().min(0) })
@@ -267,7 +280,11 @@ export const ResumeResult = z
       .describe('T (the stored transcript, estimated), B (the budget) and W (the window).'),
     needsSummary: z
       .object({
-        messages: z.array(z.unknown()).describe('One piece of the head to summarise, in context order: the briefing so far first (if any), then the messages verbatim (shortened only when `shortened` says so).'),
+        messages: z
+          .array(z.unknown())
+          .describe(
+            'One piece of the head to summarise, in context order: the briefing so far first (if any), then the messages verbatim (shortened only when `shortened` says so).',
+          ),
         instructions: z.string(),
         inputTokens: z.number().int().describe("This call's estimated input; at most the summariser's window less maxBriefingTokens."),
         coversThrough: z.number().int().describe('Pass it back to session/compact.'),
@@ -276,7 +293,9 @@ export const ResumeResult = z
         shortened: Shortened.optional(),
       })
       .optional()
-      .describe('Tier 3 for a client that does not answer session/summarize: summarise `messages`, then call session/compact, which answers the next piece\'s needsSummary until the last. The arrays are empty.'),
+      .describe(
+        "Tier 3 for a client that does not answer session/summarize: summarise `messages`, then call session/compact, which answers the next piece's needsSummary until the last. The arrays are empty.",
+      ),
     needsConfirmation: z
       .object({
         inputTokens: z.number().int().describe('Estimated input over every summarise call.'),
@@ -284,7 +303,9 @@ export const ResumeResult = z
         calls: z.number().int().describe('Summarise calls (pieces) the resume will make.'),
       })
       .optional()
-      .describe('Tier 3 would summarise more than `threshold` tokens: ask the user, then call again with `confirm: true`. The arrays are empty and nothing was written.'),
+      .describe(
+        'Tier 3 would summarise more than `threshold` tokens: ask the user, then call again with `confirm: true`. The arrays are empty and nothing was written.',
+      ),
   })
   .describe('A resumed context (session/resume, session/compact).');
 
@@ -303,17 +324,23 @@ export const sessionResume = request(
       .int()
       .min(0)
       .optional()
-      .describe('Ask consent (`needsConfirmation`) when a summary would read more than this many tokens. Default: initializationOptions.consentThreshold, else 50000.'),
+      .describe(
+        'Ask consent (`needsConfirmation`) when a summary would read more than this many tokens. Default: initializationOptions.consentThreshold, else 50000.',
+      ),
     summaryWindow: z
       .number()
       .int()
       .positive()
       .optional()
-      .describe("The summariser model's context window in tokens, default contextWindow: every summarise call's input stays within it less maxBriefingTokens (room for the answer)."),
+      .describe(
+        "The summariser model's context window in tokens, default contextWindow: every summarise call's input stays within it less maxBriefingTokens (room for the answer).",
+      ),
     tokenCounts: z
       .record(z.string().regex(/^\d+$/), z.number().min(0))
       .optional()
-      .describe("The client's own token counts by event seq (`{\"12\": 5321}`): what the event's message(s) cost in the model's tokenizer. Events not listed are estimated (characters / 4)."),
+      .describe(
+        "The client's own token counts by event seq (`{\"12\": 5321}`): what the event's message(s) cost in the model's tokenizer. Events not listed are estimated (characters / 4).",
+      ),
     workDoneToken: WorkDoneToken,
   }),
   ResumeResult,
@@ -344,7 +371,7 @@ export const sessionCompact = request(
     coversThrough: z.number().int().min(0).describe('`needsSummary.coversThrough`, unchanged.'),
   }),
   ResumeResult,
-  'Next step of a tier-3 resume without the summarize callback: records the piece\'s briefing as a compact event and answers the next piece\'s needsSummary, or after the last piece the resumed context.',
+  "Next step of a tier-3 resume without the summarize callback: records the piece's briefing as a compact event and answers the next piece's needsSummary, or after the last piece the resumed context.",
 );
 
 export const sessionExport = request(
@@ -374,10 +401,14 @@ export const SearchHit = z
     title: z.string(),
     seq: z.number().int(),
     kind: z.string(),
-    where: z.enum(['user', 'assistant', 'agent', 'tool-input', 'tool-output', 'compact', 'title']).describe('Which text of the event matched.'),
+    where: z
+      .enum(['user', 'assistant', 'agent', 'tool-input', 'tool-output', 'compact', 'title'])
+      .describe('Which text of the event matched.'),
     t: z.string(),
     snippet: z.string().describe('A one-line excerpt of the matched text.'),
-    ranges: z.array(z.tuple([z.number().int(), z.number().int()])).describe('[start, end) of the matched terms in `snippet`, in UTF-16 code units.'),
+    ranges: z
+      .array(z.tuple([z.number().int(), z.number().int()]))
+      .describe('[start, end) of the matched terms in `snippet`, in UTF-16 code units.'),
     file: z.string(),
   })
   .describe('One matching event.');
@@ -386,7 +417,10 @@ export const sessionSearch = request(
   'session/search',
   'clientToServer',
   z.object({
-    query: z.string().min(1).describe('Words (case-insensitive) and "exact phrases"; a session matches when it holds every term, each in any of its events.'),
+    query: z
+      .string()
+      .min(1)
+      .describe('Words (case-insensitive) and "exact phrases"; a session matches when it holds every term, each in any of its events.'),
     project: Project.optional().describe('Only this project (default: every project).'),
     all: z.boolean().optional().describe('Every project, even when `project` is given.'),
     since: z.iso.datetime({ offset: true }).optional().describe('Only events at or after this time.'),
@@ -411,7 +445,12 @@ export const sessionRename = request(
     id: SessionId,
     // max before trim: the schema's maxLength is the length as sent, which is what a client
     // validating against protocol.schema.json can check.
-    title: z.string().max(500).trim().min(1).describe('At most 500 characters as sent, not blank; trimmed, runs of whitespace made one space.'),
+    title: z
+      .string()
+      .max(500)
+      .trim()
+      .min(1)
+      .describe('At most 500 characters as sent, not blank; trimmed, runs of whitespace made one space.'),
   }),
   z.object({ id: SessionId, title: z.string() }),
   'Appends a title event (source "user").',
@@ -422,7 +461,7 @@ export const sessionDelete = request(
   'clientToServer',
   z.object({ id: SessionId }),
   z.object({ id: SessionId }),
-  "Moves the session file to the OS trash (never unlinks) and releases it.",
+  'Moves the session file to the OS trash (never unlinks) and releases it.',
 );
 
 export const sessionSeal = request(
@@ -470,7 +509,11 @@ export const sessionImport = request(
   'clientToServer',
   z.object({
     tool: z.string().min(1).optional().describe('An importer name (claude-code, codex, ...) or "all" (the default).'),
-    from: z.string().min(1).optional().describe("Absolute path: the tool's data folder as the tool lays it out, or one session file. Needs `tool`."),
+    from: z
+      .string()
+      .min(1)
+      .optional()
+      .describe("Absolute path: the tool's data folder as the tool lays it out, or one session file. Needs `tool`."),
     dryRun: z.boolean().optional().describe('Say what would be imported; write nothing.'),
     workDoneToken: WorkDoneToken,
   }),
@@ -502,7 +545,11 @@ export const sessionSummarize = request(
   'serverToClient',
   z.object({
     id: SessionId,
-    messages: z.array(z.unknown()).describe('One piece of the head: the briefing so far first (if any), then the messages verbatim (shortened only when `shortened` says so).'),
+    messages: z
+      .array(z.unknown())
+      .describe(
+        'One piece of the head: the briefing so far first (if any), then the messages verbatim (shortened only when `shortened` says so).',
+      ),
     instructions: z.string(),
     piece: SummaryPiece.optional(),
     coversThrough: z.number().int().optional().describe("The piece's last event: its briefing covers everything through it."),

@@ -16,14 +16,7 @@
 
 import { connect, type Socket } from 'node:net';
 import { once } from 'node:events';
-import type {
-  MessageType,
-  InitializeParams,
-  InitializeResult,
-  WatchDog,
-  MessageReader,
-  MessageWriter,
-} from 'vscode-languageserver/node';
+import type { MessageType, InitializeParams, InitializeResult, WatchDog, MessageReader, MessageWriter } from 'vscode-languageserver/node';
 // Through require (lsp.ts): an ES import of the library alone missed the start's guardrail.
 import { lsp, lspNode } from './lsp.js';
 const { createConnection, ProposedFeatures, ResponseError, CancellationToken, LogMessageNotification, SetTraceNotification } = lsp;
@@ -192,7 +185,12 @@ class Sidecar {
       // The listing kept in memory trusts a live fs.watch watcher for a bounded time (history.ts).
       store.listingCache?.setWatched(this.watcher?.mode === 'watch');
       if (options.success && options.data.followImports) await this.follow(store, options.data.followImports);
-      this.core = { store, ROUTES: handlers.ROUTES, DEFAULT_CONSENT_THRESHOLD: handlers.DEFAULT_CONSENT_THRESHOLD, titles: new handlers.TitleJobs() };
+      this.core = {
+        store,
+        ROUTES: handlers.ROUTES,
+        DEFAULT_CONSENT_THRESHOLD: handlers.DEFAULT_CONSENT_THRESHOLD,
+        titles: new handlers.TitleJobs(),
+      };
       return this.core;
     })();
     return this.coreLoading;
@@ -201,11 +199,16 @@ class Sidecar {
   /** initializationOptions.followImports: the other tools' folders, watched and imported as they change. */
   private async follow(store: SessionStore, opt: Exclude<P.InitializationOptions['followImports'], false | undefined>): Promise<void> {
     if (this.phase !== 'running') return;
-    const [{ IMPORTERS }, { followImports }, { homedir }] = await Promise.all([import('../import/registry.js'), import('../import/follow.js'), import('node:os')]);
+    const [{ IMPORTERS }, { followImports }, { homedir }] = await Promise.all([
+      import('../import/registry.js'),
+      import('../import/follow.js'),
+      import('node:os'),
+    ]);
     const o = opt === true ? {} : opt;
     const names = o.tools ?? IMPORTERS.map((i) => i.tool);
     const unknown = [...names, ...Object.keys(o.roots ?? {})].filter((n) => !IMPORTERS.some((i) => i.tool === n));
-    if (unknown.length) this.log.warn(`followImports: unknown tool ${unknown.join(', ')} ignored; known tools: ${IMPORTERS.map((i) => i.tool).join(', ')}`);
+    if (unknown.length)
+      this.log.warn(`followImports: unknown tool ${unknown.join(', ')} ignored; known tools: ${IMPORTERS.map((i) => i.tool).join(', ')}`);
     const jobs = IMPORTERS.filter((i) => names.includes(i.tool)).map((importer) => ({
       importer,
       roots: o.roots?.[importer.tool] ?? importer.defaultRoots(process.env, homedir()),
@@ -320,7 +323,18 @@ class Sidecar {
     } catch (e) {
       this.log.warn(`cannot watch the store ${this.root}: ${(e as Error).message}; session/didChange is off`);
     }
-    const features: Feature[] = ['export', 'search', 'fork', 'progress', 'cancel', 'resume.planner', 'resume.compact', 'seal.title', 'reindex', 'import'];
+    const features: Feature[] = [
+      'export',
+      'search',
+      'fork',
+      'progress',
+      'cancel',
+      'resume.planner',
+      'resume.compact',
+      'seal.title',
+      'reindex',
+      'import',
+    ];
     if (this.watcher) features.push('didChange');
     const levelcodeSessions: P.ServerCapability = {
       version: PROTOCOL_VERSION,
@@ -429,7 +443,8 @@ class Sidecar {
     return {
       store: core.store,
       callbacks: this.callbacks,
-      ask: <R>(method: string, params: unknown, token?: CancellationToken) => askClient<R>(this.conn.sendRequest(method, params, token) as Promise<R>, token),
+      ask: <R>(method: string, params: unknown, token?: CancellationToken) =>
+        askClient<R>(this.conn.sendRequest(method, params, token) as Promise<R>, token),
       progress: (workDoneToken, title) => this.progress(workDoneToken, title),
       log: this.log,
       titleTimeoutMs: envInt('LEVELCODE_SESSIONS_TITLE_TIMEOUT_MS', 20_000),
@@ -442,7 +457,10 @@ class Sidecar {
   /** A client-given work-done token, else one created with window/workDoneProgress/create when the client supports it. */
   private async progress(workDoneToken: string | number | undefined, title: string): Promise<Progress> {
     try {
-      const r = workDoneToken !== undefined ? this.conn.window.attachWorkDoneProgress(workDoneToken) : await this.conn.window.createWorkDoneProgress();
+      const r =
+        workDoneToken !== undefined
+          ? this.conn.window.attachWorkDoneProgress(workDoneToken)
+          : await this.conn.window.createWorkDoneProgress();
       r.begin(title, 0, undefined, true);
       const token = 'token' in r ? (r.token as CancellationToken) : CancellationToken.None;
       return {
@@ -471,7 +489,9 @@ export function emptyToObject(raw: unknown): unknown {
  * answered): an object whose optional `callbacks` is an array of strings, else no callbacks.
  */
 function clientCallbacks(experimental: unknown): Set<Callback> {
-  const own = emptyToObject((experimental && typeof experimental === 'object' ? (experimental as Record<string, unknown>).levelcodeSessions : undefined) ?? {});
+  const own = emptyToObject(
+    (experimental && typeof experimental === 'object' ? (experimental as Record<string, unknown>).levelcodeSessions : undefined) ?? {},
+  );
   const out = new Set<Callback>();
   if (!own || typeof own !== 'object' || Array.isArray(own)) return out;
   const callbacks = (own as { callbacks?: unknown }).callbacks;

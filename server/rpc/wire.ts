@@ -10,7 +10,19 @@ export const PROTOCOL_VERSION = 1;
 export const CALLBACKS = ['summarize', 'title'] as const;
 export type Callback = (typeof CALLBACKS)[number];
 
-export const FEATURES = ['export', 'search', 'fork', 'progress', 'cancel', 'didChange', 'resume.planner', 'resume.compact', 'seal.title', 'reindex', 'import'] as const;
+export const FEATURES = [
+  'export',
+  'search',
+  'fork',
+  'progress',
+  'cancel',
+  'didChange',
+  'resume.planner',
+  'resume.compact',
+  'seal.title',
+  'reindex',
+  'import',
+] as const;
 export type Feature = (typeof FEATURES)[number];
 
 /** The method name of protocol.ts's sessionDidChange. */

@@ -493,7 +493,9 @@ export class FolderIndex {
     const tokens: string[] = [];
     const lists: number[][] = [];
     this.tokens.forEach((t, id) => {
-      const kept = this.postings(id).map((e) => evMap[e]!).filter((e) => e >= 0);
+      const kept = this.postings(id)
+        .map((e) => evMap[e]!)
+        .filter((e) => e >= 0);
       if (kept.length) {
         tokens.push(t);
         lists.push(kept);
@@ -581,7 +583,11 @@ export class FolderIndex {
       }
       // The word found lies between two '\n' (no word holds one): they are the token's bounds.
       const next = lo + 1 < starts.length ? starts[lo + 1]! : text.length + 1;
-      if (starts[lo]! > at || text.lastIndexOf('\n', at) !== starts[lo]! - 1 || text.indexOf('\n', at) !== (next > text.length ? -1 : next - 1)) {
+      if (
+        starts[lo]! > at ||
+        text.lastIndexOf('\n', at) !== starts[lo]! - 1 ||
+        text.indexOf('\n', at) !== (next > text.length ? -1 : next - 1)
+      ) {
         throw this.corrupt('vocabulary does not match');
       }
       ids.push(lo);
@@ -749,7 +755,8 @@ export class FolderIndex {
     if (crc32(head) !== first.readUInt32LE(12)) throw new Error('header sum does not match');
     const h = JSON.parse(head.toString('utf8')) as Header;
     const ok = (x: unknown) => Number.isSafeInteger(x) && (x as number) >= 0;
-    if (!h || !Array.isArray(h.files) || !ok(h.details) || !ok(h.events) || !ok(h.tokens) || !ok(h.vocab) || !ok(h.postings)) throw new Error('bad header');
+    if (!h || !Array.isArray(h.files) || !ok(h.details) || !ok(h.events) || !ok(h.tokens) || !ok(h.vocab) || !ok(h.postings))
+      throw new Error('bad header');
     if (!h.sums || !ok(h.sums.details) || !ok(h.sums.block)) throw new Error('bad header');
     for (const f of h.files) if (!validHeadFile(f)) throw new Error('bad file entry');
     const n = h.events;
@@ -798,7 +805,8 @@ export class FolderIndex {
   details(): void {
     if (this.detailsBytes < 0) return;
     const buf = Buffer.allocUnsafe(this.detailsBytes);
-    if (this.fd === null || readSync(this.fd, buf, 0, buf.length, this.detailsAt) !== buf.length) throw this.corrupt('file details unreadable');
+    if (this.fd === null || readSync(this.fd, buf, 0, buf.length, this.detailsAt) !== buf.length)
+      throw this.corrupt('file details unreadable');
     if (crc32(buf) !== this.detailsSum) throw this.corrupt('file details do not match their sum');
     let d: unknown;
     try {
@@ -866,7 +874,8 @@ export class FolderIndex {
     // Checked before they are written again: a damaged list must not outlive its index.
     if (this.psums)
       for (let id = 0; id < this.encEnd.length; id++)
-        if (crc32(this.enc.subarray(id === 0 ? 0 : this.encEnd[id - 1]!, this.encEnd[id]!)) !== this.psums[id]) throw this.corrupt('postings do not match their sum');
+        if (crc32(this.enc.subarray(id === 0 ? 0 : this.encEnd[id - 1]!, this.encEnd[id]!)) !== this.psums[id])
+          throw this.corrupt('postings do not match their sum');
     this.psums = null;
     this.close();
   }
@@ -931,7 +940,12 @@ function validHeadFile(f: unknown): f is HeadFile {
 function validDetails(d: unknown): boolean {
   if (!Array.isArray(d) || d.length !== 2 || typeof d[0] !== 'string') return false;
   const title = d[1] as Record<string, unknown> | null;
-  return !!title && typeof title === 'object' && (title.title === null || typeof title.title === 'string') && (title.firstUser === null || typeof title.firstUser === 'string');
+  return (
+    !!title &&
+    typeof title === 'object' &&
+    (title.title === null || typeof title.title === 'string') &&
+    (title.firstUser === null || typeof title.firstUser === 'string')
+  );
 }
 
 /** Every token's ordinals as varint deltas, one after the other, and where each token's end. */

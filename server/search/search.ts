@@ -15,9 +15,17 @@
 // query's terms, which for one term is the same thing.
 
 import { readdir } from 'node:fs/promises';
-import { accessSync, closeSync, constants as fsConstants, fstatSync, lstatSync, openSync, readSync, statSync } from 'node:fs';
+import { accessSync, closeSync, constants as fsConstants, lstatSync, readSync } from 'node:fs';
 import { join, sep } from 'node:path';
-import { CorruptIndexError, FolderIndex, INDEXABLE_WORD, searchIndexPath, TAIL_BYTES, UNSURE as UNSURE_EVENT, type Fragment, type IndexedFile } from './search-index.js';
+import {
+  CorruptIndexError,
+  FolderIndex,
+  INDEXABLE_WORD,
+  searchIndexPath,
+  TAIL_BYTES,
+  UNSURE as UNSURE_EVENT,
+  type IndexedFile,
+} from './search-index.js';
 import { ensureCacheFolder } from '../store/cache-dir.js';
 import { NotRegularError, openRegularSync, plantedKind, replaceFileSync } from '../store/files.js';
 import { oneLine, textOf } from '../format/text.js';
@@ -196,13 +204,25 @@ async function searchEveryTerm(listed: string[], root: boolean, terms: string[],
   const every = compile(parseQuery(query))!;
   const indexed = root && indexWords(query, opts) !== null;
   const whole: Ranked[] = [];
-  await searchEvents(indexed ? listed : listed.filter((f) => files!.has(f)), indexed, query, { ...opts, limit: Infinity, onProgress: undefined }, whole);
+  await searchEvents(
+    indexed ? listed : listed.filter((f) => files!.has(f)),
+    indexed,
+    query,
+    { ...opts, limit: Infinity, onProgress: undefined },
+    whole,
+  );
   for (const [got, q] of [[whole, every], ...perTerm.map((t) => [t.found, t.q])] as [Ranked[], Compiled][])
     for (const g of got) {
       const key = `${g.hit.file}\0${g.seq}`;
       if (files!.has(g.hit.file) && !found.has(key)) found.set(key, { r: g, q });
     }
-  const fo: FileOpts = { project: opts.project, since: -Infinity, until: Infinity, snippetChars: opts.snippetChars ?? 160, signal: opts.signal };
+  const fo: FileOpts = {
+    project: opts.project,
+    since: -Infinity,
+    until: Infinity,
+    snippetChars: opts.snippetChars ?? 160,
+    signal: opts.signal,
+  };
   const hits: SearchHit[] = [];
   const unread: SearchProblem[] = [];
   for (const { r, q } of [...found.values()].sort((a, b) => byRank(a.r, b.r)).slice(0, limit)) {
@@ -231,7 +251,13 @@ function oneTitleHit(r: SearchResult): SearchResult {
  * which lets a query of plain words be answered from the folders' indexes). `collect`: the
  * matches, ranked, are put there unmade and the answer holds no hits (searchEveryTerm).
  */
-async function searchEvents(listed: string[], root: boolean, query: string, opts: SearchOptions, collect?: Ranked[]): Promise<SearchResult> {
+async function searchEvents(
+  listed: string[],
+  root: boolean,
+  query: string,
+  opts: SearchOptions,
+  collect?: Ranked[],
+): Promise<SearchResult> {
   const q = compile(parseQuery(query));
   const limit = Math.max(0, opts.limit ?? 100);
   const since = opts.since ? Date.parse(opts.since) : -Infinity;
@@ -685,7 +711,7 @@ function searchChunk(
   };
 
   /** Line `i` of the chunk, the anchor found at `at` (-1: not known). Returns the line's end. */
-  const handleLine = (i: number, at = -1): number => {
+  const handleLine = (i: number, _at = -1): number => {
     const start = starts[i]!;
     const ln = firstLine + i;
     const seq = ln - 2;
@@ -915,7 +941,14 @@ function snippetOf(part: TextPart, terms: Term[], width: number): { where: Searc
  * starts, ends, where the text does only when `fromStart`, `toEnd` say so; null when the window
  * is too short for the cut.
  */
-function snippetCut(text: string, a: number, b: number, width: number, fromStart = true, toEnd = true): { start: number; end: number; pre: string; snippet: string } | null {
+function snippetCut(
+  text: string,
+  a: number,
+  b: number,
+  width: number,
+  fromStart = true,
+  toEnd = true,
+): { start: number; end: number; pre: string; snippet: string } | null {
   let start = a - Math.floor(width / 3);
   if (fromStart) start = Math.max(0, start);
   else if (start < 1) return null;
@@ -1056,13 +1089,20 @@ interface Item {
   from: IndexedFile;
 }
 
-
 /**
  * The indexed search. A folder whose index turns out not to check out where the search uses it
  * (CorruptIndexError) is searched again from the start with that index distrusted: answered as
  * if it had none, and rebuilt.
  */
-async function searchIndexed(files: string[], q: Compiled, words: string[], fo: FileOpts, limit: number, opts: SearchOptions, collect?: Ranked[]): Promise<SearchResult> {
+async function searchIndexed(
+  files: string[],
+  q: Compiled,
+  words: string[],
+  fo: FileOpts,
+  limit: number,
+  opts: SearchOptions,
+  collect?: Ranked[],
+): Promise<SearchResult> {
   const distrusted = new Set<string>();
   const reported = { done: 0 }; // progress never goes back on a second attempt
   for (;;) {
@@ -1075,6 +1115,7 @@ async function searchIndexed(files: string[], q: Compiled, words: string[], fo: 
   }
 }
 
+// biome-ignore lint/complexity/noExcessiveLinesPerFunction: the indexed search in its order (bring each folder's index up to date, look up, check candidates, rank); split it next
 async function searchIndexedOnce(
   files: string[],
   q: Compiled,
@@ -1095,7 +1136,8 @@ async function searchIndexedOnce(
     if (++done > reported.done) opts.onProgress?.((reported.done = done), files.length);
   };
   const anchor = q.anchor.bytes.toString('latin1');
-  const hasAnchor = (b: Buffer): boolean => (q.anchor.exact ? b.includes(q.anchor.bytes) : b.toString('latin1').toLowerCase().includes(anchor));
+  const hasAnchor = (b: Buffer): boolean =>
+    q.anchor.exact ? b.includes(q.anchor.bytes) : b.toString('latin1').toLowerCase().includes(anchor);
   // The index holds words: an event holding a phrase's words is only a candidate, read and checked.
   const verify = q.terms.some((t) => t.exact);
 
@@ -1134,7 +1176,7 @@ async function searchIndexedOnce(
       }
       // A torn last line, read as the scan reads it.
       const tail = size > e.covered ? readAt(file, e.covered, size - e.covered) : null;
-      if (tail && tail.length) {
+      if (tail?.length) {
         ix.details();
         const tracker = TitleTracker.from(e.title);
         tracker.see(tail, Int32Array.of(0));
@@ -1180,7 +1222,16 @@ async function searchIndexedOnce(
       total++;
       if (time < found.floor) continue; // most: older than every hit kept
       if (found.wants(time, meta.id, seq)) {
-        const hit = { sessionId: meta.id, project: meta.project, title: titleOf(fi), seq, t: '', file: pathOf(fi), offset: ix.offset[ev]!, length: ix.length[ev]! };
+        const hit = {
+          sessionId: meta.id,
+          project: meta.project,
+          title: titleOf(fi),
+          seq,
+          t: '',
+          file: pathOf(fi),
+          offset: ix.offset[ev]!,
+          length: ix.length[ev]!,
+        };
         found.offer({ time, sessionId: meta.id, seq, hit });
       }
     }
@@ -1238,7 +1289,19 @@ async function searchIndexedOnce(
         }
         if (!e) {
           ix.edit();
-          e = { name, ino: '', size: -1, mtimeNs: '', covered: 0, lines: 0, tail: '', meta: null, title: { title: null, firstUser: null, meta: null }, shown: '', bad: [] };
+          e = {
+            name,
+            ino: '',
+            size: -1,
+            mtimeNs: '',
+            covered: 0,
+            lines: 0,
+            tail: '',
+            meta: null,
+            title: { title: null, firstUser: null, meta: null },
+            shown: '',
+            bad: [],
+          };
           ix.files.push(e);
         }
         work.push({ item: { folder: at, file, size: id.size, from: { ...e, bad: [] } }, entry: e });
@@ -1344,7 +1407,8 @@ async function searchIndexedOnce(
     if (hit) top.push(hit);
     else {
       const path = searchIndexPath(h.file.slice(0, h.file.lastIndexOf(sep)));
-      if (!distrusted.has(path) && !problems.some((x) => x.file === h.file)) throw new CorruptIndexError(path, `names line ${h.seq + 2} of ${h.file}, which does not match`);
+      if (!distrusted.has(path) && !problems.some((x) => x.file === h.file))
+        throw new CorruptIndexError(path, `names line ${h.seq + 2} of ${h.file}, which does not match`);
       total--;
     }
   }

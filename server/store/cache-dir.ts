@@ -52,7 +52,10 @@ export function cachePaths(storeRoot: string, env: NodeJS.ProcessEnv = process.e
   } catch {
     real = resolve(storeRoot); // not made yet: its path, as it will be
   }
-  const name = basename(real).replace(/[^A-Za-z0-9._-]/g, '_').slice(0, 40) || 'store';
+  const name =
+    basename(real)
+      .replace(/[^A-Za-z0-9._-]/g, '_')
+      .slice(0, 40) || 'store';
   const dir = join(base, `${name}-${pathKey(real)}`);
   const paths: CachePaths = { dir, ledger: join(dir, 'imports.json'), project: (slug) => join(dir, 'projects', slug) };
   // Memoized only once the store exists: its real path may differ from the path before.

@@ -61,7 +61,11 @@ const OLD_HISTORY_CACHE = 'history.cache';
 
 /** An old cache in the store folder: named, and removed by --fix (the name itself; nothing followed). */
 async function oldCache(path: string, fix?: boolean): Promise<Finding> {
-  const f: Finding = { kind: 'old-cache', path, message: 'a cache an older version kept in the store: ignored (caches live in the cache folder now)' };
+  const f: Finding = {
+    kind: 'old-cache',
+    path,
+    message: 'a cache an older version kept in the store: ignored (caches live in the cache folder now)',
+  };
   if (fix) {
     await rm(path, { recursive: true, force: true });
     f.fixed = 'removed';
@@ -69,7 +73,11 @@ async function oldCache(path: string, fix?: boolean): Promise<Finding> {
   return f;
 }
 
-export async function doctor(root: string, opts: { fix?: boolean; staleLockMs?: number; signal?: AbortSignal } = {}): Promise<DoctorReport> {
+// biome-ignore lint/complexity/noExcessiveLinesPerFunction: the checks in the order the report lists them; split it next
+export async function doctor(
+  root: string,
+  opts: { fix?: boolean; staleLockMs?: number; signal?: AbortSignal } = {},
+): Promise<DoctorReport> {
   const findings: Finding[] = [];
   const report: DoctorReport = { root, projects: 0, sessions: 0, findings, ok: true };
   // A store its owner cannot read is mended first when fixing (its mode), else reported.
@@ -99,7 +107,11 @@ export async function doctor(root: string, opts: { fix?: boolean; staleLockMs?: 
       await readdir(dir);
     } catch (e) {
       // Nothing in it can be checked: one finding, not one per cache it holds.
-      findings.push({ kind: 'unreadable', path: dir, message: `cannot read the project folder (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})` });
+      findings.push({
+        kind: 'unreadable',
+        path: dir,
+        message: `cannot read the project folder (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`,
+      });
       continue;
     }
     // Index: compare with the folder without writing, then rebuild when fixing.
@@ -149,7 +161,9 @@ export async function doctor(root: string, opts: { fix?: boolean; staleLockMs?: 
           const f: Finding = {
             kind: 'stale-lock',
             path,
-            message: st.dead ? `lock of a process that is gone (pid ${st.owner?.pid})` : 'lock not refreshed for longer than the stale timeout',
+            message: st.dead
+              ? `lock of a process that is gone (pid ${st.owner?.pid})`
+              : 'lock not refreshed for longer than the stale timeout',
           };
           if (opts.fix) {
             await rm(path, { recursive: true, force: true });
@@ -168,7 +182,11 @@ export async function doctor(root: string, opts: { fix?: boolean; staleLockMs?: 
       const st = await lstat(path).catch(() => undefined);
       if (!st) continue; // gone meanwhile
       if (!st.isFile()) {
-        findings.push({ kind: 'stray-file', path, message: `${plantedKind(path) ?? 'not a regular file'}, not a session file: never read nor followed (left alone)` });
+        findings.push({
+          kind: 'stray-file',
+          path,
+          message: `${plantedKind(path) ?? 'not a regular file'}, not a session file: never read nor followed (left alone)`,
+        });
         continue;
       }
       report.sessions++;
@@ -180,7 +198,11 @@ export async function doctor(root: string, opts: { fix?: boolean; staleLockMs?: 
         // A name swapped for a symlink or a FIFO since the lstat above is not read (readSession opens no-follow).
         const r = await readSession(path, { signal: opts.signal });
         if (r.meta.v > SCHEMA_VERSION)
-          findings.push({ kind: 'schema-too-new', path, message: `schema v${r.meta.v} is newer than v${SCHEMA_VERSION}: listed and readable, not appendable` });
+          findings.push({
+            kind: 'schema-too-new',
+            path,
+            message: `schema v${r.meta.v} is newer than v${SCHEMA_VERSION}: listed and readable, not appendable`,
+          });
         for (const p of r.problems)
           findings.push({ kind: p.message.startsWith('torn') ? 'torn-line' : 'unreadable-line', path, line: p.line, message: p.message });
       } catch (e) {
@@ -246,14 +268,26 @@ async function checkMode(path: string, want: number, findings: Finding[], fix?: 
 }
 
 /** checkMode with `path`'s lstat already taken. */
-async function checkModeOf(path: string, st: Stats, want: number, findings: Finding[], fix?: boolean, what = 'it', others = true): Promise<void> {
+async function checkModeOf(
+  path: string,
+  st: Stats,
+  want: number,
+  findings: Finding[],
+  fix?: boolean,
+  what = 'it',
+  others = true,
+): Promise<void> {
   if (st.isSymbolicLink()) return;
   const mode = st.mode & 0o777;
   const open = others && (mode & ~want) !== 0;
   const shut = (mode & want) !== want;
   if (!open && !shut) return;
   const why = shut ? `keeps its owner from using ${what}` : `lets others read ${what}`;
-  const f: Finding = { kind: 'permissions', path, message: `mode ${mode.toString(8).padStart(3, '0')} ${why}; expected ${want.toString(8)}` };
+  const f: Finding = {
+    kind: 'permissions',
+    path,
+    message: `mode ${mode.toString(8).padStart(3, '0')} ${why}; expected ${want.toString(8)}`,
+  };
   findings.push(f);
   if (!fix) return;
   const uid = process.getuid?.();

@@ -3,10 +3,22 @@
 // replaceFileSync, openRegular). Every read or write of a store or cache file goes through here.
 // Depends on node:fs, node:os and node:path only.
 
-import { closeSync, constants, fstatSync, fsyncSync, lstatSync, openSync, readdirSync, readSync, renameSync, unlinkSync, writeSync, type BigIntStats } from 'node:fs';
+import {
+  closeSync,
+  constants,
+  fstatSync,
+  fsyncSync,
+  lstatSync,
+  openSync,
+  readdirSync,
+  readSync,
+  renameSync,
+  unlinkSync,
+  writeSync,
+  type BigIntStats,
+} from 'node:fs';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
-
 
 /** The store root: --dir, then LEVELCODE_SESSIONS_DIR, then ~/.levelcode/sessions. */
 export function resolveStoreRoot(dir?: string): string {
@@ -48,7 +60,14 @@ export class NotRegularError extends Error {
   }
 }
 
-function kindOf(st: { isSymbolicLink(): boolean; isFIFO(): boolean; isSocket(): boolean; isDirectory(): boolean; isCharacterDevice(): boolean; isBlockDevice(): boolean }): string {
+function kindOf(st: {
+  isSymbolicLink(): boolean;
+  isFIFO(): boolean;
+  isSocket(): boolean;
+  isDirectory(): boolean;
+  isCharacterDevice(): boolean;
+  isBlockDevice(): boolean;
+}): string {
   if (st.isSymbolicLink()) return 'a symlink';
   if (st.isFIFO()) return 'a FIFO';
   if (st.isSocket()) return 'a socket';

@@ -142,7 +142,13 @@ export async function forEachLineFd(
  * shorter) and the same stop rule. `line.bytes` is a view of `buf` (a skipped line's holds its
  * first PREFIX bytes at most), valid while `buf` is.
  */
-export function forEachLineIn(buf: Buffer, from: number, to: number, onLine: (line: Line) => void | false, want?: (prefix: Buffer) => boolean): void {
+export function forEachLineIn(
+  buf: Buffer,
+  from: number,
+  to: number,
+  onLine: (line: Line) => void | false,
+  want?: (prefix: Buffer) => boolean,
+): void {
   let start = from;
   while (start < to) {
     const nl = buf.indexOf(10, start);
@@ -205,7 +211,8 @@ export function forEachLineSync(
       } else if (nl !== -1) {
         const whole = buf.subarray(i, nl);
         const full = ask(whole);
-        if (onLine({ start: base + i, end: base + nl, bytes: full ? whole : whole.subarray(0, PREFIX), full, terminated: true }) === false) stop = true;
+        if (onLine({ start: base + i, end: base + nl, bytes: full ? whole : whole.subarray(0, PREFIX), full, terminated: true }) === false)
+          stop = true;
       } else {
         // A line that goes on past what is read: decide on its head as soon as there is one,
         // so that a skipped body is scanned for its '\n' without being kept.
@@ -331,7 +338,7 @@ export async function eachLineBackward(
 ): Promise<void> {
   const buf = takeChunk();
   try {
-    let end = size > stopAt ? size : stopAt; // exclusive end of the line being looked for
+    let end = Math.max(size, stopAt); // exclusive end of the line being looked for
     // A file ending in '\n' has its last line before that '\n'.
     if (size > stopAt) {
       const one = Buffer.alloc(1);

@@ -50,7 +50,9 @@ export const PID_NAMESPACE: string | undefined = (() => {
 
 /** Whether an owner's pid can be seen from here: same host, same PID namespace. */
 export function pidVisible(o: { host?: unknown; pidns?: unknown }): boolean {
-  return o.host === hostname() && PID_NAMESPACE !== undefined && (o.pidns ?? (PID_NAMESPACE === 'none' ? 'none' : undefined)) === PID_NAMESPACE;
+  return (
+    o.host === hostname() && PID_NAMESPACE !== undefined && (o.pidns ?? (PID_NAMESPACE === 'none' ? 'none' : undefined)) === PID_NAMESPACE
+  );
 }
 
 // proper-lockfile removes its lock directory with rmdir; ours holds owner.json, so removal
@@ -233,7 +235,13 @@ export async function acquireLock(
 ): Promise<Held> {
   const staleMs = opts.staleMs ?? DEFAULT_STALE_MS;
   const held: Held = { release: async () => {}, compromised: false };
-  const owner: Owner = { pid: process.pid, host: hostname(), since: new Date().toISOString(), agent: opts.agent, ...(PID_NAMESPACE ? { pidns: PID_NAMESPACE } : {}) };
+  const owner: Owner = {
+    pid: process.pid,
+    host: hostname(),
+    since: new Date().toISOString(),
+    agent: opts.agent,
+    ...(PID_NAMESPACE ? { pidns: PID_NAMESPACE } : {}),
+  };
   const lockfile = await lockfileLib();
   const attempt = () =>
     lockfile.lock(file, {

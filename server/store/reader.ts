@@ -145,7 +145,7 @@ export function parseEventLine(bytes: Buffer): { event: SessionEvent; warning?: 
 }
 
 /** Whether `v` is a SessionEvent (events.ts's schema): the skim's check of a line it decoded. */
-function isSessionEvent(v: unknown): boolean {
+function _isSessionEvent(v: unknown): boolean {
   return SessionEvent.safeParse(v).success;
 }
 
@@ -210,7 +210,9 @@ export async function readSession(file: string, opts: ReadOptions = {}): Promise
     const from = opts.from ?? 0;
     const to = opts.to ?? Infinity;
     const whole = opts.from === undefined && opts.to === undefined;
-    const elider = !whole ? undefined : (opts.elider ?? (opts.softCap !== undefined && size > opts.softCap ? new StreamElider(size, opts.softCap) : undefined));
+    const elider = !whole
+      ? undefined
+      : (opts.elider ?? (opts.softCap !== undefined && size > opts.softCap ? new StreamElider(size, opts.softCap) : undefined));
     const stop = whole && opts.end !== undefined ? Math.min(opts.end, size) : size;
     try {
       await forEachLineFd(
@@ -401,7 +403,12 @@ export function isTurn(ev: SessionEvent): boolean {
   if (ev.kind !== 'user') return false;
   const c = (ev as { content?: unknown }).content;
   if (!Array.isArray(c) || c.length === 0) return true;
-  return !c.every((b) => b && typeof b === 'object' && ((b as { type?: unknown }).type === 'tool_result' || (b as { type?: unknown }).type === 'function_call_output'));
+  return !c.every(
+    (b) =>
+      b &&
+      typeof b === 'object' &&
+      ((b as { type?: unknown }).type === 'tool_result' || (b as { type?: unknown }).type === 'function_call_output'),
+  );
 }
 
 /** Kinds that are a message of the conversation: only these move `updatedAt` (a rename, a seal or a compaction does not). */

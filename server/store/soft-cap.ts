@@ -47,7 +47,8 @@ function sitesOf(seq: number, messages: unknown[], measure: Measure | false = pa
     if (!Array.isArray(content)) return;
     content.forEach((b, bi) => {
       const p = partOf(b);
-      if (p?.type === 'tool_result' && p.output !== undefined) out.push({ seq, msg: mi, block: bi, bytes: measure ? measure(p.output) : 0 });
+      if (p?.type === 'tool_result' && p.output !== undefined)
+        out.push({ seq, msg: mi, block: bi, bytes: measure ? measure(p.output) : 0 });
     });
   });
   return out;

@@ -28,16 +28,19 @@ import { StoreError, fromFsError } from './errors.js';
 import { ListingCache, listSessions, projectFolders, realProjectPath, toSessionEntry, type SessionEntry } from '../listing/history.js';
 import { isSessionId, newSessionId } from '../format/ids.js';
 import { projectSlug } from './slug.js';
-import {
-  cachedEntry,
-  entryFromFile,
-  mapLimit,
-  removeEntry,
-  upsertEntry,
-  type IndexEntry,
-} from '../listing/catalog.js';
+import { cachedEntry, entryFromFile, mapLimit, removeEntry, upsertEntry, type IndexEntry } from '../listing/catalog.js';
 import { acquireLock, inspectLock, DEFAULT_STALE_MS, type Held } from './lock.js';
-import { readMeta, readMetaSync, readSession, readSessionFrom, readTail, foldEvents, foldDigest, parseEventLine, type Problem } from './reader.js';
+import {
+  readMeta,
+  readMetaSync,
+  readSession,
+  readSessionFrom,
+  readTail,
+  foldEvents,
+  foldDigest,
+  parseEventLine,
+  type Problem,
+} from './reader.js';
 import { eachLineBackward, kindOfHead, KIND_HEAD_BYTES } from './lines.js';
 import { elideToCap, StreamElider } from './soft-cap.js';
 import { lockPathOf } from './lock.js';
@@ -173,8 +176,7 @@ export class SessionStore {
       } catch (e) {
         if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
         const dst = await lstat(dir);
-        if (!dst.isDirectory() || dst.isSymbolicLink())
-          throw new StoreError('io', `project folder in the store is not a folder: ${dir}`);
+        if (!dst.isDirectory() || dst.isSymbolicLink()) throw new StoreError('io', `project folder in the store is not a folder: ${dir}`);
       }
     } catch (e) {
       throw fromFsError(e, `cannot create ${dir}`);
@@ -233,7 +235,11 @@ export class SessionStore {
       try {
         // Exclusive (never a file that exists, nor a name planted as a symlink), and kept open:
         // this store then holds the session by this descriptor (see Live).
-        fd = openSync(file, constants.O_RDWR | constants.O_APPEND | constants.O_CREAT | constants.O_EXCL | (constants.O_NOFOLLOW ?? 0), 0o600);
+        fd = openSync(
+          file,
+          constants.O_RDWR | constants.O_APPEND | constants.O_CREAT | constants.O_EXCL | (constants.O_NOFOLLOW ?? 0),
+          0o600,
+        );
       } catch (e) {
         if ((e as NodeJS.ErrnoException).code === 'EEXIST') continue;
         throw fromFsError(e, `cannot create a session in ${dir}`);
@@ -296,7 +302,13 @@ export class SessionStore {
     if (!isSessionId(meta.id)) throw new StoreError('bad-id', `not a session id: ${meta.id}`);
     const checked = MetaLine.safeParse(meta);
     if (!checked.success) throw new StoreError('invalid-events', 'invalid meta line', { issues: checked.error.issues });
-    if (await this.pathOf(meta.id).then(() => true, () => false)) return false;
+    if (
+      await this.pathOf(meta.id).then(
+        () => true,
+        () => false,
+      )
+    )
+      return false;
     const dir = this.projectDirOf(meta.project);
     await this.ensureDir(dir);
     const file = join(dir, `${meta.id}.jsonl`);
@@ -378,9 +390,26 @@ export class SessionStore {
       // cached entry is used only when it agrees with them.
       const counted = await countLines(fd, info.metaEnd, size);
       let entry = await cachedEntry(dir, id);
-      if (!entry || entry.bytes !== size || entry.mtimeNs !== st.mtimeNs.toString() || entry.lines !== counted.lines || entry.folded < size !== counted.torn)
+      if (
+        !entry ||
+        entry.bytes !== size ||
+        entry.mtimeNs !== st.mtimeNs.toString() ||
+        entry.lines !== counted.lines ||
+        entry.folded < size !== counted.torn
+      )
         entry = await entryFromFile(file, id, size, st.mtimeNs);
-      const live: Live = { held, fd, dev: st.dev, ino: st.ino, file, dir, lines: counted.lines + (counted.torn ? 1 : 0), size, torn: counted.torn, entry };
+      const live: Live = {
+        held,
+        fd,
+        dev: st.dev,
+        ino: st.ino,
+        file,
+        dir,
+        lines: counted.lines + (counted.torn ? 1 : 0),
+        size,
+        torn: counted.torn,
+        entry,
+      };
       this.checkSame(live);
       this.live.set(id, live);
       return live;
@@ -403,13 +432,15 @@ export class SessionStore {
     } catch {
       st = undefined;
     }
-    if (st && st.isFile() && st.dev === live.dev && st.ino === live.ino) return;
+    if (st?.isFile() && st.dev === live.dev && st.ino === live.ino) return;
     const what = !st ? 'removed' : st.isFile() ? 'replaced by another file' : `replaced by ${plantedKind(live.file) ?? 'something else'}`;
     const id = live.entry.id;
     if (this.live.get(id) === live) this.live.delete(id);
     closeQuietly(live.fd);
     void live.held.release();
-    throw new StoreError('io', `session ${id} was ${what} behind this process: nothing written (its lock is released; open it again)`, { file: live.file });
+    throw new StoreError('io', `session ${id} was ${what} behind this process: nothing written (its lock is released; open it again)`, {
+      file: live.file,
+    });
   }
 
   /** After shutdown (closeForWrites), a late answer must not write: every write refuses. */
@@ -530,7 +561,12 @@ export class SessionStore {
       }
     }
     const start = live.size + prefixLen;
-    foldEvents(e, lines.map((l) => l.event), bufs.map((b) => b.length), start);
+    foldEvents(
+      e,
+      lines.map((l) => l.event),
+      bufs.map((b) => b.length),
+      start,
+    );
     live.size = start + bufs.reduce((n, b) => n + b.length, 0);
     live.lines = firstSeq + lines.length;
     live.torn = false;
@@ -725,9 +761,26 @@ export class SessionStore {
       const head = await readSession(file, { signal: wo.signal, end: found.offset, elider });
       if (head.lines !== found.fromSeq) return this.load(id, wo);
       const tail = elider ? r.events.map((se) => elider.take(se)) : r.events;
-      return { meta: head.meta, events: head.events.concat(tail), problems: head.problems.concat(r.problems), totalEvents: r.lines, elided: elider ? elider.elided : 0 };
+      return {
+        meta: head.meta,
+        events: head.events.concat(tail),
+        problems: head.problems.concat(r.problems),
+        totalEvents: r.lines,
+        elided: elider ? elider.elided : 0,
+      };
     };
-    return { meta: found.meta, events, problems: r.problems, totalEvents: r.lines, elided, fromSeq: found.fromSeq, earlier, earlierBytes: found.offset - found.starts[found.starts.length - 1], whole, ...(compact ? { compact } : {}) };
+    return {
+      meta: found.meta,
+      events,
+      problems: r.problems,
+      totalEvents: r.lines,
+      elided,
+      fromSeq: found.fromSeq,
+      earlier,
+      earlierBytes: found.offset - found.starts[found.starts.length - 1],
+      whole,
+      ...(compact ? { compact } : {}),
+    };
   }
 
   /**
@@ -802,7 +855,9 @@ export function validateBatch(events: unknown[]): ValidLine[] {
       return;
     }
     const stamped: Record<string, unknown> = obj.t === undefined ? { kind: obj.kind, t: now } : obj;
-    if (obj.t === undefined) for (const k of Object.keys(obj)) if (k !== 'kind') Object.defineProperty(stamped, k, { value: obj[k], enumerable: true, writable: true, configurable: true });
+    if (obj.t === undefined)
+      for (const k of Object.keys(obj))
+        if (k !== 'kind') Object.defineProperty(stamped, k, { value: obj[k], enumerable: true, writable: true, configurable: true });
     const full = SessionEvent.safeParse(stamped);
     if (!full.success) {
       for (const iss of full.error.issues) issues.push({ ...iss, path: [i, ...iss.path] });
@@ -877,7 +932,6 @@ async function isRegularFile(file: string): Promise<boolean> {
   }
 }
 
-
 const COMPACT_HEAD = Buffer.from('{"kind":"compact"');
 
 /**
@@ -897,9 +951,7 @@ interface ResumePoint {
   kinds: (string | null | undefined)[];
 }
 
-async function findResumePoint(
-  file: string,
-): Promise<ResumePoint | undefined> {
+async function findResumePoint(file: string): Promise<ResumePoint | undefined> {
   const fh = await openRegular(file).catch((e) => {
     throw fromFsError(e, `cannot open ${file}`);
   });

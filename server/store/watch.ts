@@ -403,7 +403,7 @@ class Watcher implements StoreWatcher {
       present.add(file);
       if (this.seen.has(file)) continue;
       const fst = statOrUndefined(file);
-      if (!fst || !fst.isFile()) {
+      if (!fst?.isFile()) {
         present.delete(file);
         continue;
       }
@@ -421,7 +421,7 @@ class Watcher implements StoreWatcher {
   private checkFile(file: string, dir: string, found: Found[]): void {
     const st = statOrUndefined(file);
     const before = this.seen.get(file);
-    if (!st || !st.isFile()) {
+    if (!st?.isFile()) {
       if (before) this.gone(file, found);
       return;
     }

@@ -60,7 +60,12 @@ describe('levelcode-sessions CLI', () => {
 
   it('append reads JSON lines on stdin and writes them verbatim, kind and t first', async () => {
     const events = [
-      { t: '2026-07-28T09:12:40.000Z', kind: 'user', content: 'Add idempotency to RefundService', contextFiles: ['app/services/refund.rb'] },
+      {
+        t: '2026-07-28T09:12:40.000Z',
+        kind: 'user',
+        content: 'Add idempotency to RefundService',
+        contextFiles: ['app/services/refund.rb'],
+      },
       { kind: 'assistant', t: '2026-07-28T09:12:50.000Z', content: [{ type: 'text', text: 'Sure — use a **Redis** key.' }] },
       { kind: 'event', t: '2026-07-28T09:13:00.000Z', type: 'checkpoint', n: 3 },
     ];
@@ -130,9 +135,18 @@ describe('levelcode-sessions CLI', () => {
       [3, 'title'],
       [1, 'assistant'],
     ]);
-    expect(j.hits[1]).toMatchObject({ sessionId: id, kind: 'assistant', project, title: 'Idempotent refunds via Redis keys', snippet: 'Sure — use a **Redis** key.' });
+    expect(j.hits[1]).toMatchObject({
+      sessionId: id,
+      kind: 'assistant',
+      project,
+      title: 'Idempotent refunds via Redis keys',
+      snippet: 'Sure — use a **Redis** key.',
+    });
     expect((await readdir(join(root, projectSlug(project)))).sort()).toEqual([`${id}.jsonl`]); // caches are in the cache folder
-    expect((await readdir(dirname(projectCache(join(root, projectSlug(project)), 'index.json')))).sort()).toEqual(['index.json', 'search.idx']);
+    expect((await readdir(dirname(projectCache(join(root, projectSlug(project)), 'index.json')))).sort()).toEqual([
+      'index.json',
+      'search.idx',
+    ]);
     const none = cli(['search', 'nowhere-to-be-found']);
     expect(none.out).toBe(`No matches for nowhere-to-be-found in ${project}.\n`);
     expect(none.code).toBe(1); // as grep and rg: 1 for no match
@@ -156,7 +170,12 @@ describe('levelcode-sessions CLI', () => {
     const before = await readFile(file);
     const cases: [string[], string | undefined, RegExp, number][] = [
       [['append', id], '{"kind":"user","content":"ok"}\n{not json\n', /stdin line 2 is not JSON/, 2],
-      [['append', id], '\n{"kind":"user"}\n', /^levelcode-sessions: stdin line 2: content: content is required\nlevelcode-sessions: nothing was appended \(1 invalid line\)\n$/, 2],
+      [
+        ['append', id],
+        '\n{"kind":"user"}\n',
+        /^levelcode-sessions: stdin line 2: content: content is required\nlevelcode-sessions: nothing was appended \(1 invalid line\)\n$/,
+        2,
+      ],
       [['append', id], '', /no events on stdin/, 2],
       [['append', '2026-01-01T00-00-00-zzzz'], '{"kind":"user","content":"x"}', /no session 2026-01-01T00-00-00-zzzz/, 3],
       [['append', '../../etc/passwd'], '{"kind":"user","content":"x"}', /not a session id/, 3],
@@ -248,10 +267,12 @@ describe('levelcode-sessions CLI', () => {
     try {
       const r = cli(['doctor', '--json', '--fix']);
       const report = JSON.parse(r.out) as { sessions: number; findings: F[] };
-      expect(report.findings.filter((f) => f.path === link || f.path === fifo)).toEqual([
-        { kind: 'stray-file', path: fifo, message: 'a FIFO, not a session file: never read nor followed (left alone)' },
-        { kind: 'stray-file', path: link, message: 'a symlink, not a session file: never read nor followed (left alone)' },
-      ].sort((a, b) => (a.path < b.path ? -1 : 1)));
+      expect(report.findings.filter((f) => f.path === link || f.path === fifo)).toEqual(
+        [
+          { kind: 'stray-file', path: fifo, message: 'a FIFO, not a session file: never read nor followed (left alone)' },
+          { kind: 'stray-file', path: link, message: 'a symlink, not a session file: never read nor followed (left alone)' },
+        ].sort((a, b) => (a.path < b.path ? -1 : 1)),
+      );
       expect(report.findings.some((f) => f.path === outside)).toBe(false);
       expect(report.sessions).toBe(sessions);
       expect(await readFile(outside, 'utf8')).toBe('not json\n');
@@ -261,7 +282,7 @@ describe('levelcode-sessions CLI', () => {
     }
   });
 
-  it("show names the field zod names for a refused line, in a process that never validated one", async () => {
+  it('show names the field zod names for a refused line, in a process that never validated one', async () => {
     const dir = join(root, projectSlug(project));
     const other = '2026-07-02T10-00-00-zod1';
     const file = join(dir, `${other}.jsonl`);

@@ -18,11 +18,25 @@ const user = root ? { uid: 65534, gid: 65534 } : {};
 let tmp: string;
 
 function env(store: string, extra: Record<string, string> = {}) {
-  return { ...process.env, LEVELCODE_SESSIONS_DIR: store, XDG_CACHE_HOME: join(tmp, 'cache'), XDG_DATA_HOME: join(tmp, 'xdg'), NO_COLOR: '', ...extra };
+  return {
+    ...process.env,
+    LEVELCODE_SESSIONS_DIR: store,
+    XDG_CACHE_HOME: join(tmp, 'cache'),
+    XDG_DATA_HOME: join(tmp, 'xdg'),
+    NO_COLOR: '',
+    ...extra,
+  };
 }
 
 function cli(store: string, args: string[], o: { input?: string; cwd: string }) {
-  const r = spawnSync(process.execPath, [bin, ...args], { input: o.input ?? '', cwd: o.cwd, env: env(store), encoding: 'utf8', timeout: 20_000, ...user });
+  const r = spawnSync(process.execPath, [bin, ...args], {
+    input: o.input ?? '',
+    cwd: o.cwd,
+    env: env(store),
+    encoding: 'utf8',
+    timeout: 20_000,
+    ...user,
+  });
   return { code: r.status, out: r.stdout, err: r.stderr };
 }
 
@@ -41,7 +55,10 @@ async function store(name: string) {
   await chmod(base, 0o755);
   const run = (args: string[], input?: string) => cli(dir, args, { input, cwd: project });
   const a = run(['new', '--model', 'claude-sonnet-4']).out.trim();
-  run(['append', a], '{"kind":"user","content":"Add idempotency to RefundService"}\n{"kind":"assistant","content":"Use a Redis key per refund."}\n');
+  run(
+    ['append', a],
+    '{"kind":"user","content":"Add idempotency to RefundService"}\n{"kind":"assistant","content":"Use a Redis key per refund."}\n',
+  );
   const b = run(['new']).out.trim();
   run(['append', b], '{"kind":"user","content":"Why does the login test flake on CI?"}\n');
   const folder = join(dir, projectSlug(project));
@@ -83,7 +100,9 @@ describe('an unreadable store, project folder or session file is an error with i
     expect(search.err).toContain(s.fileOf(s.a));
     const doctor = s.run(['doctor', '--json']);
     expect(doctor.code).toBe(1);
-    const kinds = JSON.parse(doctor.out).findings.filter((f: { path: string }) => f.path === s.fileOf(s.a)).map((f: { kind: string }) => f.kind);
+    const kinds = JSON.parse(doctor.out)
+      .findings.filter((f: { path: string }) => f.path === s.fileOf(s.a))
+      .map((f: { kind: string }) => f.kind);
     expect(kinds).toEqual(['permissions', 'unreadable']);
     const fix = s.run(['doctor', '--fix']);
     expect(fix.out).toMatch(/mode 000 keeps its owner from using the file; expected 600 \(fixed: chmod 600\)/);
@@ -163,7 +182,10 @@ describe('commands as gh and rg have them', () => {
 
   it('History columns line up, the model column padded too', async () => {
     const s = await store('columns');
-    const rows = s.run(['list']).out.split('\n').filter((l) => l.includes(s.a) || l.includes(s.b));
+    const rows = s
+      .run(['list'])
+      .out.split('\n')
+      .filter((l) => l.includes(s.a) || l.includes(s.b));
     expect(rows).toHaveLength(2);
     expect(rows[0].indexOf(rows[0].includes(s.a) ? s.a : s.b)).toBe(rows[1].indexOf(rows[1].includes(s.a) ? s.a : s.b));
     expect(rows.find((l) => l.includes(s.b))).toMatch(/ - {16}\S+$/); // '-' padded to claude-sonnet-4's 15, then the two spaces
@@ -209,7 +231,9 @@ describe('commands as gh and rg have them', () => {
     const s = await store('invalid');
     const before = await readFile(s.fileOf(s.a));
     const r = s.run(['append', s.a], '{"kind":"user","content":"fine"}\n\n{"kind":"nope","content":"x"}\n');
-    expect(r.err).toBe('levelcode-sessions: stdin line 3: kind: Invalid option: expected one of "user"|"assistant"|"agent"|"event"|"title"|"compact"\nlevelcode-sessions: nothing was appended (1 invalid line)\n');
+    expect(r.err).toBe(
+      'levelcode-sessions: stdin line 3: kind: Invalid option: expected one of "user"|"assistant"|"agent"|"event"|"title"|"compact"\nlevelcode-sessions: nothing was appended (1 invalid line)\n',
+    );
     expect(r.code).toBe(2);
     expect(await readFile(s.fileOf(s.a))).toEqual(before);
   });
@@ -220,7 +244,12 @@ describe('commands as gh and rg have them', () => {
     s.run(['append', s.a], JSON.stringify(tool) + '\n' + JSON.stringify({ kind: 'assistant', content: 'done' }) + '\n');
     const entry = JSON.parse(s.run(['list', '--json']).out).sessions.find((x: { id: string }) => x.id === s.a);
     expect(entry.turns).toBe(1);
-    expect(s.run(['list']).out.split('\n').find((l) => l.includes(s.a))).toMatch(/ 1 turn /);
+    expect(
+      s
+        .run(['list'])
+        .out.split('\n')
+        .find((l) => l.includes(s.a)),
+    ).toMatch(/ 1 turn /);
   });
 
   it('append at a terminal says it is reading stdin', async () => {
@@ -241,16 +270,22 @@ describe('commands as gh and rg have them', () => {
 
   it('output piped into head ends quietly when head stops reading', async () => {
     const s = await store('epipe');
-    const big = Array.from({ length: 200 }, (_, i) => JSON.stringify({ kind: 'user', content: `line ${i} ` + 'x'.repeat(4000) })).join('\n');
+    const big = Array.from({ length: 200 }, (_, i) => JSON.stringify({ kind: 'user', content: `line ${i} ` + 'x'.repeat(4000) })).join(
+      '\n',
+    );
     s.run(['append', s.a], big + '\n');
     // The CLI's own exit status and stderr, with head closing the pipe after one line.
-    const r = spawnSync('bash', ['-c', `${JSON.stringify(process.execPath)} ${JSON.stringify(bin)} show ${s.a} | head -n 1 >/dev/null; echo "\${PIPESTATUS[0]}"`], {
-      cwd: s.project,
-      env: env(s.dir),
-      encoding: 'utf8',
-      timeout: 20_000,
-      ...user,
-    });
+    const r = spawnSync(
+      'bash',
+      ['-c', `${JSON.stringify(process.execPath)} ${JSON.stringify(bin)} show ${s.a} | head -n 1 >/dev/null; echo "\${PIPESTATUS[0]}"`],
+      {
+        cwd: s.project,
+        env: env(s.dir),
+        encoding: 'utf8',
+        timeout: 20_000,
+        ...user,
+      },
+    );
     expect(r.stderr).toBe('');
     expect(r.stdout).toBe('0\n');
   });
@@ -259,7 +294,10 @@ describe('commands as gh and rg have them', () => {
 describe('search as every search box has it', () => {
   it('finds the sessions holding every word, in any order and any messages; a quoted phrase exactly', async () => {
     const s = await store('words');
-    const hits = (q: string[]) => JSON.parse(s.run(['search', ...q, '--json']).out).hits.map((h: { sessionId: string; seq: number }) => `${h.sessionId === s.a ? 'a' : 'b'}#${h.seq}`);
+    const hits = (q: string[]) =>
+      JSON.parse(s.run(['search', ...q, '--json']).out).hits.map(
+        (h: { sessionId: string; seq: number }) => `${h.sessionId === s.a ? 'a' : 'b'}#${h.seq}`,
+      );
     expect(hits(['redis', 'idempotency'])).toEqual(['a#1', 'a#0']); // one word in each message
     expect(hits(['idempotency redis'])).toEqual(['a#1', 'a#0']); // one argument, any order
     expect(hits(['redis', 'login'])).toEqual([]); // each in another session: none holds both
@@ -280,9 +318,21 @@ describe('search as every search box has it', () => {
     expect(j.hits.filter((h: { where: string }) => h.where === 'title')).toHaveLength(1);
     const plain = s.run(['search', 'login']).out.split('\n');
     expect(plain[0]).toMatch(new RegExp(`^Flaky login  \\S.*  ${s.b}$`));
-    expect(plain.slice(1)).toEqual(['  #3 assistant: The login waits on a timer.', '  #2 title: Flaky login', '  #0 user: Why does the login test flake on CI?', '']);
+    expect(plain.slice(1)).toEqual([
+      '  #3 assistant: The login waits on a timer.',
+      '  #2 title: Flaky login',
+      '  #0 user: Why does the login test flake on CI?',
+      '',
+    ]);
     const cmd = `${JSON.stringify(process.execPath)} ${JSON.stringify(bin)} search login`;
-    const tty = spawnSync('script', ['-qec', cmd, '/dev/null'], { input: '', cwd: s.project, env: env(s.dir), encoding: 'utf8', timeout: 20_000, ...user });
+    const tty = spawnSync('script', ['-qec', cmd, '/dev/null'], {
+      input: '',
+      cwd: s.project,
+      env: env(s.dir),
+      encoding: 'utf8',
+      timeout: 20_000,
+      ...user,
+    });
     expect(tty.stdout).toContain('  #3 assistant: The \x1b[1;31mlogin\x1b[0m waits on a timer.');
     expect(tty.stdout).toContain('\x1b[1mFlaky login\x1b[0m');
   });

@@ -33,6 +33,11 @@ describe('progressLine', () => {
     at(610);
     p.update(10, 10); // the last: drawn whatever the time
     p.end();
-    expect(out).toEqual(['\rsearching sessions 2/10\x1b[K', '\rsearching sessions 4/10\x1b[K', '\rsearching sessions 10/10\x1b[K', '\r\x1b[K']);
+    expect(out).toEqual([
+      '\rsearching sessions 2/10\x1b[K',
+      '\rsearching sessions 4/10\x1b[K',
+      '\rsearching sessions 10/10\x1b[K',
+      '\r\x1b[K',
+    ]);
   });
 });

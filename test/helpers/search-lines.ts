@@ -8,7 +8,23 @@ import fc from 'fast-check';
 import { serializeLine } from '../../server/format/events.js';
 
 export const vocab = ['zonk', 'Zonk', 'ZONK', 'onk', 'kelvin', 'a/b', '/b', 'x y', 'nonk', 'é', 'id', 'type', 'text'];
-const piece = fc.constantFrom(...vocab, ' ', '\n', '\nonk', '\t', '"', '\\', '/', '\\n', '\u212A', '\u0130', '\u017F', '日本', '😀', '{"zonk":1}');
+const piece = fc.constantFrom(
+  ...vocab,
+  ' ',
+  '\n',
+  '\nonk',
+  '\t',
+  '"',
+  '\\',
+  '/',
+  '\\n',
+  '\u212A',
+  '\u0130',
+  '\u017F',
+  '日本',
+  '😀',
+  '{"zonk":1}',
+);
 const text = fc.oneof(
   fc.array(piece, { maxLength: 12 }).map((a) => a.join('')),
   fc.array(piece, { maxLength: 12 }).map((a) => a.join('') + ' pad'.repeat(15)),
@@ -17,18 +33,50 @@ const text = fc.oneof(
 );
 const block = fc.oneof(
   text.map((t) => ({ type: 'text', text: t })),
-  fc.record({ type: fc.constant('tool_use'), id: text, name: text, input: fc.dictionary(text, fc.oneof(text, fc.integer()), { maxKeys: 3 }) }),
-  fc.record({ type: fc.constant('tool_result'), tool_use_id: text, content: fc.oneof(text, fc.array(text.map((t) => ({ type: 'text', text: t })), { maxLength: 2 })) }),
+  fc.record({
+    type: fc.constant('tool_use'),
+    id: text,
+    name: text,
+    input: fc.dictionary(text, fc.oneof(text, fc.integer()), { maxKeys: 3 }),
+  }),
+  fc.record({
+    type: fc.constant('tool_result'),
+    tool_use_id: text,
+    content: fc.oneof(
+      text,
+      fc.array(
+        text.map((t) => ({ type: 'text', text: t })),
+        { maxLength: 2 },
+      ),
+    ),
+  }),
 );
 const content = fc.oneof(text, fc.array(block, { maxLength: 3 }));
 const event = fc.oneof(
   fc.record({ kind: fc.constant('user'), content }),
   fc.record({ kind: fc.constant('assistant'), content }),
-  fc.record({ kind: fc.constant('agent'), messages: fc.array(fc.oneof(
-    fc.record({ role: fc.constantFrom('user', 'assistant'), content }),
-    fc.record({ role: fc.constant('assistant'), content: fc.constant(null), tool_calls: fc.array(fc.record({ id: text, type: fc.constant('function'), function: fc.record({ name: text, arguments: fc.dictionary(text, text, { maxKeys: 2 }).map((o) => JSON.stringify(o)) }) }), { maxLength: 2 }) }),
-    fc.record({ role: fc.constant('tool'), tool_call_id: text, content: text }),
-  ), { maxLength: 3 }) }),
+  fc.record({
+    kind: fc.constant('agent'),
+    messages: fc.array(
+      fc.oneof(
+        fc.record({ role: fc.constantFrom('user', 'assistant'), content }),
+        fc.record({
+          role: fc.constant('assistant'),
+          content: fc.constant(null),
+          tool_calls: fc.array(
+            fc.record({
+              id: text,
+              type: fc.constant('function'),
+              function: fc.record({ name: text, arguments: fc.dictionary(text, text, { maxKeys: 2 }).map((o) => JSON.stringify(o)) }),
+            }),
+            { maxLength: 2 },
+          ),
+        }),
+        fc.record({ role: fc.constant('tool'), tool_call_id: text, content: text }),
+      ),
+      { maxLength: 3 },
+    ),
+  }),
   fc.record({ kind: fc.constant('title'), title: text }),
   fc.record({ kind: fc.constant('compact'), briefing: text, coversThrough: fc.nat(5) }),
 );

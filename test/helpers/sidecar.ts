@@ -206,25 +206,34 @@ export class Sidecar {
 
   async initialize(): Promise<any> {
     const o = this.opts;
-    this.initializeResult = await this.orExit(this.conn.sendRequest('initialize', {
-      processId: o.processId === undefined ? process.pid : o.processId,
-      rootUri: null,
-      trace: o.trace ?? 'off',
-      ...(o.initializationOptions !== undefined ? { initializationOptions: o.initializationOptions } : {}),
-      capabilities: {
-        window: { workDoneProgress: o.workDoneProgress ?? false },
-        experimental: { levelcodeSessions: o.levelcodeCapability ?? { callbacks: o.callbacks ?? [] } },
-      },
-    }), 'initialize');
+    this.initializeResult = await this.orExit(
+      this.conn.sendRequest('initialize', {
+        processId: o.processId === undefined ? process.pid : o.processId,
+        rootUri: null,
+        trace: o.trace ?? 'off',
+        ...(o.initializationOptions !== undefined ? { initializationOptions: o.initializationOptions } : {}),
+        capabilities: {
+          window: { workDoneProgress: o.workDoneProgress ?? false },
+          experimental: { levelcodeSessions: o.levelcodeCapability ?? { callbacks: o.callbacks ?? [] } },
+        },
+      }),
+      'initialize',
+    );
     await this.conn.sendNotification('initialized', {});
     return this.initializeResult;
   }
 
   /** A request by descriptor; the result is checked against the descriptor's result schema. */
   async call<D extends RequestDescriptor>(d: D, params: unknown, token?: CancellationTokenSource): Promise<z.output<D['result']>> {
-    const result = await this.orExit(token ? this.conn.sendRequest(d.method, params, token.token) : this.conn.sendRequest(d.method, params), d.method);
+    const result = await this.orExit(
+      token ? this.conn.sendRequest(d.method, params, token.token) : this.conn.sendRequest(d.method, params),
+      d.method,
+    );
     const parsed = d.result.safeParse(result);
-    if (!parsed.success) throw new Error(`${d.method} answered outside its schema: ${JSON.stringify(parsed.error.issues)}\n${JSON.stringify(result).slice(0, 2000)}`);
+    if (!parsed.success)
+      throw new Error(
+        `${d.method} answered outside its schema: ${JSON.stringify(parsed.error.issues)}\n${JSON.stringify(result).slice(0, 2000)}`,
+      );
     return result as z.output<D['result']>;
   }
 
@@ -233,7 +242,11 @@ export class Sidecar {
     try {
       // (an undefined token would be sent as a second positional param)
       const r = await this.orExit(
-        token ? this.conn.sendRequest(method, params, token.token) : params === undefined ? this.conn.sendRequest(method) : this.conn.sendRequest(method, params),
+        token
+          ? this.conn.sendRequest(method, params, token.token)
+          : params === undefined
+            ? this.conn.sendRequest(method)
+            : this.conn.sendRequest(method, params),
         method,
       );
       throw new Error(`${method} succeeded unexpectedly: ${JSON.stringify(r).slice(0, 500)}`);
@@ -250,7 +263,10 @@ export class Sidecar {
    */
   async titleSettled(id: string): Promise<string> {
     if ((this.opts.trace ?? 'off') === 'off') throw new Error('titleSettled needs the sidecar started with trace: "messages"');
-    const line = await this.orExit(this.editor.logs.waitFor((l) => l.message.includes(`session ${id} titled after its second user turn`)), `the title of ${id}`);
+    const line = await this.orExit(
+      this.editor.logs.waitFor((l) => l.message.includes(`session ${id} titled after its second user turn`)),
+      `the title of ${id}`,
+    );
     return /\((\w+)\)\s*$/.exec(line.message)?.[1] ?? '';
   }
 

@@ -14,12 +14,28 @@ import { cases as copilot } from './cases/copilot-cli.js';
 const bin = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'bin', 'levelcode-sessions.js');
 let tmp: string;
 let home: string;
-const CLEAR = { CODEX_HOME: '', CLAUDE_CONFIG_DIR: '', GEMINI_CLI_HOME: '', PI_CODING_AGENT_DIR: '', QWEN_HOME: '', QWEN_RUNTIME_DIR: '', CONTINUE_GLOBAL_DIR: '', COPILOT_HOME: '' };
+const CLEAR = {
+  CODEX_HOME: '',
+  CLAUDE_CONFIG_DIR: '',
+  GEMINI_CLI_HOME: '',
+  PI_CODING_AGENT_DIR: '',
+  QWEN_HOME: '',
+  QWEN_RUNTIME_DIR: '',
+  CONTINUE_GLOBAL_DIR: '',
+  COPILOT_HOME: '',
+};
 
 function cli(args: string[]) {
   const r = spawnSync(process.execPath, [bin, ...args], {
     cwd: tmp,
-    env: { ...process.env, HOME: home, LEVELCODE_SESSIONS_DIR: join(tmp, 'store'), XDG_CACHE_HOME: join(tmp, 'cache'), XDG_CONFIG_HOME: join(home, '.config'), ...CLEAR },
+    env: {
+      ...process.env,
+      HOME: home,
+      LEVELCODE_SESSIONS_DIR: join(tmp, 'store'),
+      XDG_CACHE_HOME: join(tmp, 'cache'),
+      XDG_CONFIG_HOME: join(home, '.config'),
+      ...CLEAR,
+    },
     encoding: 'utf8',
     timeout: 30_000,
   });
@@ -42,7 +58,13 @@ describe('levelcode-sessions import: pi, Qwen Code, Continue, Copilot CLI', () =
     const first = cli(['import', '--json']);
     expect(first.code, first.err).toBe(0);
     const r = JSON.parse(first.out);
-    expect(r.sessions.map((s: { source: { tool: string } }) => s.source.tool).sort()).toEqual(['continue', 'continue', 'copilot-cli', 'pi', 'qwen']);
+    expect(r.sessions.map((s: { source: { tool: string } }) => s.source.tool).sort()).toEqual([
+      'continue',
+      'continue',
+      'copilot-cli',
+      'pi',
+      'qwen',
+    ]);
     expect(r).toMatchObject({ imported: 5, updated: 0 });
     const second = JSON.parse(cli(['import', '--json']).out);
     expect(second).toMatchObject({ imported: 0, updated: 0, unchanged: 5 });

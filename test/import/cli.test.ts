@@ -17,7 +17,15 @@ let home: string;
 function cli(args: string[], env: Record<string, string> = {}) {
   const r = spawnSync(process.execPath, [bin, ...args], {
     cwd: tmp,
-    env: { ...process.env, HOME: home, LEVELCODE_SESSIONS_DIR: join(tmp, 'store'), XDG_CACHE_HOME: join(tmp, 'cache'), CODEX_HOME: '', CLAUDE_CONFIG_DIR: '', ...env },
+    env: {
+      ...process.env,
+      HOME: home,
+      LEVELCODE_SESSIONS_DIR: join(tmp, 'store'),
+      XDG_CACHE_HOME: join(tmp, 'cache'),
+      CODEX_HOME: '',
+      CLAUDE_CONFIG_DIR: '',
+      ...env,
+    },
     encoding: 'utf8',
     timeout: 30_000,
   });
@@ -29,7 +37,9 @@ beforeAll(async () => {
   home = join(tmp, 'home');
   await mkdir(home, { recursive: true });
   await claudeLayout(home, ['ccl_dag_compact_after_rewind.jsonl', 'ccl_edge_cases.jsonl']);
-  await codexLayout(home, [{ file: 'ccl_rollout_structured_tools.jsonl', as: 'rollout-2026-01-02T03-04-05-11111111-1111-4111-8111-111111111111.jsonl' }]);
+  await codexLayout(home, [
+    { file: 'ccl_rollout_structured_tools.jsonl', as: 'rollout-2026-01-02T03-04-05-11111111-1111-4111-8111-111111111111.jsonl' },
+  ]);
 });
 afterAll(async () => {
   await rm(tmp, { recursive: true, force: true });
@@ -63,7 +73,12 @@ describe('levelcode-sessions import', () => {
   it('History lists imported sessions with their source, in their project', () => {
     const listed = JSON.parse(cli(['list', '--all', '--json']).out).sessions;
     const codex = listed.find((s: { source?: { tool: string } }) => s.source?.tool === 'codex');
-    expect(codex).toMatchObject({ project: '/workspace/synthetic-project', turns: 1, title: 'List the synthetic files.', source: { id: '11111111-1111-4111-8111-111111111111', version: '0.0.0-test' } });
+    expect(codex).toMatchObject({
+      project: '/workspace/synthetic-project',
+      turns: 1,
+      title: 'List the synthetic files.',
+      source: { id: '11111111-1111-4111-8111-111111111111', version: '0.0.0-test' },
+    });
     const dag = listed.find((s: { source?: { id: string } }) => s.source?.id === 'ccl_dag_compact_after_rewind');
     expect(dag).toMatchObject({ project: '/tmp', turns: 4 });
   });

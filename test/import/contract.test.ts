@@ -38,7 +38,11 @@ let n = 0;
 /** A fresh world: a source folder, a store and a ledger of its own. */
 function world() {
   const base = join(tmp, `w${++n}`);
-  return { src: join(base, 'src'), store: new SessionStore({ root: join(base, 'store'), agent: 'test' }), ledger: join(base, 'ledger.json') };
+  return {
+    src: join(base, 'src'),
+    store: new SessionStore({ root: join(base, 'store'), agent: 'test' }),
+    ledger: join(base, 'ledger.json'),
+  };
 }
 
 async function run(w: ReturnType<typeof world>, importer: Importer, from: string, o: { dryRun?: boolean } = {}): Promise<ImportReport> {
@@ -72,7 +76,10 @@ async function ours(w: ReturnType<typeof world>): Promise<Ours[]> {
 /** Our session made from an expected one: found by the tool's id and the variant. */
 function find(got: Ours[], exp: ExpectedSession, tool: string): Ours {
   const hit = got.filter((s) => s.source?.tool === tool && s.source.id === exp.id && (s.source.variant ?? '') === (exp.variant ?? ''));
-  expect(hit.map((s) => s.source.id), `one session of ${tool} ${exp.id}${exp.variant ? ` (${exp.variant})` : ''}`).toEqual([exp.id]);
+  expect(
+    hit.map((s) => s.source.id),
+    `one session of ${tool} ${exp.id}${exp.variant ? ` (${exp.variant})` : ''}`,
+  ).toEqual([exp.id]);
   return hit[0];
 }
 
@@ -174,7 +181,13 @@ describe.each(all.map((c) => [c.name, c] as const))('import contract: %s', (_nam
       for (const f of await sourceFiles(importer, fromW)) {
         const text = await readFile(f.path, 'utf8');
         const lines = text.replace(/\n$/, '').split('\n');
-        await writeFile(f.path, lines.slice(0, Math.floor(lines.length / 2)).map((l) => l + '\n').join(''));
+        await writeFile(
+          f.path,
+          lines
+            .slice(0, Math.floor(lines.length / 2))
+            .map((l) => l + '\n')
+            .join(''),
+        );
       }
     }
     const first = await run(w, importer, fromW);
@@ -220,7 +233,7 @@ describe.each(all.map((c) => [c.name, c] as const))('import contract: %s', (_nam
     const added = after.flatMap((s) => s.events).filter((e) => JSON.stringify((e as { raw?: unknown }).raw) === line);
     expect(added.length, 'the unknown record held once, verbatim').toBe(1);
     const payload = (added[0] as { raw: { payload: Record<string, unknown> } }).raw.payload;
-    expect(Object.prototype.hasOwnProperty.call(payload, '__proto__')).toBe(true);
+    expect(Object.hasOwn(payload, '__proto__')).toBe(true);
     expect(Object.getPrototypeOf(payload)).toBe(Object.prototype);
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
   });

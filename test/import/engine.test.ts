@@ -30,7 +30,14 @@ it('two sources whose derived ids collide get two sessions, found again on the n
       discover: async () => files,
       read: async (f): Promise<MappedSession[]> => {
         const id = f.path.replace(/^.*\/|\.log$/g, '');
-        return [{ source: { tool: 'test', path: f.path, id, project: tmp }, createdAt: T, events: [{ kind: 'user', t: T, content: `hello from ${id}`, raw: { id } }], problems: [] }];
+        return [
+          {
+            source: { tool: 'test', path: f.path, id, project: tmp },
+            createdAt: T,
+            events: [{ kind: 'user', t: T, content: `hello from ${id}`, raw: { id } }],
+            problems: [],
+          },
+        ];
       },
     };
     const store = new SessionStore({ root: join(tmp, 'store') });

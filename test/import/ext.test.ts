@@ -32,7 +32,14 @@ async function clineWorld() {
   await cp(join(FIXTURES, 'cline', 'built-cline', 'saoudrizwan.claude-dev'), ext, { recursive: true });
   const api = join(ext, 'tasks', TASK, 'api_conversation_history.json');
   const full = JSON.parse(await readFile(api, 'utf8')) as unknown[];
-  return { base, root: join(base, 'Code'), api, full, store: new SessionStore({ root: join(base, 'store'), agent: 'test' }), ledger: join(base, 'ledger.json') };
+  return {
+    base,
+    root: join(base, 'Code'),
+    api,
+    full,
+    store: new SessionStore({ root: join(base, 'store'), agent: 'test' }),
+    ledger: join(base, 'ledger.json'),
+  };
 }
 
 async function texts(store: SessionStore): Promise<string[]> {
@@ -92,7 +99,10 @@ describe('aider: one file, many chats', () => {
     const ledger = join(tmp, 'aider-ledger.json');
     expect((await runImport(store, [{ importer: aider, roots: [repo] }], { ledger })).imported).toBe(2);
     const lines = text.split('\n').length;
-    await appendFile(file, '#### and log each retry  \n\nLogging added.\n\n> Applied edit to src/webhook.py  \n\n# aider chat started at 2026-06-10 09:00:00\n\n#### one more thing  \n\nSure.\n');
+    await appendFile(
+      file,
+      '#### and log each retry  \n\nLogging added.\n\n> Applied edit to src/webhook.py  \n\n# aider chat started at 2026-06-10 09:00:00\n\n#### one more thing  \n\nSure.\n',
+    );
     const grown = await runImport(store, [{ importer: aider, roots: [repo] }], { ledger });
     // The empty third chat now has an input (imported), and a fourth chat began.
     expect([grown.imported, grown.updated]).toEqual([2, 0]);
@@ -107,15 +117,34 @@ describe('aider: one file, many chats', () => {
 describe('import all finds Cline, Roo Code and Aider in their default places', () => {
   it('the extensions under VS Code and Cursor, Aider in a folder Claude Code knows', async () => {
     const home = join(tmp, 'home');
-    await cp(join(FIXTURES, 'cline', 'built-cline', 'saoudrizwan.claude-dev'), join(home, '.config/Code/User/globalStorage/saoudrizwan.claude-dev'), { recursive: true });
-    await cp(join(FIXTURES, 'cline', 'built-roo', 'rooveterinaryinc.roo-cline'), join(home, '.config/Cursor/User/globalStorage/rooveterinaryinc.roo-cline'), { recursive: true });
+    await cp(
+      join(FIXTURES, 'cline', 'built-cline', 'saoudrizwan.claude-dev'),
+      join(home, '.config/Code/User/globalStorage/saoudrizwan.claude-dev'),
+      { recursive: true },
+    );
+    await cp(
+      join(FIXTURES, 'cline', 'built-roo', 'rooveterinaryinc.roo-cline'),
+      join(home, '.config/Cursor/User/globalStorage/rooveterinaryinc.roo-cline'),
+      { recursive: true },
+    );
     const repo = join(tmp, 'some repo');
     await mkdir(repo, { recursive: true });
     await cp(join(FIXTURES, 'aider', 'agentsview_aider_chat_history.md'), join(repo, '.aider.chat.history.md'));
     await writeFile(join(home, '.claude.json'), JSON.stringify({ projects: { [repo]: {}, '/nowhere/at/all': {} } }));
     const r = spawnSync(process.execPath, [bin, 'import', '--json'], {
       cwd: tmp,
-      env: { ...process.env, HOME: home, LEVELCODE_SESSIONS_DIR: join(tmp, 'all-store'), XDG_CACHE_HOME: join(tmp, 'cache'), XDG_CONFIG_HOME: '', XDG_DATA_HOME: '', CODEX_HOME: '', CLAUDE_CONFIG_DIR: '', GEMINI_CLI_HOME: '', CLINE_DIR: '' },
+      env: {
+        ...process.env,
+        HOME: home,
+        LEVELCODE_SESSIONS_DIR: join(tmp, 'all-store'),
+        XDG_CACHE_HOME: join(tmp, 'cache'),
+        XDG_CONFIG_HOME: '',
+        XDG_DATA_HOME: '',
+        CODEX_HOME: '',
+        CLAUDE_CONFIG_DIR: '',
+        GEMINI_CLI_HOME: '',
+        CLINE_DIR: '',
+      },
       encoding: 'utf8',
       timeout: 60_000,
     });

@@ -71,7 +71,9 @@ describe('gemini JSONL replay', () => {
     expect((call.raw as { toolCalls?: unknown[] }).toolCalls).toHaveLength(1);
     expect(result.raw).toBe(call.raw);
     expect((call.messages as { role: string }[]).map((m) => m.role)).toEqual(['assistant']);
-    expect((result.messages as { role: string; content: { type: string }[] }[]).map((m) => [m.role, m.content[0].type])).toEqual([['user', 'tool_result']]);
+    expect((result.messages as { role: string; content: { type: string }[] }[]).map((m) => [m.role, m.content[0].type])).toEqual([
+      ['user', 'tool_result'],
+    ]);
   });
 
   it('the compression becomes a compact event whose briefing is the snapshot, covering the events before it', async () => {
@@ -81,7 +83,10 @@ describe('gemini JSONL replay', () => {
     expect(s.events[i].briefing).toContain('<state_snapshot>');
     expect(s.events[i].coversThrough).toBe(i - 1);
     // The turns before it stay: the transcript is never replaced.
-    expect(userTexts(s.events.slice(0, i))).toEqual(['Create notes.txt containing hello, please.', 'Now run ls and tell me what is there.']);
+    expect(userTexts(s.events.slice(0, i))).toEqual([
+      'Create notes.txt containing hello, please.',
+      'Now run ls and tell me what is there.',
+    ]);
   });
 
   it('a torn last line is a problem, not a throw, and the events before it stand', async () => {
@@ -127,7 +132,9 @@ describe('gemini JSONL replay', () => {
     const file = await writeLog([
       JSON.parse('{"sessionId":"s2","projectHash":"h","__proto__":{"polluted":"header"}}'),
       JSON.parse('{"$set":{"__proto__":{"polluted":"set"},"constructor":{"prototype":{"polluted":"ctor"}}}}'),
-      JSON.parse('{"id":"__proto__","timestamp":"2026-01-01T10:00:01.000Z","type":"user","content":[{"text":"hi","__proto__":{"polluted":"msg"}}]}'),
+      JSON.parse(
+        '{"id":"__proto__","timestamp":"2026-01-01T10:00:01.000Z","type":"user","content":[{"text":"hi","__proto__":{"polluted":"msg"}}]}',
+      ),
       { id: 'g1', timestamp: '2026-01-01T10:00:02.000Z', type: 'gemini', content: 'hello' },
     ]);
     const [s] = await gemini.read(await sourceOf(file));
@@ -188,7 +195,9 @@ describe('gemini whole-file JSON and discovery', () => {
 
   it('a migrated hash folder and a .json converted to .jsonl give one session, read from the .jsonl', async () => {
     const files = await gemini.discover(await cases[2].setup(dir));
-    expect(files.map((f) => f.path.slice(f.path.lastIndexOf('/tmp/')))).toEqual(['/tmp/project/chats/session-2026-12-02T08-04-f5e51530.jsonl']);
+    expect(files.map((f) => f.path.slice(f.path.lastIndexOf('/tmp/')))).toEqual([
+      '/tmp/project/chats/session-2026-12-02T08-04-f5e51530.jsonl',
+    ]);
   });
 
   it('one session file given as --from is read alone; a missing root throws', async () => {
@@ -206,7 +215,15 @@ describe('gemini whole-file JSON and discovery', () => {
       if (process.getuid?.() === 0) {
         // root reads everything: ask an unprivileged user, through the built module.
         await chmod(dir, 0o755);
-        const r = spawnSync(process.execPath, ['--input-type=module', '-e', `import('${process.cwd()}/dist/import/gemini.js').then((m) => m.gemini.discover(${JSON.stringify(root)})).then(() => process.exit(0), (e) => { console.error(e.code); process.exit(3); })`], { uid: 65534, gid: 65534, encoding: 'utf8' });
+        const r = spawnSync(
+          process.execPath,
+          [
+            '--input-type=module',
+            '-e',
+            `import('${process.cwd()}/dist/import/gemini.js').then((m) => m.gemini.discover(${JSON.stringify(root)})).then(() => process.exit(0), (e) => { console.error(e.code); process.exit(3); })`,
+          ],
+          { uid: 65534, gid: 65534, encoding: 'utf8' },
+        );
         expect(r.stderr.trim()).toBe('EACCES');
         expect(r.status).toBe(3);
       } else {

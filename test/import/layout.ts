@@ -36,4 +36,3 @@ export async function codexLayout(dir: string, files: { file: string; as?: strin
   await mkdir(join(root, 'sessions'), { recursive: true });
   return root;
 }
-

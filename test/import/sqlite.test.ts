@@ -27,7 +27,10 @@ afterAll(async () => {
   await rm(tmp, { recursive: true, force: true });
 });
 
-const sha = async (p: string) => createHash('sha1').update(await readFile(p)).digest('hex');
+const sha = async (p: string) =>
+  createHash('sha1')
+    .update(await readFile(p))
+    .digest('hex');
 
 /** A copy of the real opencode 1.2.27 database, switched to WAL and held open by a writer. */
 async function liveOpencode(name: string): Promise<{ root: string; db: string; writer: Db }> {
@@ -116,10 +119,14 @@ describe('SQLite sources', () => {
     await mkdir(zroot, { recursive: true });
     await writeFile(join(zroot, 'threads.db'), Buffer.alloc(8192, 7));
     const store = new SessionStore({ root: join(tmp, 'bad', 'store'), agent: 'test' });
-    const r = await runImport(store, [
-      { importer: opencode, roots: [root] },
-      { importer: zed, roots: [join(tmp, 'bad', 'zed')] },
-    ], { ledger: join(tmp, 'bad', 'ledger.json') });
+    const r = await runImport(
+      store,
+      [
+        { importer: opencode, roots: [root] },
+        { importer: zed, roots: [join(tmp, 'bad', 'zed')] },
+      ],
+      { ledger: join(tmp, 'bad', 'ledger.json') },
+    );
     expect(r.imported).toBe(1); // the JSON tree beside the bad database
     const bad = r.problems.filter((p) => /not a readable SQLite database/.test(p.message));
     expect(bad.map((p) => p.path).sort()).toEqual([join(root, 'opencode.db'), join(zroot, 'threads.db')].sort());
@@ -132,7 +139,9 @@ describe('SQLite sources', () => {
     const db = join(dir, 'threads.db');
     await cp(join(FIXTURES, 'zed', 'threads.db'), db);
     const w = new Database(db);
-    w.prepare("INSERT INTO threads VALUES ('bad-thread', NULL, '/x', NULL, 's', '2026-01-01T00:00:00Z', 'zstd', ?)").run(Buffer.from('not zstd at all'));
+    w.prepare("INSERT INTO threads VALUES ('bad-thread', NULL, '/x', NULL, 's', '2026-01-01T00:00:00Z', 'zstd', ?)").run(
+      Buffer.from('not zstd at all'),
+    );
     w.close();
     const got = await readAll(zed, join(tmp, 'zstd'));
     expect(got.filter((s) => s.events.length > 0).length).toBe(2);

@@ -4,7 +4,7 @@
 // paths, workspace.json and empty windows, and an unreadable folder.
 
 import { spawnSync } from 'node:child_process';
-import { chmod, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -38,7 +38,9 @@ describe('vscode contract cases', () => {
     const agents = withTool.events.filter((e) => e.kind === 'agent');
     expect(agents).toHaveLength(3);
     for (const a of agents) expect(a.raw).toBe(agents[0].raw);
-    const blocks = agents.flatMap((a) => (a.messages as { content: { type: string; text?: string; content?: string }[] }[]).flatMap((m) => m.content));
+    const blocks = agents.flatMap((a) =>
+      (a.messages as { content: { type: string; text?: string; content?: string }[] }[]).flatMap((m) => m.content),
+    );
     expect(blocks.map((b) => b.type)).toEqual(['text', 'tool_use', 'tool_result', 'text']);
     expect(blocks[2].content).toBe('README.md\nnotes.txt');
     // code-server keeps no workspace.json: the chat is filed under home, and says so.
@@ -81,7 +83,13 @@ function opLog(): Record<string, unknown>[] {
       k: ['requests', 1, 'response'],
       v: [
         md('Looking.'),
-        { kind: 'toolInvocationSerialized', toolCallId: 'call-1', toolId: 'listFiles', isComplete: true, resultDetails: { input: '{"folder":"."}', output: [{ type: 'embed', isText: true, value: 'a.txt' }] } },
+        {
+          kind: 'toolInvocationSerialized',
+          toolCallId: 'call-1',
+          toolId: 'listFiles',
+          isComplete: true,
+          resultDetails: { input: '{"folder":"."}', output: [{ type: 'embed', isText: true, value: 'a.txt' }] },
+        },
         md('Found a.txt.'),
       ],
     },
@@ -112,7 +120,10 @@ describe('vscode op-log replay', () => {
     expect(s.createdAt).toBe(new Date(T0).toISOString());
     expect(s.model).toBe('copilot/gpt-test');
     expect(s.events.map((e) => e.kind)).toEqual(['user', 'assistant', 'title', 'user', 'agent', 'agent', 'agent']);
-    expect(s.events[1].content).toEqual([{ type: 'text', text: 'General ' }, { type: 'text', text: 'Kenobi.' }]);
+    expect(s.events[1].content).toEqual([
+      { type: 'text', text: 'General ' },
+      { type: 'text', text: 'Kenobi.' },
+    ]);
     expect(title(s.events)).toBe('Greetings');
     expect(toolPairs(s.events)).toBe(1);
     expect(Object.hasOwn(s.events[3].raw as object, 'pendingFlag')).toBe(false);
@@ -139,7 +150,18 @@ describe('vscode op-log replay', () => {
   });
 
   it('a reset in place (a new snapshot, fewer requests) maps the new state, whose first turn differs', async () => {
-    const ops = [...opLog(), { kind: 0, v: { version: 3, sessionId: 'sess-ops', creationDate: T0 + 600_000, requests: [{ ...req(9, 'Fresh start'), modelState: { value: 1 }, response: [md('ok')] }] } }];
+    const ops = [
+      ...opLog(),
+      {
+        kind: 0,
+        v: {
+          version: 3,
+          sessionId: 'sess-ops',
+          creationDate: T0 + 600_000,
+          requests: [{ ...req(9, 'Fresh start'), modelState: { value: 1 }, response: [md('ok')] }],
+        },
+      },
+    ];
     const [s] = await read(await writeOps(ops));
     expect(userTexts(s.events)).toEqual(['Fresh start']);
     expect(s.createdAt).toBe(new Date(T0 + 600_000).toISOString());
@@ -150,11 +172,19 @@ describe('vscode op-log replay', () => {
     const before = bare((await read(await writeOps(ops)))[0].events);
     const [s] = await read(await writeOps(ops, 'sess-ops.jsonl', '\n{"kind":2,"k":["requests"],"v":[{"requestId":"half'));
     expect(bare(s.events)).toEqual(before);
-    expect(s.problems).toEqual([`Line ${ops.length + 1} is a torn last line (VS Code may still be writing it); it is read again next time.`]);
+    expect(s.problems).toEqual([
+      `Line ${ops.length + 1} is a torn last line (VS Code may still be writing it); it is read again next time.`,
+    ]);
   });
 
   it('ops that do not fit are kept raw where they came and counted, never thrown', async () => {
-    const ops = [...opLog(), { kind: 1, k: ['requests', 7, 'x'], v: 1 }, { kind: 2, k: ['customTitle'], v: [1] }, { kind: 9, k: ['a'] }, { kind: 1, k: [] }];
+    const ops = [
+      ...opLog(),
+      { kind: 1, k: ['requests', 7, 'x'], v: 1 },
+      { kind: 2, k: ['customTitle'], v: [1] },
+      { kind: 9, k: ['a'] },
+      { kind: 1, k: [] },
+    ];
     const [s] = await read(await writeOps(ops));
     expect(turns(s.events)).toBe(2);
     expect(s.problems).toEqual(['4 changes in the log did not fit the session; they are kept as records of their own.']);
@@ -183,7 +213,13 @@ describe('vscode op-log replay', () => {
   });
 
   it('the v3 document: customTitle is the title, after the requests', async () => {
-    const doc = { version: 3, sessionId: 'v3', creationDate: T0, customTitle: 'Renamed', requests: [{ ...req(1, 'q'), modelState: undefined, result: { metadata: {} }, response: [md('a')] }] };
+    const doc = {
+      version: 3,
+      sessionId: 'v3',
+      creationDate: T0,
+      customTitle: 'Renamed',
+      requests: [{ ...req(1, 'q'), modelState: undefined, result: { metadata: {} }, response: [md('a')] }],
+    };
     const ws = join(dir, 'User/workspaceStorage/h');
     await mkdir(join(ws, 'chatSessions'), { recursive: true });
     await writeFile(join(ws, 'workspace.json'), JSON.stringify({ workspace: 'file:///work/multi/app.code-workspace' }));
@@ -205,9 +241,18 @@ describe('vscode discovery', () => {
     await writeFile(join(chats, 'sess-ops.json'), JSON.stringify({ version: 3, sessionId: 'sess-ops', requests: [] }));
     const empty = join(dir, 'User/globalStorage/emptyWindowChatSessions');
     await mkdir(empty, { recursive: true });
-    await writeFile(join(empty, 'e1.jsonl'), JSON.stringify({ kind: 0, v: { sessionId: 'e1', creationDate: T0, requests: [{ ...req(1, 'no folder'), modelState: { value: 1 }, response: [md('fine')] }] } }) + '\n');
+    await writeFile(
+      join(empty, 'e1.jsonl'),
+      JSON.stringify({
+        kind: 0,
+        v: { sessionId: 'e1', creationDate: T0, requests: [{ ...req(1, 'no folder'), modelState: { value: 1 }, response: [md('fine')] }] },
+      }) + '\n',
+    );
     const files = await vscodeChat.discover(dir);
-    expect(files.map((f) => f.path.slice(dir.length))).toEqual(['/User/globalStorage/emptyWindowChatSessions/e1.jsonl', '/User/workspaceStorage/abc/chatSessions/sess-ops.jsonl']);
+    expect(files.map((f) => f.path.slice(dir.length))).toEqual([
+      '/User/globalStorage/emptyWindowChatSessions/e1.jsonl',
+      '/User/workspaceStorage/abc/chatSessions/sess-ops.jsonl',
+    ]);
     const sessions = await readAll(vscodeChat, join(dir, 'User'));
     expect(sessions.find((s) => s.source.id === 'e1')!.source.project).toBe(homedir());
     expect(sessions.find((s) => s.source.id === 'e1')!.problems).toEqual([]);
@@ -221,7 +266,15 @@ describe('vscode discovery', () => {
     try {
       if (process.getuid?.() === 0) {
         await chmod(dir, 0o755);
-        const r = spawnSync(process.execPath, ['--input-type=module', '-e', `import('${process.cwd()}/dist/import/vscode-chat.js').then((m) => m.vscodeChat.discover(${JSON.stringify(dir)})).then(() => process.exit(0), (e) => { console.error(e.code); process.exit(3); })`], { uid: 65534, gid: 65534, encoding: 'utf8' });
+        const r = spawnSync(
+          process.execPath,
+          [
+            '--input-type=module',
+            '-e',
+            `import('${process.cwd()}/dist/import/vscode-chat.js').then((m) => m.vscodeChat.discover(${JSON.stringify(dir)})).then(() => process.exit(0), (e) => { console.error(e.code); process.exit(3); })`,
+          ],
+          { uid: 65534, gid: 65534, encoding: 'utf8' },
+        );
         expect(r.stderr.trim()).toBe('EACCES');
         expect(r.status).toBe(3);
       } else {
@@ -235,8 +288,17 @@ describe('vscode discovery', () => {
   it('defaultRoots names VS Code, Insiders, VSCodium and code-server user-data folders', () => {
     const roots = vscodeChat.defaultRoots({}, '/home/u');
     if (process.platform === 'linux') {
-      expect(roots).toEqual(expect.arrayContaining(['/home/u/.config/Code', '/home/u/.config/Code - Insiders', '/home/u/.config/VSCodium', '/home/u/.local/share/code-server']));
-      expect(vscodeChat.defaultRoots({ XDG_CONFIG_HOME: '/x', XDG_DATA_HOME: '/d' }, '/home/u')).toEqual(expect.arrayContaining(['/x/Code', '/d/code-server']));
+      expect(roots).toEqual(
+        expect.arrayContaining([
+          '/home/u/.config/Code',
+          '/home/u/.config/Code - Insiders',
+          '/home/u/.config/VSCodium',
+          '/home/u/.local/share/code-server',
+        ]),
+      );
+      expect(vscodeChat.defaultRoots({ XDG_CONFIG_HOME: '/x', XDG_DATA_HOME: '/d' }, '/home/u')).toEqual(
+        expect.arrayContaining(['/x/Code', '/d/code-server']),
+      );
     }
     expect(vscodeChat.resumeCommand).toBeUndefined();
   });

@@ -53,7 +53,12 @@ beforeAll(async () => {
     { kind: 'user', content: 'Should refund retries reuse the idempotency key?' },
     {
       kind: 'assistant',
-      content: [{ type: 'text', text: 'Decision: every retry of a refund reuses the order\'s idempotency key, so the provider never pays twice (docs/adr/007-refunds.md).' }],
+      content: [
+        {
+          type: 'text',
+          text: "Decision: every retry of a refund reuses the order's idempotency key, so the provider never pays twice (docs/adr/007-refunds.md).",
+        },
+      ],
     },
   ]);
   session(store, join(tmp), [{ kind: 'user', content: 'Unrelated: rename the logger.' }]);
@@ -83,7 +88,8 @@ describe('Claude Code calls the MCP server', () => {
     // Claude Code listed every tool of ours, and named them to the model (as tools, or as
     // deferred tools behind its ToolSearch, which the fake model then calls to load ours).
     const sent = JSON.stringify(model.requests[0]!.body);
-    for (const t of ['search_sessions', 'recall', 'read_session', 'list_sessions', 'list_projects']) expect(sent).toContain(`mcp__${SERVER}__${t}`);
+    for (const t of ['search_sessions', 'recall', 'read_session', 'list_sessions', 'list_projects'])
+      expect(sent).toContain(`mcp__${SERVER}__${t}`);
     // What the tool answered reached the model: the decision, cited by id and turn.
     expect(model.results.join('\n')).toContain(`${decided}#1`);
 
@@ -94,7 +100,9 @@ describe('Claude Code calls the MCP server', () => {
       .split('\n')
       .filter(Boolean)
       .map((l) => JSON.parse(l) as { type: string; message?: { content?: unknown } });
-    const blocks = lines.flatMap((l) => (Array.isArray(l.message?.content) ? (l.message!.content as Record<string, unknown>[]).map((b) => ({ type: l.type, b })) : []));
+    const blocks = lines.flatMap((l) =>
+      Array.isArray(l.message?.content) ? (l.message!.content as Record<string, unknown>[]).map((b) => ({ type: l.type, b })) : [],
+    );
     const use = blocks.find((x) => x.type === 'assistant' && x.b.type === 'tool_use' && x.b.name === TOOL);
     expect(use, 'the tool call in the session file').toBeDefined();
     expect(use!.b.input).toEqual({ query: 'refund idempotency', project });

@@ -22,7 +22,12 @@ let decided: string;
 let model: FakeModel;
 let codex: string;
 
-const env = () => ({ PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: join(tmp, 'home'), CODEX_HOME: codexHome, FAKE_API_KEY: 'sk-fake-key-for-tests' });
+const env = () => ({
+  PATH: process.env.PATH ?? '/usr/bin:/bin',
+  HOME: join(tmp, 'home'),
+  CODEX_HOME: codexHome,
+  FAKE_API_KEY: 'sk-fake-key-for-tests',
+});
 
 beforeAll(async () => {
   codex = installAgent('@openai/codex', VERSION, 'codex');
@@ -34,7 +39,10 @@ beforeAll(async () => {
   project = realpathSync(project);
   decided = session(store, project, [
     { kind: 'user', content: 'Should refund retries reuse the idempotency key?' },
-    { kind: 'assistant', content: [{ type: 'text', text: "Decision: every retry of a refund reuses the order's idempotency key (docs/adr/007-refunds.md)." }] },
+    {
+      kind: 'assistant',
+      content: [{ type: 'text', text: "Decision: every retry of a refund reuses the order's idempotency key (docs/adr/007-refunds.md)." }],
+    },
   ]);
   model = await startFakeModel({ toolSuffix: '__search_sessions', args: { query: 'refund idempotency' } });
   // The provider points at the fake API; features that reach outside hosts are off; MCP tools
@@ -55,7 +63,15 @@ beforeAll(async () => {
       'env_key = "FAKE_API_KEY"',
       '',
       '[features]',
-      ...['apps', 'plugins', 'remote_plugin', 'tool_suggest', 'tool_search_always_defer_mcp_tools', 'skill_mcp_dependency_install', 'image_generation'].map((f) => `${f} = false`),
+      ...[
+        'apps',
+        'plugins',
+        'remote_plugin',
+        'tool_suggest',
+        'tool_search_always_defer_mcp_tools',
+        'skill_mcp_dependency_install',
+        'image_generation',
+      ].map((f) => `${f} = false`),
       '',
       '[mcp_servers.levelcode-sessions]',
       `command = ${JSON.stringify(process.execPath)}`,
@@ -79,16 +95,22 @@ describe('Codex calls the MCP server', () => {
   }, 150_000);
 
   it('calls search_sessions, gets the hits back, and its rollout file holds the exchange', async () => {
-    const r = await runAsync(codex, ['exec', '--skip-git-repo-check', 'What did we decide about refund retries?'], { cwd: project, env: env() });
+    const r = await runAsync(codex, ['exec', '--skip-git-repo-check', 'What did we decide about refund retries?'], {
+      cwd: project,
+      env: env(),
+    });
     expect(r.status, r.stderr + r.stdout).toBe(0);
     expect(r.stdout).toContain(ANSWER_PREFIX);
 
     // Codex listed our tools and offered them to the model, as one namespace.
-    const ns = ((model.requests[0]!.body.tools ?? []) as { type: string; name: string; tools?: { name: string }[] }[]).find((t) => t.type === 'namespace' && /levelcode_sessions/.test(t.name));
+    const ns = ((model.requests[0]!.body.tools ?? []) as { type: string; name: string; tools?: { name: string }[] }[]).find(
+      (t) => t.type === 'namespace' && /levelcode_sessions/.test(t.name),
+    );
     expect(ns?.tools?.map((t) => t.name).sort()).toEqual(['list_projects', 'list_sessions', 'read_session', 'recall', 'search_sessions']);
     expect(model.results.join('\n')).toContain(`${decided}#1`);
 
-    const day = (d: string): string[] => readdirSync(d, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? day(join(d, e.name)) : [join(d, e.name)]));
+    const day = (d: string): string[] =>
+      readdirSync(d, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? day(join(d, e.name)) : [join(d, e.name)]));
     const rollouts = day(join(codexHome, 'sessions')).filter((f) => /rollout-.*\.jsonl$/.test(f));
     const items = rollouts.flatMap((f) =>
       readFileSync(f, 'utf8')

@@ -35,7 +35,8 @@ export async function startFakeModel(o: { toolSuffix: string; args: Record<strin
       const path = (req.url ?? '').split('?')[0]!;
       if (req.method === 'POST' && path.endsWith('/messages')) return anthropic(parsed, res, o, results);
       if (req.method === 'POST' && path.endsWith('/responses')) return openai(parsed, res, o, results);
-      if (req.method === 'GET' && path.endsWith('/models')) return json(res, { object: 'list', data: [{ id: 'fake-model', object: 'model' }] });
+      if (req.method === 'GET' && path.endsWith('/models'))
+        return json(res, { object: 'list', data: [{ id: 'fake-model', object: 'model' }] });
       json(res, {}, 404);
     });
   });
@@ -70,18 +71,28 @@ const firstLine = (s: string) => s.split('\n').find((l) => l.trim()) ?? '';
 
 function textOfResult(content: unknown): string {
   if (typeof content === 'string') return content;
-  if (Array.isArray(content)) return content.map((b) => (b && typeof b === 'object' && typeof (b as { text?: unknown }).text === 'string' ? (b as { text: string }).text : '')).join('\n');
+  if (Array.isArray(content))
+    return content
+      .map((b) => (b && typeof b === 'object' && typeof (b as { text?: unknown }).text === 'string' ? (b as { text: string }).text : ''))
+      .join('\n');
   return '';
 }
 
 // ---- Anthropic Messages ---------------------------------------------------------------------
 
-function anthropic(b: Record<string, unknown>, res: ServerResponse, o: { toolSuffix: string; args: Record<string, unknown> }, results: string[]): void {
+function anthropic(
+  b: Record<string, unknown>,
+  res: ServerResponse,
+  o: { toolSuffix: string; args: Record<string, unknown> },
+  results: string[],
+): void {
   const tools = (Array.isArray(b.tools) ? b.tools : []) as { name?: string }[];
   const tool = tools.find((t) => typeof t.name === 'string' && t.name.endsWith(o.toolSuffix));
   const messages = (Array.isArray(b.messages) ? b.messages : []) as { role: string; content: unknown }[];
   const last = messages[messages.length - 1];
-  const result = Array.isArray(last?.content) ? (last.content as Record<string, unknown>[]).find((c) => c.type === 'tool_result') : undefined;
+  const result = Array.isArray(last?.content)
+    ? (last.content as Record<string, unknown>[]).find((c) => c.type === 'tool_result')
+    : undefined;
   // Claude Code 2.x defers MCP tools behind its ToolSearch tool: their names are in the system
   // prompt, and a ToolSearch call "select:<name>" loads one into the next request's tools.
   const texts: string[] = [];
@@ -92,13 +103,25 @@ function anthropic(b: Record<string, unknown>, res: ServerResponse, o: { toolSuf
   };
   walk([b.system, b.messages]);
   const deferred = tool ? undefined : new RegExp(`(?:^|\\s)([\\w-]*${o.toolSuffix})\\b`, 'm').exec(texts.join('\n'))?.[1];
-  const searched = messages.some((m) => Array.isArray(m.content) && (m.content as Record<string, unknown>[]).some((c) => c.type === 'tool_use' && c.name === 'ToolSearch'));
+  const searched = messages.some(
+    (m) =>
+      Array.isArray(m.content) && (m.content as Record<string, unknown>[]).some((c) => c.type === 'tool_use' && c.name === 'ToolSearch'),
+  );
   let blocks: Record<string, unknown>[];
   let stop: string;
   if (!tool && deferred && !searched && tools.some((t) => t.name === 'ToolSearch')) {
     blocks = [{ type: 'tool_use', id: 'toolu_search', name: 'ToolSearch', input: { query: `select:${deferred}`, max_results: 1 } }];
     stop = 'tool_use';
-  } else if (result && !(tool && !messages.some((m) => Array.isArray(m.content) && (m.content as Record<string, unknown>[]).some((c) => c.type === 'tool_use' && c.name === tool.name)))) {
+  } else if (
+    result &&
+    !(
+      tool &&
+      !messages.some(
+        (m) =>
+          Array.isArray(m.content) && (m.content as Record<string, unknown>[]).some((c) => c.type === 'tool_use' && c.name === tool.name),
+      )
+    )
+  ) {
     const t = textOfResult(result.content);
     results.push(t);
     blocks = [{ type: 'text', text: `${ANSWER_PREFIX} ${firstLine(t)}` }];
@@ -110,10 +133,18 @@ function anthropic(b: Record<string, unknown>, res: ServerResponse, o: { toolSuf
     blocks = [{ type: 'text', text: 'Fake title' }];
     stop = 'end_turn';
   }
-  const message = { id: `msg_${Date.now()}`, type: 'message', role: 'assistant', model: String(b.model ?? 'claude-fake'), stop_sequence: null, usage: { input_tokens: 10, output_tokens: 5 } };
+  const message = {
+    id: `msg_${Date.now()}`,
+    type: 'message',
+    role: 'assistant',
+    model: String(b.model ?? 'claude-fake'),
+    stop_sequence: null,
+    usage: { input_tokens: 10, output_tokens: 5 },
+  };
   if (b.stream !== true) return json(res, { ...message, content: blocks, stop_reason: stop });
   res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
-  const send = (event: string, data: Record<string, unknown>) => res.write(`event: ${event}\ndata: ${JSON.stringify({ type: event, ...data })}\n\n`);
+  const send = (event: string, data: Record<string, unknown>) =>
+    res.write(`event: ${event}\ndata: ${JSON.stringify({ type: event, ...data })}\n\n`);
   send('message_start', { message: { ...message, content: [], stop_reason: null } });
   blocks.forEach((blk, index) => {
     if (blk.type === 'text') {
@@ -132,7 +163,12 @@ function anthropic(b: Record<string, unknown>, res: ServerResponse, o: { toolSuf
 
 // ---- OpenAI Responses -----------------------------------------------------------------------
 
-function openai(b: Record<string, unknown>, res: ServerResponse, o: { toolSuffix: string; args: Record<string, unknown> }, results: string[]): void {
+function openai(
+  b: Record<string, unknown>,
+  res: ServerResponse,
+  o: { toolSuffix: string; args: Record<string, unknown> },
+  results: string[],
+): void {
   const tools = (Array.isArray(b.tools) ? b.tools : []) as Record<string, unknown>[];
   // Codex offers an MCP server's tools as one namespace tool ({type: 'namespace', name, tools});
   // a call of one of them names the tool and its namespace.
@@ -150,30 +186,73 @@ function openai(b: Record<string, unknown>, res: ServerResponse, o: { toolSuffix
   const id = `resp_${Date.now()}`;
   res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
   let seq = 0;
-  const send = (type: string, data: Record<string, unknown>) => res.write(`event: ${type}\ndata: ${JSON.stringify({ type, sequence_number: seq++, ...data })}\n\n`);
-  const response = { id, object: 'response', created_at: Math.floor(Date.now() / 1000), status: 'in_progress', model: String(b.model ?? 'fake-model'), output: [] as unknown[] };
+  const send = (type: string, data: Record<string, unknown>) =>
+    res.write(`event: ${type}\ndata: ${JSON.stringify({ type, sequence_number: seq++, ...data })}\n\n`);
+  const response = {
+    id,
+    object: 'response',
+    created_at: Math.floor(Date.now() / 1000),
+    status: 'in_progress',
+    model: String(b.model ?? 'fake-model'),
+    output: [] as unknown[],
+  };
   send('response.created', { response });
   let item: Record<string, unknown>;
   if (output || !tool || called) {
     const t = output ? textOfResult(typeof output.output === 'string' ? output.output : (output.output as unknown)) : '';
     if (output) results.push(t);
     const text = output ? `${ANSWER_PREFIX} ${firstLine(t)}` : 'Nothing to do.';
-    item = { id: 'msg_1', type: 'message', role: 'assistant', status: 'completed', content: [{ type: 'output_text', text, annotations: [] }] };
+    item = {
+      id: 'msg_1',
+      type: 'message',
+      role: 'assistant',
+      status: 'completed',
+      content: [{ type: 'output_text', text, annotations: [] }],
+    };
     send('response.output_item.added', { output_index: 0, item: { ...item, status: 'in_progress', content: [] } });
-    send('response.content_part.added', { output_index: 0, item_id: 'msg_1', content_index: 0, part: { type: 'output_text', text: '', annotations: [] } });
+    send('response.content_part.added', {
+      output_index: 0,
+      item_id: 'msg_1',
+      content_index: 0,
+      part: { type: 'output_text', text: '', annotations: [] },
+    });
     send('response.output_text.delta', { output_index: 0, item_id: 'msg_1', content_index: 0, delta: text });
     send('response.output_text.done', { output_index: 0, item_id: 'msg_1', content_index: 0, text });
-    send('response.content_part.done', { output_index: 0, item_id: 'msg_1', content_index: 0, part: { type: 'output_text', text, annotations: [] } });
+    send('response.content_part.done', {
+      output_index: 0,
+      item_id: 'msg_1',
+      content_index: 0,
+      part: { type: 'output_text', text, annotations: [] },
+    });
   } else {
     const args = JSON.stringify(o.args);
-    item = { id: 'fc_1', type: 'function_call', status: 'completed', call_id: 'call_1', name: tool.name, ...(tool.namespace ? { namespace: tool.namespace } : {}), arguments: args };
+    item = {
+      id: 'fc_1',
+      type: 'function_call',
+      status: 'completed',
+      call_id: 'call_1',
+      name: tool.name,
+      ...(tool.namespace ? { namespace: tool.namespace } : {}),
+      arguments: args,
+    };
     send('response.output_item.added', { output_index: 0, item: { ...item, status: 'in_progress', arguments: '' } });
     send('response.function_call_arguments.delta', { output_index: 0, item_id: 'fc_1', delta: args });
     send('response.function_call_arguments.done', { output_index: 0, item_id: 'fc_1', arguments: args });
   }
   send('response.output_item.done', { output_index: 0, item });
   send('response.completed', {
-    response: { ...response, status: 'completed', output: [item], usage: { input_tokens: 10, input_tokens_details: { cached_tokens: 0 }, output_tokens: 5, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: 15 } },
+    response: {
+      ...response,
+      status: 'completed',
+      output: [item],
+      usage: {
+        input_tokens: 10,
+        input_tokens_details: { cached_tokens: 0 },
+        output_tokens: 5,
+        output_tokens_details: { reasoning_tokens: 0 },
+        total_tokens: 15,
+      },
+    },
   });
   res.end();
 }

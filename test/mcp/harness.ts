@@ -63,7 +63,11 @@ export function installAgent(pkg: string, version: string, bin: string): string 
   if (existsSync(exe)) return exe;
   mkdirSync(dir, { recursive: true });
   writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'levelcode-test-agent', private: true }) + '\n');
-  const r = spawnSync('npm', ['install', '--no-audit', '--no-fund', '--save-exact', `${pkg}@${version}`], { cwd: dir, encoding: 'utf8', timeout: 300_000 });
+  const r = spawnSync('npm', ['install', '--no-audit', '--no-fund', '--save-exact', `${pkg}@${version}`], {
+    cwd: dir,
+    encoding: 'utf8',
+    timeout: 300_000,
+  });
   if (r.status !== 0 || !existsSync(exe)) throw new Error(`npm install ${pkg}@${version} failed (${r.status}): ${r.stderr.slice(-2000)}`);
   return exe;
 }
@@ -72,7 +76,11 @@ export function installAgent(pkg: string, version: string, bin: string): string 
  * Runs a command without blocking this process (whose fake model API must keep answering), stdin
  * closed; kills it after `timeoutMs` (the test then fails on its exit status, never hangs).
  */
-export function runAsync(cmd: string, args: string[], o: { cwd: string; env: Record<string, string>; timeoutMs?: number }): Promise<{ status: number | null; stdout: string; stderr: string }> {
+export function runAsync(
+  cmd: string,
+  args: string[],
+  o: { cwd: string; env: Record<string, string>; timeoutMs?: number },
+): Promise<{ status: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
     const child = spawn(cmd, args, { cwd: o.cwd, env: o.env, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';

@@ -31,7 +31,15 @@ function importedSession(root: string, project: string, id: string): void {
   const dir = join(root, projectSlug(project));
   mkdirSync(dir, { recursive: true });
   const lines = [
-    { kind: 'meta', v: 1, id, project, createdAt: t(20), title: null, source: { tool: 'claude-code', version: '2.1.332', path: '/home/ada/.claude/projects/x.jsonl', id: CLAUDE_ID, project } },
+    {
+      kind: 'meta',
+      v: 1,
+      id,
+      project,
+      createdAt: t(20),
+      title: null,
+      source: { tool: 'claude-code', version: '2.1.332', path: '/home/ada/.claude/projects/x.jsonl', id: CLAUDE_ID, project },
+    },
     { kind: 'user', t: t(20), content: 'Claude Code: what about refund idempotency on the webhook?' },
     { kind: 'assistant', t: t(20), content: [{ type: 'text', text: 'The webhook dedupes refund events by idempotency key too.' }] },
   ];
@@ -52,7 +60,12 @@ beforeAll(async () => {
     payments,
     [
       { kind: 'user', t: t(1), content: 'Should refund retries reuse the idempotency key?' },
-      { kind: 'assistant', t: t(1), model: 'claude-test', content: [{ type: 'text', text: "Decision: every retry of a refund reuses the order's idempotency key." }] },
+      {
+        kind: 'assistant',
+        t: t(1),
+        model: 'claude-test',
+        content: [{ type: 'text', text: "Decision: every retry of a refund reuses the order's idempotency key." }],
+      },
       { kind: 'title', t: t(1), title: 'Refund retries' },
     ],
     'claude-test',
@@ -68,7 +81,11 @@ beforeAll(async () => {
       ],
     },
     { kind: 'user', t: t(5), content: [{ type: 'tool_result', tool_use_id: 'tu1', content: LONG }] },
-    ...Array.from({ length: 30 }, (_, i) => ({ kind: 'user', t: t(6), content: `filler turn ${i} about nothing in particular `.repeat(20) })),
+    ...Array.from({ length: 30 }, (_, i) => ({
+      kind: 'user',
+      t: t(6),
+      content: `filler turn ${i} about nothing in particular `.repeat(20),
+    })),
   ]);
   session(store, site, [{ kind: 'user', t: t(3), content: 'Rename the logger of the site' }]);
   imported = '2026-07-20T10-00-00-imp1';
@@ -88,7 +105,8 @@ describe('tools/list', () => {
     for (const tool of tools) {
       expect(tool.annotations?.readOnlyHint, tool.name).toBe(true);
       expect(tool.description!.length).toBeGreaterThan(50);
-      for (const [k, v] of Object.entries((tool.inputSchema.properties ?? {}) as Record<string, { description?: string }>)) expect(v.description, `${tool.name}.${k}`).toBeTruthy();
+      for (const [k, v] of Object.entries((tool.inputSchema.properties ?? {}) as Record<string, { description?: string }>))
+        expect(v.description, `${tool.name}.${k}`).toBeTruthy();
     }
     const search = tools.find((x) => x.name === 'search_sessions')!;
     expect(search.inputSchema.required).toEqual(['query']);
@@ -108,7 +126,9 @@ describe('search_sessions', () => {
     // title holds one), its answer before its question.
     const order = [...r.text.matchAll(/— (\S+#\d+)/g)].map((m) => m[1]);
     expect(order).toEqual([`${imported}#1`, `${imported}#0`, `${decided}#2`, `${decided}#1`, `${decided}#0`]);
-    expect(r.text).toContain(`4. Refund retries — ${decided}#1\n   2026-07-01 10:00 UTC · the assistant · source levelcode · project ${payments}`);
+    expect(r.text).toContain(
+      `4. Refund retries — ${decided}#1\n   2026-07-01 10:00 UTC · the assistant · source levelcode · project ${payments}`,
+    );
     expect(r.text).toContain('source claude-code (its id 0a1b2c3d-4e5f-4061-8071-2a3b4c5d6e7f)');
     expect(r.text).toMatch(/> .*reuses the order's idempotency key/);
     expect(r.text).toContain(`read: call read_session(session_id="${imported}", around_turn=1)`);
@@ -117,7 +137,9 @@ describe('search_sessions', () => {
   it('filters by project, source tool and time', async () => {
     const site1 = await callText(mcp.client, 'search_sessions', { query: 'logger', project: site });
     expect(site1.text).toMatch(/^1 matching turn for "logger" in project /);
-    expect((await callText(mcp.client, 'search_sessions', { query: 'logger', project: payments })).text).toMatch(/^No matches for "logger" in project /);
+    expect((await callText(mcp.client, 'search_sessions', { query: 'logger', project: payments })).text).toMatch(
+      /^No matches for "logger" in project /,
+    );
     const claude = await callText(mcp.client, 'search_sessions', { query: 'refund', source: 'claude-code' });
     expect(claude.text).toMatch(/^2 matching turns .* from claude-code/);
     expect(claude.text).not.toContain(decided);
@@ -143,7 +165,7 @@ describe('search_sessions', () => {
     expect(past.text).toMatch(/No more matches .* all \d+ were shown/);
   });
 
-  it('leaves out the calling agent\'s own session, by our id or by the tool\'s own id', async () => {
+  it("leaves out the calling agent's own session, by our id or by the tool's own id", async () => {
     const byOurs = await callText(mcp.client, 'search_sessions', { query: 'idempotency', current_session: decided });
     expect(byOurs.text).not.toContain(decided);
     expect(byOurs.text).toContain(imported);
@@ -221,10 +243,18 @@ describe('read_session', () => {
     expect(r.text).toContain('Tool result of `Bash`:');
     expect(r.text).toContain('log line 0: refund worker ok');
     expect(r.text).not.toContain('log line 399');
-    const m = new RegExp(`… \\(\\d+ more characters of this tool text: call read_session\\(session_id="${fences}", from_turn=2, to_turn=2, tool_chars=(\\d+), max_chars=(\\d+)\\)\\)`).exec(r.text);
+    const m = new RegExp(
+      `… \\(\\d+ more characters of this tool text: call read_session\\(session_id="${fences}", from_turn=2, to_turn=2, tool_chars=(\\d+), max_chars=(\\d+)\\)\\)`,
+    ).exec(r.text);
     expect(m, r.text).not.toBeNull();
     // The call it names shows the output whole.
-    const whole = await callText(mcp.client, 'read_session', { session_id: fences, from_turn: 2, to_turn: 2, tool_chars: Number(m![1]), max_chars: Number(m![2]) });
+    const whole = await callText(mcp.client, 'read_session', {
+      session_id: fences,
+      from_turn: 2,
+      to_turn: 2,
+      tool_chars: Number(m![1]),
+      max_chars: Number(m![2]),
+    });
     expect(whole.text).toContain('log line 399: refund worker ok');
     const none = await callText(mcp.client, 'read_session', { session_id: fences, from_turn: 2, to_turn: 2, tool_chars: 0 });
     expect(none.text).not.toContain('log line 0');
@@ -280,7 +310,12 @@ describe('read_session', () => {
     expect(past.text).toMatch(/has 3 turns \(0-2\); turn 99 is past its end/);
     const backwards = await callText(mcp.client, 'read_session', { session_id: decided, from_turn: 2, to_turn: 1 });
     expect(backwards.isError).toBe(true);
-    for (const args of [{ session_id: decided, max_chars: 10 }, { session_id: decided, max_chars: 50_001 }, { session_id: decided, tool_chars: -1 }, { session_id: decided, context: 51 }]) {
+    for (const args of [
+      { session_id: decided, max_chars: 10 },
+      { session_id: decided, max_chars: 50_001 },
+      { session_id: decided, tool_chars: -1 },
+      { session_id: decided, context: 51 },
+    ]) {
       const r = await callText(mcp.client, 'read_session', args);
       expect(r.isError, JSON.stringify(args)).toBe(true);
       expect(r.text).toMatch(/Input validation error/);
@@ -289,7 +324,7 @@ describe('read_session', () => {
 });
 
 describe('list_sessions, list_projects, recall', () => {
-  it('lists a project\'s sessions, most recently active first, with source and what was last asked', async () => {
+  it("lists a project's sessions, most recently active first, with source and what was last asked", async () => {
     const r = await callText(mcp.client, 'list_sessions', { project: payments });
     expect(r.text).toMatch(/^3 sessions in project .*payments, most recently active first; showing 1-3/);
     const order = [...r.text.matchAll(/^\d+\. .* — (\S+)$/gm)].map((m) => m[1]);
@@ -391,7 +426,11 @@ describe('a store of 2,700 sessions', () => {
   beforeAll(async () => {
     big = join(tmp, 'corpus');
     // The bench corpus's shape (projects, tool calls, compactions, titles, unicode) at 40 MB.
-    const g = spawnSync(process.execPath, [join(REPO, 'bench', 'corpus.mjs'), '--out', big, '--sessions', '2700', '--total-mb', '40', '--huge', '', '--projects', '12'], { encoding: 'utf8' });
+    const g = spawnSync(
+      process.execPath,
+      [join(REPO, 'bench', 'corpus.mjs'), '--out', big, '--sessions', '2700', '--total-mb', '40', '--huge', '', '--projects', '12'],
+      { encoding: 'utf8' },
+    );
     expect(g.status, g.stderr).toBe(0);
     c = await connect(big);
   }, 120_000);

@@ -6,7 +6,15 @@
 import { readFileSync, existsSync } from 'node:fs';
 
 import { afterEach, describe, expect, it } from 'vitest';
-import { cleanup, startSidecar, workspace, CancellationTokenSource, type Sidecar, fileOf, sessionWith as newSession } from '../helpers/sidecar.js';
+import {
+  cleanup,
+  startSidecar,
+  workspace,
+  CancellationTokenSource,
+  type Sidecar,
+  fileOf,
+  sessionWith as newSession,
+} from '../helpers/sidecar.js';
 import { RpcErrorCodes } from '../../server/rpc/errors.js';
 import * as P from '../../server/rpc/protocol.js';
 
@@ -31,7 +39,9 @@ describe('progress', () => {
     const id = await sessionWith(s, project, [USER('hello')]);
     await s.call(P.sessionExport, { id, format: 'markdown' });
     const token = await s.editor.progressCreated.waitFor();
-    expect(await s.editor.progress.waitFor((p) => p.token === token && p.value.kind === 'begin')).toMatchObject({ value: { title: 'Exporting session' } });
+    expect(await s.editor.progress.waitFor((p) => p.token === token && p.value.kind === 'begin')).toMatchObject({
+      value: { title: 'Exporting session' },
+    });
     await s.editor.progress.waitFor((p) => p.token === token && p.value.kind === 'end');
     await s.stop();
   });
@@ -142,12 +152,18 @@ describe('resume tier 3: the summarize callback', () => {
     expect(wrong.code).toBe(RpcErrorCodes.ContentModified);
     expect(readFileSync(fileOf(root, id))).toEqual(before);
 
-    const done = await s.call(P.sessionCompact, { id, briefing: 'Deploy key: vault path secret/deploy.', coversThrough: need.coversThrough });
+    const done = await s.call(P.sessionCompact, {
+      id,
+      briefing: 'Deploy key: vault path secret/deploy.',
+      coversThrough: need.coversThrough,
+    });
     expect(done).toMatchObject({ id, tier: 3, note: 'Resumed from summary — full transcript in History.' });
     expect(JSON.stringify(done.conversation[0])).toContain('Deploy key: vault path secret/deploy.');
     const last = JSON.parse(readFileSync(fileOf(root, id), 'utf8').trimEnd().split('\n').pop()!);
     expect(last).toMatchObject({ kind: 'compact', coversThrough: need.coversThrough });
-    expect((await s.error('session/compact', { id, briefing: 'again', coversThrough: need.coversThrough })).code).toBe(RpcErrorCodes.ContentModified);
+    expect((await s.error('session/compact', { id, briefing: 'again', coversThrough: need.coversThrough })).code).toBe(
+      RpcErrorCodes.ContentModified,
+    );
     expect((await s.call(P.sessionResume, { id, contextWindow: 2_000 })).tier).toBe(2);
     await s.stop();
   });
@@ -223,7 +239,9 @@ describe('resume tier 3: the summarize callback', () => {
     mode = 'hold';
     const cts = new CancellationTokenSource();
     const pending = s.error('session/resume', { id, contextWindow: 2_000 }, cts);
-    await s.editor.calls.waitFor((c) => c.method === 'session/summarize' && s.editor.calls.items.filter((x) => x.method === 'session/summarize').length === 2);
+    await s.editor.calls.waitFor(
+      (c) => c.method === 'session/summarize' && s.editor.calls.items.filter((x) => x.method === 'session/summarize').length === 2,
+    );
     cts.cancel();
     answer({ briefing: 'too late' });
     expect((await pending).code).toBe(RpcErrorCodes.RequestCancelled);

@@ -22,7 +22,12 @@ const rows = (text: string, head: string) =>
     .split('\n')
     .slice(2)
     .filter((l, i, all) => l.startsWith('|') && all.slice(0, i).every((x) => x.startsWith('|')))
-    .map((l) => l.split('|').slice(1, -1).map((c) => c.trim()));
+    .map((l) =>
+      l
+        .split('|')
+        .slice(1, -1)
+        .map((c) => c.trim()),
+    );
 
 afterAll(cleanup);
 
@@ -46,7 +51,10 @@ async function rawSidecar() {
       onFrame();
     }
   });
-  const send = (body: string) => s.child.stdin!.write(Buffer.concat([Buffer.from(`Content-Length: ${Buffer.byteLength(body)}\r\n\r\n`, 'ascii'), Buffer.from(body, 'utf8')]));
+  const send = (body: string) =>
+    s.child.stdin!.write(
+      Buffer.concat([Buffer.from(`Content-Length: ${Buffer.byteLength(body)}\r\n\r\n`, 'ascii'), Buffer.from(body, 'utf8')]),
+    );
   const answer = (id: number) =>
     new Promise<any>((resolve) => {
       onFrame = () => {
@@ -86,7 +94,9 @@ describe('protocol.md tells the truth', () => {
     send(JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'session/list', params: {} }));
     expect((await answer(2)).result).toEqual({ sessions: [], problems: [] });
     expect(frames.filter((f) => f.error)).toEqual([]);
-    expect(frames.filter((f) => f.method === 'window/logMessage').map((f) => f.params.message)).toEqual([expect.stringContaining('"nothing": "no method"')]);
+    expect(frames.filter((f) => f.method === 'window/logMessage').map((f) => f.params.message)).toEqual([
+      expect.stringContaining('"nothing": "no method"'),
+    ]);
     const table = section('Errors');
     expect(table).toContain('| -32700 | ParseError | Never sent: a frame body that is not JSON is skipped');
     expect(table).toContain('JSON that is not a request is skipped (logged with `window/logMessage`), never answered. |');
@@ -97,7 +107,16 @@ describe('protocol.md tells the truth', () => {
     const { root } = workspace();
     const s = await startSidecar({ root });
     const codes = new Set<number>();
-    for (const method of ['session/read', 'session/resume', 'session/export', 'session/rename', 'session/delete', 'session/fork', 'session/seal', 'session/append'])
+    for (const method of [
+      'session/read',
+      'session/resume',
+      'session/export',
+      'session/rename',
+      'session/delete',
+      'session/fork',
+      'session/seal',
+      'session/append',
+    ])
       for (const id of ['nope', '../../etc/passwd', '2026-07-28T09-12-33-8f3k/..']) {
         const e = await s.error(method, { id, title: 'x', events: [{ kind: 'user', content: 'x' }], format: 'markdown' });
         codes.add(e.code);

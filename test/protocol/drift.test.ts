@@ -42,7 +42,9 @@ describe('protocol drift', () => {
   });
 
   it('every client-to-server request has a handler and every handler a descriptor', () => {
-    const clientToServer = REQUESTS.filter((r) => r.direction === 'clientToServer').map((r) => r.method).sort();
+    const clientToServer = REQUESTS.filter((r) => r.direction === 'clientToServer')
+      .map((r) => r.method)
+      .sort();
     expect([...ROUTES.keys()].sort()).toEqual(clientToServer);
   });
 });

@@ -31,7 +31,13 @@ describe('session/import', () => {
     const listed = (await s.call(P.sessionList, { all: true })).sessions;
     expect(listed.map((e) => e.id).sort()).toEqual(r.sessions.map((x) => x.id).sort());
     const one = listed.find((e) => e.source?.id === UUID)!;
-    expect(one.source).toMatchObject({ tool: 'claude-code', id: UUID, path: SESSION, project: '/tmp/levelcode-fixture/demo', version: '1.0.128' });
+    expect(one.source).toMatchObject({
+      tool: 'claude-code',
+      id: UUID,
+      path: SESSION,
+      project: '/tmp/levelcode-fixture/demo',
+      version: '1.0.128',
+    });
     expect(one.sourceLabel).toBe('Claude Code');
     expect(one.continueIn).toEqual({ argv: ['claude', '--resume', UUID], cwd: '/tmp/levelcode-fixture/demo' });
 

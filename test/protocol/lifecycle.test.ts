@@ -180,7 +180,12 @@ describe('raw frames', () => {
       const body = Buffer.from(JSON.stringify(msg), 'utf8');
       s.child.stdin!.write(Buffer.concat([Buffer.from(`Content-Length: ${body.length}\r\n\r\n`, 'ascii'), body]));
     };
-    send({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { processId: null, rootUri: null, capabilities: { experimental: { levelcodeSessions: [] } } } });
+    send({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { processId: null, rootUri: null, capabilities: { experimental: { levelcodeSessions: [] } } },
+    });
     send({ jsonrpc: '2.0', method: 'initialized', params: [] });
     send({ jsonrpc: '2.0', id: 2, method: 'session/list', params: [] });
     send({ jsonrpc: '2.0', id: 3, method: 'shutdown' });

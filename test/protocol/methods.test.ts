@@ -18,8 +18,6 @@ const USER = (text: string) => ({ kind: 'user', content: text });
 const ASSISTANT = (text: string) => ({ kind: 'assistant', content: [{ type: 'text', text }] });
 const AGENT = (...messages: unknown[]) => ({ kind: 'agent', messages });
 
-
-
 const sessionWith = (s: Sidecar, project: string, events: unknown[]) => newSession(s, project, events, { model: 'test-model' });
 
 describe('session/new', () => {
@@ -115,7 +113,9 @@ describe('session/list', () => {
     expect(full.sessions.map((x) => x.id)).toHaveLength(5);
     expect(full.sessions[0].id).toBe(ids[0]);
     expect(full.nextCursor).toBeUndefined();
-    const sorted = [...full.sessions].sort((a, b) => (a.updatedAt === b.updatedAt ? (a.id < b.id ? 1 : -1) : a.updatedAt < b.updatedAt ? 1 : -1));
+    const sorted = [...full.sessions].sort((a, b) =>
+      a.updatedAt === b.updatedAt ? (a.id < b.id ? 1 : -1) : a.updatedAt < b.updatedAt ? 1 : -1,
+    );
     expect(full.sessions).toEqual(sorted);
     expect(full.sessions[0]).toMatchObject({ project, turns: 1, model: 'test-model', preview: 'question 0', titled: false });
 
@@ -195,7 +195,9 @@ describe('session/resume', () => {
     expect(r.note).toBeUndefined();
     expect((await s.error('session/resume', { id })).code).toBe(RpcErrorCodes.InvalidParams); // contextWindow is required
     expect((await s.error('session/resume', { id, contextWindow: 1000, budgetRatio: 2 })).code).toBe(RpcErrorCodes.InvalidParams);
-    expect((await s.error('session/resume', { id: '2020-01-01T00-00-00-zzzz', contextWindow: 1000 })).code).toBe(RpcErrorCodes.UnknownSession);
+    expect((await s.error('session/resume', { id: '2020-01-01T00-00-00-zzzz', contextWindow: 1000 })).code).toBe(
+      RpcErrorCodes.UnknownSession,
+    );
     await s.stop();
   });
 });
@@ -292,9 +294,22 @@ describe('session/seal', () => {
     const r = await s.call(P.sessionSeal, { id });
     expect(r).toEqual({ id, title: 'Fix refund flow', titleSource: 'model' });
     const call = (await s.editor.calls.waitFor((c) => c.method === 'session/title')).params as any;
-    expect(call).toMatchObject({ id, messages: [{ role: 'user', text: 'refund' }, { role: 'assistant', text: 'ok' }], maxTokens: 200 });
-    const kinds = readFileSync(fileOf(root, id), 'utf8').trimEnd().split('\n').map((l) => JSON.parse(l));
-    expect(kinds.slice(-2)).toMatchObject([{ kind: 'title', source: 'model' }, { kind: 'event', type: 'sealed' }]);
+    expect(call).toMatchObject({
+      id,
+      messages: [
+        { role: 'user', text: 'refund' },
+        { role: 'assistant', text: 'ok' },
+      ],
+      maxTokens: 200,
+    });
+    const kinds = readFileSync(fileOf(root, id), 'utf8')
+      .trimEnd()
+      .split('\n')
+      .map((l) => JSON.parse(l));
+    expect(kinds.slice(-2)).toMatchObject([
+      { kind: 'title', source: 'model' },
+      { kind: 'event', type: 'sealed' },
+    ]);
     expect(existsSync(fileOf(root, id) + '.lock')).toBe(false);
     await s.stop();
   });
@@ -303,7 +318,11 @@ describe('session/seal', () => {
     const { root, project } = workspace();
     const plain = await startSidecar({ root, editor: { title: () => ({ title: 'never asked' }) } });
     const a = await sessionWith(plain, project, [USER('How do I add idempotency to refunds?\nmore')]);
-    expect(await plain.call(P.sessionSeal, { id: a })).toEqual({ id: a, title: 'How do I add idempotency to refunds?', titleSource: 'fallback' });
+    expect(await plain.call(P.sessionSeal, { id: a })).toEqual({
+      id: a,
+      title: 'How do I add idempotency to refunds?',
+      titleSource: 'fallback',
+    });
     expect(plain.editor.calls.items.filter((c) => c.method === 'session/title')).toEqual([]);
     await plain.stop();
 

@@ -106,14 +106,21 @@ describe('didChange for files written by another process', () => {
       const dir = join(root, '-somewhere-else');
       mkdirSync(dir, { recursive: true });
       const file = join(dir, `${id}.jsonl`);
-      writeFileSync(file, JSON.stringify({ kind: 'meta', v: 1, id, project: '/somewhere/else', createdAt: '2026-01-02T03:04:05.000Z', title: null }) + '\n');
+      writeFileSync(
+        file,
+        JSON.stringify({ kind: 'meta', v: 1, id, project: '/somewhere/else', createdAt: '2026-01-02T03:04:05.000Z', title: null }) + '\n',
+      );
       expect(await s.editor.didChange.waitFor((c) => c.id === id)).toEqual({ id, project: '/somewhere/else', change: 'created' });
       appendFileSync(file, JSON.stringify({ kind: 'user', t: '2026-01-02T03:04:06.000Z', content: 'by hand' }) + '\n');
       await s.editor.didChange.waitFor((c) => c.id === id && c.change === 'appended');
       appendFileSync(file, JSON.stringify({ kind: 'title', t: '2026-01-02T03:04:07.000Z', title: 'Hand made' }) + '\n');
       await s.editor.didChange.waitFor((c) => c.id === id && c.change === 'renamed');
       rmSync(file);
-      expect(await s.editor.didChange.waitFor((c) => c.id === id && c.change === 'deleted')).toEqual({ id, project: '/somewhere/else', change: 'deleted' });
+      expect(await s.editor.didChange.waitFor((c) => c.id === id && c.change === 'deleted')).toEqual({
+        id,
+        project: '/somewhere/else',
+        change: 'deleted',
+      });
       // And one made by the sidecar itself, in an existing project folder.
       const own = await sessionWith(s, project, [USER('x')]);
       await s.editor.didChange.waitFor((c) => c.id === own && c.change === 'created');

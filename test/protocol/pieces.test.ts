@@ -9,7 +9,17 @@
 
 import { readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
-import { cleanup, startSidecar, workspace, CancellationTokenSource, ResponseError, type Sidecar, type StartOptions, fileOf, sessionWith as newSession } from '../helpers/sidecar.js';
+import {
+  cleanup,
+  startSidecar,
+  workspace,
+  CancellationTokenSource,
+  ResponseError,
+  type Sidecar,
+  type StartOptions,
+  fileOf,
+  sessionWith as newSession,
+} from '../helpers/sidecar.js';
 import { RpcErrorCodes } from '../../server/rpc/errors.js';
 import * as P from '../../server/rpc/protocol.js';
 import { BRIEFING_HEADER, TIER3_NOTE } from '../../server/resume/resume.js';
@@ -18,14 +28,22 @@ import { estimateTokens } from '../../server/resume/tokens.js';
 afterEach(cleanup);
 
 type Ev = Record<string, unknown> & { kind: string };
-type Summarize = { id: string; messages: unknown[]; instructions: string; piece?: { index: number; count: number }; coversThrough?: number; shortened?: unknown };
+type Summarize = {
+  id: string;
+  messages: unknown[];
+  instructions: string;
+  piece?: { index: number; count: number };
+  coversThrough?: number;
+  shortened?: unknown;
+};
 
 /** The summariser's window, and the resume's: the head below is over ten of these. */
 const WINDOW = 3_000;
 const FACT = 'FACT: the staging database is pg-stage-7 on port 6432';
 
 /** What a request costs the fake model: its messages and instructions, estimated. */
-const inputOf = (p: { messages: unknown[]; instructions: string }) => p.messages.reduce<number>((n, m) => n + estimateTokens(m), estimateTokens(p.instructions));
+const inputOf = (p: { messages: unknown[]; instructions: string }) =>
+  p.messages.reduce<number>((n, m) => n + estimateTokens(m), estimateTokens(p.instructions));
 
 /** The fake model: refuses a request over `window`; else the "FACT:" lines it was sent. */
 function model(window = WINDOW) {
@@ -49,7 +67,13 @@ function session(turns: number): Ev[] {
   for (let i = 0; i < turns; i++) {
     const pad = 'lorem ipsum '.repeat(60);
     events.push({ kind: 'user', content: i === 0 ? `Set up the staging deploy.\n${FACT}\nTURN-${i} ${pad}` : `TURN-${i}: go on. ${pad}` });
-    events.push({ kind: 'assistant', content: [{ type: 'text', text: `On it (${i}).` }, { type: 'tool_use', id: `t${i}`, name: 'bash', input: { cmd: `make s${i}` } }] });
+    events.push({
+      kind: 'assistant',
+      content: [
+        { type: 'text', text: `On it (${i}).` },
+        { type: 'tool_use', id: `t${i}`, name: 'bash', input: { cmd: `make s${i}` } },
+      ],
+    });
     events.push({
       kind: 'agent',
       messages: [
@@ -63,7 +87,8 @@ function session(turns: number): Ev[] {
 
 const start = (o: Partial<StartOptions> & { root: string }): Promise<Sidecar> => startSidecar({ trace: 'messages', ...o });
 const sessionWith = (s: Sidecar, project: string, events: Ev[]) => newSession(s, project, events, { batch: 500, settleTitle: true });
-const summarizeCalls = (s: Sidecar) => s.editor.calls.items.filter((c) => c.method === 'session/summarize').map((c) => c.params as Summarize);
+const summarizeCalls = (s: Sidecar) =>
+  s.editor.calls.items.filter((c) => c.method === 'session/summarize').map((c) => c.params as Summarize);
 
 /** The TURN-n markers a request carries (the briefing so far carries none: it is facts only). */
 const turnsIn = (p: { messages: unknown[] }) => [...JSON.stringify(p.messages).matchAll(/TURN-(\d+)/g)].map((m) => Number(m[1]));
@@ -72,7 +97,13 @@ const turnsIn = (p: { messages: unknown[] }) => [...JSON.stringify(p.messages).m
 function appendedSince(root: string, id: string, before: Buffer): Ev[] {
   const now = readFileSync(fileOf(root, id));
   expect(now.subarray(0, before.length)).toEqual(before);
-  return now.subarray(before.length).toString('utf8').trimEnd().split('\n').filter(Boolean).map((l) => JSON.parse(l) as Ev);
+  return now
+    .subarray(before.length)
+    .toString('utf8')
+    .trimEnd()
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as Ev);
 }
 
 const contextTokens = (r: { conversation: unknown[]; agentMessages: unknown[] }): number =>
@@ -93,7 +124,13 @@ describe('a head ten windows long, through the summarize callback', () => {
     expect(summarizeCalls(s)).toEqual([]);
     expect(readFileSync(fileOf(root, id))).toEqual(before);
 
-    const r = await s.call(P.sessionResume, { id, contextWindow: WINDOW, consentThreshold: 20_000, confirm: true, workDoneToken: 'resume-1' });
+    const r = await s.call(P.sessionResume, {
+      id,
+      contextWindow: WINDOW,
+      consentThreshold: 20_000,
+      confirm: true,
+      workDoneToken: 'resume-1',
+    });
     expect(r).toMatchObject({ tier: 3, note: TIER3_NOTE });
     expect(r.conversation[0]).toEqual(r.agentMessages[0]);
     expect((r.conversation[0] as { content: string }).content.startsWith(`${BRIEFING_HEADER}\n\n${FACT}\n`)).toBe(true);
@@ -127,9 +164,15 @@ describe('a head ten windows long, through the summarize callback', () => {
 
   it('shortens a turn larger than a piece (its tool outputs elided first) and says so in the request', async () => {
     const { root, project } = workspace();
-    const s = await start({ root, callbacks: ['summarize'], editor: { summarize: model() }, initializationOptions: { consentThreshold: 10_000_000 } });
+    const s = await start({
+      root,
+      callbacks: ['summarize'],
+      editor: { summarize: model() },
+      initializationOptions: { consentThreshold: 10_000_000 },
+    });
     const events = session(12);
-    (events[5] as { messages: { content: { content: string }[] }[] }).messages[1].content[0].content = `huge output ${'x'.repeat(4 * 3 * WINDOW)}`;
+    (events[5] as { messages: { content: { content: string }[] }[] }).messages[1].content[0].content =
+      `huge output ${'x'.repeat(4 * 3 * WINDOW)}`;
     const id = await sessionWith(s, project, events);
     const r = await s.call(P.sessionResume, { id, contextWindow: WINDOW });
     expect(r.tier).toBe(3);
@@ -248,7 +291,9 @@ describe('the two-step flow', () => {
       expect(r).toMatchObject({ tier: 3, conversation: [], agentMessages: [] });
     }
     // A briefing for a piece already recorded is refused.
-    expect((await s.error('session/compact', { id, briefing: 'again', coversThrough: -1 + r.needsSummary!.coversThrough })).code).toBe(RpcErrorCodes.ContentModified);
+    expect((await s.error('session/compact', { id, briefing: 'again', coversThrough: -1 + r.needsSummary!.coversThrough })).code).toBe(
+      RpcErrorCodes.ContentModified,
+    );
     expect(appendedSince(root, id, before).map((e) => e.rolling)).toEqual([true, true]);
     await s.stop();
 
@@ -282,7 +327,9 @@ describe('the two-step flow', () => {
     expect(small.needsSummary!.inputTokens).toBeLessThanOrEqual(2_000);
     expect(small.needsSummary!.piece.count).toBeGreaterThan(large.needsSummary!.piece.count);
     expect(large.needsSummary!.piece.count).toBe(1);
-    expect((await s.error('session/resume', { id, contextWindow: 100_000, budgetRatio: 0.05, summaryWindow: 200 })).code).toBe(RpcErrorCodes.InvalidParams);
+    expect((await s.error('session/resume', { id, contextWindow: 100_000, budgetRatio: 0.05, summaryWindow: 200 })).code).toBe(
+      RpcErrorCodes.InvalidParams,
+    );
     await s.stop();
   });
 });

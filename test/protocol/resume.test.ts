@@ -11,7 +11,17 @@
 
 import { readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
-import { cleanup, startSidecar, workspace, CancellationTokenSource, ResponseError, type Sidecar, type StartOptions, fileOf, sessionWith as newSession } from '../helpers/sidecar.js';
+import {
+  cleanup,
+  startSidecar,
+  workspace,
+  CancellationTokenSource,
+  ResponseError,
+  type Sidecar,
+  type StartOptions,
+  fileOf,
+  sessionWith as newSession,
+} from '../helpers/sidecar.js';
 import { RpcErrorCodes } from '../../server/rpc/errors.js';
 import * as P from '../../server/rpc/protocol.js';
 import { BRIEFING_HEADER, TIER2_NOTE, TIER3_NOTE, honestyLine, planResume } from '../../server/resume/resume.js';
@@ -109,7 +119,12 @@ function chat(turns: number, chars: number, first: string = FACT_MESSAGE): Ev[] 
   for (let i = 0; i < turns; i++) {
     const pad = 'lorem ipsum '.repeat(Math.max(1, Math.floor(chars / 3 / 12)));
     events.push(USER(i === 0 ? first : `turn ${i}: please continue. ${pad}`));
-    events.push(ASSISTANT([{ type: 'text', text: `Working on turn ${i}.` }, { type: 'tool_use', id: `t${i}`, name: 'bash', input: { cmd: `make step${i}` } }]));
+    events.push(
+      ASSISTANT([
+        { type: 'text', text: `Working on turn ${i}.` },
+        { type: 'tool_use', id: `t${i}`, name: 'bash', input: { cmd: `make step${i}` } },
+      ]),
+    );
     events.push(AGENT(toolUse(`t${i}`, `make step${i}`), toolResult(`t${i}`, `built step ${i} ${pad}`)));
     events.push(ASSISTANT([{ type: 'text', text: `Turn ${i} done. ${pad}` }]));
   }
@@ -118,15 +133,22 @@ function chat(turns: number, chars: number, first: string = FACT_MESSAGE): Ev[] 
 
 // ---------------------------------------------------------------------------------------------
 
-const sessionWith = (s: Sidecar, project: string, events: Ev[], batch = 1_000) => newSession(s, project, events, { batch, settleTitle: true });
+const sessionWith = (s: Sidecar, project: string, events: Ev[], batch = 1_000) =>
+  newSession(s, project, events, { batch, settleTitle: true });
 
 describe('tier 1: verbatim', () => {
   it('rebuilds both arrays exactly as appended, with one honesty line per interrupted, reload and reaped event', async () => {
     const { root, project } = workspace();
     const s = await start({ root });
     const events: Ev[] = [
-      USER([{ type: 'text', text: 'Add idempotency to RefundService' }, { type: 'image', source: { type: 'base64', media_type: 'image/png', data: 'iVBORw0=' } }]),
-      ASSISTANT([{ type: 'thinking', thinking: 'look first', signature: 'sig' }, { type: 'tool_use', id: 'toolu_01', name: 'read_file', input: { path: 'refund.rb' } }]),
+      USER([
+        { type: 'text', text: 'Add idempotency to RefundService' },
+        { type: 'image', source: { type: 'base64', media_type: 'image/png', data: 'iVBORw0=' } },
+      ]),
+      ASSISTANT([
+        { type: 'thinking', thinking: 'look first', signature: 'sig' },
+        { type: 'tool_use', id: 'toolu_01', name: 'read_file', input: { path: 'refund.rb' } },
+      ]),
       AGENT(toolUse('toolu_01'), toolResult('toolu_01', 'class RefundService; end')),
       ASSISTANT([{ type: 'text', text: 'Use a Redis SET NX key.', citations: null }]),
       MARK('checkpoint', { n: 3 }),
@@ -148,9 +170,11 @@ describe('tier 1: verbatim', () => {
     expect(lines.map((m) => m.content)).toEqual([
       '[Note: the agent run was interrupted here. Tool calls in flight did not finish and their state was lost; check before relying on it.]',
       '[Note: the editor reloaded here. Background commands and MCP servers started before this point are no longer running.]',
-      "[Note: a background command (`npm run dev`) was stopped here. It is no longer running; restart it if you still need it.]",
+      '[Note: a background command (`npm run dev`) was stopped here. It is no longer running; restart it if you still need it.]',
     ]);
-    expect((r.agentMessages as { content: unknown }[]).filter((m) => typeof m.content === 'string' && m.content.startsWith('[Note:'))).toHaveLength(3);
+    expect(
+      (r.agentMessages as { content: unknown }[]).filter((m) => typeof m.content === 'string' && m.content.startsWith('[Note:')),
+    ).toHaveLength(3);
     expect(r.tokens).toEqual({ transcript: contextTokens(r), budget: 80_000, window: 200_000 });
     await s.stop();
   });
@@ -177,7 +201,9 @@ describe('tier 1: verbatim', () => {
     const r = await s.call(P.sessionResume, { id, contextWindow: 10_000, tokenCounts: { '0': 9_000 } });
     expect(r.tokens!.transcript).toBeGreaterThan(9_000);
     expect(r.tier).toBe(3);
-    expect((await s.error('session/resume', { id, contextWindow: 10_000, tokenCounts: { first: 1 } })).code).toBe(RpcErrorCodes.InvalidParams);
+    expect((await s.error('session/resume', { id, contextWindow: 10_000, tokenCounts: { first: 1 } })).code).toBe(
+      RpcErrorCodes.InvalidParams,
+    );
     await s.stop();
   });
 });
@@ -223,7 +249,10 @@ describe('tier 3 and tier 2', () => {
       USER(`first ${big}`),
       ASSISTANT(`one ${big}`),
       USER(`second ${small}`),
-      ASSISTANT([{ type: 'text', text: `two ${small}` }, { type: 'tool_use', id: 'toolu_span', name: 'bash', input: {} }]),
+      ASSISTANT([
+        { type: 'text', text: `two ${small}` },
+        { type: 'tool_use', id: 'toolu_span', name: 'bash', input: {} },
+      ]),
       USER([{ type: 'tool_result', tool_use_id: 'toolu_span', content: `out ${small}` }]),
       ASSISTANT(`three ${small}`),
     ];
@@ -282,10 +311,16 @@ describe('tier 3 and tier 2', () => {
     const brief = { role: 'user', content: `${BRIEFING_HEADER}\n\n${FACT}` };
     expect(r.conversation).toEqual([brief, ...want.conversation]);
     expect(r.agentMessages).toEqual([brief, ...want.agentMessages]);
-    expect(r.conversation.at(-1)).toEqual({ role: 'user', content: honestyLine({ kind: 'event', type: 'interrupted', t: '' } as SessionEvent) });
+    expect(r.conversation.at(-1)).toEqual({
+      role: 'user',
+      content: honestyLine({ kind: 'event', type: 'interrupted', t: '' } as SessionEvent),
+    });
     // Planned from the compact event on: the events it covers were read only until they were
     // known not to fit, so T is a lower bound of the whole transcript's, and above the budget.
-    const wholeT = planResume(stored.map((event, seq) => ({ seq, event: event as SessionEvent })), { window: 4_000, keepTurns: 3 }).transcriptTokens;
+    const wholeT = planResume(
+      stored.map((event, seq) => ({ seq, event: event as SessionEvent })),
+      { window: 4_000, keepTurns: 3 },
+    ).transcriptTokens;
     expect(r.tokens.transcript).toBeGreaterThan(r.tokens.budget);
     expect(r.tokens.transcript).toBeLessThan(wholeT); // the whole session was not read
     expect(summarizeCalls(s)).toHaveLength(1);
@@ -319,7 +354,12 @@ describe('tier 1 after a compact event', () => {
     expect(r.tier).toBe(1);
     expect(r.conversation).toEqual(expectedArrays(stored).conversation);
     expect(r.agentMessages).toEqual(expectedArrays(stored).agentMessages);
-    expect(r.tokens.transcript).toBe(planResume(stored.map((event, seq) => ({ seq, event: event as SessionEvent })), { window: 20_000 }).transcriptTokens);
+    expect(r.tokens.transcript).toBe(
+      planResume(
+        stored.map((event, seq) => ({ seq, event: event as SessionEvent })),
+        { window: 20_000 },
+      ).transcriptTokens,
+    );
     await s.stop();
   });
 });
@@ -341,7 +381,12 @@ function headMessages(events: Ev[]): unknown[] {
 describe('consent', () => {
   it('asks above the threshold set in initializationOptions, and a call may override it', async () => {
     const { root, project } = workspace();
-    const s = await start({ root, callbacks: ['summarize'], initializationOptions: { consentThreshold: 500 }, editor: { summarize: factSummary } });
+    const s = await start({
+      root,
+      callbacks: ['summarize'],
+      initializationOptions: { consentThreshold: 500 },
+      editor: { summarize: factSummary },
+    });
     const id = await sessionWith(s, project, chat(10, 600));
     const before = readFileSync(fileOf(root, id));
     const ask = await s.call(P.sessionResume, { id, contextWindow: 4_000 });
@@ -394,7 +439,12 @@ describe('consent', () => {
     const { root, project } = workspace();
     const owner = await start({ root });
     const id = await sessionWith(owner, project, chat(10, 600));
-    const b = await start({ root, callbacks: ['summarize'], initializationOptions: { consentThreshold: 100 }, editor: { summarize: factSummary } });
+    const b = await start({
+      root,
+      callbacks: ['summarize'],
+      initializationOptions: { consentThreshold: 100 },
+      editor: { summarize: factSummary },
+    });
     const ask = await b.call(P.sessionResume, { id, contextWindow: 4_000, copy: true });
     expect(ask).toMatchObject({ id, tier: 3, needsConfirmation: { threshold: 100 }, readOnly: true });
     expect((await b.call(P.sessionList, { project })).sessions).toHaveLength(1);
@@ -408,7 +458,11 @@ describe('consent', () => {
 describe('a summary that fails leaves the session file byte-identical', () => {
   const cases: [string, () => unknown, number][] = [
     ['the callback answers an error', () => Promise.reject(new ResponseError(-32603, 'model unavailable')), RpcErrorCodes.CallbackFailed],
-    ['the callback is cancelled on the client', () => Promise.reject(new ResponseError(RpcErrorCodes.RequestCancelled, 'the user cancelled')), RpcErrorCodes.RequestCancelled],
+    [
+      'the callback is cancelled on the client',
+      () => Promise.reject(new ResponseError(RpcErrorCodes.RequestCancelled, 'the user cancelled')),
+      RpcErrorCodes.RequestCancelled,
+    ],
     ['the callback answers an empty briefing', () => ({ briefing: '   ' }), RpcErrorCodes.CallbackFailed],
     ['the callback answers no briefing', () => ({ summary: 'wrong field' }), RpcErrorCodes.CallbackFailed],
   ];
@@ -426,7 +480,7 @@ describe('a summary that fails leaves the session file byte-identical', () => {
     });
   }
 
-  it("when the client cancels the resume (-32800) while the summary is being made, even if the answer comes later", async () => {
+  it('when the client cancels the resume (-32800) while the summary is being made, even if the answer comes later', async () => {
     const { root, project } = workspace();
     let answer: (v: unknown) => void = () => {};
     const s = await start({ root, callbacks: ['summarize'], editor: { summarize: () => new Promise((r) => (answer = r)) } });
@@ -450,7 +504,9 @@ describe('a summary that fails leaves the session file byte-identical', () => {
     const id = await sessionWith(s, project, chat(10, 600));
     const before = readFileSync(fileOf(root, id));
     const need = (await s.call(P.sessionResume, { id, contextWindow: 4_000 })).needsSummary!;
-    expect((await s.error('session/compact', { id, briefing: '  ', coversThrough: need.coversThrough })).code).toBe(RpcErrorCodes.InvalidParams);
+    expect((await s.error('session/compact', { id, briefing: '  ', coversThrough: need.coversThrough })).code).toBe(
+      RpcErrorCodes.InvalidParams,
+    );
     expect(readFileSync(fileOf(root, id))).toEqual(before);
     await s.stop();
   });
@@ -473,12 +529,20 @@ describe("the design's exit test", () => {
     expect(ask.needsConfirmation!.calls).toBe(2);
 
     const r = await s.call(P.sessionResume, { id, contextWindow: 128_000, confirm: true });
-    expect(r).toMatchObject({ tier: 3, note: 'Resumed from summary — full transcript in History.', tokens: { window: 128_000, budget: 51_200 } });
+    expect(r).toMatchObject({
+      tier: 3,
+      note: 'Resumed from summary — full transcript in History.',
+      tokens: { window: 128_000, budget: 51_200 },
+    });
     // The head (~190k tokens) went in two pieces that each fit the 128k window; the first had
     // the fact, the second the first's briefing.
     const calls = summarizeCalls(s).map((c) => c.params as { messages: unknown[]; instructions: string; piece: unknown });
-    expect(calls.map((c) => c.piece)).toEqual([{ index: 0, count: 2 }, { index: 1, count: 2 }]);
-    for (const c of calls) expect(c.messages.reduce<number>((n, m) => n + estimateTokens(m), estimateTokens(c.instructions))).toBeLessThanOrEqual(128_000);
+    expect(calls.map((c) => c.piece)).toEqual([
+      { index: 0, count: 2 },
+      { index: 1, count: 2 },
+    ]);
+    for (const c of calls)
+      expect(c.messages.reduce<number>((n, m) => n + estimateTokens(m), estimateTokens(c.instructions))).toBeLessThanOrEqual(128_000);
     expect(JSON.stringify(calls[0])).toContain('HEAD-ONLY-MARKER');
     expect(JSON.stringify(calls[1])).not.toContain('HEAD-ONLY-MARKER');
     expect(calls[1].messages[0]).toEqual({ role: 'user', content: `${BRIEFING_HEADER}\n\n${FACT}` });
@@ -522,7 +586,10 @@ describe("the design's exit test", () => {
       expect(need.inputTokens).toBeLessThanOrEqual(128_000);
       r = await s.call(P.sessionCompact, { id, coversThrough: need.coversThrough, briefing: factSummary(need).briefing });
     }
-    expect(pieces).toEqual([{ index: 0, count: 2 }, { index: 1, count: 2 }]);
+    expect(pieces).toEqual([
+      { index: 0, count: 2 },
+      { index: 1, count: 2 },
+    ]);
     expect(r).toMatchObject({ tier: 3, note: TIER3_NOTE });
     expect(r.conversation[0]).toEqual({ role: 'user', content: `${BRIEFING_HEADER}\n\n${FACT}` });
     expect(JSON.stringify([r.conversation.slice(1), r.agentMessages.slice(1)])).not.toContain('hunter2-zebra');

@@ -91,7 +91,12 @@ describe('titles after the second user turn', () => {
     expect(titleEvents(root, b)).toMatchObject([{ title: 'x'.repeat(79) + '…', source: 'fallback' }]);
     await failing.stop();
 
-    const slow = await start({ root, callbacks: ['title'], env: { LEVELCODE_SESSIONS_TITLE_TIMEOUT_MS: '100' }, editor: { title: () => new Promise(() => {}) } });
+    const slow = await start({
+      root,
+      callbacks: ['title'],
+      env: { LEVELCODE_SESSIONS_TITLE_TIMEOUT_MS: '100' },
+      editor: { title: () => new Promise(() => {}) },
+    });
     const { id: c } = await slow.call(P.sessionNew, { project });
     await slow.call(P.sessionAppend, { id: c, events: [USER('slow model'), USER('second')] });
     expect(await slow.titleSettled(c)).toBe('fallback');
@@ -128,7 +133,7 @@ describe('titles after the second user turn', () => {
     await s.stop();
   });
 
-  it("a rename by the user wins over a model title that arrives after it", async () => {
+  it('a rename by the user wins over a model title that arrives after it', async () => {
     const { root, project } = workspace();
     const held = heldTitles();
     const s = await start({ root, callbacks: ['title'], editor: { title: held.title } });

@@ -7,7 +7,6 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { watchStore, pollForced, type StoreChange, type StoreWatcher } from '../../server/store/watch.js';
 import { cleanup, tempDir, Recorder } from '../helpers/sidecar.js';
-import { projectCache } from '../../server/store/cache-dir.js';
 
 let watcher: StoreWatcher | undefined;
 afterEach(async () => {

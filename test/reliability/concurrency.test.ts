@@ -12,7 +12,7 @@ import { mkdtempSync, mkdirSync, rmSync, readFileSync, writeFileSync, utimesSync
 import { spawn } from 'node:child_process';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { BIN, Sidecar, cleanup, startSidecar, ResponseError } from '../helpers/sidecar.js';
+import { BIN, type Sidecar, cleanup, startSidecar, ResponseError } from '../helpers/sidecar.js';
 import * as P from '../../server/rpc/protocol.js';
 import { projectSlug } from '../../server/store/slug.js';
 import { figures, printFigures } from './figures.js';
@@ -86,7 +86,10 @@ describe('two sidecars and the CLI on one project', () => {
     const a = await startSidecar({ root });
     const b = await startSidecar({ root });
     const sessions: { writer: 'a' | 'b' | 'cli'; id: string }[] = [];
-    for (const [w, sc] of [['a', a], ['b', b]] as const)
+    for (const [w, sc] of [
+      ['a', a],
+      ['b', b],
+    ] as const)
       for (let k = 0; k < 2; k++) sessions.push({ writer: w, id: (await sc.call(P.sessionNew, { project })).id });
     // The CLI's own sessions, created with the CLI too.
     for (let k = 0; k < 2; k++) sessions.push({ writer: 'cli', id: await cliNew(root, project) });
@@ -97,7 +100,8 @@ describe('two sidecars and the CLI on one project', () => {
     const batchFor = (tag: string, n0: number) => {
       const count = rng.int(1, 8);
       const specs: EventSpec[] = [];
-      for (let k = 0; k < count; k++) specs.push({ tag, n: n0 + k, size: rng.chance(0.2) ? rng.int(20_000, 200_000) : rng.int(10, 3000), shape: rng.int(0, 3) });
+      for (let k = 0; k < count; k++)
+        specs.push({ tag, n: n0 + k, size: rng.chance(0.2) ? rng.int(20_000, 200_000) : rng.int(10, 3000), shape: rng.int(0, 3) });
       const events = specs.map(makeEvent);
       const lines = events.map((e) => JSON.stringify(e));
       specs.forEach((s, k) => sent.set(`${s.tag}.${s.n}`, sha(lines[k])));
@@ -150,7 +154,11 @@ describe('two sidecars and the CLI on one project', () => {
       // Besides the acknowledged events, only lines the sidecar writes itself (automatic titles).
       if (c.positions !== acked.size + c.own) {
         const ls = readFileSync(join(dir, `${s.id}.jsonl`), 'utf8').split('\n');
-        const extra = ls.slice(1).map((l, i) => [i, l] as const).filter(([i]) => !acked.has(i)).map(([i, l]) => `${i}: ${l.slice(0, 300)}`);
+        const extra = ls
+          .slice(1)
+          .map((l, i) => [i, l] as const)
+          .filter(([i]) => !acked.has(i))
+          .map(([i, l]) => `${i}: ${l.slice(0, 300)}`);
         throw new Error(`${s.writer} ${s.id}: lines nobody acknowledged:\n${extra.join('\n')}`);
       }
       // Every line of this file was sent for this session (tag = its id), nowhere else.
@@ -254,11 +262,13 @@ describe('two writers for one session', () => {
       const winners = results.filter((r) => r === undefined).length;
       expect(winners, `round ${round}: ${JSON.stringify(results.map((r) => r?.code ?? 'ok'))}`).toBe(1);
       for (const r of results) if (r) expect(r.code).toBe(LOCKED);
-      const lines = readFileSync(join(dir, `${id}.jsonl`), 'utf8').trim().split('\n');
+      const lines = readFileSync(join(dir, `${id}.jsonl`), 'utf8')
+        .trim()
+        .split('\n');
       expect(lines).toHaveLength(2);
       wins += winners;
       // The winner lets go (seal), so the process list stays short.
-      const winner = contenders[results.findIndex((r) => r === undefined)];
+      const winner = contenders[results.indexOf(undefined)];
       await winner.call(P.sessionSeal, { id });
     }
     expect(wins).toBe(rounds);

@@ -16,7 +16,7 @@ import fc from 'fast-check';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Sidecar, cleanup, startSidecar, ResponseError } from '../helpers/sidecar.js';
+import { type Sidecar, cleanup, startSidecar, ResponseError } from '../helpers/sidecar.js';
 import * as P from '../../server/rpc/protocol.js';
 import { projectSlug } from '../../server/store/slug.js';
 import { figures, printFigures } from './figures.js';
@@ -35,7 +35,12 @@ beforeAll(() => {
 afterAll(async () => {
   await cleanup();
   printFigures('hostile input on the wire (fuzzed sidecar methods, raw frames)');
-  const rows = Object.entries(perMethod).map(([m, r]) => `${m} ok=${r.ok} ${Object.entries(r.errors).map(([c, n]) => `${c}:${n}`).join(' ')}`);
+  const rows = Object.entries(perMethod).map(
+    ([m, r]) =>
+      `${m} ok=${r.ok} ${Object.entries(r.errors)
+        .map(([c, n]) => `${c}:${n}`)
+        .join(' ')}`,
+  );
   process.stdout.write(`[reliability] fuzz answers by method: ${rows.join('; ')}\n`);
   rmSync(base, { recursive: true, force: true });
 });
@@ -76,8 +81,29 @@ const HUGE = 'ü'.repeat(1 << 19); // 1 MB of UTF-8
 
 function hostile(): fc.Arbitrary<unknown> {
   return fc.oneof(
-    fc.constantFrom<unknown>([], null, {}, 0, -1, '', 'x', true, [null], [[]], { __proto__: { polluted: true } }, { constructor: { prototype: { x: 1 } } }),
-    fc.anything({ maxDepth: 4, withBigInt: false, withMap: false, withSet: false, withTypedArray: false, withDate: false, withSparseArray: false }),
+    fc.constantFrom<unknown>(
+      [],
+      null,
+      {},
+      0,
+      -1,
+      '',
+      'x',
+      true,
+      [null],
+      [[]],
+      { __proto__: { polluted: true } },
+      { constructor: { prototype: { x: 1 } } },
+    ),
+    fc.anything({
+      maxDepth: 4,
+      withBigInt: false,
+      withMap: false,
+      withSet: false,
+      withTypedArray: false,
+      withDate: false,
+      withSparseArray: false,
+    }),
     fc.string({ unit: 'grapheme', maxLength: 50 }),
     fc.integer({ min: 1, max: 2000 }).map((d) => nested(d)),
     fc.constant(HUGE),
@@ -90,11 +116,28 @@ function fieldValue(field: string, ctx: Ctx): fc.Arbitrary<unknown> {
   const bool = fc.oneof(fc.boolean(), fc.constantFrom<unknown>('true', 0, null));
   switch (field) {
     case 'id':
-      return fc.oneof({ weight: 6, arbitrary: fc.constantFrom(...ctx.ids) }, { weight: 3, arbitrary: fc.constantFrom(...EVIL_IDS) }, { weight: 1, arbitrary: bad });
+      return fc.oneof(
+        { weight: 6, arbitrary: fc.constantFrom(...ctx.ids) },
+        { weight: 3, arbitrary: fc.constantFrom(...EVIL_IDS) },
+        { weight: 1, arbitrary: bad },
+      );
     case 'project':
       return fc.oneof(
         { weight: 5, arbitrary: fc.constant(ctx.project) },
-        { weight: 3, arbitrary: fc.constantFrom('/nonexistent/x', 'relative/path', '/', '/etc', `${ctx.project}/../..`, 'C:\\Users\\ada', '\\\\server\\share', '/tmp/\u0000x', 'x'.repeat(5000)) },
+        {
+          weight: 3,
+          arbitrary: fc.constantFrom(
+            '/nonexistent/x',
+            'relative/path',
+            '/',
+            '/etc',
+            `${ctx.project}/../..`,
+            'C:\\Users\\ada',
+            '\\\\server\\share',
+            '/tmp/\u0000x',
+            'x'.repeat(5000),
+          ),
+        },
         { weight: 1, arbitrary: bad },
       );
     case 'events':
@@ -158,7 +201,10 @@ function fieldValue(field: string, ctx: Ctx): fc.Arbitrary<unknown> {
 }
 
 function goodEvent(): fc.Arbitrary<Record<string, unknown>> {
-  const text = fc.oneof({ weight: 9, arbitrary: fc.string({ unit: 'grapheme', maxLength: 200 }) }, { weight: 1, arbitrary: fc.constant(HUGE) });
+  const text = fc.oneof(
+    { weight: 9, arbitrary: fc.string({ unit: 'grapheme', maxLength: 200 }) },
+    { weight: 1, arbitrary: fc.constant(HUGE) },
+  );
   return fc.oneof(
     text.map((content) => ({ kind: 'user', content })),
     text.map((text) => ({ kind: 'assistant', content: [{ type: 'text', text }] })),
@@ -189,19 +235,23 @@ interface Ctx {
 
 function paramsFor(d: P.RequestDescriptor, ctx: Ctx): fc.Arbitrary<unknown> {
   const fields = fieldsOf(d);
-  const record = fc
-    .uniqueArray(fc.constantFrom(...fields), { minLength: 0, maxLength: fields.length })
-    .chain((keys) => fc.tuple(...keys.map((k) => fieldValue(k, ctx))).map((vals) => {
+  const record = fc.uniqueArray(fc.constantFrom(...fields), { minLength: 0, maxLength: fields.length }).chain((keys) =>
+    fc.tuple(...keys.map((k) => fieldValue(k, ctx))).map((vals) => {
       const o: Record<string, unknown> = {};
       keys.forEach((k, i) => Object.defineProperty(o, k, { value: vals[i], enumerable: true, writable: true, configurable: true }));
       return o;
-    }));
+    }),
+  );
   // Valid-leaning params: the fields the schema requires, with good values, and some optional ones.
   const required = fields.filter((f) => REQUIRED.has(f) && !(f === 'project' && d.method !== 'session/new'));
   const optional = fields.filter((f) => !required.includes(f) && Object.hasOwn(GOOD, f));
   const validish = fc
     .subarray(optional)
-    .chain((opt) => fc.tuple(...[...required, ...opt].map((k) => GOOD[k]!(ctx))).map((vals) => Object.fromEntries([...required, ...opt].map((k, i) => [k, vals[i]]))));
+    .chain((opt) =>
+      fc
+        .tuple(...[...required, ...opt].map((k) => GOOD[k]!(ctx)))
+        .map((vals) => Object.fromEntries([...required, ...opt].map((k, i) => [k, vals[i]]))),
+    );
   return fc.oneof(
     { weight: 6, arbitrary: validish },
     { weight: 6, arbitrary: record },
@@ -246,9 +296,15 @@ function emptyToObject(raw: unknown): unknown {
   return raw;
 }
 
-async function send(sc: Sidecar, method: string, params: unknown): Promise<{ ok: true; result: unknown } | { ok: false; error: ResponseError<any> }> {
+async function send(
+  sc: Sidecar,
+  method: string,
+  params: unknown,
+): Promise<{ ok: true; result: unknown } | { ok: false; error: ResponseError<any> }> {
   const died = sc.exited.then((e) => {
-    throw new Error(`the sidecar died (${e.code ?? e.signal}) on ${method} ${JSON.stringify(params)?.slice(0, 300)}\n${sc.stderr.slice(-2000)}`);
+    throw new Error(
+      `the sidecar died (${e.code ?? e.signal}) on ${method} ${JSON.stringify(params)?.slice(0, 300)}\n${sc.stderr.slice(-2000)}`,
+    );
   });
   try {
     const p = params === undefined ? sc.conn.sendRequest(method) : sc.conn.sendRequest(method, params);
@@ -264,7 +320,11 @@ async function seedStore(sc: Sidecar, project: string): Promise<string[]> {
   for (let i = 0; i < 4; i++) {
     const { id } = await sc.call(P.sessionNew, { project });
     const events = [];
-    for (let k = 0; k < 6; k++) events.push({ kind: 'user', content: `crowd question ${i}.${k} ` + 'words '.repeat(40) }, { kind: 'assistant', content: [{ type: 'text', text: `answer ${k} ` + 'more '.repeat(60) }] });
+    for (let k = 0; k < 6; k++)
+      events.push(
+        { kind: 'user', content: `crowd question ${i}.${k} ` + 'words '.repeat(40) },
+        { kind: 'assistant', content: [{ type: 'text', text: `answer ${k} ` + 'more '.repeat(60) }] },
+      );
     await sc.call(P.sessionAppend, { id, events });
     ids.push(id);
   }
@@ -304,11 +364,15 @@ for (const [g, methods] of GROUPS.entries()) {
               expect(res.success, `${method} answered outside its schema: ${JSON.stringify(r.result)?.slice(0, 300)}`).toBe(true);
               // Keep the pool of real sessions fresh (forks and news add, deletes remove).
               const newId = (r.result as { id?: unknown })?.id;
-              if ((method === 'session/new' || method === 'session/fork') && typeof newId === 'string' && ctx.ids.length < 40) ctx.ids.push(newId);
+              if ((method === 'session/new' || method === 'session/fork') && typeof newId === 'string' && ctx.ids.length < 40)
+                ctx.ids.push(newId);
             } else {
               const code = r.error.code;
               stats.errors[code] = (stats.errors[code] ?? 0) + 1;
-              expect(code, `${method} internal error on ${JSON.stringify(params)?.slice(0, 500)}: ${r.error.message}\n${sc.stderr.slice(-1500)}`).not.toBe(INTERNAL);
+              expect(
+                code,
+                `${method} internal error on ${JSON.stringify(params)?.slice(0, 500)}: ${r.error.message}\n${sc.stderr.slice(-1500)}`,
+              ).not.toBe(INTERNAL);
               if (!schemaOk) expect(code, `${method}: invalid params answered ${code} ${r.error.message}`).toBe(-32602);
             }
             expect(sc.child.exitCode).toBeNull();
@@ -383,7 +447,9 @@ describe('raw bytes on the sidecar stdin', () => {
     // The deep params as params of every method: none crashes it.
     for (const d of CLIENT_METHODS) {
       const a = rawAnswer(sc, `raw-deep-${d.method}`);
-      sc.child.stdin!.write(frame(`{"jsonrpc":"2.0","id":"raw-deep-${d.method}","method":"${d.method}","params":${'['.repeat(100_000)}${']'.repeat(100_000)}}`));
+      sc.child.stdin!.write(
+        frame(`{"jsonrpc":"2.0","id":"raw-deep-${d.method}","method":"${d.method}","params":${'['.repeat(100_000)}${']'.repeat(100_000)}}`),
+      );
       expect(await a).not.toMatch(/"code":-32603/);
       figures.fuzzed++;
     }
@@ -393,7 +459,15 @@ describe('raw bytes on the sidecar stdin', () => {
 
   it('a body that is not JSON, or JSON that is not a request: skipped, and serving goes on', async () => {
     const { sc, project } = await withSession();
-    for (const body of ['this is not json', '{"jsonrpc":"2.0","id":', '[1,2,3]', '{"jsonrpc":"2.0","id":5}', '"just a string"', '{"jsonrpc":"2.0","id":6,"method":42}', Buffer.from([0xff, 0xfe, 0xfd])]) {
+    for (const body of [
+      'this is not json',
+      '{"jsonrpc":"2.0","id":',
+      '[1,2,3]',
+      '{"jsonrpc":"2.0","id":5}',
+      '"just a string"',
+      '{"jsonrpc":"2.0","id":6,"method":42}',
+      Buffer.from([0xff, 0xfe, 0xfd]),
+    ]) {
       sc.child.stdin!.write(frame(body));
       figures.fuzzed++;
       await stillServes(sc, project);

@@ -121,7 +121,8 @@ export class SideFile {
       if (!l) continue;
       const r = JSON.parse(l) as AckRecord;
       if (r.id !== id) continue;
-      if (r.lastSeq - r.firstSeq + 1 !== r.events.length) throw new Error(`ack of ${id} names ${r.lastSeq - r.firstSeq + 1} seqs for ${r.events.length} events`);
+      if (r.lastSeq - r.firstSeq + 1 !== r.events.length)
+        throw new Error(`ack of ${id} names ${r.lastSeq - r.firstSeq + 1} seqs for ${r.events.length} events`);
       r.events.forEach((e, i) => {
         if (out.has(r.firstSeq + i)) throw new Error(`seq ${r.firstSeq + i} of ${id} acknowledged twice`);
         out.set(r.firstSeq + i, e);
@@ -189,7 +190,8 @@ export function checkFile(
     const l = bySeq.get(s);
     if (!l) out.lost.push({ seq: s, why: 'no line at this seq' });
     else if (!l.terminated) out.lost.push({ seq: s, why: 'line not terminated' });
-    else if (l.bytes.length !== want.bytes || sha(l.bytes) !== want.sha) out.lost.push({ seq: s, why: `bytes differ (${l.bytes.length} vs ${want.bytes})` });
+    else if (l.bytes.length !== want.bytes || sha(l.bytes) !== want.sha)
+      out.lost.push({ seq: s, why: `bytes differ (${l.bytes.length} vs ${want.bytes})` });
     else out.found++;
   }
   for (const l of lines) {

@@ -17,7 +17,6 @@ import { describe, it, expect, beforeAll, afterAll, afterEach } from 'vitest';
 import {
   chmodSync,
   existsSync,
-  lstatSync,
   mkdirSync,
   mkdtempSync,
   readdirSync,
@@ -33,7 +32,7 @@ import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { createMessageConnection, StreamMessageReader, StreamMessageWriter } from 'vscode-jsonrpc/node';
-import { BIN, ResponseError, Sidecar, cleanup, fileOf, startSidecar } from '../helpers/sidecar.js';
+import { BIN, ResponseError, cleanup, fileOf, startSidecar } from '../helpers/sidecar.js';
 import * as P from '../../server/rpc/protocol.js';
 import { projectSlug } from '../../server/store/slug.js';
 import { SessionStore } from '../../server/store/store.js';
@@ -47,7 +46,19 @@ const seed = seedFromEnv();
 let base: string;
 const SECRET = 'TOP-SECRET-BYTES-4f1d';
 /** What this file proves, printed at the end (README "What we promise" quotes it). */
-const detail = { planted: 0, outsideChecked: 0, swaps: 0, fifos: 0, frames: 0, exit1: 0, refusals: 0, heldByNull: 0, idxDamaged: 0, idxRebuilt: 0, asScan: 0 };
+const detail = {
+  planted: 0,
+  outsideChecked: 0,
+  swaps: 0,
+  fifos: 0,
+  frames: 0,
+  exit1: 0,
+  refusals: 0,
+  heldByNull: 0,
+  idxDamaged: 0,
+  idxRebuilt: 0,
+  asScan: 0,
+};
 
 beforeAll(() => {
   if (process.getuid?.() !== 0) throw new Error('the reliability suite needs root (tmpfs mounts, unshare); CI runs as root');
@@ -60,7 +71,11 @@ afterEach(async () => {
 });
 afterAll(() => {
   printFigures('hostile stores (planted files, swaps, frames, namespaces, damaged caches)');
-  process.stdout.write(`[reliability] hostile detail: seed=${seed} ${Object.entries(detail).map(([k, v]) => `${k}=${v}`).join(' ')}\n`);
+  process.stdout.write(
+    `[reliability] hostile detail: seed=${seed} ${Object.entries(detail)
+      .map(([k, v]) => `${k}=${v}`)
+      .join(' ')}\n`,
+  );
   rmSync(base, { recursive: true, force: true });
 });
 
@@ -293,11 +308,7 @@ describe('nothing planted freezes anything', () => {
     fifo(join(w.folder, '2026-01-01T00-00-00-ffff.jsonl'));
     for (const cache of ['index.json', 'search.idx']) {
       fifo(join(w.folder, cache));
-      for (const args of [
-        ['list', '--all', '--json'],
-        ['search', 'neighbour', '--all', '--json'],
-        ['doctor'],
-      ]) {
+      for (const args of [['list', '--all', '--json'], ['search', 'neighbour', '--all', '--json'], ['doctor']]) {
         const r = cli([...args, '--dir', w.root]);
         expect(r.code, `${args[0]} with ${cache} a FIFO`).not.toBeNull(); // null: killed after a minute
         if (args[0] !== 'doctor') expect(r.code, r.stderr).toBe(0);
@@ -352,7 +363,10 @@ describe('nothing planted freezes anything', () => {
 function sidecarInPidNamespace(root: string) {
   // Pids are used up inside first, so that the sidecar's pid there is one no process outside has.
   const script = `i=0; while [ $i -lt 400 ]; do /bin/true; i=$((i+1)); done; "${process.execPath}" "${BIN}" serve --stdio --dir "${root}"`;
-  const child = spawn('unshare', ['--pid', '--fork', '--kill-child', '--mount-proc', 'sh', '-c', script], { stdio: ['pipe', 'pipe', 'pipe'], env: { ...process.env, LEVELCODE_SESSIONS_POLL: '1' } });
+  const child = spawn('unshare', ['--pid', '--fork', '--kill-child', '--mount-proc', 'sh', '-c', script], {
+    stdio: ['pipe', 'pipe', 'pipe'],
+    env: { ...process.env, LEVELCODE_SESSIONS_POLL: '1' },
+  });
   const conn = createMessageConnection(new StreamMessageReader(child.stdout!), new StreamMessageWriter(child.stdin!));
   conn.listen();
   const exited = new Promise<number | null>((r) => child.once('exit', (c) => r(c)));
@@ -412,7 +426,10 @@ describe('locks that hold', () => {
       const pidns = execFileSync('readlink', ['/proc/self/ns/pid'], { encoding: 'utf8' }).trim();
       const file = fileOf(root, id);
       mkdirSync(`${file}.lock`);
-      writeFileSync(join(`${file}.lock`, 'owner.json'), JSON.stringify({ pid: Number(gone.stdout), host: (await import('node:os')).hostname(), since: new Date().toISOString(), pidns }));
+      writeFileSync(
+        join(`${file}.lock`, 'owner.json'),
+        JSON.stringify({ pid: Number(gone.stdout), host: (await import('node:os')).hostname(), since: new Date().toISOString(), pidns }),
+      );
       fill(mnt);
       const e = await new SessionStore({ root }).append(id, [user('x'.repeat(100_000))]).catch((x) => x);
       figures.faults++;
@@ -513,7 +530,7 @@ describe('locks that hold', () => {
 // ---------------------------------------------------------------------------------------------
 
 describe('no cache decides the truth', () => {
-  it('search.idx damaged at random (350 times): every answer is the scan\'s, and the index is rebuilt', async () => {
+  it("search.idx damaged at random (350 times): every answer is the scan's, and the index is rebuilt", async () => {
     const w = workspace();
     const s = new SessionStore({ root: w.root });
     const words = ['alpha', 'bravo', 'charlie', 'delta', 'echo'];
@@ -521,7 +538,8 @@ describe('no cache decides the truth', () => {
     for (let k = 0; k < 6; k++) {
       const { id } = await s.create({ project: w.project });
       const evs = [];
-      for (let i = 0; i < 25; i++) evs.push(user(`${rng.pick(words)} ${rng.pick(words)} turn ${k}.${i} ${'filler '.repeat(rng.int(0, 40))}`));
+      for (let i = 0; i < 25; i++)
+        evs.push(user(`${rng.pick(words)} ${rng.pick(words)} turn ${k}.${i} ${'filler '.repeat(rng.int(0, 40))}`));
       await s.append(id, evs);
     }
     await s.releaseAll();
@@ -539,7 +557,10 @@ describe('no cache decides the truth', () => {
       const q = rng.pick(words);
       const r = await searchSessions(w.root, q, { limit: 20 });
       const want = scan.get(q)!;
-      expect(r.hits.map((h) => [h.sessionId, h.seq]), `trial ${t} (seed ${seed})`).toEqual(want.hits.map((h) => [h.sessionId, h.seq]));
+      expect(
+        r.hits.map((h) => [h.sessionId, h.seq]),
+        `trial ${t} (seed ${seed})`,
+      ).toEqual(want.hits.map((h) => [h.sessionId, h.seq]));
       expect(r.total, `trial ${t} (seed ${seed})`).toBe(want.total);
       if (!readFileSync(ix).equals(b)) damaged++;
       figures.fuzzed++;
@@ -604,10 +625,16 @@ describe('no cache decides the truth', () => {
       }
       // session/new on the full disk: NoSpace, and no file behind it.
       const sc = await startSidecar({ root });
-      const before = readdirSync(folder).filter((x) => x.endsWith('.jsonl')).sort();
+      const before = readdirSync(folder)
+        .filter((x) => x.endsWith('.jsonl'))
+        .sort();
       const e = await errorOf(sc.conn.sendRequest('session/new', { project: w.project }));
       expect(e.code).toBe(-33007);
-      expect(readdirSync(folder).filter((x) => x.endsWith('.jsonl')).sort()).toEqual(before);
+      expect(
+        readdirSync(folder)
+          .filter((x) => x.endsWith('.jsonl'))
+          .sort(),
+      ).toEqual(before);
       await sc.stop();
       figures.faults += 2;
     } finally {

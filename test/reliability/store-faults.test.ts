@@ -108,7 +108,10 @@ describe('a real full disk', () => {
       const dir = join(root, projectSlug(project));
       const before = await readFile(projectCache(dir, 'index.json'), 'utf8');
       // Another process appends behind the index's back: the next list must rewrite it.
-      await appendFile(join(dir, `${ids[0]}.jsonl`), JSON.stringify({ kind: 'user', t: new Date().toISOString(), content: 'again' }) + '\n');
+      await appendFile(
+        join(dir, `${ids[0]}.jsonl`),
+        JSON.stringify({ kind: 'user', t: new Date().toISOString(), content: 'again' }) + '\n',
+      );
       // Fill the disk to the last byte.
       const filler = join(mnt, 'filler');
       try {
@@ -225,7 +228,7 @@ describe('a store that cannot be written', () => {
   });
 });
 
-describe("doctor --fix and what its user cannot mend", () => {
+describe('doctor --fix and what its user cannot mend', () => {
   it("mends the modes of what the user owns, and names what another user's file needs", async () => {
     const root = join(tmp, 'store-owner');
     const project = join(tmp, 'p-owner');
@@ -245,7 +248,9 @@ describe("doctor --fix and what its user cannot mend", () => {
     figures.faults++;
     const fix = run('doctor', '--fix');
     expect(fix.stdout).toContain(`${mine.id}.jsonl: mode 000 keeps its owner from using the file; expected 600 (fixed: chmod 600)`);
-    expect(fix.stdout).toContain(`${theirs.id}.jsonl: mode 644 lets others read the file; expected 600; not fixed: it belongs to uid 0, and only its owner or root can change its mode`);
+    expect(fix.stdout).toContain(
+      `${theirs.id}.jsonl: mode 644 lets others read the file; expected 600; not fixed: it belongs to uid 0, and only its owner or root can change its mode`,
+    );
     expect(fix.status).toBe(1); // a problem remains
     expect(fix.stderr).toBe('');
     expect((await stat(join(dir, `${mine.id}.jsonl`))).mode & 0o777).toBe(0o600);
@@ -276,7 +281,9 @@ describe('hostile session files', () => {
       Buffer.from(`{"kind":"user","t":"${t}","content":"nul\u0000here"}\n`),
       Buffer.from('\u0000\u0000\u0000\n'),
       // __proto__ and constructor keys
-      Buffer.from(`{"kind":"user","t":"${t}","content":"proto","__proto__":{"polluted":true},"constructor":{"prototype":{"polluted":true}}}\n`),
+      Buffer.from(
+        `{"kind":"user","t":"${t}","content":"proto","__proto__":{"polluted":true},"constructor":{"prototype":{"polluted":true}}}\n`,
+      ),
       // a duplicated meta line
       Buffer.from(meta + '\n'),
       Buffer.from(JSON.stringify({ kind: 'user', t, content: 'last' }) + '\n'),
@@ -300,8 +307,16 @@ describe('hostile session files', () => {
     const { sessions } = await s.list({ project });
     expect(sessions[0]).toMatchObject({ id, turns: 4, preview: 'last' });
     // The CLI, in a process with a 300 MB heap limit, reads and exports it whole.
-    for (const args of [['show', id, '--json'], ['export', id], ['doctor', '--json'], ['list', '--all', '--json']]) {
-      const out = spawnSync(process.execPath, ['--max-old-space-size=300', bin, ...args, '--dir', root], { encoding: 'utf8', maxBuffer: 512 * 1024 * 1024 });
+    for (const args of [
+      ['show', id, '--json'],
+      ['export', id],
+      ['doctor', '--json'],
+      ['list', '--all', '--json'],
+    ]) {
+      const out = spawnSync(process.execPath, ['--max-old-space-size=300', bin, ...args, '--dir', root], {
+        encoding: 'utf8',
+        maxBuffer: 512 * 1024 * 1024,
+      });
       expect(out.status, `${args.join(' ')}: ${out.stderr.slice(0, 500)}`).not.toBeNull();
       expect([0, 1]).toContain(out.status);
       expect(out.stderr).not.toMatch(/heap out of memory|Maximum call stack|TypeError/);
@@ -341,7 +356,10 @@ describe('escaping the store', () => {
     await s.releaseAll();
     // A project folder that is a symlink to a folder outside holding a session file.
     const foreignId = '2026-07-28T09-12-33-f0re';
-    await writeFile(join(outside, `${foreignId}.jsonl`), JSON.stringify({ kind: 'meta', v: 1, id: foreignId, project: '/x', createdAt: '2026-07-28T09:12:33.000Z', title: null }) + '\n');
+    await writeFile(
+      join(outside, `${foreignId}.jsonl`),
+      JSON.stringify({ kind: 'meta', v: 1, id: foreignId, project: '/x', createdAt: '2026-07-28T09:12:33.000Z', title: null }) + '\n',
+    );
     const before = await readdir(outside);
     await symlink(outside, join(root, '-x'));
     // A session file that is a symlink to a file outside.
@@ -363,10 +381,15 @@ describe('file modes', () => {
     const root = join(tmp, 'store-modes');
     const project = join(tmp, 'p-modes');
     await mkdir(project);
-    const r = spawnSync('sh', ['-c', `umask 000 && "${process.execPath}" "${bin}" new --project "${project}" --dir "${root}"`], { encoding: 'utf8' });
+    const r = spawnSync('sh', ['-c', `umask 000 && "${process.execPath}" "${bin}" new --project "${project}" --dir "${root}"`], {
+      encoding: 'utf8',
+    });
     expect(r.status, r.stderr).toBe(0);
     const id = r.stdout.trim();
-    const a = spawnSync('sh', ['-c', `umask 000 && "${process.execPath}" "${bin}" append ${id} --dir "${root}"`], { input: '{"kind":"user","content":"x"}\n', encoding: 'utf8' });
+    const a = spawnSync('sh', ['-c', `umask 000 && "${process.execPath}" "${bin}" append ${id} --dir "${root}"`], {
+      input: '{"kind":"user","content":"x"}\n',
+      encoding: 'utf8',
+    });
     expect(a.status, a.stderr).toBe(0);
     const dir = join(root, projectSlug(project));
     const mode = async (p: string) => (await stat(p)).mode & 0o777;
@@ -377,4 +400,3 @@ describe('file modes', () => {
     figures.modesChecked += 4;
   });
 });
-

@@ -4,7 +4,18 @@
 // and the real sidecar; the cache is rebuilt where it can be; a planted symlink is never
 // followed nor written through. One suite over every cache, instead of one bespoke set each.
 import { spawnSync } from 'node:child_process';
-import { appendFileSync, chmodSync, existsSync, lstatSync, mkdirSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  appendFileSync,
+  chmodSync,
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { dirname, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { BIN, cleanup, fileOf, startSidecar, tempDir } from '../helpers/sidecar.js';
@@ -16,7 +27,12 @@ afterEach(cleanup);
 const CACHES = ['index.json', 'search.idx'] as const;
 
 function cli(root: string, cache: string, args: string[], input = '') {
-  const r = spawnSync(process.execPath, [BIN, ...args, '--dir', root], { input, encoding: 'utf8', env: { ...process.env, LEVELCODE_SESSIONS_CACHE: cache, NO_COLOR: '1' }, timeout: 20_000 });
+  const r = spawnSync(process.execPath, [BIN, ...args, '--dir', root], {
+    input,
+    encoding: 'utf8',
+    env: { ...process.env, LEVELCODE_SESSIONS_CACHE: cache, NO_COLOR: '1' },
+    timeout: 20_000,
+  });
   return { code: r.status, out: r.stdout, err: r.stderr };
 }
 
@@ -30,7 +46,12 @@ function fixture() {
   const ids: string[] = [];
   for (const text of ['Add idempotency to RefundService', 'Why does the refund test flake?']) {
     const id = cli(root, cache, ['new', '--project', project]).out.trim();
-    cli(root, cache, ['append', id], JSON.stringify({ kind: 'user', content: text }) + '\n' + JSON.stringify({ kind: 'assistant', content: 'Use a refund key.' }) + '\n');
+    cli(
+      root,
+      cache,
+      ['append', id],
+      JSON.stringify({ kind: 'user', content: text }) + '\n' + JSON.stringify({ kind: 'assistant', content: 'Use a refund key.' }) + '\n',
+    );
     ids.push(id);
   }
   const dir = dirname(fileOf(root, ids[0]!));
@@ -53,11 +74,21 @@ const damages: [string, Damage][] = [
   ['deleted', (file) => rmSync(file, { force: true })],
   ['truncated', (file) => writeFileSync(file, readFileSync(file).subarray(0, Math.floor(readFileSync(file).length / 2)))],
   ['garbage', (file) => writeFileSync(file, Buffer.from('\0\0not a cache\xff'))],
-  ['stale (a session grew since)', (_file, f) => appendFileSync(fileOf(f.root, f.ids[0]!), JSON.stringify({ kind: 'user', t: '2026-09-01T10:00:00.000Z', content: 'one more refund' }) + '\n')],
-  ['a FIFO in its place', (file) => {
-    rmSync(file, { force: true });
-    expect(spawnSync('mkfifo', [file]).status).toBe(0);
-  }],
+  [
+    'stale (a session grew since)',
+    (_file, f) =>
+      appendFileSync(
+        fileOf(f.root, f.ids[0]!),
+        JSON.stringify({ kind: 'user', t: '2026-09-01T10:00:00.000Z', content: 'one more refund' }) + '\n',
+      ),
+  ],
+  [
+    'a FIFO in its place',
+    (file) => {
+      rmSync(file, { force: true });
+      expect(spawnSync('mkfifo', [file]).status).toBe(0);
+    },
+  ],
   ['unreadable', (file) => chmodSync(file, 0o000)],
 ];
 
@@ -102,7 +133,7 @@ describe('every cache answers as no cache', () => {
     expect(readdirSync(f.dir).sort()).toEqual(f.ids.map((id) => `${id}.jsonl`).sort());
   });
 
-  it('the store holds only sessions; an old store\'s caches are ignored, named by doctor and removed by --fix', async () => {
+  it("the store holds only sessions; an old store's caches are ignored, named by doctor and removed by --fix", async () => {
     const f = fixture();
     await answers(f, f.cache);
     expect(readdirSync(f.dir).sort()).toEqual(f.ids.map((id) => `${id}.jsonl`).sort());
@@ -113,8 +144,13 @@ describe('every cache answers as no cache', () => {
     writeFileSync(join(f.dir, 'search.idx'), 'old');
     writeFileSync(join(f.root, 'history.cache'), '{"format":3}');
     expect(await answers(f, f.cache)).toEqual(before);
-    const report = JSON.parse(cli(f.root, f.cache, ['doctor', '--json']).out) as { findings: { kind: string; path: string; fixed?: string }[] };
-    const old = report.findings.filter((x) => x.kind === 'old-cache').map((x) => x.path).sort();
+    const report = JSON.parse(cli(f.root, f.cache, ['doctor', '--json']).out) as {
+      findings: { kind: string; path: string; fixed?: string }[];
+    };
+    const old = report.findings
+      .filter((x) => x.kind === 'old-cache')
+      .map((x) => x.path)
+      .sort();
     expect(old).toEqual([join(f.dir, 'index.json'), join(f.dir, 'search.idx'), join(f.root, 'history.cache')].sort());
     const sessions = f.ids.map((id) => readFileSync(fileOf(f.root, id)));
     const fixed = JSON.parse(cli(f.root, f.cache, ['doctor', '--fix', '--json']).out) as { findings: { kind: string; fixed?: string }[] };

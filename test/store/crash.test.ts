@@ -11,7 +11,15 @@ import { SessionStore } from '../../server/store/store.js';
 const here = dirname(fileURLToPath(import.meta.url));
 const writer = join(here, '..', 'support', 'writer.mjs');
 
-function runAndKill(root: string, id: string, tag: string, batch: number, bytes: number, killAfterAcks: number, extraDelayMs: number): Promise<number> {
+function runAndKill(
+  root: string,
+  id: string,
+  tag: string,
+  batch: number,
+  bytes: number,
+  killAfterAcks: number,
+  extraDelayMs: number,
+): Promise<number> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [writer, root, id, String(batch), String(bytes), tag], { stdio: ['ignore', 'pipe', 'pipe'] });
     let lastAck = -1;

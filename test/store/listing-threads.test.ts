@@ -31,7 +31,13 @@ function rng(seed: number) {
   };
 }
 
-const seen = (l: Line) => ({ start: l.start, end: l.end, bytes: Buffer.from(l.bytes).toString('latin1'), full: l.full, terminated: l.terminated });
+const seen = (l: Line) => ({
+  start: l.start,
+  end: l.end,
+  bytes: Buffer.from(l.bytes).toString('latin1'),
+  full: l.full,
+  terminated: l.terminated,
+});
 
 describe('forEachLineSync', () => {
   it('sees the lines, decisions, offsets and stops that forEachLine sees', async () => {
@@ -112,7 +118,8 @@ describe('forEachLineSync', () => {
 
 // ---- Sessions on disk ------------------------------------------------------------------------
 
-const meta = (id: string, project: string) => JSON.stringify({ kind: 'meta', v: 1, id, project, createdAt: '2026-07-01T10:00:00.000Z', title: null, model: 'm' });
+const meta = (id: string, project: string) =>
+  JSON.stringify({ kind: 'meta', v: 1, id, project, createdAt: '2026-07-01T10:00:00.000Z', title: null, model: 'm' });
 const ev = (kind: string, t: string, extra: Record<string, unknown>) => JSON.stringify({ kind, t, ...extra });
 
 /** A store of `folders` projects with sessions of varied sizes, a grown one and two broken ones. */
@@ -161,7 +168,9 @@ describe('listSessions with threads (the CLI)', () => {
     // Problems without the store's own path, in file order (the one-thread path reports them in
     // the order its concurrent reads end).
     const norm = (x: { file: string }[]) =>
-      (JSON.parse(JSON.stringify(x).replaceAll(`${a}/`, '').replaceAll(`${b}/`, '')) as { file: string }[]).sort((p, q) => (p.file < q.file ? -1 : 1));
+      (JSON.parse(JSON.stringify(x).replaceAll(`${a}/`, '').replaceAll(`${b}/`, '')) as { file: string }[]).sort((p, q) =>
+        p.file < q.file ? -1 : 1,
+      );
     expect(two.sessions).toEqual(one.sessions);
     expect(one.sessions.length).toBe(40);
     expect(norm(two.problems)).toEqual(norm(one.problems));
@@ -176,7 +185,8 @@ describe('listSessions with threads (the CLI)', () => {
     await same();
     // A session grows in both stores: folded from where its entry stopped, by both paths.
     const id = '2026-07-02T10-00-01-ab11';
-    for (const r of [a, b]) await appendFile(join(r, '-home-u-p1', `${id}.jsonl`), ev('user', '2026-07-20T00:00:00.000Z', { content: 'later' }) + '\n');
+    for (const r of [a, b])
+      await appendFile(join(r, '-home-u-p1', `${id}.jsonl`), ev('user', '2026-07-20T00:00:00.000Z', { content: 'later' }) + '\n');
     const one2 = await listSessions(a, { all: true });
     const two2 = await listSessions(b, { all: true }, undefined, { threads: true });
     expect(two2.sessions).toEqual(one2.sessions);

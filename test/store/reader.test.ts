@@ -17,10 +17,34 @@ describe('the reader validates with the zod schemas', () => {
     const dir = mkdtempSync(join(tmpdir(), 'lcs-reader-'));
     try {
       const bad = join(dir, 'bad.jsonl');
-      writeFileSync(bad, JSON.stringify({ kind: 'meta', v: 1, id: '2026-07-28T09-12-33-8f3k', project: '', createdAt: '2026-07-28T09:12:33Z', title: null }) + '\n');
-      await expect(readMeta(bad)).rejects.toMatchObject({ code: 'corrupt-session', data: { issues: [expect.objectContaining({ path: ['project'] })] } });
+      writeFileSync(
+        bad,
+        JSON.stringify({
+          kind: 'meta',
+          v: 1,
+          id: '2026-07-28T09-12-33-8f3k',
+          project: '',
+          createdAt: '2026-07-28T09:12:33Z',
+          title: null,
+        }) + '\n',
+      );
+      await expect(readMeta(bad)).rejects.toMatchObject({
+        code: 'corrupt-session',
+        data: { issues: [expect.objectContaining({ path: ['project'] })] },
+      });
       const good = join(dir, 'good.jsonl');
-      writeFileSync(good, JSON.stringify({ kind: 'meta', v: 1, id: '2026-07-28T09-12-33-8f3k', project: '/p', createdAt: '2026-07-28T09:12:33Z', title: null, extra: { x: 1 } }) + '\n');
+      writeFileSync(
+        good,
+        JSON.stringify({
+          kind: 'meta',
+          v: 1,
+          id: '2026-07-28T09-12-33-8f3k',
+          project: '/p',
+          createdAt: '2026-07-28T09:12:33Z',
+          title: null,
+          extra: { x: 1 },
+        }) + '\n',
+      );
       const { meta } = await readMeta(good);
       expect(meta).toEqual(expect.objectContaining({ project: '/p', extra: { x: 1 } }));
     } finally {

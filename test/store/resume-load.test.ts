@@ -39,7 +39,7 @@ describe('loadForResume', () => {
     expect(r.totalEvents).toBe(3);
   });
 
-  it('starts after the last compact event\'s coversThrough, with the seqs load() gives', async () => {
+  it("starts after the last compact event's coversThrough, with the seqs load() gives", async () => {
     const { id } = await store.create({ project });
     const head = Array.from({ length: 10 }, (_, i) => (i % 2 ? assistant(i) : user(i)));
     await store.append(id, head); // seqs 0-9
@@ -71,7 +71,7 @@ describe('loadForResume', () => {
     expect(r.totalEvents).toBe(full.totalEvents);
   });
 
-  it('earlier(): the lines before fromSeq newest first, with load()\'s seqs, only the kinds wanted, stopping when told', async () => {
+  it("earlier(): the lines before fromSeq newest first, with load()'s seqs, only the kinds wanted, stopping when told", async () => {
     const { id } = await store.create({ project });
     const agent = (i: number) => ({ kind: 'agent', messages: [{ role: 'assistant', content: `step ${i}` }] });
     await store.append(id, [user(0), agent(1), assistant(2), agent(3), user(4)]); // 0-4
@@ -138,7 +138,12 @@ describe('loadForResume', () => {
     const size = bytes.length;
     const tail = size - (bytes.indexOf(10) + 1) - (await store.loadForResume(id)).earlierBytes; // the bytes from the resume point
     const reused = (w: ReadResult, f: ResumeLoad) => w.events.find((e) => e.seq === 6) === f.events.find((e) => e.seq === 6);
-    for (const [cap, reuse] of [[size * 2, true], [size - 3000, true], [tail, true], [2000, false]] as const) {
+    for (const [cap, reuse] of [
+      [size * 2, true],
+      [size - 3000, true],
+      [tail, true],
+      [2000, false],
+    ] as const) {
       const capped = new SessionStore({ root: join(dir, 'store'), softCapBytes: cap });
       const fast = await capped.loadForResume(id);
       expect(fast.fromSeq).toBe(5);

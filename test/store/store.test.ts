@@ -61,8 +61,15 @@ describe('create and append', () => {
       { type: 'text', text: 'Here 🚀 \u2028 "quotes" \\ back\nslash' },
       { type: 'tool_use', id: 'toolu_1', name: 'bash', input: { cmd: 'ls -la', nested: { a: [1, 2.5, null, true] } } },
     ];
-    const agentMsgs = [{ role: 'assistant', content: blocks }, { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_1', content: 'ok' }] }];
-    const evs = [user('fix it', '2026-07-28T09:00:00.000Z'), assistant(blocks), { kind: 'agent', t: '2026-07-28T09:00:02.000Z', messages: agentMsgs, extraField: { keep: 1 } }];
+    const agentMsgs = [
+      { role: 'assistant', content: blocks },
+      { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_1', content: 'ok' }] },
+    ];
+    const evs = [
+      user('fix it', '2026-07-28T09:00:00.000Z'),
+      assistant(blocks),
+      { kind: 'agent', t: '2026-07-28T09:00:02.000Z', messages: agentMsgs, extraField: { keep: 1 } },
+    ];
     const r = await s.append(id, evs);
     expect(r).toEqual({ appended: 3, firstSeq: 0, lastSeq: 2 });
     const read = await s.read(id);
@@ -130,7 +137,14 @@ describe('listing', () => {
     await s.append(b.id, [user('b one', '2026-07-28T10:00:00.000Z'), user('b two', '2026-07-28T10:01:00.000Z')]);
     const { sessions } = await s.list({ project });
     expect(sessions.map((x) => x.id)).toEqual([b.id, a.id]);
-    expect(sessions[0]).toMatchObject({ turns: 2, preview: 'b two', title: 'b one', titled: false, model: null, updatedAt: '2026-07-28T10:01:00.000Z' });
+    expect(sessions[0]).toMatchObject({
+      turns: 2,
+      preview: 'b two',
+      title: 'b one',
+      titled: false,
+      model: null,
+      updatedAt: '2026-07-28T10:01:00.000Z',
+    });
     expect(sessions[1]).toMatchObject({ turns: 1, title: 'first question', model: 'm1', updatedAt: '2026-07-28T09:00:05.000Z' });
     await s.rename(a.id, 'Idempotent refunds via Redis keys');
     const again = await s.list({ project });
@@ -188,24 +202,37 @@ describe('index.json is a cache that heals itself', () => {
     return { dir, truth, a, b };
   }
   const corruptions: [string, (dir: string, ids: { a: string; b: string }) => Promise<void>][] = [
-    ['truncated', async (dir) => {
-      const t = await readFile(projectCache(dir, INDEX_FILE), 'utf8');
-      await writeFile(projectCache(dir, INDEX_FILE), t.slice(0, t.length / 2));
-    }],
+    [
+      'truncated',
+      async (dir) => {
+        const t = await readFile(projectCache(dir, INDEX_FILE), 'utf8');
+        await writeFile(projectCache(dir, INDEX_FILE), t.slice(0, t.length / 2));
+      },
+    ],
     ['not JSON', async (dir) => writeFile(projectCache(dir, INDEX_FILE), '\0\0garbage')],
     ['deleted', async (dir) => rm(projectCache(dir, INDEX_FILE))],
-    ['wrong entries', async (dir) => {
-      const j = JSON.parse(await readFile(projectCache(dir, INDEX_FILE), 'utf8'));
-      for (const e of j.entries) { e.turns = 99; e.title = 'WRONG'; e.mtimeNs = '1'; }
-      await writeFile(projectCache(dir, INDEX_FILE), JSON.stringify(j));
-    }],
+    [
+      'wrong entries',
+      async (dir) => {
+        const j = JSON.parse(await readFile(projectCache(dir, INDEX_FILE), 'utf8'));
+        for (const e of j.entries) {
+          e.turns = 99;
+          e.title = 'WRONG';
+          e.mtimeNs = '1';
+        }
+        await writeFile(projectCache(dir, INDEX_FILE), JSON.stringify(j));
+      },
+    ],
     ['wrong shape', async (dir) => writeFile(projectCache(dir, INDEX_FILE), JSON.stringify({ format: 1, entries: [{ id: 5 }] }))],
-    ['an entry for a file that is gone', async (dir, { a }) => {
-      const j = JSON.parse(await readFile(projectCache(dir, INDEX_FILE), 'utf8'));
-      j.entries.push({ ...j.entries[0], id: '2020-01-01T00-00-00-zzzz' });
-      await writeFile(projectCache(dir, INDEX_FILE), JSON.stringify(j));
-      void a;
-    }],
+    [
+      'an entry for a file that is gone',
+      async (dir, { a }) => {
+        const j = JSON.parse(await readFile(projectCache(dir, INDEX_FILE), 'utf8'));
+        j.entries.push({ ...j.entries[0], id: '2020-01-01T00-00-00-zzzz' });
+        await writeFile(projectCache(dir, INDEX_FILE), JSON.stringify(j));
+        void a;
+      },
+    ],
   ];
   for (const [name, corrupt] of corruptions) {
     it(`recovers from an index that is ${name}`, async () => {
@@ -223,9 +250,18 @@ describe('index.json is a cache that heals itself', () => {
     const { dir, truth } = await setup();
     // A session written by hand (another tool) and an append made without the store.
     const id = '2026-07-28T11-00-00-abcd';
-    await writeFile(join(dir, `${id}.jsonl`), JSON.stringify({ kind: 'meta', v: 1, id, project, createdAt: '2026-07-28T11:00:00.000Z', title: null }) + '\n' + JSON.stringify({ t: '2026-07-28T11:00:01.000Z', kind: 'user', content: 'by hand' }) + '\n');
+    await writeFile(
+      join(dir, `${id}.jsonl`),
+      JSON.stringify({ kind: 'meta', v: 1, id, project, createdAt: '2026-07-28T11:00:00.000Z', title: null }) +
+        '\n' +
+        JSON.stringify({ t: '2026-07-28T11:00:01.000Z', kind: 'user', content: 'by hand' }) +
+        '\n',
+    );
     const grown = truth[1];
-    await appendFile(join(dir, `${grown.id}.jsonl`), JSON.stringify({ kind: 'user', t: '2026-07-28T12:00:00.000Z', content: 'later' }) + '\n');
+    await appendFile(
+      join(dir, `${grown.id}.jsonl`),
+      JSON.stringify({ kind: 'user', t: '2026-07-28T12:00:00.000Z', content: 'later' }) + '\n',
+    );
     const r = await mkStore().list({ project });
     expect(r.sessions.map((e) => e.id)).toEqual([grown.id, id, truth[0].id]);
     expect(r.sessions[0]).toMatchObject({ turns: 2, preview: 'later' });
@@ -252,7 +288,10 @@ describe('index.json is a cache that heals itself', () => {
     expect((await cachedEntry(dir, id))!.turns).toBe(truth[0].turns);
     // A new index.json (another process's write) is parsed again.
     const j = JSON.parse(await readFile(projectCache(dir, INDEX_FILE), 'utf8'));
-    await writeIndex(dir, j.entries.map((e: { id: string; title: string }) => (e.id === id ? { ...e, title: 'retitled elsewhere' } : e)));
+    await writeIndex(
+      dir,
+      j.entries.map((e: { id: string; title: string }) => (e.id === id ? { ...e, title: 'retitled elsewhere' } : e)),
+    );
     expect((await cachedEntry(dir, id))!.title).toBe('retitled elsewhere');
     await rm(projectCache(dir, INDEX_FILE));
     expect(await cachedEntry(dir, id)).toBeUndefined();
@@ -283,7 +322,10 @@ describe('torn lines', () => {
     const res = await s2.append(a.id, [user('two')]);
     expect(res.firstSeq).toBe(2); // the torn fragment keeps its position
     const r2 = await s2.read(a.id);
-    expect(r2.events.map((e) => [e.seq, e.event.kind === 'user' && e.event.content])).toEqual([[0, 'one'], [2, 'two']]);
+    expect(r2.events.map((e) => [e.seq, e.event.kind === 'user' && e.event.content])).toEqual([
+      [0, 'one'],
+      [2, 'two'],
+    ]);
     expect(r2.problems).toHaveLength(1);
     expect(r2.problems[0].line).toBe(3);
     const { sessions } = await s2.list({ project });
@@ -366,7 +408,10 @@ describe('locks', () => {
     await writeFile(join(`${file}.lock`, 'owner.json'), JSON.stringify({ pid, host, since: new Date().toISOString() }));
     await expect(mkStore().append(a.id, [user('unseen owner')])).rejects.toMatchObject({ code: 'locked', data: { heldBy: { pid } } });
     // In ours: gone, taken over at once.
-    await writeFile(join(`${file}.lock`, 'owner.json'), JSON.stringify({ pid, host, since: new Date().toISOString(), pidns: PID_NAMESPACE }));
+    await writeFile(
+      join(`${file}.lock`, 'owner.json'),
+      JSON.stringify({ pid, host, since: new Date().toISOString(), pidns: PID_NAMESPACE }),
+    );
     const s2 = mkStore();
     await expect(s2.append(a.id, [user('after crash')])).resolves.toMatchObject({ appended: 1 });
   });
@@ -378,7 +423,10 @@ describe('locks', () => {
     await s1.releaseAll();
     // Held by a live process (this one's parent, say) that stopped refreshing the lock.
     await mkdir(`${file}.lock`);
-    await writeFile(join(`${file}.lock`, 'owner.json'), JSON.stringify({ pid: process.ppid, host: (await import('node:os')).hostname(), since: '' }));
+    await writeFile(
+      join(`${file}.lock`, 'owner.json'),
+      JSON.stringify({ pid: process.ppid, host: (await import('node:os')).hostname(), since: '' }),
+    );
     const s2 = mkStore({ staleLockMs: 2000 });
     await expect(s2.append(a.id, [user('x')])).rejects.toMatchObject({ code: 'locked' });
     const old = new Date(Date.now() - 5000);
@@ -393,7 +441,11 @@ describe('schema versions', () => {
     await mkdir(dir, { recursive: true });
     const id = '2026-07-28T09-12-33-8f3k';
     const file = join(dir, `${id}.jsonl`);
-    const body = JSON.stringify({ kind: 'meta', v: 2, id, project, createdAt: '2026-07-28T09:12:33.000Z', title: null, newThing: { x: 1 } }) + '\n' + JSON.stringify({ kind: 'user', t: '2026-07-28T09:12:34.000Z', content: 'hi' }) + '\n';
+    const body =
+      JSON.stringify({ kind: 'meta', v: 2, id, project, createdAt: '2026-07-28T09:12:33.000Z', title: null, newThing: { x: 1 } }) +
+      '\n' +
+      JSON.stringify({ kind: 'user', t: '2026-07-28T09:12:34.000Z', content: 'hi' }) +
+      '\n';
     await writeFile(file, body);
     const s = mkStore();
     const { sessions } = await s.list({ project });
@@ -414,12 +466,26 @@ describe('soft cap', () => {
       event: {
         kind: 'agent',
         t: '2026-07-28T09:00:00.000Z',
-        messages: sizes.map((n, i) => ({ role: 'user', content: [{ type: 'tool_result', tool_use_id: `t${seq}-${i}`, content: 'x'.repeat(n) }] })),
+        messages: sizes.map((n, i) => ({
+          role: 'user',
+          content: [{ type: 'tool_result', tool_use_id: `t${seq}-${i}`, content: 'x'.repeat(n) }],
+        })),
       },
     };
   }
   it('elides the oldest tool results first, deterministically, without touching the input', () => {
-    const events = [agentWithResults(0, [1000, 1000]), agentWithResults(1, [1000]), { seq: 2, event: { kind: 'agent' as const, t: '2026-07-28T09:00:00.000Z', messages: [{ role: 'tool', tool_call_id: 'c', content: 'y'.repeat(1000) }] } }];
+    const events = [
+      agentWithResults(0, [1000, 1000]),
+      agentWithResults(1, [1000]),
+      {
+        seq: 2,
+        event: {
+          kind: 'agent' as const,
+          t: '2026-07-28T09:00:00.000Z',
+          messages: [{ role: 'tool', tool_call_id: 'c', content: 'y'.repeat(1000) }],
+        },
+      },
+    ];
     const snapshot = JSON.stringify(events);
     const a = elideToCap(events, 4000, 2500);
     const b = elideToCap(events, 4000, 2500);
@@ -434,7 +500,10 @@ describe('soft cap', () => {
   it('applies on load above the cap, never on disk', async () => {
     const s = mkStore({ softCapBytes: 3000 });
     const a = await s.create({ project });
-    await s.append(a.id, [user('go'), { kind: 'agent', messages: [{ role: 'user', content: [{ type: 'tool_result', tool_use_id: 'a', content: 'z'.repeat(5000) }] }] }]);
+    await s.append(a.id, [
+      user('go'),
+      { kind: 'agent', messages: [{ role: 'user', content: [{ type: 'tool_result', tool_use_id: 'a', content: 'z'.repeat(5000) }] }] },
+    ]);
     const before = await readFile(await s.pathOf(a.id));
     const loaded = await s.load(a.id);
     expect(loaded.elided).toBe(1);
@@ -463,7 +532,13 @@ describe('delete', () => {
 describe('ids that try to escape the store', () => {
   it('are refused before any file is touched', async () => {
     const s = mkStore();
-    for (const id of ['../../etc/passwd', '/etc/passwd', '2026-07-28T09-12-33-8f3k/../../x', '2026-07-28T09-12-33-8f3k\0', 'x'.repeat(5000)])
+    for (const id of [
+      '../../etc/passwd',
+      '/etc/passwd',
+      '2026-07-28T09-12-33-8f3k/../../x',
+      '2026-07-28T09-12-33-8f3k\0',
+      'x'.repeat(5000),
+    ])
       await expect(s.read(id)).rejects.toMatchObject({ code: 'bad-id' });
   });
 });

@@ -38,7 +38,12 @@ const temps: string[] = [];
 export function workspace(): Workspace {
   const base = realpathSync(mkdtempSync(join(tmpdir(), 'lcs-nvim-')));
   temps.push(base);
-  const xdg = { data: join(base, 'xdg-data'), cache: join(base, 'xdg-cache'), state: join(base, 'xdg-state'), config: join(base, 'xdg-config') };
+  const xdg = {
+    data: join(base, 'xdg-data'),
+    cache: join(base, 'xdg-cache'),
+    state: join(base, 'xdg-state'),
+    config: join(base, 'xdg-config'),
+  };
   for (const d of Object.values(xdg)) mkdirSync(d);
   const project = join(base, 'project');
   mkdirSync(project);
@@ -196,7 +201,10 @@ export class Nvim {
       last = await this.api.lua(`return ${expr}`);
       await this.trackSidecar();
       if (last !== null && last !== undefined && last !== false) return last as T;
-      if (Date.now() > deadline) throw new Error(`timed out waiting for ${what} (${expr}); last value ${JSON.stringify(last)}; ui: ${JSON.stringify(await this.ui())}`);
+      if (Date.now() > deadline)
+        throw new Error(
+          `timed out waiting for ${what} (${expr}); last value ${JSON.stringify(last)}; ui: ${JSON.stringify(await this.ui())}`,
+        );
       await sleep(50);
     }
   }

@@ -8,7 +8,19 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import MarkdownIt from 'markdown-it';
-import { Nvim, cli, cliAppend, cliSession, luaString, removeWorkspaces, sessionFile, sessionLines, stopAll, workspace, type Workspace } from './helpers.js';
+import {
+  Nvim,
+  cli,
+  cliAppend,
+  cliSession,
+  luaString,
+  removeWorkspaces,
+  sessionFile,
+  sessionLines,
+  stopAll,
+  workspace,
+  type Workspace,
+} from './helpers.js';
 import { environOf } from '../../helpers/proc.js';
 
 afterEach(async () => {
@@ -55,7 +67,9 @@ function seed(ws: Workspace): { older: string; newer: string; other: string } {
       { kind: 'user', content: 'Add idempotency to RefundService' },
       {
         kind: 'assistant',
-        content: [{ type: 'text', text: 'Use a Redis `SET NX` key per refund request:\n\n```ruby\nredis.set(key, 1, nx: true, ex: 86_400)\n```' }],
+        content: [
+          { type: 'text', text: 'Use a Redis `SET NX` key per refund request:\n\n```ruby\nredis.set(key, 1, nx: true, ex: 86_400)\n```' },
+        ],
       },
       { kind: 'user', content: 'and the tests?' },
       { kind: 'assistant', content: [{ type: 'text', text: 'Two specs: a replay returns the first result, and a race is serialised.' }] },
@@ -154,14 +168,20 @@ describe('History', () => {
     await nvim.waitFor(`require('levelcode').current() == ${JSON.stringify(newer)}`, 'the resumed session to be current');
     await nvim.command('LevelRename Refunds, done right');
     await nvim.note('renamed to “Refunds, done right”');
-    expect(sessionLines(ws, newer).filter((l) => l.kind === 'title').at(-1)).toMatchObject({ title: 'Refunds, done right' });
+    expect(
+      sessionLines(ws, newer)
+        .filter((l) => l.kind === 'title')
+        .at(-1),
+    ).toMatchObject({ title: 'Refunds, done right' });
   });
 
   it('opens a transcript read-only as Markdown, named after the session, the end first when large', async () => {
     const ws = workspace();
     const { newer } = seed(ws);
     // large_bytes = 0: every session counts as large, so the tail preview is drawn first.
-    const nvim = await Nvim.start(ws, { setup: `{ dir = ${JSON.stringify(ws.store)}, transcript = { large_bytes = 0, tail_events = 2 } }` });
+    const nvim = await Nvim.start(ws, {
+      setup: `{ dir = ${JSON.stringify(ws.store)}, transcript = { large_bytes = 0, tail_events = 2 } }`,
+    });
     await nvim.lua(`
       T.drawn = {}
       local set_lines = vim.api.nvim_buf_set_lines
@@ -255,7 +275,10 @@ describe('History', () => {
 
     // Another process writes a new session, then renames an old one and appends to it.
     const id = cliSession(ws, [{ kind: 'user', content: 'Brand new question from the terminal' }]);
-    await nvim.waitFor(`vim.tbl_contains(T.buf().lines, 'Brand new question from the terminal · just now · 1 turn')`, 'the new session in History');
+    await nvim.waitFor(
+      `vim.tbl_contains(T.buf().lines, 'Brand new question from the terminal · just now · 1 turn')`,
+      'the new session in History',
+    );
     cli(ws, ['rename', newer, 'Renamed from the terminal']);
     cliAppend(ws, newer, [{ kind: 'user', content: 'one more question' }]);
     const lines = await nvim.waitFor<string[]>(

@@ -61,7 +61,18 @@ describe('loading', () => {
     await nvim.command(`helptags ${doc}`);
     expect(await nvim.lua('return vim.v.errmsg')).toBe('');
     const tags = readFileSync(join(doc, 'tags'), 'utf8');
-    for (const tag of ['levelcode', ':LevelHistory', ':LevelResumeLast', ':LevelNew', ':LevelExport', ':LevelRename', ':LevelSearch', 'levelcode-summarize', 'levelcode-api', 'levelcode.append()']) {
+    for (const tag of [
+      'levelcode',
+      ':LevelHistory',
+      ':LevelResumeLast',
+      ':LevelNew',
+      ':LevelExport',
+      ':LevelRename',
+      ':LevelSearch',
+      'levelcode-summarize',
+      'levelcode-api',
+      'levelcode.append()',
+    ]) {
       expect(tags).toMatch(new RegExp(`^${tag.replace(/[.()]/g, '\\$&')}\\t`, 'm'));
     }
     await nvim.command(`set rtp+=${join(ws.base, 'docrtp')}`);
@@ -69,7 +80,7 @@ describe('loading', () => {
     expect(await nvim.lua('return vim.api.nvim_buf_get_name(0)')).toMatch(/levelcode\.txt$/);
   });
 
-  it(':help levelcode works after the README\'s plain-package setup, and doc/tags stays out of git', async () => {
+  it(":help levelcode works after the README's plain-package setup, and doc/tags stays out of git", async () => {
     const ws = workspace();
     // README.md: ln -s <checkout>/clients/neovim ~/.local/share/nvim/site/pack/levelcode/opt/levelcode
     const opt = join(ws.xdg.data, 'nvim', 'site', 'pack', 'levelcode', 'opt');
@@ -84,7 +95,10 @@ describe('loading', () => {
     await nvim.command('help :LevelHistory');
     expect(await nvim.lua('return vim.api.nvim_buf_get_name(0)')).toMatch(/levelcode\.txt$/);
     expect(await nvim.lua('return vim.v.errmsg')).toBe('');
-    const status = execFileSync('git', ['status', '--porcelain', '--untracked-files=all', '--', join(PLUGIN, 'doc')], { cwd: REPO, encoding: 'utf8' });
+    const status = execFileSync('git', ['status', '--porcelain', '--untracked-files=all', '--', join(PLUGIN, 'doc')], {
+      cwd: REPO,
+      encoding: 'utf8',
+    });
     expect(status).toBe('');
   });
 

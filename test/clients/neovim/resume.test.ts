@@ -9,7 +9,18 @@
 
 import { afterEach, describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
-import { Nvim, alive, cliSession, removeWorkspaces, sessionFile, sessionLines, stopAll, waitUntil, workspace, type Workspace } from './helpers.js';
+import {
+  Nvim,
+  alive,
+  cliSession,
+  removeWorkspaces,
+  sessionFile,
+  sessionLines,
+  stopAll,
+  waitUntil,
+  workspace,
+  type Workspace,
+} from './helpers.js';
 
 afterEach(async () => {
   await stopAll();
@@ -27,7 +38,13 @@ function setupWith(ws: Workspace, extra = ''): string {
 
 const SMALL = [
   { kind: 'user', content: 'Add idempotency to RefundService', contextFiles: ['app/services/refund.rb'] },
-  { kind: 'assistant', content: [{ type: 'text', text: "I'll look at the service first." }, { type: 'tool_use', id: 'toolu_01', name: 'read_file', input: { path: 'app/services/refund.rb' } }] },
+  {
+    kind: 'assistant',
+    content: [
+      { type: 'text', text: "I'll look at the service first." },
+      { type: 'tool_use', id: 'toolu_01', name: 'read_file', input: { path: 'app/services/refund.rb' } },
+    ],
+  },
   {
     kind: 'agent',
     messages: [
@@ -78,7 +95,10 @@ describe('resume', () => {
     // New chat: the old one is sealed (and titled), a new one is live, the hint shows once.
     await nvim.command('LevelNew');
     await nvim.note('Previous chat saved to History.');
-    await nvim.waitFor(`(function() local c = require('levelcode').current(); return c ~= nil and c ~= ${JSON.stringify(id)} end)()`, 'a new live session');
+    await nvim.waitFor(
+      `(function() local c = require('levelcode').current(); return c ~= nil and c ~= ${JSON.stringify(id)} end)()`,
+      'a new live session',
+    );
     const sealed = sessionLines(ws, id);
     expect(sealed.at(-1)).toMatchObject({ kind: 'event', type: 'sealed' });
     expect(sealed.some((l) => l.kind === 'title')).toBe(true);
@@ -88,7 +108,10 @@ describe('resume', () => {
     await nvim.lua(`require('levelcode').append({ { kind = 'user', content = 'a second chat' } }, function() T.appended2 = true end)`);
     await nvim.waitFor('T.appended2', 'the append to the second chat');
     await nvim.command('LevelNew');
-    await nvim.waitFor(`(function() local c = require('levelcode').current(); return c ~= nil and c ~= ${JSON.stringify(second)} end)()`, 'a third live session');
+    await nvim.waitFor(
+      `(function() local c = require('levelcode').current(); return c ~= nil and c ~= ${JSON.stringify(second)} end)()`,
+      'a third live session',
+    );
     expect(sessionLines(ws, second).at(-1)).toMatchObject({ kind: 'event', type: 'sealed' });
     const told = (await nvim.notes()).filter((n) => n.msg.includes('Previous chat saved to History.'));
     expect(told).toHaveLength(1);
@@ -102,7 +125,7 @@ describe('resume', () => {
     expect(await nvim.messages()).not.toMatch(/E\d+:|Error|LevelCode: could not/);
   });
 
-  it('keeps a chat plugin\'s turns in order across New Chat (the Lua API)', async () => {
+  it("keeps a chat plugin's turns in order across New Chat (the Lua API)", async () => {
     const ws = workspace();
     const nvim = await Nvim.start(ws);
     // All in one go, as a chat plugin would fire them: the first append creates the chat, new()
@@ -185,7 +208,10 @@ describe('tier-3 resume (two-step compaction)', () => {
     for (let i = 0; i < 12; i++) {
       const filler = `Turn ${i}: ` + 'we looked at the refund flow and the retry queue again. '.repeat(20);
       events.push({ kind: 'user', content: i === 0 ? `${SECRET} ${filler}` : filler });
-      events.push({ kind: 'assistant', content: [{ type: 'text', text: `Answer ${i}: ` + 'the queue drains in order and retries are idempotent. '.repeat(20) }] });
+      events.push({
+        kind: 'assistant',
+        content: [{ type: 'text', text: `Answer ${i}: ` + 'the queue drains in order and retries are idempotent. '.repeat(20) }],
+      });
     }
     return cliSession(ws, events, { model: 'claude-sonnet-4' });
   }
@@ -245,7 +271,11 @@ describe('tier-3 resume (two-step compaction)', () => {
     // The transcript is untouched; one compact event was appended after it.
     const after = readFileSync(sessionFile(ws, id)!, 'utf8');
     expect(after.startsWith(before)).toBe(true);
-    const added = after.slice(before.length).split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>);
+    const added = after
+      .slice(before.length)
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
     const compact = added.filter((e) => e.kind === 'compact');
     expect(compact).toHaveLength(1);
     expect(compact[0].briefing).toContain('swordfish-42');
@@ -341,7 +371,9 @@ describe('tier-3 resume in pieces (two steps, a head ten windows long)', () => {
     const before = readFileSync(sessionFile(ws, id)!, 'utf8');
     const nvim = await Nvim.start(ws, { setup: setupWith(ws, PIECES) });
 
-    await nvim.lua(`T.fail_at = 4; require('levelcode').resume({ id = ... }, function(err) T.first = err and 'failed' or 'resumed' end)`, [id]);
+    await nvim.lua(`T.fail_at = 4; require('levelcode').resume({ id = ... }, function(err) T.first = err and 'failed' or 'resumed' end)`, [
+      id,
+    ]);
     await nvim.waitFor('T.first', 'the first resume to end');
     expect(await nvim.lua('return T.first')).toBe('failed');
     const failure = await nvim.note('the summary failed');
@@ -353,10 +385,21 @@ describe('tier-3 resume in pieces (two steps, a head ten windows long)', () => {
     expect(first.map((c) => c.piece.index)).toEqual([0, 1, 2, 3]);
     const kept = readFileSync(sessionFile(ws, id)!, 'utf8');
     expect(kept.startsWith(before)).toBe(true);
-    const rolling = kept.slice(before.length).split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>);
-    expect(rolling.map((e) => [e.kind, e.rolling])).toEqual([['compact', true], ['compact', true], ['compact', true]]);
+    const rolling = kept
+      .slice(before.length)
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(rolling.map((e) => [e.kind, e.rolling])).toEqual([
+      ['compact', true],
+      ['compact', true],
+      ['compact', true],
+    ]);
 
-    await nvim.lua(`T.fail_at = nil; T.summaries = {}; require('levelcode').resume({ id = ... }, function(err, r) T.second = err and 'failed' or 'resumed' end)`, [id]);
+    await nvim.lua(
+      `T.fail_at = nil; T.summaries = {}; require('levelcode').resume({ id = ... }, function(err, r) T.second = err and 'failed' or 'resumed' end)`,
+      [id],
+    );
     await nvim.waitFor('T.second', 'the second resume to end');
     expect(await nvim.lua('return T.second')).toBe('resumed');
     const note = await nvim.note('resumed');
@@ -375,7 +418,11 @@ describe('tier-3 resume in pieces (two steps, a head ten windows long)', () => {
     expect(result.conversation[0].content).toContain(FACT);
     const after = readFileSync(sessionFile(ws, id)!, 'utf8');
     expect(after.startsWith(kept)).toBe(true);
-    const added = after.slice(before.length).split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>);
+    const added = after
+      .slice(before.length)
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
     expect(added.every((e) => e.kind === 'compact')).toBe(true);
     expect(added).toHaveLength(count);
     expect(added.at(-1)!.rolling).toBeUndefined();

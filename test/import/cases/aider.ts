@@ -19,7 +19,12 @@ async function repo(dir: string, fixture: string, keepLines?: number): Promise<s
 }
 
 /** A case whose sessions' ids follow the file setup() wrote (the last one: cases run one at a time). */
-function aiderCase(name: string, fixture: string, earlierLines: number, sessions: (Omit<ExpectedSession, 'id'> & { line: number })[]): ContractCase {
+function aiderCase(
+  name: string,
+  fixture: string,
+  earlierLines: number,
+  sessions: (Omit<ExpectedSession, 'id'> & { line: number })[],
+): ContractCase {
   let file = '';
   return {
     name,
@@ -42,9 +47,14 @@ export const cases: ContractCase[] = [
     { line: 2, turns: 1, title: null, compactions: 0, toolPairs: 0, userTexts: ['add a retry to the webhook'] },
     { line: 18, turns: 1, title: null, compactions: 0, toolPairs: 0, userTexts: ['make the timeout configurable'] },
   ]),
-  aiderCase("aider's own dev log: a headless start, multi-line inputs, edit blocks (Aider-AI/aider excerpt, public)", 'aider_repo_chat_history_EXCERPT.md', 102, [
-    { line: 1, turns: 1, title: null, compactions: 0, userTexts: ['# Fix any errors below, if possible.'] },
-    { line: 103, turns: 2, title: null, compactions: 0, userTexts: ['Use the Spinner instead of the inlined custom spinner', '/diff'] },
-    { line: 218, turns: 2, title: null, compactions: 0, userTexts: ['hi', 'hi'] },
-  ]),
+  aiderCase(
+    "aider's own dev log: a headless start, multi-line inputs, edit blocks (Aider-AI/aider excerpt, public)",
+    'aider_repo_chat_history_EXCERPT.md',
+    102,
+    [
+      { line: 1, turns: 1, title: null, compactions: 0, userTexts: ['# Fix any errors below, if possible.'] },
+      { line: 103, turns: 2, title: null, compactions: 0, userTexts: ['Use the Spinner instead of the inlined custom spinner', '/diff'] },
+      { line: 218, turns: 2, title: null, compactions: 0, userTexts: ['hi', 'hi'] },
+    ],
+  ),
 ];

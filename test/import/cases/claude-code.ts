@@ -83,7 +83,9 @@ export const cases: ContractCase[] = [
     tool: 'claude-code',
     real: false,
     setup: one('mscopilotchat_real_v1_0_98.jsonl'),
-    sessions: [{ id: 'mscopilotchat_real_v1_0_98', project: '/Users/roblou/code/vscode-copilot-chat', turns: 1, userTexts: ['<attachments>'] }],
+    sessions: [
+      { id: 'mscopilotchat_real_v1_0_98', project: '/Users/roblou/code/vscode-copilot-chat', turns: 1, userTexts: ['<attachments>'] },
+    ],
   },
   {
     name: 'claude-code: minimal lines (no uuid, no session id), a line cut short in the middle',
@@ -121,7 +123,13 @@ cases.push(
         toolPairs: 1,
         // 1.0.x titles a session with a summary line (here the fake model's words).
         title: '<summary>The user asked for a file listing; the shell printed levelcode-fixture. Nothing is running.</summary>',
-        userTexts: ['List the files here. TOOL', 'And what did it print?', 'One more question on the same session', '/compact', 'A question after the compaction'],
+        userTexts: [
+          'List the files here. TOOL',
+          'And what did it print?',
+          'One more question on the same session',
+          '/compact',
+          'A question after the compaction',
+        ],
       },
       // The fork: a file of its own that starts where the parent was compacted.
       { id: '5ff30d82-46f0-43f5-827c-715306cebace', project: PROJECT, turns: 3, userTexts: ['A question after', 'A question in a fork'] },
@@ -141,9 +149,21 @@ cases.push(
         compactions: 1,
         toolPairs: 1,
         title: null,
-        userTexts: ['List the files here. TOOL', 'And what did it print?', 'One more question on the same session', '/compact', 'A question after the compaction'],
+        userTexts: [
+          'List the files here. TOOL',
+          'And what did it print?',
+          'One more question on the same session',
+          '/compact',
+          'A question after the compaction',
+        ],
       },
-      { id: '7745c106-eec5-4247-9e5c-ba4aa4859f59', project: PROJECT, turns: 3, compactions: 1, userTexts: ['A question after', 'A question in a fork'] },
+      {
+        id: '7745c106-eec5-4247-9e5c-ba4aa4859f59',
+        project: PROJECT,
+        turns: 3,
+        compactions: 1,
+        userTexts: ['A question after', 'A question in a fork'],
+      },
       { id: '82e0acc4-d7af-45b9-b89d-cdaa9878d3c5', project: PROJECT, turns: 1, userTexts: ['A second session of its own'] },
     ],
   },

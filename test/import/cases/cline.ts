@@ -37,7 +37,17 @@ export const cases: ContractCase[] = [
       await cp(join(FIXTURES, 'cline', 'real-3.0.65', 'data'), join(dir, '.cline', 'data'), { recursive: true });
       return join(dir, '.cline', 'data');
     },
-    sessions: [{ id: '1796221684529_ep9nq', project: '/tmp/i-ext-cline/proj', turns: 1, title: null, compactions: 0, toolPairs: 0, userTexts: ['Say hello'] }],
+    sessions: [
+      {
+        id: '1796221684529_ep9nq',
+        project: '/tmp/i-ext-cline/proj',
+        turns: 1,
+        title: null,
+        compactions: 0,
+        toolPairs: 0,
+        userTexts: ['Say hello'],
+      },
+    ],
   },
   {
     name: 'cline 3.x task folders with taskHistory.json, native and XML tool results (built)',
@@ -46,8 +56,24 @@ export const cases: ContractCase[] = [
     setup: (dir) => userData(dir, 'built-cline', CLINE_ID),
     earlier: (dir) => cut(dir, 'built-cline', CLINE_ID, TASK, 3),
     sessions: [
-      { id: TASK, project: '/work/cline demo', turns: 2, title: null, compactions: 0, toolPairs: 2, userTexts: ['Add a greet() function to src/app.ts', 'thanks, that is all'] },
-      { id: '1767607200000', project: '/work/other', turns: 1, title: null, compactions: 0, toolPairs: 0, userTexts: ['What does src/app.ts export?'] },
+      {
+        id: TASK,
+        project: '/work/cline demo',
+        turns: 2,
+        title: null,
+        compactions: 0,
+        toolPairs: 2,
+        userTexts: ['Add a greet() function to src/app.ts', 'thanks, that is all'],
+      },
+      {
+        id: '1767607200000',
+        project: '/work/other',
+        turns: 1,
+        title: null,
+        compactions: 0,
+        toolPairs: 0,
+        userTexts: ['What does src/app.ts export?'],
+      },
     ],
   },
   {
@@ -56,6 +82,16 @@ export const cases: ContractCase[] = [
     real: false,
     setup: (dir) => userData(dir, 'built-roo', ROO_ID),
     earlier: (dir) => cut(dir, 'built-roo', ROO_ID, ROO_TASK, 4),
-    sessions: [{ id: ROO_TASK, project: '/work/roo demo', turns: 2, title: null, compactions: 1, toolPairs: 1, userTexts: ['List the files', 'now count them'] }],
+    sessions: [
+      {
+        id: ROO_TASK,
+        project: '/work/roo demo',
+        turns: 2,
+        title: null,
+        compactions: 1,
+        toolPairs: 1,
+        userTexts: ['List the files', 'now count them'],
+      },
+    ],
   },
 ];

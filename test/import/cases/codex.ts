@@ -11,7 +11,8 @@ export const cases: ContractCase[] = [
     name: 'codex: function, custom (apply_patch) and MCP tool calls with outputs; a future record kind',
     tool: 'codex',
     real: false,
-    setup: (dir) => codexLayout(dir, [{ file: 'ccl_rollout_structured_tools.jsonl', as: NAME('11111111-1111-4111-8111-111111111111', '2026-01-02') }]),
+    setup: (dir) =>
+      codexLayout(dir, [{ file: 'ccl_rollout_structured_tools.jsonl', as: NAME('11111111-1111-4111-8111-111111111111', '2026-01-02') }]),
     sessions: [
       {
         id: '11111111-1111-4111-8111-111111111111',
@@ -28,21 +29,26 @@ export const cases: ContractCase[] = [
     name: 'codex: a line that is not JSON is kept as text, the rest imported',
     tool: 'codex',
     real: false,
-    setup: (dir) => codexLayout(dir, [{ file: 'ccl_rollout_malformed.jsonl', as: NAME('66666666-6666-4666-8666-666666666666', '2026-02-01') }], true),
+    setup: (dir) =>
+      codexLayout(dir, [{ file: 'ccl_rollout_malformed.jsonl', as: NAME('66666666-6666-4666-8666-666666666666', '2026-02-01') }], true),
     sessions: [{ id: '66666666-6666-4666-8666-666666666666', turns: 1, userTexts: ['Safe line before malformed input.'] }],
   },
   {
     name: 'codex 0.104 (real, redacted): a compaction with replacement_history, 38 turns',
     tool: 'codex',
     real: false,
-    setup: (dir) => codexLayout(dir, [{ file: 'localpush_rollout_compacted_LARGE.jsonl', as: NAME('019c8a59-e9dd-71f0-9ae3-4079fe9726a9') }]),
-    sessions: [{ id: '019c8a59-e9dd-71f0-9ae3-4079fe9726a9', project: '/redacted/path/59b923df4d', turns: 38, compactions: 1, toolPairs: 365 }],
+    setup: (dir) =>
+      codexLayout(dir, [{ file: 'localpush_rollout_compacted_LARGE.jsonl', as: NAME('019c8a59-e9dd-71f0-9ae3-4079fe9726a9') }]),
+    sessions: [
+      { id: '019c8a59-e9dd-71f0-9ae3-4079fe9726a9', project: '/redacted/path/59b923df4d', turns: 38, compactions: 1, toolPairs: 365 },
+    ],
   },
   {
     name: 'codex 0.104 (real, redacted): interrupted with a call that has no output',
     tool: 'codex',
     real: false,
-    setup: (dir) => codexLayout(dir, [{ file: 'localpush_rollout_interrupted_small.jsonl', as: NAME('019c8a70-dda7-7f33-98ea-f30553347322') }]),
+    setup: (dir) =>
+      codexLayout(dir, [{ file: 'localpush_rollout_interrupted_small.jsonl', as: NAME('019c8a70-dda7-7f33-98ea-f30553347322') }]),
     sessions: [{ id: '019c8a70-dda7-7f33-98ea-f30553347322', turns: 1, toolPairs: 0 }],
   },
   {

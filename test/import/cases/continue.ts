@@ -30,7 +30,11 @@ export async function compactedRoot(dir: string): Promise<string> {
   const summary = 'The user had a terminal command print levelcode-fixture and asked about it.';
   doc.history = [
     { message: { role: 'assistant', content: summary }, contextItems: [], conversationSummary: summary },
-    { message: { role: 'user', content: 'A question after the compaction.' }, contextItems: [], editorState: 'A question after the compaction.' },
+    {
+      message: { role: 'user', content: 'A question after the compaction.' },
+      contextItems: [],
+      editorState: 'A question after the compaction.',
+    },
     { message: { role: 'assistant', content: 'Answer after the compaction.' }, contextItems: [] },
   ];
   await writeFile(file, JSON.stringify(doc, null, 2));
@@ -48,14 +52,32 @@ export const cases: ContractCase[] = [
     earlier: (dir) => realRoot(dir, 2),
     sessions: [
       { id: CN_MAIN, project: PROJECT, turns: 3, title: null, compactions: 0, toolPairs: 1, userTexts: TEXTS },
-      { id: CN_FORK, project: PROJECT, turns: 4, title: null, compactions: 0, toolPairs: 1, userTexts: [...TEXTS, 'A question in the fork.'] },
+      {
+        id: CN_FORK,
+        project: PROJECT,
+        turns: 4,
+        title: null,
+        compactions: 0,
+        toolPairs: 1,
+        userTexts: [...TEXTS, 'A question in the fork.'],
+      },
     ],
   },
   {
-    name: 'continue: a compaction rewrites the document (built from the real session by Continue\'s compaction shape)',
+    name: "continue: a compaction rewrites the document (built from the real session by Continue's compaction shape)",
     tool: 'continue',
     real: false,
     setup: (dir) => compactedRoot(dir),
-    sessions: [{ id: CN_MAIN, project: PROJECT, turns: 1, title: null, compactions: 1, toolPairs: 0, userTexts: ['A question after the compaction.'] }],
+    sessions: [
+      {
+        id: CN_MAIN,
+        project: PROJECT,
+        turns: 1,
+        title: null,
+        compactions: 1,
+        toolPairs: 0,
+        userTexts: ['A question after the compaction.'],
+      },
+    ],
   },
 ];

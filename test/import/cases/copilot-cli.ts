@@ -36,7 +36,11 @@ export const cases: ContractCase[] = [
         title: null,
         compactions: 1,
         toolPairs: 1,
-        userTexts: ['Please run a TOOL: print a word with the shell.', 'Thanks. What did it print?', 'One more question after resuming by id.'],
+        userTexts: [
+          'Please run a TOOL: print a word with the shell.',
+          'Thanks. What did it print?',
+          'One more question after resuming by id.',
+        ],
       },
     ],
   },

@@ -103,7 +103,16 @@ export const cases: ContractCase[] = [
     tool: 'gemini',
     real: false,
     setup: (dir) => publicRoot('polylogue_gemini_cli_session_min.json', dir),
-    sessions: [{ id: 'origin-matrix-gemini-cli', turns: 1, title: 'Origin capability matrix', compactions: 0, toolPairs: 0, userTexts: ['Prove the parser claim.'] }],
+    sessions: [
+      {
+        id: 'origin-matrix-gemini-cli',
+        turns: 1,
+        title: 'Origin capability matrix',
+        compactions: 0,
+        toolPairs: 0,
+        userTexts: ['Prove the parser claim.'],
+      },
+    ],
   },
   {
     name: 'gemini JSON with thoughts and tool results (agentsview, public)',
@@ -125,7 +134,9 @@ export const cases: ContractCase[] = [
     real: false,
     setup: (dir) => publicRoot('as_gemini_jsonl_v040.jsonl', dir),
     earlier: (dir) => publicRoot('as_gemini_jsonl_v040.jsonl', dir, (t) => t.split('\n').slice(0, 3).join('\n') + '\n'),
-    sessions: [{ id: 'gemini_stage0_jsonl', turns: 1, title: null, compactions: 0, toolPairs: 1, userTexts: ['Say hello and list files.'] }],
+    sessions: [
+      { id: 'gemini_stage0_jsonl', turns: 1, title: null, compactions: 0, toolPairs: 1, userTexts: ['Say hello and list files.'] },
+    ],
   },
 ];
 

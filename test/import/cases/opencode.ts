@@ -32,7 +32,9 @@ export const cases: ContractCase[] = [
     real: false,
     setup: (dir) => tree(dir),
     earlier: (dir) => tree(dir, ['part/m_assistant_small/002.json']),
-    sessions: [{ id: 's_stage0_small', project: '/tmp/repo', turns: 1, title: 'OpenCode Small', toolPairs: 1, compactions: 0, userTexts: ['Hello'] }],
+    sessions: [
+      { id: 's_stage0_small', project: '/tmp/repo', turns: 1, title: 'OpenCode Small', toolPairs: 1, compactions: 0, userTexts: ['Hello'] },
+    ],
   },
   {
     name: 'opencode 1.2.27 opencode.db (real): run, run --continue, a second session',
@@ -44,12 +46,20 @@ export const cases: ContractCase[] = [
       const root = await db(dir);
       const Database = createRequire(import.meta.url)('better-sqlite3') as new (p: string) => { exec(s: string): void; close(): void };
       const w = new Database(join(root, 'opencode.db'));
-      w.exec(`DELETE FROM part WHERE session_id = '${SES2}'; DELETE FROM message WHERE session_id = '${SES2}'; DELETE FROM session WHERE id = '${SES2}';`);
+      w.exec(
+        `DELETE FROM part WHERE session_id = '${SES2}'; DELETE FROM message WHERE session_id = '${SES2}'; DELETE FROM session WHERE id = '${SES2}';`,
+      );
       w.close();
       return root;
     },
     sessions: [
-      { id: SES1, project: '/tmp/levelcode-fixture/demo', turns: 2, title: null, userTexts: ['Hello there, first question', 'And a second question'] },
+      {
+        id: SES1,
+        project: '/tmp/levelcode-fixture/demo',
+        turns: 2,
+        title: null,
+        userTexts: ['Hello there, first question', 'And a second question'],
+      },
       { id: SES2, project: '/tmp/levelcode-fixture/demo', turns: 1, title: null, userTexts: ['A second session of its own'] },
     ],
   },

@@ -60,7 +60,15 @@ export const cases: ContractCase[] = [
     setup: (dir) => publicRoot(dir, 'agentsview_pi_session.jsonl'),
     earlier: (dir) => publicRoot(dir, 'agentsview_pi_session.jsonl', 4),
     sessions: [
-      { id: 'pi-test-session-uuid', project: '/Users/alice/code/my-project', turns: 2, title: null, compactions: 1, toolPairs: 1, userTexts: ['Fix the login bug', 'Look good to you?'] },
+      {
+        id: 'pi-test-session-uuid',
+        project: '/Users/alice/code/my-project',
+        turns: 2,
+        title: null,
+        compactions: 1,
+        toolPairs: 1,
+        userTexts: ['Fix the login bug', 'Look good to you?'],
+      },
     ],
   },
   {
@@ -70,7 +78,15 @@ export const cases: ContractCase[] = [
     setup: (dir) => publicRoot(dir, 'as_pi_small_double_compaction.jsonl'),
     earlier: (dir) => publicRoot(dir, 'as_pi_small_double_compaction.jsonl', 5),
     sessions: [
-      { id: '019e19b4-eb48-746a-aa6b-8dfcfa37954b', project: '/tmp/as-agent-fixture/project', turns: 2, title: null, compactions: 2, toolPairs: 0, userTexts: ['Read hello.py and summarize', 'Add one concise follow-up sentence.'] },
+      {
+        id: '019e19b4-eb48-746a-aa6b-8dfcfa37954b',
+        project: '/tmp/as-agent-fixture/project',
+        turns: 2,
+        title: null,
+        compactions: 2,
+        toolPairs: 0,
+        userTexts: ['Read hello.py and summarize', 'Add one concise follow-up sentence.'],
+      },
     ],
   },
 ];

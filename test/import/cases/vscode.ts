@@ -55,7 +55,14 @@ export const cases: ContractCase[] = [
       await cp(REAL, join(dir, 'code-server'), { recursive: true });
       return join(dir, 'code-server');
     },
-    sessions: REAL_SESSIONS.map((s) => ({ id: s.id, turns: s.requests, title: null, compactions: 0, toolPairs: s.tools, userTexts: s.texts })),
+    sessions: REAL_SESSIONS.map((s) => ({
+      id: s.id,
+      turns: s.requests,
+      title: null,
+      compactions: 0,
+      toolPairs: s.tools,
+      userTexts: s.texts,
+    })),
   },
   publicCase('chatsessions_v3_synthetic_ask.json', {
     id: 'test-session-001',
@@ -81,7 +88,14 @@ export const cases: ContractCase[] = [
     toolPairs: 1,
     userTexts: ['вызови метод update_entry_fields, но вызови так чтобы было 400 ошибка '],
   }),
-  publicCase('export_simple_two_turns.json', { id: 'export_simple_two_turns', turns: 2, title: null, compactions: 0, toolPairs: 0, userTexts: ['hi', 'hello'] }),
+  publicCase('export_simple_two_turns.json', {
+    id: 'export_simple_two_turns',
+    turns: 2,
+    title: null,
+    compactions: 0,
+    toolPairs: 0,
+    userTexts: ['hi', 'hello'],
+  }),
   publicCase('export_in_progress_tool.json', {
     id: 'export_in_progress_tool',
     turns: 1,

@@ -39,7 +39,13 @@ export const cases: ContractCase[] = [
         compactions: 0,
         userTexts: ['List the files in this folder', 'what is in a.txt'],
       },
-      { id: '5f2b9d2e-1c3a-4b5d-9e8f-7a6b5c4d3e2f', project: '/home/dev/hello', turns: 1, title: 'Explain a function', userTexts: ['Explain what main does'] },
+      {
+        id: '5f2b9d2e-1c3a-4b5d-9e8f-7a6b5c4d3e2f',
+        project: '/home/dev/hello',
+        turns: 1,
+        title: 'Explain a function',
+        userTexts: ['Explain what main does'],
+      },
     ],
   },
 ];

@@ -31,7 +31,10 @@ describe('VS Code first use (code-server, no folder open)', () => {
 
   it('says where chats come from, with one primary action, once the list has loaded', async () => {
     // The tree is hidden while the welcome shows: open the container, wait for the welcome.
-    await vs.page.locator('.activitybar .action-item a[aria-label^="LevelCode"], .activitybar .action-item[aria-label^="LevelCode"]').first().click();
+    await vs.page
+      .locator('.activitybar .action-item a[aria-label^="LevelCode"], .activitybar .action-item[aria-label^="LevelCode"]')
+      .first()
+      .click();
     const welcome = vs.page.locator('.pane:has(.pane-header[aria-label^="History"]) .welcome-view-content').first();
     await welcome.waitFor({ timeout: 60_000 });
     const text = await welcome.innerText();

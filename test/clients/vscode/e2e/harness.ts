@@ -151,7 +151,11 @@ export class VsCode {
     for (let i = 0; i < turns; i++) {
       const t = new Date(opts.at.getTime() - (turns - i) * 60_000 + 30_000).toISOString();
       events.push({ kind: 'user', t, content: i === 0 ? opts.first : `follow-up ${i}` });
-      events.push({ kind: 'assistant', t, content: [{ type: 'text', text: `Answer ${i + 1} to: ${i === 0 ? opts.first : `follow-up ${i}`}` }] });
+      events.push({
+        kind: 'assistant',
+        t,
+        content: [{ type: 'text', text: `Answer ${i + 1} to: ${i === 0 ? opts.first : `follow-up ${i}`}` }],
+      });
     }
     if (opts.title) events.push({ kind: 'title', t: opts.at.toISOString(), title: opts.title, source: 'user' });
     else events.push({ kind: 'event', t: opts.at.toISOString(), type: 'checkpoint' });
@@ -182,7 +186,10 @@ export class VsCode {
   async packageFixture(folder: string): Promise<string> {
     const out = join(this.root, `${folder.split('/').pop()}.vsix`);
     const vsce = join(REPO, 'clients/vscode/node_modules/.bin/vsce');
-    await execFileP(vsce, ['package', '--no-dependencies', '--skip-license', '--allow-missing-repository', '--out', out], { cwd: folder, env: this.env() });
+    await execFileP(vsce, ['package', '--no-dependencies', '--skip-license', '--allow-missing-repository', '--out', out], {
+      cwd: folder,
+      env: this.env(),
+    });
     return out;
   }
 
@@ -217,9 +224,13 @@ export class VsCode {
     await writeFile(config, 'auth: none\n');
     // Installing is part of what is tested: the .vsix as a user gets it.
     for (const vsix of [VSIX, ...extraVsix]) {
-      await execFileP(NODE24, [CODE_SERVER, '--install-extension', vsix, '--extensions-dir', exts, '--user-data-dir', user, '--config', config], {
-        env: this.env(),
-      });
+      await execFileP(
+        NODE24,
+        [CODE_SERVER, '--install-extension', vsix, '--extensions-dir', exts, '--user-data-dir', user, '--config', config],
+        {
+          env: this.env(),
+        },
+      );
     }
     this.port = await freePort();
     this.proc = spawn(
@@ -251,7 +262,16 @@ export class VsCode {
     await this.waitForHttp();
     this.browser = await chromium.launch({
       executablePath: CHROMIUM,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
+      args: [
+        '--headless',
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-quic',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+        '--no-first-run',
+      ],
     });
     const origin = `http://127.0.0.1:${this.port}`;
     this.context = await this.browser.newContext({ viewport: { width: 1280, height: 800 } });
@@ -283,7 +303,8 @@ export class VsCode {
       for (const e of await readdir(dir, { withFileTypes: true }).catch(() => [])) {
         const p = join(dir, e.name);
         if (e.isDirectory()) await walk(p);
-        else if (/LevelCode|exthost|remoteexthost/i.test(p) && e.name.endsWith('.log')) out.push(`--- ${p}\n${await readFile(p, 'utf8').catch(() => '')}`);
+        else if (/LevelCode|exthost|remoteexthost/i.test(p) && e.name.endsWith('.log'))
+          out.push(`--- ${p}\n${await readFile(p, 'utf8').catch(() => '')}`);
       }
     };
     await walk(join(this.root, 'user/logs'));
@@ -352,7 +373,10 @@ export class VsCode {
   async openHistory(): Promise<Locator> {
     const pane = this.historyPane();
     if (!(await pane.isVisible().catch(() => false))) {
-      await this.page.locator('.activitybar .action-item a[aria-label^="LevelCode"], .activitybar .action-item[aria-label^="LevelCode"]').first().click();
+      await this.page
+        .locator('.activitybar .action-item a[aria-label^="LevelCode"], .activitybar .action-item[aria-label^="LevelCode"]')
+        .first()
+        .click();
     }
     await pane.waitFor({ timeout: WAIT });
     return pane;
@@ -381,9 +405,7 @@ export class VsCode {
     return this.historyPane()
       .locator('.monaco-list-row')
       .evaluateAll((rows) =>
-        rows
-          .sort((a, b) => a.getBoundingClientRect().top - b.getBoundingClientRect().top)
-          .map((r) => r.getAttribute('aria-label') ?? ''),
+        rows.sort((a, b) => a.getBoundingClientRect().top - b.getBoundingClientRect().top).map((r) => r.getAttribute('aria-label') ?? ''),
       )
       .catch(() => []);
   }
@@ -418,7 +440,9 @@ export class VsCode {
 
   /** The row whose screen-reader line holds `text` (the label shows long titles cut). */
   historyRow(text: string): Locator {
-    return this.historyPane().locator(`.monaco-list-row[aria-label*=${JSON.stringify(text)}]`).first();
+    return this.historyPane()
+      .locator(`.monaco-list-row[aria-label*=${JSON.stringify(text)}]`)
+      .first();
   }
 
   /**
@@ -480,7 +504,10 @@ export class VsCode {
       for (let i = 0; i < 20 && !chosen; i++) {
         if (!(await menu.isVisible())) break;
         await this.page.keyboard.press('ArrowDown');
-        const entry = await focused.first().innerText({ timeout: 2000 }).catch(() => '');
+        const entry = await focused
+          .first()
+          .innerText({ timeout: 2000 })
+          .catch(() => '');
         // Checked again right before Enter: with the menu gone, Enter would open the row instead.
         if (entry.includes(action) && (await menu.isVisible())) {
           await this.page.keyboard.press('Enter');
@@ -501,7 +528,15 @@ export class VsCode {
     const t = this.page.locator('.notifications-toasts .notification-toast');
     const n = await t.count();
     const out: string[] = [];
-    for (let i = 0; i < n; i++) out.push((await t.nth(i).innerText().catch(() => '')).replace(/\s+/g, ' '));
+    for (let i = 0; i < n; i++)
+      out.push(
+        (
+          await t
+            .nth(i)
+            .innerText()
+            .catch(() => '')
+        ).replace(/\s+/g, ' '),
+      );
     return out;
   }
 

@@ -26,7 +26,14 @@ describe('VS Code History (code-server)', () => {
   let vs: VsCode;
   const now = new Date();
   const seeded: { id: string; first: string; at: Date; turns: number; model: string; title?: string }[] = [
-    { id: '', first: 'Add idempotency to RefundService', at: new Date(now.getTime() - 5 * 60_000), turns: 3, model: 'claude-sonnet-4', title: 'Idempotent refunds' },
+    {
+      id: '',
+      first: 'Add idempotency to RefundService',
+      at: new Date(now.getTime() - 5 * 60_000),
+      turns: 3,
+      model: 'claude-sonnet-4',
+      title: 'Idempotent refunds',
+    },
     { id: '', first: 'Why is the CI cache cold', at: new Date(now.getTime() - 1 * DAY), turns: 1, model: 'gpt-4o' },
     { id: '', first: 'Plan the database migration', at: new Date(now.getTime() - 3 * DAY), turns: 2, model: 'claude-sonnet-4' },
     { id: '', first: 'Sketch the onboarding flow', at: new Date(now.getTime() - 40 * DAY), turns: 1, model: 'gpt-4o' },
@@ -68,7 +75,9 @@ describe('VS Code History (code-server)', () => {
       const box = await row.locator('.monaco-icon-label-container').boundingBox();
       const desc = await row.locator('.label-description').boundingBox();
       expect(box && desc, s.first).toBeTruthy();
-      expect(desc!.x + 50, `${s.first}: description at ${desc!.x}, row ends at ${box!.x + box!.width}`).toBeLessThanOrEqual(box!.x + box!.width);
+      expect(desc!.x + 50, `${s.first}: description at ${desc!.x}, row ends at ${box!.x + box!.width}`).toBeLessThanOrEqual(
+        box!.x + box!.width,
+      );
     }
     await vs.screenshot('01-history-default-width');
     await vs.widenSidebar();
@@ -83,7 +92,8 @@ describe('VS Code History (code-server)', () => {
     expect(keys[4]).toMatch(/^month:/);
     for (const key of keys) {
       expected.push(groupLabel(key, new Date()));
-      for (const s of byTime.filter((x) => groupOf(new Date(x.at.getTime() - 30_000).toISOString(), new Date()) === key)) expected.push(s.title ?? s.first);
+      for (const s of byTime.filter((x) => groupOf(new Date(x.at.getTime() - 30_000).toISOString(), new Date()) === key))
+        expected.push(s.title ?? s.first);
     }
     const shown = rows.map((r) => r.trim()).map((r) => expected.find((e) => r === e || r.startsWith(`${e},`)) ?? `?${r}`);
     expect(shown).toEqual(expected);
@@ -96,7 +106,9 @@ describe('VS Code History (code-server)', () => {
     const old = rows.find((r) => r.startsWith('Sketch the onboarding flow'))!;
     expect(old).toMatch(/^Sketch the onboarding flow, \d{1,2} [A-Z][a-z]{2}( \d{4})? · 1 turn · gpt-4o$/);
     // What the eye sees: a short time; under Yesterday no "yesterday" again.
-    await expect.poll(() => vs.historyRow('Idempotent refunds').locator('.label-description').innerText()).toMatch(/^\d+ min · 3 turns · claude-sonnet-4$/);
+    await expect
+      .poll(() => vs.historyRow('Idempotent refunds').locator('.label-description').innerText())
+      .toMatch(/^\d+ min · 3 turns · claude-sonnet-4$/);
     const yesterday = await vs.historyRow('Why is the CI cache cold').locator('.label-description').innerText();
     expect(yesterday).toMatch(/^(1 d|\d+ h) · 1 turn · gpt-4o$/);
     expect(yesterday).not.toMatch(/yesterday/i);
@@ -116,7 +128,10 @@ describe('VS Code History (code-server)', () => {
     expect(rows[1]).toMatch(/^Live from the terminal, (just now|\d+ minutes? ago) · 1 turn · gpt-4o$/);
     // An append to an existing session updates its turns in place.
     await vs.append(id, [{ kind: 'user', content: 'and one more thing' }]);
-    await vs.waitForRows((r) => r.some((x) => /^Live from the terminal, (just now|\d+ minutes? ago) · 2 turns · gpt-4o$/.test(x)), 'the appended turn');
+    await vs.waitForRows(
+      (r) => r.some((x) => /^Live from the terminal, (just now|\d+ minutes? ago) · 2 turns · gpt-4o$/.test(x)),
+      'the appended turn',
+    );
     await vs.screenshot('02-live-append');
   });
 
@@ -175,7 +190,9 @@ describe('VS Code History (code-server)', () => {
     await vs.contextAction(s.first, 'Copy Chat as Markdown');
     const expected = (await vs.cli(['export', s.id])).trim();
     expect(expected).toContain(`# ${s.first}`);
-    await expect.poll(async () => (await vs.page.evaluate(() => navigator.clipboard.readText())).trim(), { timeout: 60_000 }).toBe(expected);
+    await expect
+      .poll(async () => (await vs.page.evaluate(() => navigator.clipboard.readText())).trim(), { timeout: 60_000 })
+      .toBe(expected);
     // And a person pasting it gets the same: into an untitled editor.
     await vs.command('File: New Untitled Text File');
     await vs.page.locator('.tabs-container .tab', { hasText: 'Untitled-1' }).first().waitFor({ timeout: 60_000 });
@@ -194,7 +211,8 @@ describe('VS Code History (code-server)', () => {
     await input.fill('Migration plan, second try');
     await vs.screenshot('05-rename-input');
     await vs.page.keyboard.press('Enter');
-    const order = (r: string[]) => r.map((x) => x.split(',')[0]).map((x) => (x === s.first ? 'Migration plan' : x.startsWith('Migration plan') ? 'Migration plan' : x));
+    const order = (r: string[]) =>
+      r.map((x) => x.split(',')[0]).map((x) => (x === s.first ? 'Migration plan' : x.startsWith('Migration plan') ? 'Migration plan' : x));
     const before = order(await vs.historyRows());
     const after = await vs.waitForRows((r) => r.some((x) => x.startsWith('Migration plan, second try,')), 'the new title');
     // A rename is no message: the chat keeps its place (History orders by the last message).
@@ -209,7 +227,10 @@ describe('VS Code History (code-server)', () => {
     await vs.historyStill();
     await vs.historyRow('Migration plan').click();
     // The click opens the preview, which takes the focus when it is ready: wait for it.
-    await vs.page.locator('.tabs-container .tab.active', { hasText: 'Preview Migration plan, second try.md' }).first().waitFor({ timeout: 60_000 });
+    await vs.page
+      .locator('.tabs-container .tab.active', { hasText: 'Preview Migration plan, second try.md' })
+      .first()
+      .waitFor({ timeout: 60_000 });
     await vs.command('LevelCode: Focus on History View');
     await vs.page.keyboard.press('F2');
     // The palette's input closes first; then the rename box opens with the title.
@@ -238,7 +259,10 @@ describe('VS Code History (code-server)', () => {
     await input.waitFor({ timeout: 60_000 });
     // The chat was renamed: these words are only in its transcript now.
     await input.fill('"database migration"');
-    const hit = vs.page.locator('.quick-input-list .monaco-list-row', { hasText: 'matches in the transcript' }).filter({ visible: true }).first();
+    const hit = vs.page
+      .locator('.quick-input-list .monaco-list-row', { hasText: 'matches in the transcript' })
+      .filter({ visible: true })
+      .first();
     await hit.waitFor({ timeout: 60_000 });
     expect(await hit.innerText()).toContain('Migration plan, second try');
     await vs.screenshot('06-history-search');
@@ -263,7 +287,10 @@ describe('VS Code History (code-server)', () => {
     await vs.dismissHover();
     await vs.historyStill();
     await vs.historyRow(gone.first).click();
-    await vs.page.locator('.tabs-container .tab.active', { hasText: `Preview ${gone.first}.md` }).first().waitFor({ timeout: 60_000 });
+    await vs.page
+      .locator('.tabs-container .tab.active', { hasText: `Preview ${gone.first}.md` })
+      .first()
+      .waitFor({ timeout: 60_000 });
     await vs.command('LevelCode: Focus on History View');
     await vs.page.keyboard.press('Delete');
     await vs.waitForRows((r) => !r.some((x) => x.startsWith(gone.first)), 'the deleted row hidden');

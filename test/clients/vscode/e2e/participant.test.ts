@@ -39,20 +39,55 @@ describe('VS Code @history participant (code-server)', () => {
     const events: Record<string, unknown>[] = [];
     for (let i = 0; i < 30; i++) {
       const t = new Date(Date.now() - (40 - i) * 60_000).toISOString();
-      events.push({ kind: 'user', t, content: `${i === 0 ? `${LONG}\n${FACT}\n` : `Step ${i}`} TURN-${i}: ${'the tables, the data and the plan '.repeat(12)}` });
-      events.push({ kind: 'assistant', t, content: [{ type: 'text', text: `Answer ${i}: ${'we copy in batches and compare checksums '.repeat(12)}` }] });
+      events.push({
+        kind: 'user',
+        t,
+        content: `${i === 0 ? `${LONG}\n${FACT}\n` : `Step ${i}`} TURN-${i}: ${'the tables, the data and the plan '.repeat(12)}`,
+      });
+      events.push({
+        kind: 'assistant',
+        t,
+        content: [{ type: 'text', text: `Answer ${i}: ${'we copy in batches and compare checksums '.repeat(12)}` }],
+      });
     }
     events.push({ kind: 'title', t: new Date(Date.now() - 600_000).toISOString(), title: LONG, source: 'user' });
     await vs.append(longId, events);
     // A Claude Code session in this project, imported as the CLI does it.
     const claude = join(vs.root, 'claude.jsonl');
-    const base = { isSidechain: false, userType: 'external', cwd: vs.project, sessionId: '5c0d1a2b-0000-4000-8000-000000000001', version: '2.0.77', gitBranch: '' };
+    const base = {
+      isSidechain: false,
+      userType: 'external',
+      cwd: vs.project,
+      sessionId: '5c0d1a2b-0000-4000-8000-000000000001',
+      version: '2.0.77',
+      gitBranch: '',
+    };
     const t0 = Date.now() - 3600_000;
     writeFileSync(
       claude,
       [
-        { ...base, parentUuid: null, type: 'user', message: { role: 'user', content: 'Imported question: which port does the API use?' }, uuid: 'u1', timestamp: new Date(t0).toISOString() },
-        { ...base, parentUuid: 'u1', type: 'assistant', message: { id: 'm1', type: 'message', role: 'assistant', model: 'claude-sonnet-4-5', content: [{ type: 'text', text: 'Imported answer: port 8443.' }] }, uuid: 'a1', timestamp: new Date(t0 + 1000).toISOString() },
+        {
+          ...base,
+          parentUuid: null,
+          type: 'user',
+          message: { role: 'user', content: 'Imported question: which port does the API use?' },
+          uuid: 'u1',
+          timestamp: new Date(t0).toISOString(),
+        },
+        {
+          ...base,
+          parentUuid: 'u1',
+          type: 'assistant',
+          message: {
+            id: 'm1',
+            type: 'message',
+            role: 'assistant',
+            model: 'claude-sonnet-4-5',
+            content: [{ type: 'text', text: 'Imported answer: port 8443.' }],
+          },
+          uuid: 'a1',
+          timestamp: new Date(t0 + 1000).toISOString(),
+        },
       ]
         .map((l) => JSON.stringify(l))
         .join('\n') + '\n',
@@ -62,7 +97,12 @@ describe('VS Code @history participant (code-server)', () => {
     lmLog = join(vs.root, 'fake-lm.jsonl');
     writeFileSync(lmLog, '');
     await vs.start(
-      { 'chat.disableAIFeatures': false, 'levelcodeSessions.modelFamily': 'fake', 'levelcodeSessions.consentThreshold': 100, 'levelcodeFakeLm.log': lmLog },
+      {
+        'chat.disableAIFeatures': false,
+        'levelcodeSessions.modelFamily': 'fake',
+        'levelcodeSessions.consentThreshold': 100,
+        'levelcodeFakeLm.log': lmLog,
+      },
       [fake],
     );
   }, 240_000);
@@ -83,7 +123,9 @@ describe('VS Code @history participant (code-server)', () => {
   async function chatShows(text: string): Promise<string> {
     let seen = '';
     await vs.until(async () => {
-      seen = await chatView().innerText().catch(() => '');
+      seen = await chatView()
+        .innerText()
+        .catch(() => '');
       return seen.includes(text);
     }, `the Chat view to show ${text}`);
     return seen;
@@ -124,7 +166,10 @@ describe('VS Code @history participant (code-server)', () => {
   });
 
   it('appends each completed turn to the session file', async () => {
-    await vs.until(async () => (await vs.events(shortId)).some((e) => e.kind === 'user' && e.content === 'And the tests?'), 'the new turn in the file');
+    await vs.until(
+      async () => (await vs.events(shortId)).some((e) => e.kind === 'user' && e.content === 'And the tests?'),
+      'the new turn in the file',
+    );
     const tail = (await vs.events(shortId)).filter((e) => e.kind === 'user' || e.kind === 'assistant').slice(-2);
     expect(tail).toMatchObject([
       { kind: 'user', content: 'And the tests?' },
@@ -141,7 +186,10 @@ describe('VS Code @history participant (code-server)', () => {
     await chatShows(`FAKE REPLY ${n + 1}.`);
     // Nothing of the sealed chat went with it, and a new session holds the turn.
     expect(chats()[n].roles).toEqual(['user']);
-    await vs.until(async () => (await vs.cli(['list', '--project', vs.project])).includes('A fresh start'), 'the fresh session in the History');
+    await vs.until(
+      async () => (await vs.cli(['list', '--project', vs.project])).includes('A fresh start'),
+      'the fresh session in the History',
+    );
   });
 
   it('resumes a long chat from a summary after consent; the head-only fact reaches the model', async () => {
@@ -181,7 +229,11 @@ describe('VS Code @history participant (code-server)', () => {
       for (const s of now) {
         if (s.id === imported!.id) continue;
         const ev = await vs.events(s.id);
-        if (ev.some((e) => e.kind === 'event' && e.type === 'forked' && e.from === imported!.id) && ev.some((e) => e.content === 'And in staging?')) fork = ev;
+        if (
+          ev.some((e) => e.kind === 'event' && e.type === 'forked' && e.from === imported!.id) &&
+          ev.some((e) => e.content === 'And in staging?')
+        )
+          fork = ev;
       }
       return fork.length > 0;
     }, 'the fork with the new turn');

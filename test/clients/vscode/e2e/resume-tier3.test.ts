@@ -42,7 +42,11 @@ describe('VS Code resume with the editor language model (code-server)', () => {
       const t = new Date(Date.now() - (56 - i) * 60_000).toISOString();
       const body = `${i === 0 ? `${first}\n${FACT}\n` : `Step ${i}`} TURN-${i}: ${'details of the schema, the data and the cut-over plan '.repeat(12)}`;
       events.push({ kind: 'user', t, content: body });
-      events.push({ kind: 'assistant', t, content: [{ type: 'text', text: `Answer ${i}: ${'we move the tables in batches and verify checksums '.repeat(12)}` }] });
+      events.push({
+        kind: 'assistant',
+        t,
+        content: [{ type: 'text', text: `Answer ${i}: ${'we move the tables in batches and verify checksums '.repeat(12)}` }],
+      });
     }
     await vs.append(id, events);
     const fake = await vs.packageFixture(join(REPO, 'test/clients/vscode/e2e/fake-lm'));

@@ -33,7 +33,12 @@ describe('groupOf', () => {
   });
 
   it('names the groups, a month of another year with its year', () => {
-    expect(['today', 'yesterday', 'last7', 'last30'].map((k) => groupLabel(k, now))).toEqual(['Today', 'Yesterday', 'Previous 7 days', 'Previous 30 days']);
+    expect(['today', 'yesterday', 'last7', 'last30'].map((k) => groupLabel(k, now))).toEqual([
+      'Today',
+      'Yesterday',
+      'Previous 7 days',
+      'Previous 30 days',
+    ]);
     expect(groupLabel('month:2026-06', now)).toBe('June');
     expect(groupLabel('month:2025-12', now)).toBe('December 2025');
   });

@@ -20,7 +20,11 @@ describe('manifest', () => {
     const inCode = Object.fromEntries(
       [...defaults.matchAll(/(\w+): ([^,\n]+),/g)].map((m) => [m[1], JSON.parse(m[2].replace(/_/g, '').replace(/'/g, '"'))]),
     );
-    expect(Object.keys(props).sort()).toEqual(Object.keys(inCode).map((k) => `levelcodeSessions.${k}`).sort());
+    expect(Object.keys(props).sort()).toEqual(
+      Object.keys(inCode)
+        .map((k) => `levelcodeSessions.${k}`)
+        .sort(),
+    );
     for (const [k, v] of Object.entries(inCode)) expect(props[`levelcodeSessions.${k}`].default, k).toEqual(v);
   });
 

@@ -70,7 +70,12 @@ describe('PendingDeletes', () => {
   it('shows the chat again when the deletion fails', async () => {
     const clock = fakeClock();
     const failed: string[] = [];
-    const d = new PendingDeletes(async () => Promise.reject(new Error('disk')), 1000, clock, (id) => failed.push(id));
+    const d = new PendingDeletes(
+      async () => Promise.reject(new Error('disk')),
+      1000,
+      clock,
+      (id) => failed.push(id),
+    );
     const done = d.schedule('a');
     await clock.advance(1000);
     expect(await done).toBe('failed');

@@ -27,11 +27,16 @@ describe('prompts', () => {
 
   it('renders the head as a labelled transcript', () => {
     expect(transcriptForModel(messages)).toBe('USER:\nAdd idempotency\n\nASSISTANT:\nUse SET NX.');
-    expect(summarizePrompt('  Summarise.  ', messages)).toBe('Summarise.\n\n<transcript>\nUSER:\nAdd idempotency\n\nASSISTANT:\nUse SET NX.\n</transcript>');
+    expect(summarizePrompt('  Summarise.  ', messages)).toBe(
+      'Summarise.\n\n<transcript>\nUSER:\nAdd idempotency\n\nASSISTANT:\nUse SET NX.\n</transcript>',
+    );
   });
 
   it('keeps the end of a transcript too long for any model', () => {
-    const big = [{ role: 'user', content: 'a'.repeat(500_000) }, { role: 'assistant', content: 'THE END' }];
+    const big = [
+      { role: 'user', content: 'a'.repeat(500_000) },
+      { role: 'assistant', content: 'THE END' },
+    ];
     const t = transcriptForModel(big);
     expect(t.length).toBeLessThanOrEqual(400_002);
     expect(t.endsWith('THE END')).toBe(true);
@@ -39,7 +44,12 @@ describe('prompts', () => {
   });
 
   it('builds the title prompt from the opening lines', () => {
-    expect(titlePrompt('Title it.', [{ role: 'user', text: 'hello' }, { role: 'assistant', text: 'hi' }])).toBe('Title it.\n\nUser: hello\n\nAssistant: hi');
+    expect(
+      titlePrompt('Title it.', [
+        { role: 'user', text: 'hello' },
+        { role: 'assistant', text: 'hi' },
+      ]),
+    ).toBe('Title it.\n\nUser: hello\n\nAssistant: hi');
   });
 });
 
