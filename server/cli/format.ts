@@ -52,7 +52,7 @@ export function historyLines(rows: Row[], opts: { now?: Date; showProject?: bool
   const models = rows.map((r) => r.model ?? '-');
   const wM = Math.max(0, ...models.map(width));
   return rows.map((r, i) => {
-    const parts = [pad(titles[i], wT), pad(times[i], wR), pad(turns[i], wN), pad(models[i], wM), `  ${r.id}`];
+    const parts = [pad(titles[i]!, wT), pad(times[i]!, wR), pad(turns[i]!, wN), pad(models[i]!, wM), `  ${r.id}`];
     let line = parts.slice(0, 4).join('  ') + parts[4];
     if (opts.showProject && r.project) line += `  ${r.project}`;
     return line.replace(/\s+$/, '');
@@ -82,7 +82,7 @@ export function searchLines(hits: HitRow[], opts: { color?: boolean; showProject
   for (const h of hits) groups.set(h.sessionId, [...(groups.get(h.sessionId) ?? []), h]);
   const lines: string[] = [];
   for (const [id, group] of groups) {
-    const h = group[0];
+    const h = group[0]!; // a group is made with its first hit
     if (lines.length) lines.push('');
     lines.push(`${bold(h.title || '(untitled)')}  ${relativeTime(h.t, opts.now)}  ${id}${opts.showProject ? `  ${h.project}` : ''}`);
     for (const g of group) lines.push(`  #${g.seq} ${g.where}: ${highlight(g.snippet, g.ranges, !!opts.color)}`);

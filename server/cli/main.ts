@@ -238,7 +238,7 @@ export function version(): string {
 
 async function history(args: string[], here: boolean): Promise<number> {
   const { values, positionals } = parse(args, { project: { type: 'string' }, all: { type: 'boolean' }, limit: { type: 'string' } });
-  if (values.help) return (out(here ? USAGE : HELP.list), EXIT.ok);
+  if (values.help) return (out(here ? USAGE : HELP.list!), EXIT.ok);
   if (positionals.length) throw new UsageError(`list takes no arguments (got ${positionals.join(' ')})`);
   if (values.project && values.all) throw new UsageError('--project and --all exclude each other');
   const limit = positiveInt(values.limit as string | undefined, 'limit');
@@ -330,7 +330,7 @@ async function cmdNew(args: string[]): Promise<number> {
 
 function oneId(positionals: string[], what: string): string {
   if (positionals.length !== 1) throw new UsageError(`${what} takes one session id`);
-  return positionals[0];
+  return positionals[0]!;
 }
 
 async function readStdin(): Promise<string> {
@@ -350,7 +350,7 @@ async function cmdAppend(args: string[]): Promise<number> {
   const lineOf: number[] = [];
   const lines = text.split('\n');
   for (let i = 0; i < lines.length; i++) {
-    const l = lines[i].trim();
+    const l = lines[i]!.trim();
     if (!l) continue;
     try {
       events.push(JSON.parse(l));
@@ -415,7 +415,7 @@ async function cmdRename(args: string[]): Promise<number> {
   const [id, ...words] = positionals;
   const store = await openStore(values.dir as string | undefined);
   try {
-    await store.rename(id, words.join(' '));
+    await store.rename(id!, words.join(' '));
   } finally {
     await store.releaseAll();
   }

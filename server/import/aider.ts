@@ -102,7 +102,7 @@ function metaProject(path: string): string | undefined {
     try {
       const buf = Buffer.alloc(16384);
       const n = readSync(fd, buf, 0, buf.length, 0);
-      return (JSON.parse(buf.toString('utf8', 0, n).split('\n')[0]) as { project?: string }).project;
+      return (JSON.parse(buf.toString('utf8', 0, n).split('\n')[0]!) as { project?: string }).project;
     } finally {
       closeSync(fd);
     }
@@ -126,8 +126,8 @@ async function read(file: SourceFile): Promise<MappedSession[]> {
   lines.forEach((l, i) => HEADER.test(l) && starts.push(i));
   const chats: { from: number; to: number; header?: RegExpExecArray }[] = [];
   if ((starts[0] ?? lines.length) > 0) chats.push({ from: 0, to: starts[0] ?? lines.length }); // a file that begins mid-chat
-  starts.forEach((s, k) => chats.push({ from: s + 1, to: starts[k + 1] ?? lines.length, header: HEADER.exec(lines[s])! }));
-  const firstStart = starts.length ? startTime(HEADER.exec(lines[starts[0]])!) : EPOCH;
+  starts.forEach((s, k) => chats.push({ from: s + 1, to: starts[k + 1] ?? lines.length, header: HEADER.exec(lines[s]!)! }));
+  const firstStart = starts.length ? startTime(HEADER.exec(lines[starts[0]!]!)!) : EPOCH;
   const out: MappedSession[] = [];
   for (const c of chats) {
     const t = c.header ? startTime(c.header) : firstStart;
@@ -191,7 +191,7 @@ function blocksOf(lines: string[]): Block[] {
 }
 
 function mapBlock(b: Block, t: string): MappedEvent {
-  while (b.lines.length && b.lines[b.lines.length - 1].trim() === '') b.lines.pop();
+  while (b.lines.length && b.lines[b.lines.length - 1]!.trim() === '') b.lines.pop();
   const raw = b.lines.join('\n');
   switch (b.kind) {
     case 'user':

@@ -83,7 +83,7 @@ async function firstSessionId(path: string): Promise<string | undefined> {
   try {
     const buf = Buffer.alloc(8192);
     const { bytesRead } = await fh.read(buf, 0, buf.length, 0);
-    const m = /"sessionId"\s*:\s*"([^"]+)"/.exec(buf.toString('utf8', 0, bytesRead).split('\n')[0]);
+    const m = /"sessionId"\s*:\s*"([^"]+)"/.exec(buf.toString('utf8', 0, bytesRead).split('\n')[0]!);
     return m?.[1];
   } finally {
     await fh.close();

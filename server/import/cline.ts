@@ -171,7 +171,7 @@ async function readCliSession(file: SourceFile, tool: string): Promise<MappedSes
   const events = mapMessages(messages, createdAt, []);
   // cline sets the title from the prompt: a title of the model's kind, after the first event.
   if (title && events.length && title !== textOf((events[0] as { content?: unknown }).content))
-    events.push({ kind: 'title', t: events[events.length - 1].t, title, source: 'model', raw: { title } });
+    events.push({ kind: 'title', t: events[events.length - 1]!.t, title, source: 'model', raw: { title } });
   return [
     {
       source: { tool, ...(version ? { version } : {}), path: file.path, id, project: project ?? homedir() },
@@ -195,7 +195,7 @@ const CWD = /# Current (?:Working|Workspace) Directory \(([^)\n]+)\) Files/;
 function cwdFromMessages(messages: unknown[]): string | undefined {
   for (const m of messages.slice(0, 4)) {
     const hit = CWD.exec(JSON.stringify(isRecord(m) ? m.content : ''));
-    if (hit?.[1].startsWith('/')) return hit[1].replace(/\\\\/g, '\\');
+    if (hit?.[1]!.startsWith('/')) return hit[1]!.replace(/\\\\/g, '\\');
   }
   return undefined;
 }

@@ -136,7 +136,7 @@ export function importedId(createdAt: string, source: Pick<SourceRef, 'tool' | '
     .update(`${source.tool}\0${source.id}\0${variant}${probe ? `\0${probe}` : ''}`)
     .digest();
   let suffix = '';
-  for (let i = 0; i < 4; i++) suffix += ALPHABET[h[i] % ALPHABET.length];
+  for (let i = 0; i < 4; i++) suffix += ALPHABET[h[i]! % ALPHABET.length];
   return `${stamp}-${suffix}`;
 }
 

@@ -190,7 +190,7 @@ function readLog(text: string, r: Replay): void {
   const lines = text.split('\n');
   const complete = text.endsWith('\n');
   for (let i = 0; i < lines.length; i++) {
-    const line = lines[i].trim();
+    const line = lines[i]!.trim();
     if (line.length === 0) continue;
     const { value, deep } = parseJson(line);
     if (value === undefined) {
@@ -210,7 +210,7 @@ function readLog(text: string, r: Replay): void {
 /** The session id from a document too torn to parse, else the file name. */
 function sniffId(text: string, path: string): string {
   const m = /"sessionId"\s*:\s*"([^"\\]{1,200})"/.exec(text);
-  return m ? m[1] : basename(path).replace(/\.jsonl?$/, '');
+  return m ? m[1]! : basename(path).replace(/\.jsonl?$/, '');
 }
 
 interface Entry {
@@ -281,7 +281,8 @@ class Replay {
   /** A message record: a new id appends, a known id (written again as it completes) is replaced. */
   message(rec: Rec): void {
     const id = rec.id as string;
-    const [ev, ...more] = mapMessage(rec, this.lastT, this.answered);
+    const [first, ...more] = mapMessage(rec, this.lastT, this.answered);
+    const ev = first!; // a message maps to one event at least
     this.lastT = ev.t;
     for (const e of [ev, ...more]) if (e.kind === 'agent') for (const tid of resultIds(e)) this.answered.add(tid);
     if (!this.model && rec.type === 'gemini' && typeof rec.model === 'string') this.model = rec.model;

@@ -161,7 +161,7 @@ function replayLog(text: string): Doc {
   const lines = text.split('\n');
   let misfits = 0;
   for (let i = 0; i < lines.length; i++) {
-    const line = lines[i].trim();
+    const line = lines[i]!.trim();
     if (!line) continue;
     const { value: op, deep } = parseJson(line);
     if (!isObj(op)) {
@@ -325,7 +325,7 @@ function mapRequests(requests: Rec[], doc: Doc, firstT: string): MappedEvent[] {
     titleAt(i + 1);
   });
   // What came after the last finished request (and a last request still streaming).
-  const done = requests.length > 0 && !finished(requests[requests.length - 1], true) ? requests.length : requests.length + 1;
+  const done = requests.length > 0 && !finished(requests[requests.length - 1]!, true) ? requests.length : requests.length + 1;
   for (const k of doc.kept) if (k.after >= done) events.push({ kind: 'event', t: lastT, type: 'source-record', line: k.line, raw: k.raw });
   const final = doc.titles.filter((x) => x.after === Infinity || x.after > requests.length);
   for (const { title } of final) {

@@ -81,7 +81,7 @@ function unzstd(decompress: (b: Uint8Array) => Uint8Array, data: Buffer | string
 /** The UUID v7 time of an id, when it is one (Zed records no creation time of its own). */
 function v7Time(id: string): string | undefined {
   const m = /^([0-9a-f]{8})-([0-9a-f]{4})-7/i.exec(id);
-  return m ? new Date(parseInt(m[1] + m[2], 16)).toISOString() : undefined;
+  return m ? new Date(parseInt(m[1]! + m[2]!, 16)).toISOString() : undefined;
 }
 
 function projectOf(r: Row, doc: Record<string, unknown>): string {

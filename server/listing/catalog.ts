@@ -571,7 +571,7 @@ export async function mapLimit<T>(items: T[], limit: number, fn: (item: T) => Pr
   const workers = Array.from({ length: Math.min(limit, items.length) }, async () => {
     while (next < items.length) {
       const i = next++;
-      await fn(items[i]);
+      await fn(items[i]!);
     }
   });
   await Promise.all(workers);

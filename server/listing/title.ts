@@ -17,7 +17,7 @@ export const TITLE_MAX_CHARS = 80;
 /** The latest title event's title, or null when the session is untitled. */
 export function currentTitle(events: readonly SeqEvent[]): string | null {
   for (let i = events.length - 1; i >= 0; i--) {
-    const e = events[i].event;
+    const e = events[i]!.event;
     if (e.kind === 'title') return e.title;
   }
   return null;

@@ -138,8 +138,8 @@ export function shortenToFit(messages: readonly unknown[], room: number, counter
       if (total <= room) break;
       const next = withOutputElided(out[i], site);
       const cost = countWith(counter, next);
-      if (cost >= costs[i]) continue;
-      total += cost - costs[i];
+      if (cost >= costs[i]!) continue;
+      total += cost - costs[i]!;
       costs[i] = cost;
       out[i] = next;
       toolOutputs++;
@@ -149,16 +149,16 @@ export function shortenToFit(messages: readonly unknown[], room: number, counter
   const cut = new Set<number>();
   while (total > room) {
     let j = -1;
-    for (let i = 0; i < out.length; i++) if (!cut.has(i) && (j < 0 || costs[i] > costs[j])) j = i;
+    for (let i = 0; i < out.length; i++) if (!cut.has(i) && (j < 0 || costs[i]! > costs[j]!)) j = i;
     if (j < 0)
       throw new RangeError(
         `the summariser's window cannot hold one turn of this session even shortened (${total} tokens for a room of ${room})`,
       );
-    const next = cutMessage(out[j], Math.max(0, costs[j] - (total - room)), counter);
+    const next = cutMessage(out[j], Math.max(0, costs[j]! - (total - room)), counter);
     const cost = countWith(counter, next);
     cut.add(j);
-    if (cost >= costs[j]) continue;
-    total += cost - costs[j];
+    if (cost >= costs[j]!) continue;
+    total += cost - costs[j]!;
     costs[j] = cost;
     out[j] = next;
     cutMessages++;

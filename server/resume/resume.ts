@@ -313,15 +313,15 @@ export function cutPoints(events: readonly SeqEvent[]): number[] {
   for (const [id, f] of first) {
     const l = last.get(id)!;
     if (l > f) {
-      open[f + 1]++;
-      open[l + 1]--;
+      open[f + 1]!++;
+      open[l + 1]!--;
     }
   }
   const cuts: number[] = [];
   let spanning = 0;
   for (let k = 0; k < n; k++) {
-    spanning += open[k];
-    if (spanning === 0 && events[k].event.kind === 'user') cuts.push(k);
+    spanning += open[k]!;
+    if (spanning === 0 && events[k]!.event.kind === 'user') cuts.push(k);
   }
   return cuts;
 }
@@ -342,7 +342,7 @@ export function pickBoundary(events: readonly SeqEvent[], keepTurns: number): nu
     if (event.kind === 'user') users.push(i);
   });
   if (users.length === 0) return n;
-  const aim = users[Math.max(0, users.length - keepTurns)];
+  const aim = users[Math.max(0, users.length - keepTurns)]!;
   const cuts = cutPoints(events);
   let best = -1;
   for (const c of cuts) {
@@ -510,10 +510,10 @@ export function planResume(events: readonly SeqEvent[], options: PlanOptions): R
   let remainder: readonly Item[] = items;
   let prior: { seq: number; briefing: string; coversThrough: number } | null = null;
   for (let i = items.length - 1; i >= 0; i--) {
-    const ev = items[i].event;
+    const ev = items[i]!.event;
     if (ev.kind === 'compact') {
       const c = ev as CompactEvent;
-      prior = { seq: items[i].seq, briefing: c.briefing, coversThrough: c.coversThrough };
+      prior = { seq: items[i]!.seq, briefing: c.briefing, coversThrough: c.coversThrough };
       break;
     }
   }
@@ -562,7 +562,7 @@ function planCompaction(
 
   const n = items.length;
   const suffix = new Array<number>(n + 1).fill(0);
-  for (let i = n - 1; i >= 0; i--) suffix[i] = suffix[i + 1] + costOf(items[i]);
+  for (let i = n - 1; i >= 0; i--) suffix[i] = suffix[i + 1]! + costOf(items[i]!);
 
   const seqEvents: SeqEvent[] = items.map((it) => ({ seq: it.seq, event: it.event }));
   const cuts = cutPoints(seqEvents);
@@ -570,13 +570,13 @@ function planCompaction(
   const minCut = prior === null ? 1 : 0;
   const start = Math.max(pickBoundary(seqEvents, keepTurns), minCut);
   const candidates = [...cuts.filter((c) => c >= start), n];
-  const cut = candidates.find((c) => suffix[c] + reserve <= B) ?? n;
+  const cut = candidates.find((c) => suffix[c]! + reserve <= B) ?? n;
 
   const head = items.slice(0, cut);
   const tailItems = items.slice(cut);
   const turnStarts = [0, ...cuts.filter((c) => c > 0 && c < cut), cut];
   const pieces = planPieces(head, turnStarts, prior, allowance, summaryWindow, counter);
-  const coversThrough = head.length > 0 ? head[head.length - 1].seq : prior!.coversThrough;
+  const coversThrough = head.length > 0 ? head[head.length - 1]!.seq : prior!.coversThrough;
   const plan: CompactPlan = {
     tier: 3,
     ...base,
@@ -590,7 +590,7 @@ function planCompaction(
       inputLimit: pieces.limit,
     },
     tail: buildContext(tailItems, null, counter),
-    tailStartSeq: tailItems.length > 0 ? tailItems[0].seq : null,
+    tailStartSeq: tailItems.length > 0 ? tailItems[0]!.seq : null,
     keptTurns: cuts.filter((c) => c >= cut).length,
     priorCompactSeq: prior === null ? null : prior.seq,
     chatNote: TIER3_NOTE,
@@ -672,8 +672,8 @@ function planPieces(
   const turns: TurnSpan[] = [];
   for (let t = 0; t + 1 < turnStarts.length; t++) {
     let tokens = 0;
-    for (let i = turnStarts[t]; i < turnStarts[t + 1]; i++) tokens += head[i].own + head[i].noteTokens;
-    turns.push({ from: turnStarts[t], to: turnStarts[t + 1], tokens });
+    for (let i = turnStarts[t]!; i < turnStarts[t + 1]!; i++) tokens += head[i]!.own + head[i]!.noteTokens;
+    turns.push({ from: turnStarts[t]!, to: turnStarts[t + 1]!, tokens });
   }
   const spans = turns.length > 0 ? packPieces(turns, firstRoom, room) : [{ from: 0, to: 0, tokens: 0, oversized: false }];
   const pieces = spans.map((sp, index): SummaryPiece => {
@@ -681,7 +681,7 @@ function planPieces(
     const roomHere = index === 0 ? firstRoom : room;
     return {
       index,
-      coversThrough: sp.to > 0 ? head[sp.to - 1].seq : ((prior as { coversThrough?: number } | null)?.coversThrough ?? -1),
+      coversThrough: sp.to > 0 ? head[sp.to - 1]!.seq : ((prior as { coversThrough?: number } | null)?.coversThrough ?? -1),
       inputTokens: instructions + before + Math.min(sp.tokens, roomHere),
       oversized: sp.oversized,
     };
@@ -715,12 +715,12 @@ export function summaryRequest(plan: CompactPlan, index: number, briefingSoFar?:
     messages.push(m);
     inputTokens += countWith(counter, m);
   }
-  const span = h.spans[index];
+  const span = h.spans[index]!;
   const own: unknown[] = [];
   let ownTokens = 0;
   for (let i = span.from; i < span.to; i++) {
-    own.push(...messagesOf(h.head[i]));
-    ownTokens += h.head[i].own + h.head[i].noteTokens;
+    own.push(...messagesOf(h.head[i]!));
+    ownTokens += h.head[i]!.own + h.head[i]!.noteTokens;
   }
   const piece = { index, count };
   const foldsBriefing = messages.length > 0;
@@ -740,7 +740,7 @@ export function summaryRequest(plan: CompactPlan, index: number, briefingSoFar?:
     messages,
     instructions,
     inputTokens,
-    coversThrough: plan.summary.pieces[index].coversThrough,
+    coversThrough: plan.summary.pieces[index]!.coversThrough,
     maxBriefingTokens: allowance,
     piece,
     ...(shortened ? { shortened } : {}),
@@ -767,7 +767,7 @@ export function rollingCompact(plan: CompactPlan, index: number, briefing: strin
     throw new RangeError(`piece ${index} is not a rolling piece of this plan`);
   const h = PLAN_HEADS.get(plan);
   const used = fitBriefing(briefing, plan.summary.maxBriefingTokens, h?.counter ?? estimateTokens);
-  return { kind: 'compact', briefing: used, coversThrough: plan.summary.pieces[index].coversThrough, rolling: true };
+  return { kind: 'compact', briefing: used, coversThrough: plan.summary.pieces[index]!.coversThrough, rolling: true };
 }
 
 /**

@@ -27,7 +27,7 @@ export function defName(method: string): string {
   return method
     .split(/[/$.]/)
     .filter(Boolean)
-    .map((p) => p[0].toUpperCase() + p.slice(1))
+    .map((p) => p[0]!.toUpperCase() + p.slice(1))
     .join('');
 }
 

@@ -170,7 +170,7 @@ const sessionList: Handler<typeof P.sessionList> = async (p, _t, { store }) => {
   const limit = p.limit ?? 100;
   const page = (await withSourceTool(rows.slice(0, limit))) as typeof rows;
   const more = rows.length > limit;
-  return { sessions: page, problems, ...(more ? { nextCursor: encodeCursor(page[page.length - 1]) } : {}) };
+  return { sessions: page, problems, ...(more ? { nextCursor: encodeCursor(page[page.length - 1]!) } : {}) };
 };
 
 /** Imported entries get their tool's name and, where the tool resumes by id, the command that does. */
@@ -433,7 +433,7 @@ async function compactAndResume(
  */
 const sessionCompact: Handler<typeof P.sessionCompact> = async (p, _t, ctx) => {
   const pending = ctx.pendingCompactions.get(p.id);
-  if (!pending || pending.plan.summary.pieces[pending.piece].coversThrough !== p.coversThrough) {
+  if (!pending || pending.plan.summary.pieces[pending.piece]!.coversThrough !== p.coversThrough) {
     throw rpcError(
       'ContentModified',
       `no summary of ${p.id} through seq ${p.coversThrough} is awaited (the session changed, or the sidecar restarted): resume again`,

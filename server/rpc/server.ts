@@ -257,7 +257,7 @@ class Sidecar {
       void this.finish(this.shutdownReceived ? 0 : 1);
     });
     reader.onError((e) => {
-      const msg = (e instanceof Error ? e.message : String(e)).split('\n')[0];
+      const msg = (e instanceof Error ? e.message : String(e)).split('\n')[0]!;
       if (/Content-Length|Message header|Header must/i.test(msg)) {
         this.log.error(`unreadable frame header on the transport (${msg}); exiting`);
         void this.finish(this.shutdownReceived ? 0 : 1);

@@ -193,7 +193,7 @@ export async function doctor(
       const before = findings.length;
       await checkModeOf(path, st, 0o600, findings, opts.fix, 'the file');
       // A file made readable again by --fix was left out of the index rebuilt above.
-      if (findings.length > before && findings[before].fixed && (st.mode & 0o600) !== 0o600) reindex = true;
+      if (findings.length > before && findings[before]!.fixed && (st.mode & 0o600) !== 0o600) reindex = true;
       try {
         // A name swapped for a symlink or a FIFO since the lstat above is not read (readSession opens no-follow).
         const r = await readSession(path, { signal: opts.signal });

@@ -31,7 +31,7 @@ export async function forkSession(store: SessionStore, id: string): Promise<Fork
     );
   const meta = await store.create({ project: original.meta.project, model: original.meta.model });
   const events: unknown[] = original.events.map((e) => e.event);
-  const last = original.events.length > 0 ? original.events[original.events.length - 1].seq : -1;
+  const last = original.events.length > 0 ? original.events[original.events.length - 1]!.seq : -1;
   events.push({ kind: 'event', type: 'forked', from: id, throughSeq: last });
   try {
     await store.append(meta.id, events);

@@ -82,7 +82,7 @@ export async function forEachLineFd(
   let stop = false;
 
   const emit = (end: number, terminated: boolean) => {
-    const bytes = pieces.length === 1 ? pieces[0] : Buffer.concat(pieces, piecesLen);
+    const bytes = pieces.length === 1 ? pieces[0]! : Buffer.concat(pieces, piecesLen);
     const full = decided !== false;
     if (onLine({ start: lineStart, end, bytes, full, terminated }) === false) stop = true;
     pieces = [];

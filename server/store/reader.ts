@@ -222,7 +222,7 @@ export async function readSession(file: string, opts: ReadOptions = {}): Promise
           if (s < from || s > to) return;
           const n = events.length;
           collect(file, s, line, events, problems);
-          if (elider && events.length > n) events[n] = elider.take(events[n]);
+          if (elider && events.length > n) events[n] = elider.take(events[n]!);
         },
         { from: metaEnd, to: stop, signal: opts.signal, want: whole ? undefined : (p) => wantInRange(seq, from, to, p), borrow: true },
       );
@@ -378,7 +378,7 @@ function digestFolder(d: Digest): { onLine: (line: Line) => void | false; want: 
     d.folded = line.end + 1;
     const m = head;
     if (m && m[1] !== 'user' && m[1] !== 'title') {
-      if (m[1] === 'assistant' || m[1] === 'agent') d.updatedAt = m[2];
+      if (m[1] === 'assistant' || m[1] === 'agent') d.updatedAt = m[2]!;
       return;
     }
     const r = parseEventLine(line.bytes);
@@ -437,7 +437,7 @@ export function foldEvents(d: Digest, events: SessionEvent[], lineBytes: number[
   events.forEach((ev, i) => {
     applyEvent(d, ev);
     d.lines++;
-    off += lineBytes[i];
+    off += lineBytes[i]!;
   });
   d.folded = off;
   return d;

@@ -777,7 +777,7 @@ export class SessionStore {
       elided,
       fromSeq: found.fromSeq,
       earlier,
-      earlierBytes: found.offset - found.starts[found.starts.length - 1],
+      earlierBytes: found.offset - found.starts[found.starts.length - 1]!,
       whole,
       ...(compact ? { compact } : {}),
     };
@@ -989,7 +989,7 @@ async function findResumePoint(file: string): Promise<ResumePoint | undefined> {
     const compactSeq = total - 1 - compact.index;
     const fromSeq = Math.min(compact.coversThrough + 1, compactSeq);
     if (fromSeq <= 0) return undefined;
-    return { meta, offset: starts[total - 1 - fromSeq], fromSeq, compactSeq, starts, kinds };
+    return { meta, offset: starts[total - 1 - fromSeq]!, fromSeq, compactSeq, starts, kinds };
   } finally {
     await fh.close().catch(() => {});
   }
@@ -1018,8 +1018,8 @@ async function eachEarlierLine(
         o.signal?.throwIfAborted();
         await new Promise((r) => setImmediate(r)); // let other requests in on a long walk
       }
-      const start = p.starts[total - 1 - seq];
-      const bytes = p.starts[total - 2 - seq] - 1 - start; // to the next line's start, less its '\n'
+      const start = p.starts[total - 1 - seq]!;
+      const bytes = p.starts[total - 2 - seq]! - 1 - start; // to the next line's start, less its '\n'
       let kind = p.kinds[total - 1 - seq];
       if (kind === undefined) {
         const got = readSync(fd, buf, 0, Math.min(KIND_HEAD_BYTES, bytes), start);

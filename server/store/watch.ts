@@ -221,7 +221,7 @@ class Watcher implements StoreWatcher {
       // Only session files matter: lock folders (and an old store's caches) are skipped without
       // a stat. The caches are not in the store (cache-dir.ts), so their writes fire nothing.
       const m = FILE_RE.exec(name);
-      if (!m || !SESSION_ID_RE.test(m[1])) return;
+      if (!m || !SESSION_ID_RE.test(m[1]!)) return;
       this.pendingFiles.add(join(dir, name));
     }
     if (dir !== undefined) this.opts.onFolderTouched?.(dir);
@@ -314,7 +314,7 @@ class Watcher implements StoreWatcher {
     const n = this.sweepOrder.length;
     const slice = Math.ceil(n / this.sweepTicks);
     for (let k = 0; k < slice && n > 0; k++) {
-      const file = this.sweepOrder[this.sweepAt];
+      const file = this.sweepOrder[this.sweepAt]!;
       this.sweepAt = (this.sweepAt + 1) % n;
       if (checked.has(file)) continue;
       const s = this.seen.get(file);
@@ -396,7 +396,7 @@ class Watcher implements StoreWatcher {
     const unnamed: string[] = [];
     for (const name of names) {
       const m = FILE_RE.exec(name);
-      if (!m || !SESSION_ID_RE.test(m[1])) continue;
+      if (!m || !SESSION_ID_RE.test(m[1]!)) continue;
       // The folder's path is already normal and the name a session id: no join() needed
       // (2,700 of them were a few ms of the snapshot).
       const file = dir + sep + name;
@@ -407,7 +407,14 @@ class Watcher implements StoreWatcher {
         present.delete(file);
         continue;
       }
-      this.seen.set(file, { size: fst.size, mtimeMs: fst.mtimeMs, id: m[1], project: '', dir, hotUntil: report ? Date.now() + HOT_MS : 0 });
+      this.seen.set(file, {
+        size: fst.size,
+        mtimeMs: fst.mtimeMs,
+        id: m[1]!,
+        project: '',
+        dir,
+        hotUntil: report ? Date.now() + HOT_MS : 0,
+      });
       this.sweepDirty = true;
       if (report) found.push({ file, kind: 'created' });
       else unnamed.push(file);
@@ -427,8 +434,8 @@ class Watcher implements StoreWatcher {
     }
     if (!before) {
       const m = FILE_RE.exec(file.slice(dir.length + 1));
-      if (!m || !SESSION_ID_RE.test(m[1])) return;
-      this.seen.set(file, { size: st.size, mtimeMs: st.mtimeMs, id: m[1], project: '', dir, hotUntil: Date.now() + HOT_MS });
+      if (!m || !SESSION_ID_RE.test(m[1]!)) return;
+      this.seen.set(file, { size: st.size, mtimeMs: st.mtimeMs, id: m[1]!, project: '', dir, hotUntil: Date.now() + HOT_MS });
       this.sweepDirty = true;
       found.push({ file, kind: 'created' });
       return;
