@@ -195,7 +195,8 @@ const CWD = /# Current (?:Working|Workspace) Directory \(([^)\n]+)\) Files/;
 function cwdFromMessages(messages: unknown[]): string | undefined {
   for (const m of messages.slice(0, 4)) {
     const hit = CWD.exec(JSON.stringify(isRecord(m) ? m.content : ''));
-    if (hit?.[1]!.startsWith('/')) return hit[1]!.replace(/\\\\/g, '\\');
+    const cwd = hit?.[1];
+    if (cwd?.startsWith('/')) return cwd.replace(/\\\\/g, '\\');
   }
   return undefined;
 }
