@@ -167,6 +167,33 @@ describe('search index: events it is unsure of', () => {
   });
 });
 
+describe('search index: a title set again unchanged', () => {
+  it('is one hit, its newest, and counts once in total whatever the limit', async () => {
+    const long = ' long'.repeat(400);
+    const title = (t: string) => serializeLine({ kind: 'title', t, title: `refund${long}` });
+    const lines = [
+      title('2026-09-01T10:00:01.000Z'),
+      serializeLine({ kind: 'user', t: '2026-09-01T10:00:02.000Z', content: `refund${long}` }),
+      title('2026-09-01T10:00:03.000Z'),
+      serializeLine({ kind: 'compact', t: '2026-09-01T10:00:04.000Z', briefing: `refund${long}`, coversThrough: 0 }),
+    ];
+    await withSession('2026-09-01T10-00-00-tttt', lines, async (root) => {
+      for (const index of [false, true]) {
+        const all = await searchSessions(root, 'refund', { limit: 100, index });
+        expect(all.hits.map((h) => [h.seq, h.where])).toEqual([
+          [3, 'compact'],
+          [2, 'title'],
+          [1, 'user'],
+        ]);
+        expect(all.total).toBe(3);
+        // The older title would be the fourth hit: the limit no longer decides whether it counts.
+        const few = await searchSessions(root, 'refund', { limit: 2, index });
+        expect({ seqs: few.hits.map((h) => h.seq), total: few.total }).toEqual({ seqs: [3, 2], total: 3 });
+      }
+    });
+  });
+});
+
 // The compiled module, as the CLI and the sidecar run it (dist/ is built by `npm test`).
 describe('search index: built, appended to, progress, abort, a store it cannot write', () => {
   const dist = join(import.meta.dirname, '..', 'dist', 'search', 'search.js');

@@ -60,12 +60,14 @@ export const SEARCH_INDEX_FILE = 'search.idx';
 export const searchIndexPath = (dir: string): string => projectCache(dir, SEARCH_INDEX_FILE);
 
 const MAGIC = 0x4953434c; // the bytes "LCSI" (LevelCode Search Index), read little-endian
-const FORMAT = 3;
+const FORMAT = 4;
 /** The magic, the format, the header's length and the CRC-32 of the header's bytes. */
 const PREFIX = 16;
 
 /** Event flag: the event's line may match only through an escape or a folding trap. */
 export const UNSURE = 1;
+/** Event flag: a title event (read again when it matches: a title set again unchanged is one hit). */
+export const TITLE = 2;
 
 /** What the index knows of one session file. */
 export interface IndexedFile {

@@ -23,6 +23,7 @@ import {
   INDEXABLE_WORD,
   searchIndexPath,
   TAIL_BYTES,
+  TITLE as TITLE_EVENT,
   UNSURE as UNSURE_EVENT,
   type IndexedFile,
 } from './search-index.js';
@@ -167,7 +168,7 @@ export async function searchSessions(source: string | readonly string[], query: 
   const terms = [...pq.phrases.map((p) => `"${p}"`), ...new Set(pq.words.map((w) => w.toLowerCase()))];
   const r = terms.length < 2 ? await searchEvents(listed, root, query, opts) : await searchEveryTerm(listed, root, terms, opts);
   r.problems.unshift(...listProblems);
-  return oneTitleHit(r);
+  return r;
 }
 
 /**
@@ -233,17 +234,27 @@ async function searchEveryTerm(listed: string[], root: boolean, terms: string[],
   return { hits, total: found.size, files: searched, problems: [...problems.values(), ...unread] };
 }
 
-/** A session's title hits with the same text: the newest only (a title set again, unchanged). */
-function oneTitleHit(r: SearchResult): SearchResult {
-  const seen = new Set<string>();
-  const hits = r.hits.filter((h) => {
-    if (h.where !== 'title') return true;
-    const key = `${h.file}\0${h.snippet}`;
-    if (seen.has(key)) return false;
-    seen.add(key);
+/**
+ * One session's title hits with the same text: the newest only (a title set again, unchanged,
+ * is one hit). Decided per file, before any limit, so `total` is the same whatever the limit.
+ */
+class TitleHits {
+  private readonly newest = new Map<string, Ranked>();
+
+  /** Whether `r` is a title hit (kept here until flush) rather than one to count now. */
+  hold(fileKey: number, r: Ranked): boolean {
+    if (!('where' in r.hit) || r.hit.where !== 'title') return false;
+    const key = `${fileKey}\0${r.hit.snippet}`;
+    const had = this.newest.get(key);
+    if (!had || had.seq < r.seq) this.newest.set(key, r);
     return true;
-  });
-  return { ...r, hits, total: r.total - (r.hits.length - hits.length) };
+  }
+
+  /** The title hits kept, each given to `each`; then none. */
+  flush(each: (r: Ranked) => void): void {
+    for (const r of this.newest.values()) each(r);
+    this.newest.clear();
+  }
 }
 
 /**
@@ -357,7 +368,10 @@ async function searchOne(file: string, q: Compiled, fo: FileOpts): Promise<FileR
   const problems: SearchProblem[] = [];
   try {
     const r = await searchFile(file, q, fo, problems);
-    return { hits: r.hits, searched: r.searched, problems };
+    const titles = new TitleHits();
+    const hits = r.hits.filter((h) => !titles.hold(0, { time: 0, sessionId: '', seq: h.seq, hit: h }));
+    titles.flush((t) => hits.push(t.hit));
+    return { hits, searched: r.searched, problems };
   } catch (e) {
     fo.signal?.throwIfAborted();
     problems.push({ file, message: `cannot read: ${(e as Error).message}` });
@@ -1148,6 +1162,11 @@ async function searchIndexedOnce(
     let fiOf: Map<IndexedFile, number> | undefined; // made when a compaction renumbered the files
     const ok = new Uint8Array(ix.files.length);
     const titles = new Map<number, string>();
+    const titleHits = new TitleHits();
+    const count = (r: Ranked): void => {
+      total++;
+      found.offer(r);
+    };
     for (const f of folder.files) {
       const { entry: e, file, size } = f;
       const fi = ix.files[f.fi] === e ? f.fi : (fiOf ??= new Map(ix.files.map((x, i) => [x, i]))).get(e)!;
@@ -1186,8 +1205,8 @@ async function searchIndexedOnce(
           if (hit === NOT_JSON) problems.push({ file, line: e.lines + 1, message: 'torn last line: skipped' });
           else if (hit) {
             hit.title = tracker.get();
-            total++;
-            found.offer({ time: Date.parse(hit.t), sessionId: hit.sessionId, seq: hit.seq, hit });
+            const r = { time: Date.parse(hit.t), sessionId: hit.sessionId, seq: hit.seq, hit };
+            if (!titleHits.hold(fi, r)) count(r);
           }
         }
       }
@@ -1207,16 +1226,17 @@ async function searchIndexedOnce(
       }
       const meta = ix.files[fi]!.meta!;
       const seq = ix.seq[ev]!;
-      if (verify || ix.flags[ev]! & UNSURE_EVENT) {
-        // A phrase's candidate, or a word there perhaps only through an escape: decided as the scan decides.
+      if (verify || ix.flags[ev]! & (UNSURE_EVENT | TITLE_EVENT)) {
+        // A phrase's candidate, a word there perhaps only through an escape, or a title (one hit
+        // for a title set again unchanged): decided as the scan decides.
         const file = pathOf(fi);
         const line = readAt(file, ix.offset[ev]!, ix.length[ev]!);
         if (!line || !hasAnchor(line)) continue;
         const hit = hitOfLine(line.toString('utf8'), seq, { sessionId: meta.id, project: meta.project }, file, q, fo);
         if (!hit || hit === NOT_JSON) continue;
         hit.title = titleOf(fi);
-        total++;
-        found.offer({ time, sessionId: meta.id, seq, hit });
+        const r = { time, sessionId: meta.id, seq, hit };
+        if (!titleHits.hold(fi, r)) count(r);
         continue;
       }
       total++;
@@ -1235,6 +1255,7 @@ async function searchIndexedOnce(
         found.offer({ time, sessionId: meta.id, seq, hit });
       }
     }
+    titleHits.flush(count);
   };
 
   // 1. Each folder's index checked against its files: what is trusted, what must be read.
@@ -1486,8 +1507,8 @@ async function indexFile(ix: FolderIndex, fi: number, file: string, size: number
         if (!ev || typeof ev !== 'object' || typeof ev.kind !== 'string') continue;
         const parts = eventTexts(ev);
         if (!parts.length) continue;
-        const unsure = buf.subarray(start, end).indexOf(BACKSLASH_U) >= 0 ? UNSURE_EVENT : 0;
-        ix.event(fi, ln - 2, chunk.base + start, end - start, Date.parse(typeof ev.t === 'string' ? ev.t : ''), unsure);
+        const flags = (buf.subarray(start, end).indexOf(BACKSLASH_U) >= 0 ? UNSURE_EVENT : 0) | (ev.kind === 'title' ? TITLE_EVENT : 0);
+        ix.event(fi, ln - 2, chunk.base + start, end - start, Date.parse(typeof ev.t === 'string' ? ev.t : ''), flags);
         for (const p of parts) for (const leaf of p.leaves) ix.text(leaf);
         ix.endEvent();
       }
