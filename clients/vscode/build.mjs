@@ -2,14 +2,15 @@
 // `vscode` module external) and the sidecar bundled from ../../server so that the .vsix needs no
 // separate install (dist/sidecar/, ESM, pure Node).
 //
-// The sidecar keeps server/'s folder layout (dist/sidecar/cli/main.js, dist/sidecar/core/*.js)
-// because server/rpc/server.ts loads its optional modules by URL relative to itself
-// ('../core/export.js', '../core/search.js'), which esbuild cannot see: those two are emitted as
-// bundles of their own where that URL finds them. The `trash` package finds its macOS/Windows
-// helper binaries next to its own module (new URL('macos-trash', import.meta.url)); they are
-// copied next to whichever output file holds that code.
+// The sidecar is one ES module (dist/sidecar/cli/main.js) with a package.json beside it that
+// says so and carries the version. Two things esbuild cannot see are handled here: server/rpc/
+// lsp.ts requires vscode-languageserver through createRequire (lspStatic below), and the `trash`
+// package finds its macOS/Windows helper binaries next to its own module (new URL('macos-trash',
+// import.meta.url)), so they are copied next to the output file that holds that code. Native
+// modules are not bundled: the SQLite importers use Node's own node:sqlite there
+// (server/import/sqlite.ts).
 //
-// Usage: node build.mjs [--production] [--watch]. Depends on esbuild only.
+// Usage: node build.mjs [--production]. Depends on esbuild only.
 
 import * as esbuild from 'esbuild';
 import { copyFile, mkdir, readFile, rm, writeFile, chmod } from 'node:fs/promises';
@@ -49,6 +50,31 @@ const procfsParsers = {
   },
 };
 
+/**
+ * server/rpc/lsp.ts takes vscode-languageserver through createRequire (a start-time gain for the
+ * repository's build, where Node loads node_modules itself). esbuild cannot follow that call, and
+ * the .vsix has no node_modules, so here the module is the same two exports as static imports,
+ * which esbuild bundles.
+ */
+const lspStatic = {
+  name: 'lsp-static',
+  setup(build) {
+    build.onLoad({ filter: /[\\/]server[\\/]rpc[\\/]lsp\.ts$/ }, async (args) => {
+      const src = await readFile(args.path, 'utf8');
+      if (!src.includes("req('vscode-languageserver')") || !src.includes("req('vscode-languageserver/node')"))
+        throw new Error(`lsp-static: ${args.path} no longer requires vscode-languageserver as this plugin expects`);
+      return {
+        contents: [
+          "import * as lsp from 'vscode-languageserver';",
+          "import * as lspNode from 'vscode-languageserver/node';",
+          'export { lsp, lspNode };',
+        ].join('\n'),
+        loader: 'ts',
+      };
+    });
+  },
+};
+
 const common = {
   bundle: true,
   platform: 'node',
@@ -75,16 +101,12 @@ async function buildSidecar() {
   const out = join(dist, 'sidecar');
   const result = await esbuild.build({
     ...common,
-    entryPoints: {
-      'cli/main': join(here, 'sidecar/main.mjs'),
-      'core/export': join(repo, 'server/export/export.ts'),
-      'core/search': join(repo, 'server/search/search.ts'),
-    },
+    entryPoints: { 'cli/main': join(here, 'sidecar/main.mjs') },
     outdir: out,
     format: 'esm',
     banner: { js: esmRequireBanner },
     metafile: true,
-    plugins: [procfsParsers],
+    plugins: [procfsParsers, lspStatic],
     // The sidecar must never pull editor code in.
     external: ['vscode'],
   });

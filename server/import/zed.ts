@@ -30,7 +30,8 @@ interface Row {
   summary?: string;
   updated_at?: string;
   data_type?: string;
-  data: Buffer | string;
+  /** A BLOB: a Buffer from better-sqlite3, a Uint8Array from node:sqlite. */
+  data: Uint8Array | string;
   folder_paths?: string | null;
 }
 
@@ -58,7 +59,7 @@ async function read(file: SourceFile): Promise<MappedSession[]> {
     const problems: string[] = [];
     let doc: Record<string, unknown> = {};
     try {
-      const text = r.data_type === 'zstd' && decompress ? unzstd(decompress, r.data) : String(r.data);
+      const text = r.data_type === 'zstd' && decompress ? unzstd(decompress, r.data) : utf8(r.data);
       const { value } = parseJson(text);
       if (isRecord(value)) doc = value;
       else problems.push(`thread ${r.id}: its data is not a JSON object`);
@@ -72,10 +73,15 @@ async function read(file: SourceFile): Promise<MappedSession[]> {
 
 const ZSTD_MAGIC = [0x28, 0xb5, 0x2f, 0xfd];
 
-function unzstd(decompress: (b: Uint8Array) => Uint8Array, data: Buffer | string): string {
+function unzstd(decompress: (b: Uint8Array) => Uint8Array, data: Uint8Array | string): string {
   const b = typeof data === 'string' ? Buffer.from(data) : data;
   if (!ZSTD_MAGIC.every((x, i) => b[i] === x)) throw new Error('not zstd data');
-  return Buffer.from(decompress(new Uint8Array(b))).toString('utf8');
+  return utf8(decompress(new Uint8Array(b)));
+}
+
+/** A column's text, whether SQLite holds it as TEXT or as a BLOB. */
+function utf8(data: Uint8Array | string): string {
+  return typeof data === 'string' ? data : Buffer.from(data.buffer, data.byteOffset, data.byteLength).toString('utf8');
 }
 
 /** The UUID v7 time of an id, when it is one (Zed records no creation time of its own). */

@@ -10,7 +10,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createWriteStream, existsSync, mkdtempSync, mkdirSync, readdirSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import {
   createMessageConnection,
@@ -151,6 +151,8 @@ export interface StartOptions {
   levelcodeCapability?: unknown;
   /** Sent as initializeParams.initializationOptions when given. */
   initializationOptions?: unknown;
+  /** Another build of the sidecar: [node, script], run in the script's folder (default: bin/ here). */
+  program?: [string, string];
 }
 
 export interface Exit {
@@ -169,8 +171,9 @@ export class Sidecar {
   initializeResult: any;
 
   constructor(readonly opts: StartOptions) {
-    this.child = spawn(process.execPath, [BIN, 'serve', '--stdio', '--dir', opts.root], {
-      cwd: REPO,
+    const [node, script] = opts.program ?? [process.execPath, BIN];
+    this.child = spawn(node, [script, 'serve', '--stdio', '--dir', opts.root], {
+      cwd: opts.program ? dirname(script) : REPO,
       env: { ...process.env, LEVELCODE_SESSIONS_POLL: '1', XDG_DATA_HOME: join(opts.root, '..', 'xdg-data'), ...opts.env },
       stdio: ['pipe', 'pipe', 'pipe'],
     });
