@@ -124,6 +124,38 @@ describe('search: matching', () => {
     expect(brief((await searchSessions(root, 'serde_json')).hits)).toEqual(['aaaa#1:assistant']);
   });
 
+  it('reads OpenAI Responses items as every reader does: custom tool calls, their outputs, reasoning', async () => {
+    const own = mkdtempSync(join(tmpdir(), 'lc-search-responses-'));
+    try {
+      mkdirSync(join(own, '-r'));
+      const meta = {
+        kind: 'meta',
+        v: 1,
+        id: '2026-07-05T10-00-00-eeee',
+        project: '/r',
+        createdAt: '2026-07-05T00:00:00.000Z',
+        title: null,
+      };
+      const agent = {
+        kind: 'agent',
+        t: '2026-07-05T10:00:01.000Z',
+        messages: [
+          { type: 'reasoning', summary: [{ type: 'summary_text', text: 'weighing quokkaPlan first' }] },
+          { type: 'custom_tool_call', call_id: 'k1', name: 'apply_patch', input: '*** Begin Patch wombatFile' },
+          { type: 'custom_tool_call_output', call_id: 'k1', output: 'patched numbatLine' },
+        ],
+      };
+      writeFileSync(join(own, '-r', `${meta.id}.jsonl`), [meta, agent].map((e) => serializeLine(e) + '\n').join(''));
+      for (const index of [false, true]) {
+        expect(brief((await searchSessions(own, 'quokkaPlan', { index })).hits)).toEqual(['eeee#0:agent']);
+        expect(brief((await searchSessions(own, 'wombatFile', { index })).hits)).toEqual(['eeee#0:tool-input']);
+        expect(brief((await searchSessions(own, 'numbatLine', { index })).hits)).toEqual(['eeee#0:tool-output']);
+      }
+    } finally {
+      rmSync(own, { recursive: true, force: true });
+    }
+  });
+
   it('finds titles, and gives each hit its session title', async () => {
     const r = await searchSessions(root, 'rust');
     expect(brief(r.hits)).toEqual(['aaaa#3:title', 'aaaa#0:user']);

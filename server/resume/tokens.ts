@@ -17,42 +17,23 @@ export const CHARS_PER_TOKEN = 4;
  * lives: the planner measures the same messages more than once (a budget, then the cut).
  */
 const KEEP_LENGTH = 256;
-/** A value's JSON length, or the UTF-8 bytes of its JSON made without JSON.stringify (knownJson). */
-type Known = number | { readonly bytes: Buffer; readonly length: number };
-const measured = new WeakMap<object, Known>();
+const measured = new WeakMap<object, number>();
 
 /**
  * The length, in UTF-16 code units, of the JSON text of `value`: what goes over the wire. A
  * string counts as its JSON encoding (quotes and escapes included), `undefined` as nothing.
- * The length of a long object or array is kept for as long as the value lives, and a value
- * whose JSON is known (knownJson) is not serialized at all.
+ * The length of a long object or array is kept for as long as the value lives.
  */
 export function jsonLength(value: unknown): number {
   if (value === undefined) return 0;
   if (typeof value === 'object' && value !== null) {
     const known = measured.get(value);
-    if (known !== undefined) return typeof known === 'number' ? known : known.length;
+    if (known !== undefined) return known;
   }
   const text = JSON.stringify(value);
   if (text === undefined) return 0;
   if (text.length >= KEEP_LENGTH && typeof value === 'object' && value !== null) measured.set(value, text.length);
   return text.length;
-}
-
-/**
- * Records the JSON of `value` where it was made without JSON.stringify: exactly its UTF-8
- * bytes, and `length`, the text's length in UTF-16 code units. The soft cap's skim (skim.ts)
- * makes them from the session line's own bytes, so that the estimate does not serialize the
- * tool calls a whole-session resume answers with.
- */
-export function knownJson(value: object, bytes: Buffer, length: number): void {
-  measured.set(value, { bytes, length });
-}
-
-/** The bytes knownJson recorded for `value`, if any (test/store/skim.test.ts checks them). */
-export function measuredJson(value: object): Buffer | undefined {
-  const known = measured.get(value);
-  return typeof known === 'object' ? known.bytes : undefined;
 }
 
 /** The default counter: ceil(JSON characters / 4). */

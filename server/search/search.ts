@@ -29,6 +29,7 @@ import {
 } from './search-index.js';
 import { ensureCacheFolder } from '../store/cache-dir.js';
 import { NotRegularError, openRegularSync, plantedKind, replaceFileSync } from '../store/files.js';
+import { contentOf, walk } from '../format/content.js';
 import { oneLine, textOf } from '../format/text.js';
 
 export type SearchWhere = 'user' | 'assistant' | 'agent' | 'tool-input' | 'tool-output' | 'compact' | 'title';
@@ -819,77 +820,31 @@ function outputLeaves(output: unknown): string[] {
   return out;
 }
 
-function blocksInto(content: unknown, textWhere: SearchWhere, parts: EventText[], depth = 0): void {
-  if (depth > 10) return;
-  if (typeof content === 'string') {
-    parts.push({ where: textWhere, leaves: [content] });
-    return;
-  }
-  if (Array.isArray(content)) {
-    for (const b of content) blocksInto(b, textWhere, parts, depth + 1);
-    return;
-  }
-  if (!content || typeof content !== 'object') return;
-  const o = content as Record<string, unknown>;
-  if ('role' in o) return messageInto(o, textWhere, parts, depth + 1);
-  switch (o.type) {
-    case 'tool_use':
-    case 'server_tool_use':
-      parts.push({ where: 'tool-input', leaves: inputLeaves(o.input) });
-      return;
-    case 'function_call':
-      parts.push({ where: 'tool-input', leaves: inputLeaves(o.arguments) });
-      return;
-    case 'tool_result':
-    case 'web_search_tool_result':
-      parts.push({ where: 'tool-output', leaves: outputLeaves(o.content) });
-      return;
-    case 'function_call_output':
-      parts.push({ where: 'tool-output', leaves: outputLeaves(o.output) });
-      return;
-    case 'thinking':
-      if (typeof o.thinking === 'string') parts.push({ where: textWhere, leaves: [o.thinking] });
-      return;
-  }
-  if (typeof o.text === 'string') parts.push({ where: textWhere, leaves: [o.text] });
-}
-
-function messageInto(m: Record<string, unknown>, textWhere: SearchWhere, parts: EventText[], depth: number): void {
-  if (m.role === 'tool') {
-    parts.push({ where: 'tool-output', leaves: outputLeaves(m.content) });
-    return;
-  }
-  blocksInto(m.content, textWhere, parts, depth);
-  if (Array.isArray(m.tool_calls)) {
-    for (const c of m.tool_calls) {
-      const cc = (c ?? {}) as Record<string, unknown>;
-      const fn = (cc.function ?? {}) as Record<string, unknown>;
-      parts.push({ where: 'tool-input', leaves: inputLeaves(fn.arguments ?? cc.arguments) });
-    }
-  }
-}
-
-/** The event's searchable texts, each a list of leaves with where it is (a part may be empty). */
+/**
+ * The event's searchable texts, each a list of leaves with where it is (a part may be empty):
+ * provider content read by the one walker every reader uses (format/content.ts), its text and
+ * thinking under the event's kind, tool inputs and outputs as leaves of their own.
+ */
 export function eventTexts(ev: Record<string, unknown>): EventText[] {
-  const parts: EventText[] = [];
-  switch (ev.kind) {
-    case 'user':
-      blocksInto(ev.content, 'user', parts);
-      break;
-    case 'assistant':
-      blocksInto(ev.content, 'assistant', parts);
-      break;
-    case 'agent':
-      if (Array.isArray(ev.messages)) for (const m of ev.messages) blocksInto(m, 'agent', parts);
-      break;
-    case 'compact':
-      if (typeof ev.briefing === 'string') parts.push({ where: 'compact', leaves: [ev.briefing] });
-      break;
-    case 'title':
-      if (typeof ev.title === 'string') parts.push({ where: 'title', leaves: [ev.title] });
-      break;
+  const out: EventText[] = [];
+  if (ev.kind === 'compact' || ev.kind === 'title') {
+    const text = ev.kind === 'compact' ? ev.briefing : ev.title;
+    if (typeof text === 'string') out.push({ where: ev.kind, leaves: [text] });
+    return out;
   }
-  return parts;
+  const c = contentOf(ev as { kind: string });
+  if (!c) return out;
+  const textWhere = ev.kind as SearchWhere; // user, assistant or agent: contentOf said so
+  walk(
+    c.value,
+    (p) => {
+      if (p.kind === 'tool_use') out.push({ where: 'tool-input', leaves: inputLeaves(p.input) });
+      else if (p.kind === 'tool_result') out.push({ where: 'tool-output', leaves: outputLeaves(p.output) });
+      else if (p.text !== undefined && p.kind !== 'image') out.push({ where: textWhere, leaves: [p.text] });
+    },
+    c.role,
+  );
+  return out;
 }
 
 interface TextPart {
