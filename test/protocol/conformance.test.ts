@@ -1,11 +1,13 @@
 // protocol.md against the real sidecar (issue 27): the error table is the one server/rpc/errors.ts
 // sends; the features the table lists are the ones `initialize` advertises, and each advertised
 // method exists; a frame that is not JSON, or JSON that is not a request, is answered as the
-// error table says; a bad session id has one code; the examples' result shapes are the real ones.
+// error table says; a bad session id has one code; every example is a message the schemas accept;
+// an unknown or corrupt session answers a code its method lists, with data.reason.
 import { afterAll, describe, expect, it } from 'vitest';
-import { readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ERROR_CODES } from '../../server/rpc/errors.js';
+import { ALL_MESSAGES } from '../../server/rpc/protocol.js';
 import { REPO, Sidecar, cleanup, startSidecar, workspace } from '../helpers/sidecar.js';
 
 const doc = readFileSync(join(REPO, 'protocol.md'), 'utf8');
@@ -124,5 +126,85 @@ describe('protocol.md tells the truth', () => {
     expect([...codes]).toEqual([-32602]);
     expect(section('Conventions')).toContain('anything else is -32602');
     expect(section('Errors')).toContain('| -33002 | BadSessionId | Never sent over JSON-RPC');
+  });
+
+  it("its examples are messages the schemas accept, and each error an example shows is in its method's list", () => {
+    const part2 = doc.slice(doc.indexOf('\n## Part 2'));
+    const byMethod = new Map(ALL_MESSAGES.map((d) => [d.method, d]));
+    /** Each method's section ("#### `session/x`" up to the next heading of that level or above). */
+    const sections = [...part2.matchAll(/\n#### `([^`]+)`\n([\s\S]*?)(?=\n#{2,4} )/g)].map((m) => ({ method: m[1]!, text: m[2]! }));
+    const table = new Set(ERROR_CODES.map((e) => e.code));
+    const checked = { requests: 0, results: 0, errors: 0 };
+    for (const { method, text } of sections) {
+      const listed = new Set(
+        [...(/\n- Errors: ([^\n]*(?:\n  [^\n]*)*)/.exec(text)?.[1] ?? '').matchAll(/-3\d{4}/g)].map((m) => Number(m[0])),
+      );
+      for (const code of listed) expect(table.has(code), `${method} lists ${code}, which is not in the error table`).toBe(true);
+      for (const block of text.matchAll(/```json\n([\s\S]*?)```/g)) {
+        const body = block[1]!.trim();
+        // One message a line; a block that is one object over many lines is a part of one (shown alone).
+        const lines = body.startsWith('{\n') ? [] : body.split('\n').map((l) => JSON.parse(l) as Record<string, any>);
+        const requests = new Map(lines.filter((l) => 'method' in l && 'id' in l).map((l) => [l.id, l]));
+        for (const l of lines) {
+          const req = 'method' in l ? l : requests.get(l.id);
+          const d = req && byMethod.get(req.method);
+          if (!d || d.kind !== 'request') continue; // LSP's own methods, or an entry shown alone
+          const where = `${method} example ${JSON.stringify(l).slice(0, 80)}`;
+          if (l === req) {
+            const answer = lines.find((x) => x.id === l.id && !('method' in x));
+            if (answer?.error?.code === -32602) continue; // shown to be refused
+            expect(d.params.safeParse(l.params).error?.issues, where).toBeUndefined();
+            checked.requests++;
+          } else if ('result' in l) {
+            expect(d.result.safeParse(l.result).error?.issues, where).toBeUndefined();
+            checked.results++;
+          } else {
+            const code = l.error.code as number;
+            expect(table.has(code), where).toBe(true);
+            if (code !== -32602) expect(listed.has(code), `${where}: ${code} is not in ${method}'s Errors`).toBe(true);
+            checked.errors++;
+          }
+        }
+      }
+    }
+    expect(checked.requests).toBeGreaterThan(15);
+    expect(checked.results).toBeGreaterThan(15);
+    expect(checked.errors).toBeGreaterThan(0);
+  });
+
+  it('an unknown session and a corrupt one answer codes their methods list, with data.reason', async () => {
+    const { root } = workspace();
+    const s = await startSidecar({ root });
+    const errorsOf = (method: string) => {
+      const at = doc.indexOf(`\n#### \`${method}\`\n`);
+      const text = doc.slice(at, doc.indexOf('\n#### ', at + 5));
+      return new Set([...(/\n- Errors: ([^\n]*(?:\n  [^\n]*)*)/.exec(text)?.[1] ?? '').matchAll(/-3\d{4}/g)].map((m) => Number(m[0])));
+    };
+    const corrupt = '2026-07-28T09-12-33-zzzz';
+    mkdirSync(join(root, '-p'), { recursive: true });
+    writeFileSync(join(root, '-p', `${corrupt}.jsonl`), 'not a meta line\n');
+    const params = { title: 'x', events: [{ kind: 'user', content: 'x' }], format: 'markdown', contextWindow: 200_000 };
+    const seen: string[] = [];
+    const unlisted: string[] = [];
+    for (const method of [
+      'session/read',
+      'session/resume',
+      'session/export',
+      'session/rename',
+      'session/fork',
+      'session/append',
+      'session/seal',
+    ])
+      for (const [id, reason] of [
+        ['2026-07-28T09-12-33-none', 'unknown-session'],
+        [corrupt, 'corrupt-session'],
+      ] as const) {
+        const e = await s.error(method, { id, ...params });
+        seen.push(`${method} ${e.code} ${e.data?.reason}`);
+        if (!errorsOf(method).has(e.code)) unlisted.push(`${method} answered ${e.code} for ${reason}, not in its Errors`);
+        expect(e.data?.reason, `${method} ${id}: ${e.message}`).toBe(reason);
+      }
+    expect(unlisted).toEqual([]);
+    expect(seen.length).toBe(14);
   });
 });
