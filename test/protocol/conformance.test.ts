@@ -31,6 +31,10 @@ const rows = (text: string, head: string) =>
         .map((c) => c.trim()),
     );
 
+/** The codes a method's section names on its "- Errors:" line (and the lines that continue it). */
+const errorsListed = (text: string) =>
+  new Set([...(/\n- Errors: ([^\n]*(?:\n {2}[^\n]*)*)/.exec(text)?.[1] ?? '').matchAll(/-3\d{4}/g)].map((m) => Number(m[0])));
+
 afterAll(cleanup);
 
 /** A sidecar written to by hand: frames in, frames out, parsed. */
@@ -136,9 +140,7 @@ describe('protocol.md tells the truth', () => {
     const table = new Set(ERROR_CODES.map((e) => e.code));
     const checked = { requests: 0, results: 0, errors: 0 };
     for (const { method, text } of sections) {
-      const listed = new Set(
-        [...(/\n- Errors: ([^\n]*(?:\n  [^\n]*)*)/.exec(text)?.[1] ?? '').matchAll(/-3\d{4}/g)].map((m) => Number(m[0])),
-      );
+      const listed = errorsListed(text);
       for (const code of listed) expect(table.has(code), `${method} lists ${code}, which is not in the error table`).toBe(true);
       for (const block of text.matchAll(/```json\n([\s\S]*?)```/g)) {
         const body = block[1]!.trim();
@@ -148,7 +150,7 @@ describe('protocol.md tells the truth', () => {
         for (const l of lines) {
           const req = 'method' in l ? l : requests.get(l.id);
           const d = req && byMethod.get(req.method);
-          if (!d || d.kind !== 'request') continue; // LSP's own methods, or an entry shown alone
+          if (d?.kind !== 'request') continue; // LSP's own methods, or an entry shown alone
           const where = `${method} example ${JSON.stringify(l).slice(0, 80)}`;
           if (l === req) {
             const answer = lines.find((x) => x.id === l.id && !('method' in x));
@@ -178,7 +180,7 @@ describe('protocol.md tells the truth', () => {
     const errorsOf = (method: string) => {
       const at = doc.indexOf(`\n#### \`${method}\`\n`);
       const text = doc.slice(at, doc.indexOf('\n#### ', at + 5));
-      return new Set([...(/\n- Errors: ([^\n]*(?:\n  [^\n]*)*)/.exec(text)?.[1] ?? '').matchAll(/-3\d{4}/g)].map((m) => Number(m[0])));
+      return errorsListed(text);
     };
     const corrupt = '2026-07-28T09-12-33-zzzz';
     mkdirSync(join(root, '-p'), { recursive: true });
