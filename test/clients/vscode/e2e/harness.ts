@@ -281,6 +281,25 @@ export class VsCode {
     await this.page.locator('.monaco-workbench').waitFor({ timeout: WAIT });
   }
 
+  /** Another browser tab on the same workbench (code-server gives it an extension host of its own). */
+  async openPage(): Promise<Page> {
+    const page = await this.context.newPage();
+    await page.goto(this.page.url());
+    await page.locator('.monaco-workbench').waitFor({ timeout: WAIT });
+    return page;
+  }
+
+  /** Runs `fn` with every workbench helper acting on `page`, then on the first tab again. */
+  async on<T>(page: Page, fn: () => Promise<T>): Promise<T> {
+    const was = this.page;
+    this.page = page;
+    try {
+      return await fn();
+    } finally {
+      this.page = was;
+    }
+  }
+
   private async waitForHttp(): Promise<void> {
     const deadline = Date.now() + WAIT;
     while (Date.now() < deadline) {
