@@ -97,3 +97,24 @@ cases.push({
     { id: '01a2360e-0e1e-7503-a929-cf69e9819ab4', project: PROJECT, turns: 1, userTexts: ['A second session of its own'] },
   ],
 });
+
+// 0.58.0 writes an older layout: no ordinals or message metadata, `compacted` with only the
+// summary `message` (no replacement_history), and no `exec fork`.
+cases.push({
+  name: 'codex 0.58.0 (real): a shell call, exec resume twice, an automatic compaction',
+  tool: 'codex',
+  real: true,
+  setup: realRoot('0.58.0'),
+  sessions: [
+    {
+      id: '01a23808-53c8-75b3-a98d-96fcd7aac6fe',
+      project: PROJECT,
+      turns: 3,
+      toolPairs: 1,
+      compactions: 1,
+      title: null,
+      userTexts: ['List the files here. TOOL', 'And what did it print?', 'One more question on the same session'],
+    },
+    { id: '01a23808-6d50-72c1-9cfa-b3de3605f0dc', project: PROJECT, turns: 1, userTexts: ['A second session of its own'] },
+  ],
+});
