@@ -1,12 +1,14 @@
 // The commands, all under the category "LevelCode" (package.json): New Chat, Chat History (a
 // QuickPick searching titles, first messages and, through session/search, the transcripts),
 // Resume Last Chat, and the item actions Resume, Open Transcript, Rename, Delete (deferred, with
-// Undo: see pendingDeletes.ts), Copy as Markdown, Export as Markdown. An item action run from the
-// palette asks which chat first; F2 and Delete on the History view act on the selected row.
+// Undo: see pendingDeletes.ts), Copy as Markdown, Export as Markdown, and on an imported row
+// "Continue in <tool>" (continueIn.ts). An item action run from the palette asks which chat
+// first; F2 and Delete on the History view act on the selected row.
 
 import * as vscode from 'vscode';
 import { codeOf, messageOf, type Chat } from './chat';
 import type { Settings } from './config';
+import { findOnPath, isFolder } from './continueIn';
 import { exportFileName, itemDescription, itemLabel } from './history/labels';
 import type { PendingDeletes } from './history/pendingDeletes';
 import type { HistoryNode, HistoryProvider } from './historyView';
@@ -235,6 +237,36 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
     await chat.resumeInteractive({ id: last.id, title: itemLabel(last), source: last.source });
   }
 
+  /** Continue in <tool>: the tool's own resume command in a terminal in its project folder. */
+  async function continueInTool(arg: Target): Promise<void> {
+    const s = await target(arg, S.pick.resumePlaceholder);
+    if (!s) return;
+    const c = s.continueIn;
+    const [cmd, ...args] = c?.argv ?? [];
+    if (!c || !cmd) {
+      void vscode.window.showInformationMessage(S.continueIn.notAvailable(itemLabel(s)));
+      return;
+    }
+    const tool = s.sourceLabel ?? cmd;
+    if (!(await isFolder(c.cwd))) {
+      void vscode.window.showErrorMessage(S.continueIn.folderGone(tool, c.cwd));
+      return;
+    }
+    const exe = await findOnPath(cmd);
+    if (!exe) {
+      void vscode.window.showErrorMessage(S.continueIn.notOnPath(tool, cmd));
+      return;
+    }
+    // shellPath/shellArgs: the tool itself is the terminal's process, argv as given, no shell.
+    sidecar.log.info(`continue in ${tool}: ${exe} ${args.join(' ')} (in ${c.cwd})`);
+    try {
+      const name = S.continueIn.terminalName(tool, itemLabel(s));
+      vscode.window.createTerminal({ name, cwd: c.cwd, shellPath: exe, shellArgs: args }).show();
+    } catch (e) {
+      void vscode.window.showErrorMessage(S.continueIn.failed(tool, messageOf(e)));
+    }
+  }
+
   async function newChat(): Promise<void> {
     try {
       await chat.startNewChat();
@@ -258,6 +290,16 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
     r('levelcodeSessions.delete', remove),
     r('levelcodeSessions.copyMarkdown', copyMarkdown),
     r('levelcodeSessions.exportMarkdown', exportMarkdown),
+    // One command per tool, so each row's menu can say "Continue in Claude Code" (continueIn.ts).
+    r('levelcodeSessions.continueInClaudeCode', continueInTool),
+    r('levelcodeSessions.continueInCodex', continueInTool),
+    r('levelcodeSessions.continueInGemini', continueInTool),
+    r('levelcodeSessions.continueInQwen', continueInTool),
+    r('levelcodeSessions.continueInCopilotCli', continueInTool),
+    r('levelcodeSessions.continueInCursorAgent', continueInTool),
+    r('levelcodeSessions.continueInOpencode', continueInTool),
+    r('levelcodeSessions.continueInPi', continueInTool),
+    r('levelcodeSessions.continueInContinue', continueInTool),
     r('levelcodeSessions.refresh', () => history.reload()),
     r('levelcodeSessions.showLog', () => sidecar.log.show(true)),
     r('levelcodeSessions.restartSidecar', () => sidecar.restart()),

@@ -9,6 +9,7 @@
 
 import * as vscode from 'vscode';
 import { basename } from 'node:path';
+import { rowContext } from './continueIn';
 import { groupLabel, groupSessions, type GroupKey } from './history/group';
 import { accessibilityLabel, itemDescription, itemLabel, tooltipLines } from './history/labels';
 import type { SessionSummary } from './protocol';
@@ -186,7 +187,7 @@ export class HistoryProvider implements vscode.TreeDataProvider<HistoryNode>, vs
     const everyProject = this.projects().length === 0;
     item.description = itemDescription(s, now) + (everyProject ? `${S.history.separator}${basename(s.project)}` : '');
     item.tooltip = tooltip(s);
-    item.contextValue = ITEM_CONTEXT;
+    item.contextValue = rowContext(ITEM_CONTEXT, s);
     item.iconPath = new vscode.ThemeIcon('comment-discussion');
     item.accessibilityInformation = { label: accessibilityLabel(s, now) };
     item.command = { command: 'levelcodeSessions.openTranscriptPreview', title: S.pick.openTranscript, arguments: [node] };

@@ -99,6 +99,14 @@ export const S = {
     failed: (why: string) => `Could not resume: ${why}`,
     nothingToResume: 'There is no chat to resume in this folder yet.',
   },
+  continueIn: {
+    notAvailable: (title: string) => `“${title}” was not imported from a tool that can continue it.`,
+    notOnPath: (tool: string, cmd: string) =>
+      `Cannot continue in ${tool}: “${cmd}” is not on PATH. Install ${tool}, or add the folder that holds ${cmd} to PATH, and try again.`,
+    folderGone: (tool: string, folder: string) => `Cannot continue in ${tool}: the project folder it recorded is gone (${folder}).`,
+    terminalName: (tool: string, title: string) => `${tool}: ${title}`,
+    failed: (tool: string, why: string) => `Could not start ${tool}: ${why}`,
+  },
   transcript: {
     loading: 'Loading transcript…',
     failed: (why: string) => `Could not load the transcript: ${why}`,

@@ -80,20 +80,42 @@ const realRoot = (version: string) => async (dir: string) => {
 const PROJECT = '/tmp/levelcode-fixture/demo';
 
 cases.push({
-  name: 'codex 0.171.0 (real): a shell call, exec resume twice, exec fork (a pointer, not a copy)',
+  name: 'codex 0.171.0 (real): a shell call, exec resume twice, an automatic compaction, exec fork (a pointer, not a copy)',
   tool: 'codex',
   real: true,
   setup: realRoot('0.171.0'),
   sessions: [
     {
-      id: '01a2360e-0a49-7171-a862-939a87ea69c8',
+      id: '01a23813-dc7d-7a61-8c37-00d4308ddb9a',
       project: PROJECT,
       turns: 3,
       toolPairs: 1,
+      compactions: 1,
       title: null,
       userTexts: ['List the files here. TOOL', 'And what did it print?', 'One more question on the same session'],
     },
-    { id: '01a2360e-0d4c-7cb1-a814-b1efbdb72e6a', project: PROJECT, turns: 1, userTexts: ['A question in a fork'] },
-    { id: '01a2360e-0e1e-7503-a929-cf69e9819ab4', project: PROJECT, turns: 1, userTexts: ['A second session of its own'] },
+    { id: '01a23813-e4d6-79e3-8b51-8e417b5e2e88', project: PROJECT, turns: 1, userTexts: ['A question in a fork'] },
+    { id: '01a23813-e62c-7653-913d-2941332094fa', project: PROJECT, turns: 1, userTexts: ['A second session of its own'] },
+  ],
+});
+
+// 0.58.0 writes an older layout: no ordinals or message metadata, `compacted` with only the
+// summary `message` (no replacement_history), and no `exec fork`.
+cases.push({
+  name: 'codex 0.58.0 (real): a shell call, exec resume twice, an automatic compaction',
+  tool: 'codex',
+  real: true,
+  setup: realRoot('0.58.0'),
+  sessions: [
+    {
+      id: '01a23808-53c8-75b3-a98d-96fcd7aac6fe',
+      project: PROJECT,
+      turns: 3,
+      toolPairs: 1,
+      compactions: 1,
+      title: null,
+      userTexts: ['List the files here. TOOL', 'And what did it print?', 'One more question on the same session'],
+    },
+    { id: '01a23808-6d50-72c1-9cfa-b3de3605f0dc', project: PROJECT, turns: 1, userTexts: ['A second session of its own'] },
   ],
 });
