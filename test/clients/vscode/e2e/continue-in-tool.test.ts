@@ -27,11 +27,18 @@ const CODEX_FILE = join(
   'codex/real-0.58.0/sessions/2026/12/02/rollout-2026-12-02T18-33-19-01a23808-53c8-75b3-a98d-96fcd7aac6fe.jsonl',
 );
 
-const CODEX_INSTALLED = (await findOnPath('codex')) !== undefined;
+/** The login shell's PATH in the test's home: the fake's folder, then the usual ones that hold no `codex`. */
+async function shellPath(bin: string): Promise<string> {
+  const dirs = [...new Set([...(process.env.PATH ?? '').split(':'), '/usr/local/bin', '/usr/bin', '/bin'])].filter(Boolean);
+  const kept: string[] = [];
+  for (const d of dirs) if (!(await findOnPath('codex', { PATH: d }))) kept.push(d);
+  return [bin, ...kept].join(':');
+}
 
 describe('VS Code Continue in <tool> (code-server)', () => {
   let vs: VsCode;
   let record = '';
+  let path = '';
 
   /** A copy of a real tool's session file, naming this test's project where the tool wrote its folder. */
   async function relocated(file: string, name: string): Promise<string> {
@@ -53,7 +60,8 @@ describe('VS Code Continue in <tool> (code-server)', () => {
       `#!/bin/sh\n{ pwd; for a in "$@"; do printf '%s\\n' "$a"; done; } > '${record}.tmp' && mv '${record}.tmp' '${record}'\nsleep 5\n`,
     );
     await chmod(join(bin, 'claude'), 0o755);
-    await writeFile(join(vs.root, 'home/.profile'), 'PATH="$HOME/.local/bin:$PATH"\nexport PATH\n');
+    path = await shellPath(bin);
+    await writeFile(join(vs.root, 'home/.profile'), `PATH='${path}'\nexport PATH\n`);
     await vs.cli(['import', 'claude-code', '--from', await relocated(CLAUDE_FILE, `${CLAUDE_ID}.jsonl`)]);
     await vs.cli(['import', 'codex', '--from', await relocated(CODEX_FILE, 'rollout-codex.jsonl')]);
     await vs.start();
@@ -90,9 +98,8 @@ describe('VS Code Continue in <tool> (code-server)', () => {
     await vs.screenshot('continue-01-claude-terminal');
   });
 
-  // Meaningful only where no real codex is installed.
-  it.skipIf(CODEX_INSTALLED)('says codex is not on PATH for a Codex row, and opens nothing', async () => {
-    expect(await findOnPath('codex')).toBeUndefined();
+  it('says codex is not on PATH for a Codex row, and opens nothing', async () => {
+    expect(await findOnPath('codex', { PATH: path })).toBeUndefined(); // a real codex is left off the PATH
     await vs.waitForRows((r) => r.some((x) => x.includes('List the files here') && x.includes('Codex')), 'the imported Codex row');
     await vs.contextAction('List the files here', 'Continue in Codex');
     const toast = await vs.waitForToast(S.continueIn.notOnPath('Codex', 'codex'));
