@@ -4,7 +4,10 @@
 // - our id is derived from the source (the session's birth time and a hash of tool, source id
 //   and variant), so a later run finds the session it made, ledger or no ledger;
 // - a source whose (size, mtime_ns) and tail signature are those of the last run is skipped
-//   unread (the ledger, a cache under $XDG_CACHE_HOME, says what the last run saw);
+//   unread (the ledger, a cache under $XDG_CACHE_HOME, says what the last run saw), unless it
+//   was modified within RACY_NS of being read: a file system's clock ticks coarsely, so a write
+//   just after our read can keep the size and mtime we saw (a SQLite page rewritten in place);
+//   such a source is read again next time (git's "racily clean" entries);
 // - otherwise the source is read and each mapped event is compared with ours by its source
 //   signature (a hash of the record it came from, kept verbatim under `raw`): only events we do
 //   not hold yet are appended. That one rule covers growth, a file rewritten in place, a rewind
@@ -203,6 +206,9 @@ export async function runImport(store: SessionStore, jobs: ImportJob[], o: Impor
   return report;
 }
 
+/** A source modified this close to being read may change again without its mtime moving. */
+const RACY_NS = 2_000_000_000n;
+
 /** Imports one source file; returns what the ledger should remember of it (nothing: read it again next time). */
 async function importFile(
   store: SessionStore,
@@ -212,6 +218,7 @@ async function importFile(
   report: ImportReport,
   dryRun: boolean,
 ): Promise<LedgerEntry | undefined> {
+  const readAtNs = BigInt(Date.now()) * 1_000_000n;
   const tail = await tailSignature(file.path, file.size);
   const mtimeNs = file.mtimeNs.toString();
   if (last && last.size === file.size && last.mtimeNs === mtimeNs && last.tail === tail && (await allExist(store, last.ids))) {
@@ -228,7 +235,7 @@ async function importFile(
     else complete = false;
   }
   if (sessions.length === 0) report.skipped++;
-  return complete ? { size: file.size, mtimeNs, tail, ids } : undefined;
+  return complete && readAtNs - file.mtimeNs >= RACY_NS ? { size: file.size, mtimeNs, tail, ids } : undefined;
 }
 
 async function allExist(store: SessionStore, ids: string[]): Promise<boolean> {

@@ -55,20 +55,31 @@ describe('cline: a task file rewritten whole', () => {
   it('followed live: each rewrite adds what is new; a restore that cuts it back loses nothing of ours', async () => {
     const w = await clineWorld();
     await writeFile(w.api, JSON.stringify(w.full.slice(0, 2)));
-    const f = followImports(w.store, [{ importer: cline, roots: [w.root] }], { poll: true, pollMs: 60_000 });
+    // Every run's report: the follower also runs by itself (once at the start), so a change may
+    // be imported by that run rather than by the runNow() that follows it; each exactly once.
+    const reports: { imported: number; updated: number }[] = [];
+    const f = followImports(w.store, [{ importer: cline, roots: [w.root] }], {
+      poll: true,
+      pollMs: 60_000,
+      onReport: (r) => reports.push(r),
+    });
+    const sum = (k: 'imported' | 'updated') => reports.reduce((n, r) => n + r[k], 0);
     try {
-      const first = await f.runNow();
-      expect(first.imported).toBe(2);
+      await f.runNow();
+      expect(sum('imported')).toBe(2);
       expect(await texts(w.store)).toEqual(w.full.slice(0, 2).map((m) => JSON.stringify(m)));
       await writeFile(w.api, JSON.stringify(w.full.slice(0, 6)));
-      expect((await f.runNow()).updated).toBe(1);
+      await f.runNow();
+      expect(sum('updated')).toBe(1);
       expect(await texts(w.store)).toEqual(w.full.slice(0, 6).map((m) => JSON.stringify(m)));
       // A checkpoint restore rewrites the history shorter, then the task goes on another way.
       const other = { role: 'user', content: [{ type: 'text', text: '<user_message>\nsomething else\n</user_message>' }] };
       await writeFile(w.api, JSON.stringify([...w.full.slice(0, 3), other]));
-      expect((await f.runNow()).updated).toBe(1);
+      await f.runNow();
+      expect(sum('updated')).toBe(2);
       expect(await texts(w.store)).toEqual([...w.full.slice(0, 6), other].map((m) => JSON.stringify(m)));
       expect((await f.runNow()).updated).toBe(0);
+      expect([sum('imported'), sum('updated')]).toEqual([2, 2]);
     } finally {
       f.close();
     }

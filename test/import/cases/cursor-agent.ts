@@ -1,6 +1,6 @@
 // Contract cases of the Cursor agent CLI importer: public transcripts (test/fixtures/import/
 // cursor-agent/, PROVENANCE.tsv) laid out as ~/.cursor/projects/<encoded cwd>/agent-transcripts/.
-import { cp, mkdir } from 'node:fs/promises';
+import { copyFile, mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { ContractCase } from '../case.js';
 import { FIXTURES } from '../layout.js';
@@ -9,7 +9,9 @@ async function layout(dir: string, files: [string, string][]): Promise<string> {
   const root = join(dir, '.cursor');
   const folder = join(root, 'projects', 'home-dev-demo', 'agent-transcripts');
   await mkdir(folder, { recursive: true });
-  for (const [f, id] of files) await cp(join(FIXTURES, 'cursor-agent', f), join(folder, `${id}.jsonl`));
+  // Written in place, as the CLI appends to a transcript: the importer takes a session's birth
+  // from the file's creation time (the lines carry none), which a new file would move.
+  for (const [f, id] of files) await copyFile(join(FIXTURES, 'cursor-agent', f), join(folder, `${id}.jsonl`));
   return root;
 }
 
