@@ -124,6 +124,7 @@ export const S = {
     openTranscript: 'Open transcript',
     nothingLoaded: 'No chat is loaded: resume one from the History, or just type to start a new one.',
     noModel: 'No language model is available, so this chat cannot be continued here.',
+    notSaved: (why: string) => `This turn was not saved to the chat's file: ${why}.`,
   },
   lm: {
     summarizeJustification: 'LevelCode Sessions summarises the earlier part of a long chat so that it can be resumed.',
