@@ -83,6 +83,18 @@ describe('session/release', () => {
     await Promise.all([a.stop(), b.stop()]);
   });
 
+  it('a release sent while appends are in flight waits for them: every turn lands, in order', async () => {
+    const { root, project } = workspace();
+    const s = await startSidecar({ root });
+    const id = await sessionWith(s, project, [USER('first')]);
+    const turns = Array.from({ length: 20 }, (_, i) => `turn ${i}`);
+    const answers = turns.flatMap((t) => [s.call(P.sessionAppend, { id, events: [USER(t)] }), s.call(P.sessionRelease, { id })]);
+    await Promise.all(answers);
+    expect(said(root, id)).toEqual(['first', ...turns]);
+    expect(existsSync(fileOf(root, id) + '.lock')).toBe(false);
+    await s.stop();
+  });
+
   it('answers released: false for a session not held, UnknownSession for no session, -32602 for a bad id', async () => {
     const { root, project } = workspace();
     const s = await startSidecar({ root });
