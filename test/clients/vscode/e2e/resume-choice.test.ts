@@ -2,7 +2,8 @@
 // that listens for Resume through our API (onDidResume) and logs what it is handed; fake-lm/
 // gives @history a model. With both there, Resume asks which one continues the session, every
 // time: the extension picked is told (and @history loads nothing); @history picked loads the
-// chat in the Chat view (and the extension is not told).
+// chat in the Chat view (and the extension is not told). Without a model for @history, the
+// extension is the only one and Resume asks nothing.
 
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -111,5 +112,46 @@ describe('VS Code Resume: @history or another chat extension (code-server)', () 
     // The extension is told before @history would be shown: by now it would have been.
     expect(told().map((t) => t.id)).toEqual([firstId]);
     expect(told().some((t) => t.id === secondId)).toBe(false);
+  });
+});
+
+describe('VS Code Resume with only a chat extension to continue it (code-server, no model)', () => {
+  let vs: VsCode;
+  let chatLog = '';
+  let id = '';
+  const TITLE = 'Sketch the onboarding flow';
+  const told = (): Told[] =>
+    readFileSync(chatLog, 'utf8')
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l) as Told);
+
+  beforeAll(async () => {
+    vs = await VsCode.create();
+    id = await vs.seed({ at: new Date(Date.now() - 3600_000), turns: 1, first: TITLE, title: TITLE });
+    const fakeChat = await vs.packageFixture(join(REPO, 'test/clients/vscode/e2e/fake-chat'));
+    chatLog = join(vs.root, 'fake-chat.jsonl');
+    writeFileSync(chatLog, '');
+    await vs.start({ 'chat.disableAIFeatures': false, 'levelcodeFakeChat.log': chatLog }, [fakeChat]);
+  }, 240_000);
+
+  afterEach(async (ctx) => {
+    if (ctx.task.result?.state !== 'fail' || !vs) return;
+    await vs.screenshot(`failed-resume-only-${ctx.task.name.replace(/\W+/g, '-')}`).catch(() => undefined);
+    process.stdout.write(`\n--- code-server output\n${vs.log.slice(-4000)}\n${(await vs.extensionLogs()).slice(-12000)}\n`);
+  });
+
+  afterAll(async () => {
+    await vs?.stop();
+  }, 60_000);
+
+  it('asks nothing: @history has no model, so the chat extension is told', async () => {
+    await vs.openHistory();
+    await vs.waitForRows((r) => r.some((x) => x.startsWith(TITLE.slice(0, 18))), TITLE);
+    await vs.contextAction(TITLE.slice(0, 18), 'Resume Chat');
+    // A question (or the no-model notice) would stop the resume before the extension is told.
+    await vs.until(() => told().length === 1, 'the chat extension to be told');
+    expect(told()[0]).toEqual({ id, title: TITLE, turns: 2, readOnly: false });
+    await vs.waitForToast(`Resumed “${TITLE}”`);
   });
 });
