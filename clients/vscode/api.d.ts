@@ -122,7 +122,11 @@ export interface LevelCodeSessionsApi {
   exportMarkdown(id: SessionId): Promise<string>;
   /** The current chat's session, if any. */
   readonly currentSessionId: SessionId | undefined;
-  /** The user resumed a chat from the History: show `result.conversation`. */
+  /**
+   * The user resumed a chat from the History: show `result.conversation`. Subscribing registers
+   * your extension for Resume: when @history could continue the chat too, the user is asked
+   * which one does (your extension by its display name), and you are told only when picked.
+   */
   readonly onDidResume: Event<ResumedEvent>;
   /** The user chose New Chat: clear the chat view (the old session is already saved). */
   readonly onDidStartNewChat: Event<NewChatEvent>;

@@ -156,11 +156,25 @@ const sessionNew: Handler<typeof P.sessionNew> = async (p, _t, { store }) => {
   return { id: meta.id, project: meta.project, createdAt: meta.createdAt };
 };
 
-/** Appends; a user turn may start the session's title in the background (TitleJobs), after the answer. */
+/**
+ * Appends; a user turn may start the session's title in the background (TitleJobs), after the
+ * answer. With `release` the lock is given back once the events are on disk (session/release).
+ */
 const sessionAppend: Handler<typeof P.sessionAppend> = async (p, _t, ctx) => {
   const r = await ctx.store.append(p.id, p.events);
+  if (p.release) await ctx.store.letGo(p.id);
   if (p.events.some((e) => e.kind === 'user')) ctx.titles.afterUserTurn(p.id, ctx);
   return r;
+};
+
+/**
+ * session/release: the lock given back without sealing, so that other processes may write
+ * between this client's turns; its next append takes the lock again. A session not held
+ * answers released: false; an id of no session is UnknownSession.
+ */
+const sessionRelease: Handler<typeof P.sessionRelease> = async (p, _t, { store }) => {
+  await store.pathOf(p.id);
+  return { id: p.id, released: await store.letGo(p.id) };
 };
 
 const sessionList: Handler<typeof P.sessionList> = async (p, _t, { store }) => {
@@ -547,13 +561,16 @@ const sessionSearch: Handler<typeof P.sessionSearch> = async (p, token, ctx) =>
     return r;
   });
 
-/** Rename appends, which takes the lock; a session we did not own before stays not ours. */
+/**
+ * Rename appends, which takes the lock; a session we did not own before stays not ours (let go
+ * behind any append queued meanwhile, never in the middle of one).
+ */
 async function appendingAs<T>(store: SessionStore, id: string, fn: () => Promise<T>): Promise<T> {
   const owned = store.holds(id);
   try {
     return await fn();
   } finally {
-    if (!owned && store.holds(id)) await store.release(id);
+    if (!owned && store.holds(id)) await store.letGo(id);
   }
 }
 
@@ -589,7 +606,7 @@ const sessionSeal: Handler<typeof P.sessionSeal> = async (p, token, ctx) => {
 const TITLE_WINDOW = 64;
 
 /**
- * Titles an untitled session the sidecar owns: the client's model through `session/title` when
+ * Titles an untitled session the sidecar owns (or gave back: see below): the client's model through `session/title` when
  * it answers that callback, else (or on failure or timeout) the first user message, cut. The
  * latest state wins: a title that appeared meanwhile (a rename by the user) is kept, and nothing
  * is appended after a rename of this session started.
@@ -611,8 +628,9 @@ async function titleSession(
   if (now.titled || ctx.titles.renamedByUser(id)) return { title: now.title, titleSource: 'existing' };
   const title = generated ?? fallbackTitle(events);
   if (title === null) return { title: null, titleSource: 'none' };
-  if (!store.holds(id)) return { title: null, titleSource: 'none' }; // released meanwhile: not ours to write
-  await store.rename(id, title, generated ? 'model' : 'fallback');
+  // A session given back meanwhile (session/release) is borrowed for the one write; one that
+  // another process holds refuses it (SessionLocked), as any write would.
+  await appendingAs(store, id, () => store.rename(id, title, generated ? 'model' : 'fallback'));
   return { title, titleSource: generated ? 'model' : 'fallback' };
 }
 
@@ -658,7 +676,6 @@ export class TitleJobs {
     await new Promise<void>((r) => setImmediate(r));
     if (this.done.has(id) || this.stop.token.isCancellationRequested) return;
     try {
-      if (!ctx.store.holds(id)) return;
       const entry = await ctx.store.get(id);
       if (entry.titled) {
         this.done.add(id);
@@ -772,6 +789,7 @@ export const ROUTES: ReadonlyMap<string, Route> = new Map([
   route(P.sessionRename, sessionRename),
   route(P.sessionDelete, sessionDelete),
   route(P.sessionSeal, sessionSeal),
+  route(P.sessionRelease, sessionRelease),
   route(P.sessionReindex, sessionReindex),
   route(P.sessionImport, sessionImport),
 ]);

@@ -199,13 +199,29 @@ export const sessionAppend = request(
       .array(IncomingEvent)
       .min(1)
       .describe('Events in order; each must validate as a SessionEvent once `t` is stamped. All or nothing.'),
+    release: z
+      .boolean()
+      .optional()
+      .describe('Give the lock back once the events are written (as session/release): the session is held only while it is written.'),
   }),
   z.object({
     appended: z.number().int(),
     firstSeq: z.number().int().describe('seq of the first appended event.'),
     lastSeq: z.number().int().describe('seq of the last appended event.'),
   }),
-  "Appends events; answers after they are fsync'd. Takes ownership of the session.",
+  "Appends events; answers after they are fsync'd. Takes ownership of the session (for this write only with `release`).",
+);
+
+// session/release: ownership between writes (issue 28).
+export const sessionRelease = request(
+  'session/release',
+  'clientToServer',
+  z.object({ id: SessionId }),
+  z.object({
+    id: SessionId,
+    released: z.boolean().describe('True when this sidecar held the lock and gave it back; false when it did not hold it.'),
+  }),
+  "Gives the session's lock back without sealing it; the next write takes it again.",
 );
 
 export const sessionList = request(
@@ -584,6 +600,7 @@ export const REQUESTS = [
   sessionRename,
   sessionDelete,
   sessionSeal,
+  sessionRelease,
   sessionReindex,
   sessionImport,
   sessionTitle,

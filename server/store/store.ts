@@ -465,6 +465,23 @@ export class SessionStore {
     await live.held.release();
   }
 
+  /**
+   * Gives up ownership between writes (session/release): queued behind the appends already
+   * asked for, so a write in flight is never cut off; answers whether the lock was held. The
+   * index entry is left to its pending pass (it needs no descriptor), unlike release(), which
+   * a process about to exit calls.
+   */
+  async letGo(id: string): Promise<boolean> {
+    return this.serial(id, async () => {
+      const live = this.live.get(id);
+      if (!live) return false;
+      this.live.delete(id);
+      closeQuietly(live.fd);
+      await live.held.release();
+      return true;
+    });
+  }
+
   async releaseAll(): Promise<void> {
     await this.flushIndex();
     await Promise.all([...this.live.keys()].map((id) => this.release(id)));

@@ -1,7 +1,8 @@
 // The current chat and what happens to it: New Chat (seal the old session, once ever say
-// "Previous chat saved to History."), Resume (tier, note, consent for a costly summary, read-only
-// when another window owns it), and the extension API (api.d.ts) that chat extensions use to
-// forward turns. The commands and the API share these functions, so both behave the same.
+// "Previous chat saved to History."), Resume (who continues the session, tier, note, consent for a
+// costly summary, read-only when another window owns it), and the extension API (api.d.ts) that
+// chat extensions use to forward turns. The commands and the API share these functions, so both
+// behave the same.
 
 import * as vscode from 'vscode';
 import type * as Api from '../api';
@@ -10,6 +11,7 @@ import type { ModelAdapter } from './lm';
 import { ErrorCodes, type ResumeResult, type SealResult, type SessionSummary } from './protocol';
 import type { Sidecar } from './sidecar';
 import type { HistoryParticipant } from './participant';
+import type { ResumeHandler, ResumeHandlers } from './resumeHandlers';
 import { S } from './strings';
 import { openTranscript } from './transcript';
 
@@ -19,9 +21,7 @@ const TOAST_KEY = 'levelcodeSessions.newChatToastShown';
 export class Chat implements vscode.Disposable {
   /** The @history participant, when this editor has a Chat view (vscode.chat). */
   participant: HistoryParticipant | undefined;
-  private readonly resumed = new vscode.EventEmitter<Api.ResumedEvent>();
   private readonly newChat = new vscode.EventEmitter<Api.NewChatEvent>();
-  readonly onDidResume = this.resumed.event;
   readonly onDidStartNewChat = this.newChat.event;
 
   constructor(
@@ -30,7 +30,11 @@ export class Chat implements vscode.Disposable {
     private readonly model: ModelAdapter,
     private readonly settings: () => Settings,
     private readonly projects: () => string[],
+    /** The chat extensions listening for Resume (the API's onDidResume). */
+    private readonly handlers: ResumeHandlers,
   ) {}
+
+  readonly onDidResume: vscode.Event<Api.ResumedEvent> = (l, t, d) => this.handlers.event(l, t, d);
 
   get current(): string | undefined {
     return this.context.workspaceState.get<string>(CURRENT_KEY);
@@ -110,19 +114,46 @@ export class Chat implements vscode.Disposable {
   }
 
   /**
-   * Resume from the History: shows progress, asks consent for a costly summary ("Resume from
-   * summary" / "Start fresh instead"), offers a copy when another window owns the chat, then tells
-   * the chat extensions and the user (tier and the planner's note).
+   * Who continues a session: @history (when this editor has it and a model) or a chat extension
+   * listening for Resume. With both, the user picks, every time (nothing is remembered, so a
+   * Resume never lands somewhere the user did not see chosen); with one, no question. Answers
+   * `null` when the user dismissed the question, undefined when nothing can continue it.
    */
-  async resumeInteractive(session: Pick<SessionSummary, 'id' | 'title'> & { source?: unknown }, opts: { copy?: boolean } = {}): Promise<ResumeResult | undefined> {
-    // Without a model nothing can continue the chat: say so, offer the transcript, take no lock.
-    if (this.participant && !(await this.model.pick())) {
+  private async continuer(title: string): Promise<Continuer | null | undefined> {
+    const choices: Continuer[] = [];
+    if (this.participant && (await this.model.pick())) choices.push({ kind: 'participant' });
+    for (const h of this.handlers.handlers()) choices.push({ kind: 'extension', handler: h });
+    if (choices.length <= 1) return choices[0];
+    const items = choices.map((c) =>
+      c.kind === 'participant'
+        ? { label: `$(comment-discussion) ${S.chooser.participant}`, detail: S.chooser.participantDetail, c }
+        : { label: `$(extensions) ${c.handler.name}`, detail: S.chooser.extensionDetail, c },
+    );
+    const pick = await vscode.window.showQuickPick(items, { title: S.chooser.title(title), placeHolder: S.chooser.placeholder });
+    return pick ? pick.c : null;
+  }
+
+  /**
+   * Resume from the History: asks who continues it (see continuer), shows progress, asks consent
+   * for a costly summary ("Resume from summary" / "Start fresh instead"), offers a copy when
+   * another window owns the chat, then tells the one chosen and the user (tier and the planner's
+   * note).
+   */
+  async resumeInteractive(
+    session: Pick<SessionSummary, 'id' | 'title'> & { source?: unknown },
+    opts: { copy?: boolean; by?: Continuer } = {},
+  ): Promise<ResumeResult | undefined> {
+    const by = opts.by ?? (await this.continuer(session.title));
+    if (by === null) return undefined; // dismissed: nothing resumed, no lock taken
+    // Without a model (and no chat extension listening) nothing can continue the chat: say so,
+    // offer the transcript, take no lock.
+    if (!by && this.participant) {
       const pick = await vscode.window.showInformationMessage(S.chat.noModel, S.chat.openTranscript);
       if (pick === S.chat.openTranscript) await openTranscript(session);
       return undefined;
     }
     // A session imported from another tool is continued as a fork: our copy stays as it wrote it.
-    if (session.source && this.participant) opts = { ...opts, copy: true };
+    if (session.source && by) opts = { ...opts, copy: true };
     const run = (confirm: boolean) =>
       vscode.window.withProgress(
         { location: vscode.ProgressLocation.Notification, title: S.resume.progress(session.title), cancellable: true },
@@ -157,22 +188,25 @@ export class Chat implements vscode.Disposable {
       void vscode.window.showErrorMessage(S.resume.failed(messageOf(e)));
       return undefined;
     }
-    this.resumed.fire({ result: r, title: session.title });
+    // Only the one chosen is told: two chats appending the same turns to one session would fork it.
+    if (by?.kind !== 'participant') this.handlers.fire({ result: r, title: session.title }, by?.handler.id);
     if (r.readOnly && !opts.copy) {
       const pick = await vscode.window.showWarningMessage(S.resume.readOnly(session.title), S.resume.openCopy);
-      if (pick === S.resume.openCopy) return this.resumeInteractive(session, { copy: true });
+      if (pick === S.resume.openCopy) return this.resumeInteractive(session, { copy: true, by });
       return r;
     }
     void vscode.window.showInformationMessage(S.resume.resumed(session.title, r.tier, r.note));
-    if (this.participant) await this.participant.show(r, session.title);
+    if (by?.kind === 'participant' && this.participant) await this.participant.show(r, session.title);
     return r;
   }
 
   dispose(): void {
-    this.resumed.dispose();
     this.newChat.dispose();
   }
 }
+
+/** Who continues a resumed session. */
+export type Continuer = { kind: 'participant' } | { kind: 'extension'; handler: ResumeHandler };
 
 export function codeOf(e: unknown): number | undefined {
   const c = (e as { code?: unknown } | undefined)?.code;

@@ -9,6 +9,7 @@ import { Chat } from './chat';
 import { registerCommands } from './commands';
 import { affectsRestart, readSettings, SECTION } from './config';
 import { PendingDeletes } from './history/pendingDeletes';
+import { ResumeHandlers } from './resumeHandlers';
 import { HistoryProvider, VIEW_ID } from './historyView';
 import { ModelAdapter } from './lm';
 import { HistoryParticipant } from './participant';
@@ -49,7 +50,8 @@ export async function activate(context: vscode.ExtensionContext): Promise<LevelC
   const history = new HistoryProvider(sidecar, projects, () => deletes.hidden());
   const view = vscode.window.createTreeView(VIEW_ID, { treeDataProvider: history, showCollapseAll: true });
   const transcripts = new TranscriptProvider(sidecar);
-  const chat = new Chat(context, sidecar, model, () => settings, projects);
+  const resumeHandlers = new ResumeHandlers(context.extension.id);
+  const chat = new Chat(context, sidecar, model, () => settings, projects, resumeHandlers);
   if ((vscode as { chat?: typeof vscode.chat }).chat?.createChatParticipant) {
     chat.participant = new HistoryParticipant(sidecar, model, () => chat.defaultProject());
     context.subscriptions.push(chat.participant);
@@ -61,6 +63,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<LevelC
     history.attach(view),
     transcripts,
     chat,
+    resumeHandlers,
     vscode.workspace.registerTextDocumentContentProvider(SCHEME, transcripts),
     sidecar.onDidChangeSession((c) => {
       log.debug(`didChange ${c.change} ${c.id}`);

@@ -3,12 +3,15 @@
 // model's maxInputTokens) and shows the earlier turns; each new turn is sent to the model with
 // that context and appended to the session once the reply is complete. New Chat starts a fresh
 // session, made on its first turn. Without a model it says so in one line, offers the transcript,
-// and never claims to have resumed.
+// and never claims to have resumed. It holds the session's lock only while it writes: resume's
+// lock (kept through a tier-3 summary) is given back once the chat is loaded, and each turn is
+// appended with `release`, so the CLI or another window may write between turns.
 
 import * as vscode from 'vscode';
 import type { ModelAdapter } from './lm';
 import type { ResumeResult } from './protocol';
 import type { Sidecar } from './sidecar';
+import { messageOf } from './chat';
 import { S } from './strings';
 import { transcriptUri } from './transcript';
 
@@ -53,10 +56,12 @@ export class HistoryParticipant implements vscode.Disposable {
     this.participant.iconPath = new vscode.ThemeIcon('history');
   }
 
-  /** Loads a resumed session (or its fork) and opens the Chat view on it. */
+  /** Loads a resumed session (or its fork), gives its lock back, and opens the Chat view on it. */
   async show(r: ResumeResult, title: string): Promise<void> {
     this.loaded = { id: r.id, title, conversation: r.conversation as Msg[], note: r.note, forkedFrom: r.forkedFrom };
     this.said = [];
+    // Not fatal: a lock kept by mistake goes with the next seal or the sidecar's exit.
+    await this.sidecar.request('session/release', { id: r.id }).catch(() => undefined);
     await vscode.commands.executeCommand('workbench.action.chat.open', { query: `@history /${S.chat.resumedCommand}`, isPartialQuery: false });
   }
 
@@ -96,13 +101,16 @@ export class HistoryParticipant implements vscode.Disposable {
       const n = await this.sidecar.request('session/new', { project: this.project(), model: model.id });
       this.loaded = { id: n.id, title: req.prompt, conversation: [] };
     }
-    await this.sidecar.request('session/append', {
-      id: this.loaded.id,
-      events: [
-        { kind: 'user', content: req.prompt },
-        { kind: 'assistant', content: [{ type: 'text', text: reply }] },
-      ],
-    });
+    const turn = [
+      { kind: 'user' as const, content: req.prompt },
+      { kind: 'assistant' as const, content: [{ type: 'text', text: reply }] },
+    ];
+    try {
+      await this.sidecar.request('session/append', { id: this.loaded.id, events: turn, release: true });
+    } catch (e) {
+      // Another process writing at this moment (or the file gone): the reply stays on screen, unsaved.
+      return { errorDetails: { message: S.chat.notSaved(messageOf(e)) } };
+    }
     this.said.push({ role: 'user', text: req.prompt }, { role: 'assistant', text: reply });
     return { metadata: { session: this.loaded.id } };
   }

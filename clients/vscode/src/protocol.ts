@@ -27,6 +27,8 @@ export type DeleteParams = P.ParamsOf<typeof P.sessionDelete>;
 export type DeleteResult = P.ResultOf<typeof P.sessionDelete>;
 export type SealParams = P.ParamsOf<typeof P.sessionSeal>;
 export type SealResult = P.ResultOf<typeof P.sessionSeal>;
+export type ReleaseParams = P.ParamsOf<typeof P.sessionRelease>;
+export type ReleaseResult = P.ResultOf<typeof P.sessionRelease>;
 export type ReadParams = P.ParamsOf<typeof P.sessionRead>;
 export type ReadResult = P.ResultOf<typeof P.sessionRead>;
 export type TitleParams = P.ParamsOf<typeof P.sessionTitle>;
@@ -46,6 +48,7 @@ export interface Requests {
   'session/rename': [RenameParams, RenameResult];
   'session/delete': [DeleteParams, DeleteResult];
   'session/seal': [SealParams, SealResult];
+  'session/release': [ReleaseParams, ReleaseResult];
 }
 
 // Each key above must be the literal method of its descriptor: a typo fails here.
@@ -62,6 +65,7 @@ export type _MethodsMatch = Check<
     | (typeof P.sessionRename)['method']
     | (typeof P.sessionDelete)['method']
     | (typeof P.sessionSeal)['method']
+    | (typeof P.sessionRelease)['method']
     ? true
     : false
 >;

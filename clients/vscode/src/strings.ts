@@ -132,6 +132,15 @@ export const S = {
     openTranscript: 'Open transcript',
     nothingLoaded: 'No chat is loaded: resume one from the History, or just type to start a new one.',
     noModel: 'No language model is available, so this chat cannot be continued here.',
+    notSaved: (why: string) => `This turn was not saved to the chat's file: ${why}.`,
+  },
+  chooser: {
+    title: (title: string) => `Continue “${title}” in…`,
+    placeholder: 'Which one continues this chat? (asked each time)',
+    participant: "VS Code's Chat (@history)",
+    participantDetail: 'Continues the chat with your language model in the Chat view',
+    extensionDetail: 'A chat extension that saves to LevelCode Sessions',
+    anotherExtension: 'Another chat extension',
   },
   lm: {
     summarizeJustification: 'LevelCode Sessions summarises the earlier part of a long chat so that it can be resumed.',

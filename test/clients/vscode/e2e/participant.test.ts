@@ -2,9 +2,10 @@
 // editor's model. fake-lm/ provides the model (2,000-token window) and logs every request it is
 // sent; chat turns get "FAKE REPLY <n>.". A short session resumes verbatim; a long one is
 // summarised after consent and its head's fact reaches the model; each turn is appended to the
-// session file; a session imported from Claude Code is continued as a fork, its copy untouched.
+// session file, and between two turns the session is not held (the CLI appends to it); a session
+// imported from Claude Code is continued as a fork, its copy untouched.
 
-import { readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { S } from '../../../../clients/vscode/src/strings';
@@ -175,6 +176,19 @@ describe('VS Code @history participant (code-server)', () => {
       { kind: 'user', content: 'And the tests?' },
       { kind: 'assistant', content: [{ type: 'text', text: 'FAKE REPLY 1.' }] },
     ]);
+  });
+
+  it('holds the chat only while it writes: the CLI appends between two turns, and the next turn lands after it', async () => {
+    const lock = `${await vs.sessionFile(shortId)}.lock`;
+    await vs.until(() => !existsSync(lock), 'the lock given back after the turn');
+    await vs.append(shortId, [{ kind: 'user', content: 'Written by the CLI between turns' }]); // rejects when locked
+    const n = chats().length;
+    await say('One more thing');
+    await chatShows(`FAKE REPLY ${n + 1}.`);
+    await vs.until(async () => (await vs.events(shortId)).some((e) => e.content === 'One more thing'), 'the next turn in the file');
+    const users = (await vs.events(shortId)).filter((e) => e.kind === 'user').map((e) => e.content);
+    expect(users.slice(-3)).toEqual(['And the tests?', 'Written by the CLI between turns', 'One more thing']);
+    await vs.until(() => !existsSync(lock), 'the lock given back after the next turn');
   });
 
   it('New Chat seals the resumed chat, says so once, and the next turn starts a fresh session', async () => {
