@@ -196,8 +196,8 @@ const sessionRead: Handler<typeof P.sessionRead> = async (p, _t, { store }) => {
 };
 
 const sessionFork: Handler<typeof P.sessionFork> = async (p, _t, { store }) => {
-  const f = await forkSession(store, p.id);
-  return { id: f.meta.id, project: f.meta.project, createdAt: f.meta.createdAt, forkedFrom: f.forkedFrom, copied: f.copied };
+  const f = await forkSession(store, p.id, { atTurn: p.atTurn });
+  return { id: f.meta.id, project: f.meta.project, createdAt: f.meta.createdAt, forkedFrom: f.forkedFrom, turn: f.turn, copied: f.copied };
 };
 
 /**
@@ -569,6 +569,11 @@ const sessionDelete: Handler<typeof P.sessionDelete> = async (p, _t, { store, pe
   return { id: p.id };
 };
 
+const sessionRestore: Handler<typeof P.sessionRestore> = async (p, _t, { store }) => {
+  const r = await store.restore(p.id);
+  return { id: p.id, project: r.project, path: r.path, trashed: r.trashed };
+};
+
 /** What New Chat does to the old session: a title if it has none, a sealed event, the lock let go. */
 const sessionSeal: Handler<typeof P.sessionSeal> = async (p, token, ctx) => {
   const { store } = ctx;
@@ -771,6 +776,7 @@ export const ROUTES: ReadonlyMap<string, Route> = new Map([
   route(P.sessionSearch, sessionSearch),
   route(P.sessionRename, sessionRename),
   route(P.sessionDelete, sessionDelete),
+  route(P.sessionRestore, sessionRestore),
   route(P.sessionSeal, sessionSeal),
   route(P.sessionReindex, sessionReindex),
   route(P.sessionImport, sessionImport),
