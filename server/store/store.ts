@@ -671,7 +671,12 @@ export class SessionStore {
     if (!isSessionId(id)) throw new StoreError('bad-id', `not a session id: ${JSON.stringify(String(id)).slice(0, 80)}`);
     this.writable();
     const here = await this.pathOf(id).catch(() => undefined);
-    if (here) throw new StoreError('io', `session ${id} is in the store already (${here}); nothing was restored`, { taken: here });
+    if (here)
+      throw new StoreError(
+        'io',
+        `session ${id} is in the store already (${here}); nothing was changed (a trashed copy stays in the trash)`,
+        { taken: here },
+      );
     const { restoreFromTrash } = await import('./trash.js');
     const t = await restoreFromTrash(this.root, id, (dir) => this.ensureDir(dir));
     this.located.set(id, t.original);
