@@ -147,7 +147,12 @@ async function projectRows(
   onEntry?: (e: IndexEntry, file: string) => void,
   rowOf: (e: IndexEntry) => SessionEntry = toSessionEntry,
 ): Promise<SessionEntry[]> {
-  const others = projectFolders(root).filter((d) => !dirs.includes(d));
+  let others: string[] = [];
+  try {
+    others = projectFolders(root).filter((d) => !dirs.includes(d));
+  } catch {
+    /* a store that cannot be read: the listing of the project's own folder says so */
+  }
   const { movedHere } = await import('./moved.js');
   const found = await movedHere(project, others);
   problems.push(...found.problems);

@@ -29,7 +29,8 @@ export function readRelinks(dir: string): RelinkRecord[] {
     text = readFileSync(join(dir, RELINKS_FILE), 'utf8');
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT' || code === 'ENOTDIR') return [];
+    // A folder that cannot be read is reported by the listing of its sessions, which fails the same way.
+    if (code === 'ENOENT' || code === 'ENOTDIR' || code === 'EACCES' || code === 'EPERM') return [];
     throw e;
   }
   const out: RelinkRecord[] = [];
