@@ -24,7 +24,7 @@ Usage:
   levelcode-sessions rename ID TITLE [--json]
   levelcode-sessions delete ID [--json]      move a session to the OS trash
   levelcode-sessions restore ID [--json]     bring a deleted session back from the trash
-  levelcode-sessions fork ID [--at TURN] [--json]   a new session of turns 1 to TURN of ID
+  levelcode-sessions fork ID [--at TURN] [--project PATH] [--json]   turns 1 to TURN of ID, a new session
   levelcode-sessions relink OLD NEW [--dry-run] [--json]   folder OLD's sessions become NEW's
   levelcode-sessions export ID [--format markdown|json] [-o FILE [--force]]
   levelcode-sessions search QUERY [--project PATH | --all] [--since ISO] [--until ISO] [--limit N] [--json]
@@ -79,10 +79,11 @@ listed and resumable as before. Linux: the freedesktop trash ($XDG_DATA_HOME/Tra
 store's file system's .Trash-UID); refused, changing nothing, when a file is at its place now.
 macOS and Windows: their trash cannot be searched; restore says so.
   --json           {"id", "project", "path", "trashed"}`,
-  fork: `Usage: levelcode-sessions fork ID [--at TURN] [--json]
+  fork: `Usage: levelcode-sessions fork ID [--at TURN] [--project PATH] [--json]
 
 A new session holding session ID's turns 1 to TURN (turns as History counts them), with the
 tool results of turn TURN; without --at, every event (a copy). It records its parent and TURN.
+  --project PATH   the folder it belongs to (default: ID's; needed when ID's folder moved)
   --json           {"id", "project", "forkedFrom", "turn", "copied"}`,
   relink: `Usage: levelcode-sessions relink OLD NEW [--dry-run] [--json]
 
@@ -476,13 +477,14 @@ async function cmdRestore(args: string[]): Promise<number> {
 }
 
 async function cmdFork(args: string[]): Promise<number> {
-  const { values, positionals } = parse(args, { at: { type: 'string' } });
+  const { values, positionals } = parse(args, { at: { type: 'string' }, project: { type: 'string' } });
   const id = oneId(positionals, 'fork');
   const atTurn = positiveInt(values.at as string | undefined, 'at');
   const store = await openStore(values.dir as string | undefined);
   try {
     const { forkSession } = await import('../store/fork.js');
-    const f = await forkSession(store, id, { atTurn });
+    const project = values.project === undefined ? undefined : await store.realProject(await absolute(values.project as string), true);
+    const f = await forkSession(store, id, { atTurn, project });
     for (const p of f.problems) err(`warning: ${p.file}:${p.line}: ${p.message}`);
     out(
       values.json

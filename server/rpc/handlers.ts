@@ -196,7 +196,8 @@ const sessionRead: Handler<typeof P.sessionRead> = async (p, _t, { store }) => {
 };
 
 const sessionFork: Handler<typeof P.sessionFork> = async (p, _t, { store }) => {
-  const f = await forkSession(store, p.id, { atTurn: p.atTurn });
+  const project = p.project === undefined ? undefined : await store.realProject(p.project, true);
+  const f = await forkSession(store, p.id, { atTurn: p.atTurn, project });
   return { id: f.meta.id, project: f.meta.project, createdAt: f.meta.createdAt, forkedFrom: f.forkedFrom, turn: f.turn, copied: f.copied };
 };
 
@@ -574,6 +575,11 @@ const sessionRestore: Handler<typeof P.sessionRestore> = async (p, _t, { store }
   return { id: p.id, project: r.project, path: r.path, trashed: r.trashed };
 };
 
+const sessionRelink: Handler<typeof P.sessionRelink> = async (p, _t, { store }) => {
+  const { relinkProject } = await import('../store/relink.js');
+  return relinkProject(store, p.from, p.to, { dryRun: p.dryRun });
+};
+
 /** What New Chat does to the old session: a title if it has none, a sealed event, the lock let go. */
 const sessionSeal: Handler<typeof P.sessionSeal> = async (p, token, ctx) => {
   const { store } = ctx;
@@ -777,6 +783,7 @@ export const ROUTES: ReadonlyMap<string, Route> = new Map([
   route(P.sessionRename, sessionRename),
   route(P.sessionDelete, sessionDelete),
   route(P.sessionRestore, sessionRestore),
+  route(P.sessionRelink, sessionRelink),
   route(P.sessionSeal, sessionSeal),
   route(P.sessionReindex, sessionReindex),
   route(P.sessionImport, sessionImport),

@@ -366,6 +366,9 @@ export const sessionFork = request(
       .describe(
         'Fork at this turn: the new session holds turns 1 to atTurn (counted as History counts `turns`), its tool results included.',
       ),
+    project: Project.optional().describe(
+      "The folder the new session belongs to (default: the original's; needed for a session listed with movedFrom whose folder is gone).",
+    ),
   }),
   z.object({
     id: SessionId.describe('The new session.'),
@@ -495,6 +498,25 @@ export const sessionRestore = request(
   'Brings a session that session/delete moved to the trash back to its place in the store (freedesktop trash; elsewhere an error says so).',
 );
 
+export const sessionRelink = request(
+  'session/relink',
+  'clientToServer',
+  z.object({
+    from: Project.describe('OLD: the folder the sessions were recorded under (it may be gone).'),
+    to: Project.describe('NEW: the folder they become the sessions of (it must exist).'),
+    dryRun: z.boolean().optional().describe('Say which sessions would move; move nothing.'),
+  }),
+  z.object({
+    from: z.string(),
+    to: z.string(),
+    dryRun: z.boolean(),
+    sessions: z
+      .array(z.object({ id: SessionId, title: z.string(), project: z.string() }))
+      .describe('The sessions moved (or that would be).'),
+  }),
+  "Makes folder OLD's sessions NEW's: their files move unchanged to NEW's folder of the store, recorded in its relinks.jsonl (protocol.md \"Relinked folders\").",
+);
+
 export const sessionSeal = request(
   'session/seal',
   'clientToServer',
@@ -615,6 +637,7 @@ export const REQUESTS = [
   sessionRename,
   sessionDelete,
   sessionRestore,
+  sessionRelink,
   sessionSeal,
   sessionReindex,
   sessionImport,

@@ -16,7 +16,7 @@
 // Depends on the store only: nothing of JSON-RPC.
 
 import { SCHEMA_VERSION, type MetaLine } from '../format/events.js';
-import { StoreError } from './errors.js';
+import { StoreError, isStoreError } from './errors.js';
 import { isTurn } from './reader.js';
 import type { Problem, SessionStore } from './store.js';
 import type { SeqEvent } from '../format/events.js';
@@ -30,7 +30,7 @@ export interface ForkResult {
   problems: Problem[];
 }
 
-export async function forkSession(store: SessionStore, id: string, o: { atTurn?: number } = {}): Promise<ForkResult> {
+export async function forkSession(store: SessionStore, id: string, o: { atTurn?: number; project?: string } = {}): Promise<ForkResult> {
   const original = await store.read(id, { from: 0 });
   // A copy in this build's schema would drop what the newer one means (its meta fields, its
   // events' semantics) without a word: refused, as an append to it is.
@@ -42,7 +42,7 @@ export async function forkSession(store: SessionStore, id: string, o: { atTurn?:
     );
   const { kept, turn } = cutAtTurn(id, original.events, o.atTurn);
   const meta = await store.create({
-    project: await forkProject(store, id, original.meta.project),
+    project: o.project ?? (await forkProject(store, id, original.meta.project)),
     model: original.meta.model,
     forkedFrom: { id, turn },
   });
@@ -77,8 +77,9 @@ export function cutAtTurn(id: string, events: SeqEvent[], atTurn?: number): { ke
 }
 
 /**
- * Where the fork is created: the original's project, or, when that folder is gone (a session
- * listed under a moved folder), the folder it is listed under now.
+ * Where the fork is created when the caller names no folder: the original's project, or, when
+ * that folder is gone, the folder it was relinked to. A session shown under a moved folder
+ * without a relink needs the folder named (the listing's `project`): never guessed here.
  */
 async function forkProject(store: SessionStore, id: string, project: string): Promise<string> {
   try {
@@ -86,6 +87,8 @@ async function forkProject(store: SessionStore, id: string, project: string): Pr
   } catch (e) {
     const now = await store.currentProjectOf(id).catch(() => undefined);
     if (now) return now;
+    if (isStoreError(e, 'invalid-project'))
+      throw new StoreError('invalid-project', `${e.message}: name the folder to fork into (--project PATH, or session/fork's project)`);
     throw e;
   }
 }

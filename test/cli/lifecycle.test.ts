@@ -153,6 +153,13 @@ describe('a moved repository folder', () => {
     expect(rows.some((s) => s.id === sid)).toBe(false);
     const text = cli([], { cwd: moved });
     expect(text.out).toContain(`moved from ${old}`);
+    // Its fork needs the folder named (the one it is listed under): never guessed.
+    const lost = cli(['fork', id]);
+    expect(lost.code).toBe(1);
+    expect(lost.err).toContain('--project');
+    const fork = JSON.parse(cli(['fork', id, '--project', moved, '--json']).out);
+    expect(fork).toMatchObject({ project: moved, forkedFrom: id, turn: 1 });
+    rmSync(join(root, projectSlug(moved)), { recursive: true });
     // A session of the new path joins them; the old folder back in place ends the following.
     const id2 = session(moved, { kind: 'user', content: 'after the move' });
     expect(listJson(moved).map((s) => s.id)).toEqual([id2, id]);

@@ -2,7 +2,7 @@
 // tool pairs whole at the cut, the parent recorded in the meta line and in session/list), and
 // session/restore after session/delete (listed and resumable again; refused when the place is
 // taken, nothing lost). Real files in temp dirs, the real freedesktop trash under XDG_DATA_HOME.
-import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, readdirSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { cleanup, fileOf, sessionWith, startSidecar, workspace } from '../helpers/sidecar.js';
@@ -67,6 +67,7 @@ describe('session/restore', () => {
     expect(existsSync(file)).toBe(false);
     const r = await s.call(P.sessionRestore, { id });
     expect(r).toMatchObject({ id, project, path: file });
+    expect(await s.editor.didChange.waitFor((c) => c.id === id && c.change === 'created')).toEqual({ id, project, change: 'created' });
     expect(readFileSync(file)).toEqual(bytes);
     expect(existsSync(r.trashed)).toBe(false);
     expect((await s.call(P.sessionList, { project })).sessions.map((x) => x.id)).toEqual([id]);
@@ -93,6 +94,45 @@ describe('session/restore', () => {
     const files = join(base, 'xdg-data', 'Trash', 'files');
     const kept = readdirSync(files).map((n) => readFileSync(join(files, n)));
     expect(kept).toContainEqual(bytes);
+    await s.stop();
+  });
+});
+
+describe('session/relink', () => {
+  it('dry run moves nothing; then the sessions are listed under the new folder, moved from the old', async () => {
+    const { root, project, base } = workspace();
+    const s = await startSidecar({ root });
+    const id = await sessionWith(s, project, toolTurn(1));
+    await s.call(P.sessionSeal, { id }); // released: relink refuses a session a window holds
+    const file = fileOf(root, id);
+    const next = join(base, 'renamed');
+    renameSync(project, next);
+    expect((await s.call(P.sessionList, { project: next })).sessions).toEqual([]);
+    const dry = await s.call(P.sessionRelink, { from: project, to: next, dryRun: true });
+    expect(dry).toMatchObject({ from: project, to: next, dryRun: true, sessions: [{ id, project }] });
+    expect(existsSync(file)).toBe(true);
+    const real = await s.call(P.sessionRelink, { from: project, to: next });
+    expect(real.dryRun).toBe(false);
+    expect(existsSync(file)).toBe(false);
+    const rows = (await s.call(P.sessionList, { project: next })).sessions;
+    expect(rows).toMatchObject([{ id, project: next, movedFrom: project, turns: 1 }]);
+    const f = await s.call(P.sessionFork, { id, atTurn: 1 });
+    expect(f.project).toBe(next);
+    await s.stop();
+  });
+
+  it('refuses while another process holds a session, moving nothing', async () => {
+    const { root, project, base } = workspace();
+    const s = await startSidecar({ root });
+    const id = await sessionWith(s, project, toolTurn(1)); // held by this sidecar
+    const next = join(base, 'elsewhere');
+    mkdirSync(next);
+    const b = await startSidecar({ root });
+    const e = await b.error('session/relink', { from: project, to: next });
+    expect(e.code).toBe(RpcErrorCodes.SessionLocked);
+    expect(existsSync(fileOf(root, id))).toBe(true);
+    expect((await b.call(P.sessionList, { project })).sessions.map((x) => x.id)).toEqual([id]);
+    await b.stop();
     await s.stop();
   });
 });
