@@ -4,9 +4,10 @@
 // protocol.md states). Each such row names the folder it was recorded under (`movedFrom`); the
 // files stay where they are (relink moves them, by hand).
 //
-// Cost: a project listing reads each other project folder's newest session's meta line (one
-// small read a folder); git is asked about the listed folder only when one of those was a git
-// repository whose folder is gone. Depends on node:fs, ./catalog and ../store/identity.
+// Cost: a project listing reads the meta lines of each other project folder's newest sessions
+// (a few small reads a folder, remembered while the folder is unchanged); git is asked about
+// the listed folder only when one of those was a git repository whose folder is gone.
+// Depends on node:fs, ./catalog and ../store/identity.
 
 import { closeSync, lstatSync, readdirSync, readSync } from 'node:fs';
 import { openRegularSync } from '../store/files.js';
@@ -22,18 +23,17 @@ export async function movedHere(
   folders: string[],
 ): Promise<{ moved: { entry: IndexEntry; dir: string }[]; problems: Problem[] }> {
   const candidates: { dir: string; project: string; repo: RepoIdentity }[] = [];
-  for (const dir of folders) {
-    const meta = newestMeta(dir);
-    if (!meta || meta.project === project || !meta.repo || exists(meta.project)) continue;
-    candidates.push({ dir, project: meta.project, repo: meta.repo });
-  }
+  for (const dir of folders)
+    for (const h of folderHeads(dir)) if (h.project !== project && !exists(h.project)) candidates.push({ dir, ...h });
   if (candidates.length === 0) return { moved: [], problems: [] };
   const here = await projectIdentity(project);
   if (!here) return { moved: [], problems: [] };
   const moved: { entry: IndexEntry; dir: string }[] = [];
   const problems: Problem[] = [];
+  const seen = new Set<string>();
   for (const c of candidates) {
-    if (!sameRepo(c.repo, here)) continue;
+    if (!sameRepo(c.repo, here) || seen.has(`${c.dir}\0${c.project}`)) continue;
+    seen.add(`${c.dir}\0${c.project}`);
     const r = await refreshIndex(c.dir);
     problems.push(...r.problems);
     for (const e of r.entries) if (e.project === c.project && sameRepo(e.repo, here)) moved.push({ entry: e, dir: c.dir });
@@ -50,41 +50,51 @@ function exists(path: string): boolean {
   }
 }
 
-type Head = { project: string; repo?: RepoIdentity } | undefined;
+type Head = { project: string; repo: RepoIdentity };
 
-/** newestMeta by folder, while the folder's mtime is unchanged (no file came or went). */
-const heads = new Map<string, { mtimeNs: bigint; head: Head }>();
+/** Heads looked at per folder, newest first: imported sessions (no `repo`) may be the newest. */
+const HEADS_PER_FOLDER = 16;
 
-/** The meta line of a folder's newest session (ids sort by time of birth), or none. */
-function newestMeta(dir: string): Head {
+/** folderHeads by folder, while the folder's mtime is unchanged (no file came or went). */
+const heads = new Map<string, { mtimeNs: bigint; heads: Head[] }>();
+
+/** The meta lines with a `repo` among a folder's newest sessions (ids sort by time of birth). */
+function folderHeads(dir: string): Head[] {
   let mtimeNs: bigint;
   try {
     mtimeNs = lstatSync(dir, { bigint: true }).mtimeNs;
   } catch {
-    return undefined;
+    return [];
   }
   const memo = heads.get(dir);
-  if (memo && memo.mtimeNs === mtimeNs) return memo.head;
-  const head = readNewestMeta(dir);
-  heads.set(dir, { mtimeNs, head });
-  return head;
+  if (memo && memo.mtimeNs === mtimeNs) return memo.heads;
+  const found = readHeads(dir);
+  heads.set(dir, { mtimeNs, heads: found });
+  return found;
 }
 
-function readNewestMeta(dir: string): Head {
-  let newest: string | undefined;
+function readHeads(dir: string): Head[] {
+  let names: string[];
   try {
-    for (const name of readdirSync(dir)) {
-      if (!name.endsWith('.jsonl') || !SESSION_ID_RE.test(name.slice(0, -6))) continue;
-      if (!newest || name > newest) newest = name;
-    }
+    names = readdirSync(dir).filter((n) => n.endsWith('.jsonl') && SESSION_ID_RE.test(n.slice(0, -6)));
   } catch {
-    return undefined;
+    return [];
   }
-  if (!newest) return undefined;
-  const buf = Buffer.alloc(64 * 1024);
+  names.sort().reverse();
+  const out: Head[] = [];
+  for (const name of names.slice(0, HEADS_PER_FOLDER)) {
+    const m = metaOf(join(dir, name));
+    if (m?.repo && !out.some((h) => h.project === m.project && JSON.stringify(h.repo) === JSON.stringify(m.repo))) out.push(m as Head);
+  }
+  return out;
+}
+
+const buf = Buffer.alloc(64 * 1024);
+
+function metaOf(file: string): { project: string; repo?: RepoIdentity } | undefined {
   let n = 0;
   try {
-    const { fd } = openRegularSync(join(dir, newest)); // never through a planted symlink
+    const { fd } = openRegularSync(file); // never through a planted symlink
     try {
       n = readSync(fd, buf, 0, buf.length, 0);
     } finally {

@@ -2,7 +2,7 @@
 // dirs: restore after delete, fork --at, a repository folder moved with mv whose earlier sessions
 // show at the new path "moved from", and relink (dry run, then real) for a plain folder.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, renameSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { spawnSync } from 'node:child_process';
@@ -139,6 +139,11 @@ describe('a moved repository folder', () => {
     const id = session(old, { kind: 'user', content: 'before the move' });
     const meta = JSON.parse(readFileSync(join(root, projectSlug(old), `${id}.jsonl`), 'utf8').split('\n')[0]!);
     expect(meta.repo).toEqual({ roots: [root1], prefix: '', remotes: ['https://example.com/team/app'] });
+    // A newer session of that folder without an identity (as an import writes them): it stays
+    // under its recorded path, and does not hide the one that has an identity.
+    const bare = '2099-01-01T00-00-00-zzzz';
+    const bareMeta = { kind: 'meta', v: 1, id: bare, project: old, createdAt: '2099-01-01T00:00:00.000Z', title: null };
+    writeFileSync(join(root, projectSlug(old), `${bare}.jsonl`), `${JSON.stringify(bareMeta)}\n`, { mode: 0o600 });
     // An unrelated repository whose folder is gone too: never shown elsewhere.
     const stranger = join(tmp, 'code', 'other');
     repo(stranger);
