@@ -7,12 +7,13 @@
 //
 // A file is brought back only when its original path is this store's <root>/<project>/<ID>.jsonl
 // and nothing is at that path now; it is linked there (link(2) never replaces a name) and only
-// then unlinked from the trash, so a refusal or a failure loses nothing. macOS and Windows keep no
-// such record we can read: restore says so there, and where the session went.
+// then unlinked from the trash, so a refusal or a failure loses nothing. macOS and Windows (and
+// WSL, whose deletes go to the Windows Recycle Bin) keep no such record we can read: restore says
+// so there, and where the session went.
 // Depends on node:fs and node:os only.
 
 import { constants, copyFile, link, lstat, readdir, readFile, rm, stat, unlink } from 'node:fs/promises';
-import { homedir } from 'node:os';
+import { homedir, release } from 'node:os';
 import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
 import { StoreError, fromFsError } from './errors.js';
 
@@ -113,13 +114,30 @@ export function parseTrashInfo(text: string, trash: string): { path: string; dat
  */
 export async function restoreFromTrash(root: string, id: string, ensureDir: (dir: string) => Promise<void>): Promise<Trashed> {
   const all = await findTrashed(root, id);
-  const t = all.find((x) => x.file);
-  if (!t)
+  // The newest deletion whose file is still there (an emptied trash can leave info files behind).
+  let t: Trashed | undefined;
+  for (const x of all) {
+    if (
+      await lstat(x.file).then(
+        () => true,
+        () => false,
+      )
+    ) {
+      t = x;
+      break;
+    }
+  }
+  if (!t && all.length > 0)
+    throw new StoreError('unknown-session', `the trash records ${id} (${all[0]!.info}) but holds no file for it any more`);
+  if (!t) {
+    // Under WSL the `trash` package uses the Windows Recycle Bin, which keeps no record we can read.
+    if (release().toLowerCase().includes('microsoft'))
+      throw new StoreError(
+        'io',
+        `restore cannot search the Windows Recycle Bin (WSL), where delete may have put ${id}.jsonl: put it back yourself (to its project folder in ${root})`,
+        { unsupported: 'wsl' },
+      );
     throw new StoreError('unknown-session', `no session ${id} of ${root} in the trash (searched ${(await trashFolders(root)).join(', ')})`);
-  try {
-    await lstat(t.file);
-  } catch (e) {
-    throw fromFsError(e, `the trash records ${id} but its file ${t.file} cannot be read`);
   }
   const taken = await lstat(t.original).then(
     () => true,

@@ -95,6 +95,23 @@ describe('restore', () => {
   });
 });
 
+describe('restore, a store whose path needs URI escapes', () => {
+  it('finds the .trashinfo Path decoded', () => {
+    const dir = join(tmp, 'st ore é%');
+    const project = join(tmp, 'escaped');
+    mkdirSync(project);
+    const id = cli(['new', '--project', project, '--dir', dir]).out.trim();
+    expect(cli(['delete', id, '--dir', dir]).code).toBe(0);
+    const infos = readdirSync(join(tmp, 'xdg', 'Trash', 'info')).map((n) => readFileSync(join(tmp, 'xdg', 'Trash', 'info', n), 'utf8'));
+    expect(infos.some((t) => t.includes('st%20ore'))).toBe(true);
+    // Another store's session of that id is not this one's.
+    expect(cli(['restore', id]).code).toBe(3);
+    const r = cli(['restore', id, '--dir', dir, '--json']);
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.out).path).toBe(join(dir, projectSlug(project), `${id}.jsonl`));
+  });
+});
+
 describe('fork --at', () => {
   it('holds exactly turns 1-2, tool pairs whole, and records the parent', () => {
     const project = join(tmp, 'fork');
