@@ -26,6 +26,11 @@ export interface Trashed {
   deletedAt: string;
 }
 
+/** Whether delete's trash here is one restore can search: Linux's freedesktop trash, not WSL's Recycle Bin. */
+export function trashSearchable(): boolean {
+  return process.platform === 'linux' && !release().toLowerCase().includes('microsoft');
+}
+
 /** The freedesktop trash folders that may hold a file of `root`, home trash first. */
 export async function trashFolders(root: string): Promise<string[]> {
   const data =
@@ -131,7 +136,7 @@ export async function restoreFromTrash(root: string, id: string, ensureDir: (dir
     throw new StoreError('unknown-session', `the trash records ${id} (${all[0]!.info}) but holds no file for it any more`);
   if (!t) {
     // Under WSL the `trash` package uses the Windows Recycle Bin, which keeps no record we can read.
-    if (release().toLowerCase().includes('microsoft'))
+    if (!trashSearchable())
       throw new StoreError(
         'io',
         `restore cannot search the Windows Recycle Bin (WSL), where delete may have put ${id}.jsonl: put it back yourself (to its project folder in ${root})`,

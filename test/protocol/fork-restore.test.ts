@@ -4,6 +4,7 @@
 // taken, nothing lost). Real files in temp dirs, the real freedesktop trash under XDG_DATA_HOME.
 import { existsSync, mkdirSync, readFileSync, readdirSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { release } from 'node:os';
 import { afterEach, describe, expect, it } from 'vitest';
 import { cleanup, fileOf, sessionWith, startSidecar, workspace } from '../helpers/sidecar.js';
 import { RpcErrorCodes } from '../../server/rpc/errors.js';
@@ -17,6 +18,18 @@ const toolTurn = (n: number) => [
   { kind: 'user', content: [{ type: 'tool_result', tool_use_id: `t${n}`, content: `result ${n}` }] },
   { kind: 'assistant', content: `answer ${n}` },
 ];
+
+describe('initialize', () => {
+  it('advertises fork.atTurn, relink, and restore where the trash can be searched (Linux here)', async () => {
+    const { root } = workspace();
+    const s = await startSidecar({ root, initialize: false });
+    const init = await s.initialize();
+    const caps = P.ServerCapability.parse(init.capabilities.experimental.levelcodeSessions);
+    expect(caps.features).toEqual(expect.arrayContaining(['fork.atTurn', 'relink']));
+    expect(caps.features.includes('restore')).toBe(process.platform === 'linux' && !release().toLowerCase().includes('microsoft'));
+    await s.stop();
+  });
+});
 
 describe('session/fork atTurn', () => {
   it('holds exactly turns 1-2 with their tool pairs, and records the parent', async () => {
