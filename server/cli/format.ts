@@ -25,6 +25,9 @@ export interface Row {
   model: string | null;
   id: string;
   project?: string;
+  /** Shown after the id: "moved from OLD", "forked from ID at turn N". */
+  movedFrom?: string;
+  forkedFrom?: { id: string; turn: number };
 }
 
 function width(s: string): number {
@@ -55,6 +58,8 @@ export function historyLines(rows: Row[], opts: { now?: Date; showProject?: bool
     const parts = [pad(titles[i]!, wT), pad(times[i]!, wR), pad(turns[i]!, wN), pad(models[i]!, wM), `  ${r.id}`];
     let line = parts.slice(0, 4).join('  ') + parts[4];
     if (opts.showProject && r.project) line += `  ${r.project}`;
+    if (r.forkedFrom) line += `  (forked from ${r.forkedFrom.id} at turn ${r.forkedFrom.turn})`;
+    if (r.movedFrom) line += `  (moved from ${r.movedFrom})`;
     return line.replace(/\s+$/, '');
   });
 }

@@ -23,6 +23,9 @@ Usage:
   levelcode-sessions append ID [--json]      append events read as JSON lines on stdin
   levelcode-sessions rename ID TITLE [--json]
   levelcode-sessions delete ID [--json]      move a session to the OS trash
+  levelcode-sessions restore ID [--json]     bring a deleted session back from the trash
+  levelcode-sessions fork ID [--at TURN] [--project PATH] [--json]   turns 1 to TURN of ID, a new session
+  levelcode-sessions relink OLD NEW [--dry-run] [--json]   folder OLD's sessions become NEW's
   levelcode-sessions export ID [--format markdown|json] [-o FILE [--force]]
   levelcode-sessions search QUERY [--project PATH | --all] [--since ISO] [--until ISO] [--limit N] [--json]
   levelcode-sessions doctor [--fix] [--json]
@@ -69,6 +72,26 @@ Gives session ID a title (the words after the id, joined by spaces).`,
   delete: `Usage: levelcode-sessions delete ID [--json]
 
 Moves session ID's file to the OS trash (it is never unlinked).`,
+  restore: `Usage: levelcode-sessions restore ID [--json]
+
+Brings session ID back from the OS trash (where delete moved it) to its place in the store,
+listed and resumable as before. Linux: the freedesktop trash ($XDG_DATA_HOME/Trash, and the
+store's file system's .Trash-UID); refused, changing nothing, when a file is at its place now.
+macOS and Windows: their trash cannot be searched; restore says so.
+  --json           {"id", "project", "path", "trashed"}`,
+  fork: `Usage: levelcode-sessions fork ID [--at TURN] [--project PATH] [--json]
+
+A new session holding session ID's turns 1 to TURN (turns as History counts them), with the
+tool results of turn TURN; without --at, every event (a copy). It records its parent and TURN.
+  --project PATH   the folder it belongs to (default: ID's; needed when ID's folder moved)
+  --json           {"id", "project", "forkedFrom", "turn", "copied"}`,
+  relink: `Usage: levelcode-sessions relink OLD NEW [--dry-run] [--json]
+
+The sessions recorded for folder OLD (moved or renamed to NEW) become NEW's: their files move,
+unchanged, to NEW's folder of the store, listed there "moved from OLD". Refused while one of
+them is open in another window.
+  --dry-run        say which sessions would move; move nothing
+  --json           {"from", "to", "dryRun", "sessions": [{"id", "title", "project"}]}`,
   export: `Usage: levelcode-sessions export ID [--format markdown|json] [-o FILE [--force]]
 
 Writes session ID as Markdown (the default) or JSON, to stdout or to FILE.
@@ -171,6 +194,12 @@ export async function main(argv: string[]): Promise<number> {
         return await cmdRename(rest);
       case 'delete':
         return await cmdDelete(rest);
+      case 'restore':
+        return await cmdRestore(rest);
+      case 'fork':
+        return await cmdFork(rest);
+      case 'relink':
+        return await cmdRelink(rest);
       case 'export':
         return await cmdExport(rest);
       case 'search':
@@ -433,6 +462,53 @@ async function cmdDelete(args: string[]): Promise<number> {
     await store.releaseAll();
   }
   out(values.json ? JSON.stringify({ id, trashed: true }) : `moved ${id} to the trash`);
+  return EXIT.ok;
+}
+
+// ---- restore, fork, relink (issue 24) -------------------------------------------------------
+
+async function cmdRestore(args: string[]): Promise<number> {
+  const { values, positionals } = parse(args, {});
+  const id = oneId(positionals, 'restore');
+  const store = await openStore(values.dir as string | undefined);
+  const r = await store.restore(id);
+  out(values.json ? JSON.stringify({ id, ...r }) : `restored ${id} to ${r.path}`);
+  return EXIT.ok;
+}
+
+async function cmdFork(args: string[]): Promise<number> {
+  const { values, positionals } = parse(args, { at: { type: 'string' }, project: { type: 'string' } });
+  const id = oneId(positionals, 'fork');
+  const atTurn = positiveInt(values.at as string | undefined, 'at');
+  const store = await openStore(values.dir as string | undefined);
+  try {
+    const { forkSession } = await import('../store/fork.js');
+    const project = values.project === undefined ? undefined : await store.realProject(await absolute(values.project as string), true);
+    const f = await forkSession(store, id, { atTurn, project });
+    for (const p of f.problems) err(`warning: ${p.file}:${p.line}: ${p.message}`);
+    out(
+      values.json
+        ? JSON.stringify({ id: f.meta.id, project: f.meta.project, forkedFrom: f.forkedFrom, turn: f.turn, copied: f.copied })
+        : f.meta.id,
+    );
+  } finally {
+    await store.releaseAll();
+  }
+  return EXIT.ok;
+}
+
+async function cmdRelink(args: string[]): Promise<number> {
+  const { values, positionals } = parse(args, { 'dry-run': { type: 'boolean' } });
+  if (positionals.length !== 2) throw new UsageError('relink takes two folders: OLD NEW');
+  const store = await openStore(values.dir as string | undefined);
+  const { relinkProject } = await import('../store/relink.js');
+  const r = await relinkProject(store, await absolute(positionals[0]!), await absolute(positionals[1]!), { dryRun: !!values['dry-run'] });
+  if (values.json) out(JSON.stringify(r, null, 2));
+  else {
+    const n = `${r.sessions.length} session${r.sessions.length === 1 ? '' : 's'}`;
+    out(r.dryRun ? `would move ${n} of ${r.from} to ${r.to}:` : `moved ${n} of ${r.from} to ${r.to}`);
+    if (r.dryRun) for (const x of r.sessions) out(`  ${x.id}  ${x.title}`);
+  }
   return EXIT.ok;
 }
 

@@ -44,6 +44,32 @@ export const ImportSource = z
   .describe('The source of an imported session.');
 export type ImportSource = z.infer<typeof ImportSource>;
 
+// ---- Forks and moved folders (issue 24) ------------------------------------------------------
+
+/** The parent of a fork: its id and the last of its turns the fork holds. */
+export const ForkedFrom = z
+  .object({
+    id: SessionId,
+    turn: z.number().int().min(0).describe('The fork holds turns 1 to this one of the parent (all of them for a whole copy).'),
+  })
+  .describe('The session a fork was made from.');
+export type ForkedFrom = z.infer<typeof ForkedFrom>;
+
+/** What makes a git repository the same repository after its folder moved (server/store/identity.ts). */
+export const RepoIdentity = z
+  .looseObject({
+    roots: z
+      .array(z.string().regex(/^[0-9a-f]{40,64}$/))
+      .min(1)
+      .describe('The root commits of HEAD (sorted), as `git rev-list --max-parents=0 HEAD` prints them.'),
+    prefix: z
+      .string()
+      .describe("The project's folder inside the repository: '' at its top, else `sub/dir/` (git rev-parse --show-prefix)."),
+    remotes: z.array(z.string()).optional().describe('The fetch URLs of its remotes, without credentials, sorted.'),
+  })
+  .describe("A project's git identity.");
+export type RepoIdentity = z.infer<typeof RepoIdentity>;
+
 /** Line 1 of every session file. Written once, at birth, never changed. */
 export const MetaLine = z
   .looseObject({
@@ -55,6 +81,12 @@ export const MetaLine = z
     title: z.string().nullable().describe('Always null at birth; titles are appended as title events.'),
     model: z.string().optional().describe('Model the session started with, if known.'),
     source: ImportSource.optional().describe('Set when the session was imported from another tool (server/import): where it came from.'),
+    forkedFrom: ForkedFrom.optional().describe(
+      'Set on a fork or copy (session/fork): the session it was made from and the turn it stops at.',
+    ),
+    repo: RepoIdentity.optional().describe(
+      'The git identity of the project when the session was created (protocol.md "When two folders are one project").',
+    ),
   })
   .describe('The meta line: line 1 of a session file.');
 export type MetaLine = z.infer<typeof MetaLine>;

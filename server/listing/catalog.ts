@@ -25,6 +25,7 @@ import type { Digest, Problem } from '../store/reader.js';
 import { SESSION_ID_RE } from '../format/text.js';
 import { fromFsError } from '../store/errors.js';
 import { ensureCacheFolder, projectCache } from '../store/cache-dir.js';
+import type { RepoIdentity } from '../store/identity.js';
 
 // Performance: a warm listing only reads index.json and stats the files. The reader (and zod
 // behind it) are needed only when an entry must be (re)built, so they are loaded then, not at
@@ -34,8 +35,11 @@ const reader = () => import('../store/reader.js');
 export const INDEX_FILE = 'index.json';
 /** Where the index of the project folder `dir` lives: the user's cache folder (cache-dir.ts). */
 export const indexPath = (dir: string): string => projectCache(dir, INDEX_FILE);
-/** 2: a user line holding only tool results is not a turn (reader.ts isTurn). 3: updatedAt is the last message, not the last event. */
-export const INDEX_FORMAT = 3;
+/**
+ * 2: a user line holding only tool results is not a turn (reader.ts isTurn). 3: updatedAt is the
+ * last message, not the last event. 4: entries carry the meta line's forkedFrom and repo.
+ */
+export const INDEX_FORMAT = 4;
 const ABOUT =
   'Cache of the session files in this folder, for fast listing. Safe to delete: it is rebuilt ' +
   'from the *.jsonl files, which are the only truth. An entry is used only while its file size ' +
@@ -52,6 +56,10 @@ export interface IndexEntry extends Digest {
   metaEnd: number;
   /** The meta line's `source` (an imported session), absent for our own. */
   source?: { tool: string; id: string; path: string; project: string; version?: string; variant?: string };
+  /** The meta line's `forkedFrom` (a fork or copy), absent otherwise. */
+  forkedFrom?: { id: string; turn: number };
+  /** The meta line's `repo` (the project's git identity at birth), absent otherwise. */
+  repo?: RepoIdentity;
 }
 
 interface IndexFile {
@@ -229,14 +237,18 @@ function readSmall(file: string, bytes: number): Buffer {
 function entryOf(
   d: Digest,
   id: string,
-  meta: { project: string; createdAt: string; model?: unknown; v: number; source?: unknown },
+  meta: { project: string; createdAt: string; model?: unknown; v: number; source?: unknown; forkedFrom?: unknown; repo?: unknown },
   bytes: number,
   mtimeNs: bigint,
   metaEnd: number,
 ): IndexEntry {
   const source = sourceOf(meta.source);
+  const forkedFrom = forkedFromOf(meta.forkedFrom);
+  const repo = repoOf(meta.repo);
   return {
     ...(source ? { source } : {}),
+    ...(forkedFrom ? { forkedFrom } : {}),
+    ...(repo ? { repo } : {}),
     ...d,
     id,
     project: meta.project,
@@ -262,6 +274,23 @@ function sourceOf(v: unknown): IndexEntry['source'] {
   const version = str('version');
   const variant = str('variant');
   return { tool, id, path, project, ...(version ? { version } : {}), ...(variant ? { variant } : {}) };
+}
+
+/** A meta line's `forkedFrom`, when it has the shape fork.ts writes (else none). */
+function forkedFromOf(v: unknown): IndexEntry['forkedFrom'] {
+  if (!v || typeof v !== 'object') return undefined;
+  const o = v as Record<string, unknown>;
+  if (typeof o.id !== 'string' || !SESSION_ID_RE.test(o.id) || !Number.isInteger(o.turn)) return undefined;
+  return { id: o.id, turn: o.turn as number };
+}
+
+/** A meta line's `repo`, when it has the shape identity.ts writes (else none: never half an identity). */
+function repoOf(v: unknown): IndexEntry['repo'] {
+  if (!v || typeof v !== 'object') return undefined;
+  const o = v as Record<string, unknown>;
+  const strings = (x: unknown): x is string[] => Array.isArray(x) && x.every((r) => typeof r === 'string');
+  if (!strings(o.roots) || o.roots.length === 0 || typeof o.prefix !== 'string') return undefined;
+  return { roots: o.roots, prefix: o.prefix, ...(strings(o.remotes) && o.remotes.length ? { remotes: o.remotes } : {}) };
 }
 
 /**

@@ -26,6 +26,7 @@ import { projectFolderNames } from '../store/files.js';
 import { SESSION_ID_RE } from '../format/text.js';
 export { resolveStoreRoot } from '../store/files.js';
 import type { Problem } from '../store/reader.js';
+import { relinkedInto } from '../store/relinks.js';
 
 // Performance: slug.js (and node:crypto behind it, a few ms to load) is needed only to find one
 // project's folder, never by `list --all`: loaded when asked for.
@@ -49,6 +50,10 @@ export interface SessionEntry {
   bytes: number;
   /** Where an imported session came from (tool, its id, file, project); absent for our own. */
   source?: { tool: string; id: string; path: string; project: string; version?: string; variant?: string };
+  /** A fork or copy: the session it was made from and the last of its turns it holds. */
+  forkedFrom?: { id: string; turn: number };
+  /** A project listing's row of a session recorded under another folder (moved or relinked): that folder. */
+  movedFrom?: string;
 }
 
 export function toSessionEntry(e: IndexEntry): SessionEntry {
@@ -65,6 +70,7 @@ export function toSessionEntry(e: IndexEntry): SessionEntry {
     v: e.v,
     bytes: e.bytes,
     ...(e.source ? { source: e.source } : {}),
+    ...(e.forkedFrom ? { forkedFrom: e.forkedFrom } : {}),
   };
 }
 
@@ -100,13 +106,60 @@ export function projectFolders(root: string): string[] {
   }
 }
 
-/** The folders a listing covers: one project's (by real path, kept for filtering) or all. */
-async function scope(root: string, o: { project?: string; all?: boolean }): Promise<{ dirs: string[]; project?: string }> {
+/**
+ * The folders a listing covers: one project's (by real path, kept for filtering) or all. For a
+ * project, `relinked` holds the recorded paths whose sessions its folder took in (relinks.ts).
+ */
+async function scope(
+  root: string,
+  o: { project?: string; all?: boolean },
+): Promise<{ dirs: string[]; project?: string; relinked: Set<string> }> {
   if (o.project !== undefined && !o.all) {
     const project = await realProjectPath(o.project, false);
-    return { dirs: [join(root, (await slugs()).projectSlug(project))], project };
+    const dir = join(root, (await slugs()).projectSlug(project));
+    return { dirs: [dir], project, relinked: relinkedInto(dir, project) };
   }
-  return { dirs: projectFolders(root) };
+  return { dirs: projectFolders(root), relinked: new Set() };
+}
+
+// ---- Moved and relinked folders (issue 24) --------------------------------------------------
+
+/** Whether a project listing shows entry `e`: its own, or one relinked into its folder. */
+function belongs(e: IndexEntry, project: string | undefined, relinked: Set<string>): boolean {
+  return project === undefined || e.project === project || relinked.has(e.project);
+}
+
+/** A row of `project`'s listing for an entry recorded under another folder. */
+function movedRow(e: IndexEntry, project: string): SessionEntry {
+  return { ...toSessionEntry(e), project, movedFrom: e.project };
+}
+
+/**
+ * A project listing's entries, with those of its moved folder (moved.ts) added, newest first,
+ * as rows: the ones recorded under another path say so (`movedFrom`).
+ */
+async function projectRows(
+  root: string,
+  project: string,
+  dirs: string[],
+  own: IndexEntry[],
+  problems: Problem[],
+  onEntry?: (e: IndexEntry, file: string) => void,
+  rowOf: (e: IndexEntry) => SessionEntry = toSessionEntry,
+): Promise<SessionEntry[]> {
+  let others: string[] = [];
+  try {
+    others = projectFolders(root).filter((d) => !dirs.includes(d));
+  } catch {
+    /* a store that cannot be read: the listing of the project's own folder says so */
+  }
+  const { movedHere } = await import('./moved.js');
+  const found = await movedHere(project, others);
+  problems.push(...found.problems);
+  for (const m of found.moved) onEntry?.(m.entry, join(m.dir, `${m.entry.id}.jsonl`));
+  const moved = new Set(found.moved.map((m) => m.entry));
+  const all = [...own, ...moved].sort(newestFirst);
+  return all.map((e) => (moved.has(e) || e.project !== project ? movedRow(e, project) : rowOf(e)));
 }
 
 /**
@@ -125,12 +178,12 @@ export async function listSessions(
   opts: { threads?: boolean } = {},
 ): Promise<{ sessions: SessionEntry[]; problems: Problem[] }> {
   const problems: Problem[] = [];
-  const { dirs, project } = await scope(root, o);
+  const { dirs, project, relinked } = await scope(root, o);
   const all: IndexEntry[] = [];
   const take = (dir: string, r: RefreshResult) => {
     problems.push(...r.problems);
     for (const e of r.entries) {
-      if (project !== undefined && e.project !== project) continue;
+      if (!belongs(e, project, relinked)) continue;
       all.push(e);
       onEntry?.(e, join(dir, `${e.id}.jsonl`));
     }
@@ -178,6 +231,7 @@ export async function listSessions(
   } else {
     await mapLimit(dirs, 4, async (dir) => take(dir, await refreshIndex(dir)));
   }
+  if (project !== undefined) return { sessions: await projectRows(root, project, dirs, all, problems, onEntry), problems };
   all.sort(newestFirst);
   return { sessions: all.map(toSessionEntry), problems };
 }
@@ -295,7 +349,7 @@ export class ListingCache {
     onEntry?: (e: IndexEntry, file: string) => void,
   ): Promise<{ sessions: SessionEntry[]; problems: Problem[] }> {
     const problems: Problem[] = [];
-    const { dirs, project } = await scope(this.root, o);
+    const { dirs, project, relinked } = await scope(this.root, o);
     if (project === undefined) {
       // Folders gone from the store.
       const live = new Set(dirs);
@@ -323,23 +377,33 @@ export class ListingCache {
       // verifiedAt: listedAt, not now: a change during the refresh may be missing from it.
       this.folders.set(dir, { entries: r.entries, stats, mtimeNs: before.mtimeNs, listedAt, verifiedAt: listedAt });
     });
+    const all: IndexEntry[] = [];
+    if (project !== undefined) {
+      // A project's listing: its folder's entries (relinked ones included) and its moved folder's.
+      for (const dir of dirs) {
+        const entries = this.folders.get(dir)?.entries ?? uncached.find((u) => u.dir === dir)?.entries ?? [];
+        for (const e of entries) if (belongs(e, project, relinked)) all.push(e);
+      }
+      return { sessions: await projectRows(this.root, project, dirs, all, problems, onEntry, (e) => this.rowOf(e)), problems };
+    }
     const key = `${project ?? ''}\0${dirs.join('\0')}`;
     if (uncached.length === 0 && this.merged && this.merged.key === key && this.merged.gen === this.gen) {
       return { sessions: this.merged.rows.slice(), problems };
     }
-    const all: IndexEntry[] = [];
     for (const dir of dirs) {
       const entries = this.folders.get(dir)?.entries ?? uncached.find((u) => u.dir === dir)?.entries ?? [];
-      for (const e of entries) if (project === undefined || e.project === project) all.push(e);
+      for (const e of entries) all.push(e);
     }
     all.sort(newestFirst);
-    const rows = all.map((e) => {
-      let row = this.rows.get(e);
-      if (!row) this.rows.set(e, (row = toSessionEntry(e)));
-      return row;
-    });
+    const rows = all.map((e) => this.rowOf(e));
     if (uncached.length === 0) this.merged = { key, gen: this.gen, rows };
     return { sessions: rows.slice(), problems };
+  }
+
+  private rowOf(e: IndexEntry): SessionEntry {
+    let row = this.rows.get(e);
+    if (!row) this.rows.set(e, (row = toSessionEntry(e)));
+    return row;
   }
 
   /** Whether a folder's kept entries still match its files (stats only, no reads). */

@@ -210,8 +210,9 @@ const sessionRead: Handler<typeof P.sessionRead> = async (p, _t, { store }) => {
 };
 
 const sessionFork: Handler<typeof P.sessionFork> = async (p, _t, { store }) => {
-  const f = await forkSession(store, p.id);
-  return { id: f.meta.id, project: f.meta.project, createdAt: f.meta.createdAt, forkedFrom: f.forkedFrom, copied: f.copied };
+  const project = p.project === undefined ? undefined : await store.realProject(p.project, true);
+  const f = await forkSession(store, p.id, { atTurn: p.atTurn, project });
+  return { id: f.meta.id, project: f.meta.project, createdAt: f.meta.createdAt, forkedFrom: f.forkedFrom, turn: f.turn, copied: f.copied };
 };
 
 /**
@@ -586,6 +587,16 @@ const sessionDelete: Handler<typeof P.sessionDelete> = async (p, _t, { store, pe
   return { id: p.id };
 };
 
+const sessionRestore: Handler<typeof P.sessionRestore> = async (p, _t, { store }) => {
+  const r = await store.restore(p.id);
+  return { id: p.id, project: r.project, path: r.path, trashed: r.trashed };
+};
+
+const sessionRelink: Handler<typeof P.sessionRelink> = async (p, _t, { store }) => {
+  const { relinkProject } = await import('../store/relink.js');
+  return relinkProject(store, p.from, p.to, { dryRun: p.dryRun });
+};
+
 /** What New Chat does to the old session: a title if it has none, a sealed event, the lock let go. */
 const sessionSeal: Handler<typeof P.sessionSeal> = async (p, token, ctx) => {
   const { store } = ctx;
@@ -788,6 +799,8 @@ export const ROUTES: ReadonlyMap<string, Route> = new Map([
   route(P.sessionSearch, sessionSearch),
   route(P.sessionRename, sessionRename),
   route(P.sessionDelete, sessionDelete),
+  route(P.sessionRestore, sessionRestore),
+  route(P.sessionRelink, sessionRelink),
   route(P.sessionSeal, sessionSeal),
   route(P.sessionRelease, sessionRelease),
   route(P.sessionReindex, sessionReindex),

@@ -7,7 +7,7 @@
 // library, so clients written in TypeScript may import it as-is.
 
 import { z } from 'zod';
-import { ImportSource, IncomingEvent, MetaLine, SessionEvent, SessionId } from '../format/events.js';
+import { ForkedFrom, ImportSource, IncomingEvent, MetaLine, SessionEvent, SessionId } from '../format/events.js';
 
 // PROTOCOL_VERSION (bumped on any incompatible change to a method below; clients read it from
 // `initialize`), CALLBACKS and FEATURES live in wire.ts, which needs no zod.
@@ -111,6 +111,11 @@ export const SessionSummary = z
       })
       .optional()
       .describe('session/list: how to continue an imported session in its own tool, where the tool resumes by id.'),
+    forkedFrom: ForkedFrom.optional().describe("A fork or copy: the meta line's forkedFrom (parent id, last turn it holds)."),
+    movedFrom: z
+      .string()
+      .optional()
+      .describe('A project listing: this session was recorded under that folder, which moved here (same git repository, or relinked).'),
   })
   .describe('One History entry.');
 export type SessionSummary = z.infer<typeof SessionSummary>;
@@ -367,15 +372,29 @@ export const sessionResume = request(
 export const sessionFork = request(
   'session/fork',
   'clientToServer',
-  z.object({ id: SessionId }),
+  z.object({
+    id: SessionId,
+    atTurn: z
+      .number()
+      .int()
+      .min(1)
+      .optional()
+      .describe(
+        'Fork at this turn: the new session holds turns 1 to atTurn (counted as History counts `turns`), its tool results included.',
+      ),
+    project: Project.optional().describe(
+      "The folder the new session belongs to (default: the original's; needed for a session listed with movedFrom whose folder is gone).",
+    ),
+  }),
   z.object({
     id: SessionId.describe('The new session.'),
     project: z.string(),
     createdAt: z.string(),
     forkedFrom: SessionId,
+    turn: z.number().int().describe('The last turn of the original the new session holds.'),
     copied: z.number().int().describe('Events copied.'),
   }),
-  'Copies a session (every event, verbatim) into a new session this sidecar owns: "open a copy".',
+  'Copies a session (every event, verbatim; with `atTurn`, turns 1 to atTurn) into a new session this sidecar owns: "open a copy", "fork from here".',
 );
 
 export const sessionCompact = request(
@@ -478,6 +497,40 @@ export const sessionDelete = request(
   z.object({ id: SessionId }),
   z.object({ id: SessionId }),
   'Moves the session file to the OS trash (never unlinks) and releases it.',
+);
+
+// ---- Trash and restore (issue 24) -------------------------------------------------------------
+
+export const sessionRestore = request(
+  'session/restore',
+  'clientToServer',
+  z.object({ id: SessionId }),
+  z.object({
+    id: SessionId,
+    project: z.string().describe("The project's real path, from the meta line."),
+    path: z.string().describe('Where the session file is again (its place before session/delete).'),
+    trashed: z.string().describe('The file in the trash it was moved back from.'),
+  }),
+  'Brings a session that session/delete moved to the trash back to its place in the store (freedesktop trash; elsewhere an error says so).',
+);
+
+export const sessionRelink = request(
+  'session/relink',
+  'clientToServer',
+  z.object({
+    from: Project.describe('OLD: the folder the sessions were recorded under (it may be gone).'),
+    to: Project.describe('NEW: the folder they become the sessions of (it must exist).'),
+    dryRun: z.boolean().optional().describe('Say which sessions would move; move nothing.'),
+  }),
+  z.object({
+    from: z.string(),
+    to: z.string(),
+    dryRun: z.boolean(),
+    sessions: z
+      .array(z.object({ id: SessionId, title: z.string(), project: z.string() }))
+      .describe('The sessions moved (or that would be).'),
+  }),
+  "Makes folder OLD's sessions NEW's: their files move unchanged to NEW's folder of the store, recorded in its relinks.jsonl (protocol.md \"Relinked folders\").",
 );
 
 export const sessionSeal = request(
@@ -599,6 +652,8 @@ export const REQUESTS = [
   sessionSearch,
   sessionRename,
   sessionDelete,
+  sessionRestore,
+  sessionRelink,
   sessionSeal,
   sessionRelease,
   sessionReindex,

@@ -28,6 +28,7 @@ import type { SessionStore } from '../store/store.js';
 // loaded with the store, after initialize has answered.
 import { resolveStoreRoot } from '../store/files.js';
 import { watchStore, type StoreWatcher } from '../store/watch.js';
+import { trashSearchable } from '../store/trash.js';
 import type { Follower } from '../import/follow.js';
 import { mkdir } from 'node:fs/promises';
 import { Log } from './log.js';
@@ -334,7 +335,10 @@ class Sidecar {
       'seal.title',
       'reindex',
       'import',
+      'fork.atTurn',
+      'relink',
     ];
+    if (trashSearchable()) features.push('restore');
     if (this.watcher) features.push('didChange');
     const levelcodeSessions: P.ServerCapability = {
       version: PROTOCOL_VERSION,

@@ -22,6 +22,10 @@ export const FEATURES = [
   'seal.title',
   'reindex',
   'import',
+  // issue 24: fork at a turn, restore from the trash (where it can be searched), relink
+  'fork.atTurn',
+  'restore',
+  'relink',
 ] as const;
 export type Feature = (typeof FEATURES)[number];
 

@@ -7,6 +7,7 @@
 
 import type { Stats } from 'node:fs';
 import { chmod, lstat, readdir, rm } from 'node:fs/promises';
+import { RELINKS_FILE } from './relinks.js';
 import { join } from 'node:path';
 import { SCHEMA_VERSION } from '../format/events.js';
 import { INDEX_FILE, indexPath, refreshIndex } from '../listing/catalog.js';
@@ -173,6 +174,7 @@ export async function doctor(
         }
         continue;
       }
+      if (name === RELINKS_FILE) continue; // relink.ts: the folders this one's sessions came from
       if (!name.endsWith('.jsonl') || !isSessionId(name.slice(0, -6))) {
         findings.push({ kind: 'stray-file', path, message: 'not a session file (left alone)' });
         continue;

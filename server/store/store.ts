@@ -13,7 +13,7 @@
 import { access, chmod, lstat, mkdir, open, stat } from 'node:fs/promises';
 import { closeSync, constants, fstatSync, fsync, ftruncateSync, lstatSync, openSync, readSync, unlinkSync } from 'node:fs';
 import { openRegular, openRegularSync, plantedKind, writeAllSync } from './files.js';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import {
   IncomingEvent,
   MetaLine,
@@ -23,7 +23,9 @@ import {
   tooDeep,
   MAX_DEPTH,
   type SeqEvent,
+  type ForkedFrom,
 } from '../format/events.js';
+import { projectIdentity } from './identity.js';
 import { StoreError, fromFsError } from './errors.js';
 import { ListingCache, listSessions, projectFolders, realProjectPath, toSessionEntry, type SessionEntry } from '../listing/history.js';
 import { isSessionId, newSessionId } from '../format/ids.js';
@@ -210,8 +212,10 @@ export class SessionStore {
   // ---- writing -------------------------------------------------------------------------------
 
   /** Creates a session: its file with the meta line, fsync'd. This store then owns it. */
-  async create(o: { project: string; model?: string }): Promise<MetaLine> {
+  async create(o: { project: string; model?: string; forkedFrom?: ForkedFrom }): Promise<MetaLine> {
     const project = await this.realProject(o.project, true);
+    // The project's git identity, so that History finds this session after a move (identity.ts).
+    const repo = await projectIdentity(project);
     if (o.model !== undefined && (typeof o.model !== 'string' || o.model.length > 500))
       throw new StoreError('invalid-events', 'model must be a string of at most 500 characters');
     const dir = this.projectDirOf(project);
@@ -228,6 +232,8 @@ export class SessionStore {
         createdAt: now.toISOString(),
         title: null,
         ...(o.model ? { model: o.model } : {}),
+        ...(o.forkedFrom ? { forkedFrom: { id: o.forkedFrom.id, turn: o.forkedFrom.turn } } : {}),
+        ...(repo ? { repo: { ...repo } } : {}),
       };
       const line = Buffer.from(JSON.stringify(meta) + '\n');
       this.writable();
@@ -285,6 +291,8 @@ export class SessionStore {
         lines: 0,
         folded: line.length,
         bad: 0,
+        ...(meta.forkedFrom ? { forkedFrom: meta.forkedFrom } : {}),
+        ...(repo ? { repo } : {}),
       };
       this.live.set(id, { held, fd, dev: st.dev, ino: st.ino, file, dir, lines: 0, size: line.length, torn: false, entry });
       await upsertEntry(dir, entry).catch(() => {});
@@ -668,6 +676,49 @@ export class SessionStore {
       await live.held.release();
     }
     await removeEntry(join(file, '..'), id).catch(() => {});
+  }
+
+  // ---- trash and restore, relink (issue 24) --------------------------------------------------
+
+  /**
+   * Brings a session delete() moved to the OS trash back to its place, listed and resumable as
+   * before (trash.ts says where it looks and when it refuses).
+   */
+  async restore(id: string): Promise<{ project: string; path: string; trashed: string }> {
+    if (!isSessionId(id)) throw new StoreError('bad-id', `not a session id: ${JSON.stringify(String(id)).slice(0, 80)}`);
+    this.writable();
+    const here = await this.pathOf(id).catch(() => undefined);
+    if (here)
+      throw new StoreError(
+        'io',
+        `session ${id} is in the store already (${here}); nothing was changed (a trashed copy stays in the trash)`,
+        { taken: here },
+      );
+    const { restoreFromTrash } = await import('./trash.js');
+    const t = await restoreFromTrash(this.root, id, (dir) => this.ensureDir(dir));
+    this.located.set(id, t.original);
+    const { refreshIndex } = await import('../listing/catalog.js');
+    await refreshIndex(dirname(t.original)).catch(() => {});
+    const meta = (await readMeta(t.original)).meta;
+    return { project: meta.project, path: t.original, trashed: t.file };
+  }
+
+  /** Creates a project folder of the store (0700), as create() does. */
+  async prepareProjectDir(dir: string): Promise<void> {
+    this.writable();
+    await this.ensureDir(dir);
+  }
+
+  /**
+   * The project a session belongs to now when its folder took it in by relink (relinks.ts):
+   * the relink's NEW; undefined for a session in its own project's folder.
+   */
+  async currentProjectOf(id: string): Promise<string | undefined> {
+    const file = await this.pathOf(id);
+    const { meta } = await readMeta(file);
+    const { readRelinks } = await import('./relinks.js');
+    const r = readRelinks(dirname(file)).filter((x) => x.projects.includes(meta.project) && x.to !== meta.project);
+    return r[r.length - 1]?.to;
   }
 
   // ---- reading -------------------------------------------------------------------------------
