@@ -3,12 +3,14 @@
 // name, createdAt, latestRootBlobId, lastUsedModel), and table `blobs(id, data)`, content-addressed
 // (id the sha256 of data): JSON messages ({role: system | user | assistant | tool, content}) and
 // protobuf root blobs naming the conversation in order (field 1, repeated: a 32-byte blob id;
-// field 9: the workspace URI). The conversation is the tree under meta's latest root; the older
+// field 9: the workspace URI, the project; without it, a path of the first messages whose md5 is
+// the folder's <hash>). The conversation is the tree under meta's latest root; the older
 // roots the table still holds are earlier states of it. User prompts are wrapped in
 // `<user_query>`; a user message of only other tags (`<user_info>`...) is context. Assistant
 // `tool-call` blocks and `tool` messages' `tool-result` blocks pair by toolCallId. The messages
 // carry no times: each takes meta's createdAt. Every message is kept verbatim under `raw`.
 
+import { createHash } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { basename, dirname } from 'node:path';
 import type { MappedEvent, MappedSession, SourceFile } from './types.js';
@@ -112,7 +114,8 @@ export async function readStore(file: SourceFile): Promise<MappedSession[]> {
   const createdAt = isoTime(meta.createdAt) ?? EPOCH;
   const tree: Tree = root ? walk(blobs, root, problems) : { messages: [] };
   if (!root) problems.push(`chat ${id}: its metadata names no conversation (latestRootBlobId); not imported`);
-  const project = workspacePath(tree.workspace);
+  const messages = tree.messages.map((m) => ({ id: m.id, text: utf8(m.data) }));
+  const project = workspacePath(tree.workspace) ?? hashedPath(basename(dirname(dirname(file.path))), messages);
   const source = { tool: 'cursor-agent', path: file.path, id, project: project ?? '' };
   if (!project) {
     problems.push(`chat ${id} records no workspace folder; not imported`);
@@ -122,11 +125,10 @@ export async function readStore(file: SourceFile): Promise<MappedSession[]> {
   const events: MappedEvent[] = [];
   const name = str(meta.name);
   if (name) events.push({ kind: 'title', t, title: name, source: 'model', raw: { name } });
-  for (const m of tree.messages) {
-    const text = utf8(m.data);
+  for (const { id: blob, text } of messages) {
     const { value } = parseJson(text);
     if (value === undefined) {
-      problems.push(`chat ${id}: message blob ${m.id.slice(0, 12)} is not JSON; kept as text`);
+      problems.push(`chat ${id}: message blob ${blob.slice(0, 12)} is not JSON; kept as text`);
       events.push(keptRaw(t, text, { unparsed: true }));
     } else events.push(...mapMessage(value, t));
   }
@@ -142,6 +144,20 @@ function workspacePath(uri: string | undefined): string | undefined {
   } catch {
     return undefined;
   }
+}
+
+/**
+ * A root without the workspace URI: the folder the chat's folder is named after (its md5), when
+ * an absolute path in the first messages (Cursor's `<user_info>` names the workspace) hashes to it.
+ */
+function hashedPath(hash: string, messages: { text: string }[]): string | undefined {
+  if (!/^[0-9a-f]{32}$/.test(hash)) return undefined;
+  for (const m of messages.slice(0, 4))
+    for (const [, p] of m.text.matchAll(/(?:^|[\s:="'`(])(\/[^\s"'`<>)\\]+)/g)) {
+      for (let c = p!.replace(/[.,;]+$/, ''); c.length > 1; c = c.slice(0, c.lastIndexOf('/')) || '/')
+        if (createHash('md5').update(c).digest('hex') === hash) return c;
+    }
+  return undefined;
 }
 
 function blocksOf(m: Record<string, unknown>): Record<string, unknown>[] {

@@ -9,12 +9,11 @@
 // project. Every bubble is kept verbatim under `raw`. Read-only (./sqlite.ts); the global database,
 // its -wal and the workspace databases are one source, so a change in any is seen.
 
-import { readFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Importer, MappedEvent, MappedSession, SourceFile } from './types.js';
-import { Clock, EPOCH, entries, exists, isFolder, isRecord, isoTime, keptRaw, parseJson, str } from './jsonl.js';
+import { Clock, EPOCH, entries, exists, isFolder, isRecord, isoTime, keptRaw, parseJson, readText, str } from './jsonl.js';
 import { dbFile, openReadOnly } from './sqlite.js';
 import type { ReadOnlyDb } from './sqlite.js';
 
@@ -31,8 +30,9 @@ export const cursor: Importer = {
 };
 
 /** The global database, with its -wal and every workspace database (and -wal) as parts. */
-async function discover(root: string): Promise<SourceFile[]> {
-  if (!(await isFolder(root))) return [await dbFile(root)];
+async function discover(given: string): Promise<SourceFile[]> {
+  if (!(await isFolder(given))) return [await dbFile(given)];
+  const root = (await exists(join(given, 'globalStorage', 'state.vscdb'))) ? dirname(given) : given; // the User folder given
   const global = await dbFile(join(root, 'User', 'globalStorage', 'state.vscdb'));
   const parts = [...(global.parts ?? [])];
   let { size, mtimeNs } = global;
@@ -113,7 +113,7 @@ async function workspaceProjects(user: string): Promise<Map<string, string>> {
 }
 
 async function workspaceFolder(path: string): Promise<string | undefined> {
-  const { value } = parseJson(await readFile(path, 'utf8').catch(() => ''));
+  const { value } = parseJson(await readText(path).catch(() => ''));
   return isRecord(value) ? fileUriPath(value.folder) : undefined;
 }
 
@@ -241,8 +241,8 @@ function mapBubble(m: unknown, clock: Clock): MappedEvent[] {
   if ('unparsed' in m && Object.keys(m).length === 1) return [keptRaw(clock.at(undefined), m.unparsed, { unparsed: true })];
   const t = clock.at(m.createdAt);
   const content = bubbleText(m);
-  if (m.type === 1) return [content ? { kind: 'user', t, content, raw: m } : keptRaw(t, m)];
-  if (m.type !== 2) return [keptRaw(t, m)];
+  if (m.type === 1 || m.type === 'user') return [content ? { kind: 'user', t, content, raw: m } : keptRaw(t, m)];
+  if (m.type !== 2 && m.type !== 'ai') return [keptRaw(t, m)];
   const out: MappedEvent[] = [];
   const think = isRecord(m.thinking) ? str(m.thinking.text) : str(m.thinking);
   if (think) out.push({ kind: 'agent', t, messages: [{ role: 'assistant', content: [{ type: 'thinking', thinking: think }] }], raw: m });

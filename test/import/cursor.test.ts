@@ -8,6 +8,7 @@ import { cp, mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { homedir, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { cursor } from '../../server/import/cursor.js';
 import { cursorAgent } from '../../server/import/cursor-agent.js';
@@ -127,6 +128,26 @@ describe('cursor-agent store.db', () => {
       STORE,
       join('projects', 'home-dev-demo', 'agent-transcripts', 'other.jsonl'),
     ]);
+  });
+
+  it('a root without the workspace URI: the path in <user_info> whose md5 names the chat folder', async () => {
+    const root = await storeLayout(dir());
+    const w = openWritable(join(root, STORE));
+    const meta = JSON.parse(
+      Buffer.from((w.prepare("SELECT value FROM meta WHERE key = '0'").get() as { value: string }).value, 'hex').toString(),
+    );
+    const latest = (w.prepare('SELECT data FROM blobs WHERE id = ?').get(meta.latestRootBlobId) as { data: Buffer }).data;
+    let end = 0;
+    while (latest[end] === 0x0a && latest[end + 1] === 0x20) end += 34; // the field-1 entries, without field 9
+    const bare = latest.subarray(0, end);
+    meta.latestRootBlobId = createHash('sha256').update(bare).digest('hex');
+    w.prepare('INSERT INTO blobs (id, data) VALUES (?, ?)').run(meta.latestRootBlobId, bare);
+    w.prepare("UPDATE meta SET value = ? WHERE key = '0'").run(Buffer.from(JSON.stringify(meta)).toString('hex'));
+    w.close();
+    const [s] = await cursorAgent.read((await cursorAgent.discover(root))[0]!);
+    expect(s!.problems).toEqual([]);
+    expect(s!.source.project).toBe('/home/dev/demo');
+    expect(s!.events.filter((e) => e.kind === 'user')).toHaveLength(2);
   });
 
   it('a message blob that is not JSON is one problem, kept as text', async () => {
