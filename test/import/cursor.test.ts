@@ -11,6 +11,8 @@ import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { cursor } from '../../server/import/cursor.js';
+import { followImports } from '../../server/import/follow.js';
+import { SessionStore } from '../../server/store/store.js';
 import { cursorAgent } from '../../server/import/cursor-agent.js';
 import { A, C, cursorLayout, openWritable } from './cases/cursor.js';
 import { AGENT, STORE, storeLayout } from './cases/cursor-agent.js';
@@ -81,6 +83,34 @@ describe('cursor (the editor)', () => {
     expect(a.events.at(-1)).toMatchObject({ kind: 'user', content: 'And b.txt?' });
     expect(await readFile(db)).toEqual(main); // read-only: no checkpoint, no write
     w.close();
+  });
+
+  it('followed live, a prompt that only reached the -wal becomes a turn of ours', async () => {
+    const base = dir();
+    const root = await cursorLayout(base);
+    const w = openWritable(join(root, 'User', 'globalStorage', 'state.vscdb'));
+    w.prepare('PRAGMA journal_mode = WAL').get();
+    w.prepare('PRAGMA wal_autocheckpoint = 0').get();
+    const store = new SessionStore({ root: join(base, 'store'), agent: 'test' });
+    const f = followImports(store, [{ importer: cursor, roots: [root] }], { poll: true, pollMs: 3_600_000 });
+    try {
+      expect((await f.runNow()).imported).toBe(3);
+      const key = `composerData:${C}`;
+      const doc = JSON.parse((w.prepare('SELECT value FROM cursorDiskKV WHERE key = ?').get(key) as { value: string }).value);
+      doc.fullConversationHeadersOnly.push({ bubbleId: 'c-u2', type: 1 });
+      w.prepare('UPDATE cursorDiskKV SET value = ? WHERE key = ?').run(JSON.stringify(doc), key);
+      w.prepare('INSERT INTO cursorDiskKV (key, value) VALUES (?, ?)').run(
+        `bubbleId:${C}:c-u2`,
+        JSON.stringify({ type: 1, bubbleId: 'c-u2', text: 'and baz?' }),
+      );
+      const next = await f.runNow();
+      expect([next.imported, next.updated]).toEqual([0, 1]);
+      const again = await f.runNow();
+      expect([again.imported, again.updated]).toEqual([0, 0]);
+    } finally {
+      f.close();
+      w.close();
+    }
   });
 
   it('a chat no workspace lists takes its bubbles workspaceUris, else the home folder', async () => {
