@@ -154,7 +154,11 @@ function messagesOf(id: string, doc: Record<string, unknown>, bubbles: Map<strin
     if (!bid) continue;
     if (generating.has(bid)) break; // still being written: read whole on a later run
     const raw = bubbles.get(`bubbleId:${id}:${bid}`);
-    if (raw === undefined || raw === null) continue;
+    if (raw === undefined || raw === null) {
+      const inline = isRecord(doc.conversationMap) ? doc.conversationMap[bid] : undefined; // the older map of bubbles
+      if (isRecord(inline)) out.push(inline);
+      continue;
+    }
     const s = text(raw);
     const { value } = parseJson(s);
     if (value === null) continue; // Cursor leaves `null` for a bubble it dropped

@@ -63,6 +63,19 @@ describe('cursor (the editor)', () => {
     expect(agents[1]!.t).toBe('2026-03-01T10:00:02.000Z');
   });
 
+  it('a header whose bubble has no row of its own is read from the older conversationMap', async () => {
+    const root = await cursorLayout(dir());
+    const w = openWritable(join(root, 'User', 'globalStorage', 'state.vscdb'));
+    const key = `composerData:${A}`;
+    const doc = JSON.parse((w.prepare('SELECT value FROM cursorDiskKV WHERE key = ?').get(key) as { value: string }).value);
+    doc.conversationMap = { 'a-a2': { type: 2, bubbleId: 'a-a2', text: 'It holds one line.' } };
+    w.prepare('UPDATE cursorDiskKV SET value = ? WHERE key = ?').run(JSON.stringify(doc), key);
+    w.prepare('DELETE FROM cursorDiskKV WHERE key = ?').run(`bubbleId:${A}:a-a2`);
+    w.close();
+    const a = (await readAll(root)).find((s) => s.source.id === A)!;
+    expect(a.events.at(-1)).toMatchObject({ kind: 'assistant', content: 'It holds one line.' });
+  });
+
   it('follows a write that only reached the -wal, and leaves the database as it was', async () => {
     const root = await cursorLayout(dir());
     const db = join(root, 'User', 'globalStorage', 'state.vscdb');
