@@ -34,6 +34,8 @@ async function discover(root: string): Promise<SourceFile[]> {
   const projects = join(root, 'projects');
   const chats = join(root, 'chats');
   const hasProjects = await exists(projects);
+  // The editor keeps its extensions in ~/.cursor too: there, no CLI chats is a true empty.
+  if (!hasProjects && !(await exists(chats)) && (await isFolder(join(root, 'extensions')))) return [];
   if (!hasProjects && !(await exists(chats)))
     throw new Error(
       `no projects/ or chats/ folder in ${root} (Cursor's agent CLI keeps transcripts in ~/.cursor/projects/<folder>/agent-transcripts/ and chats in ~/.cursor/chats/)`,

@@ -193,6 +193,15 @@ describe('cursor-agent store.db', () => {
     expect(s!.events.filter((e) => e.kind === 'user')).toHaveLength(2);
   });
 
+  it('~/.cursor of the editor alone (extensions/, no CLI chats) holds nothing; another folder without them is an error', async () => {
+    const root = join(dir(), '.cursor');
+    await mkdir(join(root, 'extensions'), { recursive: true });
+    expect(await cursorAgent.discover(root)).toEqual([]);
+    const other = join(dir(), 'elsewhere');
+    await mkdir(other, { recursive: true });
+    await expect(cursorAgent.discover(other)).rejects.toThrow(/no projects\/ or chats\/ folder/);
+  });
+
   it('a message blob that is not JSON is one problem, kept as text', async () => {
     const root = await storeLayout(dir());
     const w = openWritable(join(root, STORE));
