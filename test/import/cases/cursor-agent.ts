@@ -2,7 +2,7 @@
 // cursor-agent/, PROVENANCE.tsv) laid out as ~/.cursor/projects/<encoded cwd>/agent-transcripts/,
 // and a chats/<hash>/<agent id>/store.db built by test/fixtures/import/cursor-agent/
 // build-store-schema.mjs, which follows the schema public readers of the CLI's store document.
-import { cp, mkdir } from 'node:fs/promises';
+import { cp, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import type { ContractCase } from '../case.js';
@@ -12,7 +12,9 @@ async function layout(dir: string, files: [string, string][]): Promise<string> {
   const root = join(dir, '.cursor');
   const folder = join(root, 'projects', 'home-dev-demo', 'agent-transcripts');
   await mkdir(folder, { recursive: true });
-  for (const [f, id] of files) await cp(join(FIXTURES, 'cursor-agent', f), join(folder, `${id}.jsonl`));
+  // Written in place, as the CLI appends: a transcript's birth is its file's creation time, which
+  // copying over the file (fs.cp) would renew.
+  for (const [f, id] of files) await writeFile(join(folder, `${id}.jsonl`), await readFile(join(FIXTURES, 'cursor-agent', f)));
   return root;
 }
 
