@@ -33,7 +33,14 @@ export const cursor: Importer = {
 async function discover(given: string): Promise<SourceFile[]> {
   if (!(await isFolder(given))) return [await dbFile(given)];
   const root = (await exists(join(given, 'globalStorage', 'state.vscdb'))) ? dirname(given) : given; // the User folder given
-  const global = await dbFile(join(root, 'User', 'globalStorage', 'state.vscdb'));
+  const path = join(root, 'User', 'globalStorage', 'state.vscdb');
+  if (!(await exists(path))) {
+    if (await isFolder(join(root, 'User'))) return []; // Cursor's user data, no chat written yet (extensions' storage only)
+    throw new Error(
+      `no User/globalStorage/state.vscdb in ${root} (Cursor keeps its chats in <its user data>/User/globalStorage/state.vscdb)`,
+    );
+  }
+  const global = await dbFile(path);
   const parts = [...(global.parts ?? [])];
   let { size, mtimeNs } = global;
   const ws = join(root, 'User', 'workspaceStorage');

@@ -126,6 +126,15 @@ describe('cursor (the editor)', () => {
     }
   });
 
+  it('a user-data folder without state.vscdb holds no chats; a folder that is not one is an error', async () => {
+    const root = join(dir(), 'Cursor');
+    await mkdir(join(root, 'User', 'globalStorage', 'saoudrizwan.claude-dev'), { recursive: true });
+    expect(await cursor.discover(root)).toEqual([]);
+    const other = dir();
+    await mkdir(other, { recursive: true });
+    await expect(cursor.discover(other)).rejects.toThrow(/no User\/globalStorage\/state.vscdb/);
+  });
+
   it('a chat no workspace lists takes its bubbles workspaceUris, else the home folder', async () => {
     const root = await cursorLayout(dir());
     await rm(join(root, 'User', 'workspaceStorage'), { recursive: true });
