@@ -5,12 +5,16 @@
 // project the folder's encoded cwd (its dashes read as slashes, which a folder name with a dash
 // makes ambiguous), the birth the file's creation time, and tool calls are paired with the
 // results of the next user line in order (ids made from the line and block). Each line is kept
-// verbatim under `raw`. The CLI's `~/.cursor/chats/<hash>/<uuid>/store.db` is not read yet.
+// verbatim under `raw`. The CLI's chat databases, `~/.cursor/chats/<hash>/<agent id>/store.db`,
+// are read by ./cursor-agent-store.ts; a transcript whose agent id has a store.db is left to it
+// (the database has the ids, times and folder the transcript lacks: one session, not two).
 
 import { stat } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import type { Importer, MappedEvent, MappedSession, SourceFile } from './types.js';
 import { EPOCH, entries, exists, isFolder, isRecord, jsonlLines, keptRaw, readText, statFile } from './jsonl.js';
+import { dbFile } from './sqlite.js';
+import { readStore } from './cursor-agent-store.js';
 
 export const cursorAgent: Importer = {
   tool: 'cursor-agent',
@@ -19,24 +23,47 @@ export const cursorAgent: Importer = {
     return [join(home, '.cursor')];
   },
   discover,
-  read,
+  read: (file) => (basename(file.path) === 'store.db' ? readStore(file) : read(file)),
   resumeCommand(source) {
     return ['cursor-agent', '--resume', source.id];
   },
 };
 
 async function discover(root: string): Promise<SourceFile[]> {
-  if (!(await isFolder(root))) return [await statFile(root)];
+  if (!(await isFolder(root))) return [basename(root) === 'store.db' ? await dbFile(root) : await statFile(root)];
   const projects = join(root, 'projects');
-  if (!(await exists(projects)))
+  const chats = join(root, 'chats');
+  const hasProjects = await exists(projects);
+  // The editor keeps its extensions in ~/.cursor too: there, no CLI chats is a true empty.
+  if (!hasProjects && !(await exists(chats)) && (await isFolder(join(root, 'extensions')))) return [];
+  if (!hasProjects && !(await exists(chats)))
     throw new Error(
-      `no projects/ folder in ${root} (Cursor's agent CLI keeps transcripts in ~/.cursor/projects/<folder>/agent-transcripts/)`,
+      `no projects/ or chats/ folder in ${root} (Cursor's agent CLI keeps transcripts in ~/.cursor/projects/<folder>/agent-transcripts/ and chats in ~/.cursor/chats/)`,
     );
+  const stores = await storeFiles(chats);
+  const inStore = new Set(stores.map((f) => basename(dirname(f.path))));
+  const out: SourceFile[] = [...stores];
+  if (hasProjects)
+    for (const p of await entries(projects)) {
+      const dir = join(projects, p.name, 'agent-transcripts');
+      if (!p.dir || !(await exists(dir))) continue;
+      for (const f of await entries(dir))
+        if (f.file && f.name.endsWith('.jsonl') && !inStore.has(f.name.slice(0, -'.jsonl'.length)))
+          out.push(await statFile(join(dir, f.name)));
+    }
+  return out;
+}
+
+/** `chats/<hash>/<agent id>/store.db`, each with its -wal as a part. */
+async function storeFiles(chats: string): Promise<SourceFile[]> {
+  if (!(await exists(chats))) return [];
   const out: SourceFile[] = [];
-  for (const p of await entries(projects)) {
-    const dir = join(projects, p.name, 'agent-transcripts');
-    if (!p.dir || !(await exists(dir))) continue;
-    for (const f of await entries(dir)) if (f.file && f.name.endsWith('.jsonl')) out.push(await statFile(join(dir, f.name)));
+  for (const h of await entries(chats)) {
+    if (!h.dir) continue;
+    for (const a of await entries(join(chats, h.name))) {
+      const db = join(chats, h.name, a.name, 'store.db');
+      if (a.dir && (await exists(db))) out.push(await dbFile(db));
+    }
   }
   return out;
 }

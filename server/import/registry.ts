@@ -15,6 +15,7 @@ import { copilotCli } from './copilot-cli.js';
 import { opencode } from './opencode.js';
 import { zed } from './zed.js';
 import { cursorAgent } from './cursor-agent.js';
+import { cursor } from './cursor.js';
 
 export const IMPORTERS: readonly Importer[] = [
   claudeCode,
@@ -31,6 +32,7 @@ export const IMPORTERS: readonly Importer[] = [
   opencode,
   zed,
   cursorAgent,
+  cursor,
 ];
 
 export function importerOf(tool: string): Importer | undefined {

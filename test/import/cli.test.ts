@@ -47,9 +47,9 @@ afterAll(async () => {
 
 describe('levelcode-sessions import', () => {
   it('an unknown tool is a usage error that lists the known ones', () => {
-    const r = cli(['import', 'cursor']);
+    const r = cli(['import', 'windsurf']);
     expect(r.code).toBe(2);
-    expect(r.err).toMatch(/unknown tool "cursor"; known tools: claude-code, codex/);
+    expect(r.err).toMatch(/unknown tool "windsurf"; known tools: claude-code, codex/);
   });
 
   it('--dry-run counts what it would import and writes nothing', () => {

@@ -49,9 +49,9 @@ describe('session/import', () => {
   it('refuses an unknown tool, `from` without a tool, a relative or unreadable `from`', async () => {
     const { root, base } = workspace();
     const s = await startSidecar({ root, env: { XDG_CACHE_HOME: join(base, 'cache') } });
-    const unknown = await s.error('session/import', { tool: 'cursor' });
+    const unknown = await s.error('session/import', { tool: 'windsurf' });
     expect(unknown.code).toBe(RpcErrorCodes.InvalidParams);
-    expect(unknown.message).toMatch(/unknown tool "cursor"; known tools: claude-code, codex/);
+    expect(unknown.message).toMatch(/unknown tool "windsurf"; known tools: claude-code, codex/);
     expect((await s.error('session/import', { from: REAL })).message).toMatch(/say which tool/);
     expect((await s.error('session/import', { tool: 'codex', from: 'rel/dir' })).message).toMatch(/absolute path/);
     expect((await s.error('session/import', { tool: 3 })).code).toBe(RpcErrorCodes.InvalidParams);

@@ -1,6 +1,9 @@
 // Contract cases of the Cursor agent CLI importer: public transcripts (test/fixtures/import/
-// cursor-agent/, PROVENANCE.tsv) laid out as ~/.cursor/projects/<encoded cwd>/agent-transcripts/.
-import { copyFile, mkdir } from 'node:fs/promises';
+// cursor-agent/, PROVENANCE.tsv) laid out as ~/.cursor/projects/<encoded cwd>/agent-transcripts/,
+// and a chats/<hash>/<agent id>/store.db built by test/fixtures/import/cursor-agent/
+// build-store-schema.mjs, which follows the schema public readers of the CLI's store document.
+import { cp, mkdir, readFile, writeFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import type { ContractCase } from '../case.js';
 import { FIXTURES } from '../layout.js';
@@ -9,9 +12,9 @@ async function layout(dir: string, files: [string, string][]): Promise<string> {
   const root = join(dir, '.cursor');
   const folder = join(root, 'projects', 'home-dev-demo', 'agent-transcripts');
   await mkdir(folder, { recursive: true });
-  // Written in place, as the CLI appends to a transcript: the importer takes a session's birth
-  // from the file's creation time (the lines carry none), which a new file would move.
-  for (const [f, id] of files) await copyFile(join(FIXTURES, 'cursor-agent', f), join(folder, `${id}.jsonl`));
+  // Written in place, as the CLI appends: a transcript's birth is its file's creation time, which
+  // copying over the file (fs.cp) would renew.
+  for (const [f, id] of files) await writeFile(join(folder, `${id}.jsonl`), await readFile(join(FIXTURES, 'cursor-agent', f)));
   return root;
 }
 
@@ -34,3 +37,49 @@ export const cases: ContractCase[] = [
     ],
   },
 ];
+
+export const AGENT = '7c1e4f2a-5b3d-4e6f-9a8b-1c2d3e4f5a6b';
+export const STORE = join('chats', 'caa990f2469364441262014be4057c2a', AGENT, 'store.db');
+
+export async function storeLayout(dir: string): Promise<string> {
+  const root = join(dir, '.cursor');
+  await mkdir(root, { recursive: true });
+  await cp(join(FIXTURES, 'cursor-agent', 'chats'), join(root, 'chats'), { recursive: true });
+  return root;
+}
+
+type Db = {
+  prepare(s: string): { get(...a: unknown[]): unknown; all(...a: unknown[]): unknown[]; run(...a: unknown[]): unknown };
+  close(): void;
+};
+
+cases.push({
+  name: 'cursor-agent store.db (schema-built): meta in hex JSON, a protobuf root over JSON messages, a tool call',
+  tool: 'cursor-agent',
+  real: false,
+  setup: storeLayout,
+  // The earlier state: meta pointing at the root the database kept from before the second prompt.
+  async earlier(dir) {
+    const root = await storeLayout(dir);
+    const Database = createRequire(import.meta.url)('better-sqlite3') as new (p: string) => Db;
+    const db = new Database(join(root, STORE));
+    const meta = JSON.parse(
+      Buffer.from((db.prepare("SELECT value FROM meta WHERE key = '0'").get() as { value: string }).value, 'hex').toString(),
+    );
+    const roots = (db.prepare('SELECT id, data FROM blobs').all() as { id: string; data: Buffer }[]).filter((r) => r.data[0] === 0x0a);
+    meta.latestRootBlobId = roots.find((r) => r.id !== meta.latestRootBlobId)!.id;
+    db.prepare("UPDATE meta SET value = ? WHERE key = '0'").run(Buffer.from(JSON.stringify(meta)).toString('hex'));
+    db.close();
+    return root;
+  },
+  sessions: [
+    {
+      id: AGENT,
+      project: '/home/dev/demo',
+      turns: 2,
+      title: 'List the files',
+      toolPairs: 1,
+      userTexts: ['List the files here', 'thanks, delete b.txt'],
+    },
+  ],
+});

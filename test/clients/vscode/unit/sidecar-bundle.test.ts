@@ -4,7 +4,7 @@
 // it, under the Node the editor forks it with (the repository's Node 20, and the Node 24 that
 // code-server runs, from the tools folder .ci/clients-vscode.sh fills). There it answers
 // --version with the repository's version, answers `initialize`, and reads the SQLite sources
-// (opencode, Zed) as the repository's sidecar does: under Node 24 through node:sqlite, since the
+// (opencode, Zed, Cursor and its CLI's store.db) as the repository's sidecar does: under Node 24 through node:sqlite, since the
 // bundle carries no native module.
 
 import { spawnSync } from 'node:child_process';
@@ -28,25 +28,36 @@ function installedBundle(): string {
   return join(dest, 'cli', 'main.js');
 }
 
-/** A tools folder as opencode and Zed lay theirs out, holding the real databases of the fixtures. */
-function sqliteSources(): { opencode: string; zed: string } {
+/** A tools folder as opencode, Zed and Cursor (the editor, its CLI) lay theirs out, holding the fixtures' databases. */
+function sqliteSources(): Record<(typeof SQLITE_TOOLS)[number], string> {
   const base = tempDir('lcs-bundle-src-');
   const opencode = join(base, 'opencode');
   const zed = join(base, 'zed');
   mkdirSync(join(zed, 'threads'), { recursive: true });
   cpSync(join(FIXTURES, 'opencode', 'real-1.2.27'), opencode, { recursive: true });
   cpSync(join(FIXTURES, 'zed', 'threads.db'), join(zed, 'threads', 'threads.db'));
-  return { opencode, zed };
+  const cursor = join(base, 'cursor');
+  cpSync(join(FIXTURES, 'cursor', 'User'), join(cursor, 'User'), { recursive: true });
+  const cursorAgent = join(base, 'cursor-agent');
+  cpSync(join(FIXTURES, 'cursor-agent', 'chats'), join(cursorAgent, 'chats'), { recursive: true });
+  return { opencode, zed, cursor, 'cursor-agent': cursorAgent };
 }
+
+const SQLITE_TOOLS = ['opencode', 'zed', 'cursor', 'cursor-agent'] as const;
 
 /** What importing each SQLite source gives through one sidecar: the sessions' sources, sorted. */
 async function imported(program: [string, string]): Promise<unknown> {
   const src = sqliteSources();
   const s = await startSidecar({ root: join(tempDir(), 'store'), program });
   const out: Record<string, unknown> = {};
-  for (const tool of ['opencode', 'zed'] as const) {
+  for (const tool of SQLITE_TOOLS) {
     const r = await s.call(sessionImport, { tool, from: src[tool] });
-    expect(r.problems, tool).toEqual([]);
+    // Problems inside a database (Cursor's garbage bubble) are the same under both; none is a failure to open one.
+    expect(
+      r.problems.filter((p) => /cannot read|not a readable/.test(p.message)),
+      tool,
+    ).toEqual([]);
+    out[`${tool} problems`] = r.problems.map((p) => p.message);
     out[tool] = r.sessions
       .map((x) => ({ ...x.source, path: x.source.path.slice(x.source.path.indexOf(`/${tool}/`)) }))
       .sort((a, b) => (a.id < b.id ? -1 : 1));
@@ -84,6 +95,6 @@ describe('the bundled sidecar', () => {
   it('imports the SQLite sources under Node 24 (node:sqlite) as the repository sidecar does', async () => {
     const bundled = await imported([NODE24, installedBundle()]);
     expect(bundled).toEqual(await imported([process.execPath, BIN]));
-    expect(Object.values(bundled as Record<string, unknown[]>).every((l) => l.length > 0)).toBe(true);
+    expect(SQLITE_TOOLS.every((t) => (bundled as Record<string, unknown[]>)[t]!.length > 0)).toBe(true);
   });
 });

@@ -56,6 +56,7 @@ public final class Strings {
         case "opencode" -> "opencode";
         case "zed" -> "Zed";
         case "cursor-agent" -> "Cursor CLI";
+        case "cursor" -> "Cursor";
         default -> tool;
       };
     }
