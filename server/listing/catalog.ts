@@ -34,8 +34,11 @@ const reader = () => import('../store/reader.js');
 export const INDEX_FILE = 'index.json';
 /** Where the index of the project folder `dir` lives: the user's cache folder (cache-dir.ts). */
 export const indexPath = (dir: string): string => projectCache(dir, INDEX_FILE);
-/** 2: a user line holding only tool results is not a turn (reader.ts isTurn). 3: updatedAt is the last message, not the last event. */
-export const INDEX_FORMAT = 3;
+/**
+ * 2: a user line holding only tool results is not a turn (reader.ts isTurn). 3: updatedAt is the
+ * last message, not the last event. 4: pinned, archived and unarchivedAt (lifecycle.ts).
+ */
+export const INDEX_FORMAT = 4;
 const ABOUT =
   'Cache of the session files in this folder, for fast listing. Safe to delete: it is rebuilt ' +
   'from the *.jsonl files, which are the only truth. An entry is used only while its file size ' +
@@ -133,7 +136,10 @@ function validEntry(e: unknown): e is IndexEntry {
     typeof x.v === 'number' &&
     (x.title === null || typeof x.title === 'string') &&
     typeof x.preview === 'string' &&
-    typeof x.firstUser === 'string'
+    typeof x.firstUser === 'string' &&
+    typeof x.pinned === 'boolean' &&
+    typeof x.archived === 'boolean' &&
+    (x.unarchivedAt === null || typeof x.unarchivedAt === 'string')
   );
 }
 

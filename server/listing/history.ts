@@ -49,6 +49,12 @@ export interface SessionEntry {
   bytes: number;
   /** Where an imported session came from (tool, its id, file, project); absent for our own. */
   source?: { tool: string; id: string; path: string; project: string; version?: string; variant?: string };
+  /** Pinned: first in its project's History (lifecycle.ts). */
+  pinned: boolean;
+  /** Archived: out of the main History, listed with --archived, still searched. */
+  archived: boolean;
+  /** Time of the latest unarchive, when there is one: idleness counts from it too. */
+  unarchivedAt?: string;
 }
 
 export function toSessionEntry(e: IndexEntry): SessionEntry {
@@ -65,6 +71,9 @@ export function toSessionEntry(e: IndexEntry): SessionEntry {
     v: e.v,
     bytes: e.bytes,
     ...(e.source ? { source: e.source } : {}),
+    pinned: e.pinned,
+    archived: e.archived,
+    ...(e.unarchivedAt ? { unarchivedAt: e.unarchivedAt } : {}),
   };
 }
 

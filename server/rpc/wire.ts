@@ -22,6 +22,8 @@ export const FEATURES = [
   'seal.title',
   'reindex',
   'import',
+  // Pins, archive and retention: session/pin, session/archive, session/retention, list's `archived`.
+  'lifecycle',
 ] as const;
 export type Feature = (typeof FEATURES)[number];
 
