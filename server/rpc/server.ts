@@ -363,6 +363,7 @@ class Sidecar {
       'seal.title',
       'reindex',
       'import',
+      'lifecycle',
     ];
     if (this.watcher) features.push('didChange');
     const levelcodeSessions: P.ServerCapability = {

@@ -223,6 +223,19 @@ describe('a store with the new events, read as an older reader would', () => {
     expect(read.problems[0].line).toBe(5); // the unknown kind only: meta, user, pin, archive, then it
     const archived = list(p, ['--archived']);
     expect(archived).toMatchObject([{ id, pinned: true, archived: true }]);
+    const md = cli(['show', id]).out;
+    expect(md).toMatch(/Pinned · /);
+    expect(md).toMatch(/Archived · /);
+  });
+
+  it('a lifecycle line in another key order, written by another tool, counts the same', async () => {
+    const p = await newProject('keyorder');
+    const id = session(p, 'pinned by hand', ago(1));
+    await appendFile(fileOf(p, id), `${JSON.stringify({ type: 'pin', t: ago(0), kind: 'event' })}\n`);
+    expect(list(p)).toMatchObject([{ id, pinned: true }]);
+    await appendFile(fileOf(p, id), `{"kind":"event","t":"${ago(0)}","note":"${'x'.repeat(200)}","type":"archive"}\n`);
+    expect(list(p)).toEqual([]);
+    expect(list(p, ['--archived'])).toMatchObject([{ id, pinned: true, archived: true }]);
   });
 
   it('an index of the previous format is rebuilt with the new fields, not trusted', async () => {
