@@ -324,7 +324,7 @@ export interface Digest {
   bad: number;
   /** The latest of the session's `pin` / `unpin` events says pinned (lifecycle.ts). */
   pinned: boolean;
-  /** The latest of its `archive` / `unarchive` events says archived. */
+  /** The latest of its `archive` / `unarchive` events says archived, and no message came after it. */
   archived: boolean;
   /** Time of the latest `unarchive` event: idleness counts from it too (lifecycle.ts lastActive). */
   unarchivedAt: string | null;
@@ -387,7 +387,10 @@ function digestFolder(d: Digest): { onLine: (line: Line) => void | false; want: 
     d.folded = line.end + 1;
     const m = head;
     if (m && m[1] !== 'user' && m[1] !== 'title' && m[1] !== 'event') {
-      if (m[1] === 'assistant' || m[1] === 'agent') d.updatedAt = m[2]!;
+      if (m[1] === 'assistant' || m[1] === 'agent') {
+        d.updatedAt = m[2]!;
+        d.archived = false; // a session continued after its archive is back in History
+      }
       return;
     }
     const r = parseEventLine(line.bytes);
@@ -427,7 +430,10 @@ export function isMessage(kind: string): boolean {
 }
 
 function applyEvent(d: Digest, ev: SessionEvent): void {
-  if (typeof ev.t === 'string' && isMessage(ev.kind)) d.updatedAt = ev.t;
+  if (isMessage(ev.kind)) {
+    if (typeof ev.t === 'string') d.updatedAt = ev.t;
+    d.archived = false; // a session continued after its archive is back in History
+  }
   if (ev.kind === 'user') {
     if (isTurn(ev)) d.turns++;
     const line = oneLine(textOf(ev.content), 200);

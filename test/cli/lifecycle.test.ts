@@ -123,6 +123,13 @@ describe('archive and unarchive', () => {
     expect(JSON.parse(cli(['unarchive', gone, '--json']).out)).toEqual({ id: gone, archived: false, changed: true });
     expect(ids(list(p))).toEqual([keep, gone]);
     expect(list(p, ['--archived'])).toEqual([]);
+
+    // Continued after its archive (a resume, an import's new records): back in History.
+    expect(cli(['archive', keep]).code).toBe(0);
+    expect(ids(list(p))).toEqual([gone]);
+    const more = { kind: 'assistant', t: ago(0), content: [{ type: 'text', text: 'one more answer' }] };
+    expect(cli(['append', keep], { input: `${JSON.stringify(more)}\n` }).code).toBe(0);
+    expect(list(p)).toMatchObject([{ id: keep, archived: false }, { id: gone }]);
   });
 });
 
@@ -236,6 +243,9 @@ describe('a store with the new events, read as an older reader would', () => {
     await appendFile(fileOf(p, id), `{"kind":"event","t":"${ago(0)}","note":"${'x'.repeat(200)}","type":"archive"}\n`);
     expect(list(p)).toEqual([]);
     expect(list(p, ['--archived'])).toMatchObject([{ id, pinned: true, archived: true }]);
+    // An answer written by another writer (folded from the index by its first bytes): back.
+    await appendFile(fileOf(p, id), `{"kind":"assistant","t":"${ago(0)}","content":[{"type":"text","text":"later"}]}\n`);
+    expect(list(p)).toMatchObject([{ id, pinned: true, archived: false }]);
   });
 
   it('an index of the previous format is rebuilt with the new fields, not trusted', async () => {
