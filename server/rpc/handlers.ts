@@ -596,7 +596,8 @@ const sessionRetention: Handler<typeof P.sessionRetention> = async (p, _t, { sto
   const project = p.project === undefined ? undefined : await store.realProject(p.project, false);
   const off = (n: number | undefined, dflt: number | null) => (n === undefined ? dflt : n === 0 ? null : n);
   const settings = {
-    idleDays: off(p.autoArchiveDays, retention.idleDays ?? DEFAULT_IDLE_DAYS),
+    // autoArchiveDays: 0 in initialize is off here too; absent there, the default.
+    idleDays: off(p.autoArchiveDays, retention.idleDays === undefined ? DEFAULT_IDLE_DAYS : retention.idleDays),
     keep: off(p.keep, retention.keep),
     maxAgeDays: off(p.maxAgeDays, retention.maxAgeDays),
     delete: p.delete === true,

@@ -115,6 +115,12 @@ describe('auto-archive and session/retention', () => {
     await s.call(P.sessionArchive, { id: old, archived: false });
     expect((await s.call(P.sessionRetention, { project, dryRun: true })).done).toEqual([]);
     await s.stop();
+
+    // autoArchiveDays 0 is the off switch, for session/retention's default as well.
+    const s0 = await startSidecar({ root, initializationOptions: { autoArchiveDays: 0 } });
+    expect((await s0.call(P.sessionRetention, { project, dryRun: true })).settings.idleDays).toBeNull();
+    expect((await s0.call(P.sessionRetention, { project, dryRun: true, autoArchiveDays: 7 })).settings.idleDays).toBe(7);
+    await s0.stop();
   });
 
   it('a dry run names exactly what the real run then archives', async () => {
