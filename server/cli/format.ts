@@ -28,6 +28,7 @@ export interface Row {
   /** Shown after the id: "moved from OLD", "forked from ID at turn N". */
   movedFrom?: string;
   forkedFrom?: { id: string; turn: number };
+  pinned?: boolean;
 }
 
 function width(s: string): number {
@@ -60,6 +61,7 @@ export function historyLines(rows: Row[], opts: { now?: Date; showProject?: bool
     if (opts.showProject && r.project) line += `  ${r.project}`;
     if (r.forkedFrom) line += `  (forked from ${r.forkedFrom.id} at turn ${r.forkedFrom.turn})`;
     if (r.movedFrom) line += `  (moved from ${r.movedFrom})`;
+    if (r.pinned) line += '  (pinned)';
     return line.replace(/\s+$/, '');
   });
 }
@@ -140,4 +142,22 @@ export function progressLine(
       if (drawn !== -Infinity) write('\r\x1b[K');
     },
   };
+}
+
+/** What `retention` did (or, in a dry run, would do): one line a session, then what was left alone. */
+export function retentionLines(r: {
+  dryRun: boolean;
+  done: { id: string; title: string; action: string; reason: string; lastActive: string }[];
+  skipped: { id: string; title: string; action: string; skipped?: string }[];
+}): string[] {
+  const why: Record<string, string> = { idle: 'idle', 'max-age': 'older than --max-age', keep: 'beyond --keep' };
+  const past: Record<string, string> = { archive: 'archived', delete: 'moved to the trash' };
+  const lines = r.done.map(
+    (i) =>
+      `${r.dryRun ? `would ${i.action === 'delete' ? 'move to the trash' : 'archive'}` : past[i.action]}  ${i.id}  ${cut(i.title, 50)}  (${why[i.reason] ?? i.reason}, last active ${relativeTime(i.lastActive)})`,
+  );
+  for (const i of r.skipped) lines.push(`left alone  ${i.id}  ${cut(i.title, 50)}: ${i.skipped ?? 'skipped'}`);
+  if (lines.length === 0) lines.push('Nothing falls out under these rules.');
+  else if (r.dryRun) lines.push('(dry run: nothing was changed)');
+  return lines;
 }

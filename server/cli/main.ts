@@ -17,7 +17,7 @@ const USAGE = `levelcode-sessions — chat sessions that survive New Chat, reloa
 
 Usage:
   levelcode-sessions                         History of the current folder's project
-  levelcode-sessions list [--project PATH | --all] [--limit N] [--json]
+  levelcode-sessions list [--project PATH | --all] [--archived] [--limit N] [--json]
   levelcode-sessions show ID [--json]        the transcript (Markdown), or its events as JSON
   levelcode-sessions new [--project PATH] [--model M] [--json]
   levelcode-sessions append ID [--json]      append events read as JSON lines on stdin
@@ -26,6 +26,10 @@ Usage:
   levelcode-sessions restore ID [--json]     bring a deleted session back from the trash
   levelcode-sessions fork ID [--at TURN] [--project PATH] [--json]   turns 1 to TURN of ID, a new session
   levelcode-sessions relink OLD NEW [--dry-run] [--json]   folder OLD's sessions become NEW's
+  levelcode-sessions pin ID | unpin ID [--json]          first in its project's History, or not
+  levelcode-sessions archive ID | unarchive ID [--json]  out of History (still searched), or back
+  levelcode-sessions retention [--dry-run] [--delete] [--idle-days N] [--keep N] [--max-age DAYS]
+                                             [--project PATH | --all] [--json]
   levelcode-sessions export ID [--format markdown|json] [-o FILE [--force]]
   levelcode-sessions search QUERY [--project PATH | --all] [--since ISO] [--until ISO] [--limit N] [--json]
   levelcode-sessions doctor [--fix] [--json]
@@ -42,11 +46,13 @@ Every command takes --dir DIR (the store; default $LEVELCODE_SESSIONS_DIR or ~/.
 
 /** Each command's help: `levelcode-sessions COMMAND --help`. */
 const HELP: Record<string, string> = {
-  list: `Usage: levelcode-sessions list [--project PATH | --all] [--limit N] [--json]
+  list: `Usage: levelcode-sessions list [--project PATH | --all] [--archived] [--limit N] [--json]
 
-The History: one line a session, newest first (title, relative time, turns, model, id).
+The History: one line a session, pinned first, then newest first (title, relative time, turns,
+model, id). Archived sessions are left out.
   --project PATH   that project's sessions (default: the current folder's)
   --all            every project's, each line naming its project
+  --archived       the archived sessions instead
   --limit N        the newest N only
   --json           {"sessions": [...], "problems": [...]} for scripts
 A file or folder of the store that cannot be read is reported with its path on stderr, and the
@@ -92,6 +98,35 @@ unchanged, to NEW's folder of the store, listed there "moved from OLD". Refused 
 them is open in another window.
   --dry-run        say which sessions would move; move nothing
   --json           {"from", "to", "dryRun", "sessions": [{"id", "title", "project"}]}`,
+  pin: `Usage: levelcode-sessions pin ID [--json]
+
+Pins session ID: it is listed first in its project's History (a pin event is appended).
+  --json           {"id", "pinned", "changed"} (changed: false when it was pinned already)`,
+  unpin: `Usage: levelcode-sessions unpin ID [--json]
+
+Unpins session ID (an unpin event is appended).`,
+  archive: `Usage: levelcode-sessions archive ID [--json]
+
+Archives session ID: out of History, still found by search, listed by 'list --archived'
+(an archive event is appended; nothing is deleted).
+  --json           {"id", "archived", "changed"}`,
+  unarchive: `Usage: levelcode-sessions unarchive ID [--json]
+
+Brings archived session ID back to History (an unarchive event is appended).`,
+  retention: `Usage: levelcode-sessions retention [--dry-run] [--delete] [--idle-days N|off] [--keep N] [--max-age DAYS]
+                                [--project PATH | --all] [--json]
+
+Applies the retention rules to every project's sessions (or one project's), counting from each
+session's last message (or its last unarchive). Pinned sessions never fall out.
+  --idle-days N    archive sessions idle N days (default 30, or $LEVELCODE_SESSIONS_AUTO_ARCHIVE_DAYS;
+                   off or 0: never)
+  --keep N         keep the newest N sessions per project (default $LEVELCODE_SESSIONS_KEEP, else all)
+  --max-age DAYS   keep sessions active within DAYS (default $LEVELCODE_SESSIONS_MAX_AGE_DAYS, else all)
+  --delete         move what --keep and --max-age let go to the OS trash instead of archiving it
+  --dry-run        print what would be done, and do nothing
+  --json           {"dryRun", "settings", "done", "skipped"}
+What falls out is archived (an archive event with auto: true; 'unarchive' brings it back).
+Prints each session it archived or deleted; a session live in another window is skipped, and said so.`,
   export: `Usage: levelcode-sessions export ID [--format markdown|json] [-o FILE [--force]]
 
 Writes session ID as Markdown (the default) or JSON, to stdout or to FILE.
@@ -200,6 +235,13 @@ export async function main(argv: string[]): Promise<number> {
         return await cmdFork(rest);
       case 'relink':
         return await cmdRelink(rest);
+      case 'pin':
+      case 'unpin':
+      case 'archive':
+      case 'unarchive':
+        return await cmdLifecycle(cmd, rest);
+      case 'retention':
+        return await cmdRetention(rest);
       case 'export':
         return await cmdExport(rest);
       case 'search':
@@ -266,7 +308,12 @@ export function version(): string {
 }
 
 async function history(args: string[], here: boolean): Promise<number> {
-  const { values, positionals } = parse(args, { project: { type: 'string' }, all: { type: 'boolean' }, limit: { type: 'string' } });
+  const { values, positionals } = parse(args, {
+    project: { type: 'string' },
+    all: { type: 'boolean' },
+    limit: { type: 'string' },
+    archived: { type: 'boolean' },
+  });
   if (values.help) return (out(here ? USAGE : HELP.list!), EXIT.ok);
   if (positionals.length) throw new UsageError(`list takes no arguments (got ${positionals.join(' ')})`);
   if (values.project && values.all) throw new UsageError('--project and --all exclude each other');
@@ -285,7 +332,9 @@ async function history(args: string[], here: boolean): Promise<number> {
     { threads: true },
   );
   const problems: Problem[] = listed.problems;
-  const shown: SessionEntry[] = limit ? listed.sessions.slice(0, limit) : listed.sessions;
+  // Pinned first; archived sessions only with --archived (lifecycle.ts, no zod either).
+  const rows = (await import('../listing/lifecycle.js')).arrange(listed.sessions, { archived: !!values.archived });
+  const shown: SessionEntry[] = limit ? rows.slice(0, limit) : rows;
   const unreadable = shownProblems(problems).filter(cannotRead);
   if (values.json) out(JSON.stringify({ sessions: shown, problems }, null, 2));
   else await printHistory(shown, problems, { root, project, all, here });
@@ -510,6 +559,75 @@ async function cmdRelink(args: string[]): Promise<number> {
     if (r.dryRun) for (const x of r.sessions) out(`  ${x.id}  ${x.title}`);
   }
   return EXIT.ok;
+}
+
+// ---- Pins, archive, retention (lifecycle.ts, retention.ts) ------------------------------------
+
+/** pin, unpin, archive, unarchive: one event appended (none when the session is so already). */
+async function cmdLifecycle(cmd: 'pin' | 'unpin' | 'archive' | 'unarchive', args: string[]): Promise<number> {
+  const { values, positionals } = parse(args, {});
+  const id = oneId(positionals, cmd);
+  const on = cmd === 'pin' || cmd === 'archive';
+  const store = await openStore(values.dir as string | undefined);
+  let changed;
+  try {
+    changed = cmd === 'pin' || cmd === 'unpin' ? await store.setPinned(id, on) : await store.setArchived(id, on);
+  } finally {
+    await store.releaseAll();
+  }
+  const field = cmd === 'pin' || cmd === 'unpin' ? 'pinned' : 'archived';
+  if (values.json) out(JSON.stringify({ id, [field]: on, changed }));
+  else
+    out(
+      changed
+        ? `${cmd === 'unpin' ? 'unpinned' : cmd === 'pin' ? 'pinned' : `${cmd}d`} ${id}`
+        : `${id} is ${on ? '' : 'not '}${field} already`,
+    );
+  return EXIT.ok;
+}
+
+/** A number of days (or a count) from a flag or its environment variable; `off` or 0: null. */
+function ruleOpt(v: string | undefined, env: string, name: string, dflt: number | null): number | null {
+  const raw = v ?? process.env[env];
+  if (raw === undefined || raw === '') return dflt;
+  if (raw === 'off' || raw === '0') return null;
+  if (!/^\d+$/.test(raw)) throw new UsageError(`--${name} (or ${env}) takes a whole number or off, not ${JSON.stringify(raw)}`);
+  return Number(raw);
+}
+
+async function cmdRetention(args: string[]): Promise<number> {
+  const { values, positionals } = parse(args, {
+    'dry-run': { type: 'boolean' },
+    delete: { type: 'boolean' },
+    'idle-days': { type: 'string' },
+    keep: { type: 'string' },
+    'max-age': { type: 'string' },
+    project: { type: 'string' },
+    all: { type: 'boolean' },
+  });
+  if (positionals.length) throw new UsageError(`retention takes no arguments (got ${positionals.join(' ')})`);
+  if (values.project && values.all) throw new UsageError('--project and --all exclude each other');
+  const { runRetention, DEFAULT_IDLE_DAYS } = await import('../listing/retention.js');
+  const settings = {
+    idleDays: ruleOpt(values['idle-days'] as string | undefined, 'LEVELCODE_SESSIONS_AUTO_ARCHIVE_DAYS', 'idle-days', DEFAULT_IDLE_DAYS),
+    keep: ruleOpt(values.keep as string | undefined, 'LEVELCODE_SESSIONS_KEEP', 'keep', null),
+    maxAgeDays: ruleOpt(values['max-age'] as string | undefined, 'LEVELCODE_SESSIONS_MAX_AGE_DAYS', 'max-age', null),
+    delete: !!values.delete,
+  };
+  const store = await openStore(values.dir as string | undefined);
+  const scope = values.project ? { project: await store.realProject(await absolute(values.project as string), false) } : { all: true };
+  let r;
+  try {
+    r = await runRetention(store, { scope, settings, dryRun: !!values['dry-run'] });
+  } finally {
+    await store.releaseAll();
+  }
+  if (values.json) out(JSON.stringify(r, null, 2));
+  else {
+    const { retentionLines } = await import('./format.js');
+    for (const l of retentionLines(r)) out(l);
+  }
+  return r.skipped.some((i) => !/window|newer schema/.test(i.skipped ?? '')) ? EXIT.failure : EXIT.ok;
 }
 
 async function cmdExport(args: string[]): Promise<number> {

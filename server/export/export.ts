@@ -75,6 +75,17 @@ export function renderMarkdown(meta: MetaLine, events: readonly SeqEvent[], opts
   return r.done();
 }
 
+/** How a marker event reads in a transcript (lifecycle.ts's pin and archive events among them). */
+const MARKER_LABELS = new Map([
+  ['interrupted', 'Interrupted'],
+  ['reload', 'Reloaded'],
+  ['reaped', 'Reaped'],
+  ['pin', 'Pinned'],
+  ['unpin', 'Unpinned'],
+  ['archive', 'Archived'],
+  ['unarchive', 'Unarchived'],
+]);
+
 class Renderer {
   private readonly blocks: string[] = [];
   readonly toolNames = new Map<string, string>();
@@ -139,8 +150,7 @@ class Renderer {
         return;
       case 'event': {
         const when = formatTime(e.t);
-        const label =
-          e.type === 'interrupted' ? 'Interrupted' : e.type === 'reload' ? 'Reloaded' : e.type === 'reaped' ? 'Reaped' : `Event: ${e.type}`;
+        const label = MARKER_LABELS.get(e.type) ?? `Event: ${e.type}`;
         this.italic(`${label} · ${when}`);
         return;
       }

@@ -38,8 +38,9 @@ export const indexPath = (dir: string): string => projectCache(dir, INDEX_FILE);
 /**
  * 2: a user line holding only tool results is not a turn (reader.ts isTurn). 3: updatedAt is the
  * last message, not the last event. 4: entries carry the meta line's forkedFrom and repo.
+ * 5: pinned, archived and unarchivedAt (lifecycle.ts).
  */
-export const INDEX_FORMAT = 4;
+export const INDEX_FORMAT = 5;
 const ABOUT =
   'Cache of the session files in this folder, for fast listing. Safe to delete: it is rebuilt ' +
   'from the *.jsonl files, which are the only truth. An entry is used only while its file size ' +
@@ -141,7 +142,10 @@ function validEntry(e: unknown): e is IndexEntry {
     typeof x.v === 'number' &&
     (x.title === null || typeof x.title === 'string') &&
     typeof x.preview === 'string' &&
-    typeof x.firstUser === 'string'
+    typeof x.firstUser === 'string' &&
+    typeof x.pinned === 'boolean' &&
+    typeof x.archived === 'boolean' &&
+    (x.unarchivedAt === null || typeof x.unarchivedAt === 'string')
   );
 }
 

@@ -54,6 +54,12 @@ export interface SessionEntry {
   forkedFrom?: { id: string; turn: number };
   /** A project listing's row of a session recorded under another folder (moved or relinked): that folder. */
   movedFrom?: string;
+  /** Pinned: first in its project's History (lifecycle.ts). */
+  pinned: boolean;
+  /** Archived: out of the main History, listed with --archived, still searched. */
+  archived: boolean;
+  /** Time of the latest unarchive, when there is one: idleness counts from it too. */
+  unarchivedAt?: string;
 }
 
 export function toSessionEntry(e: IndexEntry): SessionEntry {
@@ -71,6 +77,9 @@ export function toSessionEntry(e: IndexEntry): SessionEntry {
     bytes: e.bytes,
     ...(e.source ? { source: e.source } : {}),
     ...(e.forkedFrom ? { forkedFrom: e.forkedFrom } : {}),
+    pinned: e.pinned,
+    archived: e.archived,
+    ...(e.unarchivedAt ? { unarchivedAt: e.unarchivedAt } : {}),
   };
 }
 

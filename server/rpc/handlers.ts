@@ -10,7 +10,8 @@ import { isStoreError } from '../store/errors.js';
 import { textOf, type SeqEvent, type SessionEvent } from '../format/events.js';
 import type { ReadResult, SessionStore } from '../store/store.js';
 import { forkSession } from '../store/fork.js';
-import { newestFirst } from '../listing/catalog.js';
+import { arrange, historyOrder } from '../listing/lifecycle.js';
+import { DEFAULT_IDLE_DAYS, runRetention } from '../listing/retention.js';
 import { fallbackTitle, normalizeTitle, shouldGenerateTitle, titleInstructions, titleMaxTokens } from '../listing/title.js';
 import {
   planResume,
@@ -58,6 +59,10 @@ export interface Context {
   pendingCompactions: Map<string, PendingCompaction>;
   /** Titles made in the background after a session's second user turn. */
   titles: TitleJobs;
+  /** The start-up auto-archive while it runs (initializationOptions.autoArchiveDays), else undefined. */
+  sweeping?: Promise<unknown>;
+  /** initializationOptions' retention rules (null: off; idleDays undefined: the default). */
+  retention: { idleDays?: number | null; keep: number | null; maxAgeDays: number | null };
 }
 
 export interface PendingCompaction {
@@ -132,14 +137,16 @@ async function withProgress<T>(
 // Paging: an opaque cursor naming the last row of the previous page, so rows created meanwhile
 // (they sort first) never shift the next page.
 
-function encodeCursor(e: { updatedAt: string; id: string }): string {
-  return Buffer.from(JSON.stringify([e.updatedAt, e.id])).toString('base64url');
+function encodeCursor(e: { updatedAt: string; id: string; pinned: boolean }): string {
+  return Buffer.from(JSON.stringify([e.updatedAt, e.id, e.pinned])).toString('base64url');
 }
 
-function decodeCursor(c: string): { updatedAt: string; id: string } {
+/** A cursor: where the last page ended in History's order (pinned first; lifecycle.ts historyOrder). */
+function decodeCursor(c: string): { updatedAt: string; id: string; pinned: boolean } {
   try {
     const v = JSON.parse(Buffer.from(c, 'base64url').toString('utf8')) as unknown;
-    if (Array.isArray(v) && typeof v[0] === 'string' && typeof v[1] === 'string') return { updatedAt: v[0], id: v[1] };
+    if (Array.isArray(v) && typeof v[0] === 'string' && typeof v[1] === 'string')
+      return { updatedAt: v[0], id: v[1], pinned: v[2] === true };
   } catch {
     /* fall through */
   }
@@ -177,10 +184,13 @@ const sessionRelease: Handler<typeof P.sessionRelease> = async (p, _t, { store }
   return { id: p.id, released: await store.letGo(p.id) };
 };
 
-const sessionList: Handler<typeof P.sessionList> = async (p, _t, { store }) => {
+const sessionList: Handler<typeof P.sessionList> = async (p, _t, { store, sweeping }) => {
   const after = p.cursor === undefined ? undefined : decodeCursor(p.cursor);
-  const { sessions, problems } = await store.list({ project: p.all ? undefined : p.project, all: p.all });
-  const rows = after ? sessions.filter((s) => newestFirst(s, after) > 0) : sessions;
+  await sweeping; // the start-up auto-archive, when there is one, is seen by the first listing
+  const listed = await store.list({ project: p.all ? undefined : p.project, all: p.all });
+  const { problems } = listed;
+  const sessions = arrange(listed.sessions, { archived: p.archived });
+  const rows = after ? sessions.filter((s) => historyOrder(s, after) > 0) : sessions;
   const limit = p.limit ?? 100;
   const page = (await withSourceTool(rows.slice(0, limit))) as typeof rows;
   const more = rows.length > limit;
@@ -597,6 +607,37 @@ const sessionRelink: Handler<typeof P.sessionRelink> = async (p, _t, { store }) 
   return relinkProject(store, p.from, p.to, { dryRun: p.dryRun });
 };
 
+// ---- Pins, archive, retention (lifecycle.ts, retention.ts) ------------------------------------
+
+/** Pin and archive append as rename does: a session held by another window answers SessionLocked. */
+const sessionPin: Handler<typeof P.sessionPin> = async (p, _t, { store }) => {
+  const changed = await appendingAs(store, p.id, () => store.setPinned(p.id, p.pinned));
+  return { id: p.id, pinned: (await store.get(p.id)).pinned, changed };
+};
+
+const sessionArchive: Handler<typeof P.sessionArchive> = async (p, _t, { store }) => {
+  const changed = await appendingAs(store, p.id, () => store.setArchived(p.id, p.archived));
+  return { id: p.id, archived: (await store.get(p.id)).archived, changed };
+};
+
+const sessionRetention: Handler<typeof P.sessionRetention> = async (p, _t, { store, retention }) => {
+  const project = p.project === undefined ? undefined : await store.realProject(p.project, false);
+  const off = (n: number | undefined, dflt: number | null) => (n === undefined ? dflt : n === 0 ? null : n);
+  const settings = {
+    // autoArchiveDays: 0 in initialize is off here too; absent there, the default.
+    idleDays: off(p.autoArchiveDays, retention.idleDays === undefined ? DEFAULT_IDLE_DAYS : retention.idleDays),
+    keep: off(p.keep, retention.keep),
+    maxAgeDays: off(p.maxAgeDays, retention.maxAgeDays),
+    delete: p.delete === true,
+  };
+  return runRetention(store, { scope: project === undefined ? { all: true } : { project }, settings, dryRun: p.dryRun === true });
+};
+
+/** The sidecar's start-up sweep (server.ts): archives only, over every project. */
+export function sweepAtStart(store: SessionStore, settings: Parameters<typeof runRetention>[1]['settings']) {
+  return runRetention(store, { scope: { all: true }, settings: { ...settings, delete: false }, dryRun: false });
+}
+
 /** What New Chat does to the old session: a title if it has none, a sealed event, the lock let go. */
 const sessionSeal: Handler<typeof P.sessionSeal> = async (p, token, ctx) => {
   const { store } = ctx;
@@ -803,6 +844,9 @@ export const ROUTES: ReadonlyMap<string, Route> = new Map([
   route(P.sessionRelink, sessionRelink),
   route(P.sessionSeal, sessionSeal),
   route(P.sessionRelease, sessionRelease),
+  route(P.sessionPin, sessionPin),
+  route(P.sessionArchive, sessionArchive),
+  route(P.sessionRetention, sessionRetention),
   route(P.sessionReindex, sessionReindex),
   route(P.sessionImport, sessionImport),
 ]);

@@ -116,6 +116,9 @@ export const SessionSummary = z
       .string()
       .optional()
       .describe('A project listing: this session was recorded under that folder, which moved here (same git repository, or relinked).'),
+    pinned: z.boolean().describe('Pinned (its latest pin/unpin event is a pin): listed first in its project.'),
+    archived: z.boolean().describe('Archived: left out of session/list unless `archived: true` asks for the archived ones.'),
+    unarchivedAt: z.string().optional().describe('Time of the latest unarchive, when there is one: idleness counts from it too.'),
   })
   .describe('One History entry.');
 export type SessionSummary = z.infer<typeof SessionSummary>;
@@ -170,6 +173,21 @@ export const InitializationOptions = z
       .describe(
         "Follow other AI tools' data folders live: what they write is imported as it is written (see session/import). true: every tool, default folders.",
       ),
+    autoArchiveDays: z
+      .number()
+      .int()
+      .min(0)
+      .optional()
+      .describe(
+        'Archive sessions idle this many days, at start-up (an archive event with auto: true; unarchive brings one back). Absent or 0: off. Clients offer it as a setting, default 30.',
+      ),
+    retention: z
+      .object({
+        keep: z.number().int().min(0).optional().describe('The most sessions per project; 0: no limit.'),
+        maxAgeDays: z.number().int().min(0).optional().describe('The oldest age kept, in days; 0: no limit.'),
+      })
+      .optional()
+      .describe("Retention's rules: applied (archiving only) at start-up with autoArchiveDays, and the defaults of session/retention."),
   })
   .describe("`initializationOptions` of `initialize` (LSP's place for client settings). Unknown fields are ignored.");
 export type InitializationOptions = z.infer<typeof InitializationOptions>;
@@ -237,13 +255,14 @@ export const sessionList = request(
     all: z.boolean().optional().describe('Every project in the store (ignored when `project` is given).'),
     limit: z.number().int().min(1).max(1000).optional().describe('Page size, default 100.'),
     cursor: z.string().optional().describe('`nextCursor` of the previous page.'),
+    archived: z.boolean().optional().describe('true: the archived sessions only (default: the main list, without them).'),
   }),
   z.object({
     sessions: z.array(SessionSummary),
     nextCursor: z.string().optional().describe('Present when more sessions follow.'),
     problems: z.array(Problem),
   }),
-  'Lists sessions, newest first (updatedAt, then id), a page at a time.',
+  'Lists sessions, pinned first, then newest first (updatedAt, then id), a page at a time.',
 );
 
 export const sessionRead = request(
@@ -533,6 +552,63 @@ export const sessionRelink = request(
   "Makes folder OLD's sessions NEW's: their files move unchanged to NEW's folder of the store, recorded in its relinks.jsonl (protocol.md \"Relinked folders\").",
 );
 
+// ---- Pins, archive, retention (lifecycle.ts, retention.ts) ------------------------------------
+
+export const sessionPin = request(
+  'session/pin',
+  'clientToServer',
+  z.object({ id: SessionId, pinned: z.boolean().describe('true: pin; false: unpin.') }),
+  z.object({ id: SessionId, pinned: z.boolean(), changed: z.boolean().describe('false: it was so already (nothing appended).') }),
+  'Appends a pin or unpin event (none when the session is so already).',
+);
+
+export const sessionArchive = request(
+  'session/archive',
+  'clientToServer',
+  z.object({ id: SessionId, archived: z.boolean().describe('true: archive; false: unarchive.') }),
+  z.object({ id: SessionId, archived: z.boolean(), changed: z.boolean().describe('false: it was so already (nothing appended).') }),
+  'Appends an archive or unarchive event (none when the session is so already).',
+);
+
+const Days = z.number().int().min(0).describe('Days; 0 turns the rule off.');
+
+export const RetentionItem = z
+  .object({
+    id: SessionId,
+    project: z.string(),
+    title: z.string(),
+    action: z.enum(['archive', 'delete']),
+    reason: z.enum(['idle', 'max-age', 'keep']),
+    lastActive: z.string().describe('Its last message, or its last unarchive if later.'),
+    skipped: z.string().optional().describe('Why it was left alone (live in a window, a newer schema, an error).'),
+  })
+  .describe('A session that falls out under the retention rules.');
+
+export const sessionRetention = request(
+  'session/retention',
+  'clientToServer',
+  z.object({
+    project: Project.optional().describe('Only this project (default: every project).'),
+    dryRun: z.boolean().optional().describe('Say what would be done, do nothing.'),
+    delete: z.boolean().optional().describe('Move what keep and maxAgeDays let go to the OS trash instead of archiving it.'),
+    autoArchiveDays: Days.optional().describe('Idle days before archiving (default: the initialize option, else 30).'),
+    keep: z.number().int().min(0).optional().describe('The most sessions per project; 0: no limit (default: the initialize option).'),
+    maxAgeDays: Days.optional().describe('The oldest age kept (default: the initialize option).'),
+  }),
+  z.object({
+    dryRun: z.boolean(),
+    settings: z.object({
+      idleDays: z.number().nullable(),
+      keep: z.number().nullable(),
+      maxAgeDays: z.number().nullable(),
+      delete: z.boolean(),
+    }),
+    done: z.array(RetentionItem).describe('What was done (in a dry run: what would be).'),
+    skipped: z.array(RetentionItem).describe('What falls out but was left alone.'),
+  }),
+  'Applies the retention rules (pinned sessions never fall out); archives unless `delete`; a dry run only answers the plan.',
+);
+
 export const sessionSeal = request(
   'session/seal',
   'clientToServer',
@@ -656,6 +732,9 @@ export const REQUESTS = [
   sessionRelink,
   sessionSeal,
   sessionRelease,
+  sessionPin,
+  sessionArchive,
+  sessionRetention,
   sessionReindex,
   sessionImport,
   sessionTitle,

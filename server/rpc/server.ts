@@ -46,6 +46,8 @@ interface Core {
   ROUTES: typeof import('./handlers.js').ROUTES;
   DEFAULT_CONSENT_THRESHOLD: number;
   titles: TitleJobs;
+  sweeping: Context['sweeping'];
+  retention: Context['retention'];
 }
 
 export interface ServeOptions {
@@ -183,6 +185,7 @@ class Sidecar {
       const options = P.InitializationOptions.safeParse(emptyToObject(this.initializationOptions));
       if (options.success) this.consentThreshold = options.data.consentThreshold;
       else this.log.warn(`ignoring initializationOptions: ${options.error.issues[0]?.message ?? 'not an object'}`);
+      if (options.success) this.startSweep(store, handlers, options.data);
       // The listing kept in memory trusts a live fs.watch watcher for a bounded time (history.ts).
       store.listingCache?.setWatched(this.watcher?.mode === 'watch');
       if (options.success && options.data.followImports) await this.follow(store, options.data.followImports);
@@ -191,10 +194,36 @@ class Sidecar {
         ROUTES: handlers.ROUTES,
         DEFAULT_CONSENT_THRESHOLD: handlers.DEFAULT_CONSENT_THRESHOLD,
         titles: new handlers.TitleJobs(),
+        sweeping: this.sweeping,
+        retention: this.retention,
       };
       return this.core;
     })();
     return this.coreLoading;
+  }
+
+  // ---- Auto-archive and retention at start-up (retention.ts) -----------------------------------
+
+  private retention: Context['retention'] = { keep: null, maxAgeDays: null };
+  private sweeping: Promise<unknown> | undefined;
+
+  /**
+   * initializationOptions.autoArchiveDays and .retention: the rules kept as session/retention's
+   * defaults, and applied once now, archiving only (never deleting). session/list waits for it.
+   */
+  private startSweep(store: SessionStore, handlers: typeof import('./handlers.js'), o: P.InitializationOptions): void {
+    const days = (n: number | undefined) => (n === undefined || n === 0 ? null : n);
+    const idleDays = o.autoArchiveDays === undefined ? undefined : days(o.autoArchiveDays);
+    this.retention = { idleDays, keep: days(o.retention?.keep), maxAgeDays: days(o.retention?.maxAgeDays) };
+    const settings = { idleDays: idleDays ?? null, keep: this.retention.keep, maxAgeDays: this.retention.maxAgeDays, delete: false };
+    if (settings.idleDays === null && settings.keep === null && settings.maxAgeDays === null) return;
+    this.sweeping = handlers
+      .sweepAtStart(store, settings)
+      .then((r) => {
+        for (const i of r.done) this.log.info(`auto-archived ${i.id} (${i.reason}, last active ${i.lastActive})`);
+        for (const i of r.skipped) this.log.debug(`not auto-archived ${i.id}: ${i.skipped}`);
+      })
+      .catch((e: unknown) => this.log.warn(`auto-archive: ${(e as Error)?.message ?? e}`));
   }
 
   /** initializationOptions.followImports: the other tools' folders, watched and imported as they change. */
@@ -337,6 +366,7 @@ class Sidecar {
       'import',
       'fork.atTurn',
       'relink',
+      'lifecycle',
     ];
     if (trashSearchable()) features.push('restore');
     if (this.watcher) features.push('didChange');
@@ -455,6 +485,8 @@ class Sidecar {
       consentThreshold: this.consentThreshold ?? envInt('LEVELCODE_SESSIONS_CONSENT_TOKENS', core.DEFAULT_CONSENT_THRESHOLD),
       pendingCompactions: this.pendingCompactions,
       titles: core.titles,
+      sweeping: core.sweeping,
+      retention: core.retention,
     };
   }
 

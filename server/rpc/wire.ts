@@ -26,6 +26,8 @@ export const FEATURES = [
   'fork.atTurn',
   'restore',
   'relink',
+  // Pins, archive and retention: session/pin, session/archive, session/retention, list's `archived`.
+  'lifecycle',
 ] as const;
 export type Feature = (typeof FEATURES)[number];
 

@@ -322,6 +322,12 @@ export interface Digest {
   folded: number;
   /** Unreadable lines seen. */
   bad: number;
+  /** The latest of the session's `pin` / `unpin` events says pinned (lifecycle.ts). */
+  pinned: boolean;
+  /** The latest of its `archive` / `unarchive` events says archived, and no message came after it. */
+  archived: boolean;
+  /** Time of the latest `unarchive` event: idleness counts from it too (lifecycle.ts lastActive). */
+  unarchivedAt: string | null;
 }
 
 const CANON = /^\{"kind":"(user|assistant|agent|event|title|compact)","t":"([^"\\]{10,40})"/;
@@ -337,12 +343,15 @@ export function emptyDigest(meta: MetaLine, metaEnd: number): Digest {
     lines: 0,
     folded: metaEnd,
     bad: 0,
+    pinned: false,
+    archived: false,
+    unarchivedAt: null,
   };
 }
 
 /**
  * Folds the complete lines from `d.folded` to the end of the file into the digest (mutated and
- * returned). Only user and title lines (and lines in a shape we did not write) are parsed whole;
+ * returned). Only user, title and event lines (and lines in a shape we did not write) are parsed whole;
  * for the rest the kind and time are read from the first bytes. A torn last line is not folded:
  * the next fold starts at it again.
  */
@@ -377,8 +386,11 @@ function digestFolder(d: Digest): { onLine: (line: Line) => void | false; want: 
     d.lines++;
     d.folded = line.end + 1;
     const m = head;
-    if (m && m[1] !== 'user' && m[1] !== 'title') {
-      if (m[1] === 'assistant' || m[1] === 'agent') d.updatedAt = m[2]!;
+    if (m && m[1] !== 'user' && m[1] !== 'title' && m[1] !== 'event') {
+      if (m[1] === 'assistant' || m[1] === 'agent') {
+        d.updatedAt = m[2]!;
+        d.archived = false; // a session continued after its archive is back in History
+      }
       return;
     }
     const r = parseEventLine(line.bytes);
@@ -390,7 +402,8 @@ function digestFolder(d: Digest): { onLine: (line: Line) => void | false; want: 
   };
   const want = (p: Buffer): boolean => {
     const m = (head = CANON.exec(p.toString('latin1', 0, 96)));
-    return !m || m[1] === 'user' || m[1] === 'title';
+    // `event` lines are parsed too: a pin or an archive is one (a few small markers a session).
+    return !m || m[1] === 'user' || m[1] === 'title' || m[1] === 'event';
   };
   return { onLine, want };
 }
@@ -417,7 +430,10 @@ export function isMessage(kind: string): boolean {
 }
 
 function applyEvent(d: Digest, ev: SessionEvent): void {
-  if (typeof ev.t === 'string' && isMessage(ev.kind)) d.updatedAt = ev.t;
+  if (isMessage(ev.kind)) {
+    if (typeof ev.t === 'string') d.updatedAt = ev.t;
+    d.archived = false; // a session continued after its archive is back in History
+  }
   if (ev.kind === 'user') {
     if (isTurn(ev)) d.turns++;
     const line = oneLine(textOf(ev.content), 200);
@@ -428,6 +444,14 @@ function applyEvent(d: Digest, ev: SessionEvent): void {
   } else if (ev.kind === 'title') {
     d.title = ev.title;
     d.titleSource = typeof ev.source === 'string' ? ev.source : null;
+  } else if (ev.kind === 'event') {
+    if (ev.type === 'pin') d.pinned = true;
+    else if (ev.type === 'unpin') d.pinned = false;
+    else if (ev.type === 'archive') d.archived = true;
+    else if (ev.type === 'unarchive') {
+      d.archived = false;
+      d.unarchivedAt = typeof ev.t === 'string' ? ev.t : d.unarchivedAt;
+    }
   }
 }
 

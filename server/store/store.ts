@@ -31,6 +31,7 @@ import { ListingCache, listSessions, projectFolders, realProjectPath, toSessionE
 import { isSessionId, newSessionId } from '../format/ids.js';
 import { projectSlug } from './slug.js';
 import { cachedEntry, entryFromFile, mapLimit, removeEntry, upsertEntry, type IndexEntry } from '../listing/catalog.js';
+import { lifecycleEvent, type ArchiveReason } from '../listing/lifecycle.js';
 import { acquireLock, inspectLock, DEFAULT_STALE_MS, type Held } from './lock.js';
 import {
   readMeta,
@@ -293,6 +294,9 @@ export class SessionStore {
         bad: 0,
         ...(meta.forkedFrom ? { forkedFrom: meta.forkedFrom } : {}),
         ...(repo ? { repo } : {}),
+        pinned: false,
+        archived: false,
+        unarchivedAt: null,
       };
       this.live.set(id, { held, fd, dev: st.dev, ino: st.ino, file, dir, lines: 0, size: line.length, torn: false, entry });
       await upsertEntry(dir, entry).catch(() => {});
@@ -653,6 +657,25 @@ export class SessionStore {
     const clean = typeof title === 'string' ? title.replace(/\s+/g, ' ').trim() : '';
     if (!clean) throw new StoreError('invalid-events', 'a title must have at least one visible character');
     await this.append(id, [{ kind: 'title', title: clean.slice(0, 500), source }]);
+  }
+
+  // ---- Pins and archive (lifecycle.ts) ---------------------------------------------------------
+
+  /**
+   * Pins or unpins a session: appends a `pin` or `unpin` event, unless it is so already (then
+   * nothing is written, and no lock is needed). Whether it appended.
+   */
+  async setPinned(id: string, pinned: boolean): Promise<boolean> {
+    if ((await this.get(id)).pinned === pinned) return false;
+    await this.append(id, [lifecycleEvent(pinned ? 'pin' : 'unpin')]);
+    return true;
+  }
+
+  /** Archives or unarchives a session the same way (`auto`, `reason`: what the sweep records). */
+  async setArchived(id: string, archived: boolean, o: { auto?: boolean; reason?: ArchiveReason } = {}): Promise<boolean> {
+    if ((await this.get(id)).archived === archived) return false;
+    await this.append(id, [lifecycleEvent(archived ? 'archive' : 'unarchive', archived ? o : {})]);
+    return true;
   }
 
   /** Moves a session to the OS trash (never unlinks) and drops it from the index. */
