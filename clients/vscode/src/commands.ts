@@ -156,6 +156,41 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
     }
   }
 
+  /** Pin or unpin: the sidecar appends the event; the History moves the row by itself. */
+  async function setPinned(arg: Target, pinned: boolean): Promise<void> {
+    const s = await target(arg, S.pick.pinPlaceholder);
+    if (!s) return;
+    try {
+      await sidecar.request('session/pin', { id: s.id, pinned });
+      history.refresh();
+      vscode.window.setStatusBarMessage((pinned ? S.lifecycle.pinned : S.lifecycle.unpinned)(s.title), 4000);
+    } catch (e) {
+      void vscode.window.showErrorMessage(messageOf(e));
+    }
+  }
+
+  /** Archive: out of History at once, with an Undo (unarchive) while the notice shows. */
+  async function archive(arg: Target): Promise<void> {
+    const s = await target(arg, S.pick.archivePlaceholder);
+    if (!s) return;
+    try {
+      await sidecar.request('session/archive', { id: s.id, archived: true });
+      history.refresh();
+    } catch (e) {
+      void vscode.window.showErrorMessage(messageOf(e));
+      return;
+    }
+    const undo = await vscode.window.showInformationMessage(S.lifecycle.archived(s.title), S.lifecycle.undo);
+    if (undo !== S.lifecycle.undo) return;
+    try {
+      await sidecar.request('session/archive', { id: s.id, archived: false });
+      history.refresh();
+      vscode.window.setStatusBarMessage(S.lifecycle.unarchived(s.title), 4000);
+    } catch (e) {
+      void vscode.window.showErrorMessage(messageOf(e));
+    }
+  }
+
   async function remove(arg: Target): Promise<void> {
     const s = await target(arg, S.pick.deletePlaceholder);
     if (!s) return;
@@ -288,6 +323,9 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
     r('levelcodeSessions.deleteSelected', onSelected(remove)),
     r('levelcodeSessions.rename', rename),
     r('levelcodeSessions.delete', remove),
+    r('levelcodeSessions.pin', (arg: Target) => setPinned(arg, true)),
+    r('levelcodeSessions.unpin', (arg: Target) => setPinned(arg, false)),
+    r('levelcodeSessions.archive', archive),
     r('levelcodeSessions.copyMarkdown', copyMarkdown),
     r('levelcodeSessions.exportMarkdown', exportMarkdown),
     // One command per tool, so each row's menu can say "Continue in Claude Code" (continueIn.ts).

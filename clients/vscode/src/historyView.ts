@@ -187,8 +187,9 @@ export class HistoryProvider implements vscode.TreeDataProvider<HistoryNode>, vs
     const everyProject = this.projects().length === 0;
     item.description = itemDescription(s, now) + (everyProject ? `${S.history.separator}${basename(s.project)}` : '');
     item.tooltip = tooltip(s);
-    item.contextValue = rowContext(ITEM_CONTEXT, s);
-    item.iconPath = new vscode.ThemeIcon('comment-discussion');
+    // "levelcodeSession pinned|unpinned[ continue:<tool>]": the menus offer Pin or Unpin by it.
+    item.contextValue = rowContext(`${ITEM_CONTEXT} ${s.pinned ? 'pinned' : 'unpinned'}`, s);
+    item.iconPath = new vscode.ThemeIcon(s.pinned ? 'pinned' : 'comment-discussion');
     item.accessibilityInformation = { label: accessibilityLabel(s, now) };
     item.command = { command: 'levelcodeSessions.openTranscriptPreview', title: S.pick.openTranscript, arguments: [node] };
     return item;

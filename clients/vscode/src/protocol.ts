@@ -29,6 +29,10 @@ export type SealParams = P.ParamsOf<typeof P.sessionSeal>;
 export type SealResult = P.ResultOf<typeof P.sessionSeal>;
 export type ReleaseParams = P.ParamsOf<typeof P.sessionRelease>;
 export type ReleaseResult = P.ResultOf<typeof P.sessionRelease>;
+export type PinParams = P.ParamsOf<typeof P.sessionPin>;
+export type PinResult = P.ResultOf<typeof P.sessionPin>;
+export type ArchiveParams = P.ParamsOf<typeof P.sessionArchive>;
+export type ArchiveResult = P.ResultOf<typeof P.sessionArchive>;
 export type ReadParams = P.ParamsOf<typeof P.sessionRead>;
 export type ReadResult = P.ResultOf<typeof P.sessionRead>;
 export type TitleParams = P.ParamsOf<typeof P.sessionTitle>;
@@ -49,6 +53,8 @@ export interface Requests {
   'session/delete': [DeleteParams, DeleteResult];
   'session/seal': [SealParams, SealResult];
   'session/release': [ReleaseParams, ReleaseResult];
+  'session/pin': [PinParams, PinResult];
+  'session/archive': [ArchiveParams, ArchiveResult];
 }
 
 // Each key above must be the literal method of its descriptor: a typo fails here.
@@ -66,6 +72,8 @@ export type _MethodsMatch = Check<
     | (typeof P.sessionDelete)['method']
     | (typeof P.sessionSeal)['method']
     | (typeof P.sessionRelease)['method']
+    | (typeof P.sessionPin)['method']
+    | (typeof P.sessionArchive)['method']
     ? true
     : false
 >;

@@ -25,6 +25,7 @@ export const S = {
     months: ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'] as const,
   },
   groups: {
+    pinned: 'Pinned',
     today: 'Today',
     yesterday: 'Yesterday',
     last7: 'Previous 7 days',
@@ -50,6 +51,8 @@ export const S = {
     resumePlaceholder: 'Choose a chat to resume',
     renamePlaceholder: 'Choose a chat to rename',
     deletePlaceholder: 'Choose a chat to delete',
+    pinPlaceholder: 'Choose a chat to pin or unpin',
+    archivePlaceholder: 'Choose a chat to archive',
     exportPlaceholder: 'Choose a chat to export',
     copyPlaceholder: 'Choose a chat to copy',
     transcriptPlaceholder: 'Choose a chat to open',
@@ -73,6 +76,13 @@ export const S = {
   },
   copy: {
     done: (title: string) => `Copied “${title}” as Markdown.`,
+  },
+  lifecycle: {
+    pinned: (title: string) => `Pinned “${title}”.`,
+    unpinned: (title: string) => `Unpinned “${title}”.`,
+    archived: (title: string) => `Archived “${title}”: out of History, still found by Chat History's search.`,
+    undo: 'Undo',
+    unarchived: (title: string) => `“${title}” is back in History.`,
   },
   export: {
     saveLabel: 'Export',

@@ -1,16 +1,19 @@
 // Groups History entries by when they were last talked in, as VS Code's own chat list does:
 // Today, Yesterday, Previous 7 days, Previous 30 days, then one group per calendar month, in the
 // user's local calendar (not rolling 24-hour windows: "yesterday" at 00:30 means the day before).
+// Pinned chats come first, in a group of their own, whatever their age.
 // Pure: no `vscode` import, no clock of its own (callers pass `now`), so it is unit-tested.
 
 import { S } from '../strings';
 
-/** 'today' | 'yesterday' | 'last7' | 'last30' | 'month:YYYY-MM' | 'unknown'. */
+/** 'pinned' | 'today' | 'yesterday' | 'last7' | 'last30' | 'month:YYYY-MM' | 'unknown'. */
 export type GroupKey = string;
 
 export interface Dated {
   /** ISO 8601 time of the last message. */
   updatedAt: string;
+  /** Pinned chats are grouped first (the sidecar's `pinned`). */
+  pinned?: boolean;
 }
 
 export interface Group<T> {
@@ -41,7 +44,7 @@ export function groupOf(updatedAt: string, now: Date): GroupKey {
   return `month:${d.getFullYear()}-${String(d.getMonth() + 1).padStart(2, '0')}`;
 }
 
-const NAMED: Record<string, string> = { today: S.groups.today, yesterday: S.groups.yesterday, last7: S.groups.last7, last30: S.groups.last30, unknown: S.groups.unknown };
+const NAMED: Record<string, string> = { pinned: S.groups.pinned, today: S.groups.today, yesterday: S.groups.yesterday, last7: S.groups.last7, last30: S.groups.last30, unknown: S.groups.unknown };
 
 /** A group's heading: "Today" ... "Previous 30 days", "October" (this year), "October 2025". */
 export function groupLabel(key: GroupKey, now: Date): string {
@@ -53,12 +56,13 @@ export function groupLabel(key: GroupKey, now: Date): string {
 
 /**
  * Sorts newest first (updatedAt, then id, as the sidecar does) and splits into the non-empty
- * groups, newest group first (unreadable times last).
+ * groups: Pinned first, then newest group first (unreadable times last).
  */
 export function groupSessions<T extends Dated & { id: string }>(items: readonly T[], now: Date): Group<T>[] {
   const byKey = new Map<GroupKey, T[]>();
+  if (items.some((i) => i.pinned)) byKey.set('pinned', []);
   for (const item of [...items].sort(newestFirst)) {
-    const key = groupOf(item.updatedAt, now);
+    const key = item.pinned ? 'pinned' : groupOf(item.updatedAt, now);
     let list = byKey.get(key);
     if (!list) byKey.set(key, (list = []));
     list.push(item);

@@ -98,3 +98,28 @@ describe('groupSessions', () => {
     expect(groupSessions([], now)).toEqual([]);
   });
 });
+
+describe('pinned chats', () => {
+  const now = at(2026, 7, 29, 9);
+  it('come first, in a Pinned group of their own whatever their age, newest first inside it', () => {
+    const items = [
+      { id: 'a', updatedAt: iso(at(2026, 7, 29, 8)) },
+      { id: 'b', updatedAt: iso(at(2025, 3, 2)), pinned: true },
+      { id: 'c', updatedAt: iso(at(2026, 7, 28, 8)), pinned: true },
+      { id: 'd', updatedAt: iso(at(2026, 7, 28, 9)) },
+    ];
+    const groups = groupSessions(items, now);
+    expect(groups.map((g) => [g.key, g.items.map((i) => i.id)])).toEqual([
+      ['pinned', ['c', 'b']],
+      ['today', ['a']],
+      ['yesterday', ['d']],
+    ]);
+    expect(groupLabel('pinned', now)).toBe('Pinned');
+    expect(
+      groupSessions(
+        items.filter((i) => !i.pinned),
+        now,
+      ).map((g) => g.key),
+    ).toEqual(['today', 'yesterday']);
+  });
+});
