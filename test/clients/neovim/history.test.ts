@@ -49,7 +49,7 @@ function trashedFrom(ws: Workspace, name: string): string | undefined {
   return undefined;
 }
 
-const ACTIONS = ['Resume', 'Open transcript', 'Rename', 'Delete', 'Export as Markdown'];
+const ACTIONS = ['Resume', 'Open transcript', 'Rename', 'Pin', 'Archive', 'Delete', 'Export as Markdown'];
 
 /** Two sessions in the project (the refund one newest), one in another project. */
 function seed(ws: Workspace): { older: string; newer: string; other: string } {
@@ -173,6 +173,43 @@ describe('History', () => {
         .filter((l) => l.kind === 'title')
         .at(-1),
     ).toMatchObject({ title: 'Refunds, done right' });
+  });
+
+  it('pins a chat first and archives one out of History, round trip through the store', async () => {
+    const ws = workspace();
+    const { older } = seed(ws);
+    const nvim = await Nvim.start(ws);
+
+    await nvim.command('LevelHistory');
+    await nvim.select(1);
+    await nvim.choose('Why does the cache');
+    await nvim.select(2);
+    await nvim.choose('Pin');
+    await nvim.note('pinned “Why does the cache miss on cold start?”');
+    expect(sessionLines(ws, older).filter((l) => l.kind === 'event').map((l) => l.type)).toEqual(['pin']);
+
+    await nvim.command('LevelHistory');
+    const pinned = await nvim.select(3);
+    expect(pinned.items).toEqual([
+      'Why does the cache miss on cold start? · just now · 1 turn · gpt-4.1 · pinned',
+      'Add idempotency to RefundService · just now · 2 turns · claude-sonnet-4',
+    ]);
+    await nvim.choose('Why does the cache');
+    expect((await nvim.select(4)).items).toContain('Unpin');
+    await nvim.choose(null);
+
+    await nvim.command('LevelHistory');
+    await nvim.select(5);
+    await nvim.choose('Add idempotency');
+    await nvim.select(6);
+    await nvim.choose('Archive');
+    await nvim.note('archived “Add idempotency to RefundService”');
+    expect(cli(ws, ['list', '--project', ws.project])).not.toContain('Add idempotency');
+    expect(cli(ws, ['list', '--project', ws.project, '--archived'])).toContain('Add idempotency');
+    await nvim.command('LevelHistory');
+    expect((await nvim.select(7)).items).toEqual(['Why does the cache miss on cold start? · just now · 1 turn · gpt-4.1 · pinned']);
+    await nvim.choose(null);
+    expect(await nvim.messages()).not.toMatch(/E\d+:|Error|LevelCode: could not/);
   });
 
   it('opens a transcript read-only as Markdown, named after the session, the end first when large', async () => {

@@ -1,7 +1,8 @@
 -- levelcode.history: History as the user meets it.
 --   * `pick()`: the project's sessions in vim.ui.select (Telescope, fzf-lua or dressing.nvim take
 --     over where installed), newest first, "title · relative time · turns · model"; choosing one
---     offers Resume, Open transcript, Rename, Delete, Export as Markdown, and for a session
+--     offers Resume, Open transcript, Rename, Pin (or Unpin), Archive, Delete, Export as
+--     Markdown, and for a session
 --     imported from a tool that resumes by id (Claude Code, Codex) "Continue in <tool>", which
 --     runs the sidecar's `continueIn` command in a :terminal in the tool's project folder.
 --   * `open_buffer()`: the same list in a buffer (`levelcode://history`) that stays open and is
@@ -38,6 +39,9 @@ end
 ---@return string[]
 function M.actions_for(s)
   local list = vim.deepcopy(M.actions)
+  -- Pin or Unpin, then Archive, after Rename: a pinned chat is listed first, an archived one not at all.
+  table.insert(list, 4, s.pinned and 'Unpin' or 'Pin')
+  table.insert(list, 5, 'Archive')
   local cont = M.continue_action(s)
   if cont then
     table.insert(list, 2, cont)
@@ -93,6 +97,25 @@ function M.act(s, action, cb)
     transcript.open({ id = s.id, title = title, bytes = s.bytes }, cb)
   elseif action == 'Rename' then
     M.rename(s, nil, cb)
+  elseif action == 'Pin' or action == 'Unpin' or action == 'Pin or unpin' then
+    local pinned = action == 'Pin' or (action == 'Pin or unpin' and not s.pinned)
+    session.pin(s.id, pinned, function(err, result)
+      if err then
+        util.error('could not ' .. (pinned and 'pin' or 'unpin') .. ' “' .. title .. '”: ' .. util.err_text(err))
+      else
+        util.notify((pinned and 'pinned “' or 'unpinned “') .. title .. '”.')
+      end
+      cb(err, result)
+    end)
+  elseif action == 'Archive' then
+    session.archive(s.id, true, function(err, result)
+      if err then
+        util.error('could not archive “' .. title .. '”: ' .. util.err_text(err))
+      else
+        util.notify('archived “' .. title .. '”: out of History, still found by :LevelSearch.')
+      end
+      cb(err, result)
+    end)
   elseif action == 'Delete' then
     session.delete(s.id, function(err, result)
       if err then
@@ -211,7 +234,7 @@ local function render()
       local n = #view.sessions
       lines = {
         string.format('LevelCode History · %s · %d chat%s', config.project(), n, n == 1 and '' or 's'),
-        '<CR> actions  o open  R resume  c continue in its tool  r rename  D delete  e export  q close',
+        '<CR> actions  o open  R resume  c continue in its tool  r rename  p pin  a archive  D delete  e export  q close',
       }
       local live = session.live()
       for _, s in ipairs(view.sessions) do
@@ -266,6 +289,8 @@ function M.open_buffer()
       { 'o', 'Open transcript' },
       { 'R', 'Resume' },
       { 'r', 'Rename' },
+      { 'p', 'Pin or unpin' },
+      { 'a', 'Archive' },
       { 'D', 'Delete' },
       { 'e', 'Export as Markdown' },
       { 'c', 'Continue in tool' },

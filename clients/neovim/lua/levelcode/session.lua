@@ -220,6 +220,22 @@ function M.rename(id, title, cb)
   rpc.request('session/rename', { id = id, title = title }, cb)
 end
 
+---Pins (first in History) or unpins a session: an event appended to its file.
+---@param id string
+---@param pinned boolean
+---@param cb fun(err: any, result: any)
+function M.pin(id, pinned, cb)
+  rpc.request('session/pin', { id = id, pinned = pinned }, cb)
+end
+
+---Archives (out of History, still searched) or unarchives a session: an event appended to its file.
+---@param id string
+---@param archived boolean
+---@param cb fun(err: any, result: any)
+function M.archive(id, archived, cb)
+  rpc.request('session/archive', { id = id, archived = archived }, cb)
+end
+
 ---Moves the session file to the OS trash.
 ---@param id string
 ---@param cb fun(err: any, result: any)

@@ -108,6 +108,9 @@ function M.format_session(s, live_id)
   if type(s.sourceLabel) == 'string' and s.sourceLabel ~= '' then
     table.insert(parts, 'from ' .. s.sourceLabel)
   end
+  if s.pinned == true then
+    table.insert(parts, 'pinned')
+  end
   local line = table.concat(parts, ' · ')
   if live_id and s.id == live_id then
     line = line .. ' (current)'
