@@ -186,7 +186,11 @@ describe('History', () => {
     await nvim.select(2);
     await nvim.choose('Pin');
     await nvim.note('pinned “Why does the cache miss on cold start?”');
-    expect(sessionLines(ws, older).filter((l) => l.kind === 'event').map((l) => l.type)).toEqual(['pin']);
+    expect(
+      sessionLines(ws, older)
+        .filter((l) => l.kind === 'event')
+        .map((l) => l.type),
+    ).toEqual(['pin']);
 
     await nvim.command('LevelHistory');
     const pinned = await nvim.select(3);

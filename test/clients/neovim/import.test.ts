@@ -54,7 +54,16 @@ describe('imported sessions', () => {
     expect(history.items[0]).toMatch(/ · 5 turns · claude-sonnet-4-5-20250929 · from Claude Code$/);
     await nvim.choose(history.items[0].slice(0, 20));
     const actions = await nvim.select(2);
-    expect(actions.items).toEqual(['Resume', 'Continue in Claude Code', 'Open transcript', 'Rename', 'Pin', 'Archive', 'Delete', 'Export as Markdown']);
+    expect(actions.items).toEqual([
+      'Resume',
+      'Continue in Claude Code',
+      'Open transcript',
+      'Rename',
+      'Pin',
+      'Archive',
+      'Delete',
+      'Export as Markdown',
+    ]);
     await nvim.choose('Resume');
     await nvim.note('resumed');
     const [resumed] = await nvim.lua<{ conversation: { role: string; content: unknown }[] }[]>('return T.resumed');
