@@ -42,7 +42,14 @@ public final class Protocol {
   public static final Method<SearchParams, SearchResult> SEARCH = req("session/search", SearchParams.class, SearchResult.class);
   public static final Method<RenameParams, RenameResult> RENAME = req("session/rename", RenameParams.class, RenameResult.class);
   public static final Method<IdParams, IdResult> DELETE = req("session/delete", IdParams.class, IdResult.class);
+  public static final Method<IdParams, RestoreResult> RESTORE = req("session/restore", IdParams.class, RestoreResult.class);
+  public static final Method<RelinkParams, RelinkResult> RELINK = req("session/relink", RelinkParams.class, RelinkResult.class);
   public static final Method<IdParams, SealResult> SEAL = req("session/seal", IdParams.class, SealResult.class);
+  public static final Method<IdParams, ReleaseResult> RELEASE = req("session/release", IdParams.class, ReleaseResult.class);
+  public static final Method<PinParams, PinResult> PIN = req("session/pin", PinParams.class, PinResult.class);
+  public static final Method<ArchiveParams, ArchiveResult> ARCHIVE = req("session/archive", ArchiveParams.class, ArchiveResult.class);
+  public static final Method<RetentionParams, RetentionResult> RETENTION =
+      req("session/retention", RetentionParams.class, RetentionResult.class);
   public static final Method<ReindexParams, ReindexResult> REINDEX = req("session/reindex", ReindexParams.class, ReindexResult.class);
   public static final Method<ImportParams, ImportResult> IMPORT = req("session/import", ImportParams.class, ImportResult.class);
   public static final Method<TitleParams, TitleResult> TITLE =
@@ -54,7 +61,7 @@ public final class Protocol {
 
   /** Every method of the protocol, in protocol.schema.json's x-methods order. */
   public static final List<Method<?, ?>> METHODS = List.of(NEW, APPEND, LIST, READ, RESUME, FORK, COMPACT, EXPORT, SEARCH,
-      RENAME, DELETE, SEAL, REINDEX, IMPORT, TITLE, SUMMARIZE, DID_CHANGE);
+      RENAME, DELETE, RESTORE, RELINK, SEAL, RELEASE, PIN, ARCHIVE, RETENTION, REINDEX, IMPORT, TITLE, SUMMARIZE, DID_CHANGE);
 
   private static <P, R> Method<P, R> req(String name, Class<P> p, Class<R> r) {
     return new Method<>(name, false, false, p, r);
@@ -90,7 +97,16 @@ public final class Protocol {
   public record ClientCapability(List<String> callbacks) {}
 
   @Schema("#/$defs/InitializationOptions")
-  public record InitializationOptions(Integer consentThreshold, JsonElement followImports) {}
+  public record InitializationOptions(Integer consentThreshold, JsonElement followImports, Integer autoArchiveDays,
+      RetentionRules retention) {
+    public InitializationOptions(Integer consentThreshold, JsonElement followImports) {
+      this(consentThreshold, followImports, null, null);
+    }
+  }
+
+  /** Retention's rules (session/retention's defaults; applied, archiving only, at start-up). */
+  @Schema("#/$defs/InitializationOptions/properties/retention")
+  public record RetentionRules(Integer keep, Integer maxAgeDays) {}
 
   public enum Feature {
     @SerializedName("export") EXPORT,
@@ -103,7 +119,11 @@ public final class Protocol {
     @SerializedName("resume.compact") RESUME_COMPACT,
     @SerializedName("seal.title") SEAL_TITLE,
     @SerializedName("reindex") REINDEX,
-    @SerializedName("import") IMPORT
+    @SerializedName("import") IMPORT,
+    @SerializedName("fork.atTurn") FORK_AT_TURN,
+    @SerializedName("restore") RESTORE,
+    @SerializedName("relink") RELINK,
+    @SerializedName("lifecycle") LIFECYCLE
   }
 
   public enum Watch {
@@ -123,17 +143,40 @@ public final class Protocol {
   public record NewResult(String id, String project, String createdAt) {}
 
   @Schema("#/$defs/SessionAppendParams")
-  public record AppendParams(String id, List<JsonObject> events) {}
+  public record AppendParams(String id, List<JsonObject> events, Boolean release) {
+    public AppendParams(String id, List<JsonObject> events) {
+      this(id, events, null);
+    }
+  }
 
   @Schema("#/$defs/SessionAppendResult")
   public record AppendResult(int appended, int firstSeq, int lastSeq) {}
 
   @Schema("#/$defs/SessionListParams")
-  public record ListParams(String project, Boolean all, Integer limit, String cursor) {}
+  public record ListParams(String project, Boolean all, Integer limit, String cursor, Boolean archived) {
+    public ListParams(String project, Boolean all, Integer limit, String cursor) {
+      this(project, all, limit, cursor, null);
+    }
+  }
 
   @Schema("#/$defs/SessionListResult/properties/sessions/items")
   public record SessionSummary(String id, String project, String title, boolean titled, String createdAt, String updatedAt,
-      int turns, String model, String preview, int v, long bytes, Source source, String sourceLabel, ContinueIn continueIn) {}
+      int turns, String model, String preview, int v, long bytes, Source source, String sourceLabel, ContinueIn continueIn,
+      ForkedFrom forkedFrom, String movedFrom, boolean pinned, boolean archived, String unarchivedAt) {
+    public SessionSummary(String id, String project, String title, boolean titled, String createdAt, String updatedAt,
+        int turns, String model, String preview, int v, long bytes, Source source, String sourceLabel, ContinueIn continueIn) {
+      this(id, project, title, titled, createdAt, updatedAt, turns, model, preview, v, bytes, source, sourceLabel, continueIn,
+          null, null, false, false, null);
+    }
+  }
+
+  /** A fork or copy: the session it was made from and the last of its turns it holds. */
+  @Schema("#/$defs/SessionListResult/properties/sessions/items/properties/forkedFrom")
+  public record ForkedFrom(String id, int turn) {}
+
+  /** A project's git identity when the session was made (protocol.md "When two folders are one project"). */
+  @Schema("#/$defs/SessionReadResult/properties/meta/properties/repo")
+  public record Repo(List<String> roots, String prefix, List<String> remotes) {}
 
   /** How to continue an imported session in its own tool (session/list `continueIn`); null where it cannot. */
   @Schema("#/$defs/SessionListResult/properties/sessions/items/properties/continueIn")
@@ -167,7 +210,7 @@ public final class Protocol {
 
   @Schema("#/$defs/SessionReadResult/properties/meta")
   public record MetaLine(String kind, int v, String id, String project, String createdAt, String title, String model,
-      Source source) {}
+      Source source, ForkedFrom forkedFrom, Repo repo) {}
 
   @Schema("#/$defs/SessionReadResult/properties/events/items")
   public record SeqEvent(int seq, JsonObject event) {}
@@ -209,10 +252,14 @@ public final class Protocol {
       NeedsConfirmation needsConfirmation) {}
 
   @Schema("#/$defs/SessionForkParams")
-  public record ForkParams(String id) {}
+  public record ForkParams(String id, Integer atTurn, String project) {
+    public ForkParams(String id) {
+      this(id, null, null);
+    }
+  }
 
   @Schema("#/$defs/SessionForkResult")
-  public record ForkResult(String id, String project, String createdAt, String forkedFrom, int copied) {}
+  public record ForkResult(String id, String project, String createdAt, String forkedFrom, int turn, int copied) {}
 
   @Schema("#/$defs/SessionCompactParams")
   public record CompactParams(String id, String briefing, int coversThrough) {}
@@ -262,6 +309,59 @@ public final class Protocol {
 
   @Schema("#/$defs/SessionSealResult")
   public record SealResult(String id, String title, TitleSource titleSource) {}
+
+  @Schema("#/$defs/SessionReleaseResult")
+  public record ReleaseResult(String id, boolean released) {}
+
+  @Schema("#/$defs/SessionRestoreResult")
+  public record RestoreResult(String id, String project, String path, String trashed) {}
+
+  @Schema("#/$defs/SessionRelinkParams")
+  public record RelinkParams(String from, String to, Boolean dryRun) {}
+
+  @Schema("#/$defs/SessionRelinkResult/properties/sessions/items")
+  public record RelinkedSession(String id, String title, String project) {}
+
+  @Schema("#/$defs/SessionRelinkResult")
+  public record RelinkResult(String from, String to, boolean dryRun, List<RelinkedSession> sessions) {}
+
+  @Schema("#/$defs/SessionPinParams")
+  public record PinParams(String id, boolean pinned) {}
+
+  @Schema("#/$defs/SessionPinResult")
+  public record PinResult(String id, boolean pinned, boolean changed) {}
+
+  @Schema("#/$defs/SessionArchiveParams")
+  public record ArchiveParams(String id, boolean archived) {}
+
+  @Schema("#/$defs/SessionArchiveResult")
+  public record ArchiveResult(String id, boolean archived, boolean changed) {}
+
+  @Schema("#/$defs/SessionRetentionParams")
+  public record RetentionParams(String project, Boolean dryRun, Boolean delete, Integer autoArchiveDays, Integer keep,
+      Integer maxAgeDays) {}
+
+  public enum RetentionAction {
+    @SerializedName("archive") ARCHIVE,
+    @SerializedName("delete") DELETE
+  }
+
+  public enum RetentionReason {
+    @SerializedName("idle") IDLE,
+    @SerializedName("max-age") MAX_AGE,
+    @SerializedName("keep") KEEP
+  }
+
+  @Schema("#/$defs/SessionRetentionResult/properties/done/items")
+  public record RetentionItem(String id, String project, String title, RetentionAction action, RetentionReason reason,
+      String lastActive, String skipped) {}
+
+  /** The rules a retention run applied; null: that rule off. */
+  @Schema("#/$defs/SessionRetentionResult/properties/settings")
+  public record RetentionSettings(Double idleDays, Double keep, Double maxAgeDays, boolean delete) {}
+
+  @Schema("#/$defs/SessionRetentionResult")
+  public record RetentionResult(boolean dryRun, RetentionSettings settings, List<RetentionItem> done, List<RetentionItem> skipped) {}
 
   @Schema("#/$defs/SessionReindexParams")
   public record ReindexParams(String project, JsonElement workDoneToken) {}
