@@ -239,21 +239,21 @@ async function searchEveryTerm(listed: string[], root: boolean, terms: string[],
  * One session's title hits with the same text: the newest only (a title set again, unchanged,
  * is one hit). Decided per file, before any limit, so `total` is the same whatever the limit.
  */
-class TitleHits {
-  private readonly newest = new Map<string, Ranked>();
+class TitleHits<T> {
+  private readonly newest = new Map<string, { seq: number; item: T }>();
 
-  /** Whether `r` is a title hit (kept here until flush) rather than one to count now. */
-  hold(fileKey: number, r: Ranked): boolean {
-    if (!('where' in r.hit) || r.hit.where !== 'title') return false;
-    const key = `${fileKey}\0${r.hit.snippet}`;
+  /** Whether `hit` is a title hit (`item` kept here until flush) rather than one to count now. */
+  hold(fileKey: number, hit: Found, item: T): boolean {
+    if (!('where' in hit) || hit.where !== 'title') return false;
+    const key = `${fileKey}\0${hit.snippet}`;
     const had = this.newest.get(key);
-    if (!had || had.seq < r.seq) this.newest.set(key, r);
+    if (!had || had.seq < hit.seq) this.newest.set(key, { seq: hit.seq, item });
     return true;
   }
 
-  /** The title hits kept, each given to `each`; then none. */
-  flush(each: (r: Ranked) => void): void {
-    for (const r of this.newest.values()) each(r);
+  /** The items kept, each given to `each`; then none. */
+  flush(each: (item: T) => void): void {
+    for (const { item } of this.newest.values()) each(item);
     this.newest.clear();
   }
 }
@@ -369,9 +369,9 @@ async function searchOne(file: string, q: Compiled, fo: FileOpts): Promise<FileR
   const problems: SearchProblem[] = [];
   try {
     const r = await searchFile(file, q, fo, problems);
-    const titles = new TitleHits();
-    const hits = r.hits.filter((h) => !titles.hold(0, { time: 0, sessionId: '', seq: h.seq, hit: h }));
-    titles.flush((t) => hits.push(t.hit));
+    const titles = new TitleHits<Found>();
+    const hits = r.hits.filter((h) => !titles.hold(0, h, h));
+    titles.flush((h) => hits.push(h));
     return { hits, searched: r.searched, problems };
   } catch (e) {
     fo.signal?.throwIfAborted();
@@ -1117,7 +1117,7 @@ async function searchIndexedOnce(
     let fiOf: Map<IndexedFile, number> | undefined; // made when a compaction renumbered the files
     const ok = new Uint8Array(ix.files.length);
     const titles = new Map<number, string>();
-    const titleHits = new TitleHits();
+    const titleHits = new TitleHits<Ranked>();
     const count = (r: Ranked): void => {
       total++;
       found.offer(r);
@@ -1161,7 +1161,7 @@ async function searchIndexedOnce(
           else if (hit) {
             hit.title = tracker.get();
             const r = { time: Date.parse(hit.t), sessionId: hit.sessionId, seq: hit.seq, hit };
-            if (!titleHits.hold(fi, r)) count(r);
+            if (!titleHits.hold(fi, r.hit, r)) count(r);
           }
         }
       }
@@ -1191,7 +1191,7 @@ async function searchIndexedOnce(
         if (!hit || hit === NOT_JSON) continue;
         hit.title = titleOf(fi);
         const r = { time, sessionId: meta.id, seq, hit };
-        if (!titleHits.hold(fi, r)) count(r);
+        if (!titleHits.hold(fi, r.hit, r)) count(r);
         continue;
       }
       total++;
