@@ -376,8 +376,19 @@ export class VsCode {
   /** Runs a command from the palette by its title (e.g. "LevelCode: New Chat"). */
   async command(title: string): Promise<void> {
     const input = this.page.locator('.quick-input-widget input');
-    await this.page.keyboard.press('F1');
-    await input.waitFor({ state: 'visible', timeout: WAIT });
+    // F1 can land while a webview or a closing widget holds the keyboard: press it again.
+    const deadline = Date.now() + WAIT;
+    for (;;) {
+      await this.page.keyboard.press('F1');
+      if (
+        await input.waitFor({ state: 'visible', timeout: 5000 }).then(
+          () => true,
+          () => false,
+        )
+      )
+        break;
+      if (Date.now() > deadline) throw new Error('the Command Palette never opened');
+    }
     await input.fill(`>${title}`);
     const exact = new RegExp(`^${title.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`);
     const row = this.page
