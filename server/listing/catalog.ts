@@ -38,9 +38,9 @@ export const indexPath = (dir: string): string => projectCache(dir, INDEX_FILE);
 /**
  * 2: a user line holding only tool results is not a turn (reader.ts isTurn). 3: updatedAt is the
  * last message, not the last event. 4: entries carry the meta line's forkedFrom and repo.
- * 5: pinned, archived and unarchivedAt (lifecycle.ts).
+ * 5: pinned, archived and unarchivedAt (lifecycle.ts). 6: interrupted.
  */
-export const INDEX_FORMAT = 5;
+export const INDEX_FORMAT = 6;
 const ABOUT =
   'Cache of the session files in this folder, for fast listing. Safe to delete: it is rebuilt ' +
   'from the *.jsonl files, which are the only truth. An entry is used only while its file size ' +
@@ -145,7 +145,8 @@ function validEntry(e: unknown): e is IndexEntry {
     typeof x.firstUser === 'string' &&
     typeof x.pinned === 'boolean' &&
     typeof x.archived === 'boolean' &&
-    (x.unarchivedAt === null || typeof x.unarchivedAt === 'string')
+    (x.unarchivedAt === null || typeof x.unarchivedAt === 'string') &&
+    typeof x.interrupted === 'boolean'
   );
 }
 

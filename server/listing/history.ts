@@ -60,6 +60,8 @@ export interface SessionEntry {
   archived: boolean;
   /** Time of the latest unarchive, when there is one: idleness counts from it too. */
   unarchivedAt?: string;
+  /** The last run stopped part way (an interrupted or reaped event after the last message). */
+  interrupted?: true;
 }
 
 export function toSessionEntry(e: IndexEntry): SessionEntry {
@@ -80,6 +82,7 @@ export function toSessionEntry(e: IndexEntry): SessionEntry {
     pinned: e.pinned,
     archived: e.archived,
     ...(e.unarchivedAt ? { unarchivedAt: e.unarchivedAt } : {}),
+    ...(e.interrupted ? { interrupted: true as const } : {}),
   };
 }
 

@@ -192,10 +192,25 @@ const sessionList: Handler<typeof P.sessionList> = async (p, _t, { store, sweepi
   const sessions = arrange(listed.sessions, { archived: p.archived });
   const rows = after ? sessions.filter((s) => historyOrder(s, after) > 0) : sessions;
   const limit = p.limit ?? 100;
-  const page = (await withSourceTool(rows.slice(0, limit))) as typeof rows;
+  const page = (await withHolders(store, await withSourceTool(rows.slice(0, limit)))) as typeof rows;
   const more = rows.length > limit;
   return { sessions: page, problems, ...(more ? { nextCursor: encodeCursor(page[page.length - 1]!) } : {}) };
 };
+
+/**
+ * The rows another live process owns get `heldBy` ("live in another window"). One stat of a
+ * lock folder a row, for the page only: a listing of the whole store does not look at locks.
+ */
+async function withHolders<T extends { id: string }>(store: SessionStore, rows: T[]): Promise<(T & Pick<P.SessionSummary, 'heldBy'>)[]> {
+  return Promise.all(
+    rows.map(async (r) => {
+      if (store.holds(r.id)) return r;
+      const info = await store.lockInfo(r.id).catch(() => undefined);
+      if (!info?.locked || info.byUs) return r;
+      return { ...r, heldBy: { ...(info.pid !== undefined ? { pid: info.pid } : {}), ...(info.host ? { host: info.host } : {}) } };
+    }),
+  );
+}
 
 /** Imported entries get their tool's name and, where the tool resumes by id, the command that does. */
 async function withSourceTool<T extends { source?: P.SessionSummary['source'] }>(

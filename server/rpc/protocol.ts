@@ -72,6 +72,10 @@ export const Problem = z
   })
   .describe('Something unreadable that was skipped (a torn last line, a line that is not JSON, ...).');
 
+export const HeldBy = z
+  .object({ pid: z.number().int().optional(), host: z.string().optional() })
+  .describe('The process that owns a session.');
+
 export const SessionSummary = z
   .object({
     id: SessionId,
@@ -119,13 +123,16 @@ export const SessionSummary = z
     pinned: z.boolean().describe('Pinned (its latest pin/unpin event is a pin): listed first in its project.'),
     archived: z.boolean().describe('Archived: left out of session/list unless `archived: true` asks for the archived ones.'),
     unarchivedAt: z.string().optional().describe('Time of the latest unarchive, when there is one: idleness counts from it too.'),
+    interrupted: z
+      .literal(true)
+      .optional()
+      .describe('The last run stopped part way: an `interrupted` or `reaped` event came after the last message.'),
+    heldBy: HeldBy.optional().describe(
+      'session/list: another live process (another window, the CLI) owns the session now; absent when none does, or this sidecar does.',
+    ),
   })
   .describe('One History entry.');
 export type SessionSummary = z.infer<typeof SessionSummary>;
-
-export const HeldBy = z
-  .object({ pid: z.number().int().optional(), host: z.string().optional() })
-  .describe('The process that owns a session.');
 
 export const SeqEventSchema = z
   .object({ seq: z.number().int().min(0).describe('0 is the first line after the meta line.'), event: SessionEvent })

@@ -328,6 +328,8 @@ export interface Digest {
   archived: boolean;
   /** Time of the latest `unarchive` event: idleness counts from it too (lifecycle.ts lastActive). */
   unarchivedAt: string | null;
+  /** The last run stopped part way: an `interrupted` or `reaped` event came after the last message. */
+  interrupted: boolean;
 }
 
 const CANON = /^\{"kind":"(user|assistant|agent|event|title|compact)","t":"([^"\\]{10,40})"/;
@@ -346,6 +348,7 @@ export function emptyDigest(meta: MetaLine, metaEnd: number): Digest {
     pinned: false,
     archived: false,
     unarchivedAt: null,
+    interrupted: false,
   };
 }
 
@@ -390,6 +393,7 @@ function digestFolder(d: Digest): { onLine: (line: Line) => void | false; want: 
       if (m[1] === 'assistant' || m[1] === 'agent') {
         d.updatedAt = m[2]!;
         d.archived = false; // a session continued after its archive is back in History
+        d.interrupted = false;
       }
       return;
     }
@@ -433,6 +437,7 @@ function applyEvent(d: Digest, ev: SessionEvent): void {
   if (isMessage(ev.kind)) {
     if (typeof ev.t === 'string') d.updatedAt = ev.t;
     d.archived = false; // a session continued after its archive is back in History
+    d.interrupted = false; // and one continued after an interruption is no longer stopped
   }
   if (ev.kind === 'user') {
     if (isTurn(ev)) d.turns++;
@@ -448,6 +453,7 @@ function applyEvent(d: Digest, ev: SessionEvent): void {
     if (ev.type === 'pin') d.pinned = true;
     else if (ev.type === 'unpin') d.pinned = false;
     else if (ev.type === 'archive') d.archived = true;
+    else if (ev.type === 'interrupted' || ev.type === 'reaped') d.interrupted = true;
     else if (ev.type === 'unarchive') {
       d.archived = false;
       d.unarchivedAt = typeof ev.t === 'string' ? ev.t : d.unarchivedAt;

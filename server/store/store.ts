@@ -297,6 +297,7 @@ export class SessionStore {
         pinned: false,
         archived: false,
         unarchivedAt: null,
+        interrupted: false,
       };
       this.live.set(id, { held, fd, dev: st.dev, ino: st.ino, file, dir, lines: 0, size: line.length, torn: false, entry });
       await upsertEntry(dir, entry).catch(() => {});

@@ -162,11 +162,12 @@ public final class Protocol {
   @Schema("#/$defs/SessionListResult/properties/sessions/items")
   public record SessionSummary(String id, String project, String title, boolean titled, String createdAt, String updatedAt,
       int turns, String model, String preview, int v, long bytes, Source source, String sourceLabel, ContinueIn continueIn,
-      ForkedFrom forkedFrom, String movedFrom, boolean pinned, boolean archived, String unarchivedAt) {
+      ForkedFrom forkedFrom, String movedFrom, boolean pinned, boolean archived, String unarchivedAt, Boolean interrupted,
+      HeldBy heldBy) {
     public SessionSummary(String id, String project, String title, boolean titled, String createdAt, String updatedAt,
         int turns, String model, String preview, int v, long bytes, Source source, String sourceLabel, ContinueIn continueIn) {
       this(id, project, title, titled, createdAt, updatedAt, turns, model, preview, v, bytes, source, sourceLabel, continueIn,
-          null, null, false, false, null);
+          null, null, false, false, null, null, null);
     }
   }
 
