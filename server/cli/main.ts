@@ -586,13 +586,13 @@ async function cmdLifecycle(cmd: 'pin' | 'unpin' | 'archive' | 'unarchive', args
   return EXIT.ok;
 }
 
-/** A number of days (or a count) from a flag or its environment variable; `off` or 0: null. */
-function ruleOpt(v: string | undefined, env: string, name: string, dflt: number | null): number | null {
+/** A number of days (or a count) from a flag or its environment variable; `off` is 0. */
+function ruleOpt(v: string | undefined, env: string, name: string): number | undefined {
   const raw = v ?? process.env[env];
-  if (raw === undefined || raw === '') return dflt;
-  if (raw === 'off' || raw === '0') return null;
-  if (!/^\d+$/.test(raw)) throw new UsageError(`--${name} (or ${env}) takes a whole number or off, not ${JSON.stringify(raw)}`);
-  return Number(raw);
+  if (raw === undefined || raw === '') return undefined;
+  if (raw !== 'off' && !/^\d+$/.test(raw))
+    throw new UsageError(`--${name} (or ${env}) takes a whole number or off, not ${JSON.stringify(raw)}`);
+  return raw === 'off' ? 0 : Number(raw);
 }
 
 async function cmdRetention(args: string[]): Promise<number> {
@@ -607,11 +607,14 @@ async function cmdRetention(args: string[]): Promise<number> {
   });
   if (positionals.length) throw new UsageError(`retention takes no arguments (got ${positionals.join(' ')})`);
   if (values.project && values.all) throw new UsageError('--project and --all exclude each other');
-  const { runRetention, DEFAULT_IDLE_DAYS } = await import('../listing/retention.js');
+  const { runRetention, ruleValue, DEFAULT_IDLE_DAYS } = await import('../listing/retention.js');
   const settings = {
-    idleDays: ruleOpt(values['idle-days'] as string | undefined, 'LEVELCODE_SESSIONS_AUTO_ARCHIVE_DAYS', 'idle-days', DEFAULT_IDLE_DAYS),
-    keep: ruleOpt(values.keep as string | undefined, 'LEVELCODE_SESSIONS_KEEP', 'keep', null),
-    maxAgeDays: ruleOpt(values['max-age'] as string | undefined, 'LEVELCODE_SESSIONS_MAX_AGE_DAYS', 'max-age', null),
+    idleDays: ruleValue(
+      ruleOpt(values['idle-days'] as string | undefined, 'LEVELCODE_SESSIONS_AUTO_ARCHIVE_DAYS', 'idle-days'),
+      DEFAULT_IDLE_DAYS,
+    ),
+    keep: ruleValue(ruleOpt(values.keep as string | undefined, 'LEVELCODE_SESSIONS_KEEP', 'keep'), null),
+    maxAgeDays: ruleValue(ruleOpt(values['max-age'] as string | undefined, 'LEVELCODE_SESSIONS_MAX_AGE_DAYS', 'max-age'), null),
     delete: !!values.delete,
   };
   const store = await openStore(values.dir as string | undefined);

@@ -20,6 +20,9 @@ import { SCHEMA_VERSION } from '../format/events.js';
 export const DEFAULT_IDLE_DAYS = 30;
 const DAY_MS = 86_400_000;
 
+/** A rule's value as given (a count or days; 0 is off) over its default; null is off. */
+export const ruleValue = (n: number | undefined, dflt: number | null): number | null => (n === undefined ? dflt : n === 0 ? null : n);
+
 export interface RetentionSettings {
   /** Auto-archive after this many idle days; null: off. */
   idleDays: number | null;

@@ -11,7 +11,7 @@ import { textOf, type SeqEvent, type SessionEvent } from '../format/events.js';
 import type { ReadResult, SessionStore } from '../store/store.js';
 import { forkSession } from '../store/fork.js';
 import { arrange, historyOrder } from '../listing/lifecycle.js';
-import { DEFAULT_IDLE_DAYS, runRetention } from '../listing/retention.js';
+import { DEFAULT_IDLE_DAYS, ruleValue, runRetention } from '../listing/retention.js';
 import { fallbackTitle, normalizeTitle, shouldGenerateTitle, titleInstructions, titleMaxTokens } from '../listing/title.js';
 import {
   planResume,
@@ -637,18 +637,19 @@ const sessionArchive: Handler<typeof P.sessionArchive> = async (p, _t, { store }
 
 const sessionRetention: Handler<typeof P.sessionRetention> = async (p, _t, { store, retention }) => {
   const project = p.project === undefined ? undefined : await store.realProject(p.project, false);
-  const off = (n: number | undefined, dflt: number | null) => (n === undefined ? dflt : n === 0 ? null : n);
   const settings = {
     // autoArchiveDays: 0 in initialize is off here too; absent there, the default.
-    idleDays: off(p.autoArchiveDays, retention.idleDays === undefined ? DEFAULT_IDLE_DAYS : retention.idleDays),
-    keep: off(p.keep, retention.keep),
-    maxAgeDays: off(p.maxAgeDays, retention.maxAgeDays),
+    idleDays: ruleValue(p.autoArchiveDays, retention.idleDays === undefined ? DEFAULT_IDLE_DAYS : retention.idleDays),
+    keep: ruleValue(p.keep, retention.keep),
+    maxAgeDays: ruleValue(p.maxAgeDays, retention.maxAgeDays),
     delete: p.delete === true,
   };
   return runRetention(store, { scope: project === undefined ? { all: true } : { project }, settings, dryRun: p.dryRun === true });
 };
 
-/** The sidecar's start-up sweep (server.ts): archives only, over every project. */
+export { ruleValue };
+
+/** The sidecar's sweep at start and every few hours (server.ts): archives only, over every project. */
 export function sweepAtStart(store: SessionStore, settings: Parameters<typeof runRetention>[1]['settings']) {
   return runRetention(store, { scope: { all: true }, settings: { ...settings, delete: false }, dryRun: false });
 }

@@ -63,6 +63,8 @@ const SERVER_NAME = 'levelcode-sessions';
 const SERVER_VERSION = '0.1.0';
 /** How often the process named in initialize's processId is checked. */
 const PARENT_POLL_MS = 1000;
+/** How often the auto-archive and retention rules of initialize are applied again (6 h). */
+const SWEEP_EVERY_MS = Number(process.env.LEVELCODE_SESSIONS_SWEEP_MS) || 6 * 3600_000;
 
 /** Runs the sidecar until the client leaves; resolves with the process exit code. */
 export async function serve(opts: ServeOptions): Promise<number> {
@@ -209,22 +211,31 @@ class Sidecar {
 
   /**
    * initializationOptions.autoArchiveDays and .retention: the rules kept as session/retention's
-   * defaults, and applied once now, archiving only (never deleting). session/list waits for it.
+   * defaults, and applied now and then every SWEEP_EVERY_MS while the sidecar runs (an editor
+   * left open for weeks archives too), archiving only (never deleting). session/list waits for
+   * the first sweep.
    */
   private startSweep(store: SessionStore, handlers: typeof import('./handlers.js'), o: P.InitializationOptions): void {
-    const days = (n: number | undefined) => (n === undefined || n === 0 ? null : n);
-    const idleDays = o.autoArchiveDays === undefined ? undefined : days(o.autoArchiveDays);
-    this.retention = { idleDays, keep: days(o.retention?.keep), maxAgeDays: days(o.retention?.maxAgeDays) };
+    const off = (n: number | undefined) => handlers.ruleValue(n, null);
+    const idleDays = o.autoArchiveDays === undefined ? undefined : off(o.autoArchiveDays);
+    this.retention = { idleDays, keep: off(o.retention?.keep), maxAgeDays: off(o.retention?.maxAgeDays) };
     const settings = { idleDays: idleDays ?? null, keep: this.retention.keep, maxAgeDays: this.retention.maxAgeDays, delete: false };
     if (settings.idleDays === null && settings.keep === null && settings.maxAgeDays === null) return;
-    this.sweeping = handlers
-      .sweepAtStart(store, settings)
-      .then((r) => {
-        for (const i of r.done) this.log.info(`auto-archived ${i.id} (${i.reason}, last active ${i.lastActive})`);
-        for (const i of r.skipped) this.log.debug(`not auto-archived ${i.id}: ${i.skipped}`);
-      })
-      .catch((e: unknown) => this.log.warn(`auto-archive: ${(e as Error)?.message ?? e}`));
+    const sweep = () =>
+      handlers
+        .sweepAtStart(store, settings)
+        .then((r) => {
+          for (const i of r.done) this.log.info(`auto-archived ${i.id} (${i.reason}, last active ${i.lastActive})`);
+          for (const i of r.skipped) this.log.debug(`not auto-archived ${i.id}: ${i.skipped}`);
+        })
+        .catch((e: unknown) => this.log.warn(`auto-archive: ${(e as Error)?.message ?? e}`));
+    this.sweeping = sweep();
+    this.sweepTimer = setInterval(() => {
+      if (this.phase === 'running') void sweep();
+    }, SWEEP_EVERY_MS);
+    this.sweepTimer.unref();
   }
+  private sweepTimer: NodeJS.Timeout | undefined;
 
   /** initializationOptions.followImports: the other tools' folders, watched and imported as they change. */
   private async follow(store: SessionStore, opt: Exclude<P.InitializationOptions['followImports'], false | undefined>): Promise<void> {
@@ -426,6 +437,7 @@ class Sidecar {
     this.phase = 'exiting';
     this.finishing = (async () => {
       if (this.parentTimer) clearInterval(this.parentTimer);
+      if (this.sweepTimer) clearInterval(this.sweepTimer);
       this.watcher?.close();
       this.follower?.close();
       this.log.send = undefined;

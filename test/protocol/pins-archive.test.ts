@@ -123,6 +123,24 @@ describe('auto-archive and session/retention', () => {
     await s0.stop();
   });
 
+  it('applies the rules again while it runs: a session that falls out later is archived then', async () => {
+    const { root, project } = workspace();
+    const s = await startSidecar({ root, env: { LEVELCODE_SESSIONS_SWEEP_MS: '200' }, initializationOptions: { retention: { keep: 1 } } });
+    const first = await sessionWith(s, project, [USER_AT('the first chat', ago(2))]);
+    expect(ids((await s.call(P.sessionList, { project })).sessions)).toEqual([first]); // one kept
+    await s.call(P.sessionRelease, { id: first }); // New Chat lets it go; the one held is skipped
+    const second = await sessionWith(s, project, [USER_AT('the second chat', ago(1))]);
+    // A later sweep (every 200 ms here, six hours by default) lets the older one go, archived.
+    let archived: string[] = [];
+    while (!archived.includes(first)) {
+      await new Promise((r) => setTimeout(r, 100));
+      archived = ids((await s.call(P.sessionList, { project, archived: true })).sessions);
+    }
+    expect(ids((await s.call(P.sessionList, { project })).sessions)).toEqual([second]);
+    expect(lastLine(fileOf(root, first))).toMatchObject({ kind: 'event', type: 'archive', auto: true, reason: 'keep' });
+    await s.stop();
+  });
+
   it('a dry run names exactly what the real run then archives', async () => {
     const { root, project } = workspace();
     const w = await startSidecar({ root });
