@@ -156,6 +156,10 @@ describe(':LevelRetention', () => {
     await nvim.choose(null);
     const a = oldSession(ws, 'three weeks old', 21);
     const b = oldSession(ws, 'two months old', 60);
+    // One this window holds (resumed here) is left alone, and the dry run says so.
+    const held = oldSession(ws, 'a month old, open here', 30);
+    await nvim.lua(`require('levelcode').resume({ id = ..., quiet = true }, function(err) T.held = err == nil end)`, [held]);
+    await nvim.waitFor('T.held', 'the chat to be held here');
     await nvim.command('LevelRetention');
     const dry = await nvim.waitFor<string[]>(
       `(function() local b = T.buf(); return b.name == 'levelcode://retention' and b.lines end)()`,
@@ -166,11 +170,12 @@ describe(':LevelRetention', () => {
     expect(dry).toContain('archive · three weeks old · older than 14 days (last active 21 days ago)');
     expect(dry.some((l) => l.startsWith('archive · two months old · '))).toBe(true);
     expect(dry.some((l) => l.includes('recent work'))).toBe(false);
-    expect(listed(ws)).toEqual([recent, a, b]); // the dry run changed nothing
+    expect(dry.filter((l) => l.startsWith('left alone · a month old, open here · '))).toHaveLength(1);
+    expect(listed(ws)).toEqual([recent, a, held, b]); // the dry run changed nothing
 
     await nvim.command('LevelRetention!');
     await nvim.note('retention: archived 2 chats.');
-    expect(listed(ws)).toEqual([recent]);
+    expect(listed(ws)).toEqual([recent, held]);
     expect(listed(ws, true).sort()).toEqual([a, b].sort());
 
     // Deleting counts every chat of the project; cancelling the confirmation deletes nothing.

@@ -22,6 +22,11 @@ local function plural(n, word)
   return string.format('%d %s%s', n, word, n == 1 and '' or 's')
 end
 
+---A retention or relink item's title (JSON null arrives as vim.NIL).
+local function title_of(item)
+  return type(item.title) == 'string' and item.title or item.id
+end
+
 -- Delete and Undo ---------------------------------------------------------------------------------
 
 ---What the last delete's notice offers to undo: ids, how to name them, and until when (loop ms).
@@ -63,7 +68,8 @@ function M.delete(s, cb)
     if err then
       util.error('could not delete “' .. title .. '”: ' .. util.err_text(err))
     else
-      util.notify('moved “' .. title .. '” to the trash.' .. offer_undo({ s.id }, '“' .. title .. '”'))
+      local undo = offer_undo({ s.id }, '“' .. title .. '”')
+      util.notify('moved “' .. title .. '” to the trash.' .. undo, nil, undo ~= '' and { timeout = config.get().undo_ms } or nil)
     end
     cb(err, result)
   end)
@@ -75,7 +81,8 @@ function M.undo(cb)
   cb = cb or function() end
   local pending = M.pending_undo()
   if not pending then
-    util.notify('nothing to undo: no chat was deleted in the last ' .. math.floor((config.get().undo_ms or 0) / 1000) .. ' s.')
+    local ms = tonumber(config.get().undo_ms) or 0
+    util.notify(ms > 0 and string.format('nothing to undo: no chat was deleted in the last %d s.', math.floor(ms / 1000)) or 'nothing to undo (undo_ms is 0).')
     return cb({ code = 'nothing', message = 'nothing to undo' }, nil)
   end
   undoable = nil
@@ -180,7 +187,7 @@ function M.fork(s, cb)
           util.error('could not fork “' .. title .. '”: ' .. util.err_text(ferr))
           return cb(ferr, nil)
         end
-        util.notify(string.format('forked “%s” at turn %d: a new chat; the original is unchanged.', title, forked.turn or turn.n))
+        util.notify(string.format('forked “%s” at turn %d: a new chat; the original is unchanged.', title, tonumber(forked.turn) or turn.n))
         require('levelcode.resume').resume({ id = forked.id, title = title }, cb)
       end)
     end)
@@ -226,10 +233,10 @@ function M.plan_lines(plan)
   for _, item in ipairs(done) do
     local why = REASON[item.reason] and REASON[item.reason](set) or tostring(item.reason)
     local verb = item.action == 'delete' and 'trash' or 'archive'
-    table.insert(lines, string.format('%s · %s · %s (last active %s)', verb, item.title or item.id, why, util.relative_time(item.lastActive)))
+    table.insert(lines, string.format('%s · %s · %s (last active %s)', verb, title_of(item), why, util.relative_time(item.lastActive)))
   end
   for _, item in ipairs(plan.skipped or {}) do
-    table.insert(lines, string.format('left alone · %s · %s', item.title or item.id, tostring(item.skipped or item.reason)))
+    table.insert(lines, string.format('left alone · %s · %s', title_of(item), tostring(item.skipped or item.reason)))
   end
   if #done == 0 then
     table.insert(lines, 'Nothing falls out.')
@@ -298,7 +305,7 @@ local function apply(delete, cb)
       util.notify('retention: nothing fell out.')
     else
       local undo = c.delete > 0 and offer_undo(c.ids, plural(c.delete, 'chat')) or ''
-      util.notify('retention: ' .. table.concat(said, ', ') .. '.' .. undo)
+      util.notify('retention: ' .. table.concat(said, ', ') .. '.' .. undo, nil, undo ~= '' and { timeout = config.get().undo_ms } or nil)
     end
     draw(vim.fn.bufnr('levelcode://retention'), M.plan_lines(plan)) -- what was done, if it is open
     cb(nil, plan)

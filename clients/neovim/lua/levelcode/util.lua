@@ -10,8 +10,9 @@ M.levels = vim.log.levels
 ---Tells the user something, prefixed so they know where it comes from.
 ---@param msg string
 ---@param level integer|nil vim.log.levels.*
-function M.notify(msg, level)
-  vim.notify('LevelCode: ' .. msg, level or vim.log.levels.INFO, { title = 'LevelCode' })
+---@param opts table|nil more vim.notify options (nvim-notify's `timeout`: how long it shows)
+function M.notify(msg, level, opts)
+  vim.notify('LevelCode: ' .. msg, level or vim.log.levels.INFO, vim.tbl_extend('force', { title = 'LevelCode' }, opts or {}))
 end
 
 ---@param msg string
