@@ -131,6 +131,8 @@ describe('loading', () => {
     expect(text).toMatch(/OK:? .*The sidecar starts: levelcode-sessions 0\.1\.0, protocol version 1/);
     expect(text).toContain(ws.store);
     expect(text).toMatch(/OK:? .*doctor: 0 session\(s\) in 0 project\(s\), no problems/);
+    expect(text).toMatch(/OK:? .*At start-up the sidecar applies: archive chats idle 30 days \(archiving only/);
+    expect(text).toMatch(/OK:? .*:LevelUndo brings a deleted chat back for 30 s/);
     expect(await nvim.lua(`return require('levelcode.rpc').server().store`)).toBe(ws.store);
 
     // setup() again with another store: the running sidecar is replaced by one on that store,
