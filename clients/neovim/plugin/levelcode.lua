@@ -17,8 +17,34 @@ local function cmd(name, fn, opts)
 end
 
 cmd('LevelHistory', function(a)
-  require('levelcode').history(a.bang)
-end, { bang = true, desc = 'LevelCode: chat History (! opens it in a buffer that updates itself)' })
+  require('levelcode').history(a.bang, a.args)
+end, {
+  bang = true,
+  nargs = '?',
+  complete = function()
+    return { 'archived' }
+  end,
+  desc = 'LevelCode: chat History (! opens it in a buffer that updates itself; archived: the archived chats)',
+})
+
+cmd('LevelUndo', function()
+  require('levelcode').undo()
+end, { desc = 'LevelCode: bring back the chat just deleted' })
+
+cmd('LevelRetention', function(a)
+  require('levelcode').retention(a.bang, a.args)
+end, {
+  bang = true,
+  nargs = '?',
+  complete = function()
+    return { 'delete' }
+  end,
+  desc = 'LevelCode: what retention would archive (! applies it; ! delete trashes instead)',
+})
+
+cmd('LevelRelink', function(a)
+  require('levelcode').relink(a.fargs)
+end, { nargs = '+', complete = 'dir', desc = "LevelCode: make the chats of folder OLD the chats of NEW (default: this project)" })
 
 cmd('LevelResumeLast', function()
   require('levelcode').resume_last()

@@ -123,10 +123,15 @@ export interface InputView {
   default: string | null;
   done: boolean;
 }
+export interface ConfirmView {
+  msg: string;
+  choices: string | null;
+}
 export interface UiView {
   selects: SelectView[];
   inputs: InputView[];
   notes: Note[];
+  confirms: ConfirmView[];
 }
 export interface BufView {
   buf: number;

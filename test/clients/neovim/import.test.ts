@@ -57,6 +57,7 @@ describe('imported sessions', () => {
     expect(actions.items).toEqual([
       'Resume',
       'Continue in Claude Code',
+      'Fork from turn…',
       'Open transcript',
       'Rename',
       'Pin',

@@ -20,12 +20,13 @@ describe('loading', () => {
     const state = await nvim.lua<Record<string, unknown>>(`
       return {
         commands = vim.tbl_map(function(c) return vim.fn.exists(':' .. c) end,
-          { 'LevelHistory', 'LevelResumeLast', 'LevelNew', 'LevelExport', 'LevelRename', 'LevelSearch' }),
+          { 'LevelHistory', 'LevelResumeLast', 'LevelNew', 'LevelExport', 'LevelRename', 'LevelSearch',
+            'LevelUndo', 'LevelRetention', 'LevelRelink' }),
         loaded = package.loaded['levelcode'] ~= nil or package.loaded['levelcode.rpc'] ~= nil,
         errmsg = vim.v.errmsg,
         clients = #vim.lsp.get_active_clients(),
       }`);
-    expect(state.commands).toEqual([2, 2, 2, 2, 2, 2]);
+    expect(state.commands).toEqual([2, 2, 2, 2, 2, 2, 2, 2, 2]);
     expect(state.loaded).toBe(false);
     expect(state.errmsg).toBe('');
     expect(state.clients).toBe(0);
@@ -41,7 +42,8 @@ describe('loading', () => {
     const errors = await nvim.lua<string[]>(`
       local errs = {}
       for _, m in ipairs({ 'levelcode', 'levelcode.config', 'levelcode.util', 'levelcode.rpc', 'levelcode.session',
-                           'levelcode.resume', 'levelcode.transcript', 'levelcode.history', 'levelcode.health' }) do
+                           'levelcode.resume', 'levelcode.transcript', 'levelcode.history', 'levelcode.lifecycle',
+                           'levelcode.health' }) do
         local ok, e = pcall(require, m)
         if not ok then table.insert(errs, m .. ': ' .. tostring(e)) end
       end
@@ -51,6 +53,15 @@ describe('loading', () => {
     expect(errors).toEqual([]);
     const cmd = await nvim.lua<string[]>(`return require('levelcode.config').command()`);
     expect(cmd).toEqual(['node', join(REPO, 'bin', 'levelcode-sessions.js'), 'serve', '--stdio']);
+    // The lifecycle options become initializationOptions (protocol.md `initialize`).
+    expect(await nvim.lua(`return require('levelcode.config').init_options()`)).toEqual({ autoArchiveDays: 30 });
+    await nvim.lua(`require('levelcode').setup({ auto_archive_days = 0, retention = { keep = 20, max_age_days = 90 } })`);
+    expect(await nvim.lua(`return require('levelcode.config').init_options()`)).toEqual({
+      autoArchiveDays: 0,
+      retention: { keep: 20, maxAgeDays: 90 },
+    });
+    const bad = await nvim.lua<string>(`local ok, e = pcall(require('levelcode').setup, { auto_archive_days = '30' }); return tostring(e)`);
+    expect(bad).toContain('`auto_archive_days` must be a number');
   });
 
   it('has vimdoc with valid, unique tags', async () => {
@@ -69,6 +80,13 @@ describe('loading', () => {
       ':LevelExport',
       ':LevelRename',
       ':LevelSearch',
+      ':LevelUndo',
+      ':LevelRetention',
+      ':LevelRelink',
+      'levelcode-lifecycle',
+      'levelcode-retention',
+      'levelcode-fork',
+      'levelcode-row-state',
       'levelcode-summarize',
       'levelcode-api',
       'levelcode.append()',
@@ -113,6 +131,8 @@ describe('loading', () => {
     expect(text).toMatch(/OK:? .*The sidecar starts: levelcode-sessions 0\.1\.0, protocol version 1/);
     expect(text).toContain(ws.store);
     expect(text).toMatch(/OK:? .*doctor: 0 session\(s\) in 0 project\(s\), no problems/);
+    expect(text).toMatch(/OK:? .*At start-up the sidecar applies: archive chats idle 30 days \(archiving only/);
+    expect(text).toMatch(/OK:? .*:LevelUndo brings a deleted chat back for 30 s/);
     expect(await nvim.lua(`return require('levelcode.rpc').server().store`)).toBe(ws.store);
 
     // setup() again with another store: the running sidecar is replaced by one on that store,

@@ -3,9 +3,15 @@
 --   vim.ui.select -> T.selects (prompt, kind, the formatted items); T.choose(label) answers the latest
 --   vim.ui.input  -> T.inputs; T.answer(text) answers the latest
 --   vim.notify    -> T.notes (message, level), then the real vim.notify (so :messages has it too)
+--   vim.fn.confirm -> T.confirms (message, choices); answers T.confirm_answer (default 1, the first choice)
 -- T.view() returns all of it as plain data for the test (no functions cross msgpack).
 
-_G.T = { selects = {}, inputs = {}, notes = {}, resumed = {}, summaries = {} }
+_G.T = { selects = {}, inputs = {}, notes = {}, resumed = {}, summaries = {}, confirms = {}, confirm_answer = 1 }
+
+vim.fn.confirm = function(msg, choices, default, kind)
+  table.insert(T.confirms, { msg = msg, choices = choices or vim.NIL, default = default or vim.NIL, kind = kind or vim.NIL })
+  return T.confirm_answer
+end
 
 vim.ui.select = function(items, opts, on_choice)
   opts = opts or {}
@@ -57,7 +63,7 @@ function T.view()
   for _, i in ipairs(T.inputs) do
     table.insert(inputs, { prompt = i.prompt or vim.NIL, default = i.default or vim.NIL, done = i.done })
   end
-  return { selects = selects, inputs = inputs, notes = T.notes }
+  return { selects = selects, inputs = inputs, notes = T.notes, confirms = T.confirms }
 end
 
 ---Lines and a few options of a buffer, for assertions.

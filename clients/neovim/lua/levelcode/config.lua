@@ -37,12 +37,19 @@ local M = {}
 ---@field summarize levelcode.SummarizeFn|nil needed for tier-3 resume (see |levelcode-summarize|)
 ---@field on_resume nil|fun(result: table) called with every successful resume (for chat plugins)
 ---@field history levelcode.HistoryConfig
+---@field auto_archive_days integer archive chats idle this many days when the sidecar starts (0: off)
+---@field retention levelcode.RetentionConfig the rules of :LevelRetention (and of the start-up archive)
+---@field undo_ms integer         how long :LevelUndo can bring back a deleted chat (0: no undo)
 ---@field transcript levelcode.TranscriptConfig
 ---@field request_timeout integer  milliseconds a request may take before it fails (long ones get 10x)
 ---@field restart levelcode.RestartConfig
 
 ---@class levelcode.HistoryConfig
 ---@field limit integer           sessions listed at most
+
+---@class levelcode.RetentionConfig
+---@field keep integer|nil        the most chats kept per project (nil or 0: no limit)
+---@field max_age_days integer|nil the oldest age kept, in days (nil or 0: no limit)
 
 ---@class levelcode.TranscriptConfig
 ---@field large_bytes integer     a session file larger than this opens its end first
@@ -67,6 +74,9 @@ local defaults = {
   summarize = nil,
   on_resume = nil,
   history = { limit = 200 },
+  auto_archive_days = 30,
+  retention = { keep = nil, max_age_days = nil },
+  undo_ms = 30000,
   transcript = { large_bytes = 512 * 1024, tail_events = 60 },
   request_timeout = 30000,
   restart = { max = 3, window_ms = 60000 },
@@ -87,6 +97,9 @@ function M.set(opts)
     on_resume = 'function',
     context_window = 'number',
     summary_window = 'number',
+    auto_archive_days = 'number',
+    retention = 'table',
+    undo_ms = 'number',
   }
   for key, kind in pairs(expected) do
     if opts[key] ~= nil and type(opts[key]) ~= kind then
@@ -97,6 +110,26 @@ function M.set(opts)
   -- tbl_deep_extend merges list-like tables index by index; a command is replaced whole.
   merged.cmd = opts.cmd and vim.deepcopy(opts.cmd) or nil
   current = merged
+end
+
+---The sidecar's `initializationOptions`: auto-archive and retention (protocol.md `initialize`).
+---Applied once when the sidecar starts, archiving only (it never deletes on its own).
+---@return table
+function M.init_options()
+  local days = math.max(0, math.floor(tonumber(current.auto_archive_days) or 0))
+  local r = current.retention or {}
+  local retention = {}
+  if tonumber(r.keep) and r.keep > 0 then
+    retention.keep = math.floor(r.keep)
+  end
+  if tonumber(r.max_age_days) and r.max_age_days > 0 then
+    retention.maxAgeDays = math.floor(r.max_age_days)
+  end
+  local opts = { autoArchiveDays = days }
+  if next(retention) then
+    opts.retention = retention
+  end
+  return opts
 end
 
 ---@return levelcode.Config

@@ -101,6 +101,29 @@ function M.check()
     r.warn('This sidecar has no two-step compaction (resume.compact): chats too long for the model cannot be resumed from Neovim')
   end
 
+  local features = server.features or {}
+  if vim.tbl_contains(features, 'lifecycle') then
+    local cfg, init = config.get(), config.init_options()
+    local rules = {}
+    table.insert(rules, init.autoArchiveDays > 0 and ('archive chats idle ' .. init.autoArchiveDays .. ' days') or 'auto-archive off')
+    local keep = init.retention and init.retention.keep
+    local age = init.retention and init.retention.maxAgeDays
+    if keep then
+      table.insert(rules, 'keep the newest ' .. keep)
+    end
+    if age then
+      table.insert(rules, 'none older than ' .. age .. ' days')
+    end
+    r.ok('At start-up the sidecar applies: ' .. table.concat(rules, ', ') .. ' (archiving only; :LevelRetention shows what would fall out)')
+    if vim.tbl_contains(features, 'restore') and (tonumber(cfg.undo_ms) or 0) > 0 then
+      r.ok(string.format(':LevelUndo brings a deleted chat back for %d s', math.floor(cfg.undo_ms / 1000)))
+    else
+      r.info('No undo after a delete (undo_ms is 0, or this platform keeps no searchable trash); deleted chats are in the OS trash')
+    end
+  else
+    r.warn('This sidecar has no pins, archive or retention (lifecycle)')
+  end
+
   r.start('Store')
   local store = server.store
   if type(store) ~= 'string' then

@@ -1,26 +1,29 @@
 -- levelcode.history: History as the user meets it.
 --   * `pick()`: the project's sessions in vim.ui.select (Telescope, fzf-lua or dressing.nvim take
---     over where installed), newest first, "title · relative time · turns · model"; choosing one
---     offers Resume, Open transcript, Rename, Pin (or Unpin), Archive, Delete, Export as
---     Markdown, and for a session
+--     over where installed), pinned first, then newest first, "title · relative time · turns ·
+--     model · state" (pinned, archived, forked from, moved from, open in another window,
+--     interrupted); `pick({archived = true})` the archived ones. Choosing one offers Resume,
+--     Fork from turn…, Open transcript, Rename, Pin (or Unpin), Archive (or Unarchive), Delete
+--     (with Undo), Export as Markdown, and for a session
 --     imported from a tool that resumes by id (Claude Code, Codex) "Continue in <tool>", which
 --     runs the sidecar's `continueIn` command in a :terminal in the tool's project folder.
 --   * `open_buffer()`: the same list in a buffer (`levelcode://history`) that stays open and is
 --     redrawn whenever the sidecar reports a change (session/didChange), from any process.
 --   * `search()`: full-text search, into a picker or the quickfix list.
--- Depends on levelcode.session, levelcode.resume, levelcode.transcript, levelcode.rpc,
--- levelcode.config and levelcode.util.
+-- Depends on levelcode.session, levelcode.resume, levelcode.transcript, levelcode.lifecycle,
+-- levelcode.rpc, levelcode.config and levelcode.util.
 
 local session = require('levelcode.session')
 local resume = require('levelcode.resume')
 local transcript = require('levelcode.transcript')
+local lifecycle = require('levelcode.lifecycle')
 local rpc = require('levelcode.rpc')
 local config = require('levelcode.config')
 local util = require('levelcode.util')
 
 local M = {}
 
-M.actions = { 'Resume', 'Open transcript', 'Rename', 'Delete', 'Export as Markdown' }
+M.actions = { 'Resume', 'Fork from turn…', 'Open transcript', 'Rename', 'Delete', 'Export as Markdown' }
 
 local HEADER_LINES = 2
 
@@ -39,9 +42,13 @@ end
 ---@return string[]
 function M.actions_for(s)
   local list = vim.deepcopy(M.actions)
-  -- Pin or Unpin, then Archive, after Rename: a pinned chat is listed first, an archived one not at all.
-  table.insert(list, 4, s.pinned and 'Unpin' or 'Pin')
-  table.insert(list, 5, 'Archive')
+  -- Pin or Unpin, then Archive or Unarchive, after Rename: a pinned chat is listed first, an
+  -- archived one only in the archived list.
+  table.insert(list, 5, s.pinned and 'Unpin' or 'Pin')
+  table.insert(list, 6, s.archived and 'Unarchive' or 'Archive')
+  if not rpc.has_feature('fork.atTurn') then
+    table.remove(list, 2)
+  end
   local cont = M.continue_action(s)
   if cont then
     table.insert(list, 2, cont)
@@ -107,24 +114,22 @@ function M.act(s, action, cb)
       end
       cb(err, result)
     end)
-  elseif action == 'Archive' then
-    session.archive(s.id, true, function(err, result)
+  elseif action == 'Archive' or action == 'Unarchive' or action == 'Archive or unarchive' then
+    local archived = action == 'Archive' or (action == 'Archive or unarchive' and not s.archived)
+    session.archive(s.id, archived, function(err, result)
       if err then
-        util.error('could not archive “' .. title .. '”: ' .. util.err_text(err))
+        util.error('could not ' .. (archived and 'archive' or 'unarchive') .. ' “' .. title .. '”: ' .. util.err_text(err))
+      elseif archived then
+        util.notify('archived “' .. title .. '”: out of History, still found by :LevelSearch; :LevelHistory archived lists it.')
       else
-        util.notify('archived “' .. title .. '”: out of History, still found by :LevelSearch.')
+        util.notify('unarchived “' .. title .. '”: back in History.')
       end
       cb(err, result)
     end)
+  elseif action == 'Fork from turn…' then
+    lifecycle.fork(s, cb)
   elseif action == 'Delete' then
-    session.delete(s.id, function(err, result)
-      if err then
-        util.error('could not delete “' .. title .. '”: ' .. util.err_text(err))
-      else
-        util.notify('moved “' .. title .. '” to the trash.')
-      end
-      cb(err, result)
-    end)
+    lifecycle.delete(s, cb)
   elseif action == 'Export as Markdown' then
     transcript.export({ id = s.id, title = title }, cb)
   else
@@ -169,24 +174,43 @@ function M.choose_action(s, cb)
   end)
 end
 
+---Titles of every session listed lately, by id: a fork's row names its parent with them.
+local known_titles = {}
+
+---Lists (main or archived) and remembers the titles.
+local function list(opts, cb)
+  session.list(opts, function(err, result)
+    if not err and result then
+      for id, t in pairs(util.titles(result.sessions or {})) do
+        known_titles[id] = t
+      end
+    end
+    cb(err, result)
+  end)
+end
+
 ---Shows the project's sessions in vim.ui.select, then the actions for the chosen one.
----@param opts {all: boolean|nil, prompt: string|nil, on_choice: fun(s: table|nil)|nil}|nil
+---`opts.archived`: the archived sessions instead.
+---@param opts {all: boolean|nil, archived: boolean|nil, prompt: string|nil, on_choice: fun(s: table|nil)|nil}|nil
 function M.pick(opts)
   opts = opts or {}
-  session.list({ all = opts.all }, function(err, result)
+  list({ all = opts.all, archived = opts.archived }, function(err, result)
     if err then
       return util.error('could not list sessions: ' .. util.err_text(err))
     end
     local sessions = result.sessions or {}
     if #sessions == 0 then
+      if opts.archived then
+        return util.notify('no archived chats for ' .. config.project() .. '.')
+      end
       return util.notify('no chats saved for ' .. config.project() .. ' yet.')
     end
     local live = session.live()
     vim.ui.select(sessions, {
-      prompt = opts.prompt or 'LevelCode History ',
+      prompt = opts.prompt or (opts.archived and 'LevelCode archived chats ' or 'LevelCode History '),
       kind = 'levelcode.history',
       format_item = function(s)
-        return util.format_session(s, live)
+        return util.format_session(s, live, known_titles)
       end,
     }, function(s)
       if opts.on_choice then
@@ -206,6 +230,8 @@ local view = {
   buf = nil,
   ---@type table[]
   sessions = {},
+  ---@type boolean the archived chats instead of History (`A` switches)
+  archived = false,
   rendering = false,
   again = false,
 }
@@ -220,28 +246,34 @@ local function render()
     return
   end
   view.rendering = true
-  session.list({}, function(err, result)
+  local archived = view.archived
+  list({ archived = archived }, function(err, result)
     view.rendering = false
     if not vim.api.nvim_buf_is_valid(buf) then
       return
     end
     local lines
+    local name = archived and 'LevelCode archived chats' or 'LevelCode History'
     if err then
-      lines = { 'LevelCode History · ' .. config.project(), 'could not list sessions: ' .. util.err_text(err) }
+      lines = { name .. ' · ' .. config.project(), 'could not list sessions: ' .. util.err_text(err) }
       view.sessions = {}
     else
       view.sessions = result.sessions or {}
       local n = #view.sessions
       lines = {
-        string.format('LevelCode History · %s · %d chat%s', config.project(), n, n == 1 and '' or 's'),
-        '<CR> actions  o open  R resume  c continue in its tool  r rename  p pin  a archive  D delete  e export  q close',
+        string.format('%s · %s · %d chat%s', name, config.project(), n, n == 1 and '' or 's'),
+        '<CR> actions  o open  R resume  f fork  c continue in its tool  r rename  p pin  a '
+          .. (archived and 'unarchive' or 'archive')
+          .. '  D delete  u undo  e export  A '
+          .. (archived and 'History' or 'archived')
+          .. '  q close',
       }
       local live = session.live()
       for _, s in ipairs(view.sessions) do
-        table.insert(lines, util.format_session(s, live))
+        table.insert(lines, util.format_session(s, live, known_titles))
       end
       if n == 0 then
-        table.insert(lines, 'No chats saved for this project yet.')
+        table.insert(lines, archived and 'No archived chats for this project.' or 'No chats saved for this project yet.')
       end
     end
     vim.bo[buf].modifiable = true
@@ -272,8 +304,10 @@ local function map(buf, lhs, fn, desc)
 end
 
 ---Opens (or shows again) the History buffer in the current window; it refreshes on every change.
+---@param archived boolean|nil the archived chats (`A` in the buffer switches back and forth)
 ---@return integer buf
-function M.open_buffer()
+function M.open_buffer(archived)
+  view.archived = archived == true
   local buf = view.buf
   if not buf or not vim.api.nvim_buf_is_valid(buf) then
     buf = vim.api.nvim_create_buf(false, true)
@@ -290,7 +324,8 @@ function M.open_buffer()
       { 'R', 'Resume' },
       { 'r', 'Rename' },
       { 'p', 'Pin or unpin' },
-      { 'a', 'Archive' },
+      { 'a', 'Archive or unarchive' },
+      { 'f', 'Fork from turn…' },
       { 'D', 'Delete' },
       { 'e', 'Export as Markdown' },
       { 'c', 'Continue in tool' },
@@ -300,6 +335,13 @@ function M.open_buffer()
         M.act(s, action)
       end, 'LevelCode: ' .. action:lower())
     end
+    vim.keymap.set('n', 'u', function()
+      lifecycle.undo()
+    end, { buffer = buf, nowait = true, silent = true, desc = 'LevelCode: undo the last delete' })
+    vim.keymap.set('n', 'A', function()
+      view.archived = not view.archived
+      render()
+    end, { buffer = buf, nowait = true, silent = true, desc = 'LevelCode: archived chats / History' })
     vim.keymap.set('n', 'q', function()
       local alt = vim.fn.bufnr('#')
       if alt > 0 and alt ~= buf and vim.api.nvim_buf_is_loaded(alt) then

@@ -81,14 +81,45 @@ end
 
 -- What the commands run ---------------------------------------------------------------------------
 
----:LevelHistory (picker) and :LevelHistory! (a History buffer that refreshes itself).
+---:LevelHistory [archived] (picker) and :LevelHistory! [archived] (a History buffer that
+---refreshes itself). `archived`: the archived chats instead.
 ---@param bang boolean|nil
-function M.history(bang)
-  if bang then
-    require('levelcode.history').open_buffer()
-  else
-    require('levelcode.history').pick()
+---@param arg string|nil '' or 'archived'
+function M.history(bang, arg)
+  local archived = arg == 'archived'
+  if arg and arg ~= '' and not archived then
+    return require('levelcode.util').error('usage: :LevelHistory[!] [archived]')
   end
+  if bang then
+    require('levelcode.history').open_buffer(archived)
+  else
+    require('levelcode.history').pick({ archived = archived })
+  end
+end
+
+---:LevelUndo: brings back the chat the last delete moved to the trash (while its notice shows).
+function M.undo()
+  require('levelcode.lifecycle').undo()
+end
+
+---:LevelRetention[!] [delete]: the dry run; with `!` applied (archiving, or with `delete`,
+---trashing what `keep` / `max_age_days` drop, after a confirmation).
+---@param bang boolean|nil
+---@param arg string|nil '' or 'delete'
+function M.retention(bang, arg)
+  if arg and arg ~= '' and arg ~= 'delete' then
+    return require('levelcode.util').error('usage: :LevelRetention[!] [delete]')
+  end
+  require('levelcode.lifecycle').retention({ apply = bang == true, delete = arg == 'delete' })
+end
+
+---:LevelRelink OLD [NEW]
+---@param args string[]
+function M.relink(args)
+  if #args < 1 or #args > 2 then
+    return require('levelcode.util').error('usage: :LevelRelink OLD [NEW]')
+  end
+  require('levelcode.lifecycle').relink(args[1], args[2])
 end
 
 ---:LevelResumeLast

@@ -58,6 +58,8 @@ local state = {
   pid = nil,
   ---@type string[]|nil the command the running sidecar was started with
   cmd = nil,
+  ---@type table|nil the initializationOptions it was started with
+  init_options = nil,
   init_timer = nil,
 }
 
@@ -173,6 +175,7 @@ local function start()
     -- "Starting the sidecar"): empty unless cmd_env sets it.
     cmd_env = vim.tbl_extend('force', { NODE_EXTRA_CA_CERTS = '' }, cfg.cmd_env or {}),
     root_dir = config.project(),
+    init_options = config.init_options(),
     capabilities = capabilities(),
     handlers = { ['session/didChange'] = on_did_change },
     flags = { exit_timeout = 2000 },
@@ -205,6 +208,7 @@ local function start()
   end
   state.client_id = id
   state.cmd = cmd
+  state.init_options = client_config.init_options
   local client = vim.lsp.get_client_by_id(id)
   state.pid = client and client.rpc and client.rpc.pid or nil
   state.init_timer = uv.new_timer()
@@ -344,14 +348,15 @@ function M.stop()
   end
 end
 
----Stops a running sidecar whose command no longer matches the configuration (after setup() is
----called again with another `cmd` or `dir`); the next request starts the right one.
+---Stops a running sidecar whose command or start-up options no longer match the configuration
+---(after setup() is called again with another `cmd`, `dir`, `auto_archive_days` or `retention`);
+---the next request starts the right one.
 function M.apply_config()
   if not state.client_id then
     return
   end
   local cmd = config.command()
-  if not vim.deep_equal(cmd, state.cmd) then
+  if not vim.deep_equal(cmd, state.cmd) or not vim.deep_equal(config.init_options(), state.init_options) then
     M.stop()
   end
 end

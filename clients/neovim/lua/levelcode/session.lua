@@ -1,5 +1,6 @@
 -- levelcode.session: the live session of this Neovim (the one a chat plugin appends to) and the
--- plain operations on sessions: new, append, seal, list, read, rename, delete, export, search.
+-- plain operations on sessions: new, append, seal, list, read, rename, pin, archive, delete,
+-- restore, fork, relink, retention, export, search.
 -- Appends are queued so that a chat plugin's turns reach the file in the order they were given,
 -- and the first append creates the live session when there is none.
 -- Every function is asynchronous and reports through `cb(err, result)`.
@@ -191,12 +192,16 @@ function M.new(cb)
   after_older()
 end
 
----Lists sessions, newest first. `opts.project` defaults to the current project; `opts.all` lists every project.
----@param opts {project: string|nil, all: boolean|nil, limit: integer|nil}|nil
+---Lists sessions, pinned first, then newest first. `opts.project` defaults to the current
+---project; `opts.all` lists every project; `opts.archived` lists the archived sessions instead.
+---@param opts {project: string|nil, all: boolean|nil, limit: integer|nil, archived: boolean|nil}|nil
 ---@param cb fun(err: any, result: {sessions: table[], problems: table[]}|nil)
 function M.list(opts, cb)
   opts = opts or {}
   local params = { limit = opts.limit or config.get().history.limit }
+  if opts.archived then
+    params.archived = true
+  end
   if opts.all then
     params.all = true
   else
@@ -246,6 +251,51 @@ function M.delete(id, cb)
     end
     cb(err, result)
   end)
+end
+
+---Brings a session `delete` moved to the trash back to its place in the store.
+---@param id string
+---@param cb fun(err: any, result: {id: string, project: string, path: string}|nil)
+function M.restore(id, cb)
+  rpc.request('session/restore', { id = id }, cb)
+end
+
+---A new session holding turns 1 to `at_turn` of another (all of them when nil), owned by this
+---sidecar; `project` for a session listed with `movedFrom` (the listed folder).
+---@param id string
+---@param at_turn integer|nil
+---@param project string|nil
+---@param cb fun(err: any, result: {id: string, project: string, forkedFrom: string, turn: integer}|nil)
+function M.fork(id, at_turn, project, cb)
+  rpc.request('session/fork', { id = id, atTurn = at_turn, project = project }, cb, long())
+end
+
+---Makes the sessions of folder `from` the sessions of `to` (a dry run moves nothing).
+---@param from string
+---@param to string
+---@param dry_run boolean
+---@param cb fun(err: any, result: {sessions: table[]}|nil)
+function M.relink(from, to, dry_run, cb)
+  rpc.request('session/relink', { from = from, to = to, dryRun = dry_run }, cb, long())
+end
+
+---Applies the retention rules of the configuration to the current project: a dry run answers
+---the plan only; `delete` moves what `keep` and `max_age_days` drop to the trash instead of
+---archiving it.
+---@param opts {dry_run: boolean|nil, delete: boolean|nil}
+---@param cb fun(err: any, result: {done: table[], skipped: table[], settings: table}|nil)
+function M.retention(opts, cb)
+  local init = config.init_options()
+  local r = init.retention or {}
+  local params = {
+    project = config.project(),
+    dryRun = opts.dry_run == true,
+    delete = opts.delete == true,
+    autoArchiveDays = init.autoArchiveDays,
+    keep = r.keep or 0,
+    maxAgeDays = r.maxAgeDays or 0,
+  }
+  rpc.request('session/retention', params, cb, long())
 end
 
 ---@param id string

@@ -10,8 +10,9 @@ M.levels = vim.log.levels
 ---Tells the user something, prefixed so they know where it comes from.
 ---@param msg string
 ---@param level integer|nil vim.log.levels.*
-function M.notify(msg, level)
-  vim.notify('LevelCode: ' .. msg, level or vim.log.levels.INFO, { title = 'LevelCode' })
+---@param opts table|nil more vim.notify options (nvim-notify's `timeout`: how long it shows)
+function M.notify(msg, level, opts)
+  vim.notify('LevelCode: ' .. msg, level or vim.log.levels.INFO, vim.tbl_extend('force', { title = 'LevelCode' }, opts or {}))
 end
 
 ---@param msg string
@@ -94,11 +95,49 @@ function M.relative_time(iso, now)
   return 'on ' .. os.date('%Y-%m-%d', t)
 end
 
----One History line: title · relative time · turns · model.
+---Where a History row stands, beyond its title: pinned, archived, forked from “Title” turn N,
+---moved from a folder, open in another window, interrupted.
+---@param s table a SessionSummary
+---@param titles table<string, string>|nil titles by id (to name a fork's parent)
+---@return string[]
+function M.session_state(s, titles)
+  local out = {}
+  if s.pinned == true then
+    table.insert(out, 'pinned')
+  end
+  if s.archived == true then
+    table.insert(out, 'archived')
+  end
+  if type(s.forkedFrom) == 'table' and s.forkedFrom.id then
+    local parent = titles and titles[s.forkedFrom.id] or s.forkedFrom.id
+    local at = s.forkedFrom.turn and (' turn ' .. tostring(s.forkedFrom.turn)) or ''
+    table.insert(out, 'forked from “' .. parent .. '”' .. at)
+  end
+  if type(s.movedFrom) == 'string' and s.movedFrom ~= '' then
+    table.insert(out, 'moved from ' .. vim.fn.fnamemodify(s.movedFrom, ':~'))
+  end
+  if type(s.heldBy) == 'table' then
+    local who = {}
+    if s.heldBy.pid then
+      table.insert(who, 'pid ' .. tostring(s.heldBy.pid))
+    end
+    if type(s.heldBy.host) == 'string' and s.heldBy.host ~= '' then
+      table.insert(who, 'on ' .. s.heldBy.host)
+    end
+    table.insert(out, 'open in another window' .. (#who > 0 and (' (' .. table.concat(who, ' ') .. ')') or ''))
+  end
+  if s.interrupted == true then
+    table.insert(out, 'interrupted')
+  end
+  return out
+end
+
+---One History line: title · relative time · turns · model, then its state (M.session_state).
 ---@param s table a SessionSummary
 ---@param live_id string|nil the session this Neovim is chatting in
+---@param titles table<string, string>|nil titles by id (to name a fork's parent)
 ---@return string
-function M.format_session(s, live_id)
+function M.format_session(s, live_id, titles)
   local parts = { s.title or s.id }
   table.insert(parts, M.relative_time(s.updatedAt))
   table.insert(parts, string.format('%d turn%s', s.turns or 0, s.turns == 1 and '' or 's'))
@@ -108,14 +147,23 @@ function M.format_session(s, live_id)
   if type(s.sourceLabel) == 'string' and s.sourceLabel ~= '' then
     table.insert(parts, 'from ' .. s.sourceLabel)
   end
-  if s.pinned == true then
-    table.insert(parts, 'pinned')
-  end
+  vim.list_extend(parts, M.session_state(s, titles))
   local line = table.concat(parts, ' · ')
   if live_id and s.id == live_id then
     line = line .. ' (current)'
   end
   return line
+end
+
+---Titles by id of a list of SessionSummary.
+---@param sessions table[]
+---@return table<string, string>
+function M.titles(sessions)
+  local t = {}
+  for _, s in ipairs(sessions) do
+    t[s.id] = s.title
+  end
+  return t
 end
 
 ---An RPC error (LSP error table, string or nil) as one sentence.
