@@ -24,6 +24,7 @@ import { open } from 'node:fs/promises';
 import { SCHEMA_VERSION, type MetaLine } from '../format/events.js';
 import { realProjectPath } from '../listing/history.js';
 import { readMeta } from '../store/reader.js';
+import { projectIdentity } from '../store/identity.js';
 import { cachePaths, ensureCacheFolder } from '../store/cache-dir.js';
 import { readRegularSync, replaceFileSync } from '../store/files.js';
 import type { SessionStore } from '../store/store.js';
@@ -267,6 +268,9 @@ async function importSession(store: SessionStore, s: MappedSession, report: Impo
   }
   if (!exists) {
     const project = await realProjectPath(s.source.project, false);
+    // The project's git identity where its folder is still there, as for our own sessions, so
+    // that History follows an imported session's folder when it moves (identity.ts).
+    const repo = await projectIdentity(project);
     const meta: MetaLine = {
       kind: 'meta',
       v: SCHEMA_VERSION,
@@ -276,6 +280,7 @@ async function importSession(store: SessionStore, s: MappedSession, report: Impo
       title: null,
       ...(s.model ? { model: s.model } : {}),
       source: { ...s.source, project, ...(s.variant ? { variant: s.variant } : {}) },
+      ...(repo ? { repo: { ...repo } } : {}),
     };
     await store.createImported(meta);
   }

@@ -1,9 +1,13 @@
 // The engine's id rule at its edge: two sources born in the same second whose derived ids meet
-// each get a session of their own (the second probes the next id), on every run.
+// each get a session of their own (the second probes the next id), on every run; and the git
+// identity an imported session records, so that it follows its folder's move.
 import { it, expect } from 'vitest';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { mkdirSync, readFileSync, realpathSync, renameSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { projectSlug } from '../../server/store/slug.js';
 import { SessionStore } from '../../server/store/store.js';
 import { listSessions } from '../../server/listing/history.js';
 import { importedId, runImport } from '../../server/import/engine.js';
@@ -49,6 +53,50 @@ it('two sources whose derived ids collide get two sessions, found again on the n
     expect(await runImport(store, [{ importer, roots: [tmp] }], o)).toMatchObject({ imported: 0, updated: 0, unchanged: 2 });
     const listed = (await listSessions(store.root, {})).sessions;
     expect(listed.map((s) => s.source?.id).sort()).toEqual([...pair].sort());
+  } finally {
+    await rm(tmp, { recursive: true, force: true });
+  }
+});
+
+it("records an imported session's git identity, so that History follows its folder when it moves", async () => {
+  const tmp = realpathSync(await mkdtemp(join(tmpdir(), 'lcs-engine-repo-')));
+  const git = (cwd: string, ...args: string[]) => {
+    const r = spawnSync('git', ['-c', 'user.email=t@example.com', '-c', 'user.name=T', ...args], { cwd, encoding: 'utf8' });
+    if (r.status !== 0) throw new Error(`git ${args.join(' ')}: ${r.stderr}`);
+    return r.stdout.trim();
+  };
+  try {
+    const old = join(tmp, 'thin.ly');
+    mkdirSync(old);
+    git(old, 'init', '-q');
+    git(old, 'commit', '-q', '--allow-empty', '-m', 'root');
+    const rootCommit = git(old, 'rev-list', '--max-parents=0', 'HEAD');
+    const source = join(tmp, 'chat.log');
+    await writeFile(source, 'x');
+    const importer: Importer = {
+      tool: 'test',
+      label: 'Test',
+      defaultRoots: () => [],
+      discover: async () => [{ path: source, size: 1, mtimeNs: 1n }],
+      read: async (f): Promise<MappedSession[]> => [
+        {
+          source: { tool: 'test', path: f.path, id: 'one', project: old },
+          createdAt: T,
+          events: [{ kind: 'user', t: T, content: 'before the move', raw: { id: 'one' } }],
+          problems: [],
+        },
+      ],
+    };
+    const store = new SessionStore({ root: join(tmp, 'store') });
+    expect(await runImport(store, [{ importer, roots: [tmp] }], { ledger: join(tmp, 'ledger.json') })).toMatchObject({ imported: 1 });
+    const [imported] = (await listSessions(store.root, { project: old })).sessions;
+    const meta = JSON.parse(readFileSync(join(store.root, projectSlug(old), `${imported!.id}.jsonl`), 'utf8').split('\n')[0]!);
+    expect(meta.repo).toMatchObject({ roots: [rootCommit], prefix: '' });
+
+    const moved = join(tmp, 'thinly');
+    renameSync(old, moved);
+    const listed = (await listSessions(store.root, { project: moved })).sessions;
+    expect(listed).toMatchObject([{ id: imported!.id, movedFrom: old, source: { tool: 'test', id: 'one' } }]);
   } finally {
     await rm(tmp, { recursive: true, force: true });
   }
