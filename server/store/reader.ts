@@ -6,7 +6,7 @@
 // Events keep the object JSON.parse produced (never zod's copy), so provider content comes back
 // exactly as it was appended and a `__proto__` key stays a plain own property.
 // Every line is checked by events.ts's zod schemas, the one definition of the format.
-// Depends on node:fs, ./events, ./lines, ./plain and ./utf8; nothing of JSON-RPC.
+// Depends on node:fs, ../format, ./lines, ./soft-cap and ./skim; nothing of JSON-RPC.
 
 import { readSync } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
@@ -16,6 +16,7 @@ import { textOf, oneLine, tooDeep, MAX_DEPTH } from '../format/text.js';
 import { openRegular } from './files.js';
 import { forEachLine, forEachLineFd, forEachLineIn, forEachLineSync, lastLines, type Line } from './lines.js';
 import { StreamElider } from './soft-cap.js';
+import { skimLine } from './skim.js';
 import { StoreError, fromFsError } from './errors.js';
 
 export interface Problem {
@@ -132,7 +133,13 @@ export function parseEventLine(bytes: Buffer): { event: SessionEvent; warning?: 
   const valid = isUtf8(bytes);
   const parsed = parseJson(bytes);
   if (!parsed.ok) return { error: `not JSON (${parsed.error})` };
-  const v = parsed.value;
+  const r = checkEvent(parsed.value);
+  if ('error' in r) return r;
+  return valid ? r : { ...r, warning: 'invalid UTF-8 (bytes replaced with U+FFFD)' };
+}
+
+/** The checks of a parsed line: an object, not too deep, a SessionEvent (events.ts's schema). */
+function checkEvent(v: unknown): { event: SessionEvent } | { error: string } {
   if (!v || typeof v !== 'object' || Array.isArray(v)) return { error: 'not a JSON object' };
   if (tooDeep(v)) return { error: `nested deeper than ${MAX_DEPTH} levels` };
   const checked = SessionEvent.safeParse(v);
@@ -140,14 +147,14 @@ export function parseEventLine(bytes: Buffer): { event: SessionEvent; warning?: 
     const first = checked.error.issues[0];
     return { error: `not a valid event (${first ? `${first.path.join('.') || 'kind'}: ${first.message}` : 'schema'})` };
   }
-  const warning = valid ? undefined : 'invalid UTF-8 (bytes replaced with U+FFFD)';
-  return { event: v as SessionEvent, warning };
+  return { event: v as SessionEvent };
 }
 
-/** Whether `v` is a SessionEvent (events.ts's schema): the skim's check of a line it decoded. */
-function _isSessionEvent(v: unknown): boolean {
-  return SessionEvent.safeParse(v).success;
-}
+/** checkEvent for skim.ts: the event, or undefined for any problem (the ordinary path then says it). */
+const eventOrUndefined = (v: unknown): SessionEvent | undefined => {
+  const r = checkEvent(v);
+  return 'event' in r ? r.event : undefined;
+};
 
 export interface ReadOptions {
   /** First seq to return (inclusive). */
@@ -220,6 +227,11 @@ export async function readSession(file: string, opts: ReadOptions = {}): Promise
         (line) => {
           const s = seq++;
           if (s < from || s > to) return;
+          const skimmed = elider && line.terminated ? skimLine(s, line.bytes, elider, eventOrUndefined) : undefined;
+          if (skimmed) {
+            events.push(skimmed);
+            return;
+          }
           const n = events.length;
           collect(file, s, line, events, problems);
           if (elider && events.length > n) events[n] = elider.take(events[n]!);

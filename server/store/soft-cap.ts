@@ -18,11 +18,15 @@ interface Site {
   bytes: number;
 }
 
-/** A payload's size as the soft cap counts it: its UTF-8 bytes, or its JSON's. */
+/**
+ * A payload's size as the soft cap counts it: the UTF-8 bytes of its JSON as a session line
+ * holds it (escapes included; a string's without its quotes), which skim.ts reads off the line
+ * without decoding it.
+ */
 export function payloadBytes(v: unknown): number {
-  if (typeof v === 'string') return Buffer.byteLength(v);
   try {
-    return Buffer.byteLength(JSON.stringify(v) ?? '');
+    const json = JSON.stringify(v);
+    return json === undefined ? 0 : Buffer.byteLength(json) - (typeof v === 'string' ? 2 : 0);
   } catch {
     return 0;
   }
@@ -108,6 +112,16 @@ export class StreamElider {
 
   constructor(size: number, cap: number) {
     this.excess = size - cap;
+  }
+
+  /** The elider's state, for reset (skim.ts: a line it gives up on after take). */
+  mark(): { excess: number; elided: number } {
+    return { excess: this.excess, elided: this.elided };
+  }
+
+  reset(m: { excess: number; elided: number }): void {
+    this.excess = m.excess;
+    this.elided = m.elided;
   }
 
   /** Whether a tool result may still be elided (the excess is not yet saved). */
