@@ -342,6 +342,11 @@ public final class Chat {
     });
   }
 
+  /** A chat left the store (moved to the trash): it is no longer the current one. */
+  void forget(String id) {
+    if (id.equals(state.current())) state.setCurrent(null);
+  }
+
   /** What PendingDeletes calls when the grace period ends. */
   public static CompletableFuture<?> deleteNow(Sidecar sidecar, String id) {
     return sidecar.request(Protocol.DELETE, new Protocol.IdParams(id));

@@ -1,7 +1,9 @@
 // The Swing History panel, for real, on a display (Xvfb in CI: xvfb-run): it lists the chats the
 // CLI wrote, grouped, with time, turns and model; it shows a chat another process creates
 // (session/didChange) without being asked; and its toolbar and context menu work: search, resume
-// (verbatim, and from a summary after consent), open transcript, rename, delete with Undo, export.
+// (verbatim, and from a summary after consent), open transcript, rename, delete to the trash with
+// an Undo that restores, export; and History's lifecycle: pin, archive, Show Archived, fork from
+// a turn, the rows' state.
 // It also saves the screenshot committed beside the README (-Dlevelcode.screenshot=FILE).
 package dev.levelcode.sessions.core;
 
@@ -102,7 +104,7 @@ class HistoryPanelTest {
       }
     });
     SwingUtilities.invokeAndWait(() -> {
-      panel = new HistoryPanel(core.history, core.chat);
+      panel = new HistoryPanel(core.history, core.chat, core.lifecycle);
       panel.onRendered(rendered::add);
       frame = new JFrame("LevelCode History");
       frame.getContentPane().setLayout(new BorderLayout());
@@ -259,24 +261,26 @@ class HistoryPanelTest {
     assertEquals(Strings.Export.done(file.toString()), done);
     assertTrue(Files.readString(file).contains("and then step 11"));
 
-    // 8. Delete, then Undo within the grace period: the chat comes back, the file was never touched.
+    // 8. Delete moves the file to the trash at once; the notice's Undo brings it back (session/restore).
+    byte[] before = fx.fileOf(tracing);
     select(tracing);
     click("levelcode.menu.delete");
-    String deleting = ui.await("will be moved to the trash").message();
+    String deleting = ui.await("was moved to the trash").message();
+    assertEquals(Strings.Delete.trashed("Add OpenTelemetry tracing to the API"), deleting);
     await(x -> !shows(x, "Add OpenTelemetry tracing to the API"));
+    assertFalse(fx.inStore(tracing), "the file left the store at once");
     ui.click(deleting, Strings.Delete.UNDO);
-    assertEquals(Strings.Delete.undone("Add OpenTelemetry tracing to the API"), ui.await("was kept").message());
+    assertEquals(Strings.Delete.restored("Add OpenTelemetry tracing to the API"), ui.await("was restored").message());
     await(x -> shows(x, "Add OpenTelemetry tracing to the API"));
-    assertTrue(fx.fileOf(tracing).length > 0);
+    org.junit.jupiter.api.Assertions.assertArrayEquals(before, fx.fileOf(tracing), "the same bytes came back");
 
-    // 9. Delete for good: after the grace period the file leaves the store and the row stays gone.
+    // 9. Delete without Undo: the file stays in the trash and the row stays gone.
     select(tracing);
     click("levelcode.menu.delete");
-    ui.await("will be moved to the trash");
+    ui.await("was moved to the trash");
     await(x -> x.sessions().stream().noneMatch(e -> e.id().equals(tracing)) && core.history.find(tracing) == null);
-    try (var files = Files.walk(fx.store)) {
-      assertTrue(files.noneMatch(p -> p.getFileName().toString().equals(tracing + ".jsonl")));
-    }
+    assertFalse(fx.inStore(tracing));
+    assertTrue(fx.inTrash(tracing), "in the trash, not unlinked");
 
     // 10. Resume a long chat: consent first, then a summary through the model (tier 3).
     ui.answers.put(Strings.Resume.FROM_SUMMARY, Strings.Resume.FROM_SUMMARY);
