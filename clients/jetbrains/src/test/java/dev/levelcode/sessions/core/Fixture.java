@@ -113,12 +113,18 @@ final class Fixture implements AutoCloseable {
     }
   }
 
-  /** Whether the session's file is in the test's trash (data()/Trash/files). */
+  /** Whether the session's file is in the test's trash (a data()/Trash/info/*.trashinfo names it). */
   boolean inTrash(String id) throws IOException {
-    Path files = data().resolve("Trash/files");
-    if (!Files.isDirectory(files)) return false;
-    try (var s = Files.walk(files)) {
-      return s.anyMatch(p -> p.getFileName().toString().startsWith(id));
+    Path info = data().resolve("Trash/info");
+    if (!Files.isDirectory(info)) return false;
+    try (var s = Files.list(info)) {
+      return s.anyMatch(p -> {
+        try {
+          return Files.readString(p).lines().anyMatch(l -> l.startsWith("Path=") && l.endsWith("/" + id + ".jsonl"));
+        } catch (IOException e) {
+          return false;
+        }
+      });
     }
   }
 

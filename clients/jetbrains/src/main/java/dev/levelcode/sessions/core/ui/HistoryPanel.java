@@ -244,7 +244,7 @@ public final class HistoryPanel extends JPanel {
   }
 
   /** The context menu's items as they read for the selected chat (Pin or Unpin, Archive or Unarchive). */
-  void updateMenu() {
+  public void updateMenu() {
     SessionSummary s = selected();
     pinItem.setText(s != null && s.pinned() ? Strings.Actions.UNPIN : Strings.Actions.PIN);
     archiveItem.setText(s != null && s.archived() ? Strings.Actions.UNARCHIVE : Strings.Actions.ARCHIVE);
