@@ -285,7 +285,14 @@ public final class Lifecycle {
   /** Fork from Turn…: the turns to choose from (number and first line), then session/fork atTurn, then the fork resumed. */
   public CompletableFuture<Protocol.ResumeResult> forkFromTurn(SessionSummary s) {
     String title = Labels.label(s);
-    return readAll(s.id(), 0, new ArrayList<>()).thenCompose(events -> {
+    return sidecar.start().thenCompose(cap -> {
+      if (cap.features() == null || !cap.features().contains(Protocol.Feature.FORK_AT_TURN)) {
+        ui.notify(Ui.Kind.ERROR, Strings.Fork.failed(Strings.Fork.UNSUPPORTED), List.of());
+        return none();
+      }
+      return readAll(s.id(), 0, new ArrayList<>());
+    }).thenCompose(events -> {
+      if (events == null) return none();
       List<Turns.Turn> turns = Turns.of(events);
       if (turns.isEmpty()) {
         ui.notify(Ui.Kind.INFO, Strings.Fork.noTurns(title), List.of());

@@ -208,6 +208,7 @@ public final class Strings {
 
   public static final class Fork {
     private Fork() {}
+    public static final String UNSUPPORTED = "this LevelCode Sessions service cannot fork at a turn (update it)";
     public static String choose(String t) { return "Fork “" + t + "” from turn"; }
     public static String turn(int n, String firstLine) { return "Turn " + n + Strings.History.SEPARATOR + firstLine; }
     public static String noTurns(String t) { return "“" + t + "” has no turns to fork from yet."; }

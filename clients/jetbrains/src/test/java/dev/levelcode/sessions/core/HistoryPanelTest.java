@@ -219,6 +219,9 @@ class HistoryPanelTest {
     click("levelcode.menu.resume");
     assertEquals("Resumed “Idempotent refunds via Redis keys” (tier 1: verbatim).", ui.await("Resumed").message());
     assertEquals(refunds, core.chat.current());
+    // (For the screenshot: one chat pinned, listed first.)
+    Fixture.get(core.lifecycle.setPinned(core.history.find(billing), true));
+    await(x -> labels(x).subList(0, 2).equals(List.of("Pinned:", "Migrate billing to Stripe API v2")));
     select(tracing);
     SwingUtilities.invokeAndWait(() -> panel.listComponent().requestFocusInWindow());
     saveScreenshot();

@@ -65,6 +65,7 @@ public final class HistoryPanel extends JPanel {
   private final JLabel status = new JLabel();
   private final JPopupMenu menu = new JPopupMenu();
   private final JPopupMenu more = new JPopupMenu();
+  private volatile java.util.function.BiConsumer<Component, java.awt.Point> popupHandler;
   private JMenuItem pinItem;
   private JMenuItem archiveItem;
   private volatile HistoryModel.Snapshot shown;
@@ -255,6 +256,11 @@ public final class HistoryPanel extends JPanel {
     int i = list.locationToIndex(e.getPoint());
     if (i >= 0 && rows.get(i) instanceof Entry) list.setSelectedIndex(i);
     if (selected() == null) return;
+    var h = popupHandler;
+    if (h != null) {
+      h.accept(list, e.getPoint());
+      return;
+    }
     updateMenu();
     menu.show(list, e.getX(), e.getY());
   }
@@ -322,6 +328,9 @@ public final class HistoryPanel extends JPanel {
   public JPopupMenu menu() { return menu; }
   public JPopupMenu moreMenu() { return more; }
   public JLabel status() { return status; }
+
+  /** Shows another context menu (the plugin's ActionPopupMenu) at a point of `list` instead of the core's. */
+  public void setPopupHandler(java.util.function.BiConsumer<Component, java.awt.Point> h) { popupHandler = h; }
 
   /** Hides the core's toolbar where the IDE draws its own (the plugin's ActionToolbar). */
   public void setToolbarVisible(boolean on) { toolbar.setVisible(on); }
