@@ -282,8 +282,7 @@ public final class Chat {
 
   /** Resumes the newest chat of the project; says so when there is none. */
   public CompletableFuture<ResumeResult> resumeLast() {
-    return history.refresh().thenCompose(snap -> {
-      SessionSummary s = history.newest();
+    return history.newestInHistory().thenCompose(s -> {
       if (s == null) {
         ui.notify(Ui.Kind.INFO, Strings.Resume.NOTHING, List.of());
         return CompletableFuture.completedFuture(null);

@@ -13,6 +13,7 @@ import com.intellij.openapi.project.Project;
 import com.intellij.openapi.ui.SimpleToolWindowPanel;
 import com.intellij.openapi.wm.ToolWindow;
 import com.intellij.openapi.wm.ToolWindowFactory;
+import com.intellij.openapi.wm.ex.ToolWindowEx;
 import com.intellij.ui.content.Content;
 import com.intellij.ui.content.ContentFactory;
 import dev.levelcode.sessions.core.LevelCode;
@@ -40,7 +41,9 @@ public final class HistoryToolWindowFactory implements ToolWindowFactory, DumbAw
       popup.setTargetComponent(panel);
       popup.getComponent().show(component, point.x, point.y);
     });
-    toolWindow.setAdditionalGearActions((ActionGroup) actions.getAction("LevelCodeSessions.ToolWindowGear"));
+    if (toolWindow instanceof ToolWindowEx ex) {
+      ex.setAdditionalGearActions((ActionGroup) actions.getAction("LevelCodeSessions.ToolWindowGear"));
+    }
     service.setPanel(panel);
     SimpleToolWindowPanel holder = new SimpleToolWindowPanel(true, true);
     ActionToolbar toolbar = ActionManager.getInstance().createActionToolbar("LevelCodeHistory",

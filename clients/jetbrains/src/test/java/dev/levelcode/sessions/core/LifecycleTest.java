@@ -123,6 +123,16 @@ class LifecycleTest {
   }
 
   @Test
+  void resumeLastTakesTheMainListEvenWhileShowArchivedIsOn() throws Exception {
+    String older = chat("Still in History", 1, 2);
+    String newest = chat("Archived newest", 1, 0);
+    LevelCode c = core(Settings.defaults());
+    Fixture.get(c.lifecycle.setArchived(c.history.find(newest), true));
+    Fixture.get(c.history.showArchived(true));
+    assertEquals(older, Fixture.get(c.chat.resumeLast()).id());
+  }
+
+  @Test
   void theLifecycleSettingsGoToInitializeAndAutoArchiveIdleChats() throws Exception {
     Settings on = Settings.defaults().withLifecycle(30, 5, 0);
     Sidecar.Options o = LevelCode.options(on, null);

@@ -106,6 +106,18 @@ public final class HistoryModel {
   }
 
   /**
+   * The newest chat of History's main list, listed afresh (with Show Archived on, the panel's
+   * listing is of archived chats, so the main list is fetched instead); null when there is none.
+   */
+  public CompletableFuture<SessionSummary> newestInHistory() {
+    if (!archived) return refresh().thenApply(x -> newest());
+    return fetch(all).thenApply(list -> {
+      Set<String> hidden = deletes.hidden();
+      return list.stream().filter(s -> !hidden.contains(s.id())).min(Groups.NEWEST_FIRST).orElse(null);
+    });
+  }
+
+  /**
    * The chat an action without a row of its own acts on (Export Chat as Markdown from the Tools
    * menu): the one selected in the panel, else the current chat, else the newest; null when none.
    */
