@@ -33,7 +33,7 @@ public final class LevelCode implements AutoCloseable {
     this.history = new HistoryModel(sidecar, deletes, project, clock);
     this.chat = new Chat(sidecar, ui, state, settings, project, history, deletes, log);
     self[0] = chat;
-    this.lifecycle = new Lifecycle(sidecar, ui, settings, project, history, chat);
+    this.lifecycle = new Lifecycle(sidecar, ui, settings, project, history, chat, log);
   }
 
   /** The usual build: settings read when the sidecar starts, the plugin's bundled sidecar if any. */

@@ -43,14 +43,16 @@ public final class Lifecycle {
   private final String project;
   private final HistoryModel history;
   private final Chat chat;
+  private final Log log;
 
-  public Lifecycle(Sidecar sidecar, Ui ui, Supplier<Settings> settings, String project, HistoryModel history, Chat chat) {
+  public Lifecycle(Sidecar sidecar, Ui ui, Supplier<Settings> settings, String project, HistoryModel history, Chat chat, Log log) {
     this.sidecar = sidecar;
     this.ui = ui;
     this.settings = settings;
     this.project = project;
     this.history = history;
     this.chat = chat;
+    this.log = log;
   }
 
   private static <T> CompletableFuture<T> none() { return CompletableFuture.completedFuture(null); }
@@ -146,9 +148,10 @@ public final class Lifecycle {
     }
     String rules = Strings.Retention.rules(st.autoArchiveDays(), st.retentionKeep(), st.retentionMaxAgeDays());
     return plan(st, false).thenCompose(p -> {
+      for (RetentionItem i : p.skipped()) log.info("retention leaves " + i.id() + " (" + i.title() + ") alone: " + i.skipped());
       if (p.done().isEmpty()) {
-        ui.notify(Ui.Kind.INFO, Strings.Retention.nothing(rules) + (p.skipped().isEmpty() ? "" : Strings.Retention.leftAlone(p.skipped().size())),
-            List.of());
+        List<String> why = p.skipped().stream().map(i -> Strings.Retention.skipped(i.title(), i.skipped())).toList();
+        ui.notify(Ui.Kind.INFO, Strings.Retention.nothing(rules) + (why.isEmpty() ? "" : " " + String.join("; ", why) + "."), List.of());
         return none();
       }
       List<Ui.Check> checks = new ArrayList<>();
@@ -191,8 +194,10 @@ public final class Lifecycle {
   private CompletableFuture<RetentionOutcome> archive(Settings st, RetentionResult p, Set<String> chosen) {
     CompletableFuture<RetentionOutcome> work;
     if (chosen.size() == p.done().size()) {
-      work = run(st, false, false).thenApply(r -> new RetentionOutcome(ids(r.done()), List.of(),
-          ids(r.skipped())));
+      work = run(st, false, false).thenApply(r -> {
+        for (RetentionItem i : r.skipped()) log.info("retention left " + i.id() + " (" + i.title() + ") alone: " + i.skipped());
+        return new RetentionOutcome(ids(r.done()), List.of(), ids(r.skipped()));
+      });
     } else {
       List<RetentionItem> items = p.done().stream().filter(i -> chosen.contains(i.id())).toList();
       List<String> failed = Collections.synchronizedList(new ArrayList<>());
@@ -266,14 +271,17 @@ public final class Lifecycle {
   }
 
   /** Runs `f` on each in turn; the ids it succeeded for (failures, with why, go to `failed`). */
-  private static <T> CompletableFuture<List<String>> each(List<T> items, Function<T, CompletableFuture<?>> f, List<String> failed) {
+  private <T> CompletableFuture<List<String>> each(List<T> items, Function<T, CompletableFuture<?>> f, List<String> failed) {
     List<String> ok = Collections.synchronizedList(new ArrayList<>());
     CompletableFuture<Void> chain = CompletableFuture.completedFuture(null);
     for (T item : items) {
       String id = item instanceof RetentionItem r ? r.id() : String.valueOf(item);
       chain = chain.thenCompose(v -> f.apply(item).handle((r, e) -> {
         if (e == null) ok.add(id);
-        else failed.add(id + ": " + Chat.messageOf(e));
+        else {
+          failed.add(id);
+          log.warn("left alone " + id + ": " + Chat.messageOf(e));
+        }
         return null;
       }));
     }

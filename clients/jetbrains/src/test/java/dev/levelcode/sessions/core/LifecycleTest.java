@@ -194,6 +194,24 @@ class LifecycleTest {
   }
 
   @Test
+  void retentionLeavesAChatLiveInAnotherWindowAloneAndSaysWhy() throws Exception {
+    chat("Newest", 1, 0);
+    String busy = chat("Busy", 1, 1);
+    String old = chat("Old", 1, 2);
+    Sidecar other = fx.sidecar(o -> o);
+    Fixture.get(other.request(Protocol.RESUME, new Protocol.ResumeParams(busy, 128_000, null, null, null, null, null, null, null, null)));
+    LevelCode c = core(Settings.defaults().withLifecycle(0, 1, 0));
+    ui.checker = items -> new Ui.Checked(Strings.Retention.ARCHIVE, List.of(0, 1));
+    Lifecycle.RetentionOutcome o = Fixture.get(c.lifecycle.applyRetention());
+    ScriptedUi.Said list = ui.await(Strings.Retention.TITLE);
+    assertTrue(list.options().get(0).startsWith("[x] “Old”: beyond the newest 1"), list.options().toString());
+    assertEquals("[-] “Busy”: left alone, live in another window (pid " + other.pid() + ")", list.options().get(1));
+    assertEquals(List.of(old), o.archived());
+    assertEquals(Strings.Retention.archivedN(1) + Strings.Retention.leftAlone(1), ui.await("Archived 1 chat").message());
+    assertTrue(fx.log.lines().stream().anyMatch(l -> l.contains("retention leaves " + busy)), "said in the log too");
+  }
+
+  @Test
   void moveToTrashAsksWithTheCountThenTrashesAndUndoRestores() throws Exception {
     chat("Newest", 1, 0);
     String b = chat("Second", 1, 1);
