@@ -282,8 +282,7 @@ public final class Chat {
 
   /** Resumes the newest chat of the project; says so when there is none. */
   public CompletableFuture<ResumeResult> resumeLast() {
-    return history.refresh().thenCompose(snap -> {
-      SessionSummary s = history.newest();
+    return history.newestInHistory().thenCompose(s -> {
       if (s == null) {
         ui.notify(Ui.Kind.INFO, Strings.Resume.NOTHING, List.of());
         return CompletableFuture.completedFuture(null);
@@ -340,6 +339,11 @@ public final class Chat {
       if (o == PendingDeletes.Outcome.DELETED && s.id().equals(state.current())) state.setCurrent(null);
       return o;
     });
+  }
+
+  /** A chat left the store (moved to the trash): it is no longer the current one. */
+  void forget(String id) {
+    if (id.equals(state.current())) state.setCurrent(null);
   }
 
   /** What PendingDeletes calls when the grace period ends. */

@@ -1,10 +1,12 @@
 // The core of one project window, built from the settings: the sidecar, the History model, the
-// pending deletions and the chat. The plugin's project service holds one and disposes it with the
+// pending deletions, the chat and History's lifecycle actions (pin, archive, retention, trash and
+// restore, fork at a turn, relink). The plugin's project service holds one and disposes it with the
 // project; the stand-alone panel and the tests build it the same way.
 package dev.levelcode.sessions.core;
 
 import dev.levelcode.sessions.core.history.HistoryModel;
 import dev.levelcode.sessions.core.history.PendingDeletes;
+import dev.levelcode.sessions.core.rpc.Protocol;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
@@ -19,6 +21,7 @@ public final class LevelCode implements AutoCloseable {
   public final HistoryModel history;
   public final PendingDeletes deletes;
   public final Chat chat;
+  public final Lifecycle lifecycle;
   public final Log log;
 
   public LevelCode(Sidecar sidecar, String project, Ui ui, Chat.State state, Supplier<Settings> settings, Log log,
@@ -30,6 +33,7 @@ public final class LevelCode implements AutoCloseable {
     this.history = new HistoryModel(sidecar, deletes, project, clock);
     this.chat = new Chat(sidecar, ui, state, settings, project, history, deletes, log);
     self[0] = chat;
+    this.lifecycle = new Lifecycle(sidecar, ui, settings, project, history, chat, log);
   }
 
   /** The usual build: settings read when the sidecar starts, the plugin's bundled sidecar if any. */
@@ -40,10 +44,18 @@ public final class LevelCode implements AutoCloseable {
 
   /** The sidecar's options from the settings. */
   public static Sidecar.Options options(Settings s, Path bundled) {
-    Sidecar.Options o = Sidecar.Options.defaults().withBundled(bundled).withConsentThreshold(s.consentThreshold());
+    Sidecar.Options o = Sidecar.Options.defaults().withBundled(bundled).withConsentThreshold(s.consentThreshold())
+        .withLifecycle(s.autoArchiveDays(), retentionRules(s));
     if (s.sidecarPath() != null && !s.sidecarPath().isBlank()) o = o.withSidecarPath(s.sidecarPath());
     if (s.storeFolder() != null && !s.storeFolder().isBlank()) o = o.withStore(Path.of(s.storeFolder()));
     return o;
+  }
+
+  /** initializationOptions.retention from the settings: null when both rules are off (0). */
+  public static Protocol.RetentionRules retentionRules(Settings s) {
+    if (s.retentionKeep() <= 0 && s.retentionMaxAgeDays() <= 0) return null;
+    return new Protocol.RetentionRules(s.retentionKeep() > 0 ? s.retentionKeep() : null,
+        s.retentionMaxAgeDays() > 0 ? s.retentionMaxAgeDays() : null);
   }
 
   /** Starts the sidecar and lists the History. */

@@ -40,10 +40,12 @@ public final class Sidecar implements AutoCloseable {
 
   /**
    * How to start the sidecar. `sidecarPath` is the user's setting (null or blank: not set);
-   * `bundled` the plugin's own copy (null: none); `store` the store folder (null: the default).
+   * `bundled` the plugin's own copy (null: none); `store` the store folder (null: the default);
+   * `autoArchiveDays` and `retention` History's lifecycle rules for initializationOptions (null:
+   * not sent, so the sidecar archives nothing by itself).
    */
   public record Options(String sidecarPath, Path bundled, Path store, Integer consentThreshold, List<String> callbacks,
-      Duration requestTimeout, String node, Map<String, String> env) {
+      Duration requestTimeout, String node, Map<String, String> env, Integer autoArchiveDays, Protocol.RetentionRules retention) {
     public Options {
       callbacks = callbacks == null ? List.of(Callbacks.SUMMARIZE, Callbacks.TITLE) : List.copyOf(callbacks);
       requestTimeout = requestTimeout == null ? Duration.ofSeconds(30) : requestTimeout;
@@ -52,16 +54,24 @@ public final class Sidecar implements AutoCloseable {
     }
 
     public static Options defaults() {
-      return new Options(null, null, null, null, null, null, null, null);
+      return new Options(null, null, null, null, null, null, null, null, null, null);
     }
 
-    public Options withStore(Path s) { return new Options(sidecarPath, bundled, s, consentThreshold, callbacks, requestTimeout, node, env); }
-    public Options withSidecarPath(String p) { return new Options(p, bundled, store, consentThreshold, callbacks, requestTimeout, node, env); }
-    public Options withBundled(Path b) { return new Options(sidecarPath, b, store, consentThreshold, callbacks, requestTimeout, node, env); }
-    public Options withCallbacks(List<String> c) { return new Options(sidecarPath, bundled, store, consentThreshold, c, requestTimeout, node, env); }
-    public Options withConsentThreshold(Integer t) { return new Options(sidecarPath, bundled, store, t, callbacks, requestTimeout, node, env); }
-    public Options withRequestTimeout(Duration d) { return new Options(sidecarPath, bundled, store, consentThreshold, callbacks, d, node, env); }
-    public Options withEnv(Map<String, String> e) { return new Options(sidecarPath, bundled, store, consentThreshold, callbacks, requestTimeout, node, e); }
+    public Options withStore(Path s) { return new Options(sidecarPath, bundled, s, consentThreshold, callbacks, requestTimeout, node, env, autoArchiveDays, retention); }
+    public Options withSidecarPath(String p) { return new Options(p, bundled, store, consentThreshold, callbacks, requestTimeout, node, env, autoArchiveDays, retention); }
+    public Options withBundled(Path b) { return new Options(sidecarPath, b, store, consentThreshold, callbacks, requestTimeout, node, env, autoArchiveDays, retention); }
+    public Options withCallbacks(List<String> c) { return new Options(sidecarPath, bundled, store, consentThreshold, c, requestTimeout, node, env, autoArchiveDays, retention); }
+    public Options withConsentThreshold(Integer t) { return new Options(sidecarPath, bundled, store, t, callbacks, requestTimeout, node, env, autoArchiveDays, retention); }
+    public Options withRequestTimeout(Duration d) { return new Options(sidecarPath, bundled, store, consentThreshold, callbacks, d, node, env, autoArchiveDays, retention); }
+    public Options withEnv(Map<String, String> e) { return new Options(sidecarPath, bundled, store, consentThreshold, callbacks, requestTimeout, node, e, autoArchiveDays, retention); }
+    /** The lifecycle rules of initializationOptions: auto-archive days (0: off) and retention (null: none). */
+    public Options withLifecycle(Integer days, Protocol.RetentionRules r) { return new Options(sidecarPath, bundled, store, consentThreshold, callbacks, requestTimeout, node, env, days, r); }
+
+    /** initializationOptions, or null when there is nothing to send. */
+    Protocol.InitializationOptions initializationOptions() {
+      if (consentThreshold == null && autoArchiveDays == null && retention == null) return null;
+      return new Protocol.InitializationOptions(consentThreshold, null, autoArchiveDays, retention);
+    }
   }
 
   /** The callbacks (server-to-client requests) this client may advertise. */
@@ -92,6 +102,7 @@ public final class Sidecar implements AutoCloseable {
   private Process process;
   private Connection connection;
   private CompletableFuture<Protocol.ServerCapability> ready;
+  private volatile Protocol.ServerCapability capability;
   private boolean stopping;
 
   public Sidecar(Options options, Log log) {
@@ -224,6 +235,7 @@ public final class Sidecar implements AutoCloseable {
       }
       c.notify("initialized", new JsonObject());
       log.info("sidecar ready: store " + sc.store() + ", features " + sc.features());
+      capability = sc;
       status(Status.READY, sc.store());
       mine.complete(sc);
     }).exceptionally(e -> {
@@ -243,9 +255,8 @@ public final class Sidecar implements AutoCloseable {
     experimental.add("levelcodeSessions", Json.tree(new Protocol.ClientCapability(options.callbacks())));
     caps.add("experimental", experimental);
     params.add("capabilities", caps);
-    if (options.consentThreshold() != null) {
-      params.add("initializationOptions", Json.tree(new Protocol.InitializationOptions(options.consentThreshold(), null)));
-    }
+    Protocol.InitializationOptions init = options.initializationOptions();
+    if (init != null) params.add("initializationOptions", Json.tree(init));
     params.addProperty("trace", "off");
     return params;
   }
@@ -308,6 +319,15 @@ public final class Sidecar implements AutoCloseable {
 
   private void status(Status s, String message) {
     for (Consumer<StatusEvent> l : statusListeners) l.accept(new StatusEvent(s, message));
+  }
+
+  /** What the running (or last) sidecar said it can do at initialize; null before it is ready. */
+  public Protocol.ServerCapability capability() { return capability; }
+
+  /** Whether the sidecar announced `f` (false before it is ready). */
+  public boolean has(Protocol.Feature f) {
+    Protocol.ServerCapability c = capability;
+    return c != null && c.features() != null && c.features().contains(f);
   }
 
   /** The running sidecar's pid (tests), or -1. */

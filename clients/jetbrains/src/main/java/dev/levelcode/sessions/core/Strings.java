@@ -66,10 +66,38 @@ public final class Strings {
     public static String importedFile(String path) { return "Source file " + path; }
     public static String problems(int n) { return plural(n, "file could not be read (see the log)", "files could not be read (see the log)"); }
     public static String count(int n) { return plural(n, "chat", "chats"); }
+    public static String archivedCount(int n) { return plural(n, "archived chat", "archived chats"); }
+    public static final String ARCHIVED_EMPTY = "No archived chats.";
+  }
+
+  /** A row's state, in its grey line (short) and its tooltip (a sentence). */
+  public static final class State {
+    private State() {}
+    public static final String PINNED = "pinned";
+    public static final String ARCHIVED = "archived";
+    public static final String HELD = "open in another window";
+    public static final String INTERRUPTED = "interrupted";
+    public static final String PINNED_TIP = "Pinned: listed first";
+    public static final String ARCHIVED_TIP = "Archived: out of the main History (Show Archived lists it; Unarchive brings it back)";
+    public static final String INTERRUPTED_TIP = "Interrupted: its last run stopped part way; Resume goes on from there";
+    public static String forkedFrom(String title, int turn) {
+      return title == null ? "forked at turn " + turn + " of another chat" : "forked from “" + title + "” turn " + turn;
+    }
+    public static String forkedFromTip(String title, String id, int turn) {
+      return "Forked from " + (title == null ? "chat " + id : "“" + title + "”") + " at turn " + turn;
+    }
+    public static String movedFrom(String path) { return "moved from " + path; }
+    public static String movedFromTip(String path) { return "Moved from " + path + " (the folder it was recorded in; one project with this one)"; }
+    public static String heldTip(Integer pid, String host) {
+      String who = pid == null && host == null ? "" : " (" + (pid == null ? "" : "pid " + pid) + (pid != null && host != null ? " on " : "")
+          + (host == null ? "" : host) + ")";
+      return "Open in another window" + who + ": resuming it here opens it read-only";
+    }
   }
 
   public static final class Groups {
     private Groups() {}
+    public static final String PINNED = "Pinned";
     public static final String TODAY = "Today";
     public static final String YESTERDAY = "Yesterday";
     public static final String THIS_WEEK = "This week";
@@ -89,6 +117,15 @@ public final class Strings {
     public static final String EXPORT = "Export Chat as Markdown…";
     public static final String REFRESH = "Refresh";
     public static final String SHOW_ALL = "Show All Projects";
+    public static final String SHOW_ARCHIVED = "Show Archived";
+    public static final String PIN = "Pin";
+    public static final String UNPIN = "Unpin";
+    public static final String ARCHIVE = "Archive";
+    public static final String UNARCHIVE = "Unarchive";
+    public static final String FORK = "Fork from Turn…";
+    public static final String RETENTION = "Apply Retention…";
+    public static final String RELINK = "Relink Chats from Another Folder…";
+    public static final String MORE = "More";
   }
 
   public static final class Rename {
@@ -101,11 +138,103 @@ public final class Strings {
 
   public static final class Delete {
     private Delete() {}
+    public static String trashed(String t) { return "“" + t + "” was moved to the trash."; }
+    public static String restored(String t) { return "“" + t + "” was restored."; }
+    public static String restoreFailed(String t, String why) { return "Could not restore “" + t + "”: " + why; }
     public static final String UNDO = "Undo";
     public static String done(String t) { return "“" + t + "” will be moved to the trash."; }
     public static String undone(String t) { return "“" + t + "” was kept."; }
     public static String tooLate(String t) { return "“" + t + "” is already in the trash; restore it from the system trash."; }
     public static String failed(String t, String why) { return "Could not delete “" + t + "”: " + why; }
+  }
+
+  public static final class Lifecycle {
+    private Lifecycle() {}
+    public static final String UNDO = "Undo";
+    public static String pinned(String t) { return "Pinned “" + t + "”."; }
+    public static String unpinned(String t) { return "Unpinned “" + t + "”."; }
+    public static String archived(String t) { return "Archived “" + t + "”: out of History, listed under Show Archived."; }
+    public static String unarchived(String t) { return "“" + t + "” is back in History."; }
+    public static String failed(String t, String why) { return "Could not change “" + t + "”: " + why; }
+  }
+
+  public static final class Retention {
+    private Retention() {}
+    public static final String TITLE = "Apply Retention";
+    public static final String ARCHIVE = "Archive";
+    public static final String TRASH = "Move to Trash…";
+    public static final String CANCEL = "Cancel";
+    public static final String NO_RULES = "Every rule is off (Settings | Tools | LevelCode Sessions): nothing falls out of History.";
+    /** The rules in force, for the dialog's text. */
+    public static String rules(int idle, int keep, int maxAge) {
+      List<String> r = new java.util.ArrayList<>();
+      if (idle > 0) r.add("archive chats idle more than " + plural(idle, "day", "days"));
+      if (keep > 0) r.add("keep the newest " + keep + " per project");
+      if (maxAge > 0) r.add("nothing older than " + plural(maxAge, "day", "days"));
+      return "Rules: " + String.join("; ", r) + " (pinned chats never fall out).";
+    }
+    public static String intro(int n, String rules) {
+      return rules + " " + (n == 1 ? "This chat falls" : "These " + n + " chats fall") + " out of History. Archive keeps "
+          + (n == 1 ? "it" : "them") + " (Show Archived lists " + (n == 1 ? "it" : "them") + "); Move to Trash deletes.";
+    }
+    public static String nothing(String rules) { return "Nothing falls out of History. " + rules; }
+    public static String reason(String reason, int idle, int keep, int maxAge) {
+      return switch (reason) {
+        case "idle" -> "idle more than " + plural(idle, "day", "days");
+        case "max-age" -> "older than " + plural(maxAge, "day", "days");
+        case "keep" -> "beyond the newest " + keep;
+        default -> reason;
+      };
+    }
+    public static String item(String title, String why, String lastActive) { return "“" + title + "”: " + why + " (last active " + lastActive + ")"; }
+    public static String skipped(String title, String why) { return "“" + title + "”: left alone, " + why; }
+    public static String confirmTrash(int n, List<String> titles, int archivedToo) {
+      int shown = Math.min(titles.size(), 8);
+      String names = String.join(", ", titles.subList(0, shown).stream().map(t -> "“" + t + "”").toList())
+          + (titles.size() > shown ? " and " + (titles.size() - shown) + " more" : "");
+      return "Move " + plural(n, "chat", "chats") + " to the trash? " + names + "."
+          + (archivedToo > 0 ? " " + plural(archivedToo, "idle chat is", "idle chats are") + " archived instead." : "")
+          + " The system trash keeps " + (n == 1 ? "it" : "them") + " until it is emptied.";
+    }
+    public static String trashNow(int n) { return "Move " + plural(n, "Chat", "Chats") + " to Trash"; }
+    public static String archivedN(int n) { return "Archived " + plural(n, "chat", "chats") + ": out of History, listed under Show Archived."; }
+    public static String trashedN(int n, int archived) {
+      return "Moved " + plural(n, "chat", "chats") + " to the trash" + (archived > 0 ? " and archived " + archived : "") + ".";
+    }
+    public static String undone(int n) { return plural(n, "chat is", "chats are") + " back in History."; }
+    public static String leftAlone(int n) { return " " + plural(n, "chat was", "chats were") + " left alone (see the log)."; }
+    public static String failed(String why) { return "Could not apply retention: " + why; }
+  }
+
+  public static final class Fork {
+    private Fork() {}
+    public static final String UNSUPPORTED = "this LevelCode Sessions service cannot fork at a turn (update it)";
+    public static String choose(String t) { return "Fork “" + t + "” from turn"; }
+    public static String turn(int n, String firstLine) { return "Turn " + n + Strings.History.SEPARATOR + firstLine; }
+    public static String noTurns(String t) { return "“" + t + "” has no turns to fork from yet."; }
+    public static String failed(String why) { return "Could not fork: " + why; }
+    public static String title(String t, int turn) { return t + " (fork at turn " + turn + ")"; }
+  }
+
+  public static final class Relink {
+    private Relink() {}
+    public static final String CHOOSE = "Relink chats to this project from";
+    public static final String OTHER = "Another folder…";
+    public static final String PROMPT = "The folder the chats were recorded in (it may no longer exist)";
+    public static final String CANCEL = "Cancel";
+    public static final String NO_PROJECT = "Open a project first: chats are relinked to its folder.";
+    public static final String EMPTY_PATH = "Enter a folder's path.";
+    public static String candidate(String path, int n, boolean gone) {
+      return path + Strings.History.SEPARATOR + plural(n, "chat", "chats") + (gone ? Strings.History.SEPARATOR + "folder gone" : "");
+    }
+    public static String none(String from) { return "No chats are recorded under " + from + "."; }
+    public static String confirm(int n, String from, String to) {
+      return "Move " + plural(n, "chat", "chats") + " recorded under " + from + " to this project (" + to
+          + ")? They are listed here “moved from …”; their files move within the store, unchanged.";
+    }
+    public static String relinkNow(int n) { return "Relink " + plural(n, "Chat", "Chats"); }
+    public static String done(int n, String from) { return "Relinked " + plural(n, "chat", "chats") + " from " + from + "."; }
+    public static String failed(String why) { return "Could not relink: " + why; }
   }
 
   public static final class Export {

@@ -1,15 +1,19 @@
 // The History tool window: the core's HistoryPanel under the IDE's own toolbar (the actions of
-// the LevelCodeSessions.ToolWindowToolbar group), in the IDE's colours. Wiring only.
+// the LevelCodeSessions.ToolWindowToolbar group), with the IDE's context menu (the
+// LevelCodeSessions.HistoryPopup group) and gear menu (Apply Retention…, Relink…), in the IDE's
+// colours. Wiring only.
 package dev.levelcode.sessions.plugin;
 
 import com.intellij.openapi.actionSystem.ActionGroup;
 import com.intellij.openapi.actionSystem.ActionManager;
+import com.intellij.openapi.actionSystem.ActionPopupMenu;
 import com.intellij.openapi.actionSystem.ActionToolbar;
 import com.intellij.openapi.project.DumbAware;
 import com.intellij.openapi.project.Project;
 import com.intellij.openapi.ui.SimpleToolWindowPanel;
 import com.intellij.openapi.wm.ToolWindow;
 import com.intellij.openapi.wm.ToolWindowFactory;
+import com.intellij.openapi.wm.ex.ToolWindowEx;
 import com.intellij.ui.content.Content;
 import com.intellij.ui.content.ContentFactory;
 import dev.levelcode.sessions.core.LevelCode;
@@ -28,8 +32,18 @@ public final class HistoryToolWindowFactory implements ToolWindowFactory, DumbAw
   private static void show(Project project, ToolWindow toolWindow, LevelCodeProjectService service) {
     Theme.current = IdeTheme.current();
     LevelCode core = service.core();
-    HistoryPanel panel = new HistoryPanel(core.history, core.chat);
+    HistoryPanel panel = new HistoryPanel(core.history, core.chat, core.lifecycle);
     panel.setToolbarVisible(false); // the IDE's toolbar below stands in for the core's
+    ActionManager actions = ActionManager.getInstance();
+    panel.setPopupHandler((component, point) -> {
+      ActionPopupMenu popup = actions.createActionPopupMenu("LevelCodeHistoryPopup",
+          (ActionGroup) actions.getAction("LevelCodeSessions.HistoryPopup"));
+      popup.setTargetComponent(panel);
+      popup.getComponent().show(component, point.x, point.y);
+    });
+    if (toolWindow instanceof ToolWindowEx ex) {
+      ex.setAdditionalGearActions((ActionGroup) actions.getAction("LevelCodeSessions.ToolWindowGear"));
+    }
     service.setPanel(panel);
     SimpleToolWindowPanel holder = new SimpleToolWindowPanel(true, true);
     ActionToolbar toolbar = ActionManager.getInstance().createActionToolbar("LevelCodeHistory",

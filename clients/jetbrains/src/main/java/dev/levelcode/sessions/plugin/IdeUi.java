@@ -1,6 +1,8 @@
 // The core's Ui answered with the IDE's own dialogs: Messages for questions and the title input,
-// balloons (the "LevelCode Sessions" notification group) with action links, the save dialog, a
-// read-only Markdown editor tab, the clipboard, and a cancellable background progress. Wiring
+// balloons (the "LevelCode Sessions" notification group) with action links (Undo), a popup list
+// with speed search for choices (Fork from Turn…, Relink…), a checklist dialog (Apply
+// Retention…), the save dialog, a read-only Markdown editor tab, the clipboard, and a
+// cancellable background progress. Wiring
 // only: what to ask and what to do with the answer is the core's (Chat).
 package dev.levelcode.sessions.plugin;
 
@@ -19,6 +21,9 @@ import com.intellij.openapi.progress.Task;
 import com.intellij.openapi.project.Project;
 import com.intellij.openapi.ui.InputValidatorEx;
 import com.intellij.openapi.ui.Messages;
+import com.intellij.openapi.ui.popup.JBPopupFactory;
+import com.intellij.openapi.ui.popup.JBPopupListener;
+import com.intellij.openapi.ui.popup.LightweightWindowEvent;
 import com.intellij.testFramework.LightVirtualFile;
 import dev.levelcode.sessions.core.Ui;
 import java.awt.datatransfer.StringSelection;
@@ -73,6 +78,33 @@ final class IdeUi implements Ui {
       @Override public boolean checkInput(String s) { return validate.apply(s) == null; }
       @Override public boolean canClose(String s) { return checkInput(s); }
     }));
+  }
+
+  @Override
+  public CompletableFuture<Integer> choose(String title, List<String> items) {
+    CompletableFuture<Integer> out = new CompletableFuture<>();
+    ApplicationManager.getApplication().invokeLater(() -> JBPopupFactory.getInstance().createPopupChooserBuilder(items)
+        .setTitle(title)
+        .setMovable(true)
+        .setNamerForFiltering(item -> item)
+        .setItemChosenCallback(item -> out.complete(items.indexOf(item)))
+        .addListener(new JBPopupListener() {
+          @Override
+          public void onClosed(LightweightWindowEvent event) {
+            if (!event.isOk()) out.complete(null);
+          }
+        })
+        .createPopup()
+        .showCenteredInCurrentWindow(project));
+    return out;
+  }
+
+  @Override
+  public CompletableFuture<Checked> checklist(String title, String message, List<Check> items, List<String> actions) {
+    return onEdt(() -> {
+      ChecklistDialog d = new ChecklistDialog(project, title, message, items, actions);
+      return d.showAndGet() ? d.answer() : null;
+    });
   }
 
   @Override

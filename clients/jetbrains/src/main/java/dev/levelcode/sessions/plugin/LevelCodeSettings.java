@@ -19,6 +19,9 @@ public final class LevelCodeSettings implements PersistentStateComponent<LevelCo
     public int contextWindow = Settings.DEFAULT_CONTEXT_WINDOW;
     public double budgetRatio = Settings.DEFAULT_BUDGET_RATIO;
     public int consentThreshold = Settings.DEFAULT_CONSENT_THRESHOLD;
+    public int autoArchiveDays = Settings.DEFAULT_AUTO_ARCHIVE_DAYS;
+    public int retentionKeep = 0;
+    public int retentionMaxAgeDays = 0;
   }
 
   private Data data = new Data();
@@ -28,7 +31,8 @@ public final class LevelCodeSettings implements PersistentStateComponent<LevelCo
   }
 
   public Settings settings() {
-    return new Settings(data.storeFolder, data.sidecarPath, data.contextWindow, data.budgetRatio, data.consentThreshold);
+    return new Settings(data.storeFolder, data.sidecarPath, data.contextWindow, data.budgetRatio, data.consentThreshold,
+        data.autoArchiveDays, data.retentionKeep, data.retentionMaxAgeDays);
   }
 
   public void set(Settings s) {
@@ -38,6 +42,9 @@ public final class LevelCodeSettings implements PersistentStateComponent<LevelCo
     d.contextWindow = s.contextWindow();
     d.budgetRatio = s.budgetRatio();
     d.consentThreshold = s.consentThreshold();
+    d.autoArchiveDays = s.autoArchiveDays();
+    d.retentionKeep = s.retentionKeep();
+    d.retentionMaxAgeDays = s.retentionMaxAgeDays();
     data = d;
   }
 

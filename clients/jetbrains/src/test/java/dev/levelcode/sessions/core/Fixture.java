@@ -98,8 +98,34 @@ final class Fixture implements AutoCloseable {
     }
   }
 
+  /** The sidecars' XDG data folder: session/delete's trash is here, not the user's. */
+  Path data() { return root.resolve("data"); }
+
   Sidecar.Options options() {
-    return Sidecar.Options.defaults().withSidecarPath(BIN.toString()).withStore(store);
+    return Sidecar.Options.defaults().withSidecarPath(BIN.toString()).withStore(store)
+        .withEnv(java.util.Map.of("XDG_DATA_HOME", data().toString()));
+  }
+
+  /** Whether the session's file is in the store. */
+  boolean inStore(String id) throws IOException {
+    try (var s = Files.walk(store)) {
+      return s.anyMatch(p -> p.getFileName().toString().equals(id + ".jsonl"));
+    }
+  }
+
+  /** Whether the session's file is in the test's trash (a data()/Trash/info/*.trashinfo names it). */
+  boolean inTrash(String id) throws IOException {
+    Path info = data().resolve("Trash/info");
+    if (!Files.isDirectory(info)) return false;
+    try (var s = Files.list(info)) {
+      return s.anyMatch(p -> {
+        try {
+          return Files.readString(p).lines().anyMatch(l -> l.startsWith("Path=") && l.endsWith("/" + id + ".jsonl"));
+        } catch (IOException e) {
+          return false;
+        }
+      });
+    }
   }
 
   /** A sidecar on this store, started; stopped by close(). */

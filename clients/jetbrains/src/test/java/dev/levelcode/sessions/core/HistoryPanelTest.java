@@ -1,7 +1,9 @@
 // The Swing History panel, for real, on a display (Xvfb in CI: xvfb-run): it lists the chats the
 // CLI wrote, grouped, with time, turns and model; it shows a chat another process creates
 // (session/didChange) without being asked; and its toolbar and context menu work: search, resume
-// (verbatim, and from a summary after consent), open transcript, rename, delete with Undo, export.
+// (verbatim, and from a summary after consent), open transcript, rename, delete to the trash with
+// an Undo that restores, export; and History's lifecycle: pin, archive, Show Archived, fork from
+// a turn, the rows' state.
 // It also saves the screenshot committed beside the README (-Dlevelcode.screenshot=FILE).
 package dev.levelcode.sessions.core;
 
@@ -102,7 +104,7 @@ class HistoryPanelTest {
       }
     });
     SwingUtilities.invokeAndWait(() -> {
-      panel = new HistoryPanel(core.history, core.chat);
+      panel = new HistoryPanel(core.history, core.chat, core.lifecycle);
       panel.onRendered(rendered::add);
       frame = new JFrame("LevelCode History");
       frame.getContentPane().setLayout(new BorderLayout());
@@ -168,6 +170,7 @@ class HistoryPanelTest {
     SwingUtilities.invokeAndWait(() -> {
       Component c = find(panel, name);
       if (c == null) for (Component m : panel.menu().getComponents()) if (name.equals(m.getName())) c = m;
+      if (c == null) for (Component m : panel.moreMenu().getComponents()) if (name.equals(m.getName())) c = m;
       assertNotNull(c, "no component " + name);
       ((AbstractButton) c).doClick();
     });
@@ -216,6 +219,9 @@ class HistoryPanelTest {
     click("levelcode.menu.resume");
     assertEquals("Resumed “Idempotent refunds via Redis keys” (tier 1: verbatim).", ui.await("Resumed").message());
     assertEquals(refunds, core.chat.current());
+    // (For the screenshot: one chat pinned, listed first.)
+    Fixture.get(core.lifecycle.setPinned(core.history.find(billing), true));
+    await(x -> labels(x).subList(0, 2).equals(List.of("Pinned:", "Migrate billing to Stripe API v2")));
     select(tracing);
     SwingUtilities.invokeAndWait(() -> panel.listComponent().requestFocusInWindow());
     saveScreenshot();
@@ -259,24 +265,26 @@ class HistoryPanelTest {
     assertEquals(Strings.Export.done(file.toString()), done);
     assertTrue(Files.readString(file).contains("and then step 11"));
 
-    // 8. Delete, then Undo within the grace period: the chat comes back, the file was never touched.
+    // 8. Delete moves the file to the trash at once; the notice's Undo brings it back (session/restore).
+    byte[] before = fx.fileOf(tracing);
     select(tracing);
     click("levelcode.menu.delete");
-    String deleting = ui.await("will be moved to the trash").message();
+    String deleting = ui.await("was moved to the trash").message();
+    assertEquals(Strings.Delete.trashed("Add OpenTelemetry tracing to the API"), deleting);
     await(x -> !shows(x, "Add OpenTelemetry tracing to the API"));
+    assertFalse(fx.inStore(tracing), "the file left the store at once");
     ui.click(deleting, Strings.Delete.UNDO);
-    assertEquals(Strings.Delete.undone("Add OpenTelemetry tracing to the API"), ui.await("was kept").message());
+    assertEquals(Strings.Delete.restored("Add OpenTelemetry tracing to the API"), ui.await("was restored").message());
     await(x -> shows(x, "Add OpenTelemetry tracing to the API"));
-    assertTrue(fx.fileOf(tracing).length > 0);
+    org.junit.jupiter.api.Assertions.assertArrayEquals(before, fx.fileOf(tracing), "the same bytes came back");
 
-    // 9. Delete for good: after the grace period the file leaves the store and the row stays gone.
+    // 9. Delete without Undo: the file stays in the trash and the row stays gone.
     select(tracing);
     click("levelcode.menu.delete");
-    ui.await("will be moved to the trash");
+    ui.await("was moved to the trash");
     await(x -> x.sessions().stream().noneMatch(e -> e.id().equals(tracing)) && core.history.find(tracing) == null);
-    try (var files = Files.walk(fx.store)) {
-      assertTrue(files.noneMatch(p -> p.getFileName().toString().equals(tracing + ".jsonl")));
-    }
+    assertFalse(fx.inStore(tracing));
+    assertTrue(fx.inTrash(tracing), "in the trash, not unlinked");
 
     // 10. Resume a long chat: consent first, then a summary through the model (tier 3).
     ui.answers.put(Strings.Resume.FROM_SUMMARY, Strings.Resume.FROM_SUMMARY);
@@ -294,6 +302,78 @@ class HistoryPanelTest {
     // 12. New Chat from the toolbar seals the current chat.
     click("levelcode.newChat");
     await(x -> core.chat.current() == null);
+  }
+
+  String menuText(String name) throws Exception {
+    return onEdt(() -> {
+      panel.updateMenu();
+      for (Component m : panel.menu().getComponents()) if (name.equals(m.getName())) return ((JMenuItem) m).getText();
+      throw new AssertionError("no menu item " + name);
+    });
+  }
+
+  static HistoryModel.Entry entry(HistoryModel.Snapshot s, String id) {
+    return s.rows().stream().filter(r -> r instanceof HistoryModel.Entry e && e.session().id().equals(id))
+        .map(r -> (HistoryModel.Entry) r).findFirst().orElse(null);
+  }
+
+  @Test
+  void theContextMenuToolbarAndMoreMenuDriveTheLifecycle() throws Exception {
+    String a = chat("Pin me", "claude-sonnet-4", 2, Duration.ofMinutes(30), true);
+    String b = chat("Archive me", "claude-sonnet-4", 1, Duration.ofMinutes(10), true);
+    open(new Settings(null, null, 128_000, 0.4, 50_000).withLifecycle(0, 1, 0));
+    await(x -> x.sessions().size() == 2);
+
+    // Pin from the context menu: the row moves under Pinned, with its pin; the menu then says Unpin.
+    select(a);
+    assertEquals(Strings.Actions.PIN, menuText("levelcode.menu.pin"));
+    click("levelcode.menu.pin");
+    HistoryModel.Snapshot s = await(x -> labels(x).size() > 1 && labels(x).subList(0, 2).equals(List.of("Pinned:", "Pin me")));
+    assertTrue(entry(s, a).secondary().endsWith(" · pinned"));
+    select(a);
+    assertEquals(Strings.Actions.UNPIN, menuText("levelcode.menu.pin"));
+
+    // Archive: the row leaves; the Show Archived toggle lists it, with Unarchive in its menu.
+    select(b);
+    assertEquals(Strings.Actions.ARCHIVE, menuText("levelcode.menu.archive"));
+    click("levelcode.menu.archive");
+    assertEquals(List.of(Strings.Lifecycle.UNDO), ui.await("Archived “Archive me”").options());
+    await(x -> !shows(x, "Archive me"));
+    click("levelcode.showArchived");
+    await(x -> core.history.showsArchived() && x.sessions().size() == 1 && shows(x, "Archive me"));
+    assertEquals("1 archived chat · " + fx.project.getFileName(), onEdt(() -> panel.status().getText()));
+    select(b);
+    assertEquals(Strings.Actions.UNARCHIVE, menuText("levelcode.menu.archive"));
+    click("levelcode.menu.archive");
+    ui.await("is back in History");
+    s = await(x -> x.sessions().isEmpty());
+    assertEquals(Strings.History.ARCHIVED_EMPTY, s.emptyText());
+    click("levelcode.showArchived");
+    await(x -> !core.history.showsArchived() && x.sessions().size() == 2);
+
+    // Fork from Turn…: the turns to choose from, then the fork is resumed and listed as such.
+    ui.chooser = items -> 0;
+    select(a);
+    click("levelcode.menu.fork");
+    assertEquals(List.of("Turn 1 · Pin me", "Turn 2 · and then step 1"), ui.await("from turn").options());
+    assertTrue(ui.await("Resumed").message().startsWith("Resumed “Pin me"));
+    String fork = core.chat.current();
+    s = await(x -> x.sessions().size() == 3 && entry(x, fork) != null);
+    assertTrue(entry(s, fork).secondary().endsWith(" · forked from “Pin me” turn 1"), entry(s, fork).secondary());
+
+    // More | Apply Retention…: the dry run as a checklist (keep 1; the pinned chat never falls out,
+    // and the chat this window holds is left alone: New Chat lets the fork go first).
+    click("levelcode.newChat");
+    await(x -> core.chat.current() == null);
+    click("levelcode.more.retention");
+    ScriptedUi.Said list = ui.await(Strings.Retention.TITLE);
+    assertEquals(1, list.options().size(), list.options().toString());
+    assertTrue(list.options().get(0).startsWith("[x] “"), list.options().toString());
+    assertEquals(3, core.history.snapshot().sessions().size(), "cancelled: nothing changed");
+
+    // More | Relink Chats from Another Folder…: no other folder has chats, so only "Another folder…".
+    click("levelcode.more.relink");
+    assertEquals(List.of(Strings.Relink.OTHER), ui.await(Strings.Relink.CHOOSE).options());
   }
 
   String[] waitForTab() throws Exception {

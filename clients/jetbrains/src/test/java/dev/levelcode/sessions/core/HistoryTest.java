@@ -1,6 +1,7 @@
-// The History's pure parts: grouping by the local calendar, the labels and secondary text,
-// relative times, the search filter, the export file name, and the delete-with-Undo state machine
-// on a hand-driven clock.
+// The History's pure parts: grouping by the local calendar (pinned first), the labels and
+// secondary text (with each row's state), relative times, the search filter, the export file
+// name, the turns Fork from Turn offers, and the delete-with-Undo state machine on a hand-driven
+// clock.
 package dev.levelcode.sessions.core;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -68,6 +69,72 @@ class HistoryTest {
         s("2026-12-01T00-00-00-cccc", "2026-12-01T23:20:00.000Z", "today c", 1, null)), NOW);
     assertEquals(List.of(Groups.Key.TODAY, Groups.Key.OLDER), g.stream().map(Groups.Group::key).toList());
     assertEquals(List.of("today c", "today b"), g.get(0).items().stream().map(SessionSummary::title).toList());
+  }
+
+  static SessionSummary state(String id, boolean pinned, boolean archived, Protocol.ForkedFrom fork, String moved, Boolean interrupted,
+      Protocol.HeldBy held) {
+    String at = NOW.withHour(12).minusMinutes(5).toInstant().toString();
+    return new SessionSummary(id, "/p", "T " + id, true, at, at, 2, "m", "first", 1, 100, null, null, null, fork, moved, pinned, archived,
+        null, interrupted, held);
+  }
+
+  @Test
+  void pinnedChatsAreGroupedFirstNewestFirst() {
+    SessionSummary old = state("2026-10-01T00-00-00-aaaa", true, false, null, null, null, null);
+    List<Groups.Group> g = Groups.group(List.of(
+        s("2026-12-01T00-00-00-bbbb", "2026-12-01T23:20:00.000Z", "today", 1, null),
+        new SessionSummary(old.id(), "/p", "old pinned", true, "2026-10-01T10:00:00.000Z", "2026-10-01T10:00:00.000Z", 1, null, null, 1, 1,
+            null, null, null, null, null, true, false, null, null, null),
+        state("2026-12-01T00-00-00-cccc", true, false, null, null, null, null)), NOW);
+    assertEquals(List.of(Groups.Key.PINNED, Groups.Key.TODAY), g.stream().map(Groups.Group::key).toList());
+    assertEquals("Pinned", g.get(0).key().label);
+    assertEquals(List.of("T 2026-12-01T00-00-00-cccc", "old pinned"), g.get(0).items().stream().map(SessionSummary::title).toList());
+  }
+
+  @Test
+  void aRowSaysItsStateInItsGreyLineAndTooltip() {
+    ZonedDateTime noon = NOW.withHour(12);
+    java.util.function.Function<String, String> titles = id -> id.equals("parent") ? "Plan  the\nmigration" : null;
+    SessionSummary all = state("x", true, true, new Protocol.ForkedFrom("parent", 3), "/old/notes", true, new Protocol.HeldBy(4242, "box"));
+    assertEquals("5 min ago · 2 turns · m · pinned · archived · forked from “Plan the migration” turn 3 · moved from /old/notes"
+        + " · open in another window · interrupted", Labels.secondary(all, noon, titles));
+    List<String> tip = Labels.tooltip(all, noon, titles);
+    assertTrue(tip.contains(Strings.State.PINNED_TIP), tip.toString());
+    assertTrue(tip.contains(Strings.State.ARCHIVED_TIP), tip.toString());
+    assertTrue(tip.contains("Forked from “Plan the migration” at turn 3"), tip.toString());
+    assertTrue(tip.contains("Moved from /old/notes (the folder it was recorded in; one project with this one)"), tip.toString());
+    assertTrue(tip.contains("Open in another window (pid 4242 on box): resuming it here opens it read-only"), tip.toString());
+    assertTrue(tip.contains(Strings.State.INTERRUPTED_TIP), tip.toString());
+    // A parent not listed here; a holder that names nothing.
+    SessionSummary orphan = state("y", false, false, new Protocol.ForkedFrom("gone", 1), null, false, new Protocol.HeldBy(null, null));
+    assertEquals("5 min ago · 2 turns · m · forked at turn 1 of another chat · open in another window", Labels.secondary(orphan, noon, titles));
+    assertTrue(Labels.tooltip(orphan, noon, titles).contains("Forked from chat gone at turn 1"));
+    assertTrue(Labels.tooltip(orphan, noon, titles).contains("Open in another window: resuming it here opens it read-only"));
+    // None of it: the grey line as before.
+    assertEquals("5 min ago · 2 turns · m", Labels.secondary(state("z", false, false, null, null, null, null), noon, titles));
+    String home = System.getProperty("user.home");
+    assertEquals("~/code/app", Labels.shortPath(home + "/code/app"));
+  }
+
+  @Test
+  void turnsAreTheUserLinesThatStartOne() {
+    List<Protocol.SeqEvent> ev = List.of(
+        seq(0, "{\"kind\":\"user\",\"content\":\"\\n  Add idempotency\\nto refunds\"}"),
+        seq(1, "{\"kind\":\"assistant\",\"content\":[{\"type\":\"tool_use\",\"id\":\"t1\"}]}"),
+        seq(2, "{\"kind\":\"user\",\"content\":[{\"type\":\"tool_result\",\"tool_use_id\":\"t1\"}]}"),
+        seq(3, "{\"kind\":\"user\",\"content\":[{\"type\":\"text\",\"text\":\"" + "x".repeat(100) + "\"}]}"),
+        seq(4, "{\"kind\":\"event\",\"type\":\"pin\"}"),
+        seq(5, "{\"kind\":\"user\",\"content\":[]}"));
+    List<dev.levelcode.sessions.core.history.Turns.Turn> t = dev.levelcode.sessions.core.history.Turns.of(ev);
+    assertEquals(List.of(1, 2, 3), t.stream().map(dev.levelcode.sessions.core.history.Turns.Turn::number).toList());
+    assertEquals(List.of(0, 3, 5), t.stream().map(dev.levelcode.sessions.core.history.Turns.Turn::seq).toList());
+    assertEquals("Add idempotency", t.get(0).firstLine());
+    assertEquals("x".repeat(79) + "…", t.get(1).firstLine());
+    assertEquals("", t.get(2).firstLine());
+  }
+
+  static Protocol.SeqEvent seq(int n, String json) {
+    return new Protocol.SeqEvent(n, com.google.gson.JsonParser.parseString(json).getAsJsonObject());
   }
 
   @Test

@@ -1,5 +1,6 @@
-// The user, in tests: answers questions and notifications with scripted choices, records what was
-// said, and keeps the Markdown tabs and the clipboard. A notification without a scripted answer
+// The user, in tests: answers questions, notifications, lists and checklists with scripted
+// choices, records what was said (a list or checklist as its title and items), and keeps the
+// Markdown tabs and the clipboard. A notification without a scripted answer
 // stays unanswered (as a balloon the user ignores).
 package dev.levelcode.sessions.core;
 
@@ -24,6 +25,10 @@ final class ScriptedUi implements Ui {
   volatile String nextInput;
   volatile String lastInputProblem;
   volatile Path nextSave;
+  /** Picks from a list by its items (null: dismissed). */
+  volatile Function<List<String>, Integer> chooser = items -> null;
+  /** Answers a checklist by its lines (null: cancelled). */
+  volatile Function<List<Check>, Checked> checker = items -> null;
   private final Map<String, CompletableFuture<String>> parked = new ConcurrentHashMap<>();
 
   @Override
@@ -53,6 +58,19 @@ final class ScriptedUi implements Ui {
     String v = nextInput;
     lastInputProblem = v == null ? null : validate.apply(v);
     return CompletableFuture.completedFuture(v == null || lastInputProblem != null ? null : v);
+  }
+
+  @Override
+  public CompletableFuture<Integer> choose(String title, List<String> items) {
+    said.add(new Said(Kind.INFO, title, List.copyOf(items)));
+    return CompletableFuture.completedFuture(chooser.apply(items));
+  }
+
+  @Override
+  public CompletableFuture<Checked> checklist(String title, String message, List<Check> items, List<String> actions) {
+    said.add(new Said(Kind.INFO, title + ": " + message, items.stream().map(c -> (c.enabled() ? c.checked() ? "[x] " : "[ ] " : "[-] ")
+        + c.text()).toList()));
+    return CompletableFuture.completedFuture(checker.apply(items));
   }
 
   @Override

@@ -1,6 +1,7 @@
-// Groups History entries by when they were last used: Today, Yesterday, This week, Older, in the
-// user's local calendar (not rolling 24-hour windows), as clients/vscode/src/history/group.ts
-// does. Pure: callers pass `now` and the zone.
+// Groups History entries: the pinned ones first (protocol.md, "Pins and archive"), then by when
+// they were last used: Today, Yesterday, This week, Older, in the user's local calendar (not
+// rolling 24-hour windows), as clients/vscode/src/history/group.ts does. Pure: callers pass `now`
+// and the zone.
 package dev.levelcode.sessions.core.history;
 
 import dev.levelcode.sessions.core.Strings;
@@ -21,7 +22,7 @@ public final class Groups {
   private Groups() {}
 
   public enum Key {
-    TODAY(Strings.Groups.TODAY), YESTERDAY(Strings.Groups.YESTERDAY), THIS_WEEK(Strings.Groups.THIS_WEEK), OLDER(Strings.Groups.OLDER);
+    PINNED(Strings.Groups.PINNED), TODAY(Strings.Groups.TODAY), YESTERDAY(Strings.Groups.YESTERDAY), THIS_WEEK(Strings.Groups.THIS_WEEK), OLDER(Strings.Groups.OLDER);
 
     public final String label;
 
@@ -66,12 +67,14 @@ public final class Groups {
     return b.id().compareTo(a.id());
   };
 
-  /** Sorts newest first and splits into the non-empty groups, in display order. */
+  /** Sorts newest first and splits into the non-empty groups, in display order (Pinned first). */
   public static List<Group> group(List<SessionSummary> items, ZonedDateTime now) {
     List<SessionSummary> sorted = new ArrayList<>(items);
     sorted.sort(NEWEST_FIRST);
     Map<Key, List<SessionSummary>> by = new EnumMap<>(Key.class);
-    for (SessionSummary s : sorted) by.computeIfAbsent(groupOf(s.updatedAt(), now), k -> new ArrayList<>()).add(s);
+    for (SessionSummary s : sorted) {
+      by.computeIfAbsent(s.pinned() ? Key.PINNED : groupOf(s.updatedAt(), now), k -> new ArrayList<>()).add(s);
+    }
     List<Group> out = new ArrayList<>();
     for (Key k : Key.values()) if (by.containsKey(k)) out.add(new Group(k, List.copyOf(by.get(k))));
     return out;

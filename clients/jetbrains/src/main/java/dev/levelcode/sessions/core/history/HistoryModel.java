@@ -1,6 +1,7 @@
-// The History as the panel shows it: the project's sessions (every page of session/list), less
-// those awaiting deletion, filtered by the search field, grouped (Today / Yesterday / This week /
-// Older) into rows: a header per group, then its entries. It refreshes on session/didChange (from
+// The History as the panel shows it: the project's sessions (every page of session/list; with
+// Show Archived, the archived ones instead), less those awaiting deletion, filtered by the search
+// field, grouped (Pinned / Today / Yesterday / This week / Older) into rows: a header per group,
+// then its entries, whose grey line and tooltip say their state (Labels). It refreshes on session/didChange (from
 // any process) and when the sidecar is ready again, coalescing a burst of changes into one
 // session/list; listeners hear each new snapshot. No Swing here: the panel renders the rows.
 package dev.levelcode.sessions.core.history;
@@ -34,6 +35,9 @@ public final class HistoryModel {
   private final List<Consumer<Snapshot>> listeners = new CopyOnWriteArrayList<>();
   private volatile String project;
   private volatile boolean all;
+  private volatile boolean archived;
+  /** Titles by id from every listing seen, to name the chat a fork came from. */
+  private final java.util.Map<String, String> titles = new java.util.concurrent.ConcurrentHashMap<>();
   private volatile String query = "";
   private volatile List<SessionSummary> sessions = List.of();
   private volatile int problems;
@@ -70,6 +74,17 @@ public final class HistoryModel {
 
   public boolean showsAll() { return all; }
 
+  /** The archived chats (true, session/list with archived: true) or the main History. */
+  public CompletableFuture<Snapshot> showArchived(boolean on) {
+    archived = on;
+    return refresh();
+  }
+
+  public boolean showsArchived() { return archived; }
+
+  /** The title of the chat `id` as last listed (either view), or null. */
+  public String titleOf(String id) { return titles.get(id); }
+
   /** The search field's text; filters the rows at once (no request). */
   public void search(String text) {
     query = text == null ? "" : text;
@@ -88,6 +103,18 @@ public final class HistoryModel {
   public SessionSummary newest() {
     Set<String> hidden = deletes.hidden();
     return sessions.stream().filter(s -> !hidden.contains(s.id())).min(Groups.NEWEST_FIRST).orElse(null);
+  }
+
+  /**
+   * The newest chat of History's main list, listed afresh (with Show Archived on, the panel's
+   * listing is of archived chats, so the main list is fetched instead); null when there is none.
+   */
+  public CompletableFuture<SessionSummary> newestInHistory() {
+    if (!archived) return refresh().thenApply(x -> newest());
+    return fetch(all).thenApply(list -> {
+      Set<String> hidden = deletes.hidden();
+      return list.stream().filter(s -> !hidden.contains(s.id())).min(Groups.NEWEST_FIRST).orElse(null);
+    });
   }
 
   /**
@@ -113,11 +140,24 @@ public final class HistoryModel {
     inFlight = true;
     CompletableFuture<Snapshot> done = next != null ? next : new CompletableFuture<>();
     next = null;
-    listAll(all, null, new ArrayList<>(), 0).whenComplete((r, e) -> finished(r, e, done));
+    boolean view = archived;
+    listAll(all, view, null, new ArrayList<>(), 0).whenComplete((r, e) -> finished(r, view, e, done));
     return done;
   }
 
-  private void finished(List<SessionSummary> r, Throwable e, CompletableFuture<Snapshot> done) {
+  private void finished(List<SessionSummary> r, boolean view, Throwable e, CompletableFuture<Snapshot> done) {
+    if (e == null && view != archived) {
+      // The view changed while this listing ran: its answer is of the other view. List again,
+      // and answer this call's future with that listing.
+      synchronized (this) {
+        inFlight = false;
+        again = false;
+        if (next == null) next = done;
+        else next.whenComplete((v, x) -> done.complete(v));
+      }
+      refresh();
+      return;
+    }
     if (e == null) {
       sessions = List.copyOf(r);
       error = null;
@@ -141,17 +181,20 @@ public final class HistoryModel {
    * state (its search, its project filter).
    */
   public CompletableFuture<List<SessionSummary>> fetch(boolean everyProject) {
-    return listAll(everyProject, null, new ArrayList<>(), 0);
+    return listAll(everyProject, false, null, new ArrayList<>(), 0);
   }
 
-  private CompletableFuture<List<SessionSummary>> listAll(boolean everyProject, String cursor, List<SessionSummary> acc, int problemCount) {
+  private CompletableFuture<List<SessionSummary>> listAll(boolean everyProject, boolean archivedOnes, String cursor,
+      List<SessionSummary> acc, int problemCount) {
+    Boolean view = archivedOnes ? Boolean.TRUE : null;
     Protocol.ListParams p = everyProject || project == null
-        ? new Protocol.ListParams(null, true, 1000, cursor)
-        : new Protocol.ListParams(project, null, 1000, cursor);
+        ? new Protocol.ListParams(null, true, 1000, cursor, view)
+        : new Protocol.ListParams(project, null, 1000, cursor, view);
     return sidecar.request(Protocol.LIST, p).thenCompose(r -> {
       acc.addAll(r.sessions());
+      for (SessionSummary s : r.sessions()) titles.put(s.id(), Labels.label(s));
       int n = problemCount + (r.problems() == null ? 0 : r.problems().size());
-      if (r.nextCursor() != null) return listAll(everyProject, r.nextCursor(), acc, n);
+      if (r.nextCursor() != null) return listAll(everyProject, archivedOnes, r.nextCursor(), acc, n);
       problems = n;
       return CompletableFuture.completedFuture(acc);
     });
@@ -168,11 +211,13 @@ public final class HistoryModel {
     for (Groups.Group g : Groups.group(visible, now)) {
       rows.add(new Header(g.key(), g.key().label, g.items().size()));
       for (SessionSummary s : g.items()) {
-        rows.add(new Entry(s, Labels.label(s), Labels.secondary(s, now), String.join("\n", Labels.tooltip(s, now)), Labels.accessible(s, now)));
+        rows.add(new Entry(s, Labels.label(s), Labels.secondary(s, now, titles::get), String.join("\n", Labels.tooltip(s, now, titles::get)),
+            Labels.accessible(s, now, titles::get)));
       }
     }
     String empty = error != null ? error
         : sessions.stream().anyMatch(s -> !hidden.contains(s.id())) ? dev.levelcode.sessions.core.Strings.History.NO_MATCH
+        : archived ? dev.levelcode.sessions.core.Strings.History.ARCHIVED_EMPTY
         : dev.levelcode.sessions.core.Strings.History.EMPTY;
     Snapshot s = new Snapshot(List.copyOf(rows), visible, empty, problems, error, ++generation);
     snapshot = s;

@@ -1,6 +1,8 @@
 // What a History entry says: its label (the title on one line), its secondary text
-// ("5 min ago · 3 turns · claude-sonnet-4", then "· Claude Code" for an imported chat), its tooltip, relative times and the export file
-// name; the same rules as clients/vscode/src/history/labels.ts. Pure: callers pass `now`.
+// ("5 min ago · 3 turns · claude-sonnet-4", then "· Claude Code" for an imported chat, then its
+// state: pinned, archived, forked from “Title” turn N, moved from …, open in another window,
+// interrupted), its tooltip, relative times and the export file name; the same rules as
+// clients/vscode/src/history/labels.ts. Pure: callers pass `now` and how to find a title by id.
 package dev.levelcode.sessions.core.history;
 
 import dev.levelcode.sessions.core.Strings;
@@ -13,6 +15,7 @@ import java.time.format.DateTimeFormatter;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.Function;
 
 public final class Labels {
   private Labels() {}
@@ -46,17 +49,62 @@ public final class Labels {
     return one.isEmpty() ? Strings.History.UNTITLED : one;
   }
 
-  /** Relative time · turns · model (when known) · the tool an imported chat came from. */
-  public static String secondary(SessionSummary s, ZonedDateTime now) {
+  /** Relative time · turns · model (when known) · the tool an imported chat came from · its state. */
+  public static String secondary(SessionSummary s, ZonedDateTime now) { return secondary(s, now, id -> null); }
+
+  /** As secondary(s, now); `titleOf` names the chat a fork was made from (null: not known here). */
+  public static String secondary(SessionSummary s, ZonedDateTime now, Function<String, String> titleOf) {
     List<String> parts = new ArrayList<>(List.of(relativeTime(s.updatedAt(), now), Strings.History.turns(s.turns())));
     if (s.model() != null && !s.model().isEmpty()) parts.add(s.model());
     String tool = sourceTool(s);
     if (tool != null) parts.add(tool);
+    parts.addAll(states(s, titleOf));
     return String.join(Strings.History.SEPARATOR, parts);
   }
 
+  /** The row's state, short, for the grey line: pinned, archived, forked, moved, held, interrupted. */
+  public static List<String> states(SessionSummary s, Function<String, String> titleOf) {
+    List<String> out = new ArrayList<>();
+    if (s.pinned()) out.add(Strings.State.PINNED);
+    if (s.archived()) out.add(Strings.State.ARCHIVED);
+    if (s.forkedFrom() != null) out.add(Strings.State.forkedFrom(parentTitle(s, titleOf), s.forkedFrom().turn()));
+    if (s.movedFrom() != null) out.add(Strings.State.movedFrom(shortPath(s.movedFrom())));
+    if (s.heldBy() != null) out.add(Strings.State.HELD);
+    if (Boolean.TRUE.equals(s.interrupted())) out.add(Strings.State.INTERRUPTED);
+    return out;
+  }
+
+  /** The same state as sentences, for the tooltip. */
+  public static List<String> stateTips(SessionSummary s, Function<String, String> titleOf) {
+    List<String> out = new ArrayList<>();
+    if (s.pinned()) out.add(Strings.State.PINNED_TIP);
+    if (s.archived()) out.add(Strings.State.ARCHIVED_TIP);
+    if (s.forkedFrom() != null) out.add(Strings.State.forkedFromTip(parentTitle(s, titleOf), s.forkedFrom().id(), s.forkedFrom().turn()));
+    if (s.movedFrom() != null) out.add(Strings.State.movedFromTip(s.movedFrom()));
+    if (s.heldBy() != null) out.add(Strings.State.heldTip(s.heldBy().pid(), s.heldBy().host()));
+    if (Boolean.TRUE.equals(s.interrupted())) out.add(Strings.State.INTERRUPTED_TIP);
+    return out;
+  }
+
+  private static String parentTitle(SessionSummary s, Function<String, String> titleOf) {
+    String t = titleOf.apply(s.forkedFrom().id());
+    return t == null ? null : t.replaceAll("\\s+", " ").trim();
+  }
+
+  /** A folder as people read it: the home folder as "~". */
+  public static String shortPath(String path) {
+    String home = System.getProperty("user.home");
+    if (home != null && !home.isEmpty() && !home.equals("/") && (path.equals(home) || path.startsWith(home + java.io.File.separator))) {
+      return "~" + path.substring(home.length());
+    }
+    return path;
+  }
+
   /** Tooltip lines: title, preview, then the facts. */
-  public static List<String> tooltip(SessionSummary s, ZonedDateTime now) {
+  public static List<String> tooltip(SessionSummary s, ZonedDateTime now) { return tooltip(s, now, id -> null); }
+
+  /** Tooltip lines: title, preview, the facts, then the state (see stateTips). */
+  public static List<String> tooltip(SessionSummary s, ZonedDateTime now, Function<String, String> titleOf) {
     List<String> out = new ArrayList<>();
     out.add(label(s));
     if (s.preview() != null && !s.preview().isBlank() && !s.preview().trim().equals(label(s))) out.add(s.preview().trim());
@@ -68,6 +116,7 @@ public final class Labels {
       out.add(Strings.History.imported(sourceTool(s), s.source().version(), s.source().id()));
       out.add(Strings.History.importedFile(s.source().path()));
     }
+    out.addAll(stateTips(s, titleOf));
     return out;
   }
 
@@ -78,8 +127,10 @@ public final class Labels {
   }
 
   /** A line for screen readers. */
-  public static String accessible(SessionSummary s, ZonedDateTime now) {
-    return label(s) + ", " + secondary(s, now);
+  public static String accessible(SessionSummary s, ZonedDateTime now) { return accessible(s, now, id -> null); }
+
+  public static String accessible(SessionSummary s, ZonedDateTime now, Function<String, String> titleOf) {
+    return label(s) + ", " + secondary(s, now, titleOf);
   }
 
   /** "Export as Markdown"'s file name: the title made safe for any file system, else the id. */

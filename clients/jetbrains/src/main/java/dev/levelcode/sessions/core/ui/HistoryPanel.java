@@ -1,12 +1,15 @@
 // The History tool window's content, in Swing (what IntelliJ's own tool windows are made of): a
-// toolbar (New Chat, Resume Last Chat, Export Chat as Markdown, Refresh, Show All Projects), a
-// search field, and the grouped list (a header per group; each chat's title, then its time, turns
-// and model in grey), with a context menu (Resume, Open Transcript, Rename…, Copy as Markdown,
-// Export…, Delete). Double-click or Enter resumes, Delete deletes. It renders the HistoryModel's
-// snapshots and calls Chat for every action: no logic of its own beyond which row is selected.
+// toolbar (New Chat, Resume Last Chat, Export Chat as Markdown, Refresh, Show All Projects, Show
+// Archived, More: Apply Retention…, Relink Chats from Another Folder…), a search field, and the
+// grouped list (Pinned first, then by time; each chat's title, then its time, turns, model and
+// state in grey), with a context menu (Resume, Open Transcript, Fork from Turn…, Rename…,
+// Pin/Unpin, Archive/Unarchive, Copy as Markdown, Export…, Delete). Double-click or Enter
+// resumes, Delete deletes. It renders the HistoryModel's snapshots and calls Chat and Lifecycle
+// for every action: no logic of its own beyond which row is selected.
 package dev.levelcode.sessions.core.ui;
 
 import dev.levelcode.sessions.core.Chat;
+import dev.levelcode.sessions.core.Lifecycle;
 import dev.levelcode.sessions.core.Strings;
 import dev.levelcode.sessions.core.history.HistoryModel;
 import dev.levelcode.sessions.core.history.HistoryModel.Entry;
@@ -53,6 +56,7 @@ import javax.swing.event.DocumentListener;
 public final class HistoryPanel extends JPanel {
   private final HistoryModel model;
   private final Chat chat;
+  private final Lifecycle lifecycle;
   private final Theme theme = Theme.current;
   private final DefaultListModel<Row> rows = new DefaultListModel<>();
   private final JList<Row> list = new JList<>(rows);
@@ -60,13 +64,18 @@ public final class HistoryPanel extends JPanel {
   private final JToolBar toolbar = new JToolBar();
   private final JLabel status = new JLabel();
   private final JPopupMenu menu = new JPopupMenu();
+  private final JPopupMenu more = new JPopupMenu();
+  private volatile java.util.function.BiConsumer<Component, java.awt.Point> popupHandler;
+  private JMenuItem pinItem;
+  private JMenuItem archiveItem;
   private volatile HistoryModel.Snapshot shown;
   private final java.util.List<Consumer<HistoryModel.Snapshot>> renderedListeners = new java.util.concurrent.CopyOnWriteArrayList<>();
 
-  public HistoryPanel(HistoryModel model, Chat chat) {
+  public HistoryPanel(HistoryModel model, Chat chat, Lifecycle lifecycle) {
     super(new BorderLayout());
     this.model = model;
     this.chat = chat;
+    this.lifecycle = lifecycle;
     setName("levelcode.history");
     setBackground(theme.background());
     add(top(), BorderLayout.NORTH);
@@ -92,6 +101,17 @@ public final class HistoryPanel extends JPanel {
     style(all, "levelcode.showAll", Strings.Actions.SHOW_ALL);
     all.addActionListener(e -> model.showAll(all.isSelected()));
     toolbar.add(all);
+    JToggleButton archived = new JToggleButton(Icons.ARCHIVE);
+    style(archived, "levelcode.showArchived", Strings.Actions.SHOW_ARCHIVED);
+    archived.addActionListener(e -> model.showArchived(archived.isSelected()));
+    toolbar.add(archived);
+    more.setName("levelcode.more.menu");
+    moreItem("levelcode.more.retention", Strings.Actions.RETENTION, lifecycle::applyRetention);
+    moreItem("levelcode.more.relink", Strings.Actions.RELINK, lifecycle::relink);
+    JButton dots = new JButton(Icons.MORE);
+    style(dots, "levelcode.more", Strings.Actions.MORE);
+    dots.addActionListener(e -> more.show(dots, 0, dots.getHeight()));
+    toolbar.add(dots);
 
     search.setName("levelcode.search");
     search.setFont(theme.font());
@@ -170,7 +190,7 @@ public final class HistoryPanel extends JPanel {
       @Override public void mouseReleased(MouseEvent e) { popup(e); }
     });
     bind("ENTER", "resume", this::resumeSelected);
-    bind("DELETE", "delete", () -> withSelected(chat::delete));
+    bind("DELETE", "delete", () -> withSelected(lifecycle::delete));
     bind("F2", "rename", () -> withSelected(chat::rename));
     JScrollPane pane = new JScrollPane(list);
     pane.setBorder(BorderFactory.createMatteBorder(1, 0, 0, 0, theme.separator()));
@@ -198,26 +218,51 @@ public final class HistoryPanel extends JPanel {
     menu.setName("levelcode.menu");
     item("levelcode.menu.resume", Strings.Actions.RESUME, this::resumeSelected);
     item("levelcode.menu.transcript", Strings.Actions.OPEN_TRANSCRIPT, () -> withSelected(chat::openTranscript));
+    item("levelcode.menu.fork", Strings.Actions.FORK, () -> withSelected(lifecycle::forkFromTurn));
     menu.addSeparator();
     item("levelcode.menu.rename", Strings.Actions.RENAME, () -> withSelected(chat::rename));
+    pinItem = item("levelcode.menu.pin", Strings.Actions.PIN, () -> withSelected(s -> lifecycle.setPinned(s, !s.pinned())));
+    archiveItem = item("levelcode.menu.archive", Strings.Actions.ARCHIVE, () -> withSelected(s -> lifecycle.setArchived(s, !s.archived())));
     item("levelcode.menu.copy", Strings.Actions.COPY, () -> withSelected(chat::copyMarkdown));
     item("levelcode.menu.export", Strings.Actions.EXPORT, () -> withSelected(chat::exportToFile));
     menu.addSeparator();
-    item("levelcode.menu.delete", Strings.Actions.DELETE, () -> withSelected(chat::delete));
+    item("levelcode.menu.delete", Strings.Actions.DELETE, () -> withSelected(lifecycle::delete));
   }
 
-  private void item(String name, String text, Runnable run) {
+  private JMenuItem item(String name, String text, Runnable run) {
     JMenuItem i = new JMenuItem(text);
     i.setName(name);
     i.addActionListener(e -> run.run());
     menu.add(i);
+    return i;
+  }
+
+  private void moreItem(String name, String text, Runnable run) {
+    JMenuItem i = new JMenuItem(text);
+    i.setName(name);
+    i.addActionListener(e -> run.run());
+    more.add(i);
+  }
+
+  /** The context menu's items as they read for the selected chat (Pin or Unpin, Archive or Unarchive). */
+  public void updateMenu() {
+    SessionSummary s = selected();
+    pinItem.setText(s != null && s.pinned() ? Strings.Actions.UNPIN : Strings.Actions.PIN);
+    archiveItem.setText(s != null && s.archived() ? Strings.Actions.UNARCHIVE : Strings.Actions.ARCHIVE);
   }
 
   private void popup(MouseEvent e) {
     if (!e.isPopupTrigger()) return;
     int i = list.locationToIndex(e.getPoint());
     if (i >= 0 && rows.get(i) instanceof Entry) list.setSelectedIndex(i);
-    if (selected() != null) menu.show(list, e.getX(), e.getY());
+    if (selected() == null) return;
+    var h = popupHandler;
+    if (h != null) {
+      h.accept(list, e.getPoint());
+      return;
+    }
+    updateMenu();
+    menu.show(list, e.getX(), e.getY());
   }
 
   // ---- state ----
@@ -231,9 +276,10 @@ public final class HistoryPanel extends JPanel {
       if (rows.get(i) instanceof Entry e && e.session().id().equals(keep)) index = i;
     }
     if (index >= 0) list.setSelectedIndex(index);
+    updateMenu();
     int n = s.sessions().size();
     String where = model.showsAll() ? "all projects" : shortProject(model.project());
-    status.setText(Strings.History.count(n) + (where == null ? "" : Strings.History.SEPARATOR + where)
+    status.setText((model.showsArchived() ? Strings.History.archivedCount(n) : Strings.History.count(n)) + (where == null ? "" : Strings.History.SEPARATOR + where)
         + (s.problems() > 0 ? Strings.History.SEPARATOR + Strings.History.problems(s.problems()) : ""));
     shown = s;
     list.repaint();
@@ -280,7 +326,11 @@ public final class HistoryPanel extends JPanel {
   public JTextField searchField() { return search; }
   public JToolBar toolbar() { return toolbar; }
   public JPopupMenu menu() { return menu; }
+  public JPopupMenu moreMenu() { return more; }
   public JLabel status() { return status; }
+
+  /** Shows another context menu (the plugin's ActionPopupMenu) at a point of `list` instead of the core's. */
+  public void setPopupHandler(java.util.function.BiConsumer<Component, java.awt.Point> h) { popupHandler = h; }
 
   /** Hides the core's toolbar where the IDE draws its own (the plugin's ActionToolbar). */
   public void setToolbarVisible(boolean on) { toolbar.setVisible(on); }
@@ -336,11 +386,16 @@ public final class HistoryPanel extends JPanel {
           g.fillRoundRect(6, 1, w - 12, getHeight() - 2, 8, 8);
         }
         boolean current = e.session().id().equals(chat.current());
-        (current ? Icons.CHAT_CURRENT : Icons.CHAT).paintIcon(this, g, 14, 7);
+        (current ? Icons.CHAT_CURRENT : e.session().archived() ? Icons.ARCHIVE : Icons.CHAT).paintIcon(this, g, 14, 7);
         int x = 38;
+        int right = 12;
+        if (e.session().pinned()) {
+          Icons.PIN.paintIcon(this, g, w - 12 - 16, 6);
+          right += 20;
+        }
         g.setFont(theme.font());
         g.setColor(theme.foreground());
-        drawClipped(g, e.label(), x, 19, w - x - 12);
+        drawClipped(g, e.label(), x, 19, w - x - right);
         g.setFont(theme.small());
         g.setColor(theme.secondary());
         drawClipped(g, e.secondary(), x, 36, w - x - 12);

@@ -99,6 +99,37 @@ public final class Icons {
     g.draw(new Line2D.Double(2.5, 8, 13.5, 8));
   });
 
+  /** A box with a lid: Show Archived, and an archived chat in the list. */
+  public static final Icon ARCHIVE = icon(g -> {
+    g.draw(new RoundRectangle2D.Double(2, 3, 12, 3, 1.5, 1.5));
+    Path2D p = new Path2D.Double();
+    p.moveTo(3, 6);
+    p.lineTo(3, 13);
+    p.lineTo(13, 13);
+    p.lineTo(13, 6);
+    g.draw(p);
+    g.draw(new Line2D.Double(6.5, 8.5, 9.5, 8.5));
+  });
+
+  /** A push pin: a pinned chat. */
+  public static final Icon PIN = icon(g -> {
+    Path2D head = new Path2D.Double();
+    head.moveTo(6, 2.5);
+    head.lineTo(10, 2.5);
+    head.lineTo(9.5, 6.5);
+    head.lineTo(11.5, 9);
+    head.lineTo(4.5, 9);
+    head.lineTo(6.5, 6.5);
+    head.closePath();
+    g.draw(head);
+    g.draw(new Line2D.Double(8, 9, 8, 14));
+  });
+
+  /** Three dots: More (Apply Retention…, Relink…). */
+  public static final Icon MORE = icon(g -> {
+    for (int i = 0; i < 3; i++) g.fill(new Ellipse2D.Double(7, 2.5 + 4.5 * i, 2, 2));
+  });
+
   /** A magnifier: the search field. */
   public static final Icon SEARCH = icon(g -> {
     g.draw(new Ellipse2D.Double(2.5, 2.5, 8, 8));
