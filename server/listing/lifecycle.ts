@@ -42,8 +42,11 @@ export function arrange<T extends Ordered & { archived?: boolean }>(rows: T[], o
 
 /**
  * When a session was last active, for the idle and age rules: its last message, or the time it
- * was last unarchived if later (a session brought back is not archived again the next minute).
+ * was last unarchived if later (a session brought back is not archived again the next minute),
+ * or for a fork the time it was made (its copied messages may be old).
  */
-export function lastActive(e: { updatedAt: string; unarchivedAt: string | null }): string {
-  return e.unarchivedAt && Date.parse(e.unarchivedAt) > Date.parse(e.updatedAt) ? e.unarchivedAt : e.updatedAt;
+export function lastActive(e: { updatedAt: string; unarchivedAt: string | null; forkMadeAt?: string }): string {
+  let at = e.updatedAt;
+  for (const t of [e.unarchivedAt, e.forkMadeAt]) if (t && Date.parse(t) > Date.parse(at)) at = t;
+  return at;
 }

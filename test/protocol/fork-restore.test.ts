@@ -56,6 +56,26 @@ describe('session/fork atTurn', () => {
     await s.stop();
   });
 
+  it('starts a fork of an old, pinned, archived chat in the main list, unpinned, not auto-archived', async () => {
+    const { root, project } = workspace();
+    const s = await startSidecar({ root, initializationOptions: { autoArchiveDays: 30 } });
+    const long = new Date(Date.now() - 40 * 86_400_000).toISOString();
+    const id = await sessionWith(s, project, [
+      { kind: 'user', t: long, content: 'from long ago' },
+      { kind: 'assistant', t: long, content: 'an old answer' },
+    ]);
+    await s.call(P.sessionPin, { id, pinned: true });
+    await s.call(P.sessionArchive, { id, archived: true });
+    const f = await s.call(P.sessionFork, { id, atTurn: 1 });
+    const main = (await s.call(P.sessionList, { project })).sessions;
+    expect(main.map((r) => r.id)).toEqual([f.id]);
+    expect(main[0]).toMatchObject({ pinned: false, archived: false, forkedFrom: { id, turn: 1 } });
+    expect((await s.call(P.sessionList, { project, archived: true })).sessions).toMatchObject([{ id, pinned: true }]);
+    // Idle for 40 days by its copied messages, but made just now: the sweep leaves it.
+    expect((await s.call(P.sessionRetention, { project, dryRun: true })).done).toEqual([]);
+    await s.stop();
+  });
+
   it('refuses a turn the session does not have, creating nothing', async () => {
     const { root, project } = workspace();
     const s = await startSidecar({ root });
