@@ -123,18 +123,19 @@ export function lifecycleCommands(deps: LifecycleDeps) {
       return;
     }
     sidecar.log.info(`forked ${s.id} at turn ${fork.turn}: ${fork.id}`);
+    // Let go of the new chat first: Resume takes it as it takes any chat, and when nothing
+    // resumes it (dismissed, no model) it is held by no one.
+    await sidecar.request('session/release', { id: fork.id }).catch(() => undefined);
     await history.reload();
     vscode.window.setStatusBarMessage(S.fork.done(title, fork.turn), 4000);
-    const resumed = await chat.resumeInteractive({ id: fork.id, title });
-    // Not resumed (dismissed, no model): the new chat stays in History, held by no one.
-    if (!resumed) await sidecar.request('session/release', { id: fork.id }).catch(() => undefined);
+    await chat.resumeInteractive({ id: fork.id, title });
   }
 
   async function pickTurn(title: string, turns: { turn: number; firstLine: string }[]): Promise<number | undefined> {
     type Item = vscode.QuickPickItem & { turn: number };
     const qp = vscode.window.createQuickPick<Item>();
-    qp.title = title;
-    qp.placeholder = S.fork.placeholder(title);
+    qp.title = S.fork.title(title);
+    qp.placeholder = S.fork.placeholder;
     qp.matchOnDescription = true;
     qp.items = turns.map((t) => ({ label: t.firstLine, description: S.fork.turn(t.turn), turn: t.turn }));
     // The latest turn is where one most often forks from: active, so Enter takes it.

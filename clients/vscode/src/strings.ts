@@ -108,7 +108,8 @@ export const S = {
     movedTooltip: (folder: string) => `Moved from ${folder}`,
   },
   fork: {
-    placeholder: (title: string) => `Fork “${title}” from which turn? The new chat holds turns 1 to the one you pick.`,
+    title: (title: string) => `Fork “${title}” from Turn`,
+    placeholder: 'Pick a turn: the new chat holds the conversation up to it',
     turn: (n: number) => `Turn ${n}`,
     noText: '(no text)',
     noTurns: (title: string) => `“${title}” has no turns to fork from.`,
