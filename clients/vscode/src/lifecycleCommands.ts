@@ -219,7 +219,8 @@ export function lifecycleCommands(deps: LifecycleDeps) {
     const now = new Date();
     const rules = plan.settings;
     const qp = vscode.window.createQuickPick<Item>();
-    qp.title = S.retention.title;
+    // What falls out but is left alone (open in a window) is not on the list: the title says so.
+    qp.title = plan.skipped.length ? `${S.retention.title}: ${S.retention.skippedNote(plan.skipped.length)}` : S.retention.title;
     qp.canSelectMany = true;
     qp.matchOnDescription = true;
     qp.matchOnDetail = true;
