@@ -1,8 +1,10 @@
 // The commands, all under the category "LevelCode" (package.json): New Chat, Chat History (a
 // QuickPick searching titles, first messages and, through session/search, the transcripts),
-// Resume Last Chat, and the item actions Resume, Open Transcript, Rename, Delete (deferred, with
-// Undo: see pendingDeletes.ts), Copy as Markdown, Export as Markdown, and on an imported row
-// "Continue in <tool>" (continueIn.ts). An item action run from the palette asks which chat
+// Resume Last Chat, and the item actions Resume, Open Transcript, Rename, Delete (to the OS trash
+// with an Undo that restores where the sidecar can, else deferred: see pendingDeletes.ts), Pin,
+// Archive, Unarchive, Fork from Turn…, Copy as Markdown, Export as Markdown, and on an imported
+// row "Continue in <tool>" (continueIn.ts); on the view, Show / Hide Archived Chats, Apply
+// Retention… and Relink Chats from Another Folder… (lifecycleCommands.ts). An item action run from the palette asks which chat
 // first; F2 and Delete on the History view act on the selected row.
 
 import * as vscode from 'vscode';
@@ -12,6 +14,7 @@ import { findOnPath, isFolder } from './continueIn';
 import { exportFileName, itemDescription, itemLabel } from './history/labels';
 import type { PendingDeletes } from './history/pendingDeletes';
 import type { HistoryNode, HistoryProvider } from './historyView';
+import { lifecycleCommands } from './lifecycleCommands';
 import { ErrorCodes, type SessionSummary } from './protocol';
 import type { Sidecar } from './sidecar';
 import { S } from './strings';
@@ -30,6 +33,7 @@ type Target = HistoryNode | SessionSummary | string | undefined;
 
 export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
   const { sidecar, history, chat, deletes } = deps;
+  const life = lifecycleCommands(deps);
 
   /** The chat a command is about: the tree item it was run on, an id, or one the user picks. */
   async function target(arg: Target, placeholder: string): Promise<SessionSummary | undefined> {
@@ -194,6 +198,8 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
   async function remove(arg: Target): Promise<void> {
     const s = await target(arg, S.pick.deletePlaceholder);
     if (!s) return;
+    // Where the sidecar can restore from the trash, the file goes there at once; else deferred.
+    if (sidecar.has('restore')) return life.trashNow(s);
     const title = itemLabel(s);
     const outcome = deletes.schedule(s.id);
     history.redraw();
@@ -209,6 +215,16 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
     } else if (undone === 'already-deleted') {
       void vscode.window.showWarningMessage(S.delete.tooLate(title));
     }
+  }
+
+  async function unarchive(arg: Target): Promise<void> {
+    const s = arg === undefined ? await life.pickArchived() : await target(arg, S.pick.unarchivePlaceholder);
+    if (s) await life.unarchive(s);
+  }
+
+  async function forkFromTurn(arg: Target): Promise<void> {
+    const s = await target(arg, S.pick.forkPlaceholder);
+    if (s) await life.forkFromTurn(s);
   }
 
   async function copyMarkdown(arg: Target): Promise<void> {
@@ -326,6 +342,12 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
     r('levelcodeSessions.pin', (arg: Target) => setPinned(arg, true)),
     r('levelcodeSessions.unpin', (arg: Target) => setPinned(arg, false)),
     r('levelcodeSessions.archive', archive),
+    r('levelcodeSessions.unarchive', unarchive),
+    r('levelcodeSessions.showArchived', () => history.setShowArchived(true)),
+    r('levelcodeSessions.hideArchived', () => history.setShowArchived(false)),
+    r('levelcodeSessions.forkFromTurn', forkFromTurn),
+    r('levelcodeSessions.applyRetention', life.applyRetention),
+    r('levelcodeSessions.relinkFolder', life.relinkFolder),
     r('levelcodeSessions.copyMarkdown', copyMarkdown),
     r('levelcodeSessions.exportMarkdown', exportMarkdown),
     // One command per tool, so each row's menu can say "Continue in Claude Code" (continueIn.ts).

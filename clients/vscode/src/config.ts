@@ -19,8 +19,14 @@ export interface Settings {
   contextWindow: number;
   /** A sidecar of the user's own build (a .js file run with Node, or an executable); empty: the bundled one. */
   sidecarPath: string;
-  /** Seconds during which a deletion can be undone. */
+  /** Seconds during which a deletion can be undone (where the sidecar cannot restore from the trash). */
   undoSeconds: number;
+  /** Archive chats idle this many days, at each start of the sidecar; 0: off. */
+  autoArchiveDays: number;
+  /** Retention: the most chats kept per project (the rest archived); 0: no limit. */
+  retentionKeep: number;
+  /** Retention: the oldest age kept, in days (older ones archived); 0: no limit. */
+  retentionMaxAgeDays: number;
 }
 
 export const DEFAULTS: Settings = {
@@ -31,10 +37,20 @@ export const DEFAULTS: Settings = {
   contextWindow: 128_000,
   sidecarPath: '',
   undoSeconds: 8,
+  autoArchiveDays: 30,
+  retentionKeep: 0,
+  retentionMaxAgeDays: 0,
 };
 
 /** Settings whose change needs a new sidecar process. */
-export const RESTART_KEYS: readonly (keyof Settings)[] = ['storeFolder', 'sidecarPath', 'consentThreshold'];
+export const RESTART_KEYS: readonly (keyof Settings)[] = [
+  'storeFolder',
+  'sidecarPath',
+  'consentThreshold',
+  'autoArchiveDays',
+  'retentionKeep',
+  'retentionMaxAgeDays',
+];
 
 /**
  * Settings only the user's own settings may set: a workspace's `.vscode/settings.json` must not
@@ -60,6 +76,10 @@ export function readSettings(): Settings {
     contextWindow: Math.round(num('contextWindow', 1000, 10_000_000)),
     sidecarPath: expandHome(str('sidecarPath')),
     undoSeconds: num('undoSeconds', 1, 600),
+    // Unset (null in settings.json) or out of range: the default (0 for the retention rules: off).
+    autoArchiveDays: Math.round(num('autoArchiveDays', 0, 100_000)),
+    retentionKeep: Math.round(num('retentionKeep', 0, 1_000_000)),
+    retentionMaxAgeDays: Math.round(num('retentionMaxAgeDays', 0, 100_000)),
   };
 }
 

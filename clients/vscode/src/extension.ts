@@ -17,6 +17,13 @@ import { Sidecar } from './sidecar';
 import { S } from './strings';
 import { SCHEME, TranscriptProvider } from './transcript';
 
+/** Context keys the menus' `when` clauses read, each true when the sidecar has that feature. */
+const FEATURE_CONTEXT = [
+  ['levelcodeSessions.lifecycle', 'lifecycle'],
+  ['levelcodeSessions.relink', 'relink'],
+  ['levelcodeSessions.forkAtTurn', 'fork.atTurn'],
+] as const;
+
 let deactivateHooks: (() => Promise<void>)[] = [];
 
 /** The workspace's project folders (local paths; also right under code-server, where this runs on the server). */
@@ -70,7 +77,11 @@ export async function activate(context: vscode.ExtensionContext): Promise<LevelC
       history.refresh();
       if (c.change !== 'deleted') transcripts.changed(c.id);
     }),
-    sidecar.onDidBecomeReady(() => history.refresh()),
+    sidecar.onDidBecomeReady(() => {
+      // The menus offer what this sidecar can do (an older one, or the user's own build, may not).
+      for (const [key, feature] of FEATURE_CONTEXT) void vscode.commands.executeCommand('setContext', key, sidecar.has(feature));
+      history.refresh();
+    }),
     vscode.workspace.onDidChangeWorkspaceFolders(() => history.refresh()),
     vscode.workspace.onDidChangeConfiguration(async (e) => {
       if (!e.affectsConfiguration(SECTION)) return;

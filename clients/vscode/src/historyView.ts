@@ -2,16 +2,18 @@
 // 7 days / Previous 30 days / months (group.ts), each item titled (shortened so that the
 // description shows at the default sidebar width), described "5 min · 3 turns · model" (with the
 // project when no folder is open) and with a tooltip of the whole title and preview (labels.ts).
-// A click opens the transcript rendered (Markdown preview). It reloads on session/didChange (debounced), after the sidecar
-// (re)starts, and on request; chats awaiting deletion (pendingDeletes.ts) are hidden.
+// A click opens the transcript rendered (Markdown preview). Each row shows its state (labels.ts:
+// interrupted, open in another window, forked from, moved from) by its icon, description and
+// tooltip. With "Show Archived Chats" (a context key for the title bar's toggle) the archived
+// chats follow in an Archived group. It reloads on session/didChange (debounced), after the
+// sidecar (re)starts, and on request; chats awaiting deletion (pendingDeletes.ts) are hidden.
 //
 // Owns no data: the sidecar's session/list is the truth, this keeps only the last answer.
 
 import * as vscode from 'vscode';
 import { basename } from 'node:path';
-import { rowContext } from './continueIn';
 import { groupLabel, groupSessions, type GroupKey } from './history/group';
-import { accessibilityLabel, itemDescription, itemLabel, tooltipLines } from './history/labels';
+import { accessibilityLabel, itemDescription, itemLabel, rowContextValue, rowIcon, tooltipLines, type TitleOf } from './history/labels';
 import type { SessionSummary } from './protocol';
 import type { Sidecar } from './sidecar';
 import { S } from './strings';
@@ -20,6 +22,8 @@ export const VIEW_ID = 'levelcodeSessions.history';
 export const ITEM_CONTEXT = 'levelcodeSession';
 /** Context key, true once the first listing answered: the empty state waits for it. */
 export const LOADED_CONTEXT = 'levelcodeSessions.historyLoaded';
+/** Context key, true while the Archived group is shown (the title bar offers Hide, else Show). */
+export const ARCHIVED_CONTEXT = 'levelcodeSessions.showArchived';
 /** Longest label in characters: longer titles are cut at a word (the tooltip has them whole). */
 export const LABEL_MAX = 24;
 
@@ -32,6 +36,8 @@ const MAX_SESSIONS = 5000;
 
 export class HistoryProvider implements vscode.TreeDataProvider<HistoryNode>, vscode.Disposable {
   private sessions: SessionSummary[] = [];
+  private archived: SessionSummary[] = [];
+  private showArchived = false;
   private loaded = false;
   private error: string | undefined;
   private problems = 0;
@@ -55,14 +61,38 @@ export class HistoryProvider implements vscode.TreeDataProvider<HistoryNode>, vs
     private readonly now: () => Date = () => new Date(),
   ) {}
 
-  /** The sessions shown, newest first (after hiding). */
+  /** The sessions shown, newest first (after hiding), archived ones not included. */
   visibleSessions(): SessionSummary[] {
     const hide = this.hidden();
     return this.sessions.filter((s) => !hide.has(s.id));
   }
 
+  /** The archived sessions shown in the Archived group (none while it is hidden). */
+  archivedSessions(): SessionSummary[] {
+    const hide = this.hidden();
+    return this.showArchived ? this.archived.filter((s) => !hide.has(s.id)) : [];
+  }
+
   find(id: string): SessionSummary | undefined {
-    return this.sessions.find((s) => s.id === id);
+    return this.sessions.find((s) => s.id === id) ?? this.archived.find((s) => s.id === id);
+  }
+
+  /** A chat's title by id, for "forked from “Title”". */
+  readonly titleOf: TitleOf = (id) => {
+    const s = this.find(id);
+    return s ? itemLabel(s) : undefined;
+  };
+
+  get archivedShown(): boolean {
+    return this.showArchived;
+  }
+
+  /** Shows or hides the Archived group (the title bar's toggle), then reloads. */
+  async setShowArchived(show: boolean): Promise<void> {
+    this.showArchived = show;
+    await vscode.commands.executeCommand('setContext', ARCHIVED_CONTEXT, show);
+    if (!show) this.archived = [];
+    await this.reload();
   }
 
   /** Redraws from the last answer (hiding changed, or the clock moved). */
@@ -101,23 +131,11 @@ export class HistoryProvider implements vscode.TreeDataProvider<HistoryNode>, vs
 
   private async load(): Promise<void> {
     try {
-      const projects = this.projects();
-      const all: SessionSummary[] = [];
-      let problems = 0;
-      const scopes = projects.length ? projects.map((project) => ({ project })) : [{ all: true as const }];
-      for (const scope of scopes) {
-        let cursor: string | undefined;
-        do {
-          const page = await this.sidecar.request('session/list', { ...scope, limit: 1000, ...(cursor ? { cursor } : {}) });
-          all.push(...page.sessions);
-          problems += page.problems.length;
-          for (const p of page.problems) this.sidecar.log.warn(`History: ${p.file}${p.line ? `:${p.line}` : ''}: ${p.message}`);
-          cursor = page.nextCursor;
-        } while (cursor && all.length < MAX_SESSIONS);
-      }
-      const seen = new Set<string>();
-      this.sessions = all.filter((s) => !seen.has(s.id) && (seen.add(s.id), true));
-      this.problems = problems;
+      const main = await this.list(false);
+      const archived = this.showArchived && this.sidecar.has('lifecycle') ? await this.list(true) : { sessions: [], problems: 0 };
+      this.sessions = main.sessions;
+      this.archived = archived.sessions;
+      this.problems = main.problems;
       this.error = undefined;
     } catch (e) {
       this.error = e instanceof Error ? e.message : String(e);
@@ -129,11 +147,37 @@ export class HistoryProvider implements vscode.TreeDataProvider<HistoryNode>, vs
     this.loadedEmitter.fire();
   }
 
+  /** Every page of session/list for this window's projects (`archived`: the archived ones only). */
+  private async list(archived: boolean): Promise<{ sessions: SessionSummary[]; problems: number }> {
+    const projects = this.projects();
+    const all: SessionSummary[] = [];
+    let problems = 0;
+    const scopes = projects.length ? projects.map((project) => ({ project })) : [{ all: true as const }];
+    for (const scope of scopes) {
+      let cursor: string | undefined;
+      do {
+        const page = await this.sidecar.request('session/list', {
+          ...scope,
+          limit: 1000,
+          ...(archived ? { archived: true } : {}),
+          ...(cursor ? { cursor } : {}),
+        });
+        all.push(...page.sessions);
+        problems += page.problems.length;
+        if (!archived) for (const p of page.problems) this.sidecar.log.warn(`History: ${p.file}${p.line ? `:${p.line}` : ''}: ${p.message}`);
+        cursor = page.nextCursor;
+      } while (cursor && all.length < MAX_SESSIONS);
+    }
+    const seen = new Set<string>();
+    return { sessions: all.filter((s) => !seen.has(s.id) && (seen.add(s.id), true)), problems };
+  }
+
   private updateMessage(): void {
     if (!this.view) return;
     if (!this.loaded) this.view.message = S.history.loading;
     else if (this.error) this.view.message = `${S.history.sidecarDown} ${this.error}`;
     else if (this.problems) this.view.message = S.history.problems(this.problems);
+    else if (this.showArchived && this.archivedSessions().length === 0) this.view.message = S.lifecycle.noArchived;
     else this.view.message = undefined;
   }
 
@@ -159,7 +203,7 @@ export class HistoryProvider implements vscode.TreeDataProvider<HistoryNode>, vs
         void this.reload();
         return [];
       }
-      const groups = groupSessions(this.visibleSessions(), this.now());
+      const groups = groupSessions(this.visibleSessions(), this.now(), this.archivedSessions());
       this.groups = new Map(groups.map((g) => [g.key, { kind: 'group' as const, key: g.key, items: g.items }]));
       return [...this.groups.values()];
     }
@@ -185,12 +229,11 @@ export class HistoryProvider implements vscode.TreeDataProvider<HistoryNode>, vs
     const item = new vscode.TreeItem(fitLabel(itemLabel(s)), vscode.TreeItemCollapsibleState.None);
     item.id = s.id;
     const everyProject = this.projects().length === 0;
-    item.description = itemDescription(s, now) + (everyProject ? `${S.history.separator}${basename(s.project)}` : '');
-    item.tooltip = tooltip(s);
-    // "levelcodeSession pinned|unpinned[ continue:<tool>]": the menus offer Pin or Unpin by it.
-    item.contextValue = rowContext(`${ITEM_CONTEXT} ${s.pinned ? 'pinned' : 'unpinned'}`, s);
-    item.iconPath = new vscode.ThemeIcon(s.pinned ? 'pinned' : 'comment-discussion');
-    item.accessibilityInformation = { label: accessibilityLabel(s, now) };
+    item.description = itemDescription(s, now, false, this.titleOf) + (everyProject ? `${S.history.separator}${basename(s.project)}` : '');
+    item.tooltip = tooltip(s, this.titleOf);
+    item.contextValue = rowContextValue(s);
+    item.iconPath = new vscode.ThemeIcon(rowIcon(s));
+    item.accessibilityInformation = { label: accessibilityLabel(s, now, this.titleOf) };
     item.command = { command: 'levelcodeSessions.openTranscriptPreview', title: S.pick.openTranscript, arguments: [node] };
     return item;
   }
@@ -218,8 +261,8 @@ function escapeMd(text: string): string {
   return text.replace(/[\\`*_{}[\]()#+\-.!|<>~&]/g, '\\$&').replace(/\s+/g, ' ');
 }
 
-function tooltip(s: SessionSummary): vscode.MarkdownString {
-  const t = tooltipLines(s);
+function tooltip(s: SessionSummary, titleOf: TitleOf): vscode.MarkdownString {
+  const t = tooltipLines(s, titleOf);
   const parts = [`**${escapeMd(t.title)}**`];
   if (t.preview) parts.push(`> ${escapeMd(t.preview)}`);
   parts.push(t.facts.map(escapeMd).join('  \n'));

@@ -33,6 +33,15 @@ export type PinParams = P.ParamsOf<typeof P.sessionPin>;
 export type PinResult = P.ResultOf<typeof P.sessionPin>;
 export type ArchiveParams = P.ParamsOf<typeof P.sessionArchive>;
 export type ArchiveResult = P.ResultOf<typeof P.sessionArchive>;
+export type ForkParams = P.ParamsOf<typeof P.sessionFork>;
+export type ForkResult = P.ResultOf<typeof P.sessionFork>;
+export type RestoreParams = P.ParamsOf<typeof P.sessionRestore>;
+export type RestoreResult = P.ResultOf<typeof P.sessionRestore>;
+export type RelinkParams = P.ParamsOf<typeof P.sessionRelink>;
+export type RelinkResult = P.ResultOf<typeof P.sessionRelink>;
+export type RetentionParams = P.ParamsOf<typeof P.sessionRetention>;
+export type RetentionResult = P.ResultOf<typeof P.sessionRetention>;
+export type RetentionItem = RetentionResult['done'][number];
 export type ReadParams = P.ParamsOf<typeof P.sessionRead>;
 export type ReadResult = P.ResultOf<typeof P.sessionRead>;
 export type TitleParams = P.ParamsOf<typeof P.sessionTitle>;
@@ -55,6 +64,10 @@ export interface Requests {
   'session/release': [ReleaseParams, ReleaseResult];
   'session/pin': [PinParams, PinResult];
   'session/archive': [ArchiveParams, ArchiveResult];
+  'session/fork': [ForkParams, ForkResult];
+  'session/restore': [RestoreParams, RestoreResult];
+  'session/relink': [RelinkParams, RelinkResult];
+  'session/retention': [RetentionParams, RetentionResult];
 }
 
 // Each key above must be the literal method of its descriptor: a typo fails here.
@@ -74,6 +87,10 @@ export type _MethodsMatch = Check<
     | (typeof P.sessionRelease)['method']
     | (typeof P.sessionPin)['method']
     | (typeof P.sessionArchive)['method']
+    | (typeof P.sessionFork)['method']
+    | (typeof P.sessionRestore)['method']
+    | (typeof P.sessionRelink)['method']
+    | (typeof P.sessionRetention)['method']
     ? true
     : false
 >;

@@ -1,12 +1,13 @@
 // Groups History entries by when they were last talked in, as VS Code's own chat list does:
 // Today, Yesterday, Previous 7 days, Previous 30 days, then one group per calendar month, in the
 // user's local calendar (not rolling 24-hour windows: "yesterday" at 00:30 means the day before).
-// Pinned chats come first, in a group of their own, whatever their age.
+// Pinned chats come first, in a group of their own, whatever their age; archived chats, when the
+// view shows them, come last in an "Archived" group.
 // Pure: no `vscode` import, no clock of its own (callers pass `now`), so it is unit-tested.
 
 import { S } from '../strings';
 
-/** 'pinned' | 'today' | 'yesterday' | 'last7' | 'last30' | 'month:YYYY-MM' | 'unknown'. */
+/** 'pinned' | 'today' | 'yesterday' | 'last7' | 'last30' | 'month:YYYY-MM' | 'unknown' | 'archived'. */
 export type GroupKey = string;
 
 export interface Dated {
@@ -44,7 +45,9 @@ export function groupOf(updatedAt: string, now: Date): GroupKey {
   return `month:${d.getFullYear()}-${String(d.getMonth() + 1).padStart(2, '0')}`;
 }
 
-const NAMED: Record<string, string> = { pinned: S.groups.pinned, today: S.groups.today, yesterday: S.groups.yesterday, last7: S.groups.last7, last30: S.groups.last30, unknown: S.groups.unknown };
+const NAMED: Record<string, string> = {
+  pinned: S.groups.pinned,
+  archived: S.groups.archived, today: S.groups.today, yesterday: S.groups.yesterday, last7: S.groups.last7, last30: S.groups.last30, unknown: S.groups.unknown };
 
 /** A group's heading: "Today" ... "Previous 30 days", "October" (this year), "October 2025". */
 export function groupLabel(key: GroupKey, now: Date): string {
@@ -56,9 +59,10 @@ export function groupLabel(key: GroupKey, now: Date): string {
 
 /**
  * Sorts newest first (updatedAt, then id, as the sidecar does) and splits into the non-empty
- * groups: Pinned first, then newest group first (unreadable times last).
+ * groups: Pinned first, then newest group first (unreadable times last), then the `archived`
+ * ones (newest first) in one Archived group when there are any.
  */
-export function groupSessions<T extends Dated & { id: string }>(items: readonly T[], now: Date): Group<T>[] {
+export function groupSessions<T extends Dated & { id: string }>(items: readonly T[], now: Date, archived: readonly T[] = []): Group<T>[] {
   const byKey = new Map<GroupKey, T[]>();
   if (items.some((i) => i.pinned)) byKey.set('pinned', []);
   for (const item of [...items].sort(newestFirst)) {
@@ -71,6 +75,7 @@ export function groupSessions<T extends Dated & { id: string }>(items: readonly 
   byKey.delete('unknown');
   const out = [...byKey].map(([key, list]) => ({ key, items: list }));
   if (unknown) out.push({ key: 'unknown', items: unknown });
+  if (archived.length) out.push({ key: 'archived', items: [...archived].sort(newestFirst) });
   return out;
 }
 

@@ -1,7 +1,9 @@
-// What a History entry says: its label, its description ("5 min · 3 turns · claude-sonnet-4"),
-// its tooltip text, and relative times. Pure: no `vscode` import and no clock of its own (callers
+// What a History entry says: its label, its description ("5 min · 3 turns · claude-sonnet-4",
+// then its state: "interrupted", "open in another window", "forked from “X” at turn 2", "moved
+// from notes"), its icon, its tooltip text, and relative times. Pure: no `vscode` import and no clock of its own (callers
 // pass `now`); the words come from strings.ts so that every user-visible string lives there.
 
+import { rowContext, type Continuable } from '../continueIn';
 import { S } from '../strings';
 
 export interface SummaryLike {
@@ -16,7 +18,20 @@ export interface SummaryLike {
   project?: string;
   /** An imported session's tool, as people know it ("Claude Code"). */
   sourceLabel?: string;
+  pinned?: boolean;
+  archived?: boolean;
+  /** A fork: the parent and the last turn of it the fork holds. */
+  forkedFrom?: { id: string; turn: number };
+  /** Recorded under this folder, which moved here (or was relinked). */
+  movedFrom?: string;
+  /** Its last run stopped part way. */
+  interrupted?: boolean;
+  /** Another live process owns it now. */
+  heldBy?: { pid?: number; host?: string };
 }
+
+/** Titles of other chats, for "forked from “Title”" (undefined: not in this History). */
+export type TitleOf = (id: string) => string | undefined;
 
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
@@ -70,17 +85,71 @@ export function itemLabel(s: SummaryLike): string {
   return one || S.history.untitled;
 }
 
-/** The item's description: relative time · turns · model (when known) · the source tool (an imported session). */
-export function itemDescription(s: SummaryLike, now: Date, long = false): string {
+/**
+ * The item's description: relative time · turns · model (when known) · the source tool (an
+ * imported session) · its state (stateWords).
+ */
+export function itemDescription(s: SummaryLike, now: Date, long = false, titleOf: TitleOf = () => undefined): string {
   const parts = [relativeTime(s.updatedAt, now, long), S.history.turns(s.turns)];
   if (s.model) parts.push(s.model);
   if (s.sourceLabel) parts.push(s.sourceLabel);
+  parts.push(...stateWords(s, titleOf, long));
   return parts.join(S.history.separator);
 }
 
+/**
+ * What is special about a chat, in a few words each: interrupted, open in another window,
+ * forked from “Title” at turn N, moved from <folder>; for screen readers also pinned, archived
+ * (the view shows those by its groups and icons).
+ */
+export function stateWords(s: SummaryLike, titleOf: TitleOf = () => undefined, long = false): string[] {
+  const w: string[] = [];
+  if (long && s.pinned) w.push(S.state.pinned);
+  if (long && s.archived) w.push(S.state.archived);
+  if (s.interrupted) w.push(S.state.interrupted);
+  if (s.heldBy) w.push(S.state.heldBy);
+  if (s.forkedFrom) w.push(S.state.forkedFrom(parentTitle(s.forkedFrom.id, titleOf), s.forkedFrom.turn));
+  if (s.movedFrom) w.push(S.state.movedFrom(folderName(s.movedFrom)));
+  return w;
+}
+
+function parentTitle(id: string, titleOf: TitleOf): string | undefined {
+  const t = titleOf(id)?.replace(/\s+/g, ' ').trim();
+  return t ? (t.length > 40 ? `${t.slice(0, 39).trimEnd()}…` : t) : undefined;
+}
+
+/** The last segment of a folder path ("notes" for /home/ada/notes). */
+export function folderName(path: string): string {
+  const parts = path.split(/[\\/]+/).filter(Boolean);
+  return parts[parts.length - 1] ?? path;
+}
+
+/**
+ * The row's contextValue, "levelcodeSession pinned|unpinned listed|archived[ continue:<tool>]":
+ * the menus offer Pin or Unpin, Archive or Unarchive, and Continue in <tool> by it.
+ */
+export function rowContextValue(s: SummaryLike & Continuable): string {
+  return rowContext(`levelcodeSession ${s.pinned ? 'pinned' : 'unpinned'} ${s.archived ? 'archived' : 'listed'}`, s);
+}
+
+/**
+ * The row's codicon: what most needs seeing first (another window has it, it was interrupted),
+ * then pinned, archived, a fork, a moved chat; else a plain chat.
+ */
+export function rowIcon(s: SummaryLike): string {
+  if (s.heldBy) return 'window';
+  if (s.interrupted) return 'debug-pause';
+  if (s.pinned) return 'pinned';
+  if (s.archived) return 'archive';
+  if (s.forkedFrom) return 'repo-forked';
+  if (s.movedFrom) return 'arrow-swap';
+  return 'comment-discussion';
+}
+
 /** Tooltip lines (plain text; the view renders them as Markdown with the title in bold). */
-export function tooltipLines(s: SummaryLike): { title: string; preview: string; facts: string[] } {
+export function tooltipLines(s: SummaryLike, titleOf: TitleOf = () => undefined): { title: string; preview: string; facts: string[] } {
   const facts = [
+    ...stateTooltip(s, titleOf),
     S.history.tooltipUpdated(localStamp(s.updatedAt)),
     S.history.tooltipCreated(localStamp(s.createdAt)),
     S.history.turns(s.turns) + (s.model ? `${S.history.separator}${s.model}` : ''),
@@ -91,9 +160,21 @@ export function tooltipLines(s: SummaryLike): { title: string; preview: string; 
   return { title: itemLabel(s), preview: s.preview.trim(), facts };
 }
 
+/** The state in whole sentences, first in the tooltip (who holds it, where it came from). */
+export function stateTooltip(s: SummaryLike, titleOf: TitleOf = () => undefined): string[] {
+  const t: string[] = [];
+  if (s.heldBy) t.push(S.state.heldByTooltip(s.heldBy.pid, s.heldBy.host));
+  if (s.interrupted) t.push(S.state.interruptedTooltip);
+  if (s.pinned) t.push(S.state.pinnedTooltip);
+  if (s.archived) t.push(S.state.archivedTooltip);
+  if (s.forkedFrom) t.push(S.state.forkedTooltip(parentTitle(s.forkedFrom.id, titleOf), s.forkedFrom.id, s.forkedFrom.turn));
+  if (s.movedFrom) t.push(S.state.movedTooltip(s.movedFrom));
+  return t;
+}
+
 /** A line for screen readers: the label and the description in one sentence. */
-export function accessibilityLabel(s: SummaryLike, now: Date): string {
-  return `${itemLabel(s)}, ${itemDescription(s, now, true)}`;
+export function accessibilityLabel(s: SummaryLike, now: Date, titleOf: TitleOf = () => undefined): string {
+  return `${itemLabel(s)}, ${itemDescription(s, now, true, titleOf)}`;
 }
 
 /** A file name for "Export as Markdown": the title made safe for any file system. */

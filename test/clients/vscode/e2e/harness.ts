@@ -193,6 +193,70 @@ export class VsCode {
     return out;
   }
 
+  /** The pids of the sidecars serving this store (the bundled one, run by the extension host). */
+  async sidecarPids(): Promise<number[]> {
+    const pids: number[] = [];
+    for (const entry of await readdir('/proc')) {
+      if (!/^\d+$/.test(entry)) continue;
+      const args = (await readFile(`/proc/${entry}/cmdline`, 'utf8').catch(() => '')).split('\0');
+      if (args.some((a) => a.endsWith('dist/sidecar/cli/main.js')) && args.includes(this.store) && args.includes('serve'))
+        pids.push(Number(entry));
+    }
+    return pids;
+  }
+
+  /**
+   * Sets a setting as a user does, in the Settings editor (User), and waits until it is saved;
+   * `restarts`: and until a new sidecar runs (the extension restarts it for that setting).
+   */
+  async setSetting(key: string, value: number | string, opts: { restarts?: boolean } = {}): Promise<void> {
+    const before = await this.sidecarPids();
+    await this.command('Preferences: Open User Settings');
+    const editor = this.page.locator('.settings-editor').filter({ visible: true }).first();
+    await editor.waitFor({ timeout: WAIT });
+    // The search keeps its last query: replace it.
+    await this.page.keyboard.press('ControlOrMeta+A');
+    await this.page.keyboard.type(key);
+    // The list first shows every setting (or the last search's): wait for this one alone.
+    const name = key
+      .split('.')
+      .pop()!
+      .replace(/([a-z])([A-Z])/g, '$1 $2');
+    const title = `${name[0]!.toUpperCase()}${name.slice(1)}`;
+    await editor.locator('.settings-count-widget', { hasText: '1 Setting Found' }).first().waitFor({ timeout: WAIT });
+    const item = editor
+      .locator('.setting-item-contents', { has: this.page.locator('.setting-item-title', { hasText: title }) })
+      .filter({ visible: true });
+    await item.first().waitFor({ timeout: WAIT });
+    const input = item.first().locator('.setting-item-control input').first();
+    await input.waitFor({ timeout: WAIT });
+    await input.fill(String(value));
+    await this.page.keyboard.press('Tab');
+    const file = join(this.root, 'user/User/settings.json');
+    // Set to its default, the setting leaves settings.json (VS Code writes only what differs).
+    const manifest = JSON.parse(await readFile(join(REPO, 'clients/vscode/package.json'), 'utf8'));
+    const byDefault = manifest.contributes.configuration.properties[key]?.default;
+    const saved = async () => ((JSON.parse(await readFile(file, 'utf8')) as Record<string, unknown>)[key] ?? byDefault) === value;
+    await this.until(saved, `${key} saved`);
+    // code-server shows Settings as a modal editor: Escape closes the search's suggestions, then it.
+    for (let i = 0; i < 3 && (await editor.isVisible()); i++) await this.page.keyboard.press('Escape');
+    await editor.waitFor({ state: 'hidden', timeout: WAIT });
+    if (opts.restarts) {
+      await this.until(async () => (await this.sidecarPids()).some((p) => !before.includes(p)), `a new sidecar after ${key} changed`);
+    }
+  }
+
+  /** Clicks a History title-bar action by its title ("Show Archived Chats"). */
+  async historyTitleAction(title: string): Promise<void> {
+    // The view alone in its container: its actions are on the side bar's title, shown on hover.
+    const bar = this.page.locator('.part.sidebar .composite.title').first();
+    await bar.hover();
+    await bar
+      .locator(`.action-item a[aria-label^=${JSON.stringify(title)}]`)
+      .first()
+      .click();
+  }
+
   /** Starts code-server on the project folder (`noFolder`: an empty window, no folder open). */
   async start(settings: Record<string, unknown> = {}, extraVsix: string[] = [], opts: { noFolder?: boolean } = {}): Promise<void> {
     const user = join(this.root, 'user');
@@ -214,6 +278,8 @@ export class VsCode {
           'window.commandCenter': false,
           'levelcodeSessions.storeFolder': this.store,
           'levelcodeSessions.undoSeconds': 10,
+          // Fixtures are dated weeks back: auto-archive (default 30 days) would take them out.
+          'levelcodeSessions.autoArchiveDays': 0,
           ...settings,
         },
         null,
@@ -551,6 +617,34 @@ export class VsCode {
       if (attempt >= 5) throw new Error(`no menu entry "${action}", or the menu kept closing`);
       await this.page.keyboard.press('Escape');
     }
+  }
+
+  /** The open QuickPick's rows, top to bottom (their text), once it shows `ready`. */
+  async quickPickRows(ready: (rows: string[]) => boolean, what: string): Promise<string[]> {
+    const rows = this.page.locator('.quick-input-widget .quick-input-list .monaco-list-row').filter({ visible: true });
+    const deadline = Date.now() + WAIT;
+    let texts: string[] = [];
+    while (Date.now() < deadline) {
+      texts = (await rows.allInnerTexts().catch(() => [])).map((t) => t.replace(/\s+/g, ' ').trim());
+      if (ready(texts)) return texts;
+      await this.page.waitForTimeout(200);
+    }
+    throw new Error(`the QuickPick never showed ${what}; rows: ${JSON.stringify(texts)}`);
+  }
+
+  /** The open QuickPick's row holding `text`. */
+  quickPickRow(text: string): Locator {
+    return this.page.locator('.quick-input-widget .quick-input-list .monaco-list-row', { hasText: text }).filter({ visible: true }).first();
+  }
+
+  /** Clicks a button of the modal dialog (showWarningMessage with modal: true); returns its message. */
+  async dialogButton(label: string): Promise<string> {
+    const dialog = this.page.locator('.monaco-dialog-box').filter({ visible: true }).first();
+    await dialog.waitFor({ timeout: WAIT });
+    const text = (await dialog.innerText()).replace(/\s+/g, ' ');
+    await dialog.locator('.monaco-button', { hasText: label }).first().click();
+    await dialog.waitFor({ state: 'hidden', timeout: WAIT });
+    return text;
   }
 
   /** Visible notification toasts' text. */

@@ -271,19 +271,23 @@ describe('VS Code History (code-server)', () => {
     await vs.waitForToast(S.chat.noModel);
   });
 
-  it('deletes through the UI into the OS trash, with an Undo that keeps the file', async () => {
+  it('deletes through the UI into the OS trash at once, with an Undo that restores the file', async () => {
     const kept = seeded[3];
     const gone = seeded[1];
-    // Delete, then Undo: the row comes back and the file was never touched.
+    // Delete: the file goes to the OS trash at once; Undo brings the same bytes back.
+    const bytes = await readFile((await vs.sessionFile(kept.id))!, 'utf8');
     await vs.contextAction(kept.first, 'Delete Chat');
-    const toast = await vs.waitForToast('will be moved to the trash');
-    await vs.waitForRows((r) => !r.some((x) => x.startsWith(kept.first)), 'the deleted row hidden');
+    const toast = await vs.waitForToast('was moved to the trash');
+    await vs.waitForRows((r) => !r.some((x) => x.startsWith(kept.first)), 'the deleted row gone');
+    await vs.until(async () => (await trashedFiles(vs)).some((f) => f.endsWith(`/${kept.id}.jsonl`)), 'the file in the OS trash');
+    expect(await vs.sessionFile(kept.id)).toBeUndefined();
     await vs.screenshot('06-delete-toast');
     await toast.locator('.monaco-button', { hasText: 'Undo' }).click();
-    await vs.waitForRows((r) => r.some((x) => x.startsWith(kept.first)), 'the undone row back');
+    await vs.waitForRows((r) => r.some((x) => x.startsWith(kept.first)), 'the restored row back');
+    expect(await readFile((await vs.sessionFile(kept.id))!, 'utf8')).toBe(bytes);
+    expect((await trashedFiles(vs)).some((f) => f.endsWith(`/${kept.id}.jsonl`))).toBe(false);
 
-    // Delete for real, with the Delete key on the selected row: hidden at once, then the file
-    // leaves the store for the trash.
+    // Delete with the Delete key on the selected row: gone, the file in the trash.
     await vs.dismissHover();
     await vs.historyStill();
     await vs.historyRow(gone.first).click();
@@ -296,8 +300,6 @@ describe('VS Code History (code-server)', () => {
     await vs.waitForRows((r) => !r.some((x) => x.startsWith(gone.first)), 'the deleted row hidden');
     await vs.until(async () => (await vs.sessionFile(gone.id)) === undefined, 'the session file to leave the store');
     await vs.until(async () => (await trashedFiles(vs)).some((f) => f.endsWith(`/${gone.id}.jsonl`)), 'the file in the OS trash');
-    // Both deletions had the same grace period and the second is over, so the first would be too:
-    // the undone session is still in the store.
     expect(await vs.sessionFile(kept.id)).toBeDefined();
     expect(await vs.cli(['list', '--project', vs.project])).not.toContain(gone.id);
     await vs.screenshot('06-deleted');

@@ -69,7 +69,7 @@ describe('VS Code History in two browser tabs (code-server)', () => {
     const s = seeded[1]!;
     await vs.on(second, async () => {
       await vs.contextAction(s.first, 'Delete Chat');
-      await vs.waitForToast('will be moved to the trash');
+      await vs.waitForToast('was moved to the trash');
     });
     await vs.until(async () => (await vs.sessionFile(s.id)) === undefined, 'the session file to leave the store');
     await vs.waitForRows((r) => !has(r, s.first), 'the deleted chat gone from the first tab');

@@ -123,3 +123,24 @@ describe('pinned chats', () => {
     ).toEqual(['today', 'yesterday']);
   });
 });
+
+describe('archived chats', () => {
+  const now = at(2026, 7, 29, 9);
+  it('come last, in one Archived group newest first, whatever their age; none: no group', () => {
+    const items = [
+      { id: 'a', updatedAt: iso(at(2026, 7, 29, 8)) },
+      { id: 'p', updatedAt: iso(at(2026, 1, 2)), pinned: true },
+    ];
+    const archived = [
+      { id: 'x', updatedAt: iso(at(2024, 3, 2)) },
+      { id: 'y', updatedAt: iso(at(2026, 7, 29, 7)) },
+    ];
+    expect(groupSessions(items, now, archived).map((g) => [g.key, g.items.map((i) => i.id)])).toEqual([
+      ['pinned', ['p']],
+      ['today', ['a']],
+      ['archived', ['y', 'x']],
+    ]);
+    expect(groupLabel('archived', now)).toBe('Archived');
+    expect(groupSessions(items, now, []).map((g) => g.key)).toEqual(['pinned', 'today']);
+  });
+});

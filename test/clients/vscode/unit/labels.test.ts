@@ -9,6 +9,9 @@ import {
   itemDescription,
   itemLabel,
   relativeTime,
+  rowContextValue,
+  rowIcon,
+  stateWords,
   tooltipLines,
 } from '../../../../clients/vscode/src/history/labels';
 
@@ -92,6 +95,71 @@ describe('item text', () => {
     expect(t.facts[2]).toBe('3 turns · claude-sonnet-4');
     expect(t.facts[3]).toBe('Session 2026-07-29T13-00-00-abcd');
     expect(tooltipLines({ ...s, sourceLabel: 'Claude Code' }).facts).toEqual([...t.facts, 'Imported from Claude Code']);
+  });
+});
+
+describe('row state', () => {
+  const s = {
+    id: '2026-07-29T13-00-00-abcd',
+    title: 'Idempotent refunds',
+    createdAt: ago(3 * 3600_000),
+    updatedAt: ago(5 * 60_000),
+    turns: 3,
+    model: null,
+    preview: '',
+  };
+  const titles: Record<string, string> = { parent: 'Plan the\nmigration' };
+  const titleOf = (id: string) => titles[id];
+
+  it('says forked from “Title” at turn N, and another chat when the parent is not listed', () => {
+    const fork = { ...s, forkedFrom: { id: 'parent', turn: 2 } };
+    expect(itemDescription(fork, now, false, titleOf)).toBe('5 min · 3 turns · forked from “Plan the migration” at turn 2');
+    expect(itemDescription({ ...fork, forkedFrom: { id: 'gone', turn: 1 } }, now, false, titleOf)).toBe(
+      '5 min · 3 turns · forked from another chat at turn 1',
+    );
+    expect(tooltipLines(fork, titleOf).facts[0]).toBe('Forked from “Plan the migration” (parent) at turn 2');
+  });
+
+  it('says moved from the old folder, whole in the tooltip', () => {
+    const moved = { ...s, movedFrom: '/home/ada/notes-old' };
+    expect(itemDescription(moved, now)).toBe('5 min · 3 turns · moved from notes-old');
+    expect(tooltipLines(moved).facts[0]).toBe('Moved from /home/ada/notes-old');
+  });
+
+  it('says interrupted and open in another window, naming the pid and host in the tooltip', () => {
+    expect(stateWords({ ...s, interrupted: true, heldBy: { pid: 4242, host: 'ada-laptop' } })).toEqual([
+      'interrupted',
+      'open in another window',
+    ]);
+    expect(tooltipLines({ ...s, heldBy: { pid: 4242, host: 'ada-laptop' } }).facts[0]).toBe(
+      'Open in another window (pid 4242 on ada-laptop): resuming it here shows it read-only.',
+    );
+    expect(tooltipLines({ ...s, heldBy: {} }).facts[0]).toBe('Open in another window: resuming it here shows it read-only.');
+    expect(tooltipLines({ ...s, interrupted: true }).facts[0]).toMatch(/^Interrupted: .*Resume continues it\.$/);
+  });
+
+  it('names pinned and archived for screen readers only (the groups show them)', () => {
+    const both = { ...s, pinned: true, archived: true };
+    expect(itemDescription(both, now)).toBe('5 min · 3 turns');
+    expect(accessibilityLabel(both, now)).toBe('Idempotent refunds, 5 minutes ago · 3 turns · pinned · archived');
+  });
+
+  it('picks the icon by what most needs seeing', () => {
+    expect(rowIcon(s)).toBe('comment-discussion');
+    expect(rowIcon({ ...s, movedFrom: '/x' })).toBe('arrow-swap');
+    expect(rowIcon({ ...s, movedFrom: '/x', forkedFrom: { id: 'p', turn: 1 } })).toBe('repo-forked');
+    expect(rowIcon({ ...s, forkedFrom: { id: 'p', turn: 1 }, archived: true })).toBe('archive');
+    expect(rowIcon({ ...s, archived: true, pinned: true })).toBe('pinned');
+    expect(rowIcon({ ...s, pinned: true, interrupted: true })).toBe('debug-pause');
+    expect(rowIcon({ ...s, interrupted: true, heldBy: { pid: 1 } })).toBe('window');
+  });
+
+  it('gives the menus pinned|unpinned, listed|archived and continue:<tool>', () => {
+    expect(rowContextValue(s)).toBe('levelcodeSession unpinned listed');
+    expect(rowContextValue({ ...s, pinned: true, archived: true })).toBe('levelcodeSession pinned archived');
+    expect(rowContextValue({ ...s, source: { tool: 'codex' }, continueIn: { argv: ['codex'], cwd: '/' } })).toBe(
+      'levelcodeSession unpinned listed continue:codex',
+    );
   });
 });
 

@@ -50,3 +50,32 @@ describe('manifest', () => {
     expect(manifest.engines.vscode).toBe(`^${manifest.devDependencies['@types/vscode']}`);
   });
 });
+
+describe('row menus', () => {
+  const entries = manifest.contributes.menus['view/item/context'] as { command: string; when: string; group: string }[];
+  /** Whether `command` is in the menu of a row with this contextValue (its viewItem regex, all features on). */
+  const offered = (command: string, viewItem: string) =>
+    entries
+      .filter((e) => e.command === `levelcodeSessions.${command}`)
+      .some((e) => {
+        const m = /viewItem =~ \/(.+)\/$/.exec(e.when);
+        return m ? new RegExp(m[1]!).test(viewItem) : false;
+      });
+
+  it('offers Archive on listed rows, Unarchive on archived ones, Pin or Unpin by the pin state', () => {
+    expect(offered('archive', 'levelcodeSession unpinned listed')).toBe(true);
+    expect(offered('archive', 'levelcodeSession pinned archived')).toBe(false);
+    expect(offered('unarchive', 'levelcodeSession unpinned archived continue:codex')).toBe(true);
+    expect(offered('unarchive', 'levelcodeSession pinned listed')).toBe(false);
+    expect(offered('pin', 'levelcodeSession unpinned archived')).toBe(true);
+    expect(offered('unpin', 'levelcodeSession pinned listed')).toBe(true);
+    expect(offered('forkFromTurn', 'levelcodeSession unpinned listed')).toBe(true);
+    expect(offered('resume', 'levelcodeSession unpinned archived')).toBe(true);
+  });
+
+  it('shows the Archived toggle on the title bar by the context key', () => {
+    const title = manifest.contributes.menus['view/title'] as { command: string; when: string }[];
+    expect(title.find((e) => e.command === 'levelcodeSessions.showArchived')?.when).toMatch(/!levelcodeSessions\.showArchived/);
+    expect(title.find((e) => e.command === 'levelcodeSessions.hideArchived')?.when).toMatch(/ levelcodeSessions\.showArchived$/);
+  });
+});
