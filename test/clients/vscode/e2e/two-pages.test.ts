@@ -1,7 +1,8 @@
 // End to end in real VS Code (code-server, harness.ts): many browsers, one History (issue 24).
 // Two tabs on the same code-server, over one store (an extension host and sidecar each, or one
 // shared: either way): what one tab changes reaches the other's History by itself, through
-// session/didChange, with no reload, and a chat written from outside (the CLI) reaches both.
+// session/didChange, with no reload (a rename, a pin, an archive, a delete), and a chat written
+// from outside (the CLI) reaches both.
 
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
@@ -63,6 +64,19 @@ describe('VS Code History in two browser tabs (code-server)', () => {
     await vs.on(second, () => vs.waitForRows((r) => has(r, 'Autovacuum thresholds per table'), 'the new title in the other tab'));
     const titles = (await vs.events(s.id)).filter((e) => e.kind === 'title');
     expect(titles).toHaveLength(1); // one rename, written once, whichever sidecar wrote it
+  });
+
+  it('a pin in one tab and an archive in the other reach both', async () => {
+    const chat = 'Pick a queue for the thumbnails';
+    await vs.contextAction(chat, 'Pin Chat');
+    const pinnedFirst = (r: string[]) => r[0]?.trim() === 'Pinned' && r[1]?.startsWith(chat) === true;
+    await vs.waitForRows(pinnedFirst, 'the pinned chat under Pinned in the tab that pinned it');
+    await vs.on(second, async () => {
+      await vs.waitForRows(pinnedFirst, 'the pinned chat under Pinned in the other tab');
+      await vs.contextAction(chat, 'Archive Chat');
+      await vs.waitForRows((r) => !has(r, chat), 'the archived chat gone from the tab that archived it');
+    });
+    await vs.waitForRows((r) => !has(r, chat) && !r.some((x) => x.trim() === 'Pinned'), 'the archived chat gone from the first tab');
   });
 
   it('a delete in the other tab reaches the first', async () => {
