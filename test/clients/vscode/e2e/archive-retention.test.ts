@@ -7,7 +7,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { VsCode, missingPrerequisites } from './harness';
+import { VsCode, missingPrerequisites, reportIfFailed } from './harness';
 
 const missing = missingPrerequisites();
 if (missing.length) {
@@ -36,11 +36,7 @@ describe('VS Code History: archived chats and retention (code-server)', () => {
     await vs.waitForRows((r) => seeded.every((s) => has(r, s.first)), 'the seeded chats');
   }, 240_000);
 
-  afterEach(async (ctx) => {
-    if (ctx.task.result?.state !== 'fail' || !vs) return;
-    await vs.screenshot(`archive-failed-${ctx.task.name.replace(/\W+/g, '-')}`).catch(() => undefined);
-    process.stdout.write(`\n--- code-server output\n${vs.log.slice(-4000)}\n${(await vs.extensionLogs()).slice(-12000)}\n`);
-  });
+  afterEach((ctx) => reportIfFailed(vs, ctx, 'archive'));
 
   afterAll(async () => {
     await vs?.stop();

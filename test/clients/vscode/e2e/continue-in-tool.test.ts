@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { findOnPath } from '../../../../clients/vscode/src/continueIn';
 import { S } from '../../../../clients/vscode/src/strings';
-import { REPO, VsCode, missingPrerequisites } from './harness';
+import { REPO, VsCode, missingPrerequisites, reportIfFailed } from './harness';
 
 const missing = missingPrerequisites();
 if (missing.length) {
@@ -67,11 +67,7 @@ describe('VS Code Continue in <tool> (code-server)', () => {
     await vs.start();
   }, 240_000);
 
-  afterEach(async (ctx) => {
-    if (ctx.task.result?.state !== 'fail' || !vs) return;
-    await vs.screenshot(`failed-continue-${ctx.task.name.replace(/\W+/g, '-')}`).catch(() => undefined);
-    process.stdout.write(`\n--- code-server output\n${vs.log.slice(-4000)}\n${(await vs.extensionLogs()).slice(-12000)}\n`);
-  });
+  afterEach((ctx) => reportIfFailed(vs, ctx, 'continue'));
 
   afterAll(async () => {
     await vs?.stop();

@@ -4,7 +4,7 @@
 
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { basename } from 'node:path';
-import { VsCode, missingPrerequisites } from './harness';
+import { VsCode, missingPrerequisites, reportIfFailed } from './harness';
 
 const missing = missingPrerequisites();
 if (missing.length) {
@@ -19,11 +19,7 @@ describe('VS Code first use (code-server, no folder open)', () => {
     await vs.start({}, [], { noFolder: true });
   }, 240_000);
 
-  afterEach(async (ctx) => {
-    if (ctx.task.result?.state !== 'fail' || !vs) return;
-    await vs.screenshot(`first-use-failed-${ctx.task.name.replace(/\W+/g, '-')}`).catch(() => undefined);
-    process.stdout.write(`\n--- code-server output\n${vs.log.slice(-4000)}\n${(await vs.extensionLogs()).slice(-12000)}\n`);
-  });
+  afterEach((ctx) => reportIfFailed(vs, ctx, 'first-use'));
 
   afterAll(async () => {
     await vs?.stop();

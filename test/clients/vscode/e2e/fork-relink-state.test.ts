@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { sessionAppend, sessionNew } from '../../../../server/rpc/protocol';
 import { S } from '../../../../clients/vscode/src/strings';
 import { startSidecar, type Sidecar } from '../../../helpers/sidecar';
-import { VsCode, missingPrerequisites } from './harness';
+import { VsCode, missingPrerequisites, reportIfFailed } from './harness';
 
 const missing = missingPrerequisites();
 if (missing.length) {
@@ -37,11 +37,7 @@ describe('VS Code History: fork from a turn, relink, row state (code-server)', (
     await vs.waitForRows((r) => has(r, parent.first) && has(r, plain.first), 'the seeded chats');
   }, 240_000);
 
-  afterEach(async (ctx) => {
-    if (ctx.task.result?.state !== 'fail' || !vs) return;
-    await vs.screenshot(`fork-failed-${ctx.task.name.replace(/\W+/g, '-')}`).catch(() => undefined);
-    process.stdout.write(`\n--- code-server output\n${vs.log.slice(-4000)}\n${(await vs.extensionLogs()).slice(-12000)}\n`);
-  });
+  afterEach((ctx) => reportIfFailed(vs, ctx, 'fork'));
 
   afterAll(async () => {
     await other?.stop();

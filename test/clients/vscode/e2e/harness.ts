@@ -51,6 +51,20 @@ export function missingPrerequisites(): string[] {
   return missing;
 }
 
+/**
+ * For afterEach: when the test failed, a screenshot named after it (`<prefix>-failed-<test>`)
+ * and the tail of code-server's output and of the extension's logs on stdout.
+ */
+export async function reportIfFailed(
+  vs: VsCode | undefined,
+  ctx: { task: { name: string; result?: { state?: string } } },
+  prefix: string,
+): Promise<void> {
+  if (ctx.task.result?.state !== 'fail' || !vs) return;
+  await vs.screenshot(`${prefix}-failed-${ctx.task.name.replace(/\W+/g, '-')}`).catch(() => undefined);
+  process.stdout.write(`\n--- code-server output\n${vs.log.slice(-4000)}\n${(await vs.extensionLogs()).slice(-12000)}\n`);
+}
+
 async function freePort(): Promise<number> {
   return new Promise((res, rej) => {
     const srv = createServer();

@@ -11,7 +11,7 @@ import { S } from '../../../../clients/vscode/src/strings';
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { VsCode, missingPrerequisites } from './harness';
+import { VsCode, missingPrerequisites, reportIfFailed } from './harness';
 import { environOf } from '../../../helpers/proc';
 
 const missing = missingPrerequisites();
@@ -54,11 +54,7 @@ describe('VS Code History (code-server)', () => {
     await vs.start();
   }, 240_000);
 
-  afterEach(async (ctx) => {
-    if (ctx.task.result?.state !== 'fail' || !vs) return;
-    await vs.screenshot(`failed-${ctx.task.name.replace(/\W+/g, '-')}`).catch(() => undefined);
-    process.stdout.write(`\n--- code-server output\n${vs.log.slice(-4000)}\n${(await vs.extensionLogs()).slice(-12000)}\n`);
-  });
+  afterEach((ctx) => reportIfFailed(vs, ctx, 'history'));
 
   afterAll(async () => {
     await vs?.stop();

@@ -4,7 +4,7 @@
 // an Undo that brings it back, and an archived chat is what `list --archived` shows.
 
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { VsCode, missingPrerequisites } from './harness';
+import { VsCode, missingPrerequisites, reportIfFailed } from './harness';
 
 const missing = missingPrerequisites();
 if (missing.length) {
@@ -34,11 +34,7 @@ describe('VS Code History: pins and archive (code-server)', () => {
     await vs.waitForRows((r) => seeded.every((s) => rowIndex(r, s.first) >= 0), 'the seeded chats');
   }, 240_000);
 
-  afterEach(async (ctx) => {
-    if (ctx.task.result?.state !== 'fail' || !vs) return;
-    await vs.screenshot(`lifecycle-failed-${ctx.task.name.replace(/\W+/g, '-')}`).catch(() => undefined);
-    process.stdout.write(`\n--- code-server output\n${vs.log.slice(-4000)}\n${(await vs.extensionLogs()).slice(-12000)}\n`);
-  });
+  afterEach((ctx) => reportIfFailed(vs, ctx, 'lifecycle'));
 
   afterAll(async () => {
     await vs?.stop();

@@ -9,7 +9,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { S } from '../../../../clients/vscode/src/strings';
-import { VsCode, missingPrerequisites, REPO, WAIT } from './harness';
+import { VsCode, missingPrerequisites, REPO, WAIT, reportIfFailed } from './harness';
 
 const missing = missingPrerequisites();
 if (missing.length) {
@@ -46,11 +46,7 @@ describe('VS Code Resume: @history or another chat extension (code-server)', () 
     ]);
   }, 240_000);
 
-  afterEach(async (ctx) => {
-    if (ctx.task.result?.state !== 'fail' || !vs) return;
-    await vs.screenshot(`failed-resume-choice-${ctx.task.name.replace(/\W+/g, '-')}`).catch(() => undefined);
-    process.stdout.write(`\n--- code-server output\n${vs.log.slice(-4000)}\n${(await vs.extensionLogs()).slice(-12000)}\n`);
-  });
+  afterEach((ctx) => reportIfFailed(vs, ctx, 'resume-choice'));
 
   afterAll(async () => {
     await vs?.stop();
@@ -135,11 +131,7 @@ describe('VS Code Resume with only a chat extension to continue it (code-server,
     await vs.start({ 'chat.disableAIFeatures': false, 'levelcodeFakeChat.log': chatLog }, [fakeChat]);
   }, 240_000);
 
-  afterEach(async (ctx) => {
-    if (ctx.task.result?.state !== 'fail' || !vs) return;
-    await vs.screenshot(`failed-resume-only-${ctx.task.name.replace(/\W+/g, '-')}`).catch(() => undefined);
-    process.stdout.write(`\n--- code-server output\n${vs.log.slice(-4000)}\n${(await vs.extensionLogs()).slice(-12000)}\n`);
-  });
+  afterEach((ctx) => reportIfFailed(vs, ctx, 'resume-only'));
 
   afterAll(async () => {
     await vs?.stop();
