@@ -684,7 +684,7 @@ async function cmdSearch(args: string[]): Promise<number> {
   const since = isoOpt(values.since as string | undefined, 'since');
   const until = isoOpt(values.until as string | undefined, 'until');
   // history.js, not store.js, as for list: search needs no zod and no lock library.
-  const { realProjectPath, resolveStoreRoot } = await import('../listing/history.js');
+  const { realProjectPath, resolveStoreRoot, projectSessionFiles } = await import('../listing/history.js');
   const root = resolveStoreRoot(values.dir as string | undefined);
   const project = values.all
     ? undefined
@@ -696,7 +696,9 @@ async function cmdSearch(args: string[]): Promise<number> {
     : undefined;
   let r;
   try {
-    r = await searchSessions(root, query, { project, since, until, limit, onProgress: progress?.update });
+    // A project's search covers its History: its own sessions and those moved or relinked into it.
+    const sessions = project === undefined ? undefined : (await projectSessionFiles(root, project)).files;
+    r = await searchSessions(root, query, { project, sessions, since, until, limit, onProgress: progress?.update });
   } finally {
     progress?.end();
   }

@@ -175,6 +175,18 @@ async function projectRows(
 }
 
 /**
+ * The session files of `project`'s History, archived ones included: its own and those of a
+ * folder moved or relinked into it. What a project's search covers (search.ts `sessions`).
+ */
+export async function projectSessionFiles(root: string, project: string): Promise<{ files: Set<string>; problems: Problem[] }> {
+  const files = new Set<string>();
+  const r = await listSessions(root, { project }, (_e, file) => files.add(file));
+  // A session file the listing could not read stays in: the search then says so, with its path.
+  for (const p of r.problems) if (p.file.endsWith('.jsonl')) files.add(p.file);
+  return { files, problems: r.problems };
+}
+
+/**
  * Sessions newest first; by project (its real path, exactly) or all. `onEntry` sees every row
  * listed with its file (the store uses it to remember where sessions are).
  *

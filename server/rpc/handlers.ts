@@ -575,8 +575,14 @@ const sessionSearch: Handler<typeof P.sessionSearch> = async (p, token, ctx) =>
   withProgress(ctx, token, p.workDoneToken, 'Searching sessions', async (progress) => {
     const project = p.all || p.project === undefined ? undefined : await ctx.store.realProject(p.project, false);
     const { searchSessions } = await searcher();
+    // A project's search covers its History: its own sessions and those moved or relinked into it.
+    const sessions =
+      project === undefined
+        ? undefined
+        : (await (await import('../listing/history.js')).projectSessionFiles(ctx.store.root, project)).files;
     const r = await searchSessions(ctx.store.root, p.query, {
       project,
+      sessions,
       since: p.since,
       until: p.until,
       limit: p.limit ?? 100,

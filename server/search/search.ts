@@ -37,6 +37,11 @@ export type SearchWhere = 'user' | 'assistant' | 'agent' | 'tool-input' | 'tool-
 export interface SearchOptions {
   /** Only sessions whose meta line's `project` equals this absolute path exactly. */
   project?: string;
+  /**
+   * Only these session files, instead of `project`: a project's History (its own sessions and
+   * those of a folder moved or relinked into it, listing/history.ts projectSessionFiles).
+   */
+  sessions?: ReadonlySet<string>;
   /** Only events at or after this ISO time. */
   since?: string;
   /** Only events at or before this ISO time. */
@@ -220,6 +225,7 @@ async function searchEveryTerm(listed: string[], root: boolean, terms: string[],
     }
   const fo: FileOpts = {
     project: opts.project,
+    sessions: opts.sessions,
     since: -Infinity,
     until: Infinity,
     snippetChars: opts.snippetChars ?? 160,
@@ -280,7 +286,14 @@ async function searchEvents(
   let searched = 0;
   let done = 0;
   if (!q) return { hits: [], total, files: listed.length, problems };
-  const fo: FileOpts = { project: opts.project, since, until, snippetChars: opts.snippetChars ?? 160, signal: opts.signal };
+  const fo: FileOpts = {
+    project: opts.project,
+    sessions: opts.sessions,
+    since,
+    until,
+    snippetChars: opts.snippetChars ?? 160,
+    signal: opts.signal,
+  };
   const words = root ? indexWords(query, opts) : null;
   if (words) return searchIndexed(listed, q, words, fo, limit, opts, collect);
   const sizes = new Map(listed.map((f) => [f, sizeOf(f)]));
@@ -453,8 +466,13 @@ function compile(pq: ParsedQuery): Compiled | null {
   return { terms, anchor, anchorTerm, others, caseless: terms.some((t) => !t.exact) };
 }
 
+/** Whether a session file (recorded under `project`) is one the search covers. */
+const inScope = (o: FileOpts, file: string, project: string): boolean =>
+  o.sessions ? o.sessions.has(file) : o.project === undefined || project === o.project;
+
 interface FileOpts {
   project?: string;
+  sessions?: ReadonlySet<string>;
   since: number;
   until: number;
   snippetChars: number;
@@ -624,7 +642,7 @@ async function searchFile(
           problems.push({ file, line: 1, message: 'no readable meta line: file skipped' });
           return { hits: [], searched: false };
         }
-        if (o.project !== undefined && meta.project !== o.project) return { hits: [], searched: false };
+        if (!inScope(o, file, meta.project)) return { hits: [], searched: false };
         titles = new TitleTracker(meta.title);
         from = chunk.buf.indexOf(NL) + 1;
         lineNo = 2;
@@ -1130,7 +1148,7 @@ async function searchIndexedOnce(
         progress();
         continue;
       }
-      if (fo.project !== undefined && e.meta.project !== fo.project) {
+      if (!inScope(fo, file, e.meta.project)) {
         progress();
         continue;
       }

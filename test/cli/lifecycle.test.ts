@@ -175,6 +175,11 @@ describe('a moved repository folder', () => {
     expect(rows.some((s) => s.id === sid)).toBe(false);
     const text = cli([], { cwd: moved });
     expect(text.out).toContain(`moved from ${old}`);
+    // A search of the new folder covers its History: the moved session, never the stranger's
+    // nor the one without an identity left under the old path.
+    const found = JSON.parse(cli(['search', 'before', '--project', moved, '--json']).out);
+    expect(found.hits.map((h: { sessionId: string }) => h.sessionId)).toEqual([id]);
+    expect(cli(['search', 'unrelated', '--project', moved]).code).toBe(1);
     // Its fork needs the folder named (the one it is listed under): never guessed.
     const lost = cli(['fork', id]);
     expect(lost.code).toBe(1);

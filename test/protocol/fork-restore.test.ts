@@ -149,6 +149,9 @@ describe('session/relink', () => {
     expect(existsSync(file)).toBe(false);
     const rows = (await s.call(P.sessionList, { project: next })).sessions;
     expect(rows).toMatchObject([{ id, project: next, movedFrom: project, turns: 1 }]);
+    // The new folder's search covers what its History lists.
+    const found = await s.call(P.sessionSearch, { query: 'question', project: next });
+    expect([...new Set(found.hits.map((h) => h.sessionId))]).toEqual([id]);
     const f = await s.call(P.sessionFork, { id, atTurn: 1 });
     expect(f.project).toBe(next);
     await s.stop();
