@@ -1049,13 +1049,13 @@ interface Folder {
   end: number;
 }
 
-/** A file to (re)index from its entry's end: read by either thread. */
+/** A file to (re)index from its entry's end. */
 interface Item {
   folder: number;
   file: string;
   size: number;
-  /** The entry as it was before: where to go on from . */
-  from: IndexedFile;
+  /** Bytes of it indexed already (the work is the rest). */
+  covered: number;
 }
 
 /**
@@ -1223,7 +1223,7 @@ async function searchIndexedOnce(
   }
   const folders: Folder[] = [];
   const items: Item[] = [];
-  const entries: IndexedFile[] = []; // items[i]'s entry in its folder's index (this thread's)
+  const entries: IndexedFile[] = []; // items[i]'s entry in its folder's index
   try {
     for (const [dir, list] of [...byDir].sort((a, b) => (a[0] < b[0] ? -1 : 1))) {
       opts.signal?.throwIfAborted();
@@ -1280,7 +1280,7 @@ async function searchIndexedOnce(
           };
           ix.files.push(e);
         }
-        work.push({ item: { folder: at, file, size: id.size, from: { ...e, bad: [] } }, entry: e });
+        work.push({ item: { folder: at, file, size: id.size, covered: e.covered }, entry: e });
         Object.assign(e, id);
         folder.changed = true;
         folder.files.push({ entry: e, file, size: id.size, fi: fi !== undefined && ix.files[fi] === e ? fi : ix.files.length - 1 });
@@ -1290,7 +1290,7 @@ async function searchIndexedOnce(
         ix.files[fi]!.dead = true;
         folder.changed = true;
       }
-      work.sort((a, b) => b.item.size - b.item.from.covered - (a.item.size - a.item.from.covered));
+      work.sort((a, b) => b.item.size - b.item.covered - (a.item.size - a.item.covered));
       for (const w of work) {
         items.push(w.item);
         entries.push(w.entry);
@@ -1310,7 +1310,7 @@ async function searchIndexedOnce(
     throw err;
   }
 
-  // 2. What must be read, read on this thread. A folder is answered and let go as soon as its
+  // 2. What must be read, read. A folder is answered and let go as soon as its
   // items are in, so that about one folder is held at a time.
   const settled = new Uint8Array(items.length);
   let answered = 0;
@@ -1330,7 +1330,7 @@ async function searchIndexedOnce(
     }
   };
 
-  /** Item i read on this thread; a file that cannot be read is a problem, as in the scan. */
+  /** Item i read; a file that cannot be read is a problem, as in the scan. */
   const readItem = async (i: number): Promise<void> => {
     const it = items[i]!;
     const folder = folders[it.folder]!;
