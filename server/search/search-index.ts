@@ -95,25 +95,6 @@ export interface IndexedFile {
   dead?: boolean;
 }
 
-/**
- * What a helper thread read of one file for an index kept by another (FolderIndex.fragment and
- * merge): the file's entry after it, the words new to the helper's vocabulary (ids from
- * tokenBase on), the events (the helper's ordinals from eventBase on) and their (word, event)
- * pairs.
- */
-export interface Fragment {
-  entry: IndexedFile;
-  tokenBase: number;
-  eventBase: number;
-  tokens: string[];
-  time: Float64Array;
-  offset: Float64Array;
-  length: Uint32Array;
-  seq: Uint32Array;
-  flags: Uint8Array;
-  pairs: Int32Array;
-}
-
 /** Bytes before `covered` kept to check that a grown file only grew. */
 export const TAIL_BYTES = 48;
 
@@ -390,73 +371,6 @@ export class FolderIndex {
     const flags = new Uint8Array(cap);
     flags.set(this.flags);
     this.flags = flags;
-  }
-
-  /**
-   * Adds what another thread read of one file (see Fragment): its events given the next
-   * ordinals, its words mapped through `ids` (that thread's word ids to this index's, filled as
-   * its new words come), and its entry's new state taken over.
-   */
-  merge(fi: number, f: Fragment, ids: number[]): void {
-    this.edit();
-    const e = this.files[fi]!;
-    const fe = f.entry;
-    e.covered = fe.covered;
-    e.lines = fe.lines;
-    e.tail = fe.tail;
-    e.meta = fe.meta;
-    e.title = fe.title;
-    e.shown = fe.shown;
-    for (const x of fe.bad) e.bad.push(x);
-    f.tokens.forEach((t, k) => (ids[f.tokenBase + k] = this.idOfToken(t)));
-    const base = this.n - f.eventBase;
-    for (let k = 0; k < f.time.length; k++) {
-      if (this.n === this.time.length) this.grow();
-      this.setEvent(this.n++, fi, f.seq[k]!, f.offset[k]!, f.length[k]!, f.time[k]!, f.flags[k]!);
-    }
-    const pairs = f.pairs;
-    for (let k = 0; k < pairs.length; k += 2) this.pair(ids[pairs[k]!]!, base + pairs[k + 1]!);
-  }
-
-  /**
-   * Another thread's side of merge(): forgets the pairs posted so far, so that fragment() holds
-   * the next item's only (a thread that reads the files of one folder, item after item, and
-   * never writes the index).
-   */
-  startLog(): { tokenBase: number; eventBase: number } {
-    this.edit();
-    this.npairs = 0;
-    return { tokenBase: this.tokens.length, eventBase: this.n };
-  }
-
-  /** What was read since startLog(), for merge() in the thread that keeps the index. */
-  fragment(fi: number, from: { tokenBase: number; eventBase: number }): Fragment {
-    const { tokenBase, eventBase } = from;
-    return {
-      entry: this.files[fi]!,
-      tokenBase,
-      eventBase,
-      tokens: this.tokens.slice(tokenBase),
-      time: this.time.slice(eventBase, this.n),
-      offset: this.offset.slice(eventBase, this.n),
-      length: this.length.slice(eventBase, this.n),
-      seq: this.seq.slice(eventBase, this.n),
-      flags: this.flags.slice(eventBase, this.n),
-      pairs: this.pairs.slice(0, 2 * this.npairs),
-    };
-  }
-
-  /** The id of a (folded) token, given the next one when new. */
-  private idOfToken(t: string): number {
-    const h = fnv(t);
-    const mask = this.slots.length - 1;
-    for (let p = h & mask; ; p = (p + 1) & mask) {
-      const slot = this.slots[p]!;
-      if (slot === 0) break;
-      if (this.hashes[slot - 1] === h && this.tokens[slot - 1] === t) return slot - 1;
-    }
-    this.newToken(t, h);
-    return this.tokens.length - 1;
   }
 
   /** Events of dead files. */
