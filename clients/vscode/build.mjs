@@ -101,7 +101,8 @@ async function buildSidecar() {
   const out = join(dist, 'sidecar');
   const result = await esbuild.build({
     ...common,
-    entryPoints: { 'cli/main': join(here, 'sidecar/main.mjs') },
+    // The search's worker thread (server/search/first-build.ts) is a file of its own, beside main.js.
+    entryPoints: { 'cli/main': join(here, 'sidecar/main.mjs'), 'cli/build-worker': join(repo, 'server/search/build-worker.ts') },
     outdir: out,
     format: 'esm',
     banner: { js: esmRequireBanner },

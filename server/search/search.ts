@@ -172,9 +172,33 @@ export async function searchSessions(source: string | readonly string[], query: 
   const listed = root ? await listSessionFiles(source, listProblems) : [...source];
   const pq = parseQuery(query);
   const terms = [...pq.phrases.map((p) => `"${p}"`), ...new Set(pq.words.map((w) => w.toLowerCase()))];
-  const r = terms.length < 2 ? await searchEvents(listed, root, query, opts) : await searchEveryTerm(listed, root, terms, opts);
+  // Progress never goes back: the first build's files count, then the search's own.
+  let shown = 0;
+  const onProgress = opts.onProgress && ((done: number, total: number) => done > shown && opts.onProgress!((shown = done), total));
+  if (root && indexWords(query, opts)) {
+    const { buildFirstIndexes } = await import('./first-build.js');
+    await buildFirstIndexes(listed, query, (files, progress) => buildIndexes(files, query, progress), {
+      onProgress: onProgress && ((done) => onProgress(done, listed.length)),
+      signal: opts.signal,
+    });
+  }
+  const o = { ...opts, onProgress };
+  const r = terms.length < 2 ? await searchEvents(listed, root, query, o) : await searchEveryTerm(listed, root, terms, o);
   r.problems.unshift(...listProblems);
   return r;
+}
+
+/**
+ * Brings the search indexes of the folders `files` are in up to date and writes them, the
+ * answer thrown away: a store's first search builds half of them so on a second thread
+ * (first-build.ts, build-worker.ts). `onProgress` gets the files done.
+ */
+export async function buildIndexes(files: string[], query: string, onProgress?: (done: number) => void): Promise<void> {
+  const words = indexWords(query, {});
+  const q = compile(parseQuery(query));
+  if (!words || !q) return;
+  const fo: FileOpts = { since: -Infinity, until: Infinity, snippetChars: 0 };
+  await searchIndexed(files, q, words, fo, 0, { onProgress: onProgress && ((done) => onProgress(done)) });
 }
 
 /**
