@@ -698,7 +698,7 @@ async function cmdSearch(args: string[]): Promise<number> {
   try {
     // A project's search covers its History: its own sessions and those moved or relinked into it.
     const sessions = project === undefined ? undefined : (await projectSessionFiles(root, project)).files;
-    r = await searchSessions(root, query, { project, sessions, since, until, limit, onProgress: progress?.update });
+    r = await searchSessions(root, query, { sessions, since, until, limit, onProgress: progress?.update });
   } finally {
     progress?.end();
   }

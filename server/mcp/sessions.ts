@@ -7,7 +7,7 @@
 // Depends on the core only (history.ts, search.ts, reader.ts, store.ts); no MCP, no stdio.
 
 import { stat } from 'node:fs/promises';
-import { listSessions, realProjectPath, type SessionEntry } from '../listing/history.js';
+import { listSessions, projectSessionFiles, realProjectPath, type SessionEntry } from '../listing/history.js';
 import { listSessionFiles, searchSessions, type SearchHit, type SearchProblem } from '../search/search.js';
 import { readMeta } from '../store/reader.js';
 import { StoreError } from '../store/errors.js';
@@ -138,10 +138,10 @@ export class Sessions {
    */
   async search(query: string, s: Scope, skip: number, limit: number): Promise<Found> {
     const want = skip + limit;
-    const base = { project: s.project, since: s.since, until: s.until };
+    const base = { sessions: await this.scopeFiles(s), since: s.since, until: s.until };
     if (s.source !== undefined) {
       const { files, of } = await this.allowedFiles(s);
-      if (files.length * 4 < of) return this.searchFiles(files, query, s, skip, want);
+      if (files.length * 4 < of) return this.searchFiles(files, query, s, skip, want, base.sessions);
     }
     let fetch = this.filtered(s) ? Math.max(want * 2, 50) : want;
     for (;;) {
@@ -161,7 +161,12 @@ export class Sessions {
       if (fetch >= MAX_FETCH) break;
       fetch = Math.min(fetch * 4, MAX_FETCH);
     }
-    return this.searchFiles((await this.allowedFiles(s)).files, query, s, skip, want);
+    return this.searchFiles((await this.allowedFiles(s)).files, query, s, skip, want, base.sessions);
+  }
+
+  /** A project's scope is its History: its own sessions and those moved or relinked into it. */
+  private async scopeFiles(s: Scope): Promise<Set<string> | undefined> {
+    return s.project === undefined ? undefined : (await projectSessionFiles(this.root, s.project)).files;
   }
 
   /** The session files that pass the scope's source and exclude filters, and how many there are in all. */
@@ -180,8 +185,15 @@ export class Sessions {
   }
 
   /** A search of these files only (a scan), filtered again for what changed meanwhile. */
-  private async searchFiles(files: string[], query: string, s: Scope, skip: number, want: number): Promise<Found> {
-    const r = await searchSessions(files, query, { project: s.project, since: s.since, until: s.until, limit: want });
+  private async searchFiles(
+    files: string[],
+    query: string,
+    s: Scope,
+    skip: number,
+    want: number,
+    sessions: Set<string> | undefined,
+  ): Promise<Found> {
+    const r = await searchSessions(files, query, { sessions, since: s.since, until: s.until, limit: want });
     const kept = await this.keep(r.hits, s);
     return {
       hits: kept.slice(skip, want),

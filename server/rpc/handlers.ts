@@ -581,7 +581,6 @@ const sessionSearch: Handler<typeof P.sessionSearch> = async (p, token, ctx) =>
         ? undefined
         : (await (await import('../listing/history.js')).projectSessionFiles(ctx.store.root, project)).files;
     const r = await searchSessions(ctx.store.root, p.query, {
-      project,
       sessions,
       since: p.since,
       until: p.until,

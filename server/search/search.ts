@@ -198,7 +198,7 @@ export async function buildIndexes(files: string[], query: string, onProgress?: 
   const q = compile(parseQuery(query));
   if (!words || !q) return;
   const fo: FileOpts = { since: -Infinity, until: Infinity, snippetChars: 0 };
-  await searchIndexed(files, q, words, fo, 0, { onProgress: onProgress && ((done) => onProgress(done)) });
+  await searchIndexed(files, q, words, fo, 0, { onProgress });
 }
 
 /**

@@ -17,7 +17,7 @@
 
 import { SCHEMA_VERSION, type MetaLine } from '../format/events.js';
 import { StoreError, isStoreError } from './errors.js';
-import { isMessage, isTurn } from './reader.js';
+import { emptyDigest, foldEvents, isTurn } from './reader.js';
 import type { Problem, SessionStore } from './store.js';
 import type { SeqEvent } from '../format/events.js';
 
@@ -49,10 +49,16 @@ export async function forkSession(store: SessionStore, id: string, o: { atTurn?:
   const events: unknown[] = kept.map((e) => e.event);
   const last = kept.length > 0 ? kept[kept.length - 1]!.seq : -1;
   events.push({ kind: 'event', type: 'forked', from: id, throughSeq: last, ...(o.atTurn !== undefined ? { atTurn: turn } : {}) });
-  // The original's place in History is its own: a fork starts neither pinned nor archived.
-  const state = placeOf(kept);
-  if (state.pinned) events.push({ kind: 'event', type: 'unpin' });
-  if (state.archived) events.push({ kind: 'event', type: 'unarchive' });
+  // The original's place in History is its own: a fork starts neither pinned nor archived. The
+  // copied lines are folded as the listing index folds them (reader.ts).
+  const place = foldEvents(
+    emptyDigest(original.meta, 0),
+    kept.map((e) => e.event),
+    kept.map(() => 0),
+    0,
+  );
+  if (place.pinned) events.push({ kind: 'event', type: 'unpin' });
+  if (place.archived) events.push({ kind: 'event', type: 'unarchive' });
   try {
     await store.append(meta.id, events);
   } catch (e) {
@@ -95,16 +101,4 @@ async function forkProject(store: SessionStore, id: string, project: string): Pr
       throw new StoreError('invalid-project', `${e.message}: name the folder to fork into (--project PATH, or session/fork's project)`);
     throw e;
   }
-}
-
-/** Whether `events` leave a session pinned or archived, folded as reader.ts folds them for the index. */
-function placeOf(events: readonly SeqEvent[]): { pinned: boolean; archived: boolean } {
-  let pinned = false;
-  let archived = false;
-  for (const { event: e } of events) {
-    if (isMessage(e.kind)) archived = false;
-    else if (e.kind === 'event' && (e.type === 'pin' || e.type === 'unpin')) pinned = e.type === 'pin';
-    else if (e.kind === 'event' && (e.type === 'archive' || e.type === 'unarchive')) archived = e.type === 'archive';
-  }
-  return { pinned, archived };
 }

@@ -276,10 +276,7 @@ local function render()
         table.insert(lines, archived and 'No archived chats for this project.' or 'No chats saved for this project yet.')
       end
     end
-    vim.bo[buf].modifiable = true
-    vim.api.nvim_buf_set_lines(buf, 0, -1, false, lines)
-    vim.bo[buf].modifiable = false
-    vim.bo[buf].modified = false
+    util.set_lines(buf, lines)
     if view.again then
       view.again = false
       render()

@@ -247,17 +247,6 @@ function M.plan_lines(plan)
   return lines
 end
 
----Replaces the lines of a read-only scratch buffer (nothing when `buf` is not one).
-local function draw(buf, lines)
-  if buf < 0 or not vim.api.nvim_buf_is_valid(buf) then
-    return
-  end
-  vim.bo[buf].modifiable = true
-  vim.api.nvim_buf_set_lines(buf, 0, -1, false, lines)
-  vim.bo[buf].modifiable = false
-  vim.bo[buf].modified = false
-end
-
 ---Shows lines in the `levelcode://retention` scratch buffer (made once, reused).
 local function show(lines)
   local buf = vim.fn.bufnr('levelcode://retention')
@@ -270,7 +259,7 @@ local function show(lines)
     vim.bo[buf].filetype = 'levelcode-retention'
     vim.keymap.set('n', 'q', '<Cmd>bdelete<CR>', { buffer = buf, nowait = true, silent = true, desc = 'LevelCode: close' })
   end
-  draw(buf, lines)
+  util.set_lines(buf, lines)
   vim.api.nvim_set_current_buf(buf)
   return buf
 end
@@ -307,7 +296,7 @@ local function apply(delete, cb)
       local undo = c.delete > 0 and offer_undo(c.ids, plural(c.delete, 'chat')) or ''
       util.notify('retention: ' .. table.concat(said, ', ') .. '.' .. undo, nil, undo ~= '' and { timeout = config.get().undo_ms } or nil)
     end
-    draw(vim.fn.bufnr('levelcode://retention'), M.plan_lines(plan)) -- what was done, if it is open
+    util.set_lines(vim.fn.bufnr('levelcode://retention'), M.plan_lines(plan)) -- what was done, if it is open
     cb(nil, plan)
   end)
 end

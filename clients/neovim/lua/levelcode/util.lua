@@ -214,4 +214,17 @@ function M.lines(text)
   return out
 end
 
+---Replaces the lines of a read-only buffer and leaves it unmodified; nothing when `buf` is gone.
+---@param buf integer
+---@param lines string[]
+function M.set_lines(buf, lines)
+  if buf < 0 or not vim.api.nvim_buf_is_valid(buf) then
+    return
+  end
+  vim.bo[buf].modifiable = true
+  vim.api.nvim_buf_set_lines(buf, 0, -1, false, lines)
+  vim.bo[buf].modifiable = false
+  vim.bo[buf].modified = false
+end
+
 return M
