@@ -323,6 +323,12 @@ async function history(args: string[], here: boolean): Promise<number> {
   // `npm start` runs in the package folder; INIT_CWD is where the user typed it.
   const cwd = here && process.env.npm_lifecycle_event === 'start' && process.env.INIT_CWD ? process.env.INIT_CWD : process.cwd();
   const project = all ? undefined : ((values.project as string | undefined) ?? cwd);
+  // The whole History as JSON, the text of the last one when nothing changed since (history-cache.ts).
+  const cache = all && values.json && !limit && !values.archived ? await import('../listing/history-cache.js') : undefined;
+  const format = cache ? cache.cacheFormat((await import('../listing/catalog.js')).INDEX_FORMAT, version()) : '';
+  const hit = cache?.cachedHistory(root, format);
+  if (hit) return (process.stdout.write(hit), EXIT.ok);
+  const snap = cache?.snapshot(root);
   // history.js, not store.js: the listing needs no zod and no lock library (bench/PERFORMANCE.md).
   // threads: a one-shot process may read with blocking calls, and on two threads (history.ts).
   const listed = await (await import('../listing/history.js')).listSessions(
@@ -336,8 +342,11 @@ async function history(args: string[], here: boolean): Promise<number> {
   const rows = (await import('../listing/lifecycle.js')).arrange(listed.sessions, { archived: !!values.archived });
   const shown: SessionEntry[] = limit ? rows.slice(0, limit) : rows;
   const unreadable = shownProblems(problems).filter(cannotRead);
-  if (values.json) out(JSON.stringify({ sessions: shown, problems }, null, 2));
-  else await printHistory(shown, problems, { root, project, all, here });
+  if (values.json) {
+    const text = `${JSON.stringify({ sessions: shown, problems }, null, 2)}\n`;
+    out(text);
+    if (snap && problems.length === 0) cache!.keepHistory(snap, format, text);
+  } else await printHistory(shown, problems, { root, project, all, here });
   if (unreadable.length === 0) return EXIT.ok;
   if (!values.json)
     err(

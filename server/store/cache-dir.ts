@@ -7,6 +7,7 @@
 //   defaulting to ~/.cache; ~/Library/Caches on macOS, %LOCALAPPDATA% on Windows)
 //     <name>-<hash>/               a store: its folder's name, and a hash of its real path
 //       imports.json               the import ledger (server/import/engine.ts)
+//       history.cache              the last `list --all --json` (listing/history-cache.ts)
 //       projects/<slug>/index.json the listing cache of one project folder (catalog.ts)
 //       projects/<slug>/search.idx the search index of one project folder (search-index.ts)
 //

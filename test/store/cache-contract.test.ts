@@ -20,11 +20,19 @@ import { dirname, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { BIN, cleanup, fileOf, startSidecar, tempDir } from '../helpers/sidecar.js';
 import * as P from '../../server/rpc/protocol.js';
-import { projectCache } from '../../server/store/cache-dir.js';
+import { cachePaths, projectCache } from '../../server/store/cache-dir.js';
 
 afterEach(cleanup);
 
-const CACHES = ['index.json', 'search.idx'] as const;
+/**
+ * Every cache, by where it lives, and how many rounds of answers make it: history.cache is
+ * written by the listing after the one that wrote the folders' index.json (history-cache.ts).
+ */
+const CACHES: [name: string, path: (f: ReturnType<typeof fixture>) => string, rounds: number][] = [
+  ['index.json', (f) => projectCache(f.dir, 'index.json', { LEVELCODE_SESSIONS_CACHE: f.cache }), 1],
+  ['search.idx', (f) => projectCache(f.dir, 'search.idx', { LEVELCODE_SESSIONS_CACHE: f.cache }), 1],
+  ['history.cache', (f) => join(cachePaths(f.root, { LEVELCODE_SESSIONS_CACHE: f.cache }).dir, 'history.cache'), 2],
+];
 
 function cli(root: string, cache: string, args: string[], input = '') {
   const r = spawnSync(process.execPath, [BIN, ...args, '--dir', root], {
@@ -75,6 +83,14 @@ const damages: [string, Damage][] = [
   ['truncated', (file) => writeFileSync(file, readFileSync(file).subarray(0, Math.floor(readFileSync(file).length / 2)))],
   ['garbage', (file) => writeFileSync(file, Buffer.from('\0\0not a cache\xff'))],
   [
+    'a byte changed near its end',
+    (file) => {
+      const b = readFileSync(file);
+      b[b.length - 10] ^= 0x01;
+      writeFileSync(file, b);
+    },
+  ],
+  [
     'stale (a session grew since)',
     (_file, f) =>
       appendFileSync(
@@ -93,12 +109,12 @@ const damages: [string, Damage][] = [
 ];
 
 describe('every cache answers as no cache', () => {
-  for (const name of CACHES) {
+  for (const [name, pathOf, rounds] of CACHES) {
     for (const [what, damage] of damages) {
       it(`${name}: ${what}`, async () => {
         const f = fixture();
-        await answers(f, f.cache); // builds every cache
-        const file = projectCache(f.dir, name, { LEVELCODE_SESSIONS_CACHE: f.cache });
+        for (let i = 0; i < rounds; i++) await answers(f, f.cache); // builds every cache
+        const file = pathOf(f);
         expect(lstatSync(file).isFile()).toBe(true);
         damage(file, f);
         const got = await answers(f, f.cache);
@@ -111,8 +127,8 @@ describe('every cache answers as no cache', () => {
 
     it(`${name}: a symlink in its place is never followed nor written through`, async () => {
       const f = fixture();
-      await answers(f, f.cache);
-      const file = projectCache(f.dir, name, { LEVELCODE_SESSIONS_CACHE: f.cache });
+      for (let i = 0; i < rounds; i++) await answers(f, f.cache);
+      const file = pathOf(f);
       const outside = join(f.base, 'outside');
       writeFileSync(outside, 'not yours');
       rmSync(file);
