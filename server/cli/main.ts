@@ -325,7 +325,7 @@ async function history(args: string[], here: boolean): Promise<number> {
   const project = all ? undefined : ((values.project as string | undefined) ?? cwd);
   // The whole History as JSON, the text of the last one when nothing changed since (history-cache.ts).
   const cache = all && values.json && !limit && !values.archived ? await import('../listing/history-cache.js') : undefined;
-  const format = cache ? cache.cacheFormat((await import('../listing/catalog.js')).INDEX_FORMAT, version()) : '';
+  const format = cache ? cache.cacheFormat(version()) : '';
   const hit = cache?.cachedHistory(root, format);
   if (hit) return (process.stdout.write(hit), EXIT.ok);
   const snap = cache?.snapshot(root);

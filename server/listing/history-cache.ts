@@ -20,7 +20,7 @@
 // CRC-32), then the text, exactly as the CLI printed it.
 // Depends on node:fs and the store's file helpers only: a hit loads nothing else.
 
-import { lstatSync, readdirSync } from 'node:fs';
+import { lstatSync, readFileSync, readdirSync } from 'node:fs';
 import { join, sep } from 'node:path';
 import { crc32 } from 'node:zlib';
 import { cachePaths, ensureCacheFolder } from '../store/cache-dir.js';
@@ -28,8 +28,10 @@ import { projectFolderNames, readRegularSync, replaceFileSync } from '../store/f
 import { SESSION_ID_RE } from '../format/text.js';
 
 export const HISTORY_CACHE_FILE = 'history.cache';
-/** Bumped whenever the rows' text changes for the same files (with the version and index format beside it). */
-const FORMAT = 1;
+/** Bumped whenever the header or what the text is made from changes. */
+const FORMAT = 2;
+/** What tools/build.mjs says dist/ was built from (every source, by content): another build is a miss. */
+const BUILD_STAMP = new URL('../.build-stamp', import.meta.url);
 const ABOUT =
   'Cache of `list --all --json`. Safe to delete: the listing is made again from the session ' +
   'files. Used only while every folder, index.json and session file it names is unchanged.';
@@ -48,8 +50,16 @@ interface Header {
 /** The cache's path for the store at `root`. */
 export const historyCachePath = (root: string): string => join(cachePaths(root).dir, HISTORY_CACHE_FILE);
 
-/** What the cache's format names: ours, the listing's index format and the program's version. */
-export const cacheFormat = (indexFormat: number, version: string): string => `${FORMAT}/${indexFormat}/${version}`;
+/** What the cache's format names: ours, the program's version, and the build (no code change prints old rows). */
+export function cacheFormat(version: string): string {
+  let build = '';
+  try {
+    build = readFileSync(BUILD_STAMP, 'utf8').trim();
+  } catch {
+    /* bundled, or built otherwise: the version says it */
+  }
+  return `${FORMAT}/${version}/${build}`;
+}
 
 /** The text the last listing printed, when nothing it was made from changed since; else null. */
 export function cachedHistory(root: string, format: string): Buffer | null {

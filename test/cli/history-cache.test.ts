@@ -110,8 +110,12 @@ describe('history.cache', () => {
     });
   }
 
-  it('is not used by a cache of another format, nor by any other listing', () => {
+  it('is not used by a cache of another format or build, nor by any other listing', () => {
     const f = fixture();
+    // The format names the build (tools/build.mjs's stamp of every source): a rebuild is a miss.
+    const stamp = JSON.parse(readFileSync(join(dirname(BIN), '..', 'dist', '.build-stamp'), 'utf8')) as { sources: string };
+    const header = readFileSync(f.file, 'utf8').split('\n')[0]!;
+    expect((JSON.parse(header) as { format: string }).format).toContain(stamp.sources);
     mark(f.file, (h) => (h.format = `${h.format}x`));
     expect(f.list().out).not.toBe(MARK);
     mark(f.file);
