@@ -30,8 +30,6 @@ import { SESSION_ID_RE } from '../format/text.js';
 export const HISTORY_CACHE_FILE = 'history.cache';
 /** Bumped whenever the header or what the text is made from changes. */
 const FORMAT = 2;
-/** What tools/build.mjs says dist/ was built from (every source, by content): another build is a miss. */
-const BUILD_STAMP = new URL('../.build-stamp', import.meta.url);
 const ABOUT =
   'Cache of `list --all --json`. Safe to delete: the listing is made again from the session ' +
   'files. Used only while every folder, index.json and session file it names is unchanged.';
@@ -54,7 +52,8 @@ export const historyCachePath = (root: string): string => join(cachePaths(root).
 export function cacheFormat(version: string): string {
   let build = '';
   try {
-    build = readFileSync(BUILD_STAMP, 'utf8').trim();
+    // What tools/build.mjs says dist/ was built from (every source, by content).
+    build = readFileSync(new URL('../.build-stamp', import.meta.url), 'utf8').trim();
   } catch {
     /* bundled, or built otherwise: the version says it */
   }
