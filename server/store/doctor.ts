@@ -74,7 +74,6 @@ async function oldCache(path: string, fix?: boolean): Promise<Finding> {
   return f;
 }
 
-// biome-ignore lint/complexity/noExcessiveLinesPerFunction: the checks in the order the report lists them; split it next
 export async function doctor(
   root: string,
   opts: { fix?: boolean; staleLockMs?: number; signal?: AbortSignal } = {},
@@ -95,128 +94,142 @@ export async function doctor(
     return report;
   }
   for (const d of dirs) {
-    if (!d.isDirectory()) {
-      const path = join(root, d.name);
-      if (d.name === OLD_HISTORY_CACHE || d.name.startsWith(`${OLD_HISTORY_CACHE}.`)) findings.push(await oldCache(path, opts.fix));
-      else findings.push({ kind: 'stray-file', path, message: 'not a project folder (left alone)' });
-      continue;
-    }
-    report.projects++;
-    const dir = join(root, d.name);
-    await checkMode(dir, 0o700, findings, opts.fix, 'the folder');
-    try {
-      await readdir(dir);
-    } catch (e) {
-      // Nothing in it can be checked: one finding, not one per cache it holds.
-      findings.push({
-        kind: 'unreadable',
-        path: dir,
-        message: `cannot read the project folder (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`,
-      });
-      continue;
-    }
-    // Index: compare with the folder without writing, then rebuild when fixing.
-    const dry = await refreshIndex(dir, { write: false });
-    const s = dry.stats;
-    for (const p of dry.cacheProblems) findings.push({ kind: 'index-corrupt', path: p.file, message: p.message });
-    const stale = s.folded + s.read + s.dropped > 0;
-    if (stale && !s.rebuilt)
-      findings.push({
-        kind: 'index-stale',
-        path: indexPath(dir),
-        message: `index out of date: ${s.folded} grown, ${s.read} changed or new, ${s.dropped} gone`,
-      });
-    else if (s.rebuilt && dry.entries.length > 0 && dry.cacheProblems.length === 0)
-      findings.push({ kind: 'index-stale', path: indexPath(dir), message: 'index missing' });
-    if (opts.fix && (stale || s.rebuilt)) {
-      const r = await refreshIndex(dir);
-      const last = findings[findings.length - 1];
-      if (r.stats.written && last && last.path === indexPath(dir)) last.fixed = 'index rebuilt';
-      if (!r.stats.written && (stale || dry.entries.length > 0))
-        findings.push({ kind: 'index-unwritable', path: indexPath(dir), message: 'could not write the index' });
-    }
-    let reindex = false;
-    let names: string[] = [];
-    try {
-      names = await readdir(dir);
-    } catch {
-      /* reported by refreshIndex */
-    }
-    for (const name of names) {
-      if (opts.signal?.aborted) throw opts.signal.reason;
-      const path = join(dir, name);
-      if (OLD_CACHES.some((c) => name === c || name.startsWith(`${c}.`))) {
-        findings.push(await oldCache(path, opts.fix));
-        continue;
-      }
-      if (/\.lock(\.takeover)?(\.(new|gone)-\d+-[a-z0-9]+)?$/.test(name) && !name.endsWith('.jsonl.lock') && name !== 'index.lock') {
-        // Issue 8: what a process killed while making or taking over a lock leaves (lock.ts).
-        findings.push(await leftover(path, 'leftover of an interrupted lock', opts.fix));
-        continue;
-      }
-      if (name.endsWith('.jsonl.lock') || name === 'index.lock') {
-        // index.lock guards index writes across processes (catalog.ts), like a session's lock.
-        const file = path.slice(0, -5);
-        const st = await inspectLock(file, opts.staleLockMs ?? DEFAULT_STALE_MS);
-        if (st.dead || st.stale) {
-          const f: Finding = {
-            kind: 'stale-lock',
-            path,
-            message: st.dead
-              ? `lock of a process that is gone (pid ${st.owner?.pid})`
-              : 'lock not refreshed for longer than the stale timeout',
-          };
-          if (opts.fix) {
-            await rm(path, { recursive: true, force: true });
-            f.fixed = 'removed';
-          }
-          findings.push(f);
-        }
-        continue;
-      }
-      if (name === RELINKS_FILE) continue; // relink.ts: the folders this one's sessions came from
-      if (!name.endsWith('.jsonl') || !isSessionId(name.slice(0, -6))) {
-        findings.push({ kind: 'stray-file', path, message: 'not a session file (left alone)' });
-        continue;
-      }
-      // Never read through a symlink (one planted in the store may lead anywhere) or from a
-      // FIFO or device (the read would wait forever): the listing skips them too.
-      const st = await lstat(path).catch(() => undefined);
-      if (!st) continue; // gone meanwhile
-      if (!st.isFile()) {
-        findings.push({
-          kind: 'stray-file',
-          path,
-          message: `${plantedKind(path) ?? 'not a regular file'}, not a session file: never read nor followed (left alone)`,
-        });
-        continue;
-      }
-      report.sessions++;
-      const before = findings.length;
-      await checkModeOf(path, st, 0o600, findings, opts.fix, 'the file');
-      // A file made readable again by --fix was left out of the index rebuilt above.
-      if (findings.length > before && findings[before]!.fixed && (st.mode & 0o600) !== 0o600) reindex = true;
-      try {
-        // A name swapped for a symlink or a FIFO since the lstat above is not read (readSession opens no-follow).
-        const r = await readSession(path, { signal: opts.signal });
-        if (r.meta.v > SCHEMA_VERSION)
-          findings.push({
-            kind: 'schema-too-new',
-            path,
-            message: `schema v${r.meta.v} is newer than v${SCHEMA_VERSION}: listed and readable, not appendable`,
-          });
-        for (const p of r.problems)
-          findings.push({ kind: p.message.startsWith('torn') ? 'torn-line' : 'unreadable-line', path, line: p.line, message: p.message });
-      } catch (e) {
-        const denied = /\((EACCES|EPERM)\)/.test((e as Error).message);
-        findings.push({ kind: denied ? 'unreadable' : 'corrupt-session', path, message: (e as Error).message });
-      }
-    }
-    if (reindex) await refreshIndex(dir);
-    await checkCaches(dir, findings, opts.fix);
+    const path = join(root, d.name);
+    if (d.isDirectory()) {
+      report.projects++;
+      report.sessions += await checkProject(path, findings, opts);
+    } else if (d.name === OLD_HISTORY_CACHE || d.name.startsWith(`${OLD_HISTORY_CACHE}.`)) findings.push(await oldCache(path, opts.fix));
+    else findings.push({ kind: 'stray-file', path, message: 'not a project folder (left alone)' });
   }
   report.ok = findings.every((f) => severity(f) === 'warning' || f.fixed !== undefined);
   return report;
+}
+
+type Opts = Parameters<typeof doctor>[1] & {};
+
+/** One project folder: its mode, its index, every name in it, its caches. Returns its number of session files. */
+async function checkProject(dir: string, findings: Finding[], opts: Opts): Promise<number> {
+  await checkMode(dir, 0o700, findings, opts.fix, 'the folder');
+  try {
+    await readdir(dir);
+  } catch (e) {
+    // Nothing in it can be checked: one finding, not one per cache it holds.
+    findings.push({
+      kind: 'unreadable',
+      path: dir,
+      message: `cannot read the project folder (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`,
+    });
+    return 0;
+  }
+  await checkIndex(dir, findings, opts.fix);
+  let sessions = 0;
+  let reindex = false;
+  // Listed again: the index check may have taken and let go index.lock meanwhile.
+  const names = await readdir(dir).catch(() => [] as string[]);
+  for (const name of names) {
+    if (opts.signal?.aborted) throw opts.signal.reason;
+    const what = await checkName(join(dir, name), name, findings, opts);
+    if (what !== 'other') sessions++;
+    if (what === 'reindex') reindex = true;
+  }
+  if (reindex) await refreshIndex(dir);
+  await checkCaches(dir, findings, opts.fix);
+  return sessions;
+}
+
+/** A folder's index.json compared with the folder without writing; rebuilt when fixing. */
+async function checkIndex(dir: string, findings: Finding[], fix?: boolean): Promise<void> {
+  const dry = await refreshIndex(dir, { write: false });
+  const s = dry.stats;
+  for (const p of dry.cacheProblems) findings.push({ kind: 'index-corrupt', path: p.file, message: p.message });
+  const stale = s.folded + s.read + s.dropped > 0;
+  if (stale && !s.rebuilt)
+    findings.push({
+      kind: 'index-stale',
+      path: indexPath(dir),
+      message: `index out of date: ${s.folded} grown, ${s.read} changed or new, ${s.dropped} gone`,
+    });
+  else if (s.rebuilt && dry.entries.length > 0 && dry.cacheProblems.length === 0)
+    findings.push({ kind: 'index-stale', path: indexPath(dir), message: 'index missing' });
+  if (!fix || !(stale || s.rebuilt)) return;
+  const r = await refreshIndex(dir);
+  const last = findings[findings.length - 1];
+  if (r.stats.written && last && last.path === indexPath(dir)) last.fixed = 'index rebuilt';
+  if (!r.stats.written && (stale || dry.entries.length > 0))
+    findings.push({ kind: 'index-unwritable', path: indexPath(dir), message: 'could not write the index' });
+}
+
+/**
+ * One name in a project folder: an old cache, a lock or its leftovers, the relinks file, a stray
+ * file, or a session file (checked). Says whether it was a session, and one to index again.
+ */
+async function checkName(path: string, name: string, findings: Finding[], opts: Opts): Promise<'other' | 'session' | 'reindex'> {
+  if (OLD_CACHES.some((c) => name === c || name.startsWith(`${c}.`))) findings.push(await oldCache(path, opts.fix));
+  else if (/\.lock(\.takeover)?(\.(new|gone)-\d+-[a-z0-9]+)?$/.test(name) && !name.endsWith('.jsonl.lock') && name !== 'index.lock') {
+    // Issue 8: what a process killed while making or taking over a lock leaves (lock.ts).
+    findings.push(await leftover(path, 'leftover of an interrupted lock', opts.fix));
+  } else if (name.endsWith('.jsonl.lock') || name === 'index.lock') {
+    // index.lock guards index writes across processes (catalog.ts), like a session's lock.
+    const f = await checkLock(path, opts.staleLockMs ?? DEFAULT_STALE_MS, opts.fix);
+    if (f) findings.push(f);
+  } else if (name === RELINKS_FILE) {
+    // relink.ts: the folders this one's sessions came from
+  } else if (!name.endsWith('.jsonl') || !isSessionId(name.slice(0, -6)))
+    findings.push({ kind: 'stray-file', path, message: 'not a session file (left alone)' });
+  else return checkSessionFile(path, findings, opts);
+  return 'other';
+}
+
+/** A lock folder whose owner is gone or that went stale: a finding, removed when fixing. */
+async function checkLock(path: string, staleMs: number, fix?: boolean): Promise<Finding | undefined> {
+  const st = await inspectLock(path.slice(0, -5), staleMs);
+  if (!st.dead && !st.stale) return undefined;
+  const f: Finding = {
+    kind: 'stale-lock',
+    path,
+    message: st.dead ? `lock of a process that is gone (pid ${st.owner?.pid})` : 'lock not refreshed for longer than the stale timeout',
+  };
+  if (fix) {
+    await rm(path, { recursive: true, force: true });
+    f.fixed = 'removed';
+  }
+  return f;
+}
+
+/** A session file: its mode, its schema version, every line read. */
+async function checkSessionFile(path: string, findings: Finding[], opts: Opts): Promise<'other' | 'session' | 'reindex'> {
+  // Never read through a symlink (one planted in the store may lead anywhere) or from a
+  // FIFO or device (the read would wait forever): the listing skips them too.
+  const st = await lstat(path).catch(() => undefined);
+  if (!st) return 'other'; // gone meanwhile
+  if (!st.isFile()) {
+    findings.push({
+      kind: 'stray-file',
+      path,
+      message: `${plantedKind(path) ?? 'not a regular file'}, not a session file: never read nor followed (left alone)`,
+    });
+    return 'other';
+  }
+  const before = findings.length;
+  await checkModeOf(path, st, 0o600, findings, opts.fix, 'the file');
+  // A file made readable again by --fix was left out of the index rebuilt before.
+  const reindex = findings.length > before && !!findings[before]!.fixed && (st.mode & 0o600) !== 0o600;
+  try {
+    // A name swapped for a symlink or a FIFO since the lstat above is not read (readSession opens no-follow).
+    const r = await readSession(path, { signal: opts.signal });
+    if (r.meta.v > SCHEMA_VERSION)
+      findings.push({
+        kind: 'schema-too-new',
+        path,
+        message: `schema v${r.meta.v} is newer than v${SCHEMA_VERSION}: listed and readable, not appendable`,
+      });
+    for (const p of r.problems)
+      findings.push({ kind: p.message.startsWith('torn') ? 'torn-line' : 'unreadable-line', path, line: p.line, message: p.message });
+  } catch (e) {
+    const denied = /\((EACCES|EPERM)\)/.test((e as Error).message);
+    findings.push({ kind: denied ? 'unreadable' : 'corrupt-session', path, message: (e as Error).message });
+  }
+  return reindex ? 'reindex' : 'session';
 }
 
 /**
