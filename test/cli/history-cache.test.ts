@@ -7,42 +7,23 @@ import { appendFileSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, 
 import { dirname, join } from 'node:path';
 import { crc32 } from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
-import { BIN, cleanup, fileOf, tempDir } from '../helpers/sidecar.js';
+import { BIN, cleanup, fileOf } from '../helpers/sidecar.js';
+import { cacheCli, twoSessions } from '../helpers/cache-store.js';
 import { cachePaths, projectCache } from '../../server/store/cache-dir.js';
 
 afterEach(cleanup);
 
 const MARK = '{"sessions":"marked"}\n';
 
-function cli(root: string, cache: string, args: string[], input = '') {
-  const r = spawnSync(process.execPath, [BIN, ...args, '--dir', root], {
-    input,
-    encoding: 'utf8',
-    env: { ...process.env, LEVELCODE_SESSIONS_CACHE: cache, NO_COLOR: '1' },
-    timeout: 20_000,
-  });
-  return { code: r.status, out: r.stdout, err: r.stderr };
-}
+const cli = cacheCli;
 
 /** A store of two sessions in one project, listed twice: every cache written. */
 function fixture() {
-  const base = tempDir('lcs-hcache-');
-  const root = join(base, 'store');
-  const project = join(base, 'project');
-  mkdirSync(project);
-  const cache = join(base, 'cache');
-  const ids: string[] = [];
-  for (const text of ['Add idempotency to RefundService', 'Why does the refund test flake?']) {
-    const id = cli(root, cache, ['new', '--project', project]).out.trim();
-    cli(root, cache, ['append', id], JSON.stringify({ kind: 'user', content: text }) + '\n');
-    ids.push(id);
-  }
-  const list = () => cli(root, cache, ['list', '--all', '--json']);
+  const f = twoSessions('lcs-hcache-');
+  const list = () => cli(f.root, f.cache, ['list', '--all', '--json']);
   list();
   list();
-  const file = join(cachePaths(root, { LEVELCODE_SESSIONS_CACHE: cache }).dir, 'history.cache');
-  const dir = dirname(fileOf(root, ids[0]!));
-  return { base, root, project, cache, ids, dir, file, list };
+  return { ...f, list, file: join(cachePaths(f.root, { LEVELCODE_SESSIONS_CACHE: f.cache }).dir, 'history.cache') };
 }
 
 /** Replaces the cached text with MARK, header kept true (length and sum), so that a hit shows. */

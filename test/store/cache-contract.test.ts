@@ -4,21 +4,11 @@
 // and the real sidecar; the cache is rebuilt where it can be; a planted symlink is never
 // followed nor written through. One suite over every cache, instead of one bespoke set each.
 import { spawnSync } from 'node:child_process';
-import {
-  appendFileSync,
-  chmodSync,
-  existsSync,
-  lstatSync,
-  mkdirSync,
-  readFileSync,
-  readdirSync,
-  rmSync,
-  symlinkSync,
-  writeFileSync,
-} from 'node:fs';
-import { dirname, join } from 'node:path';
+import { appendFileSync, chmodSync, existsSync, lstatSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { BIN, cleanup, fileOf, startSidecar, tempDir } from '../helpers/sidecar.js';
+import { cleanup, fileOf, startSidecar } from '../helpers/sidecar.js';
+import { cacheCli, twoSessions } from '../helpers/cache-store.js';
 import * as P from '../../server/rpc/protocol.js';
 import { cachePaths, projectCache } from '../../server/store/cache-dir.js';
 
@@ -34,37 +24,8 @@ const CACHES: [name: string, path: (f: ReturnType<typeof fixture>) => string, ro
   ['history.cache', (f) => join(cachePaths(f.root, { LEVELCODE_SESSIONS_CACHE: f.cache }).dir, 'history.cache'), 2],
 ];
 
-function cli(root: string, cache: string, args: string[], input = '') {
-  const r = spawnSync(process.execPath, [BIN, ...args, '--dir', root], {
-    input,
-    encoding: 'utf8',
-    env: { ...process.env, LEVELCODE_SESSIONS_CACHE: cache, NO_COLOR: '1' },
-    timeout: 20_000,
-  });
-  return { code: r.status, out: r.stdout, err: r.stderr };
-}
-
-/** A store of two sessions in one project, and a cache folder of its own. */
-function fixture() {
-  const base = tempDir('lcs-contract-');
-  const root = join(base, 'store');
-  const project = join(base, 'project');
-  mkdirSync(project);
-  const cache = join(base, 'cache');
-  const ids: string[] = [];
-  for (const text of ['Add idempotency to RefundService', 'Why does the refund test flake?']) {
-    const id = cli(root, cache, ['new', '--project', project]).out.trim();
-    cli(
-      root,
-      cache,
-      ['append', id],
-      JSON.stringify({ kind: 'user', content: text }) + '\n' + JSON.stringify({ kind: 'assistant', content: 'Use a refund key.' }) + '\n',
-    );
-    ids.push(id);
-  }
-  const dir = dirname(fileOf(root, ids[0]!));
-  return { base, root, project, cache, ids, dir };
-}
+const cli = cacheCli;
+const fixture = () => twoSessions('lcs-contract-');
 
 /** What a user sees: the CLI's listing and search, the sidecar's listing and search. */
 async function answers(f: ReturnType<typeof fixture>, cache: string) {
