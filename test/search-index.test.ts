@@ -60,7 +60,12 @@ const op: fc.Arbitrary<Op> = fc.oneof(
   fc.record({ op: fc.constant('corrupt' as const), folder: fc.nat(1), at: fc.nat() }),
 );
 const word = fc.constantFrom('zonk', 'Zonk', 'onk', 'kelvin', 'k', 'id', 'type', 'text', 'pad', 'long', 'nonk', 'b', 'x');
-const query = fc.array(word, { minLength: 1, maxLength: 2 }).map((a) => a.join(' '));
+// Phrases too: decided on a CLEAN line's bytes when they can be (search.ts rawHolds), else parsed.
+const phrase = fc.constantFrom('"x y"', '"zonk x"', '"y zonk"', '"k x"', '"y pad"', '"x y" zonk', '"a/b zonk"', '"Zonk é"');
+const query = fc.oneof(
+  fc.array(word, { minLength: 1, maxLength: 2 }).map((a) => a.join(' ')),
+  phrase,
+);
 
 describe('search index: the same answer as the scan', () => {
   it('after appends, torn lines, rewrites, deletions and a corrupt index', async () => {
@@ -163,6 +168,101 @@ describe('search index: events it is unsure of', () => {
       expect(existsSync(projectCache(join(root, '-p'), SEARCH_INDEX_FILE))).toBe(true);
       expect((await searchSessions(root, 'zonk', { index: false })).hits.map((h) => h.seq).sort()).toEqual([2, 5]);
       expect((await searchSessions(root, 'kelvin', { index: false })).hits.map((h) => h.seq).sort()).toEqual([4, 5]);
+    });
+  });
+});
+
+describe('search index: a phrase decided on the raw bytes of a CLEAN line', () => {
+  // Each line holds the words of "zonk here" in a text (so it is the phrase's candidate), and the
+  // phrase's bytes somewhere the rule named beside it must keep from counting as a hit (or the
+  // phrase in a text whose bytes do not show it). search.ts isClean, rawCheckable, rawHolds.
+  const t = (s: number) => `"kind":"user","t":"2026-09-01T10:00:${String(s).padStart(2, '0')}.000Z"`;
+  const lines = [
+    // 1: a hit, CLEAN: counted without a parse, made whole for the answer.
+    `{${t(1)},"content":"so zonk here it is"}`,
+    // 2: the phrase in a key holding a space.
+    `{${t(2)},"content":"here zonk","zonk here":1}`,
+    // 3, 4: in strings that are no searchable text: a tool_use id, a field no reader knows.
+    `{${t(3)},"content":[{"type":"tool_use","id":"zonk here","name":"x","input":{"a":"here zonk"}}]}`,
+    `{${t(4)},"content":"here zonk","extra":"zonk here"}`,
+    // 5: after an escape's letter (\n then "nzonk here"), and 6: after an escaped backslash.
+    `{${t(5)},"content":"here \\nzonk here xnzonk"}`,
+    `{${t(6)},"content":"here \\\\nzonk here xnzonk"}`,
+    // 7: "nzonk here" only through a \u escape, its bytes only after an escape's backslash.
+    `{${t(7)},"content":"\\u006ezonk here \\nzonk here"}`,
+    // 8: "na/b zonk" in a text only through the '/' written \/, its bytes after a backslash.
+    `{${t(8)},"content":"xna\\/b zonk \\na/b zonk"}`,
+    // 9: a string tool input holding JSON: its texts are inside a string of the line.
+    `{${t(9)},"content":[{"type":"tool_use","id":"u9","name":"x","input":"{\\"cmd\\":\\"zonk here\\"}"}]}`,
+    // 10: a key given twice: JSON.parse keeps its last value, the line holds both.
+    `{${t(10)},"x":"zonk here","x":1,"content":"here zonk"}`,
+    // 11: the phrase in JSON's structure, written with spaces: [true, false].
+    `{${t(11)},"content":"false true zonk here","flag":[true, false]}`,
+    // 12: words inside longer words.
+    `{${t(12)},"content":"bezonk hereby"}`,
+    // 13: as many texts with a space as strings with one, but not the same: two thinking
+    // summaries (each its texts joined) sharing a string, and a field no reader knows.
+    `{"kind":"assistant","t":"2026-09-01T10:00:13.000Z","content":[${['x', 'y'].map((x) => `{"type":"thinking","summary":[{"type":"summary_text","text":"here zonk"},{"type":"summary_text","text":"${x}"}]}`).join(',')}],"extra":"zonk here"}`,
+    // 14: the newest, every phrase in its text: the answer's first hit, so that a line the
+    // rules keep out counts in the total but is not read again for the page (where a line that
+    // does not match would make the index distrusted, and the answer the scan's anyway).
+    `{${t(14)},"content":"all: zonk here, nzonk here, na/b zonk, true, false, onk her"}`,
+  ];
+  const queries = [
+    '"zonk here"',
+    '"nzonk here"',
+    '"zonk here" it',
+    '"zonk here" xnzonk',
+    '"zonk here" "here zonk"',
+    '"na/b zonk"',
+    '"true, false"',
+    '"onk her"',
+    '"zonk here" a',
+    '"zonk here"x',
+  ];
+
+  it('gives the answer of the scan for every rule', async () => {
+    await withSession('2026-09-01T10-00-00-cccc', lines, async (root) => {
+      await expectAsScan(root, queries);
+      for (const q of queries) {
+        const scanned = await searchSessions(root, q, { limit: 1, index: false });
+        expect(await searchSessions(root, q, { limit: 1 }), q).toEqual(scanned);
+      }
+      const seqs = async (q: string) => (await searchSessions(root, q, { limit: 100 })).hits.map((h) => h.seq).sort((a, b) => a - b);
+      expect(await seqs('"zonk here"')).toEqual([0, 4, 5, 6, 8, 10, 11, 13]);
+      expect(await seqs('"nzonk here"')).toEqual([5, 6, 13]);
+      expect(await seqs('"na/b zonk"')).toEqual([7, 13]);
+      expect(await seqs('"true, false"')).toEqual([13]);
+      expect(await seqs('"onk her"')).toEqual([0, 4, 5, 6, 8, 10, 11, 13]);
+    });
+  });
+
+  it('marks CLEAN only the lines the rules allow', async () => {
+    await withSession('2026-09-01T10-00-00-cccc', lines, async (root) => {
+      await searchSessions(root, 'zonk', { limit: 1 });
+      const { FolderIndex, CLEAN } = await import('../server/search/search-index.js');
+      const ix = FolderIndex.open(projectCache(join(root, '-p'), SEARCH_INDEX_FILE))!;
+      try {
+        const clean = Array.from({ length: ix.n }, (_, e) => [ix.seq[e]!, ix.flags[e]! & CLEAN ? 1 : 0]);
+        expect(clean).toEqual([
+          [0, 1],
+          [1, 0],
+          [2, 0],
+          [3, 0],
+          [4, 1],
+          [5, 1],
+          [6, 0],
+          [7, 1],
+          [8, 0],
+          [9, 0],
+          [10, 1],
+          [11, 1],
+          [12, 0],
+          [13, 1],
+        ]);
+      } finally {
+        ix.close();
+      }
     });
   });
 });

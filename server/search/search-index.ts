@@ -60,7 +60,7 @@ export const SEARCH_INDEX_FILE = 'search.idx';
 export const searchIndexPath = (dir: string): string => projectCache(dir, SEARCH_INDEX_FILE);
 
 const MAGIC = 0x4953434c; // the bytes "LCSI" (LevelCode Search Index), read little-endian
-const FORMAT = 4;
+const FORMAT = 5;
 /** The magic, the format, the header's length and the CRC-32 of the header's bytes. */
 const PREFIX = 16;
 
@@ -68,6 +68,11 @@ const PREFIX = 16;
 export const UNSURE = 1;
 /** Event flag: a title event (read again when it matches: a title set again unchanged is one hit). */
 export const TITLE = 2;
+/**
+ * Event flag: every string of the line that holds a space is one of its searchable texts, so a
+ * phrase's raw bytes in the line are the phrase in a text (search.ts `isClean`, `rawHolds`).
+ */
+export const CLEAN = 4;
 
 /** What the index knows of one session file. */
 export interface IndexedFile {
