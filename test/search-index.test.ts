@@ -237,6 +237,39 @@ describe('search index: a phrase decided on the raw bytes of a CLEAN line', () =
     });
   });
 
+  it('gives the answer of the scan on long lines, read a chunk at a time', async () => {
+    // search.ts LineReader.holds reads a long line 32 KiB at a time: the phrase across a
+    // chunk's end, at the line's end, and after a run of backslashes that starts in an
+    // earlier chunk (of either parity), placed at two offsets so the run's part in the later
+    // chunk has either parity too.
+    const at = 32 << 10;
+    const long = (s: number, before: string, after: string, shift: number) => {
+      const head = `{"kind":"user","t":"2026-09-01T10:01:${String(s).padStart(2, '0')}.000Z","content":"`;
+      const pad = 'w'.repeat(at + shift - head.length - Buffer.byteLength(before));
+      return `${head}${pad}${before}${after}${' pad'.repeat(9000)} xnzonk pad here"}`;
+    };
+    const bs = '\\\\'.repeat(100); // 100 escaped backslashes: 200 bytes
+    const lines = [
+      long(1, bs, 'zonk here', 20),
+      long(2, bs, 'zonk here', 21),
+      long(3, `${bs}\\n`, 'zonk here', 20),
+      long(4, `${bs}\\n`, 'zonk here', 21),
+      long(5, '', 'zonk here', -4),
+      long(6, '', 'zonk', 0),
+      `{"kind":"user","t":"2026-09-01T10:01:59.000Z","content":"zonk here, nzonk here"}`,
+    ];
+    await withSession('2026-09-01T10-01-00-llll', lines, async (root) => {
+      await expectAsScan(root, ['"zonk here"', '"nzonk here"', '"pad xnzonk pad"']);
+      for (const q of ['"zonk here"', '"nzonk here"', '"pad xnzonk pad"']) {
+        const scanned = await searchSessions(root, q, { limit: 1, index: false });
+        expect(await searchSessions(root, q, { limit: 1 }), q).toEqual(scanned);
+      }
+      expect((await searchSessions(root, '"nzonk here"', { limit: 1 })).total).toBe(1);
+      expect((await searchSessions(root, '"zonk here"', { limit: 1 })).total).toBe(6);
+      expect((await searchSessions(root, '"pad xnzonk pad"', { limit: 1 })).total).toBe(6);
+    });
+  });
+
   it('marks CLEAN only the lines the rules allow', async () => {
     await withSession('2026-09-01T10-00-00-cccc', lines, async (root) => {
       await searchSessions(root, 'zonk', { limit: 1 });
@@ -260,6 +293,132 @@ describe('search index: a phrase decided on the raw bytes of a CLEAN line', () =
           [12, 0],
           [13, 1],
         ]);
+      } finally {
+        ix.close();
+      }
+    });
+  });
+});
+
+describe('search index: the pair filter', () => {
+  // The filter leaves out the candidates whose texts never have the phrase's words next to
+  // each other (pair-filter.ts): these lines hold the words of "zonk here" everywhere the
+  // filter must not lose it, and next to each other where it must.
+  const t = (s: number) => `"kind":"user","t":"2026-09-01T11:00:${String(s).padStart(2, '0')}.000Z"`;
+  // Words of its own in each line: slices large enough that a pair not there is seldom let through.
+  const pad = (s: number) => Array.from({ length: 300 }, (_, k) => `q${s}x${k}`).join(' ');
+  const lines = [
+    `{${t(1)},"content":"so zonk here it is ${pad(1)}"}`,
+    // Inside longer words: the phrase's first run ends a token, its last starts one.
+    `{${t(2)},"content":"bezonk hereby ${pad(2)}"}`,
+    // The case at the join, the separator: pairs of these words, but not the phrase's.
+    `{${t(3)},"content":"zonk Here, zonk  here, zonk-here ${pad(3)}"}`,
+    // Two leaves of one part, joined by '\n': "zonk\nhere" is in the part's text, in no leaf.
+    `{${t(4)},"content":[{"type":"tool_use","id":"u4","name":"x","input":{"a":"x zonk","b":"here y ${pad(4)}"}}]}`,
+    // Three runs: "so zonk here" has an inner run, a whole token.
+    `{${t(5)},"content":"also zonk here, so zonkhere ${pad(5)}"}`,
+    // The case away from the join: the filter lets it through, the check does not.
+    `{${t(6)},"content":"Zonk here ${pad(6)}"}`,
+    // Inside longer words again.
+    `{${t(7)},"content":"unzonk herein ${pad(7)}"}`,
+  ];
+  const queries = [
+    '"zonk here"',
+    '"onk her"',
+    '"k h"',
+    '"zonk Here"',
+    '" zonk Here,"',
+    '"zonk  here"',
+    '"zonk-here"',
+    '"Zonk here"',
+    '"zonk\nhere"',
+    '"so zonk here"',
+    '"o zonk h"',
+    '"zonk here" so',
+    '"zonk here" "so zonk"',
+    '"here, zonk"',
+  ];
+
+  it("gives the scan's answer", async () => {
+    await withSession('2026-09-01T11-00-00-pppp', lines, async (root) => {
+      await expectAsScan(root, queries);
+      for (const q of queries) {
+        const scanned = await searchSessions(root, q, { limit: 1, index: false });
+        expect(await searchSessions(root, q, { limit: 1 }), q).toEqual(scanned);
+      }
+      const seqs = async (q: string) => (await searchSessions(root, q, { limit: 100 })).hits.map((h) => h.seq).sort((a, b) => a - b);
+      expect(await seqs('"zonk here"')).toEqual([0, 1, 4, 6]);
+      expect(await seqs('"onk her"')).toEqual([0, 1, 4, 5, 6]);
+      expect(await seqs('"zonk\nhere"')).toEqual([3]);
+      expect(await seqs('"o zonk h"')).toEqual([0, 4]);
+    });
+  });
+
+  it("is built by a phrase's search only, and kept as the index goes on", async () => {
+    await withSession('2026-09-01T11-00-00-pppp', lines, async (root) => {
+      const { hasPairs } = await import('../server/search/search-index.js');
+      const path = projectCache(join(root, '-p'), SEARCH_INDEX_FILE);
+      await expectAsScan(root, ['zonk']);
+      expect(hasPairs(path)).toBe(false); // a word's search: no filter
+      await expectAsScan(root, ['"zonk here"']);
+      expect(hasPairs(path)).toBe(true); // a phrase's: built again, with one
+      appendFileSync(
+        join(root, '-p', '2026-09-01T11-00-00-pppp.jsonl'),
+        `{"kind":"user","t":"2026-09-01T11:01:00.000Z","content":"late zonk here"}\n`,
+      );
+      await expectAsScan(root, ['zonk', '"zonk here"', '"late zonk"']);
+      expect(hasPairs(path)).toBe(true); // gone on from by a word's search: the new lines' pairs too
+    });
+  });
+
+  it('keeps each event its filter when a compaction drops the events of a dead file', async () => {
+    const { FolderIndex } = await import('../server/search/search-index.js');
+    const file = (name: string) => ({
+      name,
+      ino: '1',
+      size: 0,
+      mtimeNs: '0',
+      covered: 0,
+      lines: 0,
+      tail: '',
+      meta: null,
+      title: { title: null, firstUser: null, meta: null },
+      shown: '',
+      bad: [],
+    });
+    const ix = new FolderIndex(true);
+    ix.edit();
+    ix.files = [file('a'), file('b')];
+    // Slices of odd sizes (7 to 300 pairs), so that the kept ones move by a part of a byte.
+    for (let e = 0; e < 40; e++) {
+      ix.event(e % 2, e, 0, 0, 0, 0);
+      ix.text(`${Array.from({ length: 7 + e * 7 }, (_, k) => `w${e}x${k}`).join(' ')} zonk${e} here${e}`);
+      ix.endEvent();
+    }
+    const kept = (e: number) =>
+      Array.from(ix.withPairs(ix.matching(['zonk', 'here']), ix.phrasePairs(`zonk${e} here${e}`)!), (v) => ix.seq[v]);
+    expect(kept(10)).toContain(10);
+    ix.files[0]!.dead = true;
+    ix.compact(true);
+    expect(ix.n).toBe(20);
+    for (let e = 1; e < 40; e += 2) expect(kept(e)).toContain(e);
+  });
+
+  it('leaves out the events that never have the words next to each other', async () => {
+    await withSession('2026-09-01T11-00-00-pppp', lines, async (root) => {
+      await searchSessions(root, '"zonk here"', { limit: 1 }); // a phrase's search: the index has a pair filter
+      const { FolderIndex } = await import('../server/search/search-index.js');
+      const ix = FolderIndex.open(projectCache(join(root, '-p'), SEARCH_INDEX_FILE))!;
+      try {
+        const all = ix.matching(['zonk', 'here']);
+        const kept = (p: string) => Array.from(ix.withPairs(all, ix.phrasePairs(p)!), (e) => ix.seq[e]);
+        expect(Array.from(all, (e) => ix.seq[e])).toEqual([0, 1, 2, 3, 4, 5, 6]);
+        // A Bloom filter lets a line through by chance, the more the more hashes a pair has
+        // (here 9 for "zonk here": zonk, bezonk, unzonk, and here, hereby, herein); one here.
+        expect(kept(' zonk here ')).toEqual([0, 4, 5]);
+        expect(kept(' zonk Here ')).toContain(2);
+        expect(ix.phrasePairs('zonk\nhere')).toBeNull();
+        expect(ix.phrasePairs('zonk')).toBeNull();
       } finally {
         ix.close();
       }
