@@ -60,7 +60,12 @@ const op: fc.Arbitrary<Op> = fc.oneof(
   fc.record({ op: fc.constant('corrupt' as const), folder: fc.nat(1), at: fc.nat() }),
 );
 const word = fc.constantFrom('zonk', 'Zonk', 'onk', 'kelvin', 'k', 'id', 'type', 'text', 'pad', 'long', 'nonk', 'b', 'x');
-const query = fc.array(word, { minLength: 1, maxLength: 2 }).map((a) => a.join(' '));
+// Phrases too: decided on a CLEAN line's bytes when they can be (search.ts rawHolds), else parsed.
+const phrase = fc.constantFrom('"x y"', '"zonk x"', '"y zonk"', '"k x"', '"y pad"', '"x y" zonk', '"a/b zonk"', '"Zonk é"');
+const query = fc.oneof(
+  fc.array(word, { minLength: 1, maxLength: 2 }).map((a) => a.join(' ')),
+  phrase,
+);
 
 describe('search index: the same answer as the scan', () => {
   it('after appends, torn lines, rewrites, deletions and a corrupt index', async () => {
@@ -163,6 +168,260 @@ describe('search index: events it is unsure of', () => {
       expect(existsSync(projectCache(join(root, '-p'), SEARCH_INDEX_FILE))).toBe(true);
       expect((await searchSessions(root, 'zonk', { index: false })).hits.map((h) => h.seq).sort()).toEqual([2, 5]);
       expect((await searchSessions(root, 'kelvin', { index: false })).hits.map((h) => h.seq).sort()).toEqual([4, 5]);
+    });
+  });
+});
+
+describe('search index: a phrase decided on the raw bytes of a CLEAN line', () => {
+  // Each line holds the words of "zonk here" in a text (so it is the phrase's candidate), and the
+  // phrase's bytes somewhere the rule named beside it must keep from counting as a hit (or the
+  // phrase in a text whose bytes do not show it). search.ts isClean, rawCheckable, rawHolds.
+  const t = (s: number) => `"kind":"user","t":"2026-09-01T10:00:${String(s).padStart(2, '0')}.000Z"`;
+  const lines = [
+    // 1: a hit, CLEAN: counted without a parse, made whole for the answer.
+    `{${t(1)},"content":"so zonk here it is"}`,
+    // 2: the phrase in a key holding a space.
+    `{${t(2)},"content":"here zonk","zonk here":1}`,
+    // 3, 4: in strings that are no searchable text: a tool_use id, a field no reader knows.
+    `{${t(3)},"content":[{"type":"tool_use","id":"zonk here","name":"x","input":{"a":"here zonk"}}]}`,
+    `{${t(4)},"content":"here zonk","extra":"zonk here"}`,
+    // 5: after an escape's letter (\n then "nzonk here"), and 6: after an escaped backslash.
+    `{${t(5)},"content":"here \\nzonk here xnzonk"}`,
+    `{${t(6)},"content":"here \\\\nzonk here xnzonk"}`,
+    // 7: "nzonk here" only through a \u escape, its bytes only after an escape's backslash.
+    `{${t(7)},"content":"\\u006ezonk here \\nzonk here"}`,
+    // 8: "na/b zonk" in a text only through the '/' written \/, its bytes after a backslash.
+    `{${t(8)},"content":"xna\\/b zonk \\na/b zonk"}`,
+    // 9: a string tool input holding JSON: its texts are inside a string of the line.
+    `{${t(9)},"content":[{"type":"tool_use","id":"u9","name":"x","input":"{\\"cmd\\":\\"zonk here\\"}"}]}`,
+    // 10: a key given twice: JSON.parse keeps its last value, the line holds both.
+    `{${t(10)},"x":"zonk here","x":1,"content":"here zonk"}`,
+    // 11: the phrase in JSON's structure, written with spaces: [true, false].
+    `{${t(11)},"content":"false true zonk here","flag":[true, false]}`,
+    // 12: words inside longer words.
+    `{${t(12)},"content":"bezonk hereby"}`,
+    // 13: as many texts with a space as strings with one, but not the same: two thinking
+    // summaries (each its texts joined) sharing a string, and a field no reader knows.
+    `{"kind":"assistant","t":"2026-09-01T10:00:13.000Z","content":[${['x', 'y'].map((x) => `{"type":"thinking","summary":[{"type":"summary_text","text":"here zonk"},{"type":"summary_text","text":"${x}"}]}`).join(',')}],"extra":"zonk here"}`,
+    // 14: the newest, every phrase in its text: the answer's first hit, so that a line the
+    // rules keep out counts in the total but is not read again for the page (where a line that
+    // does not match would make the index distrusted, and the answer the scan's anyway).
+    `{${t(14)},"content":"all: zonk here, nzonk here, na/b zonk, true, false, onk her"}`,
+  ];
+  const queries = [
+    '"zonk here"',
+    '"nzonk here"',
+    '"zonk here" it',
+    '"zonk here" xnzonk',
+    '"zonk here" "here zonk"',
+    '"na/b zonk"',
+    '"true, false"',
+    '"onk her"',
+    '"zonk here" a',
+    '"zonk here"x',
+  ];
+
+  it('gives the answer of the scan for every rule', async () => {
+    await withSession('2026-09-01T10-00-00-cccc', lines, async (root) => {
+      await expectAsScan(root, queries);
+      for (const q of queries) {
+        const scanned = await searchSessions(root, q, { limit: 1, index: false });
+        expect(await searchSessions(root, q, { limit: 1 }), q).toEqual(scanned);
+      }
+      const seqs = async (q: string) => (await searchSessions(root, q, { limit: 100 })).hits.map((h) => h.seq).sort((a, b) => a - b);
+      expect(await seqs('"zonk here"')).toEqual([0, 4, 5, 6, 8, 10, 11, 13]);
+      expect(await seqs('"nzonk here"')).toEqual([5, 6, 13]);
+      expect(await seqs('"na/b zonk"')).toEqual([7, 13]);
+      expect(await seqs('"true, false"')).toEqual([13]);
+      expect(await seqs('"onk her"')).toEqual([0, 4, 5, 6, 8, 10, 11, 13]);
+    });
+  });
+
+  it('gives the answer of the scan on long lines, read a chunk at a time', async () => {
+    // search.ts LineReader.holds reads a long line 32 KiB at a time: the phrase across a
+    // chunk's end, at the line's end, and after a run of backslashes that starts in an
+    // earlier chunk (of either parity), placed at two offsets so the run's part in the later
+    // chunk has either parity too.
+    const at = 32 << 10;
+    const long = (s: number, before: string, after: string, shift: number) => {
+      const head = `{"kind":"user","t":"2026-09-01T10:01:${String(s).padStart(2, '0')}.000Z","content":"`;
+      const pad = 'w'.repeat(at + shift - head.length - Buffer.byteLength(before));
+      return `${head}${pad}${before}${after}${' pad'.repeat(9000)} xnzonk pad here"}`;
+    };
+    const bs = '\\\\'.repeat(100); // 100 escaped backslashes: 200 bytes
+    const lines = [
+      long(1, bs, 'zonk here', 20),
+      long(2, bs, 'zonk here', 21),
+      long(3, `${bs}\\n`, 'zonk here', 20),
+      long(4, `${bs}\\n`, 'zonk here', 21),
+      long(5, '', 'zonk here', -4),
+      long(6, '', 'zonk', 0),
+      `{"kind":"user","t":"2026-09-01T10:01:59.000Z","content":"zonk here, nzonk here"}`,
+    ];
+    await withSession('2026-09-01T10-01-00-llll', lines, async (root) => {
+      await expectAsScan(root, ['"zonk here"', '"nzonk here"', '"pad xnzonk pad"']);
+      for (const q of ['"zonk here"', '"nzonk here"', '"pad xnzonk pad"']) {
+        const scanned = await searchSessions(root, q, { limit: 1, index: false });
+        expect(await searchSessions(root, q, { limit: 1 }), q).toEqual(scanned);
+      }
+      expect((await searchSessions(root, '"nzonk here"', { limit: 1 })).total).toBe(1);
+      expect((await searchSessions(root, '"zonk here"', { limit: 1 })).total).toBe(6);
+      expect((await searchSessions(root, '"pad xnzonk pad"', { limit: 1 })).total).toBe(6);
+    });
+  });
+
+  it('marks CLEAN only the lines the rules allow', async () => {
+    await withSession('2026-09-01T10-00-00-cccc', lines, async (root) => {
+      await searchSessions(root, 'zonk', { limit: 1 });
+      const { FolderIndex, CLEAN } = await import('../server/search/search-index.js');
+      const ix = FolderIndex.open(projectCache(join(root, '-p'), SEARCH_INDEX_FILE))!;
+      try {
+        const clean = Array.from({ length: ix.n }, (_, e) => [ix.seq[e]!, ix.flags[e]! & CLEAN ? 1 : 0]);
+        expect(clean).toEqual([
+          [0, 1],
+          [1, 0],
+          [2, 0],
+          [3, 0],
+          [4, 1],
+          [5, 1],
+          [6, 0],
+          [7, 1],
+          [8, 0],
+          [9, 0],
+          [10, 1],
+          [11, 1],
+          [12, 0],
+          [13, 1],
+        ]);
+      } finally {
+        ix.close();
+      }
+    });
+  });
+});
+
+describe('search index: the pair filter', () => {
+  // The filter leaves out the candidates whose texts never have the phrase's words next to
+  // each other (pair-filter.ts): these lines hold the words of "zonk here" everywhere the
+  // filter must not lose it, and next to each other where it must.
+  const t = (s: number) => `"kind":"user","t":"2026-09-01T11:00:${String(s).padStart(2, '0')}.000Z"`;
+  // Words of its own in each line: slices large enough that a pair not there is seldom let through.
+  const pad = (s: number) => Array.from({ length: 300 }, (_, k) => `q${s}x${k}`).join(' ');
+  const lines = [
+    `{${t(1)},"content":"so zonk here it is ${pad(1)}"}`,
+    // Inside longer words: the phrase's first run ends a token, its last starts one.
+    `{${t(2)},"content":"bezonk hereby ${pad(2)}"}`,
+    // The case at the join, the separator: pairs of these words, but not the phrase's.
+    `{${t(3)},"content":"zonk Here, zonk  here, zonk-here ${pad(3)}"}`,
+    // Two leaves of one part, joined by '\n': "zonk\nhere" is in the part's text, in no leaf.
+    `{${t(4)},"content":[{"type":"tool_use","id":"u4","name":"x","input":{"a":"x zonk","b":"here y ${pad(4)}"}}]}`,
+    // Three runs: "so zonk here" has an inner run, a whole token.
+    `{${t(5)},"content":"also zonk here, so zonkhere ${pad(5)}"}`,
+    // The case away from the join: the filter lets it through, the check does not.
+    `{${t(6)},"content":"Zonk here ${pad(6)}"}`,
+    // Inside longer words again.
+    `{${t(7)},"content":"unzonk herein ${pad(7)}"}`,
+  ];
+  const queries = [
+    '"zonk here"',
+    '"onk her"',
+    '"k h"',
+    '"zonk Here"',
+    '" zonk Here,"',
+    '"zonk  here"',
+    '"zonk-here"',
+    '"Zonk here"',
+    '"zonk\nhere"',
+    '"so zonk here"',
+    '"o zonk h"',
+    '"zonk here" so',
+    '"zonk here" "so zonk"',
+    '"here, zonk"',
+  ];
+
+  it("gives the scan's answer", async () => {
+    await withSession('2026-09-01T11-00-00-pppp', lines, async (root) => {
+      await expectAsScan(root, queries);
+      for (const q of queries) {
+        const scanned = await searchSessions(root, q, { limit: 1, index: false });
+        expect(await searchSessions(root, q, { limit: 1 }), q).toEqual(scanned);
+      }
+      const seqs = async (q: string) => (await searchSessions(root, q, { limit: 100 })).hits.map((h) => h.seq).sort((a, b) => a - b);
+      expect(await seqs('"zonk here"')).toEqual([0, 1, 4, 6]);
+      expect(await seqs('"onk her"')).toEqual([0, 1, 4, 5, 6]);
+      expect(await seqs('"zonk\nhere"')).toEqual([3]);
+      expect(await seqs('"o zonk h"')).toEqual([0, 4]);
+    });
+  });
+
+  it("is built by a phrase's search only, and kept as the index goes on", async () => {
+    await withSession('2026-09-01T11-00-00-pppp', lines, async (root) => {
+      const { hasPairs } = await import('../server/search/search-index.js');
+      const path = projectCache(join(root, '-p'), SEARCH_INDEX_FILE);
+      await expectAsScan(root, ['zonk']);
+      expect(hasPairs(path)).toBe(false); // a word's search: no filter
+      await expectAsScan(root, ['"zonk here"']);
+      expect(hasPairs(path)).toBe(true); // a phrase's: built again, with one
+      appendFileSync(
+        join(root, '-p', '2026-09-01T11-00-00-pppp.jsonl'),
+        `{"kind":"user","t":"2026-09-01T11:01:00.000Z","content":"late zonk here"}\n`,
+      );
+      await expectAsScan(root, ['zonk', '"zonk here"', '"late zonk"']);
+      expect(hasPairs(path)).toBe(true); // gone on from by a word's search: the new lines' pairs too
+    });
+  });
+
+  it('keeps each event its filter when a compaction drops the events of a dead file', async () => {
+    const { FolderIndex } = await import('../server/search/search-index.js');
+    const file = (name: string) => ({
+      name,
+      ino: '1',
+      size: 0,
+      mtimeNs: '0',
+      covered: 0,
+      lines: 0,
+      tail: '',
+      meta: null,
+      title: { title: null, firstUser: null, meta: null },
+      shown: '',
+      bad: [],
+    });
+    const ix = new FolderIndex(true);
+    ix.edit();
+    ix.files = [file('a'), file('b')];
+    // Slices of odd sizes (7 to 300 pairs), so that the kept ones move by a part of a byte.
+    for (let e = 0; e < 40; e++) {
+      ix.event(e % 2, e, 0, 0, 0, 0);
+      ix.text(`${Array.from({ length: 7 + e * 7 }, (_, k) => `w${e}x${k}`).join(' ')} zonk${e} here${e}`);
+      ix.endEvent();
+    }
+    const kept = (e: number) =>
+      Array.from(ix.withPairs(ix.matching(['zonk', 'here']), ix.phrasePairs(`zonk${e} here${e}`)!), (v) => ix.seq[v]);
+    expect(kept(10)).toContain(10);
+    ix.files[0]!.dead = true;
+    ix.compact(true);
+    expect(ix.n).toBe(20);
+    for (let e = 1; e < 40; e += 2) expect(kept(e)).toContain(e);
+  });
+
+  it('leaves out the events that never have the words next to each other', async () => {
+    await withSession('2026-09-01T11-00-00-pppp', lines, async (root) => {
+      await searchSessions(root, '"zonk here"', { limit: 1 }); // a phrase's search: the index has a pair filter
+      const { FolderIndex } = await import('../server/search/search-index.js');
+      const ix = FolderIndex.open(projectCache(join(root, '-p'), SEARCH_INDEX_FILE))!;
+      try {
+        const all = ix.matching(['zonk', 'here']);
+        const kept = (p: string) => Array.from(ix.withPairs(all, ix.phrasePairs(p)!), (e) => ix.seq[e]);
+        expect(Array.from(all, (e) => ix.seq[e])).toEqual([0, 1, 2, 3, 4, 5, 6]);
+        // A Bloom filter lets a line through by chance, the more the more hashes a pair has
+        // (here 9 for "zonk here": zonk, bezonk, unzonk, and here, hereby, herein); one here.
+        expect(kept(' zonk here ')).toEqual([0, 4, 5]);
+        expect(kept(' zonk Here ')).toContain(2);
+        expect(ix.phrasePairs('zonk\nhere')).toBeNull();
+        expect(ix.phrasePairs('zonk')).toBeNull();
+      } finally {
+        ix.close();
+      }
     });
   });
 });

@@ -4,7 +4,9 @@
 // search, building the index, within 45x rg" (issue 26): when enough is unindexed, the folders
 // without an index are split in two by bytes, one half built here and the other in a worker
 // thread (build-worker.ts), both through search.ts buildIndexes, each writing its folders'
-// indexes; the search then answers from them as from any current index.
+// indexes; the search then answers from them as from any current index. A phrase's search
+// builds so the folders whose index has no pair filter too (pair-filter.ts: a word's does not
+// make one, so that a store's first search keeps its guardrail).
 // Anything that goes wrong in the worker only costs time: what it did not write, the search
 // builds itself. Where the worker's file is not beside this one (a bundle), one thread.
 // Depends on node:fs, node:worker_threads and search-index.ts's index path.
@@ -13,7 +15,7 @@ import { existsSync, lstatSync } from 'node:fs';
 import { sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
-import { searchIndexPath } from './search-index.js';
+import { hasPairs, searchIndexPath } from './search-index.js';
 
 /** Less unindexed than this is built on one thread: a worker's start is not worth it. */
 const MIN_BYTES = 64 * 1024 * 1024;
@@ -29,9 +31,9 @@ export async function buildFirstIndexes(
   listed: readonly string[],
   query: string,
   build: Build,
-  o: { onProgress?: (done: number) => void; signal?: AbortSignal } = {},
+  o: { onProgress?: (done: number) => void; signal?: AbortSignal; pairs?: boolean } = {},
 ): Promise<void> {
-  const halves = split(listed);
+  const halves = split(listed, !!o.pairs);
   if (!halves || !existsSync(fileURLToPath(WORKER))) return;
   const done = [0, 0];
   const report = () => o.onProgress?.(done[0]! + done[1]!);
@@ -59,14 +61,18 @@ export async function buildFirstIndexes(
   }
 }
 
-/** The files of the folders without an index, in two halves of about equal bytes; null: not worth two threads. */
-function split(listed: readonly string[]): [string[], string[]] | null {
+/**
+ * The files of the folders without an index (`pairs`, a phrase's search: or without a pair
+ * filter), in two halves of about equal bytes; null: not worth two threads.
+ */
+function split(listed: readonly string[], pairs: boolean): [string[], string[]] | null {
   const byDir = new Map<string, { files: string[]; bytes: number }>();
   for (const f of listed) {
     const dir = f.slice(0, f.lastIndexOf(sep));
     let d = byDir.get(dir);
     if (!d) {
-      if (existsSync(searchIndexPath(dir))) continue;
+      const path = searchIndexPath(dir);
+      if (existsSync(path) && (!pairs || hasPairs(path))) continue;
       byDir.set(dir, (d = { files: [], bytes: 0 }));
     }
     d.files.push(f);

@@ -39,6 +39,7 @@ import { closeSync, fstatSync, readSync } from 'node:fs';
 import { crc32 } from 'node:zlib';
 import { openRegularSync } from '../store/files.js';
 import { projectCache } from '../store/cache-dir.js';
+import { columnBytes, columnOf, joinHash, PairFilter, PARTS, pairHash, partBytes, withPairs } from './pair-filter.js';
 
 /**
  * An index that did not check out where it was used (a word start, a postings end or an event's
@@ -60,7 +61,9 @@ export const SEARCH_INDEX_FILE = 'search.idx';
 export const searchIndexPath = (dir: string): string => projectCache(dir, SEARCH_INDEX_FILE);
 
 const MAGIC = 0x4953434c; // the bytes "LCSI" (LevelCode Search Index), read little-endian
-const FORMAT = 4;
+const FORMAT = 6;
+/** The format of an index with a pair filter (FolderIndex.paired). */
+const FORMAT_PAIRS = 7;
 /** The magic, the format, the header's length and the CRC-32 of the header's bytes. */
 const PREFIX = 16;
 
@@ -68,6 +71,11 @@ const PREFIX = 16;
 export const UNSURE = 1;
 /** Event flag: a title event (read again when it matches: a title set again unchanged is one hit). */
 export const TITLE = 2;
+/**
+ * Event flag: every string of the line that holds a space is one of its searchable texts, so a
+ * phrase's raw bytes in the line are the phrase in a text (search.ts `isClean`, `rawHolds`).
+ */
+export const CLEAN = 4;
 
 /** What the index knows of one session file. */
 export interface IndexedFile {
@@ -116,6 +124,8 @@ interface Header {
    * index (rebuilt) instead of an answer with hits missing or made up.
    */
   sums: { details: number; block: number };
+  /** The pair filter (pair-filter.ts) after the postings, in FORMAT_PAIRS: the bytes each part uses; the CRC-32s of its column and of each part. */
+  filter: { used: number; sums: number[] } | null;
 }
 
 /** [A-Za-z0-9] folded to lowercase; 0 separates. Beyond ASCII only 'K' (k) and 'ſ' (s) fold into it. */
@@ -187,9 +197,29 @@ export class FolderIndex {
   // The vocabulary as one text, for the query's substring search (built on demand).
   private vocabText: string | null = null;
   private vocabStarts: Uint32Array | null = null;
-  // The event being added (see event()).
+  // The event being added (see event()), and the hashes of its pairs of adjacent tokens.
   private cur = -1;
   private curTokens = 0;
+  private curPairs = new Int32Array(1024);
+  private ncur = 0;
+  // The pair filter in memory (built, or read whole to be edited); else, opened, where it is in
+  // the file, the bits each part uses and each part's sum.
+  private filter: PairFilter | null = null;
+  /**
+   * Whether it has a pair filter (a phrase's search builds one, search.ts: a store's first
+   * search, of a word, does not pay for it; an index gone on from keeps having one or not).
+   */
+  paired = false;
+
+  constructor(paired = false) {
+    this.paired = paired;
+    if (paired) this.filter = new PairFilter();
+  }
+
+  private filterAt = 0;
+  private filterUsed = 0;
+  private filterSums: number[] = [];
+  private filterColumn: Uint32Array | null = null;
   /** Where it was opened from ('' for a new one), for CorruptIndexError. */
   private path = '';
   /** Opened, and its word starts, postings ends and event files not all checked yet (see open()). */
@@ -227,6 +257,7 @@ export class FolderIndex {
     this.setEvent(this.n, file, seq, offset, length, time, flags);
     this.cur = this.n;
     this.curTokens = 0;
+    this.ncur = 0;
   }
 
   /** Event e's columns (the one place they are written). */
@@ -243,6 +274,8 @@ export class FolderIndex {
   text(s: string): void {
     const n = s.length;
     let i = 0;
+    let prevEnd = -1; // the end of the token before, and its hash: a pair with the next
+    let prevH = 0;
     while (i < n) {
       let c = s.charCodeAt(i);
       let f = fold(c);
@@ -261,13 +294,30 @@ export class FolderIndex {
         if (f === 0) break;
       }
       this.token(s, a, i, h);
+      if (prevEnd >= 0 && this.paired) this.adjacent(pairHash(prevH, joinHash(s, prevEnd - 1, a), h));
+      prevEnd = i;
+      prevH = h;
     }
   }
+
+  private adjacent(x: number): void {
+    if (this.ncur === this.curPairs.length) {
+      const more = new Int32Array(2 * this.curPairs.length);
+      more.set(this.curPairs);
+      this.curPairs = more;
+    }
+    this.curPairs[this.ncur++] = x;
+  }
+
   /** Ends the current event: one with no token takes no ordinal. */
   endEvent(): void {
     if (this.cur < 0) return;
-    if (this.curTokens > 0) this.n++;
+    if (this.curTokens > 0) {
+      this.filter?.add(this.curPairs, this.ncur);
+      this.n++;
+    }
     this.cur = -1;
+    this.ncur = 0;
   }
 
   private token(s: string, a: number, b: number, h: number): void {
@@ -406,6 +456,7 @@ export class FolderIndex {
       evMap[e] = m;
       this.setEvent(m++, fm, this.seq[e]!, this.offset[e]!, this.length[e]!, this.time[e]!, this.flags[e]!);
     }
+    this.filter?.compact(evMap);
     const tokens: string[] = [];
     const lists: number[][] = [];
     this.tokens.forEach((t, id) => {
@@ -512,6 +563,97 @@ export class FolderIndex {
     return ids;
   }
 
+  /** Token id's text (folded). */
+  private tokenText(id: number): string {
+    if (this.vocab) return this.vocab[id]!;
+    const starts = this.vocabStarts!;
+    const text = this.vocabText!;
+    return text.slice(starts[id]!, id + 1 < starts.length ? starts[id + 1]! - 1 : text.length);
+  }
+
+  /** The tokens of the vocabulary that end (`end`) or start with `run` (folded). */
+  private tokensAt(run: string, end: boolean): string[] {
+    return this.tokensHolding(run)
+      .map((id) => this.tokenText(id))
+      .filter((t) => (end ? t.endsWith(run) : t.startsWith(run)));
+  }
+
+  /**
+   * The pairs (pair-filter.ts) an event's texts have when one holds `phrase`, in groups: each
+   * group one pair of the phrase, as the hashes it may have. The phrase's runs of characters
+   * that fold into a token give a pair for each two next to each other: an inner run is a whole
+   * token, the first the end of one when the phrase starts with it, the last the start of one
+   * when it ends with it (their tokens: the vocabulary's so ending, so starting). A pair of over
+   * 64 hashes is left out; null when no pair is left, or when the phrase has a '\n' (it may then
+   * lie across two leaves of a part, joined by one).
+   */
+  phrasePairs(phrase: string): number[][] | null {
+    if (!pairable(phrase)) return null;
+    const runs = runsOf(phrase);
+    const groups: number[][] = [];
+    for (let j = 0; j + 1 < runs.length; j++) {
+      const [a0, a1] = runs[j]!;
+      const [b0, b1] = runs[j + 1]!;
+      const left = foldedRun(phrase, a0, a1);
+      const right = foldedRun(phrase, b0, b1);
+      const lefts = j === 0 && a0 === 0 ? this.tokensAt(left, true) : [left];
+      const rights = j + 2 === runs.length && b1 === phrase.length ? this.tokensAt(right, false) : [right];
+      if (lefts.length * rights.length > 64) continue;
+      const join = joinHash(phrase, a1 - 1, b0);
+      groups.push(lefts.flatMap((l) => rights.map((r) => pairHash(fnv(l), join, fnv(r)))));
+    }
+    return groups.length ? groups : null;
+  }
+
+  /**
+   * Of `events` (ascending), those whose pair filter (pair-filter.ts) may hold every group of
+   * `groups` (phrasePairs). It reads the parts of the groups' hashes only, each checked.
+   */
+  withPairs(events: Int32Array, groups: number[][]): Int32Array {
+    if (!this.paired) return events;
+    try {
+      if (this.filter) {
+        const f = this.filter;
+        return withPairs(events, groups, f.sizesAndPart(0).sizes, (p) => f.sizesAndPart(p).bits);
+      }
+      return withPairs(events, groups, this.sizesRead(), (p) => this.partRead(p));
+    } catch (err) {
+      if (err instanceof RangeError) throw this.corrupt(err.message);
+      throw err;
+    }
+  }
+
+  /** The filter's column (each event's slice), read from the file once and checked. */
+  private sizesRead(): Uint32Array {
+    if (this.filterColumn) return this.filterColumn;
+    const col = columnOf(this.readChecked(this.filterAt, columnBytes(this.n), this.filterSums[0]!), this.n);
+    let sum = 0;
+    for (let e = 0; e < this.n; e++) sum += col[e]!;
+    if (sum !== this.filterUsed) throw this.corrupt('pair filter does not add up');
+    return (this.filterColumn = col);
+  }
+
+  /** Part p of the filter, read from the file and checked. */
+  private partRead(p: number): Uint8Array {
+    const at = this.filterAt + columnBytes(this.n) + p * partBytes(this.filterUsed);
+    return this.readChecked(at, partBytes(this.filterUsed), this.filterSums[p + 1]!);
+  }
+
+  /** `length` bytes of the open file at `at`, which must match `sum`. */
+  private readChecked(at: number, length: number, sum: number): Uint8Array {
+    const buf = new Uint8Array(length);
+    if (this.fd === null || readSync(this.fd, buf, 0, length, at) !== length) throw this.corrupt('pair filter unreadable');
+    if (crc32(buf) !== sum) throw this.corrupt('pair filter does not match its sum');
+    return buf;
+  }
+
+  /** The filter in memory, checked (before the index is edited or written again). */
+  private loadFilter(): void {
+    if (this.filter || !this.paired) return;
+    const parts = Array.from({ length: PARTS }, (_, p) => this.partRead(p));
+    this.filter = PairFilter.fromStored(this.n, this.filterUsed, this.sizesRead(), parts);
+  }
+
   /**
    * The events holding every word (each lowercase [a-z0-9]) in some text, ascending. Dead
    * files' events included: the caller skips them.
@@ -541,9 +683,8 @@ export class FolderIndex {
 
   // ---- The file ---------------------------------------------------------------------------
 
-  /** The index as the bytes of its file. */
-  serialize(): Buffer {
-    this.whole(); // an index dropping a file only, not edited, has its postings in its file still
+  /** Every word's postings encoded, each word's end in them and each word's sum. */
+  private encodedPostings(): { bytes: Uint8Array; ends: Uint32Array; psums: Uint32Array } {
     // Each word's postings as read (their bytes as they are), then the new pairs' ordinals.
     const { starts, ords } = this.grouped();
     const oldWords = this.encEnd.length;
@@ -583,7 +724,13 @@ export class FolderIndex {
       ends[id] = p;
       psums[id] = crc32(buf.subarray(from, p));
     }
-    const bytes = buf.subarray(0, p);
+    return { bytes: buf.subarray(0, p), ends, psums };
+  }
+
+  /** The index as the bytes of its file. */
+  serialize(): Buffer {
+    this.whole(); // an index dropping a file only, not edited, has its postings in its file still
+    const { bytes, ends, psums } = this.encodedPostings();
     const vocab = Buffer.from(this.tokens.join('\n'), 'latin1');
     const wordStarts = new Uint32Array(this.tokens.length);
     for (let id = 1; id < wordStarts.length; id++) wordStarts[id] = wordStarts[id - 1]! + this.tokens[id - 1]!.length + 1;
@@ -617,18 +764,27 @@ export class FolderIndex {
       vocab: vocab.length,
       postings: bytes.length,
       sums: { details: crc32(details), block: crc32(block) },
+      filter: null,
     };
+    const f = this.filter;
+    const parts = f ? [f.column(), ...Array.from({ length: PARTS }, (_, p) => f.part(p))] : [];
+    header.filter = f ? { used: f.used, sums: parts.map((b) => crc32(b)) } : null;
     const head = Buffer.from(JSON.stringify(header), 'utf8');
     const headEnd = pad8(PREFIX + head.length + details.length);
-    const out = Buffer.alloc(headEnd + block.length + bytes.length);
+    const filterAt = pad8(headEnd + block.length + bytes.length);
+    const out = Buffer.alloc(filterAt + parts.reduce((sum, b) => sum + b.length, 0));
     out.writeUInt32LE(MAGIC, 0);
-    out.writeUInt32LE(FORMAT, 4);
+    out.writeUInt32LE(f ? FORMAT_PAIRS : FORMAT, 4);
     out.writeUInt32LE(head.length, 8);
     out.writeUInt32LE(crc32(head), 12);
     head.copy(out, PREFIX);
     details.copy(out, PREFIX + head.length);
     block.copy(out, headEnd);
     out.set(bytes, headEnd + block.length);
+    parts.reduce((to, b) => {
+      out.set(b, to);
+      return to + b.length;
+    }, filterAt);
     return out;
   }
 
@@ -660,7 +816,9 @@ export class FolderIndex {
     // The start of the file in one read, most often the whole header.
     const first = Buffer.allocUnsafe(Math.min(size, 1 << 16));
     if (size < PREFIX || readSync(fd, first, 0, first.length, 0) !== first.length) throw new Error('short');
-    if (first.readUInt32LE(0) !== MAGIC || first.readUInt32LE(4) !== FORMAT) throw new Error('not a search index of this format');
+    const format = first.readUInt32LE(4);
+    if (first.readUInt32LE(0) !== MAGIC || (format !== FORMAT && format !== FORMAT_PAIRS))
+      throw new Error('not a search index of this format');
     const headLen = first.readUInt32LE(8);
     if (PREFIX + headLen > size) throw new Error('short');
     let head = first.subarray(PREFIX, PREFIX + headLen);
@@ -674,12 +832,17 @@ export class FolderIndex {
     if (!h || !Array.isArray(h.files) || !ok(h.details) || !ok(h.events) || !ok(h.tokens) || !ok(h.vocab) || !ok(h.postings))
       throw new Error('bad header');
     if (!h.sums || !ok(h.sums.details) || !ok(h.sums.block)) throw new Error('bad header');
+    const f = h.filter;
+    if (format === FORMAT_PAIRS && (!f || !ok(f.used) || !Array.isArray(f.sums) || f.sums.length !== PARTS + 1 || !f.sums.every(ok)))
+      throw new Error('bad header');
+    if (format === FORMAT && f !== null) throw new Error('bad header');
     for (const f of h.files) if (!validHeadFile(f)) throw new Error('bad file entry');
     const n = h.events;
     const t = h.tokens;
     const headEnd = pad8(PREFIX + headLen + h.details);
     const colBytes = n * 28 + pad8(n);
-    if (headEnd + colBytes + 12 * t + h.vocab + h.postings !== size) throw new Error('sizes do not add up');
+    const filterAt = pad8(headEnd + colBytes + 12 * t + h.vocab + h.postings);
+    if (filterAt + (f ? columnBytes(n) + PARTS * partBytes(f.used) : 0) !== size) throw new Error('sizes do not add up');
     // The columns, the ends, the word starts, the postings sums and the vocabulary in one read,
     // into memory of their own (aligned), and checked whole.
     const rest = colBytes + 12 * t + h.vocab;
@@ -705,6 +868,11 @@ export class FolderIndex {
     ix.vocabText = Buffer.from(ab, colBytes + 12 * t, h.vocab).toString('latin1');
     ix.postingsAt = headEnd + rest;
     ix.postingsBytes = h.postings;
+    ix.paired = !!f; // its parts read when needed (partRead)
+    ix.filter = null;
+    ix.filterAt = filterAt;
+    ix.filterUsed = f?.used ?? 0;
+    ix.filterSums = f?.sums ?? [];
     // The word starts, the postings ends and the events' files are checked where they are used
     // (tokensHolding, postings, matching), and whole before the index is edited or written
     // (whole()): a pass over each, in every search's process, was a tenth of a search on
@@ -741,6 +909,7 @@ export class FolderIndex {
   private whole(): void {
     if (this.unchecked) this.checkWhole();
     this.details();
+    this.loadFilter();
     this.loadPostings();
   }
 
@@ -798,6 +967,43 @@ export class FolderIndex {
 }
 
 const pad8 = (x: number): number => (x + 7) & ~7;
+
+/** The runs of characters of a phrase that fold into tokens, [start, end) each. */
+function runsOf(phrase: string): [number, number][] {
+  const runs: [number, number][] = [];
+  for (let i = 0; i < phrase.length; ) {
+    const a = i;
+    while (i < phrase.length && fold(phrase.charCodeAt(i)) !== 0) i++;
+    if (i > a) runs.push([a, i]);
+    else i++;
+  }
+  return runs;
+}
+
+/** Whether the index at `path` has a pair filter, from its format alone (false: none, or no index). */
+export function hasPairs(path: string): boolean {
+  try {
+    const { fd } = openRegularSync(path);
+    try {
+      const b = Buffer.alloc(8);
+      return readSync(fd, b, 0, 8, 0) === 8 && b.readUInt32LE(0) === MAGIC && b.readUInt32LE(4) === FORMAT_PAIRS;
+    } finally {
+      closeSync(fd);
+    }
+  } catch {
+    return false;
+  }
+}
+
+/** Whether the pair filter can narrow a phrase's candidates (FolderIndex.phrasePairs): two runs or more, no '\n'. */
+export const pairable = (phrase: string): boolean => !phrase.includes('\n') && runsOf(phrase).length >= 2;
+
+/** The characters [a, b) of s, each folded (fold): a run of a phrase as a token. */
+function foldedRun(s: string, a: number, b: number): string {
+  let t = '';
+  for (let i = a; i < b; i++) t += String.fromCharCode(fold(s.charCodeAt(i)));
+  return t;
+}
 
 /** A sorted array without its repeats (in place: a view of its start). */
 function unique(a: Int32Array): Int32Array {

@@ -3,7 +3,8 @@
 // quoted phrase too) over a store root takes its candidates from the project folders' search
 // indexes, brought up to date with the files first (searchIndexed, at the end of this file;
 // search-index.ts). Any other query scans every file. Either way a candidate is checked by one
-// plain path (hitOfLine): the line decoded, JSON.parse, the event's texts (eventTexts), matched.
+// plain path (hitOfLine): the line decoded, JSON.parse, the event's texts (eventTexts), matched;
+// but for a phrase's candidate that the index marked CLEAN, which its bytes decide (rawHolds).
 // Tolerant: a bad line or an unreadable file becomes a problem, never an exception; only an
 // abort throws.
 // Depends on node:fs, plain.ts and search-index.ts; no JSON-RPC, no store internals (a store
@@ -21,9 +22,11 @@ import {
   CorruptIndexError,
   FolderIndex,
   INDEXABLE_WORD,
+  pairable,
   searchIndexPath,
   TAIL_BYTES,
   TITLE as TITLE_EVENT,
+  CLEAN as CLEAN_EVENT,
   UNSURE as UNSURE_EVENT,
   type IndexedFile,
 } from './search-index.js';
@@ -180,6 +183,7 @@ export async function searchSessions(source: string | readonly string[], query: 
     await buildFirstIndexes(listed, query, (files, progress) => buildIndexes(files, query, progress), {
       onProgress: onProgress && ((done) => onProgress(done, listed.length)),
       signal: opts.signal,
+      pairs: pq.phrases.some(pairable),
     });
   }
   const o = { ...opts, onProgress };
@@ -1091,6 +1095,17 @@ interface Folder {
   end: number;
 }
 
+/** What deciding a folder's candidates needs (searchIndexedOnce answerEvent). */
+interface CandidateOf {
+  ix: FolderIndex;
+  /** Per file of ix: in the search's scope. */
+  ok: Uint8Array;
+  titleOf: (fi: number) => string;
+  pathOf: (fi: number) => string;
+  titleHits: TitleHits<Ranked>;
+  count: (r: Ranked) => void;
+}
+
 /** A file to (re)index from its entry's end. */
 interface Item {
   folder: number;
@@ -1151,6 +1166,66 @@ async function searchIndexedOnce(
     q.anchor.exact ? b.includes(q.anchor.bytes) : b.toString('latin1').toLowerCase().includes(anchor);
   // The index holds words: an event holding a phrase's words is only a candidate, read and checked.
   const verify = q.terms.some((t) => t.exact);
+  // The phrases' bytes when every phrase can be decided on a CLEAN line's raw bytes (rawCheckable).
+  const raw =
+    verify && q.terms.every((t) => !t.exact || rawCheckable(t.text))
+      ? q.terms.filter((t) => t.exact).map((t) => Buffer.from(t.text))
+      : null;
+
+  // A phrase's candidates, of those holding its words, are those whose pair filter may hold
+  // its words next to each other (pair-filter.ts): the others cannot hold it.
+  const phrases = q.terms.filter((t) => t.exact).map((t) => t.text);
+  const paired = phrases.some(pairable);
+  const adjacent = (ix: FolderIndex, events: Int32Array): Int32Array => {
+    const groups = phrases.flatMap((p) => ix.phrasePairs(p) ?? []);
+    return groups.length ? ix.withPairs(events, groups) : events;
+  };
+
+  /** One candidate of the index decided: counted and offered, or not. */
+  const answerEvent = (at: CandidateOf, ev: number, lines: LineReader): void => {
+    const { ix, ok, titleOf, pathOf, titleHits, count } = at;
+    const fi = ix.file[ev]!;
+    if (!ok[fi]) return;
+    const time = ix.time[ev]!;
+    if (fo.since !== -Infinity || fo.until !== Infinity) {
+      if (Number.isNaN(time) || time < fo.since || time > fo.until) return;
+    }
+    const meta = ix.files[fi]!.meta!;
+    const seq = ix.seq[ev]!;
+    const flags = ix.flags[ev]!;
+    if (raw && (flags & (UNSURE_EVENT | TITLE_EVENT | CLEAN_EVENT)) === CLEAN_EVENT) {
+      // A phrase's candidate whose line says it without a parse (rawHolds): then counted as
+      // an indexed word is, and made whole only if it makes the answer.
+      if (!lines.holds(fi, pathOf(fi), ix.offset[ev]!, ix.length[ev]!, raw)) return;
+    } else if (verify || flags & (UNSURE_EVENT | TITLE_EVENT)) {
+      // A phrase's candidate, a word there perhaps only through an escape, or a title (one hit
+      // for a title set again unchanged): decided as the scan decides.
+      const file = pathOf(fi);
+      const line = lines.read(fi, file, ix.offset[ev]!, ix.length[ev]!);
+      if (!line || !hasAnchor(line)) return;
+      const hit = hitOfLine(line.toString('utf8'), seq, { sessionId: meta.id, project: meta.project }, file, q, fo);
+      if (!hit || hit === NOT_JSON) return;
+      hit.title = titleOf(fi);
+      const r = { time, sessionId: meta.id, seq, hit };
+      if (!titleHits.hold(fi, r.hit, r)) count(r);
+      return;
+    }
+    total++;
+    if (time < found.floor) return; // most: older than every hit kept
+    if (found.wants(time, meta.id, seq)) {
+      const hit = {
+        sessionId: meta.id,
+        project: meta.project,
+        title: titleOf(fi),
+        seq,
+        t: '',
+        file: pathOf(fi),
+        offset: ix.offset[ev]!,
+        length: ix.length[ev]!,
+      };
+      found.offer({ time, sessionId: meta.id, seq, hit });
+    }
+  };
 
   // A folder's answer, from its index (called in 1 for a folder with nothing to read or
   // write, else in 2 once its files are in).
@@ -1212,45 +1287,13 @@ async function searchIndexedOnce(
     // A file's title and path, made for the matches that are offered only (most are not).
     const titleOf = (fi: number): string => titles.get(fi) ?? ix.files[fi]!.shown;
     const pathOf = (fi: number): string => folder.dir + sep + ix.files[fi]!.name;
-    const matched = ix.matching(words);
-    for (let k = 0; k < matched.length; k++) {
-      const ev = matched[k]!;
-      const fi = ix.file[ev]!;
-      if (!ok[fi]) continue;
-      const time = ix.time[ev]!;
-      if (fo.since !== -Infinity || fo.until !== Infinity) {
-        if (Number.isNaN(time) || time < fo.since || time > fo.until) continue;
-      }
-      const meta = ix.files[fi]!.meta!;
-      const seq = ix.seq[ev]!;
-      if (verify || ix.flags[ev]! & (UNSURE_EVENT | TITLE_EVENT)) {
-        // A phrase's candidate, a word there perhaps only through an escape, or a title (one hit
-        // for a title set again unchanged): decided as the scan decides.
-        const file = pathOf(fi);
-        const line = readAt(file, ix.offset[ev]!, ix.length[ev]!);
-        if (!line || !hasAnchor(line)) continue;
-        const hit = hitOfLine(line.toString('utf8'), seq, { sessionId: meta.id, project: meta.project }, file, q, fo);
-        if (!hit || hit === NOT_JSON) continue;
-        hit.title = titleOf(fi);
-        const r = { time, sessionId: meta.id, seq, hit };
-        if (!titleHits.hold(fi, r.hit, r)) count(r);
-        continue;
-      }
-      total++;
-      if (time < found.floor) continue; // most: older than every hit kept
-      if (found.wants(time, meta.id, seq)) {
-        const hit = {
-          sessionId: meta.id,
-          project: meta.project,
-          title: titleOf(fi),
-          seq,
-          t: '',
-          file: pathOf(fi),
-          offset: ix.offset[ev]!,
-          length: ix.length[ev]!,
-        };
-        found.offer({ time, sessionId: meta.id, seq, hit });
-      }
+    const matched = adjacent(ix, ix.matching(words));
+    const lines = new LineReader();
+    try {
+      const at = { ix, ok, titleOf, pathOf, titleHits, count };
+      for (let k = 0; k < matched.length; k++) answerEvent(at, matched[k]!, lines);
+    } finally {
+      lines.close();
     }
     titleHits.flush(count);
   };
@@ -1270,7 +1313,12 @@ async function searchIndexedOnce(
     for (const [dir, list] of [...byDir].sort((a, b) => (a[0] < b[0] ? -1 : 1))) {
       opts.signal?.throwIfAborted();
       const path = searchIndexPath(dir);
-      const ix = (!distrusted.has(path) && FolderIndex.open(path)) || new FolderIndex();
+      let ix = (!distrusted.has(path) && FolderIndex.open(path)) || new FolderIndex(paired);
+      if (paired && !ix.paired) {
+        // A phrase's search over an index without a pair filter: built again, with one.
+        ix.close();
+        ix = new FolderIndex(true);
+      }
       const folder: Folder = { dir, ix, changed: false, files: [], first: items.length, end: items.length };
       const at = folders.push(folder) - 1; // pushed now: closed below if this throws
       const live = new Map<string, number>();
@@ -1439,6 +1487,135 @@ function sameFile(e: IndexedFile, id: { size: number; ino: string; mtimeNs: stri
   return e.size === id.size && e.ino === id.ino && e.mtimeNs === id.mtimeNs;
 }
 
+/**
+ * Candidate lines read from their files, each file opened once while its events follow each
+ * other (they mostly do: a file's events take ordinals in order), into one buffer reused.
+ */
+class LineReader {
+  private fi = -1;
+  private fd: number | null = null;
+  private buf = Buffer.allocUnsafe(1 << 16);
+
+  /** `length` bytes of `file` (its index fi) at `offset`; null when they cannot be read. Valid until the next read. */
+  read(fi: number, file: string, offset: number, length: number): Buffer | null {
+    return this.open(fi, file) ? this.readInto(0, length, offset) : null;
+  }
+
+  /**
+   * Whether the line holds every phrase (rawHolds). One phrase is looked for a chunk at a time:
+   * most lines holding it say so before their end (in the bench corpus, at 46% of their bytes).
+   */
+  holds(fi: number, file: string, offset: number, length: number, phrases: Buffer[]): boolean {
+    const p = phrases[0]!;
+    if (phrases.length > 1 || length <= 2 * HOLDS_CHUNK) return this.holdsWhole(fi, file, offset, length, phrases);
+    if (!this.open(fi, file)) return false;
+    const keep = p.length - 1 + 64; // bytes of the chunk before kept: a place cut by a read, and backslashes before it
+    for (let done = 0, kept = 0; done < length; ) {
+      const chunk = this.readInto(kept, Math.min(HOLDS_CHUNK, length - done), offset + done);
+      if (!chunk) return false;
+      const got = chunk.length - kept;
+      if (got <= 0) return false;
+      const r = rawPlace(chunk, p, done === 0);
+      if (r === HELD) return true;
+      if (r === UNSURE_PLACE) return this.holdsWhole(fi, file, offset, length, phrases); // backslashes before the chunk
+      done += got;
+      kept = Math.min(keep, chunk.length);
+      chunk.copy(this.buf, 0, chunk.length - kept);
+    }
+    return false;
+  }
+
+  private holdsWhole(fi: number, file: string, offset: number, length: number, phrases: Buffer[]): boolean {
+    const line = this.read(fi, file, offset, length);
+    return !!line && phrases.every((x) => rawHolds(line, x));
+  }
+
+  private open(fi: number, file: string): boolean {
+    if (fi !== this.fi) {
+      this.close();
+      this.fi = fi;
+      try {
+        this.fd = openRegularSync(file).fd;
+      } catch {
+        return false;
+      }
+    }
+    return this.fd !== null;
+  }
+
+  /** `length` bytes at `offset` into the buffer from `at` (the bytes before kept): buf[0, at + read); null when they cannot be read. */
+  private readInto(at: number, length: number, offset: number): Buffer | null {
+    if (at + length > this.buf.length) {
+      const bigger = Buffer.allocUnsafe(Math.max(at + length, 2 * this.buf.length));
+      this.buf.copy(bigger, 0, 0, at);
+      this.buf = bigger;
+    }
+    try {
+      return this.buf.subarray(0, at + readSync(this.fd!, this.buf, at, length, offset));
+    } catch {
+      return null;
+    }
+  }
+
+  close(): void {
+    if (this.fd !== null) closeSync(this.fd);
+    this.fd = null;
+    this.fi = -1;
+  }
+}
+
+/**
+ * Whether a phrase (rawCheckable, as UTF-8 bytes) is in a CLEAN line's texts, decided on the
+ * line's bytes: it is when its bytes occur at a place not preceded by an odd run of backslashes
+ * (there the first byte would be an escape's letter, as the `n` of `\n`: a later place may do).
+ *
+ * Why that is exact. The phrase holds no quote, so a place of its bytes lies inside one string
+ * of the line, or wholly outside strings; outside is only JSON's structure (whitespace, `{}[]:,`,
+ * numbers, true, false, null), and the phrase holds a character none of them has. Inside a
+ * string, the bytes are the phrase's own characters: it holds no backslash, so no escape lies
+ * within it, and none before it but one whose backslashes are in an even run (then its first
+ * byte is no escape's letter); a line without `\u` writes every character of it raw, as any JSON
+ * writer does (it holds no quote, backslash, control character, U+2028, U+2029 or lone
+ * surrogate, nor '/', which a writer may write `\/`). So the decoded string holds the phrase,
+ * and since it holds a space, it is a key (a CLEAN line has none with a space) or a string that
+ * is one of the event's searchable leaves. The other way, a leaf holding the phrase is such a
+ * string of the line, its bytes written raw: they are found. The phrase holds no '\n', so it
+ * never spans the '\n' that joins two leaves of one part.
+ */
+function rawHolds(line: Buffer, phrase: Buffer): boolean {
+  return rawPlace(line, phrase, true) === HELD;
+}
+
+/** Bytes of a long line read at a time while a phrase is looked for (LineReader.holds). */
+const HOLDS_CHUNK = 32 << 10;
+const HELD = 1;
+const UNSURE_PLACE = -1;
+
+/**
+ * HELD when `bytes` have the phrase at a place rawHolds takes, 0 when not, UNSURE_PLACE when a
+ * place's backslashes run back to the start of `bytes` and it is not the line's (`fromLineStart`).
+ */
+function rawPlace(bytes: Buffer, phrase: Buffer, fromLineStart: boolean): number {
+  for (let at = bytes.indexOf(phrase); at >= 0; at = bytes.indexOf(phrase, at + 1)) {
+    let k = at;
+    while (k > 0 && bytes[k - 1] === BACKSLASH) k--;
+    if (k === 0 && !fromLineStart) return UNSURE_PLACE;
+    if (((at - k) & 1) === 0) return HELD;
+  }
+  return 0;
+}
+
+const BACKSLASH = 0x5c;
+/** What JSON's structure is made of outside its strings: whitespace, punctuation, numbers, true, false, null. */
+const STRUCTURE_ONLY = /^[ \t\n\r{}[\]:,0-9+\-.eEtrufalsn]*$/;
+/** A character JSON writers may escape, or must: the phrase is then decided by a parse. */
+const ESCAPABLE = /["\\/\u0000-\u001f\u007f\u2028\u2029]|\p{Cs}/u;
+
+/** Whether an exact phrase can be decided on a CLEAN line's raw bytes (rawHolds says why). */
+export function rawCheckable(phrase: string): boolean {
+  return phrase.includes(' ') && !STRUCTURE_ONLY.test(phrase) && !ESCAPABLE.test(phrase);
+}
+
 /** `length` bytes of `file` at `offset`; null when they cannot be read. */
 function readAt(file: string, offset: number, length: number): Buffer | null {
   return readInto(file, offset, Buffer.allocUnsafe(length));
@@ -1508,7 +1685,9 @@ async function indexFile(ix: FolderIndex, fi: number, file: string, size: number
         if (!ev || typeof ev !== 'object' || typeof ev.kind !== 'string') continue;
         const parts = eventTexts(ev);
         if (!parts.length) continue;
-        const flags = (buf.subarray(start, end).indexOf(BACKSLASH_U) >= 0 ? UNSURE_EVENT : 0) | (ev.kind === 'title' ? TITLE_EVENT : 0);
+        const escaped = buf.subarray(start, end).indexOf(BACKSLASH_U) >= 0;
+        const clean = !escaped && isClean(raw, ev, parts) ? CLEAN_EVENT : 0;
+        const flags = (escaped ? UNSURE_EVENT : clean) | (ev.kind === 'title' ? TITLE_EVENT : 0);
         ix.event(fi, ln - 2, chunk.base + start, end - start, Date.parse(typeof ev.t === 'string' ? ev.t : ''), flags);
         for (const p of parts) for (const leaf of p.leaves) ix.text(leaf);
         ix.endEvent();
@@ -1529,6 +1708,64 @@ async function indexFile(ix: FolderIndex, fi: number, file: string, size: number
 }
 
 const BACKSLASH_U = Buffer.from('\\u');
+
+/**
+ * Whether an event is CLEAN (search-index.ts): the strings of its line holding a space (U+0020)
+ * are its searchable leaves holding one, the same strings as many times (a leaf made of several
+ * strings, or of a string tool input parsed as JSON, is none of them: then it is not CLEAN); no
+ * key holds one; and no key is given twice (JSON.parse keeps the last value only: a string of
+ * the line would be in no leaf). `raw` is the line decoded, without a `\u` escape: its quotes
+ * that no backslash escapes are then two a string, and a key given twice makes them more.
+ * Compared as sorted lists, not sets: hashing every text was a tenth of building the index.
+ */
+function isClean(raw: string, ev: unknown, parts: EventText[]): boolean {
+  const seen = { strings: 0, spaced: [] as string[] };
+  if (!spacedStrings(ev, seen, 0)) return false;
+  const leaves: string[] = [];
+  for (const p of parts) for (const l of p.leaves) if (l.includes(' ')) leaves.push(l);
+  if (leaves.length !== seen.spaced.length) return false;
+  leaves.sort(byText);
+  seen.spaced.sort(byText);
+  for (let i = 0; i < leaves.length; i++) if (leaves[i] !== seen.spaced[i]) return false;
+  return unescapedQuotes(raw) === 2 * seen.strings;
+}
+
+const byText = (a: string, b: string): number => a.length - b.length || (a < b ? -1 : a > b ? 1 : 0);
+
+/**
+ * Counts the strings of a parsed value (keys too) into `seen.strings`, and lists those holding a
+ * space; false for a key holding a space, or nesting too deep to walk.
+ */
+function spacedStrings(v: unknown, seen: { strings: number; spaced: string[] }, depth: number): boolean {
+  if (typeof v === 'string') {
+    seen.strings++;
+    if (v.includes(' ')) seen.spaced.push(v);
+    return true;
+  }
+  if (!v || typeof v !== 'object') return true;
+  if (depth > 64) return false;
+  if (Array.isArray(v)) {
+    for (const x of v) if (!spacedStrings(x, seen, depth + 1)) return false;
+    return true;
+  }
+  for (const k of Object.keys(v)) {
+    if (k.includes(' ')) return false;
+    seen.strings++;
+    if (!spacedStrings((v as Record<string, unknown>)[k], seen, depth + 1)) return false;
+  }
+  return true;
+}
+
+/** The '"' of a JSON text that no backslash escapes (after an even run of them). */
+function unescapedQuotes(s: string): number {
+  let n = 0;
+  for (let at = s.indexOf('"'); at >= 0; at = s.indexOf('"', at + 1)) {
+    let k = at;
+    while (k > 0 && s.charCodeAt(k - 1) === BACKSLASH) k--;
+    if (((at - k) & 1) === 0) n++;
+  }
+  return n;
+}
 /** The UTF-8 of the two characters beyond ASCII that fold into a word (search-index.ts fold). */
 const KELVIN_UTF8 = Buffer.from('\u212a');
 const LONG_S_UTF8 = Buffer.from('\u017f');
