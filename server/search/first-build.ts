@@ -5,8 +5,8 @@
 // without an index are split in two by bytes, one half built here and the other in a worker
 // thread (build-worker.ts), both through search.ts buildIndexes, each writing its folders'
 // indexes; the search then answers from them as from any current index. A phrase's search
-// builds so the folders whose index has no pair filter too (pair-filter.ts: a word's does not
-// make one, so that a store's first search keeps its guardrail).
+// also builds again the folders whose index has no pair filter (pair-filter.ts: a word's search
+// makes none, so that a store's first search keeps its guardrail).
 // Anything that goes wrong in the worker only costs time: what it did not write, the search
 // builds itself. Where the worker's file is not beside this one (a bundle), one thread.
 // Depends on node:fs, node:worker_threads and search-index.ts's index path.

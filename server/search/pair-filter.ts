@@ -10,7 +10,7 @@
 // whose filter lacks one cannot hold the phrase. The filter only ever leaves events out that
 // cannot match: what it lets through is decided as before. A phrase's search builds it (an
 // index without one is built again); a word's does not, so a store's first search does not pay
-// for it (a third more of the build's time).
+// for it (about 40% more of the build's time).
 //
 // Layout: the bits are in PARTS parts, a pair's part chosen by the characters at its join
 // alone, so that the pairs a phrase may make (whatever longer tokens its ends are the end and
@@ -27,8 +27,9 @@ export const PARTS = 16;
 /** Bits of filter a pair of an event, three set a pair: about 6% false positives a hash probed. */
 const BITS_PER_PAIR = 6;
 
-const FNV_OFFSET = 0x811c9dc5 | 0;
-const FNV_PRIME = 0x01000193;
+/** FNV-1a's basis and prime: the tokens' hashes (search-index.ts fnv) and the joins'. */
+export const FNV_OFFSET = 0x811c9dc5 | 0;
+export const FNV_PRIME = 0x01000193;
 
 /** The hash of a pair's join: the code units of s from `from` (the first token's last) through `to` (the second's first). */
 export function joinHash(s: string, from: number, to: number): number {
@@ -150,7 +151,8 @@ export class PairFilter {
   }
 }
 
-const pad8 = (x: number): number => (x + 7) & ~7;
+/** x rounded up to a multiple of 8 (the index's sections start 8-aligned). */
+export const pad8 = (x: number): number => (x + 7) & ~7;
 
 /** The bytes of the stored column of `n` events. */
 export const columnBytes = (n: number): number => pad8(4 * n);

@@ -39,7 +39,19 @@ import { closeSync, fstatSync, readSync } from 'node:fs';
 import { crc32 } from 'node:zlib';
 import { openRegularSync } from '../store/files.js';
 import { projectCache } from '../store/cache-dir.js';
-import { columnBytes, columnOf, joinHash, PairFilter, PARTS, pairHash, partBytes, withPairs } from './pair-filter.js';
+import {
+  columnBytes,
+  columnOf,
+  FNV_OFFSET,
+  FNV_PRIME,
+  joinHash,
+  PairFilter,
+  PARTS,
+  pad8,
+  pairHash,
+  partBytes,
+  withPairs,
+} from './pair-filter.js';
 
 /**
  * An index that did not check out where it was used (a word start, a postings end or an event's
@@ -103,6 +115,12 @@ export interface IndexedFile {
   dead?: boolean;
 }
 
+/** The entry of a file not indexed yet, named `name`: nothing covered, nothing known. */
+export function unindexedFile(name: string): IndexedFile {
+  const title = { title: null, firstUser: null, meta: null };
+  return { name, ino: '', size: -1, mtimeNs: '', covered: 0, lines: 0, tail: '', meta: null, title, shown: '', bad: [] };
+}
+
 /** Bytes before `covered` kept to check that a grown file only grew. */
 export const TAIL_BYTES = 48;
 
@@ -141,9 +159,6 @@ const fold = (c: number): number => (c < 128 ? FOLD[c]! : c === KELVIN ? 107 : c
 /** A query word the index can answer: ASCII letters and digits only. */
 export const INDEXABLE_WORD = /^[A-Za-z0-9]+$/;
 
-const FNV_OFFSET = 0x811c9dc5 | 0;
-const FNV_PRIME = 0x01000193;
-
 /** The hash of a folded token in this side's table (words.wat hashes its own way). */
 const fnv = (t: string): number => {
   let h = FNV_OFFSET;
@@ -165,11 +180,9 @@ export class FolderIndex {
   /** The vocabulary, in the order tokens were first seen (cut from the file's text when asked for). */
   get tokens(): string[] {
     if (this.vocab) return this.vocab;
-    const text = this.vocabText ?? '';
-    const starts = this.vocabStarts ?? new Uint32Array(0);
-    const t = starts.length;
+    const t = this.vocabStarts?.length ?? 0;
     const out = new Array<string>(t);
-    for (let i = 0; i < t; i++) out[i] = text.slice(starts[i]!, i + 1 < t ? starts[i + 1]! - 1 : text.length);
+    for (let i = 0; i < t; i++) out[i] = this.tokenText(i);
     return (this.vocab = out);
   }
   set tokens(t: string[]) {
@@ -563,11 +576,11 @@ export class FolderIndex {
     return ids;
   }
 
-  /** Token id's text (folded). */
+  /** Token id's text (folded): from the vocabulary, or cut from the file's text. */
   private tokenText(id: number): string {
     if (this.vocab) return this.vocab[id]!;
     const starts = this.vocabStarts!;
-    const text = this.vocabText!;
+    const text = this.vocabText ?? '';
     return text.slice(starts[id]!, id + 1 < starts.length ? starts[id + 1]! - 1 : text.length);
   }
 
@@ -965,8 +978,6 @@ export class FolderIndex {
     this.close();
   }
 }
-
-const pad8 = (x: number): number => (x + 7) & ~7;
 
 /** The runs of characters of a phrase that fold into tokens, [start, end) each. */
 function runsOf(phrase: string): [number, number][] {

@@ -26,6 +26,7 @@ import {
   searchIndexPath,
   TAIL_BYTES,
   TITLE as TITLE_EVENT,
+  unindexedFile,
   CLEAN as CLEAN_EVENT,
   UNSURE as UNSURE_EVENT,
   type IndexedFile,
@@ -1167,14 +1168,11 @@ async function searchIndexedOnce(
   // The index holds words: an event holding a phrase's words is only a candidate, read and checked.
   const verify = q.terms.some((t) => t.exact);
   // The phrases' bytes when every phrase can be decided on a CLEAN line's raw bytes (rawCheckable).
-  const raw =
-    verify && q.terms.every((t) => !t.exact || rawCheckable(t.text))
-      ? q.terms.filter((t) => t.exact).map((t) => Buffer.from(t.text))
-      : null;
+  const phrases = q.terms.filter((t) => t.exact).map((t) => t.text);
+  const raw = verify && phrases.every(rawCheckable) ? phrases.map((p) => Buffer.from(p)) : null;
 
   // A phrase's candidates, of those holding its words, are those whose pair filter may hold
   // its words next to each other (pair-filter.ts): the others cannot hold it.
-  const phrases = q.terms.filter((t) => t.exact).map((t) => t.text);
   const paired = phrases.some(pairable);
   const adjacent = (ix: FolderIndex, events: Int32Array): Int32Array => {
     const groups = phrases.flatMap((p) => ix.phrasePairs(p) ?? []);
@@ -1355,19 +1353,7 @@ async function searchIndexedOnce(
         }
         if (!e) {
           ix.edit();
-          e = {
-            name,
-            ino: '',
-            size: -1,
-            mtimeNs: '',
-            covered: 0,
-            lines: 0,
-            tail: '',
-            meta: null,
-            title: { title: null, firstUser: null, meta: null },
-            shown: '',
-            bad: [],
-          };
+          e = unindexedFile(name);
           ix.files.push(e);
         }
         work.push({ item: { folder: at, file, size: id.size, covered: e.covered }, entry: e });
