@@ -27,7 +27,7 @@ export interface Row {
   project?: string;
   /** Shown after the id: "moved from OLD", "forked from ID at turn N". */
   movedFrom?: string;
-  forkedFrom?: { id: string; turn: number };
+  forkedFrom?: { id: string; turn: number; device?: string };
   pinned?: boolean;
 }
 
@@ -59,7 +59,10 @@ export function historyLines(rows: Row[], opts: { now?: Date; showProject?: bool
     const parts = [pad(titles[i]!, wT), pad(times[i]!, wR), pad(turns[i]!, wN), pad(models[i]!, wM), `  ${r.id}`];
     let line = parts.slice(0, 4).join('  ') + parts[4];
     if (opts.showProject && r.project) line += `  ${r.project}`;
-    if (r.forkedFrom) line += `  (forked from ${r.forkedFrom.id} at turn ${r.forkedFrom.turn})`;
+    if (r.forkedFrom)
+      line += r.forkedFrom.device
+        ? `  (${r.forkedFrom.id} continued on ${r.forkedFrom.device} after turn ${r.forkedFrom.turn})`
+        : `  (forked from ${r.forkedFrom.id} at turn ${r.forkedFrom.turn})`;
     if (r.movedFrom) line += `  (moved from ${r.movedFrom})`;
     if (r.pinned) line += '  (pinned)';
     return line.replace(/\s+$/, '');

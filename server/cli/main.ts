@@ -35,6 +35,7 @@ Usage:
   levelcode-sessions doctor [--fix] [--json]
   levelcode-sessions import [TOOL|all] [--from PATH] [--dry-run] [--json]
                                              other AI tools' sessions into History (import --help)
+  levelcode-sessions sync init [--apply] | sync status   History on every device through Syncthing
   levelcode-sessions serve --stdio | --socket=PORT
   levelcode-sessions mcp [--project PATH]       MCP server over stdio: past sessions as tools for agents
   levelcode-sessions --version | --help      COMMAND --help: that command's help
@@ -214,6 +215,7 @@ export async function main(argv: string[]): Promise<number> {
   if (cmd !== 'serve') quietOnClosedPipe(); // the sidecar handles its own pipes (rpc/server.ts)
   if (cmd && HELP[cmd] && wantsHelp(rest)) return (out(HELP[cmd]), EXIT.ok);
   try {
+    if (SETTLES.has(cmd) && !wantsHelp(rest)) await settleFirst(cmd === undefined || cmd.startsWith('--') ? argv : rest);
     switch (cmd) {
       case undefined:
         return await history(rest, true);
@@ -250,6 +252,8 @@ export async function main(argv: string[]): Promise<number> {
         return await cmdDoctor(rest);
       case 'import':
         return await (await import('./import.js')).cmdImport(rest);
+      case 'sync':
+        return await (await import('./sync.js')).cmdSync(rest);
       case 'serve':
         return await cmdServe(rest);
       case 'mcp':
@@ -288,6 +292,43 @@ export async function main(argv: string[]): Promise<number> {
     }
     throw e;
   }
+}
+
+/** The commands that read or write sessions: a synced store's conflict copies are resolved first. */
+const SETTLES = new Set<string | undefined>([
+  undefined,
+  'list',
+  'new',
+  'append',
+  'show',
+  'rename',
+  'delete',
+  'restore',
+  'fork',
+  'pin',
+  'unpin',
+  'archive',
+  'unarchive',
+  'export',
+  'search',
+]);
+
+/**
+ * Resolves a synced store's Syncthing conflict copies (cli/sync.ts) before the command reads
+ * it: a `.stignore` in the store says it is synced; without one this is a single stat.
+ */
+async function settleFirst(args: string[]): Promise<void> {
+  let dir: string | undefined;
+  for (let i = 0; i < args.length; i++) {
+    if (args[i] === '--') break;
+    if (args[i] === '--dir') dir = args[i + 1];
+    else if (args[i]!.startsWith('--dir=')) dir = args[i]!.slice(6);
+  }
+  const { resolveStoreRoot } = await import('../store/files.js');
+  const root = resolveStoreRoot(dir);
+  const { existsSync } = await import('node:fs');
+  if (!existsSync(join(root, '.stignore'))) return;
+  await (await import('./sync.js')).settleConflicts(root);
 }
 
 /**

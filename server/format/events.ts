@@ -51,6 +51,12 @@ export const ForkedFrom = z
   .object({
     id: SessionId,
     turn: z.number().int().min(0).describe('The fork holds turns 1 to this one of the parent (all of them for a whole copy).'),
+    device: z
+      .string()
+      .min(1)
+      .max(200)
+      .optional()
+      .describe('Set on a fork made from a sync conflict: the device the diverging copy was written on ("continued on <device>").'),
   })
   .describe('The session a fork was made from.');
 export type ForkedFrom = z.infer<typeof ForkedFrom>;
@@ -87,6 +93,11 @@ export const MetaLine = z
     repo: RepoIdentity.optional().describe(
       'The git identity of the project when the session was created (protocol.md "When two folders are one project").',
     ),
+    device: z
+      .string()
+      .max(200)
+      .optional()
+      .describe('The device the session was created on (its host name, or LEVELCODE_SESSIONS_DEVICE).'),
   })
   .describe('The meta line: line 1 of a session file.');
 export type MetaLine = z.infer<typeof MetaLine>;

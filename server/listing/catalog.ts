@@ -38,9 +38,10 @@ export const indexPath = (dir: string): string => projectCache(dir, INDEX_FILE);
 /**
  * 2: a user line holding only tool results is not a turn (reader.ts isTurn). 3: updatedAt is the
  * last message, not the last event. 4: entries carry the meta line's forkedFrom and repo.
- * 5: pinned, archived and unarchivedAt (lifecycle.ts). 6: interrupted.
+ * 5: pinned, archived and unarchivedAt (lifecycle.ts). 6: interrupted. 7: device, and
+ * forkedFrom's device (a sync conflict's fork).
  */
-export const INDEX_FORMAT = 6;
+export const INDEX_FORMAT = 7;
 const ABOUT =
   'Cache of the session files in this folder, for fast listing. Safe to delete: it is rebuilt ' +
   'from the *.jsonl files, which are the only truth. An entry is used only while its file size ' +
@@ -58,9 +59,11 @@ export interface IndexEntry extends Digest {
   /** The meta line's `source` (an imported session), absent for our own. */
   source?: { tool: string; id: string; path: string; project: string; version?: string; variant?: string };
   /** The meta line's `forkedFrom` (a fork or copy), absent otherwise. */
-  forkedFrom?: { id: string; turn: number };
+  forkedFrom?: { id: string; turn: number; device?: string };
   /** The meta line's `repo` (the project's git identity at birth), absent otherwise. */
   repo?: RepoIdentity;
+  /** The meta line's `device` (where the session was created), absent in older files. */
+  device?: string;
 }
 
 interface IndexFile {
@@ -242,7 +245,16 @@ function readSmall(file: string, bytes: number): Buffer {
 function entryOf(
   d: Digest,
   id: string,
-  meta: { project: string; createdAt: string; model?: unknown; v: number; source?: unknown; forkedFrom?: unknown; repo?: unknown },
+  meta: {
+    project: string;
+    createdAt: string;
+    model?: unknown;
+    v: number;
+    source?: unknown;
+    forkedFrom?: unknown;
+    repo?: unknown;
+    device?: unknown;
+  },
   bytes: number,
   mtimeNs: bigint,
   metaEnd: number,
@@ -254,6 +266,7 @@ function entryOf(
     ...(source ? { source } : {}),
     ...(forkedFrom ? { forkedFrom } : {}),
     ...(repo ? { repo } : {}),
+    ...(typeof meta.device === 'string' && meta.device ? { device: meta.device.slice(0, 200) } : {}),
     ...d,
     id,
     project: meta.project,
@@ -286,7 +299,8 @@ function forkedFromOf(v: unknown): IndexEntry['forkedFrom'] {
   if (!v || typeof v !== 'object') return undefined;
   const o = v as Record<string, unknown>;
   if (typeof o.id !== 'string' || !SESSION_ID_RE.test(o.id) || !Number.isInteger(o.turn)) return undefined;
-  return { id: o.id, turn: o.turn as number };
+  const device = typeof o.device === 'string' && o.device ? o.device.slice(0, 200) : undefined;
+  return { id: o.id, turn: o.turn as number, ...(device ? { device } : {}) };
 }
 
 /** A meta line's `repo`, when it has the shape identity.ts writes (else none: never half an identity). */

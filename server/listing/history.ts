@@ -50,8 +50,10 @@ export interface SessionEntry {
   bytes: number;
   /** Where an imported session came from (tool, its id, file, project); absent for our own. */
   source?: { tool: string; id: string; path: string; project: string; version?: string; variant?: string };
-  /** A fork or copy: the session it was made from and the last of its turns it holds. */
-  forkedFrom?: { id: string; turn: number };
+  /** A fork or copy: the session it was made from and the last of its turns it holds (and, for a sync conflict's fork, the device its copy came from). */
+  forkedFrom?: { id: string; turn: number; device?: string };
+  /** The device the session was created on (its meta line's `device`). */
+  device?: string;
   /** A project listing's row of a session recorded under another folder (moved or relinked): that folder. */
   movedFrom?: string;
   /** Pinned: first in its project's History (lifecycle.ts). */
@@ -79,6 +81,7 @@ export function toSessionEntry(e: IndexEntry): SessionEntry {
     bytes: e.bytes,
     ...(e.source ? { source: e.source } : {}),
     ...(e.forkedFrom ? { forkedFrom: e.forkedFrom } : {}),
+    ...(e.device ? { device: e.device } : {}),
     pinned: e.pinned,
     archived: e.archived,
     ...(e.unarchivedAt ? { unarchivedAt: e.unarchivedAt } : {}),

@@ -28,6 +28,7 @@ import type { SessionStore } from '../store/store.js';
 // loaded with the store, after initialize has answered.
 import { resolveStoreRoot } from '../store/files.js';
 import { watchStore, type StoreWatcher } from '../store/watch.js';
+import { ConflictSettler } from '../sync/settler.js';
 import { trashSearchable } from '../store/trash.js';
 import type { Follower } from '../import/follow.js';
 import { mkdir } from 'node:fs/promises';
@@ -149,6 +150,10 @@ class Sidecar {
   private watcher: StoreWatcher | undefined;
   private parentTimer: NodeJS.Timeout | undefined;
   private core: Core | undefined;
+  private readonly settler = new ConflictSettler({
+    store: async () => (await this.loadCore()).store,
+    log: (line) => this.log.info(line),
+  });
   private coreLoading: Promise<Core> | undefined;
   private callbacks = new Set<Callback>();
   private readonly pendingCompactions: Context['pendingCompactions'] = new Map();
@@ -354,6 +359,8 @@ class Sidecar {
             this.log.warn(reason);
           },
           onFolderTouched: (dir) => this.core?.store.listingCache?.touched(dir),
+          // A Syncthing conflict copy of a session: made whole in the store (server/sync).
+          onConflict: (file) => this.settler.seen(file),
           onError: (e) => this.log.warn(`store watcher: ${(e as Error).message ?? e}`),
         },
         (change) => {
@@ -407,6 +414,7 @@ class Sidecar {
     if (this.phase !== 'running') return rpcError('InvalidRequest', 'shutdown was already received');
     this.phase = 'shutdown';
     this.watcher?.close();
+    this.settler.close();
     this.follower?.close();
     const core = await this.loadCore();
     await core.titles.drain();
@@ -439,6 +447,7 @@ class Sidecar {
       if (this.parentTimer) clearInterval(this.parentTimer);
       if (this.sweepTimer) clearInterval(this.sweepTimer);
       this.watcher?.close();
+      this.settler.close();
       this.follower?.close();
       this.log.send = undefined;
       const release = async () => {

@@ -187,7 +187,11 @@ async function checkLock(path: string, staleMs: number, fix?: boolean): Promise<
   const f: Finding = {
     kind: 'stale-lock',
     path,
-    message: st.dead ? `lock of a process that is gone (pid ${st.owner?.pid})` : 'lock not refreshed for longer than the stale timeout',
+    message: st.dead
+      ? `lock of a process that is gone (pid ${st.owner?.pid})`
+      : st.foreign
+        ? `lock of ${st.owner?.host} (open there, or left by it) not refreshed for longer than the stale timeout; only --fix takes it`
+        : 'lock not refreshed for longer than the stale timeout',
   };
   if (fix) {
     await rm(path, { recursive: true, force: true });

@@ -8,7 +8,10 @@
 // namespace on this host (a Flatpak or Snap editor, a container sharing the hostname: its pids
 // are not ours to see), or from a live pid, is honoured until it goes stale. A pid is evidence
 // only where it can be seen; elsewhere the lock's freshness (its mtime, refreshed by a live
-// owner) is the truth.
+// owner) is the truth. A lock written on another host (a store shared or synced between
+// devices, issue 41) is "open on <host>" and never taken over by age alone: that host's clock and
+// refreshes are not ours to judge, and two devices appending at once is a sync conflict
+// (server/sync/conflicts.ts), never a corruption; `doctor --fix` removes one when asked.
 // Depends on node:fs, node:os and proper-lockfile; nothing of JSON-RPC.
 
 import { hostname } from 'node:os';
@@ -164,7 +167,7 @@ async function takeOver(file: string, staleMs: number, seen: LockState): Promise
   try {
     const now = await inspectLock(file, staleMs);
     if (!now.locked) return true;
-    if (!(now.dead || now.stale)) return false;
+    if (!takeable(now)) return false;
     const same = (a?: Owner, b?: Owner) => (!a && !b) || (!!a && !!b && a.pid === b.pid && a.host === b.host && a.since === b.since);
     if (!same(now.owner, seen.owner)) return false;
     await new Promise<void>((resolve, reject) => lockFs.rmdir(lockPath, (err) => (err && err.code !== 'ENOENT' ? reject(err) : resolve())));
@@ -205,6 +208,13 @@ export interface LockState {
   dead: boolean;
   /** The lock directory's mtime is older than the stale timeout. */
   stale: boolean;
+  /** Written on another host: never taken over by staleness alone (see the header). */
+  foreign: boolean;
+}
+
+/** Whether a lock may be taken over: its owner is seen gone, or it went stale on this host. */
+export function takeable(s: LockState): boolean {
+  return s.dead || (s.stale && !s.foreign);
 }
 
 export async function inspectLock(file: string, staleMs = DEFAULT_STALE_MS): Promise<LockState> {
@@ -212,12 +222,12 @@ export async function inspectLock(file: string, staleMs = DEFAULT_STALE_MS): Pro
   try {
     st = await stat(lockPathOf(file));
   } catch {
-    return { locked: false, dead: false, stale: false };
+    return { locked: false, dead: false, stale: false, foreign: false };
   }
   const owner = await readOwner(file);
   const dead = !!owner && pidVisible(owner) && !pidAlive(owner.pid);
   const stale = Date.now() - st.mtimeMs > staleMs;
-  return { locked: true, owner, dead, stale };
+  return { locked: true, owner, dead, stale, foreign: !!owner && owner.host !== hostname() };
 }
 
 export interface Held {
@@ -264,7 +274,7 @@ export async function acquireLock(
   let release: (() => Promise<void>) | undefined;
   for (let tries = 0; !release; tries++) {
     const existing = await inspectLock(file, staleMs);
-    if (existing.locked && !((existing.dead || existing.stale) && (await takeOver(file, staleMs, existing)))) {
+    if (existing.locked && !(takeable(existing) && (await takeOver(file, staleMs, existing)))) {
       const who = existing.owner ?? (await readOwner(file));
       if (who || tries >= 5) throw lockedError(file, who ?? (await anonymousOwner(file)));
       continue;
@@ -311,6 +321,11 @@ async function anonymousOwner(file: string): Promise<Partial<Owner> & { agent: s
 }
 
 function lockedError(file: string, owner: Partial<Owner>): StoreError {
+  if (owner.host !== undefined && owner.host !== hostname())
+    return new StoreError('locked', `session is open on ${owner.host} (${owner.agent ?? 'process'} ${owner.pid ?? '?'}); it can still be read`, {
+      heldBy: owner,
+      file,
+    });
   const who =
     owner.pid !== undefined
       ? `${owner.agent ?? 'process'} ${owner.pid}${owner.host === hostname() ? (pidVisible(owner) ? '' : ' in another PID namespace') : ` on ${owner.host}`}`

@@ -32,7 +32,7 @@ import { isSessionId, newSessionId } from '../format/ids.js';
 import { projectSlug } from './slug.js';
 import { cachedEntry, entryFromFile, mapLimit, removeEntry, upsertEntry, type IndexEntry } from '../listing/catalog.js';
 import { lifecycleEvent, type ArchiveReason } from '../listing/lifecycle.js';
-import { acquireLock, inspectLock, DEFAULT_STALE_MS, type Held } from './lock.js';
+import { acquireLock, inspectLock, takeable, DEFAULT_STALE_MS, type Held } from './lock.js';
 import {
   readMeta,
   readMetaSync,
@@ -47,6 +47,7 @@ import {
 import { eachLineBackward, kindOfHead, KIND_HEAD_BYTES } from './lines.js';
 import { elideToCap, StreamElider } from './soft-cap.js';
 import { lockPathOf } from './lock.js';
+import { deviceName } from './device.js';
 
 export type { Problem } from './reader.js';
 
@@ -235,6 +236,7 @@ export class SessionStore {
         ...(o.model ? { model: o.model } : {}),
         ...(o.forkedFrom ? { forkedFrom: { id: o.forkedFrom.id, turn: o.forkedFrom.turn } } : {}),
         ...(repo ? { repo: { ...repo } } : {}),
+        device: deviceName(),
       };
       const line = Buffer.from(JSON.stringify(meta) + '\n');
       this.writable();
@@ -294,6 +296,7 @@ export class SessionStore {
         bad: 0,
         ...(meta.forkedFrom ? { forkedFrom: meta.forkedFrom } : {}),
         ...(repo ? { repo } : {}),
+        device: meta.device,
         pinned: false,
         archived: false,
         unarchivedAt: null,
@@ -513,7 +516,7 @@ export class SessionStore {
     if (this.holds(id)) return { locked: true, byUs: true, pid: process.pid };
     const file = await this.pathOf(id);
     const s = await inspectLock(file, this.staleLockMs);
-    const live = s.locked && !s.dead && !s.stale;
+    const live = s.locked && !takeable(s);
     return { locked: live, byUs: false, pid: s.owner?.pid, host: s.owner?.host, agent: s.owner?.agent };
   }
 

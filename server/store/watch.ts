@@ -59,7 +59,16 @@ export interface WatchOptions {
    * settle() (the sidecar serves no request before).
    */
   deferStats?: boolean;
+  /**
+   * Called with the path of a Syncthing conflict copy of a session (`<id>.sync-conflict-*.jsonl`,
+   * server/sync/names.ts) whenever one is seen in a project folder: appearing, or found by a
+   * listing of the folder. It is not a session and never reported as a change.
+   */
+  onConflict?: (file: string) => void;
 }
+
+/** A Syncthing conflict copy's name (server/sync/names.ts has the full pattern). */
+const CONFLICT_RE = /\.sync-conflict-\d{8}-\d{6}-[A-Z0-9]{7}.*\.jsonl$/;
 
 export interface StoreWatcher {
   readonly mode: 'watch' | 'poll';
@@ -221,6 +230,7 @@ class Watcher implements StoreWatcher {
       // Only session files matter: lock folders (and an old store's caches) are skipped without
       // a stat. The caches are not in the store (cache-dir.ts), so their writes fire nothing.
       const m = FILE_RE.exec(name);
+      if (m && this.opts.onConflict && CONFLICT_RE.test(name)) this.opts.onConflict(join(dir, name));
       if (!m || !SESSION_ID_RE.test(m[1]!)) return;
       this.pendingFiles.add(join(dir, name));
     }
@@ -396,6 +406,7 @@ class Watcher implements StoreWatcher {
     const unnamed: string[] = [];
     for (const name of names) {
       const m = FILE_RE.exec(name);
+      if (m && this.opts.onConflict && CONFLICT_RE.test(name)) this.opts.onConflict(dir + sep + name);
       if (!m || !SESSION_ID_RE.test(m[1]!)) continue;
       // The folder's path is already normal and the name a session id: no join() needed
       // (2,700 of them were a few ms of the snapshot).
