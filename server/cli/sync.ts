@@ -31,7 +31,9 @@ export async function cmdSync(args: string[]): Promise<number> {
   if (more.length) throw new UsageError(`sync ${sub} takes no arguments (got ${more.join(' ')})`);
   const { resolveStoreRoot } = await import('../store/files.js');
   const root = resolveStoreRoot(values.dir as string | undefined);
-  const env = values['syncthing-home'] ? { ...process.env, LEVELCODE_SESSIONS_SYNCTHING_HOME: values['syncthing-home'] as string } : process.env;
+  const env = values['syncthing-home']
+    ? { ...process.env, LEVELCODE_SESSIONS_SYNCTHING_HOME: values['syncthing-home'] as string }
+    : process.env;
   if (sub === 'init') return init(root, !!values.apply, !!values.json, env);
   if (sub === 'status') return status(root, !!values.json, env);
   throw new UsageError(`unknown sync command ${JSON.stringify(sub)} (init or status)`);
@@ -74,7 +76,9 @@ async function init(root: string, apply: boolean, json: boolean, env: NodeJS.Pro
         .filter((d) => d.deviceID !== me.myID)
         .map((d) => d.deviceID);
       if (known && known.path.replace(/\/+$/, '') !== root.replace(/\/+$/, '')) {
-        process.stderr.write(`levelcode-sessions: Syncthing already has a folder ${id} at ${known.path}, not at the store ${root}; nothing changed\n`);
+        process.stderr.write(
+          `levelcode-sessions: Syncthing already has a folder ${id} at ${known.path}, not at the store ${root}; nothing changed\n`,
+        );
         return EXIT.failure;
       }
       if (!known) await rest.call('PUT', `/rest/config/folders/${id}`, st.folderFor(root, id, [me.myID, ...devices]));
@@ -130,10 +134,12 @@ async function status(root: string, json: boolean, env: NodeJS.ProcessEnv): Prom
     const rest = new st.SyncthingRest(conf.url, conf.apiKey);
     try {
       const me = await rest.get<{ myID: string }>('/rest/system/status');
-      const folders = await rest.get<{ id: string; path: string; label: string; devices: { deviceID: string }[]; paused: boolean }[]>(
-        '/rest/config/folders',
-      );
-      const folder = folders.find((f) => f.path.replace(/\/+$/, '') === root.replace(/\/+$/, '')) ?? folders.find((f) => f.id === FOLDER_ID);
+      const folders =
+        await rest.get<{ id: string; path: string; label: string; devices: { deviceID: string }[]; paused: boolean }[]>(
+          '/rest/config/folders',
+        );
+      const folder =
+        folders.find((f) => f.path.replace(/\/+$/, '') === root.replace(/\/+$/, '')) ?? folders.find((f) => f.id === FOLDER_ID);
       if (!folder) {
         lines.push(`Syncthing (${conf.url}): no folder for this store: run levelcode-sessions sync init --apply`);
         report.syncthing = { url: conf.url, folder: null };
@@ -167,7 +173,9 @@ async function status(root: string, json: boolean, env: NodeJS.ProcessEnv): Prom
         for (const d of others) {
           const name = known.find((k) => k.deviceID === d)?.name || d.slice(0, 7);
           const c = conns.connections[d];
-          const done = await rest.get<Completion>(`/rest/db/completion?folder=${encodeURIComponent(folder.id)}&device=${d}`).catch(() => undefined);
+          const done = await rest
+            .get<Completion>(`/rest/db/completion?folder=${encodeURIComponent(folder.id)}&device=${d}`)
+            .catch(() => undefined);
           const words = !c?.connected
             ? c?.paused
               ? 'paused'
@@ -176,7 +184,13 @@ async function status(root: string, json: boolean, env: NodeJS.ProcessEnv): Prom
               ? 'connected, has everything'
               : `connected, ${Math.floor(done?.completion ?? 0)}% synced (${done?.needItems ?? '?'} item(s) to go)`;
           lines.push(`  ${name} (${d.slice(0, 7)}): ${words}`);
-          devices.push({ id: d, name, connected: !!c?.connected, completion: done?.completion ?? null, needItems: done?.needItems ?? null });
+          devices.push({
+            id: d,
+            name,
+            connected: !!c?.connected,
+            completion: done?.completion ?? null,
+            needItems: done?.needItems ?? null,
+          });
         }
         report.syncthing = { url: conf.url, folder: folder.id, state: db.state, needFiles: db.needFiles, devices };
       }

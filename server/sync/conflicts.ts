@@ -32,7 +32,7 @@ import { isStoreError } from '../store/errors.js';
 import { isTurn } from '../store/reader.js';
 import type { SessionStore } from '../store/store.js';
 import { parseConflictName } from './names.js';
-import { deviceLabel } from './syncthing.js';
+import { copyDeviceLabel } from './syncthing.js';
 
 export type ConflictAction = 'absorbed' | 'appended' | 'merged' | 'forked' | 'restored' | 'pending';
 
@@ -83,7 +83,7 @@ export async function resolveAll(store: SessionStore, o: ResolveOptions = {}): P
 }
 
 export interface ResolveOptions {
-  /** The name of a device from its short id (default: the local Syncthing's config, else the id). */
+  /** The copy's device from the short id in its name, the winner's (default: syncthing.ts copyDeviceLabel). */
   label?: (short: string) => string;
   /** Moves a resolved copy away (default: the OS trash). */
   discard?: (file: string) => Promise<void>;
@@ -242,7 +242,7 @@ async function resolveHeld(store: SessionStore, file: string, id: string, short:
 
   // Diverged in messages: the copy becomes a fork of the session at the last turn they share.
   const forkId = forkIdOf(id, copy.keys, copy.events[shared]?.t);
-  const device = (o.label ?? deviceLabel)(short);
+  const device = (o.label ?? copyDeviceLabel)(short);
   const turn = copy.events.slice(0, shared).filter(isTurn).length;
   const meta: MetaLine = {
     kind: 'meta',

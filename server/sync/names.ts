@@ -33,7 +33,7 @@ export const STIGNORE = `// LevelCode Sessions (levelcode-sessions sync init): w
 export interface ConflictName {
   /** The session id (or `relinks` for a folder's relinks.jsonl). */
   base: string;
-  /** Syncthing's short id of the device whose copy this is (7 characters). */
+  /** Syncthing's short id in the name: the device whose version won and holds the file's name. */
   device: string;
   /** When Syncthing made the copy, as the name says (that device's local time). */
   when: string;

@@ -74,13 +74,17 @@ export function findSyncthing(env: NodeJS.ProcessEnv = process.env): SyncthingCo
 }
 
 /**
- * A device's name for a conflict copy's short id (the 7 characters in its name), from the local
- * Syncthing's config; the short id itself when no config names it.
+ * The device a conflict copy's content was written on. Syncthing names a copy after the device
+ * of the version that won (the one now under the file's name: `moveForConflict(name,
+ * file.ModifiedBy)`), so the copy's own device is another one: with two devices (the usual
+ * laptop and desktop) the other; with more, the others' names joined by "or". Names come from
+ * the local Syncthing's config; the short id stands in when no config names a device.
  */
-export function deviceLabel(short: string, env: NodeJS.ProcessEnv = process.env): string {
+export function copyDeviceLabel(winnerShort: string, env: NodeJS.ProcessEnv = process.env): string {
   const c = findSyncthing(env);
-  const d = c?.devices.find((x) => x.id.startsWith(short));
-  return d?.name ? d.name : short;
+  const others = (c?.devices ?? []).filter((d) => !d.id.startsWith(winnerShort));
+  if (others.length === 0) return `a device other than ${winnerShort}`;
+  return others.map((d) => d.name || d.id.slice(0, 7)).join(' or ');
 }
 
 export class SyncthingError extends Error {}
