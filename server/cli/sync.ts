@@ -116,91 +116,14 @@ interface Completion {
 }
 
 async function status(root: string, json: boolean, env: NodeJS.ProcessEnv): Promise<number> {
-  const st = await import('../sync/syncthing.js');
   const settled = await settleConflicts(root, { force: true, quiet: true });
-  const { findConflicts } = await import('../sync/conflicts.js');
+  const { findConflicts, describeOutcome } = await import('../sync/conflicts.js');
   const store = await storeAt(root);
   const left = await findConflicts(store);
   const ignore = existsSync(join(root, STIGNORE_NAME));
   const report: Record<string, unknown> = { root, ignoreFile: ignore, resolved: settled, conflicts: left };
   const lines = [`Store: ${root}`, ignore ? 'Ignore file: present' : 'Ignore file: missing: run levelcode-sessions sync init'];
-  let code: number = EXIT.ok;
-  const conf = st.findSyncthing(env);
-  if (!conf) {
-    lines.push('Syncthing: no config found on this device (is it installed and started once?)');
-    report.syncthing = null;
-    code = EXIT.failure;
-  } else {
-    const rest = new st.SyncthingRest(conf.url, conf.apiKey);
-    try {
-      const me = await rest.get<{ myID: string }>('/rest/system/status');
-      const folders =
-        await rest.get<{ id: string; path: string; label: string; devices: { deviceID: string }[]; paused: boolean }[]>(
-          '/rest/config/folders',
-        );
-      const folder =
-        folders.find((f) => f.path.replace(/\/+$/, '') === root.replace(/\/+$/, '')) ?? folders.find((f) => f.id === FOLDER_ID);
-      if (!folder) {
-        lines.push(`Syncthing (${conf.url}): no folder for this store: run levelcode-sessions sync init --apply`);
-        report.syncthing = { url: conf.url, folder: null };
-        code = EXIT.failure;
-      } else {
-        const db = await rest.get<{ state: string; needFiles: number; errors: number; error?: string; pullErrors?: number }>(
-          `/rest/db/status?folder=${encodeURIComponent(folder.id)}`,
-        );
-        const conns = await rest.get<{ connections: Record<string, { connected: boolean; paused: boolean; address: string }> }>(
-          '/rest/system/connections',
-        );
-        const known = await rest.get<{ deviceID: string; name: string; paused: boolean }[]>('/rest/config/devices');
-        const state = folder.paused
-          ? 'paused'
-          : db.state === 'idle'
-            ? db.needFiles > 0
-              ? `waiting for ${db.needFiles} file(s) from other devices`
-              : 'up to date'
-            : db.state === 'syncing' || db.state === 'sync-preparing'
-              ? `syncing (${db.needFiles} file(s) to go)`
-              : db.state === 'scanning' || db.state === 'scan-waiting'
-                ? 'looking for changes'
-                : db.state === 'error'
-                  ? `stopped by an error: ${db.error ?? 'see Syncthing'}`
-                  : db.state;
-        lines.push(`Syncthing folder "${folder.label || folder.id}" (${folder.id}): ${state}`);
-        const devices: unknown[] = [];
-        const others = folder.devices.map((d) => d.deviceID).filter((d) => d !== me.myID);
-        if (others.length === 0) lines.push('Devices: none share it yet (add a device in Syncthing, then share the folder with it)');
-        else lines.push('Devices:');
-        for (const d of others) {
-          const name = known.find((k) => k.deviceID === d)?.name || d.slice(0, 7);
-          const c = conns.connections[d];
-          const done = await rest
-            .get<Completion>(`/rest/db/completion?folder=${encodeURIComponent(folder.id)}&device=${d}`)
-            .catch(() => undefined);
-          const words = !c?.connected
-            ? c?.paused
-              ? 'paused'
-              : 'not connected (changes wait until it is)'
-            : done && done.needItems === 0
-              ? 'connected, has everything'
-              : `connected, ${Math.floor(done?.completion ?? 0)}% synced (${done?.needItems ?? '?'} item(s) to go)`;
-          lines.push(`  ${name} (${d.slice(0, 7)}): ${words}`);
-          devices.push({
-            id: d,
-            name,
-            connected: !!c?.connected,
-            completion: done?.completion ?? null,
-            needItems: done?.needItems ?? null,
-          });
-        }
-        report.syncthing = { url: conf.url, folder: folder.id, state: db.state, needFiles: db.needFiles, devices };
-      }
-    } catch (e) {
-      lines.push(`Syncthing: ${(e as Error).message}`);
-      report.syncthing = { url: conf.url, error: (e as Error).message };
-      code = EXIT.failure;
-    }
-  }
-  const { describeOutcome } = await import('../sync/conflicts.js');
+  const code = await syncthingStatus(root, env, lines, report);
   for (const r of settled) lines.push(`Conflict ${describeOutcome(r)}`);
   if (left.length === 0) lines.push('Conflicts: none waiting');
   else {
@@ -210,6 +133,80 @@ async function status(root: string, json: boolean, env: NodeJS.ProcessEnv): Prom
   if (json) process.stdout.write(`${JSON.stringify(report)}\n`);
   else process.stdout.write(lines.join('\n') + '\n');
   return code;
+}
+
+/** What the local Syncthing says of the store's folder and its devices, in words. */
+async function syncthingStatus(root: string, env: NodeJS.ProcessEnv, lines: string[], report: Record<string, unknown>): Promise<number> {
+  const st = await import('../sync/syncthing.js');
+  const conf = st.findSyncthing(env);
+  if (!conf) {
+    lines.push('Syncthing: no config found on this device (is it installed and started once?)');
+    report.syncthing = null;
+    return EXIT.failure;
+  }
+  const rest = new st.SyncthingRest(conf.url, conf.apiKey);
+  try {
+    const me = await rest.get<{ myID: string }>('/rest/system/status');
+    const folders =
+      await rest.get<{ id: string; path: string; label: string; devices: { deviceID: string }[]; paused: boolean }[]>(
+        '/rest/config/folders',
+      );
+    const folder = folders.find((f) => f.path.replace(/\/+$/, '') === root.replace(/\/+$/, '')) ?? folders.find((f) => f.id === FOLDER_ID);
+    if (!folder) {
+      lines.push(`Syncthing (${conf.url}): no folder for this store: run levelcode-sessions sync init --apply`);
+      report.syncthing = { url: conf.url, folder: null };
+      return EXIT.failure;
+    }
+    const db = await rest.get<{ state: string; needFiles: number; error?: string }>(
+      `/rest/db/status?folder=${encodeURIComponent(folder.id)}`,
+    );
+    const conns = await rest.get<{ connections: Record<string, { connected: boolean; paused: boolean }> }>('/rest/system/connections');
+    const known = await rest.get<{ deviceID: string; name: string }[]>('/rest/config/devices');
+    lines.push(`Syncthing folder "${folder.label || folder.id}" (${folder.id}): ${folder.paused ? 'paused' : stateWords(db)}`);
+    const others = folder.devices.map((d) => d.deviceID).filter((d) => d !== me.myID);
+    lines.push(others.length === 0 ? 'Devices: none share it yet (add a device in Syncthing, then share the folder with it)' : 'Devices:');
+    const devices: unknown[] = [];
+    for (const d of others) {
+      const name = known.find((k) => k.deviceID === d)?.name || d.slice(0, 7);
+      const c = conns.connections[d];
+      const done = await rest
+        .get<Completion>(`/rest/db/completion?folder=${encodeURIComponent(folder.id)}&device=${d}`)
+        .catch(() => undefined);
+      const words = !c?.connected
+        ? c?.paused
+          ? 'paused'
+          : 'not connected (changes wait until it is)'
+        : done && done.needItems === 0
+          ? 'connected, has everything'
+          : `connected, ${Math.floor(done?.completion ?? 0)}% synced (${done?.needItems ?? '?'} item(s) to go)`;
+      lines.push(`  ${name} (${d.slice(0, 7)}): ${words}`);
+      devices.push({ id: d, name, connected: !!c?.connected, completion: done?.completion ?? null, needItems: done?.needItems ?? null });
+    }
+    report.syncthing = { url: conf.url, folder: folder.id, state: db.state, needFiles: db.needFiles, devices };
+    return EXIT.ok;
+  } catch (e) {
+    lines.push(`Syncthing: ${(e as Error).message}`);
+    report.syncthing = { url: conf.url, error: (e as Error).message };
+    return EXIT.failure;
+  }
+}
+
+function stateWords(db: { state: string; needFiles: number; error?: string }): string {
+  switch (db.state) {
+    case 'idle':
+      return db.needFiles > 0 ? `waiting for ${db.needFiles} file(s) from other devices` : 'up to date';
+    case 'syncing':
+    case 'sync-preparing':
+    case 'sync-waiting':
+      return `syncing (${db.needFiles} file(s) to go)`;
+    case 'scanning':
+    case 'scan-waiting':
+      return 'looking for changes';
+    case 'error':
+      return `stopped by an error: ${db.error ?? 'see Syncthing'}`;
+    default:
+      return db.state;
+  }
 }
 
 async function storeAt(root: string) {

@@ -93,11 +93,7 @@ export const MetaLine = z
     repo: RepoIdentity.optional().describe(
       'The git identity of the project when the session was created (protocol.md "When two folders are one project").',
     ),
-    device: z
-      .string()
-      .max(200)
-      .optional()
-      .describe('The device the session was created on (its host name, or LEVELCODE_SESSIONS_DEVICE).'),
+    device: z.string().max(200).optional().describe('The device the session was created on (its host name, or LEVELCODE_SESSIONS_DEVICE).'),
   })
   .describe('The meta line: line 1 of a session file.');
 export type MetaLine = z.infer<typeof MetaLine>;

@@ -116,7 +116,7 @@ export const SessionSummary = z
       .optional()
       .describe('session/list: how to continue an imported session in its own tool, where the tool resumes by id.'),
     forkedFrom: ForkedFrom.optional().describe(
-      "A fork or copy: the meta line's forkedFrom (parent id, last turn it holds; `device` on a sync conflict's fork: show it as \"continued on <device>\")."
+      'A fork or copy: the meta line\'s forkedFrom (parent id, last turn it holds; `device` on a sync conflict\'s fork: show it as "continued on <device>").',
     ),
     device: z.string().optional().describe("The device the session was created on (the meta line's `device`), for a tooltip."),
     movedFrom: z

@@ -322,10 +322,14 @@ async function anonymousOwner(file: string): Promise<Partial<Owner> & { agent: s
 
 function lockedError(file: string, owner: Partial<Owner>): StoreError {
   if (owner.host !== undefined && owner.host !== hostname())
-    return new StoreError('locked', `session is open on ${owner.host} (${owner.agent ?? 'process'} ${owner.pid ?? '?'}); it can still be read`, {
-      heldBy: owner,
-      file,
-    });
+    return new StoreError(
+      'locked',
+      `session is open on ${owner.host} (${owner.agent ?? 'process'} ${owner.pid ?? '?'}); it can still be read`,
+      {
+        heldBy: owner,
+        file,
+      },
+    );
   const who =
     owner.pid !== undefined
       ? `${owner.agent ?? 'process'} ${owner.pid}${owner.host === hostname() ? (pidVisible(owner) ? '' : ' in another PID namespace') : ` on ${owner.host}`}`

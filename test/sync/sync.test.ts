@@ -231,6 +231,18 @@ describe('two real Syncthing devices', () => {
     expect(seen.device).toBe('device-a');
   });
 
+  it('sync status says, in words, the folder, its device and the conflicts', async () => {
+    const r = await until('sync status to show B connected', () => {
+      const x = A.cli(['sync', 'status']);
+      return x.status === 0 && /device-b \([A-Z0-9]{7}\): connected/.test(x.stdout) ? x : undefined;
+    });
+    expect(r.stdout).toMatch(/Syncthing folder "LevelCode Sessions" \(levelcode-sessions\): /);
+    expect(r.stdout).toContain('Ignore file: present');
+    expect(r.stdout).toContain('Conflicts: none waiting');
+    const j = JSON.parse(A.cli(['sync', 'status', '--json']).stdout);
+    expect(j.syncthing.devices).toEqual([expect.objectContaining({ name: 'device-b', connected: true })]);
+  });
+
   it('a partition: both append, every acknowledged event present as one chat and a fork', async () => {
     const { id, forks } = await partitionTrial(0);
     expect(forks.length).toBe(1);
