@@ -43,6 +43,7 @@ export const S = {
     tooltipId: (id: string) => `Session ${id}`,
     tooltipProject: (path: string) => `Project ${path}`,
     tooltipSource: (tool: string) => `Imported from ${tool}`,
+    tooltipDevice: (device: string) => `Device ${device}`,
     loading: 'Loading History…',
     sidecarDown: 'The History service is not running.',
     problems: (n: number) => plural(n, 'file could not be read (see the log)', 'files could not be read (see the log)'),
@@ -98,6 +99,7 @@ export const S = {
     interrupted: 'interrupted',
     heldBy: 'open in another window',
     forkedFrom: (title: string | undefined, turn: number) => `forked from ${title ? `“${title}”` : 'another chat'} at turn ${turn}`,
+    continuedOn: (device: string, turn: number) => `continued on ${device} after turn ${turn}`,
     movedFrom: (folder: string) => `moved from ${folder}`,
     heldByTooltip: (pid?: number, host?: string) =>
       `Open in another window${pid !== undefined || host ? ` (${[pid !== undefined ? `pid ${pid}` : '', host ? `on ${host}` : ''].filter(Boolean).join(' ')})` : ''}: resuming it here shows it read-only.`,
@@ -105,6 +107,8 @@ export const S = {
     pinnedTooltip: 'Pinned: listed first, never archived by retention.',
     archivedTooltip: 'Archived: out of History until unarchived or continued.',
     forkedTooltip: (title: string | undefined, id: string, turn: number) => `Forked from ${title ? `“${title}” (${id})` : id} at turn ${turn}`,
+    continuedTooltip: (device: string, title: string | undefined, id: string, turn: number) =>
+      `Continued on ${device}: ${title ? `“${title}” (${id})` : id} went on there from turn ${turn} while the devices were apart (a sync conflict, kept whole)`,
     movedTooltip: (folder: string) => `Moved from ${folder}`,
   },
   fork: {

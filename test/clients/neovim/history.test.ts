@@ -123,6 +123,8 @@ describe('History', () => {
     const actions = await nvim.select(2);
     expect(actions.items).toEqual(ACTIONS);
     expect(actions.prompt).toContain('Why does the cache miss on cold start?');
+    // The row's detail: the device the chat was created on (issue 41).
+    expect(actions.prompt).toMatch(/\(created on [^)]+\)/);
     await nvim.choose(null);
     expect(await nvim.messages()).not.toMatch(/E\d+:|Error|LevelCode: could not/);
   });

@@ -166,7 +166,9 @@ end
 ---@param s table
 ---@param cb fun(err: any, result: any)|nil
 function M.choose_action(s, cb)
-  vim.ui.select(M.actions_for(s), { prompt = (s.title or s.id) .. ' ', kind = 'levelcode.action' }, function(choice)
+  -- The prompt is the row's detail (the other editors' tooltip): the device it was created on.
+  local device = type(s.device) == 'string' and s.device ~= '' and (' (created on ' .. s.device .. ')') or ''
+  vim.ui.select(M.actions_for(s), { prompt = (s.title or s.id) .. device .. ' ', kind = 'levelcode.action' }, function(choice)
     if not choice then
       return cb and cb({ code = 'cancelled', message = 'cancelled' }, nil)
     end

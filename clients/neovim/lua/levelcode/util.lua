@@ -95,8 +95,9 @@ function M.relative_time(iso, now)
   return 'on ' .. os.date('%Y-%m-%d', t)
 end
 
----Where a History row stands, beyond its title: pinned, archived, forked from “Title” turn N,
----moved from a folder, open in another window, interrupted.
+---Where a History row stands, beyond its title: pinned, archived, forked from “Title” turn N (or,
+---for a sync conflict's fork, continued on <device> after turn N), moved from a folder, open in
+---another window, interrupted.
 ---@param s table a SessionSummary
 ---@param titles table<string, string>|nil titles by id (to name a fork's parent)
 ---@return string[]
@@ -108,7 +109,10 @@ function M.session_state(s, titles)
   if s.archived == true then
     table.insert(out, 'archived')
   end
-  if type(s.forkedFrom) == 'table' and s.forkedFrom.id then
+  if type(s.forkedFrom) == 'table' and type(s.forkedFrom.device) == 'string' and s.forkedFrom.device ~= '' then
+    local at = s.forkedFrom.turn and (' after turn ' .. tostring(s.forkedFrom.turn)) or ''
+    table.insert(out, 'continued on ' .. s.forkedFrom.device .. at)
+  elseif type(s.forkedFrom) == 'table' and s.forkedFrom.id then
     local parent = titles and titles[s.forkedFrom.id] or s.forkedFrom.id
     local at = s.forkedFrom.turn and (' turn ' .. tostring(s.forkedFrom.turn)) or ''
     table.insert(out, 'forked from “' .. parent .. '”' .. at)

@@ -20,8 +20,10 @@ export interface SummaryLike {
   sourceLabel?: string;
   pinned?: boolean;
   archived?: boolean;
-  /** A fork: the parent and the last turn of it the fork holds. */
-  forkedFrom?: { id: string; turn: number };
+  /** A fork: the parent and the last turn of it the fork holds; `device` on a sync conflict's fork. */
+  forkedFrom?: { id: string; turn: number; device?: string };
+  /** The device the chat was created on (protocol.md "Sync conflicts"). */
+  device?: string;
   /** Recorded under this folder, which moved here (or was relinked). */
   movedFrom?: string;
   /** Its last run stopped part way. */
@@ -108,7 +110,12 @@ export function stateWords(s: SummaryLike, titleOf: TitleOf = () => undefined, l
   if (long && s.archived) w.push(S.state.archived);
   if (s.interrupted) w.push(S.state.interrupted);
   if (s.heldBy) w.push(S.state.heldBy);
-  if (s.forkedFrom) w.push(S.state.forkedFrom(parentTitle(s.forkedFrom.id, titleOf), s.forkedFrom.turn));
+  if (s.forkedFrom)
+    w.push(
+      s.forkedFrom.device
+        ? S.state.continuedOn(s.forkedFrom.device, s.forkedFrom.turn)
+        : S.state.forkedFrom(parentTitle(s.forkedFrom.id, titleOf), s.forkedFrom.turn),
+    );
   if (s.movedFrom) w.push(S.state.movedFrom(folderName(s.movedFrom)));
   return w;
 }
@@ -156,6 +163,7 @@ export function tooltipLines(s: SummaryLike, titleOf: TitleOf = () => undefined)
     ...(s.project ? [S.history.tooltipProject(s.project)] : []),
     S.history.tooltipId(s.id),
     ...(s.sourceLabel ? [S.history.tooltipSource(s.sourceLabel)] : []),
+    ...(s.device ? [S.history.tooltipDevice(s.device)] : []),
   ];
   return { title: itemLabel(s), preview: s.preview.trim(), facts };
 }
@@ -167,7 +175,12 @@ export function stateTooltip(s: SummaryLike, titleOf: TitleOf = () => undefined)
   if (s.interrupted) t.push(S.state.interruptedTooltip);
   if (s.pinned) t.push(S.state.pinnedTooltip);
   if (s.archived) t.push(S.state.archivedTooltip);
-  if (s.forkedFrom) t.push(S.state.forkedTooltip(parentTitle(s.forkedFrom.id, titleOf), s.forkedFrom.id, s.forkedFrom.turn));
+  if (s.forkedFrom)
+    t.push(
+      s.forkedFrom.device
+        ? S.state.continuedTooltip(s.forkedFrom.device, parentTitle(s.forkedFrom.id, titleOf), s.forkedFrom.id, s.forkedFrom.turn)
+        : S.state.forkedTooltip(parentTitle(s.forkedFrom.id, titleOf), s.forkedFrom.id, s.forkedFrom.turn),
+    );
   if (s.movedFrom) t.push(S.state.movedTooltip(s.movedFrom));
   return t;
 }

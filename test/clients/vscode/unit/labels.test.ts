@@ -120,6 +120,16 @@ describe('row state', () => {
     expect(tooltipLines(fork, titleOf).facts[0]).toBe('Forked from “Plan the migration” (parent) at turn 2');
   });
 
+  it('says a sync conflict’s fork was continued on its device, and names the device in the tooltip', () => {
+    const fork = { ...s, forkedFrom: { id: 'parent', turn: 2, device: 'desktop' }, device: 'desktop' };
+    expect(itemDescription(fork, now, false, titleOf)).toBe('5 min · 3 turns · continued on desktop after turn 2');
+    const t = tooltipLines(fork, titleOf).facts;
+    expect(t[0]).toBe(
+      'Continued on desktop: “Plan the migration” (parent) went on there from turn 2 while the devices were apart (a sync conflict, kept whole)',
+    );
+    expect(t.at(-1)).toBe('Device desktop');
+  });
+
   it('says moved from the old folder, whole in the tooltip', () => {
     const moved = { ...s, movedFrom: '/home/ada/notes-old' };
     expect(itemDescription(moved, now)).toBe('5 min · 3 turns · moved from notes-old');

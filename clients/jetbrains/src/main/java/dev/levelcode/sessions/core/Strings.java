@@ -39,6 +39,7 @@ public final class Strings {
     public static String updated(String s) { return "Last used " + s; }
     public static String created(String s) { return "Started " + s; }
     public static String sessionId(String id) { return "Session " + id; }
+    public static String device(String name) { return "Device " + name; }
     /** An importer's name as users know the tool ("claude-code": "Claude Code"); an unknown one as it is. */
     public static String tool(String tool) {
       return switch (tool) {
@@ -85,6 +86,11 @@ public final class Strings {
     }
     public static String forkedFromTip(String title, String id, int turn) {
       return "Forked from " + (title == null ? "chat " + id : "“" + title + "”") + " at turn " + turn;
+    }
+    public static String continuedOn(String device, int turn) { return "continued on " + device + " after turn " + turn; }
+    public static String continuedOnTip(String device, String title, String id, int turn) {
+      return "Continued on " + device + ": " + (title == null ? "chat " + id : "“" + title + "”") + " went on there from turn " + turn
+          + " while the devices were apart (a sync conflict, kept whole)";
     }
     public static String movedFrom(String path) { return "moved from " + path; }
     public static String movedFromTip(String path) { return "Moved from " + path + " (the folder it was recorded in; one project with this one)"; }

@@ -110,6 +110,14 @@ class HistoryTest {
     assertEquals("5 min ago · 2 turns · m · forked at turn 1 of another chat · open in another window", Labels.secondary(orphan, noon, titles));
     assertTrue(Labels.tooltip(orphan, noon, titles).contains("Forked from chat gone at turn 1"));
     assertTrue(Labels.tooltip(orphan, noon, titles).contains("Open in another window: resuming it here opens it read-only"));
+    // A sync conflict's fork: continued on the device whose copy it is; the device in the tooltip.
+    SessionSummary cont = state("w", false, false, new Protocol.ForkedFrom("parent", 2, "desktop"), null, false, null);
+    assertEquals("5 min ago · 2 turns · m · continued on desktop after turn 2", Labels.secondary(cont, noon, titles));
+    assertTrue(Labels.tooltip(cont, noon, titles).contains(
+        "Continued on desktop: “Plan the migration” went on there from turn 2 while the devices were apart (a sync conflict, kept whole)"));
+    SessionSummary made = new SessionSummary("v", "/p", "T v", true, cont.createdAt(), cont.updatedAt(), 2, "m", "first", 1, 100, null,
+        null, null, null, null, false, false, null, null, null, "laptop");
+    assertTrue(Labels.tooltip(made, noon, titles).contains("Device laptop"), Labels.tooltip(made, noon, titles).toString());
     // None of it: the grey line as before.
     assertEquals("5 min ago · 2 turns · m", Labels.secondary(state("z", false, false, null, null, null, null), noon, titles));
     String home = System.getProperty("user.home");

@@ -67,7 +67,8 @@ public final class Labels {
     List<String> out = new ArrayList<>();
     if (s.pinned()) out.add(Strings.State.PINNED);
     if (s.archived()) out.add(Strings.State.ARCHIVED);
-    if (s.forkedFrom() != null) out.add(Strings.State.forkedFrom(parentTitle(s, titleOf), s.forkedFrom().turn()));
+    if (s.forkedFrom() != null && s.forkedFrom().device() != null) out.add(Strings.State.continuedOn(s.forkedFrom().device(), s.forkedFrom().turn()));
+    else if (s.forkedFrom() != null) out.add(Strings.State.forkedFrom(parentTitle(s, titleOf), s.forkedFrom().turn()));
     if (s.movedFrom() != null) out.add(Strings.State.movedFrom(shortPath(s.movedFrom())));
     if (s.heldBy() != null) out.add(Strings.State.HELD);
     if (Boolean.TRUE.equals(s.interrupted())) out.add(Strings.State.INTERRUPTED);
@@ -79,7 +80,9 @@ public final class Labels {
     List<String> out = new ArrayList<>();
     if (s.pinned()) out.add(Strings.State.PINNED_TIP);
     if (s.archived()) out.add(Strings.State.ARCHIVED_TIP);
-    if (s.forkedFrom() != null) out.add(Strings.State.forkedFromTip(parentTitle(s, titleOf), s.forkedFrom().id(), s.forkedFrom().turn()));
+    if (s.forkedFrom() != null && s.forkedFrom().device() != null)
+      out.add(Strings.State.continuedOnTip(s.forkedFrom().device(), parentTitle(s, titleOf), s.forkedFrom().id(), s.forkedFrom().turn()));
+    else if (s.forkedFrom() != null) out.add(Strings.State.forkedFromTip(parentTitle(s, titleOf), s.forkedFrom().id(), s.forkedFrom().turn()));
     if (s.movedFrom() != null) out.add(Strings.State.movedFromTip(s.movedFrom()));
     if (s.heldBy() != null) out.add(Strings.State.heldTip(s.heldBy().pid(), s.heldBy().host()));
     if (Boolean.TRUE.equals(s.interrupted())) out.add(Strings.State.INTERRUPTED_TIP);
@@ -112,6 +115,7 @@ public final class Labels {
     out.add(Strings.History.created(localStamp(s.createdAt(), now)));
     out.add(Strings.History.turns(s.turns()) + (s.model() != null ? Strings.History.SEPARATOR + s.model() : ""));
     out.add(Strings.History.sessionId(s.id()));
+    if (s.device() != null && !s.device().isBlank()) out.add(Strings.History.device(s.device()));
     if (s.source() != null) {
       out.add(Strings.History.imported(sourceTool(s), s.source().version(), s.source().id()));
       out.add(Strings.History.importedFile(s.source().path()));

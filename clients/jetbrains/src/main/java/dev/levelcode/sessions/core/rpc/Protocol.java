@@ -163,17 +163,29 @@ public final class Protocol {
   public record SessionSummary(String id, String project, String title, boolean titled, String createdAt, String updatedAt,
       int turns, String model, String preview, int v, long bytes, Source source, String sourceLabel, ContinueIn continueIn,
       ForkedFrom forkedFrom, String movedFrom, boolean pinned, boolean archived, String unarchivedAt, Boolean interrupted,
-      HeldBy heldBy) {
+      HeldBy heldBy, String device) {
     public SessionSummary(String id, String project, String title, boolean titled, String createdAt, String updatedAt,
         int turns, String model, String preview, int v, long bytes, Source source, String sourceLabel, ContinueIn continueIn) {
       this(id, project, title, titled, createdAt, updatedAt, turns, model, preview, v, bytes, source, sourceLabel, continueIn,
-          null, null, false, false, null, null, null);
+          null, null, false, false, null, null, null, null);
+    }
+    public SessionSummary(String id, String project, String title, boolean titled, String createdAt, String updatedAt,
+        int turns, String model, String preview, int v, long bytes, Source source, String sourceLabel, ContinueIn continueIn,
+        ForkedFrom forkedFrom, String movedFrom, boolean pinned, boolean archived, String unarchivedAt, Boolean interrupted,
+        HeldBy heldBy) {
+      this(id, project, title, titled, createdAt, updatedAt, turns, model, preview, v, bytes, source, sourceLabel, continueIn,
+          forkedFrom, movedFrom, pinned, archived, unarchivedAt, interrupted, heldBy, null);
     }
   }
 
-  /** A fork or copy: the session it was made from and the last of its turns it holds. */
+  /**
+   * A fork or copy: the session it was made from and the last of its turns it holds; `device` on a
+   * sync conflict's fork (shown as "continued on <device>", protocol.md "Sync conflicts").
+   */
   @Schema("#/$defs/SessionListResult/properties/sessions/items/properties/forkedFrom")
-  public record ForkedFrom(String id, int turn) {}
+  public record ForkedFrom(String id, int turn, String device) {
+    public ForkedFrom(String id, int turn) { this(id, turn, null); }
+  }
 
   /** A project's git identity when the session was made (protocol.md "When two folders are one project"). */
   @Schema("#/$defs/SessionReadResult/properties/meta/properties/repo")
@@ -211,7 +223,7 @@ public final class Protocol {
 
   @Schema("#/$defs/SessionReadResult/properties/meta")
   public record MetaLine(String kind, int v, String id, String project, String createdAt, String title, String model,
-      Source source, ForkedFrom forkedFrom, Repo repo) {}
+      Source source, ForkedFrom forkedFrom, Repo repo, String device) {}
 
   @Schema("#/$defs/SessionReadResult/properties/events/items")
   public record SeqEvent(int seq, JsonObject event) {}
