@@ -16,7 +16,7 @@ import { projectCache } from './cache-dir.js';
 import { inspectLock, DEFAULT_STALE_MS } from './lock.js';
 import { readSession } from './reader.js';
 import { isSessionId } from '../format/ids.js';
-import { plantedKind } from './files.js';
+import { SYNC_TOOL_NAMES, plantedKind } from './files.js';
 
 export type FindingKind =
   | 'unreadable-line'
@@ -95,6 +95,7 @@ export async function doctor(
   }
   for (const d of dirs) {
     const path = join(root, d.name);
+    if (SYNC_TOOL_NAMES.has(d.name)) continue; // Syncthing's own (server/sync)
     if (d.isDirectory()) {
       report.projects++;
       report.sessions += await checkProject(path, findings, opts);
@@ -174,7 +175,15 @@ async function checkName(path: string, name: string, findings: Finding[], opts: 
     if (f) findings.push(f);
   } else if (name === RELINKS_FILE) {
     // relink.ts: the folders this one's sessions came from
-  } else if (!name.endsWith('.jsonl') || !isSessionId(name.slice(0, -6)))
+  } else if (name.includes('.sync-conflict-') && name.endsWith('.jsonl'))
+    findings.push({
+      kind: 'stray-file',
+      path,
+      message: 'a Syncthing conflict copy: resolved into the store by the next command (sync status)',
+    });
+  else if (name.startsWith('.syncthing.') && name.endsWith('.tmp'))
+    findings.push({ kind: 'stray-file', path, message: "Syncthing's temp file of a transfer (Syncthing removes it; left alone)" });
+  else if (!name.endsWith('.jsonl') || !isSessionId(name.slice(0, -6)))
     findings.push({ kind: 'stray-file', path, message: 'not a session file (left alone)' });
   else return checkSessionFile(path, findings, opts);
   return 'other';

@@ -33,9 +33,15 @@ export function resolveStoreRoot(dir?: string): string {
  */
 export function projectFolderNames(root: string): string[] {
   return readdirSync(root, { withFileTypes: true })
-    .filter((d) => d.isDirectory())
+    .filter((d) => d.isDirectory() && !SYNC_TOOL_NAMES.has(d.name))
     .map((d) => d.name);
 }
+
+/**
+ * What a folder synchroniser keeps at the store's root (Syncthing's folder marker, ignore file
+ * and versions folder; server/sync): neither project folders nor strays.
+ */
+export const SYNC_TOOL_NAMES: ReadonlySet<string> = new Set(['.stfolder', '.stignore', '.stversions']);
 
 /**
  * open(2) flags of a read of a file planted names must not redirect: no symlink followed
