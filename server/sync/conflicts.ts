@@ -67,10 +67,7 @@ export async function findConflicts(store: SessionStore): Promise<string[]> {
     } catch {
       continue;
     }
-    for (const n of names) {
-      const c = n.includes('.sync-conflict-') ? parseConflictName(n) : undefined;
-      if (c && c.base !== 'relinks') out.push(join(dir, n));
-    }
+    for (const n of names) if (n.includes('.sync-conflict-') && parseConflictName(n)) out.push(join(dir, n));
   }
   return out.sort();
 }
@@ -162,7 +159,7 @@ export async function resolveConflict(store: SessionStore, file: string, o: Reso
   const parsed = parseConflictName(basename(file));
   const id = parsed?.base ?? '';
   const pending = (reason: string): ConflictOutcome => ({ file, id, action: 'pending', reason });
-  if (!parsed || id === 'relinks') return pending('not a conflict copy of a session');
+  if (!parsed) return pending('not a conflict copy of a session');
   let held;
   try {
     held = await acquireLock(file, { agent: 'sync', staleMs: 30_000 });
@@ -170,6 +167,7 @@ export async function resolveConflict(store: SessionStore, file: string, o: Reso
     return pending(isStoreError(e, 'locked') ? 'another process is resolving it' : (e as Error).message);
   }
   try {
+    if (id === 'relinks') return await resolveRelinks(file, o.discard ?? toTrash);
     return await resolveHeld(store, file, id, parsed.device, o);
   } catch (e) {
     return pending((e as Error).message);
@@ -277,6 +275,36 @@ async function resolveHeld(store: SessionStore, file: string, id: string, short:
     return { file, id, action: 'pending', reason: `fork ${forkId} exists with other content` };
   if (lacking.length > 0) await appendWhole(store, forkId, lacking);
   return done({ file, id, action: 'forked', fork: forkId, events: copy.events.length });
+}
+
+/**
+ * A conflict copy of a folder's relinks.jsonl (relinks.ts: append-only records of relinked
+ * folders): the records it has that the file lacks are appended, then the copy is discarded.
+ */
+async function resolveRelinks(file: string, discard: (f: string) => Promise<void>): Promise<ConflictOutcome> {
+  const { readFile, open } = await import('node:fs/promises');
+  const target = join(dirname(file), 'relinks.jsonl');
+  const whole = (t: string) =>
+    t
+      .split('\n')
+      .slice(0, -1)
+      .filter((l) => l.trim() !== '');
+  const copy = whole(await readFile(file, 'utf8'));
+  const now = await readFile(target, 'utf8').catch(() => '');
+  const have = new Set(whole(now));
+  const missing = copy.filter((l) => !have.has(l));
+  if (missing.length > 0) {
+    const fh = await open(target, 'a', 0o600);
+    try {
+      // A torn last record (never acknowledged) is stepped over, as the store does.
+      await fh.write((now && !now.endsWith('\n') ? '\n' : '') + missing.map((l) => `${l}\n`).join(''));
+      await fh.sync();
+    } finally {
+      await fh.close();
+    }
+  }
+  await discard(file);
+  return { file, id: 'relinks', action: missing.length ? 'merged' : 'absorbed', events: missing.length };
 }
 
 /**

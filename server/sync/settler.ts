@@ -25,6 +25,8 @@ export class ConflictSettler {
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<void> | undefined;
   private closed = false;
+  /** Grows while every pass leaves every copy waiting (up to a minute); back to retryMs on progress. */
+  private backoff = 0;
 
   constructor(private readonly o: SettlerOptions) {}
 
@@ -57,7 +59,10 @@ export class ConflictSettler {
       if (out.action === 'pending' && existsSync(f)) again.push(f);
     }
     for (const f of again) this.queue.add(f);
-    if (this.queue.size > 0) this.schedule(again.length === this.queue.size ? (this.o.retryMs ?? 5000) : (this.o.delayMs ?? 500));
+    const stuck = again.length === files.length;
+    this.backoff = stuck ? Math.min(60_000, this.backoff ? this.backoff * 2 : (this.o.retryMs ?? 5000)) : 0;
+    if (this.queue.size > 0)
+      this.schedule(again.length === this.queue.size ? this.backoff || (this.o.retryMs ?? 5000) : (this.o.delayMs ?? 500));
   }
 
   /** Resolves when nothing is queued or running. */

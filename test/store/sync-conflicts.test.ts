@@ -251,3 +251,19 @@ describe('devices and locks', () => {
     await held.release();
   });
 });
+
+describe('a conflict copy of relinks.jsonl', () => {
+  it('the records it lacks are appended (a torn last record stepped over), then the copy discarded', async () => {
+    const { file } = await session(0);
+    const dir = join(file, '..');
+    const r1 = JSON.stringify({ t: '2026-07-28T09:00:00.000Z', from: '/a', to: project, projects: ['/a'], sessions: [] });
+    const r2 = JSON.stringify({ t: '2026-07-28T09:01:00.000Z', from: '/b', to: project, projects: ['/b'], sessions: [] });
+    await writeFile(join(dir, 'relinks.jsonl'), `${r1}\n{"t":"torn`);
+    const copy = join(dir, 'relinks.sync-conflict-20260728-091500-ABCDEF7.jsonl');
+    await writeFile(copy, `${r1}\n${r2}\n`);
+    const out = await resolveConflict(mk(), copy, opts);
+    expect(out).toMatchObject({ action: 'merged', events: 1 });
+    expect((await readFile(join(dir, 'relinks.jsonl'), 'utf8')).split('\n')).toEqual([r1, '{"t":"torn', r2, '']);
+    expect(discarded).toEqual([copy]);
+  });
+});
