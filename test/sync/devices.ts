@@ -13,6 +13,25 @@ import { mkdirSync, readFileSync, readdirSync, statSync, writeFileSync, existsSy
 import { createServer } from 'node:net';
 import { join, relative } from 'node:path';
 import { BIN } from '../helpers/sidecar.js';
+import { STIGNORE } from '../../server/sync/names.js';
+
+/** The patterns of the ignore file `sync init` writes, as regexes over one path segment. */
+const IGNORED = STIGNORE.split('\n')
+  .filter((l) => l.trim() && !l.startsWith('//'))
+  .map(
+    (l) =>
+      new RegExp(
+        `^${l
+          .replace('(?d)', '')
+          .replace(/[.+^${}()|[\]\\]/g, '\\$&')
+          .replace(/\*/g, '[^/]*')}$`,
+      ),
+  );
+
+/** Whether Syncthing keeps a path of the store home: a segment of it matches the ignore file. */
+export function ignoredHere(rel: string): boolean {
+  return rel.split('/').some((seg) => IGNORED.some((re) => re.test(seg)));
+}
 
 export const FOLDER = 'levelcode-sessions';
 
@@ -202,7 +221,8 @@ export class Device {
         const p = join(dir, n);
         const rel = relative(this.store, p);
         if (rel === '.stfolder' || rel === '.stignore' || rel === '.stversions') continue;
-        if (/\.jsonl\.lock($|\.)/.test(n) || n.endsWith('.tmp') || n.startsWith('.syncthing.')) continue;
+        // What the ignore file keeps home, and Syncthing's own temp files (.syncthing.*.tmp).
+        if (ignoredHere(rel) || n.startsWith('.syncthing.')) continue;
         const st = statSync(p);
         if (st.isDirectory()) walk(p);
         else out.set(rel, createHash('sha256').update(readFileSync(p)).digest('hex'));

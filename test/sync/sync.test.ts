@@ -12,13 +12,13 @@
 // No timed assertion: `until` is a hang guard; the figures are printed.
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { mkdtempSync, readdirSync, rmSync, existsSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type Sidecar, startSidecar, ResponseError } from '../helpers/sidecar.js';
 import * as P from '../../server/rpc/protocol.js';
 import { prng, seedFromEnv } from '../reliability/harness.js';
-import { Device, conflictCopies, converged, pair, sleep, storeSessions, until } from './devices.js';
+import { Device, conflictCopies, converged, ignoredHere, pair, sleep, storeSessions, until } from './devices.js';
 
 const base = mkdtempSync(join(tmpdir(), 'lcs-sync-'));
 const project = join(base, 'project');
@@ -322,32 +322,33 @@ describe('two real Syncthing devices', () => {
     A.cli(['search', 'mark', '--all']);
     expect(readdirSync(A.cache).length).toBeGreaterThan(0);
     await converged(A, B);
-    const names: string[] = [];
+    // Every name in B's store: sessions (and relinks.jsonl), Syncthing's own files, or what the
+    // ignore file keeps home, which then must be B's own (no lock of one of A's processes).
+    const foreign: string[] = [];
+    const lockOwners: number[] = [];
     const walk = (dir: string) => {
       for (const n of readdirSync(dir, { withFileTypes: true })) {
-        if (n.name === '.stfolder') continue;
-        if (n.isDirectory() && !n.name.endsWith('.lock')) walk(join(dir, n.name));
-        else names.push(n.name);
+        const p = join(dir, n.name);
+        const rel = p.slice(B.store.length + 1);
+        if (n.isDirectory() && !ignoredHere(rel)) {
+          if (n.name !== '.stfolder') walk(p);
+          continue;
+        }
+        if (/^\d{4}-\d\d-\d\dT\d\d-\d\d-\d\d-[a-z0-9]{4}\.jsonl$/.test(n.name) || n.name === 'relinks.jsonl' || rel === '.stignore')
+          continue;
+        // Syncthing's own temp files of an abandoned pull: its business, never carried.
+        if (/^\.syncthing\..*\.tmp$/.test(n.name)) continue;
+        if (ignoredHere(rel) && !/^(index\.json|search\.idx)$/.test(n.name)) {
+          if (n.isDirectory() && existsSync(join(p, 'owner.json')))
+            lockOwners.push(JSON.parse(readFileSync(join(p, 'owner.json'), 'utf8')).pid);
+          continue;
+        }
+        foreign.push(rel);
       }
     };
     walk(B.store);
-    // (Syncthing's own temp files of an abandoned pull, `.syncthing.*.tmp`, are its business:
-    // it never carries them and removes them after a day.)
-    const foreign = names.filter(
-      (n) =>
-        !/^\d{4}-\d\d-\d\dT\d\d-\d\d-\d\d-[a-z0-9]{4}\.jsonl(\.lock)?$/.test(n) &&
-        n !== '.stignore' &&
-        n !== 'relinks.jsonl' &&
-        !/^\.syncthing\..*\.tmp$/.test(n),
-    );
-    expect(foreign, 'only sessions (and this device’s own locks) in B’s store').toEqual([]);
+    expect(foreign, 'only sessions and this device’s own locks in B’s store').toEqual([]);
     // B's locks are B's: none names a process of A's.
-    const lockOwners: number[] = [];
-    const { readFileSync } = await import('node:fs');
-    for (const d of readdirSync(B.store, { withFileTypes: true }))
-      if (d.isDirectory())
-        for (const n of readdirSync(join(B.store, d.name)))
-          if (n.endsWith('.jsonl.lock')) lockOwners.push(JSON.parse(readFileSync(join(B.store, d.name, n, 'owner.json'), 'utf8')).pid);
     expect(lockOwners.length).toBeGreaterThan(0);
     expect(lockOwners.filter((p) => pidsOfA.has(p))).toEqual([]);
     expect(conflictCopies(B.store)).toEqual([]);
