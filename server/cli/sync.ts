@@ -26,7 +26,8 @@ Exit codes: 0 done, 1 Syncthing unreachable or refusing, 2 usage.`;
 
 export async function cmdSync(args: string[]): Promise<number> {
   const { values, positionals } = parse(args, { apply: { type: 'boolean' }, 'syncthing-home': { type: 'string' } });
-  if (values.help || positionals.length === 0) return (process.stdout.write(USAGE + '\n'), values.help ? EXIT.ok : EXIT.usage);
+  if (values.help) return (process.stdout.write(`${USAGE}\n`), EXIT.ok);
+  if (positionals.length === 0) return (process.stderr.write(`${USAGE}\n`), EXIT.usage);
   const [sub, ...more] = positionals;
   if (more.length) throw new UsageError(`sync ${sub} takes no arguments (got ${more.join(' ')})`);
   const { resolveStoreRoot } = await import('../store/files.js');
