@@ -54,7 +54,7 @@ describe('levelcode-sessions CLI', () => {
     expect(lines).toHaveLength(2);
     expect(lines[1]).toBe('');
     const meta = JSON.parse(lines[0]);
-    expect(Object.keys(meta)).toEqual(['kind', 'v', 'id', 'project', 'createdAt', 'title', 'model']);
+    expect(Object.keys(meta)).toEqual(['kind', 'v', 'id', 'project', 'createdAt', 'title', 'model', 'device']);
     expect(meta).toMatchObject({ kind: 'meta', v: 1, id, project, title: null, model: 'claude-sonnet-4' });
   });
 

@@ -46,7 +46,17 @@ describe('create and append', () => {
     const text = await readFile(file, 'utf8');
     expect(text.endsWith('\n')).toBe(true);
     const line = JSON.parse(text.trim());
-    expect(line).toEqual({ kind: 'meta', v: 1, id: meta.id, project, createdAt: meta.createdAt, title: null, model: 'claude-x' });
+    // `device`: where it was created (its host name, or LEVELCODE_SESSIONS_DEVICE; issue 41).
+    expect(line).toEqual({
+      kind: 'meta',
+      v: 1,
+      id: meta.id,
+      project,
+      createdAt: meta.createdAt,
+      title: null,
+      model: 'claude-x',
+      device: process.env.LEVELCODE_SESSIONS_DEVICE || (await import('node:os')).hostname(),
+    });
     expect((await stat(file)).mode & 0o777).toBe(0o600);
     expect((await stat(join(root, projectSlug(project)))).mode & 0o777).toBe(0o700);
     expect((await stat(root)).mode & 0o777).toBe(0o700);
