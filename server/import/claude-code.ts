@@ -105,7 +105,7 @@ async function withParts(f: SourceFile, agents: string[]): Promise<SourceFile> {
     size += st.size;
     if (st.mtimeNs > mtimeNs) mtimeNs = st.mtimeNs;
   }
-  return { path: f.path, size, mtimeNs, ...(parts.length ? { parts } : {}) };
+  return { ...f, size, mtimeNs, ...(parts.length ? { parts } : {}) };
 }
 
 async function read(file: SourceFile): Promise<MappedSession[]> {

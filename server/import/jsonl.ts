@@ -105,7 +105,7 @@ export async function statFile(path: string): Promise<SourceFile> {
     throw e.code === 'ENOENT' ? new Error(`no such file or folder: ${path}`) : e;
   });
   if (!st.isFile()) throw new Error(`${path} is not a file`);
-  return { path, size: Number(st.size), mtimeNs: st.mtimeNs };
+  return { path, size: Number(st.size), mtimeNs: st.mtimeNs, ctimeNs: st.ctimeNs, ino: st.ino };
 }
 
 /** Whether a path is a folder (false when missing; other errors thrown). */
