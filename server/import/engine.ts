@@ -15,7 +15,7 @@
 //   not hold yet are appended. That one rule covers a file rewritten in place, a rewind, a torn
 //   last line completed later and a lost ledger; what we hold is never removed or rewritten;
 // - a new session is written whole under a hidden name and made visible with its batch (one
-//   durability barrier, store/staged.ts); the ledger records a batch's files only after it, so
+//   durability barrier: the batch's fsyncs together, store/staged.ts); the ledger records a batch's files only after it, so
 //   a crash costs at most re-reading that batch, which the signature rule makes converge;
 // - a record the schema refuses (nested too deep) is reported and left out, the rest kept; a
 //   store that cannot be written (full, read-only) stops the run with a fatal problem;
@@ -57,6 +57,8 @@ export interface ImportProblem {
   message: string;
   /** The store could not be written (a full disk, a read-only store): the run stopped there. */
   fatal?: boolean;
+  /** The importer whose source it is. */
+  tool?: string;
 }
 
 export interface ImportReport {
@@ -71,6 +73,8 @@ export interface ImportReport {
   problems: ImportProblem[];
   /** Every session this run created or updated. */
   sessions: { id: string; source: SourceRef }[];
+  /** With ImportOptions.seen: every source file discovered (and its parts). */
+  seen?: string[];
 }
 
 export interface ImportJob {
@@ -87,6 +91,8 @@ export interface ImportOptions {
   /** The ledger file; defaults to ledgerPath(store.root, process.env). */
   ledger?: string;
   signal?: AbortSignal;
+  /** List the source files discovered in the report (what a follower watches). */
+  seen?: boolean;
 }
 
 // ---- ids and signatures ----------------------------------------------------------------------
@@ -150,9 +156,10 @@ export async function runImport(store: SessionStore, jobs: ImportJob[], o: Impor
       try {
         for (const file of await job.importer.discover(root)) work.push({ importer: job.importer, file });
       } catch (e) {
-        report.problems.push({ path: root, message: (e as Error).message });
+        report.problems.push({ path: root, message: (e as Error).message, tool: job.importer.tool });
       }
     }
+  if (o.seen) report.seen = work.flatMap((w) => [w.file.path, ...(w.file.parts ?? [])]);
   const run = new Run(store, ledger, report, !!o.dryRun);
   const save = () => {
     if (o.dryRun) return;
@@ -171,7 +178,9 @@ export async function runImport(store: SessionStore, jobs: ImportJob[], o: Impor
   try {
     for (const { importer, file } of work) {
       o.signal?.throwIfAborted();
+      const before = report.problems.length;
       await run.file(importer, file);
+      for (let i = before; i < report.problems.length; i++) report.problems[i]!.tool ??= importer.tool;
       bytes += file.size;
       o.onProgress?.(++done, work.length, bytes, totalBytes);
       if (run.batchFull()) {
@@ -229,7 +238,8 @@ class Run {
           return;
         }
       } else if (!last.racy && (await this.stillOurs(last))) {
-        this.report.unchanged += Math.max(1, last.sessions.length);
+        if (last.sessions.length) this.report.unchanged += last.sessions.length;
+        else this.report.skipped++; // nothing in it to import, as on the run that read it
         return;
       }
     }
@@ -487,7 +497,7 @@ class Run {
     this.pending = [];
     let result: { visible: Staged[]; taken: Staged[] };
     try {
-      result = await commitStaged(this.store.root, batch);
+      result = await commitStaged(batch);
     } catch (e) {
       throw writeFailure(e);
     }

@@ -6,16 +6,14 @@
 // never overwritten), then one barrier for the names. A crash before the commit leaves only
 // hidden files the next import sweeps; a full disk leaves nothing visible; so a session never
 // appears without its events, and a 0-turn row cannot come from an import.
-// The barrier is syncfs(2) of the store's file system (coreutils `sync -f`, one process a
-// batch) where the platform has it, else an fsync of each file and folder.
+// The barrier is the fsyncs of the batch's files issued together, then of their folders.
 // Depends on the store's files helpers, the event schema (validateBatch) and node:fs.
 
-import { execFile } from 'node:child_process';
 import { closeSync, constants, linkSync, openSync, readdirSync, unlinkSync } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { MetaLine } from '../format/events.js';
-import { StoreError, fromFsError } from './errors.js';
+import { fromFsError } from './errors.js';
 import { writeAllSync } from './files.js';
 import { validateBatch, type SessionStore } from './store.js';
 
@@ -97,14 +95,11 @@ export async function stageSession(
  * names, barrier. Returns those made visible and those whose name was taken meanwhile (another
  * importer made that session first: nothing of theirs was touched, ours is dropped).
  */
-export async function commitStaged(root: string, batch: Staged[]): Promise<{ visible: Staged[]; taken: Staged[] }> {
+export async function commitStaged(batch: Staged[]): Promise<{ visible: Staged[]; taken: Staged[] }> {
   const visible: Staged[] = [];
   const taken: Staged[] = [];
   if (batch.length === 0) return { visible, taken };
-  await durableBarrier(
-    root,
-    batch.map((s) => s.temp),
-  );
+  await durableBarrier(batch.map((s) => s.temp));
   try {
     for (const s of batch) {
       try {
@@ -121,7 +116,7 @@ export async function commitStaged(root: string, batch: Staged[]): Promise<{ vis
   } finally {
     for (const s of batch) unlinkQuietly(s.temp);
   }
-  await durableBarrier(root, [...new Set(batch.map((s) => s.dir))]);
+  await durableBarrier([...new Set(batch.map((s) => s.dir))]);
   return { visible, taken };
 }
 
@@ -146,28 +141,34 @@ export function folderNames(dir: string): string[] {
   return readdirSync(dir);
 }
 
-let syncfsWorks = process.platform === 'linux';
-
-/** Everything written so far under these paths is on disk when this resolves. */
-export async function durableBarrier(root: string, paths: string[]): Promise<void> {
-  if (syncfsWorks) {
-    const ok = await new Promise<boolean>((res) => execFile('sync', ['-f', root], { timeout: 120_000 }, (err) => res(!err)));
-    if (ok) return;
-    syncfsWorks = false;
-  }
-  for (const p of paths) await fsyncPath(p);
+/**
+ * Everything written so far to these files and folders is on disk when this resolves: their
+ * fsyncs issued together (a journaling file system commits them as one group), not one by one.
+ * Rejected alternative: syncfs(2) (`sync -f`), one call, but it also waits for every other
+ * process's dirty data on that file system, seconds on a busy machine.
+ */
+export async function durableBarrier(paths: string[]): Promise<void> {
+  let next = 0;
+  const worker = async () => {
+    while (next < paths.length) await fsyncPath(paths[next++]!);
+  };
+  await Promise.all(Array.from({ length: Math.min(16, paths.length) }, worker));
 }
 
 async function fsyncPath(p: string): Promise<void> {
   let fh: import('node:fs/promises').FileHandle | undefined;
   try {
     fh = await open(p, constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0));
+  } catch (e) {
+    throw fromFsError(e, `cannot make ${p} durable`);
+  }
+  try {
     await fh.sync();
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
-    if (code === 'ENOSPC' || code === 'EIO' || code === 'EDQUOT') throw new StoreError('io', `cannot make ${p} durable (${code})`);
+    if (code !== 'EINVAL' && code !== 'ENOTSUP') throw fromFsError(e, `cannot make ${p} durable`); // a folder some platforms cannot sync
   } finally {
-    await fh?.close().catch(() => {});
+    await fh.close().catch(() => {});
   }
 }
 
