@@ -442,8 +442,15 @@ export async function importFigures(o) {
     const headScript = `const fs=require('fs');for(const f of fs.readFileSync(${JSON.stringify(headsFile)},'utf8').trim().split('\\n')){const fd=fs.openSync(f,'r');const b=Buffer.alloc(8192);fs.readSync(fd,b,0,8192,0);fs.closeSync(fd)}`;
     const base = await median(runs, () => timedOnce(process.execPath, ['-e', headScript]));
     const l = load();
+    // Cold: every listing cache deleted; the import ledger (imports.json) is kept, as it is
+    // not History's.
+    const coldCaches = () => {
+      for (const d of existsSync(cacheRoot) ? readdirSync(cacheRoot) : [])
+        for (const f of readdirSync(join(cacheRoot, d)))
+          if (f !== 'imports.json') rmSync(join(cacheRoot, d, f), { recursive: true, force: true });
+    };
     const r = await median(runs, () => {
-      rmSync(cacheRoot, { recursive: true, force: true });
+      coldCaches();
       return timedOnce(process.execPath, [bin, 'list', '--all', '--limit', '50', '--dir', store], env);
     });
     row({

@@ -17,9 +17,8 @@ import {
   isFolder,
   isRecord,
   isoTime,
-  jsonlLines,
+  readJsonl,
   keptRaw,
-  readText,
   statFile,
   str,
   textOfContent,
@@ -110,11 +109,11 @@ async function withParts(f: SourceFile, agents: string[]): Promise<SourceFile> {
 
 async function read(file: SourceFile): Promise<MappedSession[]> {
   const problems: string[] = [];
-  const lines = jsonlLines(await readText(file.path), problems);
+  const lines = await readJsonl(file.path, problems);
   const subs: { file: string; lines: SourceLine[] }[] = [];
   for (const s of file.parts ?? (await subagentFiles(file.path))) {
     const sp: string[] = [];
-    subs.push({ file: s, lines: jsonlLines(await readText(s), sp) });
+    subs.push({ file: s, lines: await readJsonl(s, sp) });
     problems.push(...sp.map((p) => `${basename(s)}: ${p}`));
   }
   const recs = lines.map((l) => l.value);

@@ -16,9 +16,8 @@ import {
   isFolder,
   isRecord,
   isoTime,
-  jsonlLines,
+  readJsonl,
   keptRaw,
-  readText,
   statFile,
   str,
   textOfContent,
@@ -85,7 +84,7 @@ function envelope(v: unknown, first: boolean): Rec | undefined {
 
 async function read(file: SourceFile): Promise<MappedSession[]> {
   const problems: string[] = [];
-  const lines = jsonlLines(await readText(file.path), problems);
+  const lines = await readJsonl(file.path, problems);
   const recs = lines.map((l, i) => envelope(l.value, i === 0));
   const meta = recs.find((r) => r?.type === 'session_meta')?.payload;
   const createdAt = isoTime(meta?.timestamp) ?? isoTime(recs.find((r) => isoTime(r?.t))?.t) ?? EPOCH;

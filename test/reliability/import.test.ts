@@ -7,7 +7,18 @@
 // Prints the seed; replay with LCS_SEED=...
 
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync, existsSync } from 'node:fs';
+import {
+  closeSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  writeFileSync,
+  writeSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -198,6 +209,48 @@ describe('import into a full store', () => {
     } finally {
       spawnSync('umount', ['-l', store]);
     }
+  });
+});
+
+describe('any size, streamed', () => {
+  it('a 600 MB line in a file over 512 MB is kept truncated with its size; the session is imported', async () => {
+    const dir = join(base, 'huge');
+    const home = claudeHome(dir, 1, 3000, SEED + 4);
+    const folder = join(home, '.claude', 'projects');
+    const sub = readdirSync(folder)[0]!;
+    const file = join(folder, sub, readdirSync(join(folder, sub))[0]!);
+    const lines = readFileSync(file, 'utf8').trimEnd().split('\n');
+    // Generated on the fly: a user record whose text is 600 MB, between the session's lines.
+    const fd = openSync(file, 'w');
+    writeSync(fd, lines[0] + '\n');
+    const head = '{"type":"user","message":{"role":"user","content":"';
+    writeSync(fd, head);
+    const block = Buffer.alloc(8 << 20, 'z');
+    const size = 600 << 20;
+    for (let n = 0; n < size; n += block.length) writeSync(fd, block);
+    writeSync(fd, '"}}\n');
+    writeSync(fd, lines.slice(1).join('\n') + '\n');
+    closeSync(fd);
+    const store = join(dir, 'store');
+    const r = spawnSync('/usr/bin/time', ['-f', '%M', process.execPath, BIN, 'import', 'claude-code', '--dir', store], {
+      env: importEnv(home, join(dir, 'cache')),
+      encoding: 'utf8',
+    });
+    rmSync(file);
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.stderr).toMatch(/over the cap of \d+ bytes: kept truncated/);
+    const peakKb = Number(r.stderr.trim().split('\n').pop());
+    expect(peakKb, 'peak memory (KiB) far below the line').toBeLessThan(400 * 1024);
+    const [text] = [...snapshot(store).values()];
+    const events = text!
+      .trimEnd()
+      .split('\n')
+      .slice(1)
+      .map((l) => JSON.parse(l));
+    expect(events.length).toBe(lines.length + 1);
+    const marked = events.find((e) => e.raw?.$truncated);
+    expect(marked.raw.$truncated.bytes).toBe(head.length + size + 3);
+    expect(marked.raw.head.startsWith(head)).toBe(true);
   });
 });
 
