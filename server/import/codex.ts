@@ -9,20 +9,7 @@
 
 import { basename, join } from 'node:path';
 import type { Importer, MappedEvent, MappedSession, SourceFile, SourceRef } from './types.js';
-import {
-  Clock,
-  EPOCH,
-  exists,
-  isFolder,
-  isRecord,
-  isoTime,
-  readJsonl,
-  keptRaw,
-  statFile,
-  str,
-  textOfContent,
-  walkFiles,
-} from './jsonl.js';
+import { Clock, EPOCH, exists, isFolder, isRecord, isoTime, readJsonl, keptRaw, statFile, str, textOfContent, walkFiles } from './jsonl.js';
 
 /** What Codex puts in user-role messages for the model that the user did not type. */
 const CONTEXT_PREFIX =
