@@ -28,6 +28,7 @@
 // Depends on the store (server/store/), the importer interface (./types.ts) and node:fs.
 
 import { createHash } from 'node:crypto';
+import { lstatSync, type Stats } from 'node:fs';
 import { lstat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { SCHEMA_VERSION, type MetaLine } from '../format/events.js';
@@ -286,7 +287,7 @@ class Run {
   /** Each session the ledger names is still a file of ours (one lstat each). */
   private async stillOurs(last: LedgerEntry): Promise<boolean> {
     for (const s of last.sessions) {
-      const st = await lstat(s.file).catch(() => undefined);
+      const st = lstatQuiet(s.file);
       if (!st?.isFile()) return false;
       this.store.remember(s.id, s.file);
     }
@@ -317,7 +318,7 @@ class Run {
   private async session(s: MappedSession, before: LedgerSession | undefined): Promise<{ held: LedgerSession; staged?: true } | undefined> {
     const lastSig = eventSignature(s.events[s.events.length - 1]!);
     if (before && before.mapped <= s.events.length && before.mapped > 0 && eventSignature(s.events[before.mapped - 1]!) === before.last) {
-      const st = await lstat(before.file).catch(() => undefined);
+      const st = lstatQuiet(before.file);
       if (st?.isFile() && st.size === before.bytes) {
         this.store.remember(before.id, before.file);
         const fresh = s.events.slice(before.mapped);
@@ -514,6 +515,15 @@ class Run {
     for (const s of this.batch) discardStaged(s);
     this.batch = [];
     this.pending = [];
+  }
+}
+
+/** One lstat, synchronous (a run with nothing new makes one a session: no thread-pool round trip). */
+function lstatQuiet(file: string): Stats | undefined {
+  try {
+    return lstatSync(file);
+  } catch {
+    return undefined;
   }
 }
 

@@ -3,7 +3,8 @@
 // JSON), and the small shapes every mapping uses (times, kept-raw records, file stats).
 // No store, no writes.
 
-import { lstat, open, readdir, stat } from 'node:fs/promises';
+import { type BigIntStats, lstatSync, readdirSync, statSync } from 'node:fs';
+import { open } from 'node:fs/promises';
 import { MAX_DEPTH, tooDeep } from '../format/events.js';
 import { READ_NO_FOLLOW } from '../store/files.js';
 import { join } from 'node:path';
@@ -193,10 +194,16 @@ export function keptRaw(t: string, raw: unknown, extra: Record<string, unknown> 
 }
 
 /** The one file given, or an error a user understands when it is not a regular file. */
+// Performance: discovery's stat, readdir and lstat calls are synchronous. A run with nothing
+// new is a stat walk of every source, and the promise forms cost a thread-pool round trip each
+// (awaited one by one, seconds on a busy machine for a few thousand files, against tens of ms).
 export async function statFile(path: string): Promise<SourceFile> {
-  const st = await stat(path, { bigint: true }).catch((e: NodeJS.ErrnoException) => {
-    throw e.code === 'ENOENT' ? new Error(`no such file or folder: ${path}`) : e;
-  });
+  let st: BigIntStats;
+  try {
+    st = statSync(path, { bigint: true });
+  } catch (e) {
+    throw (e as NodeJS.ErrnoException).code === 'ENOENT' ? new Error(`no such file or folder: ${path}`) : e;
+  }
   if (!st.isFile()) throw new Error(`${path} is not a file`);
   return { path, size: Number(st.size), mtimeNs: st.mtimeNs, ctimeNs: st.ctimeNs, ino: st.ino };
 }
@@ -204,7 +211,7 @@ export async function statFile(path: string): Promise<SourceFile> {
 /** Whether a path is a folder (false when missing; other errors thrown). */
 export async function isFolder(path: string): Promise<boolean> {
   try {
-    return (await stat(path)).isDirectory();
+    return statSync(path).isDirectory();
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code === 'ENOENT') return false;
     throw e;
@@ -213,7 +220,7 @@ export async function isFolder(path: string): Promise<boolean> {
 
 /** Names in a folder; an unreadable folder is an error (thrown), a missing one too. */
 export async function entries(dir: string): Promise<{ name: string; dir: boolean; file: boolean }[]> {
-  const list = await readdir(dir, { withFileTypes: true });
+  const list = readdirSync(dir, { withFileTypes: true });
   return list
     .map((d) => ({ name: d.name, dir: d.isDirectory(), file: d.isFile() }))
     .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
@@ -230,13 +237,13 @@ export async function walkFiles(dir: string, want: (name: string) => boolean, ou
 }
 
 export async function exists(path: string): Promise<boolean> {
-  return lstat(path).then(
-    () => true,
-    (e: NodeJS.ErrnoException) => {
-      if (e.code === 'ENOENT') return false;
-      throw e;
-    },
-  );
+  try {
+    lstatSync(path);
+    return true;
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return false;
+    throw e;
+  }
 }
 
 /** The text of content blocks or a string: what a person reads of it. */
