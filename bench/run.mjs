@@ -13,6 +13,9 @@
 // busiest project, so the index rewrite an append costs is the real one) and cut it back to its
 // original size and mtime afterwards; bench/out/restore.json remembers how if a run dies.
 //
+// The import figures (first import, nothing new, 10 grown, store size, cold History, follow)
+// come from bench/import.mjs on its own corpus (`--only import` runs them alone).
+//
 // Usage: node bench/run.mjs [--preset claude-scale] [--corpus DIR] [--runs N] [--only a,b]
 //          [--cpu-seconds 60] [--word WORD] [--phrase PHRASE]
 // Depends on node built-ins and vscode-jsonrpc (a dependency of the package already).
@@ -1269,8 +1272,27 @@ function table(rows) {
 
 let m_sessions = 0;
 
+/** The import figures (bench/import.mjs, issue 44), on their own corpus in the tools' formats. */
+async function importFigures() {
+  const { importFigures: run, importTable } = await import('./import.mjs');
+  const res = await run({
+    out: join(OUT, 'corpus-tools'),
+    sessions: 2700,
+    totalMb: 1100,
+    projects: 500,
+    seed: 2663,
+    runs: Math.min(RUNS, 3),
+    cpuSeconds: CPU_SECONDS,
+  });
+  process.stdout.write('\nimport (a Claude Code + Codex history in their own formats):\n' + importTable(res) + '\n');
+}
+
 async function main() {
   if (!existsSync(join(REPO, 'dist', 'cli', 'main.js'))) throw new Error('no build: run `npx tsc -p .` first');
+  if (ONLY && ONLY.size === 1 && ONLY.has('import')) {
+    await importFigures();
+    return 0;
+  }
   const m = loadManifest();
   if (!m || !existsSync(ROOT)) throw new Error(`no corpus at ${ROOT}: run \`npm run bench:corpus\` first`);
   for (const [tool, pkg] of [
@@ -1314,6 +1336,7 @@ async function main() {
       record({ id, what: id, na: `failed: ${(e.message ?? String(e)).split('\n')[0].slice(0, 160)}` });
     }
   }
+  if (want('import')) await importFigures();
   // Leave every index warm, as a user's store would be.
   await timedOnce(process.execPath, cli('list', '--all', '--json')).catch(() => {});
   mach.loadavgEnd = loadavg();

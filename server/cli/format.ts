@@ -113,7 +113,8 @@ function highlight(snippet: string, ranges: [number, number][], color: boolean):
 }
 
 export interface Progress {
-  update(done: number, total: number): void;
+  /** Files (or items) done of all; with bytes, the bar and an ETA follow the bytes. */
+  update(done: number, total: number, bytes?: number, totalBytes?: number): void;
   /** Erases the line, if one was drawn. */
   end(): void;
 }
@@ -123,6 +124,10 @@ export interface Progress {
  * indexes: seconds), for a terminal: nothing for the first `after` ms, so that a quick command
  * prints nothing, then `label done/total` drawn over itself at most every `every` ms.
  */
+function megabytes(n: number): string {
+  return n >= 1 << 30 ? `${(n / (1 << 30)).toFixed(1)} GB` : `${Math.round(n / (1 << 20))} MB`;
+}
+
 export function progressLine(
   write: (s: string) => void,
   label: string,
@@ -134,12 +139,17 @@ export function progressLine(
   const start = now();
   let drawn = -Infinity;
   return {
-    update(done, total) {
+    update(done, total, bytes, totalBytes) {
       const t = now();
       if (t - start < after || (t - drawn < every && done < total)) return;
       drawn = t;
-      const bar = opts.bar && total > 0 ? ` [${'#'.repeat(Math.round((opts.bar * done) / total)).padEnd(opts.bar, '.')}]` : '';
-      write(`\r${label}${bar} ${done}/${total}\x1b[K`);
+      // With bytes, the bar and the ETA follow them (one huge file is most of the work).
+      const [d, all] = totalBytes ? [bytes ?? 0, totalBytes] : [done, total];
+      const bar = opts.bar && all > 0 ? ` [${'#'.repeat(Math.round((opts.bar * d) / all)).padEnd(opts.bar, '.')}]` : '';
+      const size = totalBytes ? ` ${megabytes(bytes ?? 0)}/${megabytes(totalBytes)}` : '';
+      const left = d > 0 && d < all ? ((t - start) / d) * (all - d) : undefined;
+      const eta = left !== undefined ? `, ${Math.ceil(left / 1000)} s left` : '';
+      write(`\r${label}${bar} ${done}/${total}${size}${eta}\x1b[K`);
     },
     end() {
       if (drawn !== -Infinity) write('\r\x1b[K');

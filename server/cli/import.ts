@@ -53,7 +53,8 @@ export async function cmdImport(args: string[]): Promise<number> {
   }
   if (values.json) process.stdout.write(JSON.stringify(report, null, 2) + '\n');
   else {
-    for (const p of report.problems) process.stderr.write(`levelcode-sessions: warning: ${p.path}: ${p.message}\n`);
+    for (const p of report.problems)
+      process.stderr.write(`levelcode-sessions: ${p.fatal ? 'error' : 'warning'}: ${p.path}: ${p.message}\n`);
     const found = jobs.filter((j) => j.roots.length).map((j) => j.importer.label);
     const verb = values['dry-run'] ? 'would import' : 'imported';
     process.stdout.write(
@@ -64,7 +65,8 @@ export async function cmdImport(args: string[]): Promise<number> {
             '\n',
     );
   }
-  // A folder that could not be read is a failure; problems inside readable files are warnings.
-  const unreadable = report.problems.some((p) => jobs.some((j) => j.roots.includes(p.path)));
+  // A folder that could not be read, or a store that could not be written (full, read-only), is
+  // a failure; problems inside readable files are warnings.
+  const unreadable = report.problems.some((p) => p.fatal || jobs.some((j) => j.roots.includes(p.path)));
   return unreadable ? EXIT.failure : EXIT.ok;
 }

@@ -17,9 +17,8 @@ import {
   isFolder,
   isRecord,
   isoTime,
-  jsonlLines,
+  readJsonl,
   keptRaw,
-  readText,
   statFile,
   str,
   textOfContent,
@@ -56,8 +55,9 @@ async function discover(root: string): Promise<SourceFile[]> {
   for (const p of await entries(projects)) {
     if (!p.dir) continue;
     const folder = join(projects, p.name);
-    const agents = await agentFiles(folder);
-    for (const f of await entries(folder))
+    const names = await entries(folder); // listed once: the sessions and their agent files
+    const agents = await agentFiles(folder, names);
+    for (const f of names)
       if (f.file && f.name.endsWith('.jsonl') && !AGENT_FILE.test(f.name))
         out.push(await withParts(await statFile(join(folder, f.name)), agents.get(basename(f.name, '.jsonl')) ?? []));
   }
@@ -67,9 +67,9 @@ async function discover(root: string): Promise<SourceFile[]> {
 /** 2.0.x writes subagent files (agent-<id>.jsonl) beside the sessions: by the session they name. */
 const AGENT_FILE = /^agent-[0-9a-z]+\.jsonl$/i;
 
-async function agentFiles(folder: string): Promise<Map<string, string[]>> {
+async function agentFiles(folder: string, names?: { name: string; file: boolean }[]): Promise<Map<string, string[]>> {
   const by = new Map<string, string[]>();
-  for (const f of await entries(folder)) {
+  for (const f of names ?? (await entries(folder))) {
     if (!f.file || !AGENT_FILE.test(f.name)) continue;
     const path = join(folder, f.name);
     const session = await firstSessionId(path);
@@ -105,16 +105,16 @@ async function withParts(f: SourceFile, agents: string[]): Promise<SourceFile> {
     size += st.size;
     if (st.mtimeNs > mtimeNs) mtimeNs = st.mtimeNs;
   }
-  return { path: f.path, size, mtimeNs, ...(parts.length ? { parts } : {}) };
+  return { ...f, size, mtimeNs, ...(parts.length ? { parts } : {}) };
 }
 
 async function read(file: SourceFile): Promise<MappedSession[]> {
   const problems: string[] = [];
-  const lines = jsonlLines(await readText(file.path), problems);
+  const lines = await readJsonl(file.path, problems);
   const subs: { file: string; lines: SourceLine[] }[] = [];
   for (const s of file.parts ?? (await subagentFiles(file.path))) {
     const sp: string[] = [];
-    subs.push({ file: s, lines: jsonlLines(await readText(s), sp) });
+    subs.push({ file: s, lines: await readJsonl(s, sp) });
     problems.push(...sp.map((p) => `${basename(s)}: ${p}`));
   }
   const recs = lines.map((l) => l.value);

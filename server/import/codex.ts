@@ -9,21 +9,7 @@
 
 import { basename, join } from 'node:path';
 import type { Importer, MappedEvent, MappedSession, SourceFile, SourceRef } from './types.js';
-import {
-  Clock,
-  EPOCH,
-  exists,
-  isFolder,
-  isRecord,
-  isoTime,
-  jsonlLines,
-  keptRaw,
-  readText,
-  statFile,
-  str,
-  textOfContent,
-  walkFiles,
-} from './jsonl.js';
+import { Clock, EPOCH, exists, isFolder, isRecord, isoTime, readJsonl, keptRaw, statFile, str, textOfContent, walkFiles } from './jsonl.js';
 
 /** What Codex puts in user-role messages for the model that the user did not type. */
 const CONTEXT_PREFIX =
@@ -85,7 +71,7 @@ function envelope(v: unknown, first: boolean): Rec | undefined {
 
 async function read(file: SourceFile): Promise<MappedSession[]> {
   const problems: string[] = [];
-  const lines = jsonlLines(await readText(file.path), problems);
+  const lines = await readJsonl(file.path, problems);
   const recs = lines.map((l, i) => envelope(l.value, i === 0));
   const meta = recs.find((r) => r?.type === 'session_meta')?.payload;
   const createdAt = isoTime(meta?.timestamp) ?? isoTime(recs.find((r) => isoTime(r?.t))?.t) ?? EPOCH;

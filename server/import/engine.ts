@@ -1,39 +1,65 @@
 // The import engine: the only part of server/import that writes. It takes the sessions an
 // importer read from another tool's files and makes each one a session of ours, then keeps it
-// current on every later run:
+// current on every later run, at a cost proportional to what changed:
 // - our id is derived from the source (the session's birth time and a hash of tool, source id
-//   and variant), so a later run finds the session it made, ledger or no ledger;
-// - a source whose (size, mtime_ns) and tail signature are those of the last run is skipped
-//   unread (the ledger, a cache under $XDG_CACHE_HOME, says what the last run saw), unless it
-//   was modified within RACY_NS of being read: a file system's clock ticks coarsely, so a write
-//   just after our read can keep the size and mtime we saw (a SQLite page rewritten in place);
-//   such a source is read again next time (git's "racily clean" entries);
-// - otherwise the source is read and each mapped event is compared with ours by its source
+//   and variant), so a later run finds the session it made, ledger or no ledger; the store's
+//   folders are listed once a run (an id map), never searched per id;
+// - a source the ledger (./ledger.ts, a cache) saw with this size, mtime, ctime and inode is
+//   skipped on its stat, unless it was modified within RACY_NS of being read: a file system's
+//   clock ticks coarsely, so a write just after our read can keep the stat we saw (git's
+//   "racily clean" entries); such a source is read again next time;
+// - a source that only grew (same inode, the bytes before its old end unchanged) is mapped and
+//   the events after those the ledger says we hold are appended, without reading our copy;
+// - any other source is read and each mapped event is compared with ours by its source
 //   signature (a hash of the record it came from, kept verbatim under `raw`): only events we do
-//   not hold yet are appended. That one rule covers growth, a file rewritten in place, a rewind
-//   and a torn last line completed later; what we hold is never removed or rewritten;
+//   not hold yet are appended. That one rule covers a file rewritten in place, a rewind, a torn
+//   last line completed later and a lost ledger; what we hold is never removed or rewritten;
+// - a new session is written whole under a hidden name and made visible with its batch (one
+//   durability barrier: the batch's fsyncs together, store/staged.ts); the ledger records a batch's files only after it, so
+//   a crash costs at most re-reading that batch, which the signature rule makes converge;
+// - a record the schema refuses (nested too deep) is reported and left out, the rest kept; a
+//   store that cannot be written (full, read-only) stops the run with a fatal problem;
+// - a source that cannot be read is not read again until it changes or its retry time (30 s,
+//   doubling) has come;
 // - a real reset (the source starts again with another birth time) derives another id, so it
-//   becomes a session of its own beside the old one;
-// - a source that is gone is simply not seen: ours stays.
+//   becomes a session of its own beside the old one; a source that is gone is not seen: ours stays.
 // Each session is locked while it is compared and appended to, so two importers (the CLI and a
 // sidecar that follows the sources) never append the same events twice.
-// Depends on the store (server/store/store.ts), the importer interface (./types.ts) and node:fs.
+// Depends on the store (server/store/), the importer interface (./types.ts) and node:fs.
 
 import { createHash } from 'node:crypto';
-import { open } from 'node:fs/promises';
+import { lstatSync, type Stats } from 'node:fs';
+import { lstat } from 'node:fs/promises';
+import { join } from 'node:path';
 import { SCHEMA_VERSION, type MetaLine } from '../format/events.js';
-import { realProjectPath } from '../listing/history.js';
+import { projectFolders, realProjectPath } from '../listing/history.js';
 import { readMeta } from '../store/reader.js';
 import { projectIdentity } from '../store/identity.js';
-import { cachePaths, ensureCacheFolder } from '../store/cache-dir.js';
-import { readRegularSync, replaceFileSync } from '../store/files.js';
-import type { SessionStore } from '../store/store.js';
+import { isStoreError } from '../store/errors.js';
+import { commitStaged, discardStaged, folderNames, stageSession, sweepStaged, type Staged } from '../store/staged.js';
+import { validateBatch, type SessionStore } from '../store/store.js';
+import {
+  type Ledger,
+  type LedgerEntry,
+  type LedgerSession,
+  ledgerPath,
+  loadLedger,
+  retryAfterMs,
+  saveLedger,
+  signatureAt,
+} from './ledger.js';
 import type { Importer, MappedEvent, MappedSession, SourceFile, SourceRef } from './types.js';
+
+export { ledgerPath } from './ledger.js';
 
 export interface ImportProblem {
   /** The source file (or folder) the problem is about. */
   path: string;
   message: string;
+  /** The store could not be written (a full disk, a read-only store): the run stopped there. */
+  fatal?: boolean;
+  /** The importer whose source it is. */
+  tool?: string;
 }
 
 export interface ImportReport {
@@ -48,6 +74,8 @@ export interface ImportReport {
   problems: ImportProblem[];
   /** Every session this run created or updated. */
   sessions: { id: string; source: SourceRef }[];
+  /** With ImportOptions.seen: every source file discovered (and its parts). */
+  seen?: string[];
 }
 
 export interface ImportJob {
@@ -59,71 +87,13 @@ export interface ImportJob {
 export interface ImportOptions {
   /** Compute the report without writing anything (no session, no ledger). */
   dryRun?: boolean;
-  /** Called after each source file: files done, files in all. */
-  onProgress?: (done: number, total: number) => void;
+  /** Called after each source file: files done, files in all, bytes done, bytes in all. */
+  onProgress?: (done: number, total: number, bytes: number, totalBytes: number) => void;
   /** The ledger file; defaults to ledgerPath(store.root, process.env). */
   ledger?: string;
   signal?: AbortSignal;
-}
-
-// ---- the ledger (a cache: losing it costs one full re-read of every source) ------------------
-
-const LEDGER_FORMAT = 1;
-const TAIL_BYTES = 4096;
-
-interface LedgerEntry {
-  size: number;
-  mtimeNs: string;
-  /** sha1 of the file's last TAIL_BYTES bytes. */
-  tail: string;
-  /** Our sessions made from this file. */
-  ids: string[];
-}
-
-interface Ledger {
-  about: string;
-  format: number;
-  root: string;
-  files: Record<string, LedgerEntry>;
-}
-
-/** Where the ledger of a store lives: the store's cache folder (store/cache-dir.ts). */
-export function ledgerPath(root: string, env: NodeJS.ProcessEnv = process.env): string {
-  return cachePaths(root, env).ledger;
-}
-
-async function loadLedger(file: string, root: string): Promise<Ledger> {
-  const empty: Ledger = {
-    about: 'levelcode-sessions import ledger: what the last import saw of each source file. A cache; delete it at any time.',
-    format: LEDGER_FORMAT,
-    root,
-    files: Object.create(null) as Record<string, LedgerEntry>,
-  };
-  try {
-    const x = JSON.parse(readRegularSync(file).toString('utf8')) as Ledger; // no symlink followed, no FIFO waited on
-    if (x.format !== LEDGER_FORMAT || x.root !== root || !x.files || typeof x.files !== 'object') return empty;
-    empty.files = Object.assign(Object.create(null), x.files) as Record<string, LedgerEntry>;
-  } catch {
-    /* missing or unreadable: every source is read again */
-  }
-  return empty;
-}
-
-async function saveLedger(file: string, ledger: Ledger): Promise<void> {
-  ensureCacheFolder(file);
-  replaceFileSync(file, JSON.stringify(ledger) + '\n', { mode: 0o600, fsync: false }); // a rename over a planted name: nothing written through
-}
-
-async function tailSignature(path: string, size: number): Promise<string> {
-  const fh = await open(path, 'r');
-  try {
-    const n = Math.min(size, TAIL_BYTES);
-    const buf = Buffer.alloc(n);
-    await fh.read(buf, 0, n, size - n);
-    return createHash('sha1').update(buf).digest('hex');
-  } finally {
-    await fh.close();
-  }
+  /** List the source files discovered in the report (what a follower watches). */
+  seen?: boolean;
 }
 
 // ---- ids and signatures ----------------------------------------------------------------------
@@ -168,105 +138,290 @@ export function newEvents(held: string[], mapped: MappedEvent[]): MappedEvent[] 
 
 // ---- the run ----------------------------------------------------------------------------------
 
+/** A batch is committed (one barrier, then the ledger) after this many new sessions or bytes. */
+const BATCH_SESSIONS = 400;
+const BATCH_BYTES = 256 << 20;
+/** A source modified this close to being read may change again without its mtime moving. */
+const RACY_NS = 2_000_000_000n;
+
+/** A write to the store failed (a full disk, a read-only store): the run stops, the exit is an error. */
+class WriteFailure extends Error {}
+
 export async function runImport(store: SessionStore, jobs: ImportJob[], o: ImportOptions = {}): Promise<ImportReport> {
   const report: ImportReport = { imported: 0, updated: 0, unchanged: 0, skipped: 0, problems: [], sessions: [] };
   const ledgerFile = o.ledger ?? ledgerPath(store.root);
-  const ledger = await loadLedger(ledgerFile, store.root);
+  const ledger = loadLedger(ledgerFile, store.root);
   const work: { importer: Importer; file: SourceFile }[] = [];
   for (const job of jobs)
     for (const root of job.roots) {
       try {
         for (const file of await job.importer.discover(root)) work.push({ importer: job.importer, file });
       } catch (e) {
-        report.problems.push({ path: root, message: (e as Error).message });
+        report.problems.push({ path: root, message: (e as Error).message, tool: job.importer.tool });
       }
     }
-  let done = 0;
-  let sinceSave = 0;
-  for (const { importer, file } of work) {
-    o.signal?.throwIfAborted();
+  if (o.seen) report.seen = work.flatMap((w) => [w.file.path, ...(w.file.parts ?? [])]);
+  const run = new Run(store, ledger, report, !!o.dryRun);
+  const save = () => {
+    if (o.dryRun) return;
     try {
-      const saw = await importFile(store, importer, file, ledger.files[file.path], report, !!o.dryRun);
-      if (saw) ledger.files[file.path] = saw;
+      saveLedger(ledgerFile, ledger);
     } catch (e) {
-      report.problems.push({ path: file.path, message: (e as Error).message });
-    }
-    o.onProgress?.(++done, work.length);
-    if (!o.dryRun && ++sinceSave >= 500) {
-      sinceSave = 0;
-      await saveLedger(ledgerFile, ledger).catch(() => {});
-    }
-  }
-  if (!o.dryRun)
-    await saveLedger(ledgerFile, ledger).catch((e: Error) =>
       report.problems.push({
         path: ledgerFile,
-        message: `cannot write the import ledger (${e.message}); the next run reads every source again`,
-      }),
-    );
+        message: `cannot write the import ledger (${(e as Error).message}); the next run reads every source again`,
+      });
+    }
+  };
+  const totalBytes = work.reduce((n, w) => n + w.file.size, 0);
+  let done = 0;
+  let bytes = 0;
+  try {
+    for (const { importer, file } of work) {
+      o.signal?.throwIfAborted();
+      const before = report.problems.length;
+      await run.file(importer, file);
+      for (let i = before; i < report.problems.length; i++) report.problems[i]!.tool ??= importer.tool;
+      bytes += file.size;
+      o.onProgress?.(++done, work.length, bytes, totalBytes);
+      if (run.batchFull()) {
+        await run.commit();
+        save();
+      }
+    }
+    await run.commit();
+  } catch (e) {
+    if (!(e instanceof WriteFailure)) {
+      run.discard();
+      throw e;
+    }
+    report.problems.push({ path: store.root, message: e.message, fatal: true });
+    await run.commit().catch(() => run.discard());
+  }
+  save();
   return report;
 }
 
-/** A source modified this close to being read may change again without its mtime moving. */
-const RACY_NS = 2_000_000_000n;
-
-/** Imports one source file; returns what the ledger should remember of it (nothing: read it again next time). */
-async function importFile(
-  store: SessionStore,
-  importer: Importer,
-  file: SourceFile,
-  last: LedgerEntry | undefined,
-  report: ImportReport,
-  dryRun: boolean,
-): Promise<LedgerEntry | undefined> {
-  const readAtNs = BigInt(Date.now()) * 1_000_000n;
-  const tail = await tailSignature(file.path, file.size);
-  const mtimeNs = file.mtimeNs.toString();
-  if (last && last.size === file.size && last.mtimeNs === mtimeNs && last.tail === tail && (await allExist(store, last.ids))) {
-    report.unchanged += Math.max(1, last.ids.length);
-    return last;
-  }
-  const sessions = await importer.read(file);
-  const ids: string[] = [];
-  let complete = true;
-  for (const s of sessions) {
-    for (const p of s.problems) report.problems.push({ path: s.source.path, message: p });
-    const id = await importSession(store, s, report, dryRun);
-    if (id) ids.push(id);
-    else complete = false;
-  }
-  if (sessions.length === 0) report.skipped++;
-  return complete && readAtNs - file.mtimeNs >= RACY_NS ? { size: file.size, mtimeNs, tail, ids } : undefined;
+/** A source file whose new sessions wait in the batch: the ledger records it after the commit. */
+interface Pending {
+  path: string;
+  entry: LedgerEntry;
+  staged: LedgerSession[];
 }
 
-async function allExist(store: SessionStore, ids: string[]): Promise<boolean> {
-  for (const id of ids)
-    if (
-      !(await store.pathOf(id).then(
-        () => true,
-        () => false,
-      ))
-    )
-      return false;
-  return true;
-}
+/** One import run: the decisions per source file, the batch of new sessions, the id map. */
+class Run {
+  private ids: Map<string, string> | undefined;
+  private batch: Staged[] = [];
+  private batchBytes = 0;
+  private pending: Pending[] = [];
 
-/**
- * Makes one mapped session ours or brings ours up to date. Returns our id, or undefined when
- * it was skipped (nothing to import, or another process holds it: the next run tries again).
- */
-async function importSession(store: SessionStore, s: MappedSession, report: ImportReport, dryRun: boolean): Promise<string | undefined> {
-  if (s.events.length === 0) {
-    report.skipped++;
-    return undefined;
+  constructor(
+    private readonly store: SessionStore,
+    private readonly ledger: Ledger,
+    private readonly report: ImportReport,
+    private readonly dryRun: boolean,
+  ) {}
+
+  batchFull(): boolean {
+    return this.batch.length >= BATCH_SESSIONS || this.batchBytes >= BATCH_BYTES;
   }
-  const { id, exists } = await locate(store, s);
-  if (dryRun) {
-    const held = exists ? await heldSignatures(store, id) : [];
-    countOutcome(report, id, s.source, exists, newEvents(held, s.events).length);
-    return id;
+
+  /** Imports one source file, or skips it on its stat; problems go to the report. */
+  async file(importer: Importer, file: SourceFile): Promise<void> {
+    const last = this.ledger.files[file.path];
+    const same = last ? await sameAsBefore(last, file) : false;
+    if (last && same) {
+      if (last.failed) {
+        if (Date.now() < last.failed.retryAt) {
+          this.report.skipped++;
+          this.report.problems.push({ path: file.path, message: `${last.failed.message} (not read again until it changes)` });
+          return;
+        }
+      } else if (!last.racy && (await this.stillOurs(last))) {
+        if (last.sessions.length) this.report.unchanged += last.sessions.length;
+        else this.report.skipped++; // nothing in it to import, as on the run that read it
+        return;
+      }
+    }
+    const grown = !!last && !last.failed && !same && (await grewOnly(last, file));
+    const readAtNs = BigInt(Date.now()) * 1_000_000n;
+    let sessions: MappedSession[];
+    try {
+      sessions = await importer.read(file);
+    } catch (e) {
+      this.failed(file, last, (e as Error).message);
+      return;
+    }
+    const entry: LedgerEntry = {
+      size: file.size,
+      mtimeNs: file.mtimeNs.toString(),
+      ...(file.ctimeNs !== undefined ? { ctimeNs: file.ctimeNs.toString(), ino: String(file.ino) } : {}),
+      offset: file.size,
+      sig: await signatureAt(file.path, file.size).catch(() => ''),
+      ...(readAtNs - file.mtimeNs < RACY_NS ? { racy: true } : {}),
+      sessions: [],
+    };
+    const staged: LedgerSession[] = [];
+    let complete = true;
+    for (const s of sessions) {
+      for (const p of s.problems) this.report.problems.push({ path: s.source.path, message: p });
+      if (s.events.length === 0) {
+        this.report.skipped++;
+        continue;
+      }
+      const before = grown ? last!.sessions.find((x) => x.key === keyOf(s)) : undefined;
+      const r = await this.session(s, before);
+      if (!r) complete = false;
+      else if (!r.held.file)
+        continue; // nothing of it was importable
+      else if (r.staged) staged.push(r.held);
+      else entry.sessions.push(r.held);
+    }
+    if (sessions.length === 0) this.report.skipped++;
+    if (!complete || this.dryRun) return;
+    if (staged.length) this.pending.push({ path: file.path, entry, staged });
+    else this.ledger.files[file.path] = entry;
   }
-  if (!exists) {
+
+  /** Each session the ledger names is still a file of ours (one lstat each). */
+  private async stillOurs(last: LedgerEntry): Promise<boolean> {
+    for (const s of last.sessions) {
+      const st = lstatQuiet(s.file);
+      if (!st?.isFile()) return false;
+      this.store.remember(s.id, s.file);
+    }
+    return true;
+  }
+
+  private failed(file: SourceFile, last: LedgerEntry | undefined, message: string): void {
+    this.report.problems.push({ path: file.path, message });
+    if (this.dryRun) return;
+    const tries = last?.failed && last.size === file.size && last.mtimeNs === file.mtimeNs.toString() ? last.failed.tries + 1 : 1;
+    this.ledger.files[file.path] = {
+      size: file.size,
+      mtimeNs: file.mtimeNs.toString(),
+      ...(file.ctimeNs !== undefined ? { ctimeNs: file.ctimeNs.toString(), ino: String(file.ino) } : {}),
+      offset: 0,
+      sig: '',
+      sessions: [],
+      failed: { message, tries, retryAt: Date.now() + retryAfterMs(tries) },
+    };
+  }
+
+  /**
+   * Makes one mapped session ours or brings ours up to date: what the ledger says we hold of a
+   * file that only grew is taken as is (after one lstat of our file); anything else is compared
+   * with our copy by event signature. Returns what the ledger keeps, a staged new session, or
+   * undefined when it was skipped (locked by another process: the next run tries again).
+   */
+  private async session(s: MappedSession, before: LedgerSession | undefined): Promise<{ held: LedgerSession; staged?: true } | undefined> {
+    const lastSig = eventSignature(s.events[s.events.length - 1]!);
+    if (before && before.mapped <= s.events.length && before.mapped > 0 && eventSignature(s.events[before.mapped - 1]!) === before.last) {
+      const st = lstatQuiet(before.file);
+      if (st?.isFile() && st.size === before.bytes) {
+        this.store.remember(before.id, before.file);
+        const fresh = s.events.slice(before.mapped);
+        countOutcome(this.report, before.id, s.source, true, fresh.length);
+        if (this.dryRun || fresh.length === 0) return { held: { ...before, mapped: s.events.length, last: lastSig } };
+        const done = await this.append(s, before.id, before.file, fresh, before.seq);
+        return done && { held: { ...before, ...done, mapped: s.events.length, last: lastSig } };
+      }
+    }
+    const { id, file } = await this.locate(s);
+    if (!file) {
+      if (this.dryRun) {
+        countOutcome(this.report, id, s.source, false, s.events.length);
+        return { held: { id, key: keyOf(s), file: '', bytes: 0, seq: 0, mapped: 0, last: '' } };
+      }
+      const staged = await this.stage(s, id);
+      if (!staged) {
+        this.report.skipped++;
+        return { held: { id, key: keyOf(s), file: '', bytes: 0, seq: 0, mapped: 0, last: '' } };
+      }
+      countOutcome(this.report, id, s.source, false, staged.events);
+      const held = {
+        id,
+        key: keyOf(s),
+        file: staged.file,
+        bytes: staged.bytes,
+        seq: staged.events,
+        mapped: s.events.length,
+        last: lastSig,
+      };
+      return { held, staged: true };
+    }
+    if (this.dryRun) {
+      const held = await heldEvents(this.store, id);
+      countOutcome(this.report, id, s.source, true, newEvents(held.sigs, s.events).length);
+      return { held: { id, key: keyOf(s), file, bytes: 0, seq: 0, mapped: 0, last: '' } };
+    }
+    try {
+      await this.store.acquire(id);
+    } catch (e) {
+      if ((e as { code?: string }).code !== 'locked') throw writeFailure(e);
+      this.report.skipped++;
+      this.report.problems.push({
+        path: s.source.path,
+        message: `session ${id} is held by another process; it is imported on a later run`,
+      });
+      return undefined;
+    }
+    try {
+      const held = await heldEvents(this.store, id);
+      const fresh = newEvents(held.sigs, s.events);
+      countOutcome(this.report, id, s.source, held.count > 0, fresh.length);
+      const done = fresh.length ? await this.appendHeld(s, id, fresh, held.count) : { bytes: (await lstat(file)).size, seq: held.count };
+      return { held: { id, key: keyOf(s), file, ...done, mapped: s.events.length, last: lastSig } };
+    } finally {
+      await this.store.release(id);
+    }
+  }
+
+  /** Appends events to a session of ours (taking its lock); returns its size and next seq after. */
+  private async append(s: MappedSession, id: string, file: string, fresh: MappedEvent[], seq: number) {
+    try {
+      await this.store.acquire(id);
+    } catch (e) {
+      if ((e as { code?: string }).code !== 'locked') throw writeFailure(e);
+      this.report.skipped++;
+      this.report.problems.push({
+        path: s.source.path,
+        message: `session ${id} is held by another process; it is imported on a later run`,
+      });
+      return undefined;
+    }
+    try {
+      const done = await this.appendHeld(s, id, fresh, seq);
+      return { ...done, file };
+    } finally {
+      await this.store.release(id);
+    }
+  }
+
+  private async appendHeld(s: MappedSession, id: string, fresh: MappedEvent[], seq: number): Promise<{ bytes: number; seq: number }> {
+    const good = fresh.filter((ev, i) => {
+      try {
+        validateBatch([ev]);
+        return true;
+      } catch (e) {
+        this.report.problems.push({
+          path: s.source.path,
+          message: `a record of the source was left out (event ${seq + i}): ${(e as Error).message}`,
+        });
+        return false;
+      }
+    });
+    let r: { lastSeq: number } = { lastSeq: seq - 1 };
+    try {
+      if (good.length) r = await this.store.append(id, withCoverage(good, seq));
+    } catch (e) {
+      throw writeFailure(e);
+    }
+    return { bytes: (await lstat(await this.store.pathOf(id))).size, seq: r.lastSeq + 1 };
+  }
+
+  private async stage(s: MappedSession, id: string): Promise<Staged | undefined> {
     const project = await realProjectPath(s.source.project, false);
     // The project's git identity where its folder is still there, as for our own sessions, so
     // that History follows an imported session's folder when it moves (identity.ts).
@@ -282,40 +437,119 @@ async function importSession(store: SessionStore, s: MappedSession, report: Impo
       source: { ...s.source, project, ...(s.variant ? { variant: s.variant } : {}) },
       ...(repo ? { repo: { ...repo } } : {}),
     };
-    await store.createImported(meta);
+    let staged: Staged;
+    try {
+      staged = await stageSession(this.store, meta, withCoverage(s.events, 0), (i, message) =>
+        this.report.problems.push({ path: s.source.path, message: `a record of the source was left out (event ${i}): ${message}` }),
+      );
+    } catch (e) {
+      throw writeFailure(e);
+    }
+    if (staged.events === 0) {
+      discardStaged(staged); // nothing importable in it: no 0-turn row
+      return undefined;
+    }
+    this.ids?.set(id, staged.file);
+    this.batch.push(staged);
+    this.batchBytes += staged.bytes;
+    return staged;
   }
-  try {
-    await store.acquire(id);
-  } catch (e) {
-    if ((e as { code?: string }).code !== 'locked') throw e;
-    report.skipped++;
-    report.problems.push({ path: s.source.path, message: `session ${id} is held by another process; it is imported on a later run` });
-    return undefined;
+
+  /** Our id for a mapped session and its file if we hold it (the id map: one readdir a folder a run). */
+  private async locate(s: MappedSession): Promise<{ id: string; file?: string }> {
+    const ids = this.idMap();
+    for (let probe = 0; ; probe++) {
+      const id = importedId(s.createdAt, s.source, s.variant, probe);
+      const file = ids.get(id);
+      if (!file) return { id };
+      if (this.batch.some((b) => b.id === id)) continue; // staged in this run for another source
+      const src = (await readMeta(file)).meta.source as SourceRef | undefined;
+      if (src && src.tool === s.source.tool && src.id === s.source.id && (src.variant ?? '') === (s.variant ?? '')) {
+        this.store.remember(id, file);
+        return { id, file };
+      }
+    }
   }
-  try {
-    const held = await heldEvents(store, id);
-    const fresh = newEvents(held.sigs, s.events);
-    if (fresh.length) await store.append(id, withCoverage(fresh, held.count));
-    countOutcome(report, id, s.source, exists && held.count > 0, fresh.length);
-  } finally {
-    await store.release(id);
+
+  private idMap(): Map<string, string> {
+    if (this.ids) return this.ids;
+    const ids = new Map<string, string>();
+    for (const dir of projectFolders(this.store.root)) {
+      let names: string[];
+      try {
+        names = folderNames(dir);
+      } catch (e) {
+        throw new Error(`cannot read the store folder ${dir} (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
+      }
+      if (!this.dryRun) sweepStaged(dir, names);
+      for (const n of names) if (n.endsWith('.jsonl') && !n.startsWith('.')) ids.set(n.slice(0, -6), join(dir, n));
+    }
+    this.ids = ids;
+    return ids;
   }
-  return id;
+
+  /** Makes the batch durable and visible, then lets the ledger record the files it came from. */
+  async commit(): Promise<void> {
+    if (this.batch.length === 0 && this.pending.length === 0) return;
+    const batch = this.batch;
+    const pending = this.pending;
+    this.batch = [];
+    this.batchBytes = 0;
+    this.pending = [];
+    let result: { visible: Staged[]; taken: Staged[] };
+    try {
+      result = await commitStaged(batch);
+    } catch (e) {
+      throw writeFailure(e);
+    }
+    const taken = new Set(result.taken.map((s) => s.id));
+    for (const p of pending) {
+      if (p.staged.some((x) => taken.has(x.id))) continue; // another importer made it: compared next run
+      for (const x of p.staged) this.store.remember(x.id, x.file);
+      p.entry.sessions.push(...p.staged);
+      this.ledger.files[p.path] = p.entry;
+    }
+  }
+
+  discard(): void {
+    for (const s of this.batch) discardStaged(s);
+    this.batch = [];
+    this.pending = [];
+  }
 }
 
-/**
- * Our id for a mapped session: the derived one, or, when a session of another source holds it
- * (two sources born in the same second whose hashes meet), the next probe's.
- */
-async function locate(store: SessionStore, s: MappedSession): Promise<{ id: string; exists: boolean }> {
-  for (let probe = 0; ; probe++) {
-    const id = importedId(s.createdAt, s.source, s.variant, probe);
-    const file = await store.pathOf(id).catch(() => undefined);
-    if (!file) return { id, exists: false };
-    const src = (await readMeta(file)).meta.source as SourceRef | undefined;
-    if (src && src.tool === s.source.tool && src.id === s.source.id && (src.variant ?? '') === (s.variant ?? ''))
-      return { id, exists: true };
+/** One lstat, synchronous (a run with nothing new makes one a session: no thread-pool round trip). */
+function lstatQuiet(file: string): Stats | undefined {
+  try {
+    return lstatSync(file);
+  } catch {
+    return undefined;
   }
+}
+
+/** Which mapped session a ledger session is: the tool's id and the variant. */
+function keyOf(s: MappedSession): string {
+  return `${s.source.id}\0${s.variant ?? ''}`;
+}
+
+/** The file is as the ledger saw it: by its stat where discovery gave ctime and inode, else also its tail. */
+async function sameAsBefore(last: LedgerEntry, file: SourceFile): Promise<boolean> {
+  if (last.size !== file.size || last.mtimeNs !== file.mtimeNs.toString()) return false;
+  if (file.ctimeNs !== undefined && !file.parts?.length) return last.ctimeNs === file.ctimeNs.toString() && last.ino === String(file.ino);
+  if (last.failed) return true;
+  return last.offset === file.size && (await signatureAt(file.path, file.size).catch(() => '')) === last.sig;
+}
+
+/** The file is the one the ledger saw, only longer: same inode, and the bytes before the old end unchanged. */
+async function grewOnly(last: LedgerEntry, file: SourceFile): Promise<boolean> {
+  if (file.parts?.length || file.ino === undefined || last.ino !== String(file.ino)) return false;
+  if (last.offset <= 0 || file.size <= last.offset) return false;
+  return (await signatureAt(file.path, last.offset).catch(() => '')) === last.sig;
+}
+
+function writeFailure(e: unknown): Error {
+  if (isStoreError(e) && (e.code === 'no-space' || e.code === 'read-only' || e.code === 'io')) return new WriteFailure(e.message);
+  return e as Error;
 }
 
 function countOutcome(report: ImportReport, id: string, source: SourceRef, existed: boolean, fresh: number): void {
@@ -323,10 +557,6 @@ function countOutcome(report: ImportReport, id: string, source: SourceRef, exist
   else if (fresh > 0) report.updated++;
   else report.unchanged++;
   if (!existed || fresh > 0) report.sessions.push({ id, source });
-}
-
-async function heldSignatures(store: SessionStore, id: string): Promise<string[]> {
-  return (await heldEvents(store, id)).sigs;
 }
 
 async function heldEvents(store: SessionStore, id: string): Promise<{ sigs: string[]; count: number }> {

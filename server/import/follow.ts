@@ -1,62 +1,58 @@
-// Live following of other AI tools' data folders: the sidecar watches each importer's roots
-// (fs.watch, recursive, where the platform has it) and polls them as well (a folder that does
-// not exist yet, a network disk, a platform without recursive watching), and after a change
-// settles re-runs the import engine. The engine's ledger makes a run cheap: an unchanged source
-// costs a stat and a tail read, a grown one appends only its new records. What the engine writes
-// lands in the store, whose own watcher (server/store/watch.ts) turns it into session/didChange.
+// Live following of other AI tools' data folders: the sidecar learns of changes from the file
+// system and re-runs the import engine after a change settles. It idles: nothing runs while
+// nothing changes, but for a stat-only sweep every `sweepMs` (the safety net for a change a
+// watch missed), and a run with nothing new costs a stat of each source (the engine's ledger).
+// What the engine writes lands in the store, whose own watcher (server/store/watch.ts) turns it
+// into session/didChange; what it could not import is told once per file and problem.
+//
+// Watching: one fs.watch a folder, not recursive. Node 20's recursive fs.watch on Linux walks
+// the whole tree and puts an inotify watch on every file as well (thousands for a heavy user's
+// history); the folders that hold sessions are enough: each run's discovery says which they are
+// (with their parents up to the root, where a new project or day folder appears), and the set
+// is brought up to date after every run. Where a folder cannot be watched (inotify limits, a
+// network disk, a folder that does not exist yet), polling at `pollMs` takes over.
 // Depends on the engine (./engine.ts) and node:fs only.
 
-import { watch, type FSWatcher } from 'node:fs';
+import { statSync, watch, type FSWatcher } from 'node:fs';
+import { dirname, relative, resolve, sep } from 'node:path';
 import type { SessionStore } from '../store/store.js';
-import { runImport, type ImportJob, type ImportReport } from './engine.js';
+import { runImport, type ImportJob, type ImportProblem, type ImportReport } from './engine.js';
 
 export interface FollowOptions {
   /** Quiet time after a change before the engine runs (ms). */
   debounceMs?: number;
-  /** How often the roots are polled (ms): the fallback when fs.watch is off or misses a change. */
+  /** How often the roots are polled (ms) when they cannot be watched. */
   pollMs?: number;
+  /** The stat-only sweep while watching (ms). */
+  sweepMs?: number;
   /** Poll only, never fs.watch. */
   poll?: boolean;
   onReport?: (r: ImportReport) => void;
+  /** A problem not told before (per file and message). */
+  onProblem?: (p: ImportProblem & { tool: string }) => void;
   onError?: (e: unknown) => void;
 }
 
 export interface Follower {
-  /** 'watch' when every root that exists is watched by fs.watch, else 'poll'. */
+  /** 'watch' when every root that exists is watched, else 'poll'. */
   readonly mode: 'watch' | 'poll';
   /** Runs the engine now (or after the run in progress) and resolves with its report. */
   runNow(): Promise<ImportReport>;
   close(): void;
 }
 
-/** With fs.watch on, polling is only a safety net; without it, it is how changes are seen. */
-const WATCHED_POLL_FACTOR = 15;
-
 export function followImports(store: SessionStore, jobs: ImportJob[], o: FollowOptions = {}): Follower {
   const debounceMs = o.debounceMs ?? 200;
   const pollMs = o.pollMs ?? 2000;
-  const watchers: FSWatcher[] = [];
-  let allWatched = !o.poll;
-  if (!o.poll)
-    for (const root of jobs.flatMap((j) => j.roots)) {
-      try {
-        const w = watch(root, { recursive: true, persistent: false }, () => schedule());
-        w.on('error', (e) => {
-          o.onError?.(e);
-          w.close();
-        });
-        watchers.push(w);
-      } catch {
-        allWatched = false; // missing folder or no recursive watch here: the poll sees it
-      }
-    }
-  const mode: 'watch' | 'poll' = allWatched && watchers.length > 0 ? 'watch' : 'poll';
-
+  const sweepMs = o.sweepMs ?? 60_000;
+  const roots = jobs.flatMap((j) => j.roots.map((r) => resolve(r)));
+  const watches = new FolderWatches(roots, () => schedule(), !o.poll);
   let closed = false;
   let timer: NodeJS.Timeout | undefined;
   let running: Promise<ImportReport> | undefined;
   let again: Promise<ImportReport> | undefined;
   const ac = new AbortController();
+  const told = new Set<string>();
 
   /** Debounced, but a tool that never stops writing still gets imported every few debounces. */
   let pendingSince = 0;
@@ -77,8 +73,17 @@ export function followImports(store: SessionStore, jobs: ImportJob[], o: FollowO
   }
 
   async function once(): Promise<ImportReport> {
-    const r = await runImport(store, jobs, { signal: ac.signal });
-    if (!closed) o.onReport?.(r);
+    const r = await runImport(store, jobs, { signal: ac.signal, seen: true });
+    if (closed) return r;
+    watches.update(r.seen ?? []);
+    for (const p of r.problems) {
+      if (roots.includes(p.path) && !existsQuick(p.path)) continue; // a tool not installed (yet)
+      const key = `${p.path}\0${p.message}`;
+      if (told.has(key)) continue;
+      told.add(key);
+      o.onProblem?.({ ...p, tool: p.tool ?? '' });
+    }
+    o.onReport?.(r);
     return r;
   }
 
@@ -98,7 +103,20 @@ export function followImports(store: SessionStore, jobs: ImportJob[], o: FollowO
     return again;
   }
 
-  const poller = setInterval(() => timer || schedule(), mode === 'watch' ? pollMs * WATCHED_POLL_FACTOR : pollMs);
+  watches.update([]);
+  const mode: 'watch' | 'poll' = !o.poll && !watches.failed && watches.size > 0 ? 'watch' : 'poll';
+  // Watching: a sweep now and then, and a stat of each root not there yet (it starts a run when
+  // it appears). Polling: a run every pollMs (each costs a stat a source).
+  let lastSweep = Date.now();
+  const poller = setInterval(() => {
+    if (timer || running) return;
+    if (mode === 'poll' || Date.now() - lastSweep >= sweepMs) {
+      lastSweep = Date.now();
+      schedule();
+      return;
+    }
+    for (const r of roots) if (!watches.has(r) && existsQuick(r)) return schedule();
+  }, pollMs);
   poller.unref();
   schedule();
 
@@ -110,7 +128,81 @@ export function followImports(store: SessionStore, jobs: ImportJob[], o: FollowO
       ac.abort();
       if (timer) clearTimeout(timer);
       clearInterval(poller);
-      for (const w of watchers) w.close();
+      watches.close();
     },
   };
+}
+
+/** One fs.watch a folder: the roots, and each source's folder with its parents up to its root. */
+class FolderWatches {
+  private readonly watchers = new Map<string, FSWatcher>();
+  /** A root that exists could not be watched: the follower polls. */
+  failed = false;
+  private closed = false;
+
+  constructor(
+    private readonly roots: string[],
+    private readonly onChange: () => void,
+    private readonly enabled: boolean,
+  ) {}
+
+  get size(): number {
+    return this.watchers.size;
+  }
+
+  has(dir: string): boolean {
+    return this.watchers.has(dir);
+  }
+
+  /** Brings the set up to date with the sources a run discovered. */
+  update(seen: string[]): void {
+    if (!this.enabled || this.closed) return;
+    const want = new Set<string>(this.roots);
+    for (const s of seen) {
+      const root = this.roots.find((r) => s === r || s.startsWith(r + sep));
+      if (!root) continue;
+      for (let d = dirname(s); d.length >= root.length && !relative(root, d).startsWith('..'); d = dirname(d)) {
+        if (want.has(d) && d !== dirname(s)) break;
+        want.add(d);
+        if (d === root) break;
+      }
+    }
+    for (const [d, w] of this.watchers)
+      if (!want.has(d)) {
+        w.close();
+        this.watchers.delete(d);
+      }
+    for (const d of want) this.add(d);
+  }
+
+  private add(dir: string): void {
+    if (this.watchers.has(dir)) return;
+    try {
+      const w = watch(dir, { persistent: false }, () => this.onChange());
+      w.on('error', () => {
+        w.close();
+        this.watchers.delete(dir);
+        this.onChange(); // a folder removed or renamed: the next run sees what is there now
+      });
+      this.watchers.set(dir, w);
+    } catch (e) {
+      // A root that is not there yet is looked for at every poll; one that cannot be watched is polled.
+      if (this.roots.includes(dir) && (e as NodeJS.ErrnoException).code !== 'ENOENT') this.failed = true;
+    }
+  }
+
+  close(): void {
+    this.closed = true;
+    for (const w of this.watchers.values()) w.close();
+    this.watchers.clear();
+  }
+}
+
+function existsQuick(p: string): boolean {
+  try {
+    statSync(p);
+    return true;
+  } catch {
+    return false;
+  }
 }

@@ -58,6 +58,12 @@ export interface SourceFile {
   size: number;
   /** The latest of the file and its parts. */
   mtimeNs: bigint;
+  /**
+   * The file's own inode change time and inode number, where discovery has them (statFile): with
+   * size and mtime they let the engine skip an unchanged file on its stat alone.
+   */
+  ctimeNs?: bigint;
+  ino?: bigint;
   /** Other files read as part of this session (Claude Code's subagent files), when there are. */
   parts?: string[];
 }

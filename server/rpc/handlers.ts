@@ -828,7 +828,11 @@ const sessionImport: Handler<typeof P.sessionImport> = async (p, token, ctx) => 
     const report = await runImport(ctx.store, jobs, {
       dryRun: !!p.dryRun,
       signal: abortSignalOf(token, progress.token),
-      onProgress: (done, total) => progress.report(`${done} of ${total} source files`, Math.round((done / Math.max(1, total)) * 100)),
+      onProgress: (done, total, bytes, totalBytes) =>
+        progress.report(
+          `${done} of ${total} source files, ${Math.round(bytes / 1048576)} of ${Math.round(totalBytes / 1048576)} MB`,
+          Math.round((bytes / Math.max(1, totalBytes)) * 100),
+        ),
     });
     check(token, progress.token);
     // A folder named by `from` that cannot be read fails the request, as the CLI exits non-zero.

@@ -11,7 +11,7 @@ import { ForkedFrom, ImportSource, IncomingEvent, MetaLine, SessionEvent, Sessio
 
 // PROTOCOL_VERSION (bumped on any incompatible change to a method below; clients read it from
 // `initialize`), CALLBACKS and FEATURES live in wire.ts, which needs no zod.
-import { FEATURES, DID_CHANGE } from './wire.js';
+import { FEATURES, DID_CHANGE, IMPORT_PROBLEM } from './wire.js';
 export { PROTOCOL_VERSION, CALLBACKS, FEATURES, type Callback, type Feature } from './wire.js';
 
 export type Direction = 'clientToServer' | 'serverToClient';
@@ -724,6 +724,18 @@ export const sessionDidChange = notification(
   'A session was created, appended to, renamed or deleted, by any process.',
 );
 
+export const importProblem = notification(
+  IMPORT_PROBLEM,
+  'serverToClient',
+  z.object({
+    tool: z.string().describe('The importer: `claude-code`, `codex`, ...'),
+    path: z.string().describe('The source file (or data folder) the problem is about.'),
+    message: z.string().describe('What went wrong, in words a user understands.'),
+    fatal: z.boolean().optional().describe('The store could not be written (full, read-only): the import stopped.'),
+  }),
+  'A problem of following imports (initializationOptions.followImports), sent once per file and problem: a source that cannot be read, a record left out, a full store. A failing file is retried when it changes, else after 30 s, doubling.',
+);
+
 // ---------------------------------------------------------------------------------------------
 
 export const REQUESTS = [
@@ -750,7 +762,7 @@ export const REQUESTS = [
   sessionTitle,
   sessionSummarize,
 ] as const;
-export const NOTIFICATIONS = [sessionDidChange] as const;
+export const NOTIFICATIONS = [sessionDidChange, importProblem] as const;
 export const ALL_MESSAGES: readonly (RequestDescriptor | NotificationDescriptor)[] = [...REQUESTS, ...NOTIFICATIONS];
 
 export type ParamsOf<D extends { params: z.ZodType }> = z.output<D['params']>;

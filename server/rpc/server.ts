@@ -37,7 +37,7 @@ import { FrameGuard } from './frames.js';
 import { RpcErrorCodes, invalidParams, rpcError, toResponseError } from './errors.js';
 import type { Context, Progress, TitleJobs } from './handlers.js';
 import type * as P from './protocol.js';
-import { CALLBACKS, DID_CHANGE, PROTOCOL_VERSION, type Callback, type Feature } from './wire.js';
+import { CALLBACKS, DID_CHANGE, IMPORT_PROBLEM, PROTOCOL_VERSION, type Callback, type Feature } from './wire.js';
 
 // `initialize` is answered before the store, the handlers and zod behind them are loaded; they
 // are loaded just after it, and every other request (and shutdown) waits for them. Kept for the
@@ -265,6 +265,11 @@ class Sidecar {
       onReport: (r) => {
         if (r.imported || r.updated) this.log.info(`followImports: imported ${r.imported}, updated ${r.updated}`);
         for (const p of r.problems) this.log.debug(`followImports: ${p.path}: ${p.message}`);
+      },
+      // Once per file and problem (the follower remembers what it told): the editor shows it.
+      onProblem: (p) => {
+        this.log.warn(`followImports: ${p.path}: ${p.message}`);
+        if (this.phase === 'running') void this.conn.sendNotification(IMPORT_PROBLEM, p);
       },
       onError: (e) => this.log.warn(`followImports: ${(e as Error)?.message ?? e}`),
     });

@@ -33,3 +33,4 @@ export type Feature = (typeof FEATURES)[number];
 
 /** The method name of protocol.ts's sessionDidChange. */
 export const DID_CHANGE = 'session/didChange';
+export const IMPORT_PROBLEM = '$/levelcode/importProblem';

@@ -211,6 +211,14 @@ export class SessionStore {
     return found;
   }
 
+  /**
+   * Tells the store where a session's file is (the import engine lists the folders once a run):
+   * the next pathOf checks it with one lstat instead of looking in every project folder.
+   */
+  remember(id: string, file: string): void {
+    if (isSessionId(id)) this.located.set(id, file);
+  }
+
   // ---- writing -------------------------------------------------------------------------------
 
   /** Creates a session: its file with the meta line, fsync'd. This store then owns it. */

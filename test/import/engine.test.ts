@@ -101,3 +101,70 @@ it("records an imported session's git identity, so that History follows its fold
     await rm(tmp, { recursive: true, force: true });
   }
 });
+
+it('a source that cannot be read is not read again until it changes; one that grew is read once, ours is not', async () => {
+  const tmp = await mkdtemp(join(tmpdir(), 'lcs-engine-'));
+  try {
+    const path = join(tmp, 'a.log');
+    await writeFile(path, 'first\n');
+    const { statSync } = await import('node:fs');
+    const stat = (): SourceFile => {
+      const st = statSync(path, { bigint: true });
+      return { path, size: Number(st.size), mtimeNs: st.mtimeNs - 10_000_000_000n, ctimeNs: st.ctimeNs, ino: st.ino };
+    };
+    let reads = 0;
+    let fail = true;
+    const importer: Importer = {
+      tool: 'test',
+      label: 'Test',
+      defaultRoots: () => [],
+      discover: async () => [stat()],
+      read: async (): Promise<MappedSession[]> => {
+        reads++;
+        if (fail) throw new Error('cannot read it today');
+        const lines = readFileSync(path, 'utf8').trimEnd().split('\n');
+        return [
+          {
+            source: { tool: 'test', path, id: 'a', project: tmp },
+            createdAt: T,
+            events: lines.map((l) => ({ kind: 'user', t: T, content: l, raw: { l } })),
+            problems: [],
+          },
+        ];
+      },
+    };
+    const store = new SessionStore({ root: join(tmp, 'store') });
+    const o = { ledger: join(tmp, 'ledger.json') };
+    const jobs = [{ importer, roots: [tmp] }];
+    const r1 = await runImport(store, jobs, o);
+    expect(r1.problems).toEqual([{ path, message: 'cannot read it today', tool: 'test' }]);
+    const r2 = await runImport(store, jobs, o);
+    expect(reads, 'unchanged and failing: not read again before its retry time').toBe(1);
+    expect(r2.problems[0]!.message).toMatch(/cannot read it today \(not read again until it changes\)/);
+    fail = false;
+    await writeFile(path, 'first\nsecond\n');
+    expect(await runImport(store, jobs, o)).toMatchObject({ imported: 1 });
+    expect(reads, 'changed: read at once').toBe(2);
+    expect(await runImport(store, jobs, o)).toMatchObject({ unchanged: 1 });
+    expect(reads, 'unchanged: decided on its stat').toBe(2);
+    const { appendFileSync } = await import('node:fs');
+    appendFileSync(path, 'third\n');
+    // A session that grew: the ledger says which events we hold, so our copy is not read.
+    const read = store.read.bind(store);
+    let ours = 0;
+    store.read = (...a: Parameters<typeof store.read>) => (ours++, read(...a));
+    expect(await runImport(store, jobs, o)).toMatchObject({ updated: 1 });
+    expect(ours).toBe(0);
+    const [entry] = (await listSessions(store.root, {})).sessions;
+    const text = readFileSync(join(store.root, projectSlug(realpathSync(tmp)), `${entry!.id}.jsonl`), 'utf8');
+    expect(
+      text
+        .trimEnd()
+        .split('\n')
+        .slice(1)
+        .map((l) => JSON.parse(l).content),
+    ).toEqual(['first', 'second', 'third']);
+  } finally {
+    await rm(tmp, { recursive: true, force: true });
+  }
+});

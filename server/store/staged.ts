@@ -1,0 +1,199 @@
+// Imported sessions written whole, in batches: the import engine's write path into the store.
+// A new session is written in one go (its meta line and every event) under a hidden temporary
+// name in its project folder (`.<id>.jsonl.importing-<pid>`, which no listing reads), and only
+// becomes visible when its batch is committed: one durability barrier for the batch's data,
+// then each file linked to its real name (exclusively: a session that appeared meanwhile is
+// never overwritten), then one barrier for the names. A crash before the commit leaves only
+// hidden files the next import sweeps; a full disk leaves nothing visible; so a session never
+// appears without its events, and a 0-turn row cannot come from an import.
+// The barrier is the fsyncs of the batch's files issued together, then of their folders.
+// Depends on the store's files helpers, the event schema (validateBatch) and node:fs.
+
+import { closeSync, constants, linkSync, openSync, readdirSync, unlinkSync } from 'node:fs';
+import { open } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { MetaLine } from '../format/events.js';
+import { fromFsError } from './errors.js';
+import { writeAllSync } from './files.js';
+import { validateBatch, type SessionStore } from './store.js';
+
+export interface Staged {
+  id: string;
+  dir: string;
+  /** The hidden temporary name the session is written under. */
+  temp: string;
+  /** Its real name, once committed. */
+  file: string;
+  bytes: number;
+  /** Events written (after the meta line). */
+  events: number;
+}
+
+const STAGE_MARK = '.importing-';
+/** Lines are gathered into writes of about this size: a huge session never sits in memory twice. */
+const WRITE_CHUNK = 4 << 20;
+
+/**
+ * Writes a new session (meta line and events) under a hidden name in its project folder. An
+ * event the schema refuses (nested too deep, not serialisable) is left out and passed to
+ * `onBad` with its index; the rest is written. Nothing is durable or visible until commitStaged.
+ */
+export async function stageSession(
+  store: SessionStore,
+  meta: MetaLine,
+  events: unknown[],
+  onBad: (index: number, message: string) => void,
+): Promise<Staged> {
+  const dir = store.projectDirOf(meta.project);
+  await store.prepareProjectDir(dir);
+  const temp = join(dir, `.${meta.id}.jsonl${STAGE_MARK}${process.pid}`);
+  let fd: number;
+  try {
+    fd = openSync(temp, constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | (constants.O_NOFOLLOW ?? 0), 0o600);
+  } catch (e) {
+    throw fromFsError(e, `cannot create a session in ${dir}`);
+  }
+  let bytes = 0;
+  let written = 0;
+  try {
+    let parts: Buffer[] = [Buffer.from(JSON.stringify(meta) + '\n')];
+    let pending = parts[0]!.length;
+    const flush = () => {
+      if (!pending) return;
+      const buf = parts.length === 1 ? parts[0]! : Buffer.concat(parts, pending);
+      writeAllSync(fd, buf);
+      bytes += pending;
+      parts = [];
+      pending = 0;
+    };
+    for (let i = 0; i < events.length; i++) {
+      let text: string;
+      try {
+        text = validateBatch([events[i]])[0]!.text;
+      } catch (e) {
+        onBad(i, (e as Error).message);
+        continue;
+      }
+      const b = Buffer.from(text + '\n');
+      parts.push(b);
+      pending += b.length;
+      written++;
+      if (pending >= WRITE_CHUNK) flush();
+    }
+    flush();
+  } catch (e) {
+    closeQuietly(fd);
+    unlinkQuietly(temp);
+    throw fromFsError(e, `cannot write the new session ${meta.id}`);
+  }
+  closeQuietly(fd);
+  return { id: meta.id, dir, temp, file: join(dir, `${meta.id}.jsonl`), bytes, events: written };
+}
+
+/**
+ * Makes a batch of staged sessions durable and visible: barrier, exclusive links to the real
+ * names, barrier. Returns those made visible and those whose name was taken meanwhile (another
+ * importer made that session first: nothing of theirs was touched, ours is dropped).
+ */
+export async function commitStaged(batch: Staged[]): Promise<{ visible: Staged[]; taken: Staged[] }> {
+  const visible: Staged[] = [];
+  const taken: Staged[] = [];
+  if (batch.length === 0) return { visible, taken };
+  await durableBarrier(batch.map((s) => s.temp));
+  try {
+    for (const s of batch) {
+      try {
+        linkSync(s.temp, s.file);
+        visible.push(s);
+      } catch (e) {
+        if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
+        taken.push(s);
+      }
+    }
+  } catch (e) {
+    for (const s of batch) unlinkQuietly(s.temp);
+    throw fromFsError(e, 'cannot make the imported sessions visible');
+  } finally {
+    for (const s of batch) unlinkQuietly(s.temp);
+  }
+  await durableBarrier([...new Set(batch.map((s) => s.dir))]);
+  return { visible, taken };
+}
+
+/** Removes a staged session that will not be committed. */
+export function discardStaged(s: Staged): void {
+  unlinkQuietly(s.temp);
+}
+
+/** Hidden files a killed import left in a project folder (names from its listing), removed. */
+export function sweepStaged(dir: string, names: string[]): void {
+  for (const n of names) {
+    const at = n.lastIndexOf(STAGE_MARK);
+    if (!n.startsWith('.') || at < 0) continue;
+    const pid = Number(n.slice(at + STAGE_MARK.length));
+    if (pid === process.pid || alive(pid)) continue;
+    unlinkQuietly(join(dir, n));
+  }
+}
+
+/** The names in a project folder, for the engine's id map (errors are the caller's). */
+export function folderNames(dir: string): string[] {
+  return readdirSync(dir);
+}
+
+/**
+ * Everything written so far to these files and folders is on disk when this resolves: their
+ * fsyncs issued together (a journaling file system commits them as one group), not one by one.
+ * Rejected alternative: syncfs(2) (`sync -f`), one call, but it also waits for every other
+ * process's dirty data on that file system, seconds on a busy machine.
+ */
+export async function durableBarrier(paths: string[]): Promise<void> {
+  let next = 0;
+  const worker = async () => {
+    while (next < paths.length) await fsyncPath(paths[next++]!);
+  };
+  await Promise.all(Array.from({ length: Math.min(16, paths.length) }, worker));
+}
+
+async function fsyncPath(p: string): Promise<void> {
+  let fh: import('node:fs/promises').FileHandle | undefined;
+  try {
+    fh = await open(p, constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0));
+  } catch (e) {
+    throw fromFsError(e, `cannot make ${p} durable`);
+  }
+  try {
+    await fh.sync();
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    if (code !== 'EINVAL' && code !== 'ENOTSUP') throw fromFsError(e, `cannot make ${p} durable`); // a folder some platforms cannot sync
+  } finally {
+    await fh.close().catch(() => {});
+  }
+}
+
+function alive(pid: number): boolean {
+  if (!Number.isInteger(pid) || pid <= 0) return false;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+function closeQuietly(fd: number): void {
+  try {
+    closeSync(fd);
+  } catch {
+    /* already closed */
+  }
+}
+
+function unlinkQuietly(p: string): void {
+  try {
+    unlinkSync(p);
+  } catch {
+    /* gone already */
+  }
+}
