@@ -35,7 +35,11 @@ export const RELEVANCE: Judged[] = [
   { query: 'planning doc', expect: ['gemini:sess-uuid-tool-results'], why: 'Gemini session "Read the planning doc"' },
   { query: 'synthetic files', expect: ['codex:11111111'], why: 'Codex session "List the synthetic files."' },
   { query: 'malformed input', expect: ['codex:66666666'], why: 'Codex session "Safe line before malformed input."' },
-  { query: 'question in a fork', expect: ['codex:01a23813-e4d6'], why: 'the Codex fork whose first message is that' },
+  {
+    query: 'question in a fork',
+    expect: ['codex:01a23813-e4d6', 'claude-code:7745c106', 'claude-code:5ff30d82'],
+    why: 'the forks the real Codex and Claude Code wrote, each asked that question',
+  },
   { query: 'latest build issue', expect: ['cursor-agent:9a8b7c6d'], why: 'cursor-agent session explaining the latest build issue' },
   { query: 'repomap lint', expect: ['aider:*-L1'], why: 'aider lint run over aider/repomap.py' },
   { query: 'who are you', expect: ['vscode:827d91ce'], why: 'Copilot chat "@fixture Hello, who are you?"' },
@@ -47,7 +51,7 @@ export const RELEVANCE: Judged[] = [
   { query: 'tool:aider timeout', expect: ['aider:*-L18'], why: 'the only aider session about a timeout' },
   { query: 'project:payments redis', expect: ['title:Flaky refund test', 'title:Redis cache eviction'], why: 'both payments sessions talk of redis' },
   { query: '"file walker"', expect: ['title:Speed up the file walker'], why: 'the phrase is its title' },
-  { query: 'docstring -util.py', expect: ['title:Docs for the HTTP client'], why: 'docstrings, but not the util.py session' },
+  { query: 'docstring* -util.py', expect: ['title:Docs for the HTTP client'], why: 'docstrings (a prefix, for the plural), but not the sessions that name util.py' },
   { query: 'second attempt after compaction', expect: ['claude-code:ccl_dag_compact_after_rewind'], why: 'the Claude Code session with a second attempt, then a compaction' },
 ];
 
