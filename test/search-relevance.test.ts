@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { buildRelevanceStore } from './helpers/relevance-store.js';
 import { RELEVANCE, score, sessionKey } from './helpers/relevance-set.js';
 import { searchSessions } from '../server/search/search.js';
+import { callText, connect } from './mcp/harness.js';
 
 let dir: string;
 let root: string;
@@ -49,5 +50,17 @@ describe('relevance', () => {
     const r = await searchSessions(root, 'docstring util.py', { limit: 5 });
     expect(sessionKey(r.sessions[0]!.file)).toBe('title:Add a docstring to util.py');
     expect(r.sessions.map((m) => sessionKey(m.file))).toContain('title:Lint the whole repo');
+  });
+
+  it('MCP recall for "docstring util.py" starts with the session about that (the real MCP server over stdio)', async () => {
+    const c = await connect(root, [], { LEVELCODE_SESSIONS_CACHE: join(dir, 'cache') });
+    try {
+      const r = await callText(c.client, 'recall', { query: 'docstring util.py' });
+      expect(r.isError).toBe(false);
+      expect(r.text.split('\n').find((l) => l.startsWith('## '))).toMatch(/^## Add a docstring to util\.py — /);
+      expect(r.text).toContain('Please add a docstring to parse_args in util.py');
+    } finally {
+      await c.close();
+    }
   });
 });
