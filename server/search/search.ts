@@ -362,7 +362,17 @@ function page<O extends { score: number }>(
   for (; at < order.length && sessions.length < limit; at++) {
     const o = order[at]!;
     const w = who(o);
-    const hits = hitsOf(o, Math.max(1, opts.perSession ?? 3));
+    // A title set again unchanged is one hit (its newest): the same text and place shown once.
+    const want = Math.max(1, opts.perSession ?? 3);
+    const seen = new Map<string, number>();
+    const hits: SearchHit[] = [];
+    for (const h of hitsOf(o, want + 2)) {
+      const key = `${h.where}\0${h.snippet}`;
+      const at = seen.get(key);
+      if (at === undefined) seen.set(key, hits.push(h) - 1);
+      else if (h.seq > hits[at]!.seq) hits[at] = h;
+    }
+    hits.splice(want);
     // A session none of whose hits checks out is left out (its file is indexed again).
     if (hits.length === 0) {
       total--;
