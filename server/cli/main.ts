@@ -717,7 +717,14 @@ async function cmdSearch(args: string[]): Promise<number> {
   try {
     // A project's search covers its History: its own sessions and those moved or relinked into it.
     const sessions = project === undefined ? undefined : (await projectSessionFiles(root, project)).files;
-    r = await searchSessions(root, query, { sessions, since, until, limit, cursor: values.cursor as string | undefined, onProgress: progress?.update });
+    r = await searchSessions(root, query, {
+      sessions,
+      since,
+      until,
+      limit,
+      cursor: values.cursor as string | undefined,
+      onProgress: progress?.update,
+    });
   } catch (e) {
     if (e instanceof QueryError) throw new UsageError(`search: ${e.message}`);
     throw e;

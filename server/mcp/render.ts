@@ -52,8 +52,12 @@ export function hitsText(o: { query: string; where: string; found: Found; skip: 
 }
 
 function sessionLines(m: FoundSession, n: number): string[] {
-  const out = [`${n}. ${m.title} — ${m.sessionId}`, `   last active ${formatTime(m.t)} · source ${sourceLabel(m.origin)} · project ${m.project}`];
-  for (const h of m.hits) out.push(`   - ${cite(h.sessionId, h.seq)} · ${formatTime(h.t)} · ${speaker(h.kind, h.where)}: ${oneLine(h.snippet, 400)}`);
+  const out = [
+    `${n}. ${m.title} — ${m.sessionId}`,
+    `   last active ${formatTime(m.t)} · source ${sourceLabel(m.origin)} · project ${m.project}`,
+  ];
+  for (const h of m.hits)
+    out.push(`   - ${cite(h.sessionId, h.seq)} · ${formatTime(h.t)} · ${speaker(h.kind, h.where)}: ${oneLine(h.snippet, 400)}`);
   return out;
 }
 

@@ -61,7 +61,13 @@ const searchShape = {
       'Words (all must occur in one session, any order, whole words; word* a prefix), "quoted phrases", -excluded, and filters tool:NAME project:PATH since:DATE until:DATE role:user|assistant|tool|title|compact.',
     ),
   ...scopeShape,
-  limit: z.number().int().min(1).max(50).default(10).describe('Sessions to return, best first, each with its best turns (1-50, default 10).'),
+  limit: z
+    .number()
+    .int()
+    .min(1)
+    .max(50)
+    .default(10)
+    .describe('Sessions to return, best first, each with its best turns (1-50, default 10).'),
   offset: z.number().int().min(0).max(10_000).default(0).describe('Sessions to skip, for the next page (default 0).'),
 };
 

@@ -9,6 +9,9 @@
 import { SearchCache } from '../search/cache.js';
 import { buildCache, listSessionFiles, searchSessions, type SearchOptions, type SearchResult } from '../search/search.js';
 
+/** How long a search waits for a build in progress before it scans instead. */
+const WAIT_FOR_BUILD_MS = 250;
+
 interface Progress {
   report(message: string, percentage?: number): void;
   done(): void;
@@ -75,6 +78,8 @@ export class LiveSearch {
 
   /** A search: from the cache once built (synced first when something changed), else by scanning. */
   async search(query: string, opts: SearchOptions): Promise<SearchResult> {
+    // A build about to end (a small store) is waited for a moment; a long one is not.
+    if (this.building) await Promise.race([this.building, new Promise((r) => setTimeout(r, WAIT_FOR_BUILD_MS))]);
     const cache = this.cache;
     if (!cache || this.building || !cache.built) return searchSessions(this.root, query, { ...opts, cache: null });
     return this.serial(async () => {

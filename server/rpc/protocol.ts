@@ -511,7 +511,11 @@ export const sessionSearch = request(
     total: z.number().int().describe('Matching sessions in all, whatever `limit` is.'),
     files: z.number().int().describe('Session files searched.'),
     cursor: z.string().optional().describe('Pass it back for the next page; absent on the last one.'),
-    ranked: z.boolean().describe('false: the search cache was being built and the answer came from scanning the files (same matches, counts in place of BM25).'),
+    ranked: z
+      .boolean()
+      .describe(
+        'false: the search cache was being built and the answer came from scanning the files (same matches, counts in place of BM25).',
+      ),
     problems: z.array(Problem),
   }),
   'Ranked full-text search over the session files.',

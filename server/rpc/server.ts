@@ -173,7 +173,12 @@ class Sidecar {
    */
   private loadCore(): Promise<Core> {
     this.coreLoading ??= (async () => {
-      const loading = Promise.all([import('../store/store.js'), import('./handlers.js'), import('./protocol.js'), import('./live-search.js')]);
+      const loading = Promise.all([
+        import('../store/store.js'),
+        import('./handlers.js'),
+        import('./protocol.js'),
+        import('./live-search.js'),
+      ]);
       loading.catch(() => undefined); // awaited below; not unhandled if settle() throws first
       // The watcher's snapshot is completed before any request is served, so that what a first
       // session/list shows is what later changes are compared with. Taken while the modules

@@ -23,7 +23,7 @@
 // bundle, on the editor's newer Node). Depends on node:fs, store/files.ts, store/cache-dir.ts,
 // texts.ts; nothing of JSON-RPC.
 
-import { closeSync, readSync, rmSync, statSync } from 'node:fs';
+import { closeSync, lstatSync, readSync, rmSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { cachePaths, ensureCacheFolder } from '../store/cache-dir.js';
@@ -149,12 +149,22 @@ export class SearchCache {
     this.built = (db.prepare("SELECT value FROM about WHERE key='built'").get() as { value: string } | undefined)?.value === '1';
   }
 
-  /** Opens (or makes) the cache of the store at `root`; one that does not check out is made anew. */
+  /**
+   * Opens (or makes) the cache of the store at `root`; one that does not check out is made anew.
+   * Whatever is in its place that is not a regular file (a symlink, a FIFO) is removed, never
+   * followed nor waited on. When no cache can be kept there (a cache folder that cannot be
+   * made), the cache lives in memory for this search: the same answer, built each time.
+   */
   static open(root: string, path = cacheFile(root)): SearchCache {
-    ensureCacheFolder(path);
+    try {
+      ensureCacheFolder(path);
+    } catch {
+      path = ':memory:';
+    }
     for (let attempt = 0; ; attempt++) {
       let db: Db | undefined;
       try {
+        if (path !== ':memory:') for (const f of [path, `${path}-wal`, `${path}-shm`]) if (planted(f)) rmSync(f, { force: true });
         db = open(path);
         db.exec(SCHEMA);
         const format = db.prepare("SELECT value FROM about WHERE key='format'").get() as { value: string } | undefined;
@@ -163,7 +173,12 @@ export class SearchCache {
         return new SearchCache(db);
       } catch (e) {
         db?.close();
-        if (attempt > 0 || /search needs/.test((e as Error).message)) throw e;
+        if (/search needs/.test((e as Error).message)) throw e;
+        if (attempt > 0) {
+          if (path === ':memory:') throw e;
+          path = ':memory:';
+          continue;
+        }
         // Not ours, or broken: a cache, so made anew.
         for (const f of [path, `${path}-wal`, `${path}-shm`]) rmSync(f, { force: true });
       }
@@ -294,7 +309,22 @@ export class SearchCache {
         const meta = metaOf(fd);
         if (!meta) return; // no whole meta line yet: nothing to index, looked at again when it grows
         const r = this.ins.file.run(path, meta.id, meta.project, meta.tool, meta.sid, '', st.size, st.mtime, st.ino, meta.end, 0, 0, 0);
-        f = { id: Number(r.lastInsertRowid), path, session: meta.id, project: meta.project, tool: meta.tool, sid: meta.sid, title: '', size: st.size, mtime: st.mtime, ino: st.ino, done: meta.end, seq: 0, last: 0, titled: 0 };
+        f = {
+          id: Number(r.lastInsertRowid),
+          path,
+          session: meta.id,
+          project: meta.project,
+          tool: meta.tool,
+          sid: meta.sid,
+          title: '',
+          size: st.size,
+          mtime: st.mtime,
+          ino: st.ino,
+          done: meta.end,
+          seq: 0,
+          last: 0,
+          titled: 0,
+        };
         this.remember(f);
         off = meta.end;
       }
@@ -357,6 +387,15 @@ export class SearchCache {
       const r = this.ins.row.run(file, seq, off, line.length, time, role);
       this.ins.fts.run(r.lastInsertRowid, texts.join('\n'));
     }
+  }
+}
+
+/** Whether something other than a regular file (or nothing) is at `path`. */
+function planted(path: string): boolean {
+  try {
+    return !lstatSync(path).isFile();
+  } catch {
+    return false;
   }
 }
 

@@ -61,7 +61,7 @@ export function parseQuery(query: string): Query {
     }
     const raw = m[3]!;
     const f = FILTER.exec(raw);
-    if (f && f[2]) {
+    if (f?.[2]) {
       const [, key, value] = f as unknown as [string, keyof Query, string];
       if (key === 'since' || key === 'until') {
         const t = Date.parse(value);

@@ -166,7 +166,13 @@ export async function listSessionFiles(root: string, problems: SearchProblem[] =
 export async function buildCache(
   cache: SearchCache,
   root: string,
-  o: { files?: string[]; problems?: SearchProblem[]; onProgress?: (done: number, total: number) => void; signal?: AbortSignal; yieldMs?: number } = {},
+  o: {
+    files?: string[];
+    problems?: SearchProblem[];
+    onProgress?: (done: number, total: number) => void;
+    signal?: AbortSignal;
+    yieldMs?: number;
+  } = {},
 ): Promise<void> {
   const files = o.files ?? (await listSessionFiles(root, o.problems));
   await cache.sync(files, { problems: o.problems, onProgress: o.onProgress, signal: o.signal, yieldMs: o.yieldMs });
@@ -191,14 +197,20 @@ export async function searchSessions(root: string, query: string, opts: SearchOp
   if (own) {
     try {
       cache = SearchCache.open(root);
-    } catch (e) {
-      problems.push({ file: root, message: `search cache not usable, scanning (${(e as Error).message})` });
+    } catch {
+      cache = null; // no SQLite at all: the files are scanned (the same matches)
     }
   }
   try {
     if (cache && !(opts.fresh && cache.built)) {
       listed = await listSessionFiles(root, problems);
-      if (own || cache.built) await buildCache(cache, root, { files: listed, problems, onProgress: cache.built ? undefined : opts.onProgress, signal: opts.signal });
+      if (own || cache.built)
+        await buildCache(cache, root, {
+          files: listed,
+          problems,
+          onProgress: cache.built ? undefined : opts.onProgress,
+          signal: opts.signal,
+        });
     }
     if (cache?.built) return ranked(cache, q, opts, problems);
     listed ??= await listSessionFiles(root, problems);
@@ -272,7 +284,8 @@ function ranked(cache: SearchCache, q: Query, opts: SearchOptions, problems: Sea
   const every = new Set<number>();
   const phrase = new Set<number>();
   if (q.terms.length > 1) {
-    const ids = (m: string) => (cache.db.prepare(`SELECT rowid AS id FROM fts WHERE fts MATCH ? LIMIT 50000`).all(m) as { id: number }[]).map((r) => r.id);
+    const ids = (m: string) =>
+      (cache.db.prepare(`SELECT rowid AS id FROM fts WHERE fts MATCH ? LIMIT 50000`).all(m) as { id: number }[]).map((r) => r.id);
     for (const id of ids(q.terms.map(ftsTerm).join(' AND '))) every.add(id);
     for (const id of ids(ftsTerm(wholePhrase(q)))) phrase.add(id);
   }
@@ -297,7 +310,14 @@ function ranked(cache: SearchCache, q: Query, opts: SearchOptions, problems: Sea
     q,
     opts,
     problems,
-    (o) => ({ sessionId: o.file.session, project: o.file.project, title: o.file.title, tool: o.file.tool, last: o.file.last, path: o.file.path }),
+    (o) => ({
+      sessionId: o.file.session,
+      project: o.file.project,
+      title: o.file.title,
+      tool: o.file.tool,
+      last: o.file.last,
+      path: o.file.path,
+    }),
     (o, want) => {
       const hits: SearchHit[] = [];
       for (const r of o.best) {
@@ -378,7 +398,16 @@ function page<O extends { score: number }>(
       total--;
       continue;
     }
-    sessions.push({ sessionId: w.sessionId, project: w.project, title: w.title, tool: w.tool, t: new Date(w.last).toISOString(), score: round(o.score), file: w.path, hits });
+    sessions.push({
+      sessionId: w.sessionId,
+      project: w.project,
+      title: w.title,
+      tool: w.tool,
+      t: new Date(w.last).toISOString(),
+      score: round(o.score),
+      file: w.path,
+      hits,
+    });
   }
   void q;
   return {
@@ -429,7 +458,11 @@ function hitOf(
     if (terms && (!best || terms > best.terms || (terms === best.terms && found.length > best.found.length))) best = { text, found, terms };
   }
   if (!best) return null;
-  const { snippet, ranges } = snippetOf(best.text.text, best.found.sort((a, b) => a[0] - b[0]), opts.snippetChars ?? 160);
+  const { snippet, ranges } = snippetOf(
+    best.text.text,
+    best.found.sort((a, b) => a[0] - b[0]),
+    opts.snippetChars ?? 160,
+  );
   return {
     sessionId: s.sessionId,
     project: s.project,
@@ -506,7 +539,11 @@ async function scan(listed: string[], q: Query, opts: SearchOptions, problems: S
       opts,
       problems,
       (o) => o.who,
-      (o, want) => o.hits.sort((a, b) => b.s - a.s).slice(0, want).map((h) => h.hit),
+      (o, want) =>
+        o.hits
+          .sort((a, b) => b.s - a.s)
+          .slice(0, want)
+          .map((h) => h.hit),
       listed.length,
     ),
     ranked: false,

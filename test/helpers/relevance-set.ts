@@ -15,14 +15,30 @@ export interface Judged {
 }
 
 export const RELEVANCE: Judged[] = [
-  { query: 'docstring util.py', expect: ['title:Add a docstring to util.py'], why: 'the session that added docstrings to util.py; others list util.py or document another file' },
-  { query: 'No such file or directory', expect: ['title:Deploy script fails on CI'], why: 'the error is quoted there; "or" inside "forked" is not a match' },
+  {
+    query: 'docstring util.py',
+    expect: ['title:Add a docstring to util.py'],
+    why: 'the session that added docstrings to util.py; others list util.py or document another file',
+  },
+  {
+    query: 'No such file or directory',
+    expect: ['title:Deploy script fails on CI'],
+    why: 'the error is quoted there; "or" inside "forked" is not a match',
+  },
   { query: 'webhook retry', expect: ['aider:*-L2'], why: 'aider chat "add a retry to the webhook"' },
   { query: 'timeout configurable', expect: ['aider:*-L18'], why: 'aider chat "make the timeout configurable"' },
-  { query: 'spinner', expect: ['aider:*-L103', 'aider:*-L1'], why: 'the chat asking to use the Spinner, then the lint run over the spinner code' },
+  {
+    query: 'spinner',
+    expect: ['aider:*-L103', 'aider:*-L1'],
+    why: 'the chat asking to use the Spinner, then the lint run over the spinner code',
+  },
   { query: 'greet function', expect: ['cline:1767603600000'], why: 'cline task "Add a greet() function to src/app.ts"' },
   { query: 'update_entry_fields', expect: ['vscode:export_mcp_tool_error_cyrillic'], why: 'the Copilot chat calling that MCP method' },
-  { query: 'React component TypeScript', expect: ['vscode:test-session-001'], why: 'Copilot chat "How do I create a React component with TypeScript?"' },
+  {
+    query: 'React component TypeScript',
+    expect: ['vscode:test-session-001'],
+    why: 'Copilot chat "How do I create a React component with TypeScript?"',
+  },
   { query: 'fibonacci', expect: ['vscode:test-session-002'], why: 'Copilot chat asking for a fibonacci function' },
   { query: 'notes.txt', expect: ['gemini:f5e51530', 'gemini:38e1a30c'], why: 'the Gemini sessions that created notes.txt' },
   { query: 'login bug', expect: ['pi:pi-test-session-uuid'], why: 'pi session "Fix the login bug"' },
@@ -45,14 +61,34 @@ export const RELEVANCE: Judged[] = [
   { query: 'who are you', expect: ['vscode:827d91ce'], why: 'Copilot chat "@fixture Hello, who are you?"' },
   { query: 'снежных барсах', expect: ['vscode:export_in_progress_tool'], why: 'the Russian chat about snow leopards' },
   { query: 'explain main', expect: ['cursor:b1b2c3d4-0002', 'zed:5f2b9d2e'], why: 'Cursor and Zed chats "Explain what main does"' },
-  { query: 'flaky refund redis', expect: ['title:Flaky refund test'], why: 'the flaky refund test with redis; the other redis session is about eviction' },
+  {
+    query: 'flaky refund redis',
+    expect: ['title:Flaky refund test'],
+    why: 'the flaky refund test with redis; the other redis session is about eviction',
+  },
   { query: 'redis eviction', expect: ['title:Redis cache eviction'], why: 'the session choosing an eviction policy' },
-  { query: 'print a word terminal', expect: ['continue:c5cd0d43', 'continue:dd471311'], why: 'the Continue sessions printing a word in the terminal' },
+  {
+    query: 'print a word terminal',
+    expect: ['continue:c5cd0d43', 'continue:dd471311'],
+    why: 'the Continue sessions printing a word in the terminal',
+  },
   { query: 'tool:aider timeout', expect: ['aider:*-L18'], why: 'the only aider session about a timeout' },
-  { query: 'project:payments redis', expect: ['title:Flaky refund test', 'title:Redis cache eviction'], why: 'both payments sessions talk of redis' },
+  {
+    query: 'project:payments redis',
+    expect: ['title:Flaky refund test', 'title:Redis cache eviction'],
+    why: 'both payments sessions talk of redis',
+  },
   { query: '"file walker"', expect: ['title:Speed up the file walker'], why: 'the phrase is its title' },
-  { query: 'docstring* -util.py', expect: ['title:Docs for the HTTP client'], why: 'docstrings (a prefix, for the plural), but not the sessions that name util.py' },
-  { query: 'second attempt after compaction', expect: ['claude-code:ccl_dag_compact_after_rewind'], why: 'the Claude Code session with a second attempt, then a compaction' },
+  {
+    query: 'docstring* -util.py',
+    expect: ['title:Docs for the HTTP client'],
+    why: 'docstrings (a prefix, for the plural), but not the sessions that name util.py',
+  },
+  {
+    query: 'second attempt after compaction',
+    expect: ['claude-code:ccl_dag_compact_after_rewind'],
+    why: 'the Claude Code session with a second attempt, then a compaction',
+  },
 ];
 
 /** The key of the session in `file` (see above). */

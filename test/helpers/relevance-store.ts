@@ -59,7 +59,16 @@ export const OWN: Own[] = [
     turns: [
       {
         user: 'Please add a docstring to parse_args in util.py explaining each option.',
-        agent: tool('t1', 'Edit', { file_path: 'src/util.py', old_string: 'def parse_args(argv):', new_string: 'def parse_args(argv):\n    """Parse the command line."""' }, 'ok'),
+        agent: tool(
+          't1',
+          'Edit',
+          {
+            file_path: 'src/util.py',
+            old_string: 'def parse_args(argv):',
+            new_string: 'def parse_args(argv):\n    """Parse the command line."""',
+          },
+          'ok',
+        ),
         assistant: 'I added a docstring to parse_args in util.py; it names every option.',
       },
       { user: 'Also a module docstring at the top of util.py', assistant: 'Done: util.py now opens with a module docstring.' },
@@ -99,7 +108,12 @@ export const OWN: Own[] = [
     title: 'Plain follow-up in a forked session',
     project: 'webapp',
     ago: 1,
-    turns: [{ user: 'In this forked session, is the directory layout or the file naming the better place to start?', assistant: 'Start with the file naming; the directory layout follows.' }],
+    turns: [
+      {
+        user: 'In this forked session, is the directory layout or the file naming the better place to start?',
+        assistant: 'Start with the file naming; the directory layout follows.',
+      },
+    ],
   },
   {
     title: 'Flaky refund test',

@@ -125,7 +125,9 @@ describe('search_sessions', () => {
     // Both sessions hold both words in a question and its answer; the imported one is newer.
     const order = [...r.text.matchAll(/^\d+\. .* — (\S+)$/gm)].map((m) => m[1]);
     expect(order).toEqual([imported, decided]);
-    expect(r.text).toContain(`2. Refund retries — ${decided}\n   last active 2026-07-01 10:00 UTC · source levelcode · project ${payments}`);
+    expect(r.text).toContain(
+      `2. Refund retries — ${decided}\n   last active 2026-07-01 10:00 UTC · source levelcode · project ${payments}`,
+    );
     expect(r.text).toContain(`   - ${decided}#1 · 2026-07-01 10:00 UTC · the assistant: Decision: every retry`);
     expect(r.text).toContain('source claude-code (its id 0a1b2c3d-4e5f-4061-8071-2a3b4c5d6e7f)');
     expect(r.text).toMatch(/reuses the order's idempotency key/);
