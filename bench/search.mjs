@@ -143,4 +143,3 @@ if (existsSync(before)) {
     `\nRelevance before (substring, newest first): P@5 ${b.p5.toFixed(3)}, MRR ${b.mrr.toFixed(3)} over ${b.rows.length} queries; now: npx vitest run test/search-relevance.test.ts`,
   );
 }
-
