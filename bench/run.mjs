@@ -283,27 +283,21 @@ function deleteIndexes() {
   for (const f of indexFiles()) rmSync(f, { force: true });
 }
 
-/** Every project folder's search.idx, and the temporary files an interrupted write left beside it. */
+/** The search cache (search/cache.ts) of the corpus, with its -wal and -shm. */
+const searchCacheFile = () => join(cacheDir.cachePaths(ROOT).dir, 'search-1.sqlite');
 function searchIndexFiles() {
-  return readdirSync(ROOT, { withFileTypes: true })
-    .filter((d) => d.isDirectory())
-    .flatMap((d) => {
-      const dir = dirname(cacheOf(join(ROOT, d.name), 'search.idx'));
-      return existsSync(dir)
-        ? readdirSync(dir)
-            .filter((f) => f === 'search.idx' || f.startsWith('search.idx.'))
-            .map((f) => join(dir, f))
-        : [];
-    });
+  if (!cacheDir) return [];
+  const f = searchCacheFile();
+  return [f, `${f}-wal`, `${f}-shm`].filter((x) => existsSync(x));
 }
 
 function deleteSearchIndexes() {
   for (const f of searchIndexFiles()) rmSync(f, { force: true });
 }
 
-/** Bytes of ROOT/<slug>/search.idx on disk, summed; and how many folders have one. */
+/** Bytes of the search cache on disk (the database and its -wal). */
 function searchIndexSize() {
-  const files = searchIndexFiles().filter((f) => f.endsWith('search.idx'));
+  const files = searchIndexFiles().filter((f) => !f.endsWith('-shm'));
   return { bytes: files.reduce((n, f) => n + statSync(f).size, 0), folders: files.length };
 }
 
@@ -402,7 +396,7 @@ function verdict(ok) {
 
 const haveRpc = () => existsSync(join(REPO, 'dist', 'rpc', 'server.js'));
 const haveSearch = () => existsSync(join(REPO, 'dist', 'search', 'search.js'));
-const haveSearchIndex = () => existsSync(join(REPO, 'dist', 'search', 'search-index.js'));
+const haveSearchIndex = () => existsSync(join(REPO, 'dist', 'search', 'cache.js'));
 const haveWatch = () => existsSync(join(REPO, 'dist', 'store', 'watch.js'));
 const cli = (...a) => [BIN, ...a, '--dir', ROOT];
 
@@ -902,17 +896,17 @@ async function figSearchCold(m) {
   const word = searchWord(m);
   const base = await searchBaseline(word);
   if (!haveSearchIndex()) {
-    record({ id: 'search-cold', what: `first search "${word}", no search.idx`, na: 'no search index in this build', baseline: base.ms });
+    record({ id: 'search-cold', what: `first search "${word}", no search cache`, na: 'no search index in this build', baseline: base.ms });
     return;
   }
   try {
-    // Each run (the warm-up too) starts from a store whose folders have no search.idx: the CLI
+    // Each run (the warm-up too) starts from a store whose folders have no search cache: the CLI
     // builds every folder's index, writes it, and answers.
     const ours = await timed(process.execPath, searchArgs(word), { runs: Math.min(RUNS, 5), before: deleteSearchIndexes });
     const ix = searchIndexSize();
     record({
       id: 'search-cold',
-      what: `first search of a word ("${word}") across every session, no search.idx anywhere (built and written by the run)`,
+      what: `first search of a word ("${word}") across every session, no search cache anywhere (built and written by the run)`,
       baselineWhat: `rg -F -i -c ${word} over the same files`,
       target: 'within 45x the baseline, with progress (issue 26)',
       ours: ours.ms,
@@ -936,7 +930,7 @@ async function figSearch(m) {
     record({ id: 'search', what: `search "${word}"`, na: 'no search core in this build', baseline: base.ms });
     return;
   }
-  // Untimed: builds every folder's search.idx, or brings it up to date, so that the runs below
+  // Untimed: builds the search cache, or brings it up to date, so that the runs below
   // (timed() warms up once more) measure the search a user makes after the first.
   await timedOnce(process.execPath, searchArgs(word));
   const ours = await timed(process.execPath, searchArgs(word), { runs: Math.min(RUNS, 5) });
@@ -950,7 +944,7 @@ async function figSearch(m) {
     );
   record({
     id: 'search',
-    what: `search a word ("${word}") across every session (\`search WORD --all --json\`), every folder's search.idx built and current`,
+    what: `search a word ("${word}") across every session (\`search WORD --all --json\`), the search cache built and current`,
     baselineWhat: `rg -F -i -c ${word} over the same files`,
     target: 'within 1.5x the baseline (issue 26)',
     ours: ours.ms,
@@ -967,7 +961,7 @@ async function figSearch(m) {
 
 /**
  * A two-word phrase from the search word's neighbourhood in the corpus (bench/corpus.mjs writes
- * the word into sentences), every folder's search.idx current: its words are looked up in the
+ * the word into sentences), the search cache current: its words are looked up in the
  * index and the candidates checked for the phrase. Baseline: rg over the same files.
  */
 async function figSearchPhrase(m) {
@@ -978,7 +972,7 @@ async function figSearchPhrase(m) {
   const ours = await timed(process.execPath, args, { runs: Math.min(RUNS, 5) });
   record({
     id: 'search-phrase',
-    what: `search a two-word phrase ("${phrase}") across every session, every folder's search.idx current`,
+    what: `search a two-word phrase ("${phrase}") across every session, the search cache current`,
     baselineWhat: `rg -F -i -c "${phrase}" over the same files`,
     target: 'within 2x the baseline (issue 26)',
     ours: ours.ms,

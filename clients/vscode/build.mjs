@@ -101,8 +101,7 @@ async function buildSidecar() {
   const out = join(dist, 'sidecar');
   const result = await esbuild.build({
     ...common,
-    // The search's worker thread (server/search/first-build.ts) is a file of its own, beside main.js.
-    entryPoints: { 'cli/main': join(here, 'sidecar/main.mjs'), 'cli/build-worker': join(repo, 'server/search/build-worker.ts') },
+    entryPoints: { 'cli/main': join(here, 'sidecar/main.mjs') },
     outdir: out,
     format: 'esm',
     banner: { js: esmRequireBanner },

@@ -32,6 +32,7 @@ Usage:
                                              [--project PATH | --all] [--json]
   levelcode-sessions export ID [--format markdown|json] [-o FILE [--force]]
   levelcode-sessions search QUERY [--project PATH | --all] [--since ISO] [--until ISO] [--limit N] [--json]
+                                             ranked; QUERY takes "phrases", -word, tool: project: since: role:
   levelcode-sessions doctor [--fix] [--json]
   levelcode-sessions import [TOOL|all] [--from PATH] [--dry-run] [--json]
                                              other AI tools' sessions into History (import --help)
@@ -42,7 +43,7 @@ Usage:
 
 Every command takes --dir DIR (the store; default $LEVELCODE_SESSIONS_DIR or ~/.levelcode/sessions);
 --project defaults to the current folder. Exit codes: 0 done, 1 failure (for search: no match),
-2 usage, 3 unknown session, 4 locked by another window.
+2 usage (for search: also a file or folder it could not read), 3 unknown session, 4 locked by another window.
 `;
 
 /** Each command's help: `levelcode-sessions COMMAND --help`. */
@@ -134,17 +135,25 @@ Writes session ID as Markdown (the default) or JSON, to stdout or to FILE.
   -o, --output FILE   write there; an existing FILE is kept unless --force
   --force             overwrite FILE
   --json              the same as --format json`,
-  search: `Usage: levelcode-sessions search QUERY [--project PATH | --all] [--since ISO] [--until ISO] [--limit N] [--json]
+  search: `Usage: levelcode-sessions search QUERY [--project PATH | --all] [--since ISO] [--until ISO] [--limit N] [--cursor C] [--json]
 
-Finds the sessions that hold every word of QUERY, in any order and in any of their messages
-(words match case-insensitively, inside longer words too); "a quoted phrase" matches exactly.
-Hits are grouped by session, newest first, the matches highlighted on a terminal.
+Finds the sessions that hold every word of QUERY, in any order, in any of their messages, best
+first (BM25, a title and a recency boost), each with its best matches cited as ID#TURN.
+  redis refund       every word, as whole words, case and accents ignored
+  idempot*           a word's prefix
+  "exact phrase"     words next to each other, in this order
+  -word              leave out the sessions holding it
+  tool:NAME          sessions imported from that tool (levelcode: our own)
+  project:PATH       a project (its path, or the last parts of it)
+  since:DATE until:DATE   only messages of that time span
+  role:user|assistant|tool|title|compact   only those messages
   --project PATH   that project's sessions (default: the current folder's)
   --all            every project's
-  --since, --until ISO   only messages of that time span
-  --limit N        at most N hits (default 50)
-  --json           {"hits", "total", "files", "problems"}
-Exit code 1 when nothing matches, as grep and rg do.`,
+  --since, --until ISO   as since: and until:
+  --limit N        at most N sessions (default 20); --cursor C the next ones
+  --json           {"sessions", "hits", "total", "files", "cursor", "ranked", "problems"}
+The first search of a store builds its search cache (a progress bar on a terminal).
+Exit codes: 0 a match, 1 none, 2 a bad query or a file or folder that could not be read.`,
   doctor: `Usage: levelcode-sessions doctor [--fix] [--json]
 
 Checks the store: unreadable files and folders, torn or unreadable lines, caches, stale locks,
@@ -726,11 +735,12 @@ async function cmdSearch(args: string[]): Promise<number> {
     since: { type: 'string' },
     until: { type: 'string' },
     limit: { type: 'string' },
+    cursor: { type: 'string' },
   });
   if (positionals.length === 0) throw new UsageError('search needs a query');
   if (values.project && values.all) throw new UsageError('--project and --all exclude each other');
   const query = positionals.join(' ');
-  const limit = positiveInt(values.limit as string | undefined, 'limit') ?? 50;
+  const limit = positiveInt(values.limit as string | undefined, 'limit') ?? 20;
   const since = isoOpt(values.since as string | undefined, 'since');
   const until = isoOpt(values.until as string | undefined, 'until');
   // history.js, not store.js, as for list: search needs no zod and no lock library.
@@ -739,16 +749,26 @@ async function cmdSearch(args: string[]): Promise<number> {
   const project = values.all
     ? undefined
     : await realProjectPath(await absolute((values.project as string | undefined) ?? process.cwd()), false);
-  const { searchSessions } = await import('../search/search.js');
-  // On a terminal, a line on stderr while it takes long (the first search builds the indexes).
+  const { searchSessions, QueryError } = await import('../search/search.js');
+  // On a terminal, a progress bar on stderr while the first search builds the search cache.
   const progress = process.stderr.isTTY
-    ? (await import('./format.js')).progressLine((s) => process.stderr.write(s), 'searching sessions')
+    ? (await import('./format.js')).progressLine((s) => process.stderr.write(s), 'indexing sessions for search', { bar: 30 })
     : undefined;
   let r;
   try {
     // A project's search covers its History: its own sessions and those moved or relinked into it.
     const sessions = project === undefined ? undefined : (await projectSessionFiles(root, project)).files;
-    r = await searchSessions(root, query, { sessions, since, until, limit, onProgress: progress?.update });
+    r = await searchSessions(root, query, {
+      sessions,
+      since,
+      until,
+      limit,
+      cursor: values.cursor as string | undefined,
+      onProgress: progress?.update,
+    });
+  } catch (e) {
+    if (e instanceof QueryError) throw new UsageError(`search: ${e.message}`);
+    throw e;
   } finally {
     progress?.end();
   }
@@ -756,20 +776,20 @@ async function cmdSearch(args: string[]): Promise<number> {
   const mine = project === undefined ? undefined : join(root, (await import('../store/slug.js')).projectSlug(project));
   r.problems = r.problems.filter((p) => !mine || p.file === root || p.file === mine || p.file.startsWith(mine + sep));
   const unreadable = shownProblems(r.problems).filter(cannotRead);
-  // grep's and rg's exit codes: 0 a match, 1 none, 2 (here: 1, as for every failure) an error.
-  const code = r.hits.length === 0 || unreadable.length ? EXIT.failure : EXIT.ok;
+  // grep's and rg's exit codes: 0 a match, 1 none, 2 trouble (a path that could not be read), with or without matches.
+  const code = unreadable.length ? EXIT.usage : r.sessions.length === 0 ? EXIT.failure : EXIT.ok;
   if (values.json) {
     out(JSON.stringify(r, null, 2));
     return code;
   }
-  for (const p of shownProblems(r.problems)) if (cannotRead(p)) err(`error: ${p.file}: ${p.message}`);
-  if (r.hits.length === 0) {
+  for (const p of unreadable) err(`error: ${p.file}: ${p.message}`);
+  if (r.sessions.length === 0) {
     out(`No matches for ${query}${project ? ` in ${project}` : ''}${unreadable.length ? ' in what could be read' : ''}.`);
-    return EXIT.failure;
+    return code;
   }
   const { searchLines } = await import('./format.js');
   for (const l of searchLines(r.hits, { color: !!process.stdout.isTTY && !process.env.NO_COLOR, showProject: !project })) out(l);
-  if (r.total > r.hits.length) out(`(${r.hits.length} of ${r.total} matches shown; --limit N for more)`);
+  if (r.cursor) out(`(${r.sessions.length} of ${r.total} sessions shown; --cursor ${r.cursor} for the next ones, --limit N for more)`);
   if (unreadable.length)
     err(
       `${unreadable.length} file${unreadable.length === 1 ? '' : 's'} or folder${unreadable.length === 1 ? '' : 's'} could not be searched ('levelcode-sessions doctor' says what can be mended)`,

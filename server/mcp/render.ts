@@ -9,7 +9,7 @@ import { fencedCode, sanitizeMarkdown } from '../export/markdown.js';
 import { oneLine } from '../format/text.js';
 import { walk, type Part } from '../format/content.js';
 import type { SeqEvent } from '../format/events.js';
-import type { Found, Hit, Origin, Row, Window } from './sessions.js';
+import type { Found, FoundSession, Origin, Row, Window } from './sessions.js';
 
 /** A tool call as an agent writes it, for the "more:" lines. */
 export function call(tool: string, args: Record<string, unknown>): string {
@@ -28,23 +28,22 @@ const sourceLabel = (o: Origin): string => (o.id ? `${o.tool} (its id ${o.id})` 
 export function hitsText(o: { query: string; where: string; found: Found; skip: number; more?: string }): string {
   const { found, skip } = o;
   const lines: string[] = [];
-  if (found.hits.length === 0) {
+  if (found.sessions.length === 0) {
     lines.push(
       skip > 0 && found.total > 0
-        ? `No more matches for ${JSON.stringify(o.query)} in ${o.where}: all ${found.total} were shown.`
+        ? `No more matches for ${JSON.stringify(o.query)} in ${o.where}: all ${found.total} sessions were shown.`
         : `No matches for ${JSON.stringify(o.query)} in ${o.where} (${found.files} session file${found.files === 1 ? '' : 's'} searched).`,
     );
   } else {
-    const total = found.exact ? `${found.total}` : `at least ${found.total}`;
     lines.push(
-      `${total} matching turn${found.total === 1 ? '' : 's'} for ${JSON.stringify(o.query)} in ${o.where}, newest first; ` +
-        `showing ${skip + 1}-${skip + found.hits.length}. Cite a hit as <session id>#<turn>.`,
+      `${found.total} matching session${found.total === 1 ? '' : 's'} for ${JSON.stringify(o.query)} in ${o.where}, best first; ` +
+        `showing ${skip + 1}-${skip + found.sessions.length}, each with its best turns. Cite a turn as <session id>#<turn>.`,
       '',
     );
-    found.hits.forEach((h, i) => lines.push(...hitLines(h, skip + i + 1), ''));
+    found.sessions.forEach((m, i) => lines.push(...sessionLines(m, skip + i + 1), ''));
   }
   lines.push(...problemLines(found.problems.length));
-  if (o.more) lines.push(`more: call ${o.more} for the next matches.`);
+  if (o.more) lines.push(`more: call ${o.more} for the next sessions.`);
   if (found.hits.length)
     lines.push(
       `read: call ${call('read_session', { session_id: found.hits[0]!.sessionId, around_turn: found.hits[0]!.seq })} (or any hit's id and turn) for the conversation around it.`,
@@ -52,12 +51,14 @@ export function hitsText(o: { query: string; where: string; found: Found; skip: 
   return lines.join('\n').trimEnd() + '\n';
 }
 
-function hitLines(h: Hit, n: number): string[] {
-  return [
-    `${n}. ${h.title} — ${cite(h.sessionId, h.seq)}`,
-    `   ${formatTime(h.t)} · ${speaker(h.kind, h.where)} · source ${sourceLabel(h.origin)} · project ${h.project}`,
-    `   > ${oneLine(h.snippet, 400)}`,
+function sessionLines(m: FoundSession, n: number): string[] {
+  const out = [
+    `${n}. ${m.title} — ${m.sessionId}`,
+    `   last active ${formatTime(m.t)} · source ${sourceLabel(m.origin)} · project ${m.project}`,
   ];
+  for (const h of m.hits)
+    out.push(`   - ${cite(h.sessionId, h.seq)} · ${formatTime(h.t)} · ${speaker(h.kind, h.where)}: ${oneLine(h.snippet, 400)}`);
+  return out;
 }
 
 function speaker(kind: string, where: string): string {

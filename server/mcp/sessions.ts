@@ -3,12 +3,12 @@
 // calling agent's own session left out), the meta lines those filters read, and a window of a
 // session. Plain data in, plain data out; the text an agent reads is render.ts's.
 // Read-only: nothing here writes a session file (the listing and search refresh their caches,
-// index.json and search.idx, as the CLI's do).
+// index.json and the search cache, as the CLI's do).
 // Depends on the core only (history.ts, search.ts, reader.ts, store.ts); no MCP, no stdio.
 
 import { stat } from 'node:fs/promises';
 import { listSessions, projectSessionFiles, realProjectPath, type SessionEntry } from '../listing/history.js';
-import { listSessionFiles, searchSessions, type SearchHit, type SearchProblem } from '../search/search.js';
+import { searchSessions, type SearchHit, type SearchProblem, type SessionMatch } from '../search/search.js';
 import { readMeta } from '../store/reader.js';
 import { StoreError } from '../store/errors.js';
 import type { MetaLine, SeqEvent } from '../format/events.js';
@@ -42,11 +42,18 @@ export interface Hit extends SearchHit {
   origin: Origin;
 }
 
-export interface Found {
+export interface FoundSession extends SessionMatch {
+  origin: Origin;
   hits: Hit[];
-  /** Matching events after the filters; `exact` false: at least this many. */
+}
+
+export interface Found {
+  /** One page of the matching sessions, best first. */
+  sessions: FoundSession[];
+  /** Their hits, session by session. */
+  hits: Hit[];
+  /** Matching sessions in all. */
   total: number;
-  exact: boolean;
   files: number;
   problems: SearchProblem[];
 }
@@ -65,9 +72,6 @@ export interface Window {
   total: number;
   problems: Problem[];
 }
-
-/** Largest number of hits one search asks the core for before it scans the allowed files instead. */
-const MAX_FETCH = 4000;
 
 export class Sessions {
   readonly root: string;
@@ -129,93 +133,35 @@ export class Sessions {
   }
 
   /**
-   * Matches of `query`, newest first, `skip` of them left out, at most `limit`. Without the
-   * source and exclude filters this is the core's search as it is. A source filter that passes
-   * under a quarter of the files has those files searched alone (a scan of them: exact, and
-   * cheaper than ranking every other tool's hits). Otherwise the core's indexed search is asked
-   * for more hits (4x each round) until enough pass the filters or it has no more; past
-   * MAX_FETCH, the files that pass are searched alone. No filter ever hides a match.
+   * Matches of `query` (the core's ranked search: sessions best first, each with its best hits),
+   * `skip` sessions left out, at most `limit`. The source and exclude filters are the core's.
    */
   async search(query: string, s: Scope, skip: number, limit: number): Promise<Found> {
-    const want = skip + limit;
-    const base = { sessions: await this.scopeFiles(s), since: s.since, until: s.until };
-    if (s.source !== undefined) {
-      const { files, of } = await this.allowedFiles(s);
-      if (files.length * 4 < of) return this.searchFiles(files, query, s, skip, want, base.sessions);
+    const r = await searchSessions(this.root, query, {
+      sessions: await this.scopeFiles(s),
+      since: s.since,
+      until: s.until,
+      tool: s.source,
+      exclude: s.exclude,
+      offset: skip,
+      limit,
+    });
+    const sessions: FoundSession[] = [];
+    for (const m of r.sessions) {
+      let origin: Origin;
+      try {
+        origin = (await this.origin(m.file)).origin;
+      } catch {
+        continue; // gone since the search: nothing to show
+      }
+      sessions.push({ ...m, origin, hits: m.hits.map((h) => ({ ...h, origin })) });
     }
-    let fetch = this.filtered(s) ? Math.max(want * 2, 50) : want;
-    for (;;) {
-      const r = await searchSessions(this.root, query, { ...base, limit: fetch });
-      const all = r.hits.length >= r.total;
-      const kept = await this.keep(r.hits, s);
-      const page = (total: number, exact: boolean): Found => ({
-        hits: kept.slice(skip, want),
-        total,
-        exact,
-        files: r.files,
-        problems: r.problems,
-      });
-      if (!this.filtered(s)) return page(r.total, true);
-      if (all) return page(kept.length, true);
-      if (kept.length >= want) return page(kept.length, false);
-      if (fetch >= MAX_FETCH) break;
-      fetch = Math.min(fetch * 4, MAX_FETCH);
-    }
-    return this.searchFiles((await this.allowedFiles(s)).files, query, s, skip, want, base.sessions);
+    return { sessions, hits: sessions.flatMap((x) => x.hits), total: r.total, files: r.files, problems: r.problems };
   }
 
   /** A project's scope is its History: its own sessions and those moved or relinked into it. */
   private async scopeFiles(s: Scope): Promise<Set<string> | undefined> {
     return s.project === undefined ? undefined : (await projectSessionFiles(this.root, s.project)).files;
-  }
-
-  /** The session files that pass the scope's source and exclude filters, and how many there are in all. */
-  private async allowedFiles(s: Scope): Promise<{ files: string[]; of: number }> {
-    const all = await listSessionFiles(this.root);
-    const files: string[] = [];
-    for (const f of all) {
-      const id = f.slice(f.lastIndexOf('/') + 1, -'.jsonl'.length);
-      try {
-        if (this.allowed(id, (await this.origin(f)).origin, s)) files.push(f);
-      } catch {
-        files.push(f); // no readable meta line: the search reports it
-      }
-    }
-    return { files, of: all.length };
-  }
-
-  /** A search of these files only (a scan), filtered again for what changed meanwhile. */
-  private async searchFiles(
-    files: string[],
-    query: string,
-    s: Scope,
-    skip: number,
-    want: number,
-    sessions: Set<string> | undefined,
-  ): Promise<Found> {
-    const r = await searchSessions(files, query, { sessions, since: s.since, until: s.until, limit: want });
-    const kept = await this.keep(r.hits, s);
-    return {
-      hits: kept.slice(skip, want),
-      total: r.total - (r.hits.length - kept.length),
-      exact: true,
-      files: r.files,
-      problems: r.problems,
-    };
-  }
-
-  private async keep(hits: SearchHit[], s: Scope): Promise<Hit[]> {
-    const out: Hit[] = [];
-    for (const h of hits) {
-      let origin: Origin;
-      try {
-        origin = (await this.origin(h.file)).origin;
-      } catch {
-        continue; // gone since the search: nothing to show
-      }
-      if (this.allowed(h.sessionId, origin, s)) out.push({ ...h, origin });
-    }
-    return out;
   }
 
   /** Sessions newest first (by last activity), filtered, `skip` left out, at most `limit`. */

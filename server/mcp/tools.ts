@@ -52,10 +52,23 @@ const scopeShape = {
 };
 
 const searchShape = {
-  query: z.string().trim().min(1).max(500).describe('Words (all must occur in one turn, any case) and "quoted phrases" (exact).'),
+  query: z
+    .string()
+    .trim()
+    .min(1)
+    .max(500)
+    .describe(
+      'Words (all must occur in one session, any order, whole words; word* a prefix), "quoted phrases", -excluded, and filters tool:NAME project:PATH since:DATE until:DATE role:user|assistant|tool|title|compact.',
+    ),
   ...scopeShape,
-  limit: z.number().int().min(1).max(50).default(10).describe('Hits to return, newest first (1-50, default 10).'),
-  offset: z.number().int().min(0).max(10_000).default(0).describe('Hits to skip, for the next page (default 0).'),
+  limit: z
+    .number()
+    .int()
+    .min(1)
+    .max(50)
+    .default(10)
+    .describe('Sessions to return, best first, each with its best turns (1-50, default 10).'),
+  offset: z.number().int().min(0).max(10_000).default(0).describe('Sessions to skip, for the next page (default 0).'),
 };
 
 const readShape = {
@@ -137,7 +150,7 @@ export const searchTool: ToolDef<typeof searchShape> = {
   title: 'Search past sessions',
   description:
     'Full-text search over every past chat session on this machine (this project, or all; any tool the user imported). ' +
-    'Answers hits newest first, each with its session id, turn, title, time, speaker, source tool and a snippet. ' +
+    'Answers sessions ranked best first (BM25, a title and recency boost), each with its title, source tool and best turns (<session id>#<turn>, time, speaker, snippet). ' +
     'Follow with read_session(session_id, around_turn) to read the discussion around a hit. ' +
     'To answer "what did we decide about X", recall does both in one call.',
   shape: searchShape,
@@ -146,11 +159,8 @@ export const searchTool: ToolDef<typeof searchShape> = {
     if (empty) return empty;
     const { scope, where } = await scopeOf(a, ctx);
     const found = await ctx.sessions.search(a.query, scope, a.offset, a.limit);
-    const shown = a.offset + found.hits.length;
-    const more =
-      shown < found.total || (!found.exact && found.hits.length === a.limit)
-        ? call('search_sessions', again(a, { offset: shown }))
-        : undefined;
+    const shown = a.offset + found.sessions.length;
+    const more = shown < found.total ? call('search_sessions', again(a, { offset: shown })) : undefined;
     return text(hitsText({ query: a.query, where, found, skip: a.offset, more }));
   },
 };
@@ -219,42 +229,36 @@ export const recallTool: ToolDef<typeof recallShape> = {
   title: 'Recall what was discussed',
   description:
     'For questions like "what did we decide about X": searches past sessions for the query and shows, for each of the few sessions that ' +
-    'match most recently, the conversation around its newest match (its turns, cited as <session id>#<turn>), and where else it matched. ' +
+    'match best (ranked as search_sessions ranks them), the conversation around its best match (its turns, cited as <session id>#<turn>), and where else it matched. ' +
     'One call instead of search_sessions followed by read_session.',
   shape: recallShape,
   async run(a, ctx) {
     const empty = await emptyStore(ctx);
     if (empty) return empty;
     const { scope, where } = await scopeOf(a, ctx);
-    const found = await ctx.sessions.search(a.query, scope, 0, 50);
-    if (found.hits.length === 0) return text(hitsText({ query: a.query, where, found, skip: 0 }));
-    const bySession = new Map<string, typeof found.hits>();
-    for (const h of found.hits) {
-      const list = bySession.get(h.sessionId) ?? [];
-      list.push(h);
-      bySession.set(h.sessionId, list);
-    }
-    const picked = [...bySession.values()].slice(0, a.sessions);
+    const found = await ctx.sessions.search(a.query, scope, 0, a.sessions);
+    if (found.sessions.length === 0) return text(hitsText({ query: a.query, where, found, skip: 0 }));
+    const picked = found.sessions;
     const each = Math.floor(a.max_chars / picked.length);
     const out: string[] = [
-      `${found.exact ? found.total : `at least ${found.total}`} matching turn${found.total === 1 ? '' : 's'} for ${JSON.stringify(a.query)} in ${where}, ` +
-        `in ${bySession.size}${found.hits.length < found.total ? '+' : ''} session${bySession.size === 1 ? '' : 's'}; the ${picked.length} most recent, around their newest match:`,
+      `${found.total} matching session${found.total === 1 ? '' : 's'} for ${JSON.stringify(a.query)} in ${where}; ` +
+        `the ${picked.length} best, around their best match:`,
       '',
     ];
-    for (const hits of picked) {
-      const h = hits[0]!;
+    for (const m of picked) {
+      const h = m.hits[0]!;
       const w = await ctx.sessions.window(h.sessionId, Math.max(0, h.seq - a.context), h.seq + a.context);
-      const others = hits.slice(1, 8).map((x) => `#${x.seq}`);
+      const others = m.hits.slice(1).map((x) => `#${x.seq}`);
       out.push(
-        `## ${h.title} — ${h.sessionId}`,
+        `## ${m.title} — ${m.sessionId}`,
         '',
-        `Project ${h.project} · source ${h.origin.tool} · ${w.total} turns · matched at turn${hits.length === 1 ? '' : 's'} #${h.seq}${others.length ? `, ${others.join(', ')}` : ''}${hits.length > 8 ? ', …' : ''}`,
+        `Project ${m.project} · source ${m.origin.tool} · ${w.total} turns · best match at turn #${h.seq}${others.length ? `, also ${others.join(', ')}` : ''}`,
         '',
       );
       const args = { session_id: h.sessionId, around_turn: h.seq, context: a.context };
       out.push(windowText(w, { maxChars: each, toolChars: 600, focus: h.seq, header: false, args }).text);
     }
-    if (bySession.size > picked.length || found.hits.length < found.total)
+    if (found.total > picked.length)
       out.push(
         `more: call ${call('search_sessions', { query: a.query, project: a.project, source: a.source, since: a.since, until: a.until })} for every match.`,
       );

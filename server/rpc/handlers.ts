@@ -28,9 +28,10 @@ import {
 import { CHARS_PER_TOKEN } from '../resume/tokens.js';
 import { RpcErrorCodes, rpcError } from './errors.js';
 import * as P from './protocol.js';
+import type { LiveSearch } from './live-search.js';
 
-// export.ts and search.ts (with the search index and its WebAssembly) are loaded by the first
-// export or search: ~10-20 ms of compiling that the sidecar's first request need not wait for.
+// export.ts is loaded by the first export: compiling it is work the sidecar's first request need
+// not wait for (search.ts comes with live-search.ts, which the core loads).
 const exporter = () => import('../export/export.js');
 const searcher = () => import('../search/search.js');
 
@@ -63,6 +64,8 @@ export interface Context {
   sweeping?: Promise<unknown>;
   /** initializationOptions' retention rules (null: off; idleDays undefined: the default). */
   retention: { idleDays?: number | null; keep: number | null; maxAgeDays: number | null };
+  /** The sidecar's search (its cache kept open and current, live-search.ts). */
+  search: LiveSearch;
 }
 
 export interface PendingCompaction {
@@ -574,22 +577,28 @@ const sessionExport: Handler<typeof P.sessionExport> = async (p, token, ctx) =>
 const sessionSearch: Handler<typeof P.sessionSearch> = async (p, token, ctx) =>
   withProgress(ctx, token, p.workDoneToken, 'Searching sessions', async (progress) => {
     const project = p.all || p.project === undefined ? undefined : await ctx.store.realProject(p.project, false);
-    const { searchSessions } = await searcher();
+    const { QueryError } = await searcher();
     // A project's search covers its History: its own sessions and those moved or relinked into it.
     const sessions =
       project === undefined
         ? undefined
         : (await (await import('../listing/history.js')).projectSessionFiles(ctx.store.root, project)).files;
-    const r = await searchSessions(ctx.store.root, p.query, {
-      sessions,
-      since: p.since,
-      until: p.until,
-      limit: p.limit ?? 100,
-      signal: abortSignalOf(token, progress.token),
-      onProgress: (done, total) => progress.report(`${done}/${total} sessions`, total > 0 ? Math.floor((done / total) * 100) : 100),
-    });
-    check(token, progress.token);
-    return r;
+    try {
+      const r = await ctx.search.search(p.query, {
+        sessions,
+        since: p.since,
+        until: p.until,
+        limit: p.limit ?? 20,
+        perSession: p.perSession,
+        cursor: p.cursor,
+        signal: abortSignalOf(token, progress.token),
+      });
+      check(token, progress.token);
+      return r;
+    } catch (e) {
+      if (e instanceof QueryError) throw rpcError('InvalidParams', `session/search: ${e.message}`, { issues: [] });
+      throw e;
+    }
   });
 
 /**

@@ -464,18 +464,32 @@ export const SearchHit = z
     project: z.string(),
     title: z.string(),
     seq: z.number().int(),
+    cite: z.string().describe('`<sessionId>#<seq>`: the event, to cite.'),
     kind: z.string(),
     where: z
       .enum(['user', 'assistant', 'agent', 'tool-input', 'tool-output', 'compact', 'title'])
       .describe('Which text of the event matched.'),
     t: z.string(),
-    snippet: z.string().describe('A one-line excerpt of the matched text.'),
+    snippet: z.string().describe('A one-line excerpt of the matched text, about 160 characters at most.'),
     ranges: z
       .array(z.tuple([z.number().int(), z.number().int()]))
       .describe('[start, end) of the matched terms in `snippet`, in UTF-16 code units.'),
     file: z.string(),
   })
-  .describe('One matching event.');
+  .describe('One matching event, read back from its session file.');
+
+export const SearchSession = z
+  .object({
+    sessionId: SessionId,
+    project: z.string(),
+    title: z.string(),
+    tool: z.string().describe('The tool the session was imported from; `levelcode` for our own.'),
+    t: z.string().describe("The session's newest event's time."),
+    score: z.number().describe('Its rank score (see "Search queries"): higher is better; comparable within one answer only.'),
+    file: z.string(),
+    hits: z.array(SearchHit).describe('Its best events, best first.'),
+  })
+  .describe('One matching session.');
 
 export const sessionSearch = request(
   'session/search',
@@ -484,21 +498,30 @@ export const sessionSearch = request(
     query: z
       .string()
       .min(1)
-      .describe('Words (case-insensitive) and "exact phrases"; a session matches when it holds every term, each in any of its events.'),
-    project: Project.optional().describe('Only this project (default: every project).'),
+      .describe('A query in the language of "Search queries": words, word*, "phrases", -excluded, tool: project: since: until: role:.'),
+    project: Project.optional().describe("Only this project's History (default: every project)."),
     all: z.boolean().optional().describe('Every project, even when `project` is given.'),
     since: z.iso.datetime({ offset: true }).optional().describe('Only events at or after this time.'),
     until: z.iso.datetime({ offset: true }).optional().describe('Only events at or before this time.'),
-    limit: z.number().int().min(1).max(1000).optional().describe('At most this many hits, default 100.'),
+    limit: z.number().int().min(1).max(1000).optional().describe('At most this many sessions, default 20.'),
+    perSession: z.number().int().min(1).max(20).optional().describe('At most this many hits a session, default 3.'),
+    cursor: z.string().optional().describe("The previous answer's `cursor`: the next page."),
     workDoneToken: WorkDoneToken,
   }),
   z.object({
-    hits: z.array(SearchHit).describe('Newest first (event time, then session id, then seq).'),
-    total: z.number().int().describe('Matching events found; `hits` holds at most `limit` of them.'),
+    sessions: z.array(SearchSession).describe('Matching sessions, best first: one page.'),
+    hits: z.array(SearchHit).describe("The page's hits, session by session (each session's `hits` in turn)."),
+    total: z.number().int().describe('Matching sessions in all, whatever `limit` is.'),
     files: z.number().int().describe('Session files searched.'),
+    cursor: z.string().optional().describe('Pass it back for the next page; absent on the last one.'),
+    ranked: z
+      .boolean()
+      .describe(
+        'false: the search cache was being built and the answer came from scanning the files (same matches, counts in place of BM25).',
+      ),
     problems: z.array(Problem),
   }),
-  'Full-text search over the session files.',
+  'Ranked full-text search over the session files.',
   true,
 );
 

@@ -29,6 +29,7 @@ import type { SessionStore } from '../store/store.js';
 import { resolveStoreRoot } from '../store/files.js';
 import { watchStore, type StoreWatcher } from '../store/watch.js';
 import { ConflictSettler } from '../sync/settler.js';
+import type { LiveSearch } from './live-search.js';
 import { trashSearchable } from '../store/trash.js';
 import type { Follower } from '../import/follow.js';
 import { mkdir } from 'node:fs/promises';
@@ -49,6 +50,7 @@ interface Core {
   titles: TitleJobs;
   sweeping: Context['sweeping'];
   retention: Context['retention'];
+  search: LiveSearch;
 }
 
 export interface ServeOptions {
@@ -176,13 +178,18 @@ class Sidecar {
    */
   private loadCore(): Promise<Core> {
     this.coreLoading ??= (async () => {
-      const loading = Promise.all([import('../store/store.js'), import('./handlers.js'), import('./protocol.js')]);
+      const loading = Promise.all([
+        import('../store/store.js'),
+        import('./handlers.js'),
+        import('./protocol.js'),
+        import('./live-search.js'),
+      ]);
       loading.catch(() => undefined); // awaited below; not unhandled if settle() throws first
       // The watcher's snapshot is completed before any request is served, so that what a first
       // session/list shows is what later changes are compared with. Taken while the modules
       // load: their files are read on libuv's threads meanwhile.
       this.watcher?.settle();
-      const [{ SessionStore }, handlers, P] = await loading;
+      const [{ SessionStore }, handlers, P, { LiveSearch }] = await loading;
       const store = new SessionStore({
         root: this.root,
         agent: 'sidecar',
@@ -203,7 +210,10 @@ class Sidecar {
         titles: new handlers.TitleJobs(),
         sweeping: this.sweeping,
         retention: this.retention,
+        search: new LiveSearch(this.root, this.log),
       };
+      // The search cache: built in the background when it never was (searches scan meanwhile).
+      this.core.search.start((title) => this.progress(undefined, title), this.watcher?.mode === 'watch');
       return this.core;
     })();
     return this.coreLoading;
@@ -361,6 +371,7 @@ class Sidecar {
           deferStats: true,
           onFallback: (reason) => {
             this.core?.store.listingCache?.setWatched(false);
+            this.core?.search.touched(false);
             this.log.warn(reason);
           },
           onFolderTouched: (dir) => this.core?.store.listingCache?.touched(dir),
@@ -369,6 +380,7 @@ class Sidecar {
           onError: (e) => this.log.warn(`store watcher: ${(e as Error).message ?? e}`),
         },
         (change) => {
+          this.core?.search.touched();
           if (this.phase === 'running') void this.conn.sendNotification(DID_CHANGE, change);
         },
       );
@@ -460,6 +472,7 @@ class Sidecar {
         const core = await this.coreLoading;
         if (!core) return;
         await core.titles.drain().catch(() => undefined);
+        await core.search.close().catch(() => undefined);
         core.store.closeForWrites();
         await core.store.releaseAll().catch(() => undefined);
       };
@@ -513,6 +526,7 @@ class Sidecar {
       titles: core.titles,
       sweeping: core.sweeping,
       retention: core.retention,
+      search: core.search,
     };
   }
 

@@ -1,7 +1,7 @@
 // Where the derived caches of a store live: the only module that knows. The store folder holds
 // only what the user owns (the session files, and lock folders while a writer holds them), so
 // that backup and sync tools copy only sessions; every cache (each project's index.json and
-// search.idx, the import ledger) lives in the user's cache folder, one folder a store:
+// the search cache, the import ledger) lives in the user's cache folder, one folder a store:
 //
 //   $LEVELCODE_SESSIONS_CACHE (default $XDG_CACHE_HOME/levelcode-sessions, $XDG_CACHE_HOME
 //   defaulting to ~/.cache; ~/Library/Caches on macOS, %LOCALAPPDATA% on Windows)
@@ -9,7 +9,7 @@
 //       imports.json               the import ledger (server/import/engine.ts)
 //       history.cache              the last `list --all --json` (listing/history-cache.ts)
 //       projects/<slug>/index.json the listing cache of one project folder (catalog.ts)
-//       projects/<slug>/search.idx the search index of one project folder (search-index.ts)
+//       search-<format>.sqlite     the search cache (search/cache.ts)
 //
 // A cache can be deleted at any time; whatever is found in its place that is not a regular file
 // is never followed nor written through (plain.ts openRegularSync, replaceFileSync).

@@ -11,7 +11,6 @@ import { RELINKS_FILE } from './relinks.js';
 import { join } from 'node:path';
 import { SCHEMA_VERSION } from '../format/events.js';
 import { INDEX_FILE, indexPath, refreshIndex } from '../listing/catalog.js';
-import { SEARCH_INDEX_FILE } from '../search/search-index.js';
 import { projectCache } from './cache-dir.js';
 import { inspectLock, DEFAULT_STALE_MS } from './lock.js';
 import { readSession } from './reader.js';
@@ -55,6 +54,8 @@ export interface DoctorReport {
   ok: boolean;
 }
 
+/** An older version's search index of a project folder (the search cache is one SQLite file now). */
+const SEARCH_INDEX_FILE = 'search.idx';
 /** The caches an older version kept in the store folder (and their temp files): ignored now. */
 const OLD_CACHES = [INDEX_FILE, SEARCH_INDEX_FILE];
 /** The CLI's cache of the whole History an older version kept at the store's root. */

@@ -3,11 +3,12 @@
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import { mkdtemp, mkdir, readFile, readdir, rm, writeFile, appendFile, chmod, stat, symlink } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join, dirname } from 'node:path';
+import { basename, join, dirname } from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { projectSlug } from '../../server/store/slug.js';
 import { projectCache } from '../../server/store/cache-dir.js';
+import { cacheFile } from '../../server/search/cache.js';
 
 const bin = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'bin', 'levelcode-sessions.js');
 let tmp: string;
@@ -123,14 +124,14 @@ describe('levelcode-sessions CLI', () => {
     expect(j.events.length).toBe(4);
   });
 
-  it('search finds a word in the project, prints hits for people and JSON for scripts, and builds search.idx', async () => {
+  it('search finds a word in the project, prints hits for people and JSON for scripts, and builds the search cache', async () => {
     const r = cli(['search', 'SURE']);
     expect(r.code).toBe(0);
     expect(r.err).toBe(''); // no progress line: stderr is not a terminal here
     // Grouped by session: a heading (title, the newest hit's time, id), then a line a hit.
     expect(r.out).toBe(`Idempotent refunds via Redis keys  2026-07-28  ${id}\n  #1 assistant: Sure — use a **Redis** key.\n`);
     const j = JSON.parse(cli(['search', 'redis', '--json']).out);
-    expect(j).toMatchObject({ total: 2, files: 1, problems: [] });
+    expect(j).toMatchObject({ total: 1, files: 1, ranked: true, problems: [] }); // total: sessions
     expect(j.hits.map((h: { seq: number; where: string }) => [h.seq, h.where])).toEqual([
       [3, 'title'],
       [1, 'assistant'],
@@ -143,10 +144,8 @@ describe('levelcode-sessions CLI', () => {
       snippet: 'Sure — use a **Redis** key.',
     });
     expect((await readdir(join(root, projectSlug(project)))).sort()).toEqual([`${id}.jsonl`]); // caches are in the cache folder
-    expect((await readdir(dirname(projectCache(join(root, projectSlug(project)), 'index.json')))).sort()).toEqual([
-      'index.json',
-      'search.idx',
-    ]);
+    expect((await readdir(dirname(projectCache(join(root, projectSlug(project)), 'index.json')))).sort()).toEqual(['index.json']);
+    expect(await readdir(dirname(cacheFile(root)))).toContain(basename(cacheFile(root)));
     const none = cli(['search', 'nowhere-to-be-found']);
     expect(none.out).toBe(`No matches for nowhere-to-be-found in ${project}.\n`);
     expect(none.code).toBe(1); // as grep and rg: 1 for no match

@@ -83,7 +83,7 @@ afterAll(async () => {
 describe('an unreadable store, project folder or session file is an error with its path', () => {
   it('a session file: list shows the rest and fails, show, search and doctor name it; doctor --fix mends its mode', async () => {
     const s = await store('file');
-    expect(s.run(['search', 'refund']).code).toBe(0); // search.idx knows the file from now on
+    expect(s.run(['search', 'refund']).code).toBe(0); // the search cache knows the file from now on
     await chmod(s.fileOf(s.a), 0o000);
     await rm(projectCache(s.folder, 'index.json'));
     const list = s.run(['list']);
@@ -96,7 +96,7 @@ describe('an unreadable store, project folder or session file is an error with i
     expect(show.err).toContain(s.fileOf(s.a));
     expect(show.err).toMatch(/permission denied/);
     const search = s.run(['search', 'refund']);
-    expect(search.code).toBe(1);
+    expect(search.code).toBe(2); // grep's convention: 2 for trouble, with or without matches
     expect(search.err).toContain(s.fileOf(s.a));
     const doctor = s.run(['doctor', '--json']);
     expect(doctor.code).toBe(1);
@@ -130,7 +130,7 @@ describe('an unreadable store, project folder or session file is an error with i
     expect(show.code).toBe(1);
     expect(show.err).toContain(`cannot read ${s.folder} (EACCES)`);
     const search = s.run(['search', 'refund']);
-    expect(search.code).toBe(1);
+    expect(search.code).toBe(2); // grep's convention: 2 for trouble
     expect(search.err).toContain(s.folder);
     const doctor = s.run(['doctor']);
     expect(doctor.code).toBe(1);
@@ -140,12 +140,34 @@ describe('an unreadable store, project folder or session file is an error with i
     for (const r of [list, all, show, search, doctor]) noStack(r.err);
   });
 
+  it('search --all with a project folder it cannot read: the hits it found, the folder named, and exit 2 (grep: trouble)', async () => {
+    const s = await store('half');
+    const other = join(s.base, 'other');
+    await mkdir(other);
+    await own(other);
+    const c = cli(s.dir, ['new'], { cwd: other }).out.trim();
+    cli(s.dir, ['append', c], { cwd: other, input: '{"kind":"user","content":"Another refund question"}\n' });
+    await chmod(s.folder, 0o000);
+    const r = s.run(['search', 'refund', '--all']);
+    expect(r.code).toBe(2); // on main: 1, the same as "no match"
+    expect(r.out).toContain(c); // what could be read is shown
+    expect(r.err).toContain(`error: ${s.folder}: cannot read folder (EACCES)`);
+    const j = s.run(['search', 'refund', '--all', '--json']);
+    expect(j.code).toBe(2);
+    expect(JSON.parse(j.out).problems.map((p: { file: string }) => p.file)).toContain(s.folder);
+    const none = s.run(['search', 'nowhere', '--all']);
+    expect(none.code).toBe(2); // no match, and trouble: trouble wins
+    expect(none.out).toMatch(/in what could be read/);
+    await chmod(s.folder, 0o700);
+    noStack(r.err);
+  });
+
   it('the store: every command fails naming it, doctor without a stack trace, and --fix gives it back to its owner', async () => {
     const s = await store('root');
     await chmod(s.dir, 0o000);
     for (const args of [['list'], ['list', '--all'], ['show', s.a], ['search', 'refund', '--all'], ['doctor']]) {
       const r = s.run(args);
-      expect(r.code, args.join(' ')).toBe(1);
+      expect(r.code, args.join(' ')).toBe(args[0] === 'search' ? 2 : 1); // search: grep's 2 for trouble
       expect(r.out + r.err, args.join(' ')).toContain(s.dir);
       expect(r.out, args.join(' ')).not.toMatch(/No sessions|No matches for refund\./);
       noStack(r.err);
@@ -298,12 +320,12 @@ describe('search as every search box has it', () => {
       JSON.parse(s.run(['search', ...q, '--json']).out).hits.map(
         (h: { sessionId: string; seq: number }) => `${h.sessionId === s.a ? 'a' : 'b'}#${h.seq}`,
       );
-    expect(hits(['redis', 'idempotency'])).toEqual(['a#1', 'a#0']); // one word in each message
-    expect(hits(['idempotency redis'])).toEqual(['a#1', 'a#0']); // one argument, any order
+    expect(hits(['redis', 'idempotency']).sort()).toEqual(['a#0', 'a#1']); // one word in each message
+    expect(hits(['idempotency redis']).sort()).toEqual(['a#0', 'a#1']); // one argument, any order
     expect(hits(['redis', 'login'])).toEqual([]); // each in another session: none holds both
     expect(hits(['"Redis key"'])).toEqual(['a#1']);
     expect(hits(['"key Redis"'])).toEqual([]);
-    expect(hits(['"Redis key"', 'RefundService'])).toEqual(['a#1', 'a#0']);
+    expect(hits(['"Redis key"', 'RefundService']).sort()).toEqual(['a#0', 'a#1']);
     const none = s.run(['search', 'redis', 'login']);
     expect(none.code).toBe(1);
     expect(none.out).toMatch(/^No matches for redis login in /);
@@ -318,10 +340,11 @@ describe('search as every search box has it', () => {
     expect(j.hits.filter((h: { where: string }) => h.where === 'title')).toHaveLength(1);
     const plain = s.run(['search', 'login']).out.split('\n');
     expect(plain[0]).toMatch(new RegExp(`^Flaky login  \\S.*  ${s.b}$`));
+    // Best first: the title, then the user's words, then the assistant's.
     expect(plain.slice(1)).toEqual([
-      '  #3 assistant: The login waits on a timer.',
       '  #2 title: Flaky login',
       '  #0 user: Why does the login test flake on CI?',
+      '  #3 assistant: The login waits on a timer.',
       '',
     ]);
     const cmd = `${JSON.stringify(process.execPath)} ${JSON.stringify(bin)} search login`;

@@ -118,30 +118,30 @@ describe('tools/list', () => {
 });
 
 describe('search_sessions', () => {
-  it('answers hits newest first with id#turn, title, time, speaker, source and snippet', async () => {
+  it('answers sessions best first, each with its best turns: id#turn, time, speaker and snippet', async () => {
     const r = await callText(mcp.client, 'search_sessions', { query: 'refund idempotency' });
     expect(r.isError).toBe(false);
-    expect(r.text).toMatch(/^5 matching turns for "refund idempotency" in all projects/);
-    // The imported session is the newest; then the decision (a session holding both words: its
-    // title holds one), its answer before its question.
-    const order = [...r.text.matchAll(/— (\S+#\d+)/g)].map((m) => m[1]);
-    expect(order).toEqual([`${imported}#1`, `${imported}#0`, `${decided}#2`, `${decided}#1`, `${decided}#0`]);
+    expect(r.text).toMatch(/^2 matching sessions for "refund idempotency" in all projects, best first/);
+    // Both sessions hold both words in a question and its answer; the imported one is newer.
+    const order = [...r.text.matchAll(/^\d+\. .* — (\S+)$/gm)].map((m) => m[1]);
+    expect(order).toEqual([imported, decided]);
     expect(r.text).toContain(
-      `4. Refund retries — ${decided}#1\n   2026-07-01 10:00 UTC · the assistant · source levelcode · project ${payments}`,
+      `2. Refund retries — ${decided}\n   last active 2026-07-01 10:00 UTC · source levelcode · project ${payments}`,
     );
+    expect(r.text).toContain(`   - ${decided}#1 · 2026-07-01 10:00 UTC · the assistant: Decision: every retry`);
     expect(r.text).toContain('source claude-code (its id 0a1b2c3d-4e5f-4061-8071-2a3b4c5d6e7f)');
-    expect(r.text).toMatch(/> .*reuses the order's idempotency key/);
-    expect(r.text).toContain(`read: call read_session(session_id="${imported}", around_turn=1)`);
+    expect(r.text).toMatch(/reuses the order's idempotency key/);
+    expect(r.text).toContain(`read: call read_session(session_id="${imported}", around_turn=0)`);
   });
 
   it('filters by project, source tool and time', async () => {
     const site1 = await callText(mcp.client, 'search_sessions', { query: 'logger', project: site });
-    expect(site1.text).toMatch(/^1 matching turn for "logger" in project /);
+    expect(site1.text).toMatch(/^1 matching session for "logger" in project /);
     expect((await callText(mcp.client, 'search_sessions', { query: 'logger', project: payments })).text).toMatch(
       /^No matches for "logger" in project /,
     );
     const claude = await callText(mcp.client, 'search_sessions', { query: 'refund', source: 'claude-code' });
-    expect(claude.text).toMatch(/^2 matching turns .* from claude-code/);
+    expect(claude.text).toMatch(/^1 matching session .* from claude-code/);
     expect(claude.text).not.toContain(decided);
     const ours = await callText(mcp.client, 'search_sessions', { query: 'idempotency', source: 'levelcode' });
     expect(ours.text).toContain(decided);
@@ -155,14 +155,17 @@ describe('search_sessions', () => {
   it('pages with limit and offset, and says which call gives the next page', async () => {
     const p1 = await callText(mcp.client, 'search_sessions', { query: 'refund', limit: 2 });
     expect(p1.text).toMatch(/showing 1-2/);
-    expect(p1.text).toContain('more: call search_sessions(query="refund", limit=2, offset=2) for the next matches.');
+    expect(p1.text).toContain('more: call search_sessions(query="refund", limit=2, offset=2) for the next sessions.');
     const p2 = await callText(mcp.client, 'search_sessions', { query: 'refund', limit: 2, offset: 2 });
-    expect(p2.text).toMatch(/showing 3-4/);
-    const first = [...p1.text.matchAll(/— (\S+#\d+)/g)].map((m) => m[1]);
-    const second = [...p2.text.matchAll(/— (\S+#\d+)/g)].map((m) => m[1]);
+    expect(p2.text).toMatch(/showing 3-3/);
+    expect(p2.text).not.toContain('more: call');
+    const first = [...p1.text.matchAll(/^\d+\. .* — (\S+)$/gm)].map((m) => m[1]);
+    const second = [...p2.text.matchAll(/^\d+\. .* — (\S+)$/gm)].map((m) => m[1]);
+    expect(first).toHaveLength(2);
+    expect(second).toHaveLength(1);
     expect(first.filter((x) => second.includes(x))).toEqual([]);
     const past = await callText(mcp.client, 'search_sessions', { query: 'refund', offset: 500 });
-    expect(past.text).toMatch(/No more matches .* all \d+ were shown/);
+    expect(past.text).toMatch(/No more matches .* all \d+ sessions were shown/);
   });
 
   it("leaves out the calling agent's own session, by our id or by the tool's own id", async () => {
@@ -354,10 +357,10 @@ describe('list_sessions, list_projects, recall', () => {
     expect(r.text).toContain(`- ${site} · 1 session ·`);
   });
 
-  it('recalls what was decided: the conversation around the newest match of each session', async () => {
+  it('recalls what was decided: the conversation around the best match of the best sessions', async () => {
     const r = await callText(mcp.client, 'recall', { query: 'refund idempotency', sessions: 2 });
     expect(r.isError).toBe(false);
-    expect(r.text).toMatch(/^5 matching turns for "refund idempotency" in all projects, in 2 sessions/);
+    expect(r.text).toMatch(/^2 matching sessions for "refund idempotency" in all projects; the 2 best, around their best match/);
     expect(r.text).toContain(`## Refund retries — ${decided}`);
     expect(r.text).toContain(`### Assistant (claude-test) · 2026-07-01 10:00 UTC · ${decided}#1`);
     expect(r.text).toContain("Decision: every retry of a refund reuses the order's idempotency key.");
@@ -444,13 +447,14 @@ describe('a store of 2,700 sessions', () => {
     expect((await callText(c.client, 'list_projects', {})).text).toMatch(/^12 projects with sessions/);
   });
 
-  it('searches them (the first search builds the index) and reads a hit', async () => {
+  it('searches them (the first search builds the search cache) and reads a hit', async () => {
     const r = await callText(c.client, 'search_sessions', { query: 'idempotency', limit: 50 });
     expect(r.isError).toBe(false);
-    const total = Number(/^(\d+) matching turns/.exec(r.text)![1]);
+    const total = Number(/^(\d+) matching sessions/.exec(r.text)![1]);
     expect(total).toBeGreaterThan(100);
-    const hits = [...r.text.matchAll(/— (\S+)#(\d+)$/gm)];
-    expect(hits.length).toBe(50);
+    expect([...r.text.matchAll(/^\d+\. .* — (\S+)$/gm)]).toHaveLength(50);
+    const hits = [...r.text.matchAll(/^ {3}- (\S+)#(\d+) · /gm)];
+    expect(hits.length).toBeGreaterThanOrEqual(50);
     const again = await callText(c.client, 'search_sessions', { query: 'idempotency', limit: 50 });
     expect(again.text).toBe(r.text);
     const read = await callText(c.client, 'read_session', { session_id: hits[0]![1], around_turn: Number(hits[0]![2]) });
@@ -459,11 +463,11 @@ describe('a store of 2,700 sessions', () => {
     expect(read.text.length).toBeLessThan(12_000 + 1500);
   });
 
-  it('a source filter that passes nothing scans the rest and answers exactly', async () => {
+  it('a source filter that passes nothing answers nothing; recall shows the best sessions', async () => {
     const r = await callText(c.client, 'search_sessions', { query: 'idempotency', source: 'codex' });
     expect(r.isError).toBe(false);
     expect(r.text).toMatch(/^No matches for "idempotency" in all projects, from codex/);
     const recall = await callText(c.client, 'recall', { query: 'idempotency refund' });
-    expect(recall.text).toMatch(/^\d+ matching turns .* the 3 most recent, around their newest match/);
+    expect(recall.text).toMatch(/^\d+ matching sessions .* the 3 best, around their best match/);
   });
 });

@@ -11,6 +11,7 @@ import { cleanup, fileOf, startSidecar } from '../helpers/sidecar.js';
 import { cacheCli, twoSessions } from '../helpers/cache-store.js';
 import * as P from '../../server/rpc/protocol.js';
 import { cachePaths, projectCache } from '../../server/store/cache-dir.js';
+import { FORMAT } from '../../server/search/cache.js';
 
 afterEach(cleanup);
 
@@ -20,7 +21,7 @@ afterEach(cleanup);
  */
 const CACHES: [name: string, path: (f: ReturnType<typeof fixture>) => string, rounds: number][] = [
   ['index.json', (f) => projectCache(f.dir, 'index.json', { LEVELCODE_SESSIONS_CACHE: f.cache }), 1],
-  ['search.idx', (f) => projectCache(f.dir, 'search.idx', { LEVELCODE_SESSIONS_CACHE: f.cache }), 1],
+  ['the search cache', (f) => join(cachePaths(f.root, { LEVELCODE_SESSIONS_CACHE: f.cache }).dir, `search-${FORMAT}.sqlite`), 1],
   ['history.cache', (f) => join(cachePaths(f.root, { LEVELCODE_SESSIONS_CACHE: f.cache }).dir, 'history.cache'), 2],
 ];
 

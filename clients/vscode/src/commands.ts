@@ -98,7 +98,7 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
         qp.busy = true;
         try {
           const projects = deps.projects();
-          const r = await sidecar.request('session/search', { query: q, ...(projects[0] ? { project: projects[0] } : { all: true }), limit: 200 }, cts.token);
+          const r = await sidecar.request('session/search', { query: q, ...(projects[0] ? { project: projects[0] } : { all: true }), limit: 200, perSession: 1 }, cts.token);
           if (cts.token.isCancellationRequested) return;
           const snippets = new Map<string, string>();
           for (const hit of r.hits) if (!snippets.has(hit.sessionId)) snippets.set(hit.sessionId, hit.snippet);

@@ -291,14 +291,19 @@ public final class Protocol {
 
   @Schema("#/$defs/SessionSearchParams")
   public record SearchParams(String query, String project, Boolean all, String since, String until, Integer limit,
-      JsonElement workDoneToken) {}
+      Integer perSession, String cursor, JsonElement workDoneToken) {}
 
   @Schema("#/$defs/SessionSearchResult/properties/hits/items")
-  public record SearchHit(String sessionId, String project, String title, int seq, String kind, String where, String t,
-      String snippet, List<List<Integer>> ranges, String file) {}
+  public record SearchHit(String sessionId, String project, String title, int seq, String cite, String kind, String where,
+      String t, String snippet, List<List<Integer>> ranges, String file) {}
+
+  @Schema("#/$defs/SessionSearchResult/properties/sessions/items")
+  public record SearchSession(String sessionId, String project, String title, String tool, String t, double score, String file,
+      List<SearchHit> hits) {}
 
   @Schema("#/$defs/SessionSearchResult")
-  public record SearchResult(List<SearchHit> hits, int total, int files, List<Problem> problems) {}
+  public record SearchResult(List<SearchSession> sessions, List<SearchHit> hits, int total, int files, String cursor, boolean ranked,
+      List<Problem> problems) {}
 
   @Schema("#/$defs/SessionRenameParams")
   public record RenameParams(String id, String title) {}

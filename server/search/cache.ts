@@ -1,0 +1,437 @@
+// The search cache: one SQLite FTS5 database a store, in its cache folder (store/cache-dir.ts),
+// `search-<FORMAT>.sqlite`. It can be deleted at any time: it holds nothing the session files do
+// not, and the next search (or the sidecar at start) builds it again. A file that is not such a
+// database, or one of another format, is removed and rebuilt.
+//
+// What it holds: a row a file (path, session id, project, source tool, title, the size, mtime
+// and inode it was read at, and how many bytes of it are indexed), and a row an event's role
+// (user, assistant, tool, title, compact: see rowsOf) with the event's seq, byte offset, length
+// and time, whose text is in the contentless FTS5 table `fts` under the same rowid. Contentless:
+// the text is in the session files already; a hit is read back from there (search.ts).
+//
+// Kept current by the listing's change detection: a file whose size, mtime and inode are the
+// ones read is trusted; one that grew with the same inode, its indexed part ending at a line's
+// end, has its new lines indexed (sessions are append-only); any other is indexed again; a file
+// gone is dropped. An import, a rename (a title event), trash and restore are all one of these.
+//
+// Rejected: a hand-written index per project folder (what this replaced: fast, but it could not
+// rank and was the largest piece of machinery in the house); one database per project folder
+// (a query over every project would open them all); storing the text (doubles the size, and
+// every hit is read from its file anyway).
+//
+// SQLite: better-sqlite3 where it loads (Node 20), else node:sqlite (the sidecar in the VS Code
+// bundle, on the editor's newer Node). Depends on node:fs, store/files.ts, store/cache-dir.ts,
+// texts.ts; nothing of JSON-RPC.
+
+import { closeSync, lstatSync, readSync, rmSync, statSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
+import { cachePaths, ensureCacheFolder } from '../store/cache-dir.js';
+import { openRegularSync } from '../store/files.js';
+import { eventTexts, type SearchWhere } from './texts.js';
+
+/** Bumped when the schema or what is indexed changes: a new name, so an old file is never misread. */
+export const FORMAT = 1;
+
+export type RowRole = 'user' | 'assistant' | 'tool' | 'title' | 'compact';
+const ROLE_OF: Record<SearchWhere, RowRole> = {
+  user: 'user',
+  assistant: 'assistant',
+  agent: 'assistant',
+  'tool-input': 'tool',
+  'tool-output': 'tool',
+  title: 'title',
+  compact: 'compact',
+};
+export const roleOf = (w: SearchWhere): RowRole => ROLE_OF[w];
+
+/** What both drivers offer. */
+interface Stmt {
+  run(...a: unknown[]): { lastInsertRowid: number | bigint };
+  get(...a: unknown[]): unknown;
+  all(...a: unknown[]): unknown[];
+}
+export interface Db {
+  exec(sql: string): void;
+  prepare(sql: string): Stmt;
+  close(): void;
+}
+
+type Open = (path: string) => Db;
+let opener: Open | undefined;
+
+/** better-sqlite3 where it loads, else node:sqlite; an Error in words when neither does. */
+function open(path: string): Db {
+  if (!opener) {
+    const require = createRequire(import.meta.url);
+    let why = '';
+    try {
+      const B = require('better-sqlite3') as new (p: string, o: { timeout: number }) => Db;
+      opener = (p) => new B(p, { timeout: 5000 });
+    } catch (e) {
+      why = (e as Error).message.split('\n')[0] ?? '';
+      try {
+        const { DatabaseSync } = require('node:sqlite') as { DatabaseSync: new (p: string, o: { timeout: number }) => Db };
+        opener = (p) => new DatabaseSync(p, { timeout: 5000 });
+      } catch {
+        throw new Error(`search needs better-sqlite3 (${why}) or Node 22.13 or later (this is ${process.version})`);
+      }
+    }
+  }
+  return opener(path);
+}
+
+const SCHEMA = `
+PRAGMA journal_mode = WAL;
+PRAGMA synchronous = NORMAL;
+CREATE TABLE IF NOT EXISTS about (key TEXT PRIMARY KEY, value TEXT);
+CREATE TABLE IF NOT EXISTS files (
+  id INTEGER PRIMARY KEY, path TEXT UNIQUE NOT NULL, session TEXT NOT NULL, project TEXT NOT NULL,
+  tool TEXT NOT NULL, sid TEXT NOT NULL, title TEXT NOT NULL, size INTEGER NOT NULL, mtime REAL NOT NULL, ino TEXT NOT NULL,
+  done INTEGER NOT NULL, seq INTEGER NOT NULL, last INTEGER NOT NULL, titled INTEGER NOT NULL);
+CREATE TABLE IF NOT EXISTS rows (
+  id INTEGER PRIMARY KEY, file INTEGER NOT NULL, seq INTEGER NOT NULL, off INTEGER NOT NULL,
+  len INTEGER NOT NULL, t INTEGER NOT NULL, role TEXT NOT NULL);
+CREATE INDEX IF NOT EXISTS rows_file ON rows(file);
+CREATE VIRTUAL TABLE IF NOT EXISTS fts USING fts5(body, content='', contentless_delete=1,
+  tokenize="unicode61 remove_diacritics 2 categories 'L* N* Co M*'");
+`;
+
+/** A file as the cache knows it. */
+export interface FileRow {
+  id: number;
+  path: string;
+  session: string;
+  project: string;
+  tool: string;
+  /** The tool's own id of the session ('' for our own). */
+  sid: string;
+  title: string;
+  size: number;
+  mtime: number;
+  ino: string;
+  done: number;
+  seq: number;
+  /** Time of its newest event, ms. */
+  last: number;
+  /** 1: `title` is a title event's, 0: the first user line's. */
+  titled: number;
+}
+
+/** Where the search cache of the store at `root` lives. */
+export const cacheFile = (root: string): string => join(cachePaths(root).dir, `search-${FORMAT}.sqlite`);
+
+/** Texts of one event longer than this are indexed up to it (a 50 MB tool output is not prose). */
+const MAX_TEXT = 256 << 10;
+const CHUNK = 4 << 20;
+const NL = 10;
+
+export class SearchCache {
+  readonly db: Db;
+  /** Files by id, as in the files table. */
+  readonly files = new Map<number, FileRow>();
+  private readonly byPath = new Map<string, FileRow>();
+  private readonly ins: { file: Stmt; row: Stmt; fts: Stmt; upd: Stmt };
+  /** Whether a first build has completed (until then a search scans, search.ts). */
+  built: boolean;
+
+  private constructor(db: Db) {
+    this.db = db;
+    this.ins = {
+      file: db.prepare(
+        'INSERT INTO files (path, session, project, tool, sid, title, size, mtime, ino, done, seq, last, titled) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)',
+      ),
+      row: db.prepare('INSERT INTO rows (file, seq, off, len, t, role) VALUES (?,?,?,?,?,?)'),
+      fts: db.prepare('INSERT INTO fts (rowid, body) VALUES (?,?)'),
+      upd: db.prepare('UPDATE files SET title=?, size=?, mtime=?, ino=?, done=?, seq=?, last=?, titled=? WHERE id=?'),
+    };
+    for (const f of db.prepare('SELECT * FROM files').all() as FileRow[]) this.remember(f);
+    this.built = (db.prepare("SELECT value FROM about WHERE key='built'").get() as { value: string } | undefined)?.value === '1';
+  }
+
+  /**
+   * Opens (or makes) the cache of the store at `root`; one that does not check out is made anew.
+   * Whatever is in its place that is not a regular file (a symlink, a FIFO) is removed, never
+   * followed nor waited on. When no cache can be kept there (a cache folder that cannot be
+   * made), the cache lives in memory for this search: the same answer, built each time.
+   */
+  static open(root: string, path = cacheFile(root)): SearchCache {
+    try {
+      ensureCacheFolder(path);
+    } catch {
+      path = ':memory:';
+    }
+    for (let attempt = 0; ; attempt++) {
+      let db: Db | undefined;
+      try {
+        if (path !== ':memory:') for (const f of [path, `${path}-wal`, `${path}-shm`]) if (planted(f)) rmSync(f, { force: true });
+        db = open(path);
+        db.exec(SCHEMA);
+        const format = db.prepare("SELECT value FROM about WHERE key='format'").get() as { value: string } | undefined;
+        if (!format) db.prepare("INSERT OR IGNORE INTO about VALUES ('format', ?)").run(String(FORMAT));
+        else if (format.value !== String(FORMAT)) throw new Error(`format ${format.value}`);
+        return new SearchCache(db);
+      } catch (e) {
+        db?.close();
+        if (/search needs/.test((e as Error).message)) throw e;
+        if (attempt > 0) {
+          if (path === ':memory:') throw e;
+          path = ':memory:';
+          continue;
+        }
+        // Not ours, or broken: a cache, so made anew.
+        for (const f of [path, `${path}-wal`, `${path}-shm`]) rmSync(f, { force: true });
+      }
+    }
+  }
+
+  close(): void {
+    this.db.close();
+  }
+
+  private remember(f: FileRow): void {
+    this.files.set(f.id, f);
+    this.byPath.set(f.path, f);
+  }
+
+  private forget(f: FileRow): void {
+    this.db.prepare('DELETE FROM fts WHERE rowid IN (SELECT id FROM rows WHERE file = ?)').run(f.id);
+    this.db.prepare('DELETE FROM rows WHERE file = ?').run(f.id);
+    this.db.prepare('DELETE FROM files WHERE id = ?').run(f.id);
+    this.files.delete(f.id);
+    this.byPath.delete(f.path);
+  }
+
+  /** Marks a file to be indexed again by the next sync (a hit that did not check out). */
+  stale(id: number): void {
+    const f = this.files.get(id);
+    if (!f) return;
+    f.size = -1;
+    this.db.prepare('UPDATE files SET size = -1 WHERE id = ?').run(id);
+  }
+
+  /** The file row of a path, if indexed. */
+  file(path: string): FileRow | undefined {
+    return this.byPath.get(path);
+  }
+
+  /**
+   * Brings the cache up to date with `paths` (every session file of the store, or `only` some of
+   * them: then files not listed are kept). Unreadable files go to `problems` and are dropped.
+   * Yields to the event loop between files and chunks when `yieldEvery` ms have passed.
+   */
+  async sync(
+    paths: readonly string[],
+    o: {
+      only?: boolean;
+      problems?: { file: string; message: string }[];
+      onProgress?: (done: number, total: number) => void;
+      signal?: AbortSignal;
+      yieldMs?: number;
+    } = {},
+  ): Promise<void> {
+    const todo: { path: string; st: { size: number; mtime: number; ino: string } }[] = [];
+    const seen = new Set<string>();
+    for (const path of paths) {
+      seen.add(path);
+      let st;
+      try {
+        const s = statSync(path);
+        st = { size: s.size, mtime: s.mtimeMs, ino: String(s.ino) };
+      } catch (e) {
+        const code = (e as NodeJS.ErrnoException).code;
+        if (code !== 'ENOENT') o.problems?.push({ file: path, message: `cannot read (${code ?? (e as Error).message})` });
+        continue;
+      }
+      const f = this.byPath.get(path);
+      if (!f || f.size !== st.size || f.mtime !== st.mtime || f.ino !== st.ino) todo.push({ path, st });
+    }
+    const gone = o.only ? [] : [...this.byPath.values()].filter((f) => !seen.has(f.path));
+    if (todo.length === 0 && gone.length === 0) return;
+    let slice = Date.now();
+    const pause = async () => {
+      if (o.yieldMs !== undefined && Date.now() - slice >= o.yieldMs) {
+        this.db.exec('COMMIT');
+        await new Promise((r) => setImmediate(r));
+        o.signal?.throwIfAborted();
+        this.db.exec('BEGIN IMMEDIATE');
+        slice = Date.now();
+      }
+    };
+    this.db.exec('BEGIN IMMEDIATE');
+    try {
+      for (const f of gone) this.forget(f);
+      let done = 0;
+      for (const { path, st } of todo) {
+        o.signal?.throwIfAborted();
+        try {
+          await this.index(path, st, pause);
+        } catch (e) {
+          if ((e as Error).name === 'AbortError' || o.signal?.aborted) throw e;
+          const had = this.byPath.get(path);
+          if (had) this.forget(had);
+          const code = (e as NodeJS.ErrnoException).code;
+          if (code !== 'ENOENT') o.problems?.push({ file: path, message: `cannot read (${code ?? (e as Error).message})` });
+        }
+        o.onProgress?.(++done, todo.length);
+        await pause();
+      }
+      this.db.exec('COMMIT');
+    } catch (e) {
+      this.db.exec('ROLLBACK');
+      // Rolled back: what is in memory is reloaded from what was committed.
+      this.files.clear();
+      this.byPath.clear();
+      for (const f of this.db.prepare('SELECT * FROM files').all() as FileRow[]) this.remember(f);
+      throw e;
+    }
+  }
+
+  /** Records that every file has been indexed once (searches then use the cache). */
+  markBuilt(): void {
+    this.db.prepare("INSERT OR REPLACE INTO about VALUES ('built', '1')").run();
+    this.built = true;
+  }
+
+  /** Indexes a file: its new lines when it only grew, else all of it. */
+  private async index(path: string, st: { size: number; mtime: number; ino: string }, pause: () => Promise<void>): Promise<void> {
+    const { fd } = openRegularSync(path);
+    try {
+      let f = this.byPath.get(path);
+      if (f && (f.ino !== st.ino || f.size < 0 || st.size < f.done || (f.done > 0 && byteAt(fd, f.done - 1) !== NL))) {
+        this.forget(f);
+        f = undefined;
+      }
+      let off = f ? f.done : 0;
+      let seq = f ? f.seq : 0;
+      const state = { title: f?.title ?? '', titled: f?.titled ?? 0, last: f?.last ?? 0 };
+      if (!f) {
+        const meta = metaOf(fd);
+        if (!meta) return; // no whole meta line yet: nothing to index, looked at again when it grows
+        const r = this.ins.file.run(path, meta.id, meta.project, meta.tool, meta.sid, '', st.size, st.mtime, st.ino, meta.end, 0, 0, 0);
+        f = {
+          id: Number(r.lastInsertRowid),
+          path,
+          session: meta.id,
+          project: meta.project,
+          tool: meta.tool,
+          sid: meta.sid,
+          title: '',
+          size: st.size,
+          mtime: st.mtime,
+          ino: st.ino,
+          done: meta.end,
+          seq: 0,
+          last: 0,
+          titled: 0,
+        };
+        this.remember(f);
+        off = meta.end;
+      }
+      const buf = Buffer.allocUnsafe(CHUNK);
+      for (;;) {
+        const n = readSync(fd, buf, 0, CHUNK, off);
+        if (n <= 0) break;
+        let start = 0;
+        let nl = buf.indexOf(NL, 0);
+        if (nl < 0 || nl >= n) {
+          if (n < CHUNK) break; // a torn last line: indexed once it is whole
+          // One line longer than a chunk: read whole.
+          const line = readLine(fd, off);
+          if (!line) break;
+          this.indexLine(f.id, line, off, seq++, state);
+          off += line.length + 1;
+          continue;
+        }
+        while (nl >= 0 && nl < n) {
+          const line = buf.subarray(start, nl);
+          this.indexLine(f.id, line, off + start, seq++, state);
+          start = nl + 1;
+          nl = buf.indexOf(NL, start);
+        }
+        off += start;
+        await pause();
+      }
+      Object.assign(f, { ...state, size: st.size, mtime: st.mtime, ino: st.ino, done: off, seq });
+      this.ins.upd.run(state.title, st.size, st.mtime, st.ino, off, seq, state.last, state.titled, f.id);
+    } finally {
+      closeSync(fd);
+    }
+  }
+
+  /**
+   * Indexes one event line: a row per role its texts are in. A line that is not JSON is skipped.
+   * `s`: the session's title (its latest title event, else its first user line) and newest time.
+   */
+  private indexLine(file: number, line: Buffer, off: number, seq: number, s: { title: string; titled: number; last: number }): void {
+    let ev: Record<string, unknown>;
+    try {
+      ev = JSON.parse(line.toString('utf8')) as Record<string, unknown>;
+    } catch {
+      return;
+    }
+    if (!ev || typeof ev !== 'object') return;
+    const t = typeof ev.t === 'string' ? Date.parse(ev.t) : Number.NaN;
+    const time = Number.isNaN(t) ? 0 : t;
+    if (time > s.last) s.last = time;
+    const byRole = new Map<RowRole, string[]>();
+    for (const p of eventTexts(ev)) {
+      const role = roleOf(p.where);
+      const list = byRole.get(role) ?? [];
+      list.push(p.text.length > MAX_TEXT ? p.text.slice(0, MAX_TEXT) : p.text);
+      byRole.set(role, list);
+      if (p.where === 'title') Object.assign(s, { title: p.text, titled: 1 });
+      else if (p.where === 'user' && !s.titled && !s.title) s.title = p.text.slice(0, 200).replace(/\s+/g, ' ').trim();
+    }
+    for (const [role, texts] of byRole) {
+      const r = this.ins.row.run(file, seq, off, line.length, time, role);
+      this.ins.fts.run(r.lastInsertRowid, texts.join('\n'));
+    }
+  }
+}
+
+/** Whether something other than a regular file (or nothing) is at `path`. */
+function planted(path: string): boolean {
+  try {
+    return !lstatSync(path).isFile();
+  } catch {
+    return false;
+  }
+}
+
+function byteAt(fd: number, at: number): number {
+  const b = Buffer.alloc(1);
+  return readSync(fd, b, 0, 1, at) === 1 ? b[0]! : -1;
+}
+
+/** The whole line starting at `off` (without its newline), or null when it is not whole yet. */
+function readLine(fd: number, off: number): Buffer | null {
+  const parts: Buffer[] = [];
+  for (let at = off; ; ) {
+    const b = Buffer.allocUnsafe(CHUNK);
+    const n = readSync(fd, b, 0, CHUNK, at);
+    if (n <= 0) return null;
+    const nl = b.subarray(0, n).indexOf(NL);
+    if (nl >= 0) {
+      parts.push(b.subarray(0, nl));
+      return Buffer.concat(parts);
+    }
+    parts.push(b.subarray(0, n));
+    at += n;
+  }
+}
+
+/** The meta line: session id, project, source tool and id, and where the next line starts. */
+function metaOf(fd: number): { id: string; project: string; tool: string; sid: string; end: number } | null {
+  const line = readLine(fd, 0);
+  if (!line) return null;
+  try {
+    const m = JSON.parse(line.toString('utf8')) as { id?: unknown; project?: unknown; source?: { tool?: unknown; id?: unknown } };
+    const tool = m.source && typeof m.source.tool === 'string' && m.source.tool ? m.source.tool : 'levelcode';
+    if (typeof m.id !== 'string') return null;
+    const sid = typeof m.source?.id === 'string' ? m.source.id : '';
+    return { id: m.id, project: typeof m.project === 'string' ? m.project : '', tool, sid, end: line.length + 1 };
+  } catch {
+    return null;
+  }
+}
