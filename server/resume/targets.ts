@@ -20,6 +20,9 @@ import type {
 
 export const TARGETS = ['anthropic', 'openai-chat', 'openai-responses', 'gemini', 'vscode-lm', 'neutral'] as const;
 export type Target = (typeof TARGETS)[number];
+/** What session/resume takes: these, and `levelcode`, today's conversation/agentMessages pair (the default). */
+export const RESUME_TARGETS = ['levelcode', ...TARGETS] as const;
+export type ResumeTarget = (typeof RESUME_TARGETS)[number];
 
 /** The text of a tool result made for a call whose result the session never recorded. */
 export const NO_RESULT = '[no result was recorded for this tool call]';
@@ -98,6 +101,16 @@ export function canonical(conv: Conversation): { messages: NeutralMessage[]; cou
         // More of the same assistant turn while no result has come yet stays in it.
         if (open !== null && open.results.size > 0) close();
         if (part.type === 'tool-call') {
+          // The same call recorded twice (a chat mirror and the agent loop): one call.
+          const seen = byOldId.get(part.id);
+          if (
+            open !== null &&
+            seen !== undefined &&
+            open.calls.some((c) => c.id === seen && c.name === part.name) &&
+            !open.results.has(seen)
+          ) {
+            continue;
+          }
           let id = part.id === '' ? 'call' : part.id;
           for (let k = 2; used.has(id); k++) id = `${part.id || 'call'}_${k}`;
           if (id !== part.id) add(counts, 'tool call id renamed');
@@ -109,6 +122,9 @@ export function canonical(conv: Conversation): { messages: NeutralMessage[]; cou
           open.calls.push(call);
           continue;
         }
+        const last = out[out.length - 1];
+        if (part.type === 'text' && last?.role === 'assistant' && last.parts.some((q) => q.type === 'text' && q.text === part.text))
+          continue;
         emit('assistant', part);
         continue;
       }

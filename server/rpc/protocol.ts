@@ -12,6 +12,7 @@ import { ForkedFrom, ImportSource, IncomingEvent, MetaLine, SessionEvent, Sessio
 // PROTOCOL_VERSION (bumped on any incompatible change to a method below; clients read it from
 // `initialize`), CALLBACKS and FEATURES live in wire.ts, which needs no zod.
 import { FEATURES, DID_CHANGE } from './wire.js';
+import { RESUME_TARGETS } from '../resume/targets.js';
 export { PROTOCOL_VERSION, CALLBACKS, FEATURES, type Callback, type Feature } from './wire.js';
 
 export type Direction = 'clientToServer' | 'serverToClient';
@@ -314,9 +315,29 @@ export const ResumeResult = z
   .looseObject({
     id: SessionId.describe('The session resumed (a new id when `copy` was set).'),
     tier: z.union([z.literal(1), z.literal(2), z.literal(3)]).describe('1 verbatim, 2 incremental, 3 compact-on-resume.'),
-    conversation: z.array(z.unknown()).describe('Chat messages, {role, content}, rebuilt from user/assistant events.'),
-    agentMessages: z.array(z.unknown()).describe("The agent loop's messages, concatenated verbatim."),
-    note: z.string().optional().describe('One line for the chat, e.g. "Resumed from summary — full transcript in History."'),
+    target: z.enum(RESUME_TARGETS).optional().describe('The target the messages are for (absent: `levelcode`).'),
+    messages: z
+      .array(z.unknown())
+      .optional()
+      .describe(
+        'The resumed context in the target\'s shape, ready to send to that API as it is (every target but `levelcode`). See protocol.md "Resume targets".',
+      ),
+    conversation: z
+      .array(z.unknown())
+      .describe('Target `levelcode`: chat messages, {role, content}, rebuilt from user/assistant events. Empty for the other targets.'),
+    agentMessages: z
+      .array(z.unknown())
+      .describe("Target `levelcode`: the agent loop's messages, concatenated verbatim. Empty for the other targets."),
+    note: z
+      .string()
+      .optional()
+      .describe(
+        'One line for the chat, e.g. "Resumed from summary — full transcript in History.", followed by what the target could not take (thinking dropped, images as markers) and every repair (a tool call with no recorded result, an orphan result).',
+      ),
+    changes: z
+      .record(z.string(), z.number().int())
+      .optional()
+      .describe('What `note` says, counted by kind ("thinking dropped", "missing tool result", ...): for tests and logs.'),
     readOnly: z.boolean().describe('True when another process owns the session: show it, offer to open a copy.'),
     heldBy: HeldBy.optional(),
     forkedFrom: SessionId.optional().describe('Set when `copy` made a new session.'),
@@ -333,6 +354,7 @@ export const ResumeResult = z
             'One piece of the head to summarise, in context order: the briefing so far first (if any), then the messages verbatim (shortened only when `shortened` says so).',
           ),
         instructions: z.string(),
+        target: z.enum(RESUME_TARGETS).optional().describe('The shape of `messages`: the target session/resume was asked for.'),
         inputTokens: z.number().int().describe("This call's estimated input; at most the summariser's window less maxBriefingTokens."),
         coversThrough: z.number().int().describe('Pass it back to session/compact.'),
         maxBriefingTokens: z.number().int(),
@@ -362,6 +384,12 @@ export const sessionResume = request(
   z.looseObject({
     id: SessionId,
     contextWindow: z.number().int().positive().describe("The model's context window W, in tokens."),
+    target: z
+      .enum(RESUME_TARGETS)
+      .optional()
+      .describe(
+        'The API the messages are for: anthropic (Messages), openai-chat (Chat Completions), openai-responses, gemini (generateContent contents), vscode-lm (LanguageModelChatMessage parts), neutral (our own model), or levelcode (default: the `conversation`/`agentMessages` pair).',
+      ),
     budgetRatio: z.number().gt(0).max(1).optional().describe('Share of W resume may spend (B = W x ratio), default 0.4.'),
     keepTurns: z.number().int().min(0).optional().describe('Most recent turns kept verbatim when compacting.'),
     copy: z.boolean().optional().describe('Resume a fresh copy (session/fork) instead of the session itself.'),
@@ -700,9 +728,10 @@ export const sessionSummarize = request(
     messages: z
       .array(z.unknown())
       .describe(
-        'One piece of the head: the briefing so far first (if any), then the messages verbatim (shortened only when `shortened` says so).',
+        "One piece of the head: the briefing so far first (if any), then the messages, in session/resume's target's shape (verbatim for `levelcode`; shortened only when `shortened` says so).",
       ),
     instructions: z.string(),
+    target: z.enum(RESUME_TARGETS).optional().describe('The shape of `messages` (absent: levelcode).'),
     piece: SummaryPiece.optional(),
     coversThrough: z.number().int().optional().describe("The piece's last event: its briefing covers everything through it."),
     inputTokens: z.number().int().optional().describe("This call's estimated input."),
