@@ -116,7 +116,7 @@ export function codexSession(w: WriteInput): NativeSession {
       const text = (item.content as { type: string; text?: string }[])
         .filter((c) => c.type === 'input_text')
         .map((c) => c.text)
-        .join('\n');
+        .join('\n\n');
       lines.push({ timestamp: ts(i + 1), type: 'event_msg', payload: { type: 'user_message', message: text, images: [] } });
     }
   });

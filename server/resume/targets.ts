@@ -7,6 +7,7 @@
 // Pure functions over plain data; depends on format/ only. The validators that judge the output
 // are in test/support/validators.ts, written from the providers' API references.
 
+import { BRIEFING_HEADER } from './resume.js';
 import type {
   Conversation,
   Counts,
@@ -186,8 +187,7 @@ interface Ctx {
 }
 
 const FILE = (path: string) => `[file attached: ${path}]`;
-const SUMMARY = (text: string) =>
-  `[Summary of the earlier part of this session. It replaces that part of the transcript in your context; the full transcript is kept in History.]\n\n${text}`;
+const SUMMARY = (text: string) => `${BRIEFING_HEADER}\n\n${text}`;
 
 /** Text for a user-side part no target takes as it is (files, summaries). */
 function userText(p: NeutralPart): string | null {

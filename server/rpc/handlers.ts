@@ -550,6 +550,21 @@ const sessionCompact: Handler<typeof P.sessionCompact> = async (p, _t, ctx) => {
   };
 };
 
+/**
+ * Hand-off (server/handoff/handoff.ts): a new session of the agent CLI, never a change to one
+ * of its files. The tool is looked for on the sidecar's PATH; its failures are -33012 with the
+ * path or version in data.
+ */
+const sessionHandoff: Handler<typeof P.sessionHandoff> = async (p, _t, ctx) => {
+  const { handOff, HandoffError } = await import('../handoff/handoff.js');
+  try {
+    return await handOff(ctx.store, p.id, { to: p.to, dryRun: p.dryRun });
+  } catch (e) {
+    if (e instanceof HandoffError) throw rpcError('HandoffFailed', e.message, { reason: e.code, ...e.data });
+    throw e;
+  }
+};
+
 /** Takes the session's lock; another owner (or a newer schema) makes the result read-only. */
 async function takeOrReadOnly(store: SessionStore, id: string): Promise<{ readOnly: boolean; heldBy?: { pid?: number; host?: string } }> {
   if (store.holds(id)) return { readOnly: false };
@@ -916,6 +931,7 @@ export const ROUTES: ReadonlyMap<string, Route> = new Map([
   route(P.sessionRead, sessionRead),
   route(P.sessionResume, sessionResume),
   route(P.sessionFork, sessionFork),
+  route(P.sessionHandoff, sessionHandoff),
   route(P.sessionCompact, sessionCompact),
   route(P.sessionExport, sessionExport),
   route(P.sessionSearch, sessionSearch),

@@ -451,6 +451,33 @@ export const sessionFork = request(
   'Copies a session (every event, verbatim; with `atTurn`, turns 1 to atTurn) into a new session this sidecar owns: "open a copy", "fork from here".',
 );
 
+export const sessionHandoff = request(
+  'session/handoff',
+  'clientToServer',
+  z.object({
+    id: SessionId,
+    to: z.enum(['claude-code', 'codex']).describe('The agent CLI to continue the session in.'),
+    dryRun: z.boolean().optional().describe('Say where the new session would be written and what it holds; write nothing.'),
+  }),
+  z.object({
+    tool: z.enum(['claude-code', 'codex']),
+    installed: z
+      .string()
+      .nullable()
+      .describe("The tool's version on the sidecar's PATH, or null when it is not there (the newest format known is written)."),
+    id: z.string().describe("The new session's id in the tool (what its resume takes)."),
+    path: z.string().describe('The file written (or that would be): always a new one.'),
+    argv: z.array(z.string()).describe('The command that continues it, e.g. ["claude", "--resume", "5f0c…"], run in `cwd`.'),
+    cwd: z.string().describe("The session's project folder."),
+    command: z.string().describe('`cd CWD && ARGV`, quoted for a POSIX shell: for a terminal.'),
+    messages: z.number().int().describe('Messages written.'),
+    tier: z.union([z.literal(1), z.literal(2)]).describe('1: the whole conversation; 2: the last briefing and what follows it.'),
+    note: z.string().nullable().describe("What the tool's API could not take, and every repair (as session/resume's note)."),
+    dryRun: z.boolean(),
+  }),
+  "Continues a session in an agent CLI: writes a NEW session of that tool in its own folder and format from the session's neutral conversation, and answers the command that resumes it. Never changes a file of the tool's.",
+);
+
 export const sessionCompact = request(
   'session/compact',
   'clientToServer',
@@ -759,6 +786,7 @@ export const REQUESTS = [
   sessionRead,
   sessionResume,
   sessionFork,
+  sessionHandoff,
   sessionCompact,
   sessionExport,
   sessionSearch,
