@@ -19,7 +19,7 @@ import { render, toolName } from '../server/resume/targets.js';
 import { handOff, HANDOFF_TOOLS } from '../server/handoff/handoff.js';
 import * as P from '../server/rpc/protocol.js';
 import { RpcErrorCodes } from '../server/rpc/errors.js';
-import { cleanup, startSidecar, ResponseError } from './helpers/sidecar.js';
+import { cleanup, startSidecar, type ResponseError } from './helpers/sidecar.js';
 import type { ContractCase } from './import/case.js';
 
 const casesDir = fileURLToPath(new URL('./import/cases/', import.meta.url));
