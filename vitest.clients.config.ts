@@ -7,7 +7,7 @@ import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
   test: {
-    include: ['test/clients/neovim/**/*.test.ts', 'test/clients/vscode/**/*.test.ts'],
+    include: ['test/clients/neovim/**/*.test.ts', 'test/clients/vscode/**/*.test.ts', 'test/clients/handoff/**/*.test.ts'],
     testTimeout: 120_000,
     hookTimeout: 60_000,
     pool: 'forks',

@@ -35,6 +35,7 @@ dependencies {
 
     intellijPlatform {
         create(providers.gradleProperty("platformType"), providers.gradleProperty("platformVersion"))
+        bundledPlugin("org.jetbrains.plugins.terminal")
     }
 }
 

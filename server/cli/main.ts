@@ -37,6 +37,8 @@ Usage:
   levelcode-sessions import [TOOL|all] [--from PATH] [--dry-run] [--json]
                                              other AI tools' sessions into History (import --help)
   levelcode-sessions sync init [--apply] | sync status   History on every device through Syncthing
+  levelcode-sessions handoff ID --to claude-code|codex [--dry-run] [--json]
+                                             continue a session in an agent CLI (a new session of its own)
   levelcode-sessions serve --stdio | --socket=PORT
   levelcode-sessions mcp [--project PATH]       MCP server over stdio: past sessions as tools for agents
   levelcode-sessions --version | --help      COMMAND --help: that command's help
@@ -263,6 +265,8 @@ export async function main(argv: string[]): Promise<number> {
         return await (await import('./import.js')).cmdImport(rest);
       case 'sync':
         return await (await import('./sync.js')).cmdSync(rest);
+      case 'handoff':
+        return await (await import('./handoff.js')).cmdHandoff(rest);
       case 'serve':
         return await cmdServe(rest);
       case 'mcp':

@@ -595,7 +595,7 @@ function planCompaction(
     priorCompactSeq: prior === null ? null : prior.seq,
     chatNote: TIER3_NOTE,
   };
-  PLAN_HEADS.set(plan, { head, spans: pieces.spans, prior: prior?.briefing ?? null, counter });
+  PLAN_HEADS.set(plan, { head, spans: pieces.spans, prior: prior?.briefing ?? null, counter, tail: tailItems });
   return plan;
 }
 
@@ -609,6 +609,8 @@ interface HeadOf {
   spans: readonly { from: number; to: number }[];
   prior: string | null;
   counter: TokenCounter;
+  /** The items kept verbatim after the briefing. */
+  tail: readonly Item[];
 }
 const PLAN_HEADS = new WeakMap<CompactPlan, HeadOf>();
 
@@ -745,6 +747,27 @@ export function summaryRequest(plan: CompactPlan, index: number, briefingSoFar?:
     piece,
     ...(shortened ? { shortened } : {}),
   };
+}
+
+/**
+ * The events of piece `index` of a tier-3 plan and the briefing that comes before them (as
+ * summaryRequest puts it first, cut to maxBriefingTokens), for a caller that sends the
+ * summariser the piece in a provider's shape (resume/context.ts) rather than as stored.
+ */
+export function pieceEvents(plan: CompactPlan, index: number, briefingSoFar?: string): { events: SeqEvent[]; briefing: string | null } {
+  const h = PLAN_HEADS.get(plan);
+  if (!h || !Number.isInteger(index) || index < 0 || index >= plan.summary.calls) throw new RangeError(`no piece ${index} in this plan`);
+  const soFar = index === 0 ? h.prior : briefingSoFar;
+  const span = h.spans[index]!;
+  const events: SeqEvent[] = [];
+  for (let i = span.from; i < span.to; i++) events.push({ seq: h.head[i]!.seq, event: h.head[i]!.event });
+  const briefing = soFar === null || soFar === undefined ? null : fitBriefing(soFar, plan.summary.maxBriefingTokens, h.counter);
+  return { events, briefing };
+}
+
+/** The events a tier-3 plan keeps verbatim after the briefing (its tail), in order. */
+export function tailEvents(plan: CompactPlan): SeqEvent[] {
+  return (PLAN_HEADS.get(plan)?.tail ?? []).map((it) => ({ seq: it.seq, event: it.event }));
 }
 
 /** The compact event a finished piece (not the last) appends: its briefing, cut to maxBriefingTokens. */

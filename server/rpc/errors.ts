@@ -46,6 +46,7 @@ export const RpcErrorCodes = {
   StoreIo: -33009,
   FeatureUnavailable: -33010,
   CallbackFailed: -33011,
+  HandoffFailed: -33012,
 } as const;
 export type RpcErrorName = keyof typeof RpcErrorCodes;
 
@@ -72,6 +73,8 @@ const MEANING: Record<RpcErrorName, string> = {
   StoreIo: 'Any other file system failure (`data.errno`).',
   FeatureUnavailable: 'The sidecar cannot do this for this client or session (see `session/resume`).',
   CallbackFailed: 'A server-to-client callback failed or was refused; the session is unchanged.',
+  HandoffFailed:
+    "`session/handoff` wrote nothing: the tool's installed version writes a format this sidecar does not know, the session does not fit the tool's model, or the tool's folder cannot be written (`data.path`).",
 };
 
 export const ERROR_CODES: readonly ErrorCodeInfo[] = (Object.keys(RpcErrorCodes) as RpcErrorName[]).map((name) => ({

@@ -7,7 +7,7 @@
 
 import { CancellationTokenSource, ResponseError, type CancellationToken } from 'vscode-languageserver';
 import { isStoreError } from '../store/errors.js';
-import { textOf, type SeqEvent, type SessionEvent } from '../format/events.js';
+import { textOf, type CompactEvent, type SeqEvent, type SessionEvent } from '../format/events.js';
 import type { ReadResult, SessionStore } from '../store/store.js';
 import { forkSession } from '../store/fork.js';
 import { arrange, historyOrder } from '../listing/lifecycle.js';
@@ -20,12 +20,15 @@ import {
   needsConsent,
   rollingCompact,
   summaryRequest,
+  tailEvents,
   DEFAULT_CONSENT_THRESHOLD,
   type CompactPlan,
   type ResumePlan,
   type SummaryRequest,
 } from '../resume/resume.js';
 import { CHARS_PER_TOKEN } from '../resume/tokens.js';
+import { contextMessages, summaryMessages } from '../resume/context.js';
+import type { ResumeTarget } from '../resume/targets.js';
 import { RpcErrorCodes, rpcError } from './errors.js';
 import * as P from './protocol.js';
 import type { LiveSearch } from './live-search.js';
@@ -80,7 +83,28 @@ export interface PendingCompaction {
 }
 
 /** The fields of a resume result that do not depend on the tier. */
-type ResumeBase = Pick<P.ResultOf<typeof P.sessionResume>, 'id' | 'readOnly' | 'heldBy' | 'problems' | 'forkedFrom' | 'tokens'>;
+type ResumeBase = Pick<P.ResultOf<typeof P.sessionResume>, 'id' | 'readOnly' | 'heldBy' | 'problems' | 'forkedFrom' | 'tokens' | 'target'>;
+
+type Shaped = Pick<P.ResultOf<typeof P.sessionResume>, 'conversation' | 'agentMessages' | 'messages' | 'note' | 'changes'>;
+
+/**
+ * The context of a plan in the client's target: `levelcode` is the planner's own pair of arrays;
+ * every other target is made from the events the plan keeps (resume/context.ts), and its note
+ * (what was dropped or repaired) follows the tier's chat line.
+ */
+function shaped(
+  target: ResumeTarget | undefined,
+  pair: { conversation: unknown[]; agentMessages: unknown[] },
+  events: readonly SeqEvent[],
+  range: { after?: number; briefing?: string | null },
+  chatNote: string | null,
+): Shaped {
+  if (target === undefined || target === 'levelcode')
+    return { conversation: pair.conversation, agentMessages: pair.agentMessages, ...(chatNote ? { note: chatNote } : {}) };
+  const r = contextMessages(events, target, range);
+  const note = [chatNote, r.note].filter((x) => x !== null).join(' ');
+  return { conversation: [], agentMessages: [], messages: r.messages, ...(note ? { note } : {}), ...(r.note ? { changes: r.counts } : {}) };
+}
 
 export type Handler<D extends P.RequestDescriptor> = (
   params: P.ParamsOf<D>,
@@ -265,6 +289,7 @@ const sessionResume: Handler<typeof P.sessionResume> = async (p, token, ctx) =>
         const heldBy = info?.locked && !info.byUs ? { heldBy: { pid: info.pid, host: info.host } } : {};
         const base: ResumeBase = {
           id: p.id,
+          ...(p.target ? { target: p.target } : {}),
           readOnly: !!info?.locked && !info.byUs,
           ...heldBy,
           problems: loaded.problems,
@@ -280,20 +305,21 @@ const sessionResume: Handler<typeof P.sessionResume> = async (p, token, ctx) =>
     check(cancel);
     const base: ResumeBase = {
       id,
+      ...(p.target ? { target: p.target } : {}),
       ...owner,
       problems: loaded.problems,
       ...(p.copy ? { forkedFrom: p.id } : {}),
       tokens: tokensOf(plan),
     };
     if (plan.tier !== 3) {
-      const c = plan.context;
-      return {
-        ...base,
-        tier: plan.tier,
-        conversation: c.conversation,
-        agentMessages: c.agentMessages,
-        ...(plan.chatNote ? { note: plan.chatNote } : {}),
-      };
+      const range =
+        plan.tier === 2
+          ? {
+              after: plan.coversThrough,
+              briefing: (loaded.events.find((e) => e.seq === plan.compactSeq)?.event as CompactEvent | undefined)?.briefing,
+            }
+          : {};
+      return { ...base, tier: plan.tier, ...shaped(p.target, plan.context, loaded.events, range, plan.chatNote) };
     }
     if (owner.readOnly) {
       const figures = { tier: 3 as const, inputTokens: plan.summary.inputTokens, coversThrough: plan.summary.coversThrough };
@@ -309,7 +335,7 @@ const sessionResume: Handler<typeof P.sessionResume> = async (p, token, ctx) =>
       // The two-step flow: the client summarises piece by piece, each through session/compact.
       const first = requestOrInvalid(plan, 0);
       ctx.pendingCompactions.set(id, { plan, events: loaded.totalEvents ?? -1, base, piece: 0 });
-      return { ...base, tier: 3, conversation: [], agentMessages: [], needsSummary: needsSummaryOf(first) };
+      return { ...base, tier: 3, conversation: [], agentMessages: [], needsSummary: needsSummaryOf(first, plan, base.target) };
     }
     // A two-step plan handed out earlier is void from here: this resume decides the compact events.
     ctx.pendingCompactions.delete(id);
@@ -338,7 +364,7 @@ async function summarizeInPieces(
       calls > 1 ? `Summarising part ${i + 1} of ${calls} of the earlier session` : 'Summarising the earlier part of the session',
       Math.floor((i / calls) * 100),
     );
-    const request = requestOrInvalid(plan, i, soFar);
+    const request = inTarget(requestOrInvalid(plan, i, soFar), plan, base.target, soFar);
     const briefing = await summarize(ctx, id, request, cancel, i);
     check(cancel);
     if (i === calls - 1) return compactAndResume(ctx, id, plan, briefing, base);
@@ -373,9 +399,35 @@ function requestOrInvalid(plan: CompactPlan, index: number, soFar?: string): Sum
   }
 }
 
-function needsSummaryOf(r: SummaryRequest): NonNullable<P.ResultOf<typeof P.sessionResume>['needsSummary']> {
+/** A summarise request with its messages in the resume's target (the summariser reads what the resumed model would). */
+function inTarget(
+  r: SummaryRequest,
+  plan: CompactPlan,
+  target: ResumeTarget | undefined,
+  soFar?: string,
+): SummaryRequest & { target?: ResumeTarget } {
+  if (target === undefined || target === 'levelcode') return r;
+  return { ...r, messages: summaryMessages(plan, r, target, soFar).messages, target };
+}
+
+function needsSummaryOf(
+  request: SummaryRequest,
+  plan: CompactPlan,
+  target: ResumeTarget | undefined,
+  soFar?: string,
+): NonNullable<P.ResultOf<typeof P.sessionResume>['needsSummary']> {
+  const r = inTarget(request, plan, target, soFar);
   const { messages, instructions, inputTokens, coversThrough, maxBriefingTokens, piece, shortened } = r;
-  return { messages, instructions, inputTokens, coversThrough, maxBriefingTokens, piece, ...(shortened ? { shortened } : {}) };
+  return {
+    messages,
+    instructions,
+    ...(r.target ? { target: r.target } : {}),
+    inputTokens,
+    coversThrough,
+    maxBriefingTokens,
+    piece,
+    ...(shortened ? { shortened } : {}),
+  };
 }
 
 /**
@@ -466,7 +518,7 @@ async function compactAndResume(
   await ctx.store.append(id, [applied.compact]);
   ctx.pendingCompactions.delete(id);
   const c = applied.context;
-  return { ...base, tier: 3, conversation: c.conversation, agentMessages: c.agentMessages, note: applied.chatNote };
+  return { ...base, tier: 3, ...shaped(base.target, c, tailEvents(plan), { briefing: applied.compact.briefing }, applied.chatNote) };
 }
 
 /**
@@ -492,7 +544,28 @@ const sessionCompact: Handler<typeof P.sessionCompact> = async (p, _t, ctx) => {
   const next = requestOrInvalid(plan, pending.piece + 1, rollingCompact(plan, pending.piece, p.briefing).briefing);
   const soFar = await appendRolling(ctx, p.id, plan, pending.piece, p.briefing);
   ctx.pendingCompactions.set(p.id, { ...pending, events: pending.events + 1, piece: pending.piece + 1, briefingSoFar: soFar });
-  return { ...pending.base, tier: 3, conversation: [], agentMessages: [], needsSummary: needsSummaryOf(next) };
+  return {
+    ...pending.base,
+    tier: 3,
+    conversation: [],
+    agentMessages: [],
+    needsSummary: needsSummaryOf(next, plan, pending.base.target, soFar),
+  };
+};
+
+/**
+ * Hand-off (server/handoff/handoff.ts): a new session of the agent CLI, never a change to one
+ * of its files. The tool is looked for on the sidecar's PATH; its failures are -33012 with the
+ * path or version in data.
+ */
+const sessionHandoff: Handler<typeof P.sessionHandoff> = async (p, _t, ctx) => {
+  const { handOff, HandoffError } = await import('../handoff/handoff.js');
+  try {
+    return await handOff(ctx.store, p.id, { to: p.to, dryRun: p.dryRun });
+  } catch (e) {
+    if (e instanceof HandoffError) throw rpcError('HandoffFailed', e.message, { reason: e.code, ...e.data });
+    throw e;
+  }
 };
 
 /** Takes the session's lock; another owner (or a newer schema) makes the result read-only. */
@@ -521,10 +594,12 @@ async function takeOrReadOnly(store: SessionStore, id: string): Promise<{ readOn
 async function summarize(ctx: Context, id: string, r: SummaryRequest, cancel: CancellationToken, done: number): Promise<string> {
   try {
     const { messages, instructions, piece, coversThrough, inputTokens, maxBriefingTokens, shortened } = r;
+    const target = (r as { target?: ResumeTarget }).target;
     const params = {
       id,
       messages,
       instructions,
+      ...(target ? { target } : {}),
       piece,
       coversThrough,
       inputTokens,
@@ -869,6 +944,7 @@ export const ROUTES: ReadonlyMap<string, Route> = new Map([
   route(P.sessionRead, sessionRead),
   route(P.sessionResume, sessionResume),
   route(P.sessionFork, sessionFork),
+  route(P.sessionHandoff, sessionHandoff),
   route(P.sessionCompact, sessionCompact),
   route(P.sessionExport, sessionExport),
   route(P.sessionSearch, sessionSearch),

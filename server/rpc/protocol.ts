@@ -12,6 +12,7 @@ import { ForkedFrom, ImportSource, IncomingEvent, MetaLine, SessionEvent, Sessio
 // PROTOCOL_VERSION (bumped on any incompatible change to a method below; clients read it from
 // `initialize`), CALLBACKS and FEATURES live in wire.ts, which needs no zod.
 import { FEATURES, DID_CHANGE, IMPORT_PROBLEM } from './wire.js';
+import { RESUME_TARGETS } from '../resume/targets.js';
 export { PROTOCOL_VERSION, CALLBACKS, FEATURES, type Callback, type Feature } from './wire.js';
 
 export type Direction = 'clientToServer' | 'serverToClient';
@@ -317,9 +318,29 @@ export const ResumeResult = z
   .looseObject({
     id: SessionId.describe('The session resumed (a new id when `copy` was set).'),
     tier: z.union([z.literal(1), z.literal(2), z.literal(3)]).describe('1 verbatim, 2 incremental, 3 compact-on-resume.'),
-    conversation: z.array(z.unknown()).describe('Chat messages, {role, content}, rebuilt from user/assistant events.'),
-    agentMessages: z.array(z.unknown()).describe("The agent loop's messages, concatenated verbatim."),
-    note: z.string().optional().describe('One line for the chat, e.g. "Resumed from summary — full transcript in History."'),
+    target: z.enum(RESUME_TARGETS).optional().describe('The target the messages are for (absent: `levelcode`).'),
+    messages: z
+      .array(z.unknown())
+      .optional()
+      .describe(
+        'The resumed context in the target\'s shape, ready to send to that API as it is (every target but `levelcode`). See protocol.md "Resume targets".',
+      ),
+    conversation: z
+      .array(z.unknown())
+      .describe('Target `levelcode`: chat messages, {role, content}, rebuilt from user/assistant events. Empty for the other targets.'),
+    agentMessages: z
+      .array(z.unknown())
+      .describe("Target `levelcode`: the agent loop's messages, concatenated verbatim. Empty for the other targets."),
+    note: z
+      .string()
+      .optional()
+      .describe(
+        'One line for the chat, e.g. "Resumed from summary — full transcript in History.", followed by what the target could not take (thinking dropped, images as markers) and every repair (a tool call with no recorded result, an orphan result).',
+      ),
+    changes: z
+      .record(z.string(), z.number().int())
+      .optional()
+      .describe('What `note` says, counted by kind ("thinking dropped", "missing tool result", ...): for tests and logs.'),
     readOnly: z.boolean().describe('True when another process owns the session: show it, offer to open a copy.'),
     heldBy: HeldBy.optional(),
     forkedFrom: SessionId.optional().describe('Set when `copy` made a new session.'),
@@ -336,6 +357,7 @@ export const ResumeResult = z
             'One piece of the head to summarise, in context order: the briefing so far first (if any), then the messages verbatim (shortened only when `shortened` says so).',
           ),
         instructions: z.string(),
+        target: z.enum(RESUME_TARGETS).optional().describe('The shape of `messages`: the target session/resume was asked for.'),
         inputTokens: z.number().int().describe("This call's estimated input; at most the summariser's window less maxBriefingTokens."),
         coversThrough: z.number().int().describe('Pass it back to session/compact.'),
         maxBriefingTokens: z.number().int(),
@@ -365,6 +387,12 @@ export const sessionResume = request(
   z.looseObject({
     id: SessionId,
     contextWindow: z.number().int().positive().describe("The model's context window W, in tokens."),
+    target: z
+      .enum(RESUME_TARGETS)
+      .optional()
+      .describe(
+        'The API the messages are for: anthropic (Messages), openai-chat (Chat Completions), openai-responses, gemini (generateContent contents), vscode-lm (LanguageModelChatMessage parts), neutral (our own model), or levelcode (default: the `conversation`/`agentMessages` pair).',
+      ),
     budgetRatio: z.number().gt(0).max(1).optional().describe('Share of W resume may spend (B = W x ratio), default 0.4.'),
     keepTurns: z.number().int().min(0).optional().describe('Most recent turns kept verbatim when compacting.'),
     copy: z.boolean().optional().describe('Resume a fresh copy (session/fork) instead of the session itself.'),
@@ -424,6 +452,33 @@ export const sessionFork = request(
     copied: z.number().int().describe('Events copied.'),
   }),
   'Copies a session (every event, verbatim; with `atTurn`, turns 1 to atTurn) into a new session this sidecar owns: "open a copy", "fork from here".',
+);
+
+export const sessionHandoff = request(
+  'session/handoff',
+  'clientToServer',
+  z.object({
+    id: SessionId,
+    to: z.enum(['claude-code', 'codex']).describe('The agent CLI to continue the session in.'),
+    dryRun: z.boolean().optional().describe('Say where the new session would be written and what it holds; write nothing.'),
+  }),
+  z.object({
+    tool: z.enum(['claude-code', 'codex']),
+    installed: z
+      .string()
+      .nullable()
+      .describe("The tool's version on the sidecar's PATH, or null when it is not there (the newest format known is written)."),
+    id: z.string().describe("The new session's id in the tool (what its resume takes)."),
+    path: z.string().describe('The file written (or that would be): always a new one.'),
+    argv: z.array(z.string()).describe('The command that continues it, e.g. ["claude", "--resume", "5f0c…"], run in `cwd`.'),
+    cwd: z.string().describe("The session's project folder."),
+    command: z.string().describe('`cd CWD && ARGV`, quoted for a POSIX shell: for a terminal.'),
+    messages: z.number().int().describe('Messages written.'),
+    tier: z.union([z.literal(1), z.literal(2)]).describe('1: the whole conversation; 2: the last briefing and what follows it.'),
+    note: z.string().nullable().describe("What the tool's API could not take, and every repair (as session/resume's note)."),
+    dryRun: z.boolean(),
+  }),
+  "Continues a session in an agent CLI: writes a NEW session of that tool in its own folder and format from the session's neutral conversation, and answers the command that resumes it. Never changes a file of the tool's.",
 );
 
 export const sessionCompact = request(
@@ -726,9 +781,10 @@ export const sessionSummarize = request(
     messages: z
       .array(z.unknown())
       .describe(
-        'One piece of the head: the briefing so far first (if any), then the messages verbatim (shortened only when `shortened` says so).',
+        "One piece of the head: the briefing so far first (if any), then the messages, in session/resume's target's shape (verbatim for `levelcode`; shortened only when `shortened` says so).",
       ),
     instructions: z.string(),
+    target: z.enum(RESUME_TARGETS).optional().describe('The shape of `messages` (absent: levelcode).'),
     piece: SummaryPiece.optional(),
     coversThrough: z.number().int().optional().describe("The piece's last event: its briefing covers everything through it."),
     inputTokens: z.number().int().optional().describe("This call's estimated input."),
@@ -768,6 +824,7 @@ export const REQUESTS = [
   sessionRead,
   sessionResume,
   sessionFork,
+  sessionHandoff,
   sessionCompact,
   sessionExport,
   sessionSearch,

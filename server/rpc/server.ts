@@ -402,6 +402,8 @@ class Sidecar {
       'fork.atTurn',
       'relink',
       'lifecycle',
+      'resume.targets',
+      'handoff',
     ];
     if (trashSearchable()) features.push('restore');
     if (this.watcher) features.push('didChange');

@@ -28,6 +28,9 @@ export const FEATURES = [
   'relink',
   // Pins, archive and retention: session/pin, session/archive, session/retention, list's `archived`.
   'lifecycle',
+  // issue 38: session/resume's `target`, and session/handoff.
+  'resume.targets',
+  'handoff',
 ] as const;
 export type Feature = (typeof FEATURES)[number];
 

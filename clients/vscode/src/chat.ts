@@ -92,7 +92,7 @@ export class Chat implements vscode.Disposable {
   }
 
   /** The API's resume: no dialogs; the caller handles needsConfirmation and readOnly. */
-  async resumeQuiet(id: string, opts: Api.ResumeOptions = {}): Promise<ResumeResult> {
+  async resumeQuiet(id: string, opts: Api.ResumeOptions & { target?: 'vscode-lm' } = {}): Promise<ResumeResult> {
     const s = this.settings();
     const contextWindow = opts.contextWindow ?? (await this.model.contextWindow()) ?? s.contextWindow;
     // Each summary request fits the model that makes it (the head goes in pieces).
@@ -106,6 +106,7 @@ export class Chat implements vscode.Disposable {
         budgetRatio: opts.budgetRatio ?? s.budgetRatio,
         ...(opts.copy ? { copy: true } : {}),
         ...(opts.confirm ? { confirm: true } : {}),
+        ...(opts.target ? { target: opts.target } : {}),
       },
       opts.token,
     );
@@ -157,7 +158,9 @@ export class Chat implements vscode.Disposable {
     const run = (confirm: boolean) =>
       vscode.window.withProgress(
         { location: vscode.ProgressLocation.Notification, title: S.resume.progress(session.title), cancellable: true },
-        (_p, token) => this.resumeQuiet(session.id, { copy: opts.copy, confirm, token }),
+        // @history sends the context to vscode.lm: ask for it in that shape (tool calls as parts).
+        (_p, token) =>
+          this.resumeQuiet(session.id, { copy: opts.copy, confirm, token, ...(by?.kind === 'participant' ? { target: 'vscode-lm' as const } : {}) }),
       );
     let r: ResumeResult;
     try {

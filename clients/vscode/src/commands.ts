@@ -10,7 +10,7 @@
 import * as vscode from 'vscode';
 import { codeOf, messageOf, type Chat } from './chat';
 import type { Settings } from './config';
-import { findOnPath, isFolder } from './continueIn';
+import { HANDOFF_TOOLS, findOnPath, isFolder } from './continueIn';
 import { exportFileName, itemDescription, itemLabel } from './history/labels';
 import type { PendingDeletes } from './history/pendingDeletes';
 import type { HistoryNode, HistoryProvider } from './historyView';
@@ -318,6 +318,44 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
     }
   }
 
+  /**
+   * Continue in an agent CLI: any session handed off (session/handoff) to Claude Code or Codex,
+   * whichever is on PATH (asked when both are), and that tool's resume run in a terminal.
+   */
+  async function handoff(arg: Target): Promise<void> {
+    const s = await target(arg, S.pick.resumePlaceholder);
+    if (!s) return;
+    const found: { tool: (typeof HANDOFF_TOOLS)[number]; exe: string }[] = [];
+    for (const tool of HANDOFF_TOOLS) {
+      const exe = await findOnPath(tool.bin);
+      if (exe) found.push({ tool, exe });
+    }
+    if (found.length === 0) {
+      void vscode.window.showInformationMessage(S.handoff.none);
+      return;
+    }
+    const pick =
+      found.length === 1
+        ? found[0]
+        : (await vscode.window.showQuickPick(
+            found.map((f) => ({ label: f.tool.label, f })),
+            { title: S.handoff.pickTitle(itemLabel(s)) },
+          ))?.f;
+    if (!pick) return;
+    const label = pick.tool.label;
+    try {
+      const r = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: S.handoff.progress(label) }, () =>
+        sidecar.request('session/handoff', { id: s.id, to: pick.tool.to }),
+      );
+      if (r.note) void vscode.window.showInformationMessage(S.handoff.note(label, r.note));
+      sidecar.log.info(`hand-off to ${label}: ${r.path}; ${r.command}`);
+      // The tool itself is the terminal's process, argv as given, no shell.
+      vscode.window.createTerminal({ name: S.continueIn.terminalName(label, itemLabel(s)), cwd: r.cwd, shellPath: pick.exe, shellArgs: r.argv.slice(1) }).show();
+    } catch (e) {
+      void vscode.window.showErrorMessage(S.handoff.failed(label, messageOf(e)));
+    }
+  }
+
   async function newChat(): Promise<void> {
     try {
       await chat.startNewChat();
@@ -360,6 +398,7 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
     r('levelcodeSessions.continueInOpencode', continueInTool),
     r('levelcodeSessions.continueInPi', continueInTool),
     r('levelcodeSessions.continueInContinue', continueInTool),
+    r('levelcodeSessions.handoff', handoff),
     r('levelcodeSessions.refresh', () => history.reload()),
     r('levelcodeSessions.showLog', () => sidecar.log.show(true)),
     r('levelcodeSessions.restartSidecar', () => sidecar.restart()),

@@ -51,6 +51,12 @@ export async function findOnPath(cmd: string, env: NodeJS.ProcessEnv = process.e
   return undefined;
 }
 
+/** The agent CLIs a session can be handed off to (session/handoff): sidecar name, label, command. */
+export const HANDOFF_TOOLS = [
+  { to: 'claude-code', label: 'Claude Code', bin: 'claude' },
+  { to: 'codex', label: 'Codex', bin: 'codex' },
+] as const;
+
 /** Whether the folder to run in is there (the tool's project folder may have moved). */
 export async function isFolder(path: string): Promise<boolean> {
   try {

@@ -14,31 +14,80 @@ import type { Sidecar } from './sidecar';
 import { messageOf } from './chat';
 import { S } from './strings';
 import { transcriptUri } from './transcript';
+import { contentText } from './prompt';
 
 export const PARTICIPANT_ID = 'levelcode.history';
 
-/** A message of the planned context (protocol.md, ResumeResult.conversation). */
-type Msg = { role: string; content: string | Record<string, unknown>[] };
+/**
+ * A message of the resumed context in the `vscode-lm` target (protocol.md "Resume targets"):
+ * parts {type:"text", value}, {type:"toolCall", callId, name, input}, {type:"toolResult", callId,
+ * content:[{type:"text", value}]}, every call answered in the next user message.
+ */
+type Part =
+  | { type: 'text'; value: string }
+  | { type: 'toolCall'; callId: string; name: string; input: object }
+  | { type: 'toolResult'; callId: string; content: { type: 'text'; value: string }[] };
+type Msg = { role: 'user' | 'assistant'; content: Part[] };
 interface Loaded {
   id: string;
   title: string;
-  conversation: Msg[];
+  messages: Msg[];
   note?: string;
   forkedFrom?: string;
 }
 
-/** A message's text: text parts as they are, tool calls and results as short lines. */
-export function textOf(content: Msg['content']): string {
-  if (typeof content === 'string') return content;
-  return content
+/**
+ * The tool-part classes of vscode.lm (VS Code 1.95 and later). The extension still runs on 1.91
+ * (package.json engines), so they are looked up, not assumed: where they are missing, a call and
+ * its result go as text lines.
+ */
+interface ToolParts {
+  LanguageModelTextPart: new (value: string) => unknown;
+  LanguageModelToolCallPart: new (callId: string, name: string, input: object) => unknown;
+  LanguageModelToolResultPart: new (callId: string, content: unknown[]) => unknown;
+}
+function toolParts(): ToolParts | undefined {
+  const v = vscode as unknown as Partial<ToolParts>;
+  return v.LanguageModelTextPart && v.LanguageModelToolCallPart && v.LanguageModelToolResultPart ? (v as ToolParts) : undefined;
+}
+
+/** The vscode.lm message of a resumed one: its tool calls and results as the API's own parts. */
+export function lmMessage(m: Msg): vscode.LanguageModelChatMessage {
+  const tp = toolParts();
+  const make = m.role === 'assistant' ? vscode.LanguageModelChatMessage.Assistant : vscode.LanguageModelChatMessage.User;
+  if (!tp) return make(m.content.map((p) => (p.type === 'text' ? p.value : readable({ role: m.role, content: [p] }))).join('\n\n'));
+  const parts = m.content.map((p) => {
+    if (p.type === 'toolCall') return new tp.LanguageModelToolCallPart(p.callId, p.name, p.input);
+    if (p.type === 'toolResult')
+      return new tp.LanguageModelToolResultPart(
+        p.callId,
+        p.content.map((c) => new tp.LanguageModelTextPart(c.value)),
+      );
+    return new tp.LanguageModelTextPart(p.value);
+  });
+  // 1.95 and later take a list of parts where 1.91's types say a string.
+  return make(parts as unknown as string);
+}
+
+/** A resumed message for people: its text, each tool call as the tool and its input, each result shortened. */
+export function readable(m: Msg): string {
+  return m.content
     .map((p) => {
-      if (p.type === 'text') return String(p.text);
-      if (p.type === 'tool_use') return `[tool call ${String(p.name)}: ${JSON.stringify(p.input)}]`;
-      if (p.type === 'tool_result') return `[tool result: ${typeof p.content === 'string' ? p.content : JSON.stringify(p.content)}]`;
-      return '';
+      if (p.type === 'text') return p.value;
+      if (p.type === 'toolCall') return `\`${p.name}\` ${'`'}${JSON.stringify(p.input).slice(0, 200)}${'`'}`;
+      const out = p.content.map((c) => c.value).join('\n');
+      return `> ${(out.length > 300 ? `${out.slice(0, 300)}…` : out).replace(/\n/g, '\n> ')}`;
     })
     .filter(Boolean)
-    .join('\n');
+    .join('\n\n');
+}
+
+/** Messages of a result asked without a target (the API's callers): text only, as the pair holds it. */
+function fromPair(conversation: unknown[]): Msg[] {
+  return (conversation as { role: string; content: unknown }[]).map((m) => ({
+    role: m.role === 'assistant' ? 'assistant' : 'user',
+    content: [{ type: 'text', value: contentText(m.content) }],
+  }));
 }
 
 export class HistoryParticipant implements vscode.Disposable {
@@ -58,7 +107,8 @@ export class HistoryParticipant implements vscode.Disposable {
 
   /** Loads a resumed session (or its fork), gives its lock back, and opens the Chat view on it. */
   async show(r: ResumeResult, title: string): Promise<void> {
-    this.loaded = { id: r.id, title, conversation: r.conversation as Msg[], note: r.note, forkedFrom: r.forkedFrom };
+    const messages = r.messages ? (r.messages as Msg[]) : fromPair(r.conversation);
+    this.loaded = { id: r.id, title, messages, note: r.note, forkedFrom: r.forkedFrom };
     this.said = [];
     // Not fatal: a lock kept by mistake goes with the next seal or the sidecar's exit.
     await this.sidecar.request('session/release', { id: r.id }).catch(() => undefined);
@@ -84,9 +134,7 @@ export class HistoryParticipant implements vscode.Disposable {
       return {};
     }
     const messages = [
-      ...(this.loaded?.conversation ?? []).map((m) =>
-        m.role === 'assistant' ? vscode.LanguageModelChatMessage.Assistant(textOf(m.content)) : vscode.LanguageModelChatMessage.User(textOf(m.content)),
-      ),
+      ...(this.loaded?.messages ?? []).map(lmMessage),
       ...this.said.map((m) => (m.role === 'assistant' ? vscode.LanguageModelChatMessage.Assistant(m.text) : vscode.LanguageModelChatMessage.User(m.text))),
       vscode.LanguageModelChatMessage.User(req.prompt),
     ];
@@ -99,7 +147,7 @@ export class HistoryParticipant implements vscode.Disposable {
     if (token.isCancellationRequested) return {};
     if (!this.loaded) {
       const n = await this.sidecar.request('session/new', { project: this.project(), model: model.id });
-      this.loaded = { id: n.id, title: req.prompt, conversation: [] };
+      this.loaded = { id: n.id, title: req.prompt, messages: [] };
     }
     const turn = [
       { kind: 'user' as const, content: req.prompt },
@@ -122,9 +170,11 @@ export class HistoryParticipant implements vscode.Disposable {
       return {};
     }
     stream.markdown(`**${S.chat.continuing(l.title)}**${l.forkedFrom ? ` ${S.chat.forked}` : ''}\n\n`);
-    for (const m of l.conversation) {
+    for (const m of l.messages) {
+      const text = readable(m);
+      if (!text) continue;
       const who = m.role === 'assistant' ? S.chat.assistant : S.chat.user;
-      stream.markdown(`**${who}:** ${textOf(m.content)}\n\n`);
+      stream.markdown(`**${who}:** ${text}\n\n`);
     }
     if (l.note) stream.markdown(`_${l.note}_\n\n`);
     stream.button({ command: 'vscode.open', arguments: [transcriptUri(l)], title: S.chat.openTranscript });

@@ -12,6 +12,10 @@ export function contentText(content: unknown): string {
         if (b && typeof b === 'object') {
           const block = b as Record<string, unknown>;
           if (block.type === 'text' && typeof block.text === 'string') return block.text;
+          // The vscode-lm target (protocol.md "Resume targets"): {type:"text", value}, toolCall, toolResult.
+          if (block.type === 'text' && typeof block.value === 'string') return block.value;
+          if (block.type === 'toolCall') return `[tool call ${String(block.name ?? '')}: ${JSON.stringify(block.input ?? {})}]`;
+          if (block.type === 'toolResult') return `[tool result: ${contentText(block.content)}]`;
           if (block.type === 'tool_use') return `[tool call ${String(block.name ?? '')}: ${JSON.stringify(block.input ?? {})}]`;
           if (block.type === 'tool_result') return `[tool result: ${contentText(block.content)}]`;
         }

@@ -48,6 +48,8 @@ export type TitleParams = P.ParamsOf<typeof P.sessionTitle>;
 export type TitleResult = P.ResultOf<typeof P.sessionTitle>;
 export type SummarizeParams = P.ParamsOf<typeof P.sessionSummarize>;
 export type SummarizeResult = P.ResultOf<typeof P.sessionSummarize>;
+export type HandoffParams = P.ParamsOf<typeof P.sessionHandoff>;
+export type HandoffResult = P.ResultOf<typeof P.sessionHandoff>;
 
 /** Client-to-server requests: method name, params, result. */
 export interface Requests {
@@ -68,6 +70,7 @@ export interface Requests {
   'session/restore': [RestoreParams, RestoreResult];
   'session/relink': [RelinkParams, RelinkResult];
   'session/retention': [RetentionParams, RetentionResult];
+  'session/handoff': [HandoffParams, HandoffResult];
 }
 
 // Each key above must be the literal method of its descriptor: a typo fails here.
@@ -91,6 +94,7 @@ export type _MethodsMatch = Check<
     | (typeof P.sessionRestore)['method']
     | (typeof P.sessionRelink)['method']
     | (typeof P.sessionRetention)['method']
+    | (typeof P.sessionHandoff)['method']
     ? true
     : false
 >;
@@ -108,4 +112,5 @@ export const ErrorCodes = {
   SessionLocked: -33004,
   FeatureUnavailable: -33010,
   CallbackFailed: -33011,
+  HandoffFailed: -33012,
 } as const;

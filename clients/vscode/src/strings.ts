@@ -186,6 +186,13 @@ export const S = {
     terminalName: (tool: string, title: string) => `${tool}: ${title}`,
     failed: (tool: string, why: string) => `Could not start ${tool}: ${why}`,
   },
+  handoff: {
+    pickTitle: (title: string) => `Continue “${title}” in`,
+    none: 'No agent CLI on PATH to continue in: install Claude Code (npm install -g @anthropic-ai/claude-code) or Codex (npm install -g @openai/codex).',
+    progress: (tool: string) => `Writing a ${tool} session…`,
+    failed: (tool: string, why: string) => `Could not continue in ${tool}: ${why}`,
+    note: (tool: string, note: string) => `${tool}: ${note}`,
+  },
   transcript: {
     loading: 'Loading transcript…',
     failed: (why: string) => `Could not load the transcript: ${why}`,

@@ -49,7 +49,17 @@ function trashedFrom(ws: Workspace, name: string): string | undefined {
   return undefined;
 }
 
-const ACTIONS = ['Resume', 'Fork from turn…', 'Open transcript', 'Rename', 'Pin', 'Archive', 'Delete', 'Export as Markdown'];
+const ACTIONS = [
+  'Resume',
+  'Continue in an agent CLI…',
+  'Fork from turn…',
+  'Open transcript',
+  'Rename',
+  'Pin',
+  'Archive',
+  'Delete',
+  'Export as Markdown',
+];
 
 /** Two sessions in the project (the refund one newest), one in another project. */
 function seed(ws: Workspace): { older: string; newer: string; other: string } {

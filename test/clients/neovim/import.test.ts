@@ -57,6 +57,7 @@ describe('imported sessions', () => {
     expect(actions.items).toEqual([
       'Resume',
       'Continue in Claude Code',
+      'Continue in an agent CLI…',
       'Fork from turn…',
       'Open transcript',
       'Rename',

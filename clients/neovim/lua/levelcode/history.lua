@@ -6,7 +6,9 @@
 --     Fork from turn…, Open transcript, Rename, Pin (or Unpin), Archive (or Unarchive), Delete
 --     (with Undo), Export as Markdown, and for a session
 --     imported from a tool that resumes by id (Claude Code, Codex) "Continue in <tool>", which
---     runs the sidecar's `continueIn` command in a :terminal in the tool's project folder.
+--     runs the sidecar's `continueIn` command in a :terminal in the tool's project folder; and
+--     for every session "Continue in an agent CLI…": session/handoff writes a new Claude Code or
+--     Codex session of it, and that tool's resume runs in a :terminal split.
 --   * `open_buffer()`: the same list in a buffer (`levelcode://history`) that stays open and is
 --     redrawn whenever the sidecar reports a change (session/didChange), from any process.
 --   * `search()`: full-text search, into a picker or the quickfix list.
@@ -53,7 +55,82 @@ function M.actions_for(s)
   if cont then
     table.insert(list, 2, cont)
   end
+  if rpc.has_feature('handoff') then
+    table.insert(list, cont and 3 or 2, M.HANDOFF)
+  end
   return list
+end
+
+---"Continue in an agent CLI": any session, continued in Claude Code or Codex (session/handoff).
+M.HANDOFF = 'Continue in an agent CLI…'
+
+---The agent CLIs a session can be handed off to: sidecar name, label, command on PATH, install line.
+M.handoff_tools = {
+  { to = 'claude-code', label = 'Claude Code', bin = 'claude', install = 'npm install -g @anthropic-ai/claude-code' },
+  { to = 'codex', label = 'Codex', bin = 'codex', install = 'npm install -g @openai/codex' },
+}
+
+---Runs argv in a :terminal split in cwd (never through a shell); `cb(nil, {job, buf})`.
+local function in_terminal(argv, cwd, name, label, cb)
+  vim.cmd('botright new')
+  local job = vim.fn.termopen(argv, { cwd = cwd })
+  if job <= 0 then
+    local err = { message = 'could not start ' .. table.concat(argv, ' ') }
+    util.error('cannot continue in ' .. label .. ': ' .. err.message)
+    return cb(err, nil)
+  end
+  pcall(vim.api.nvim_buf_set_name, 0, name)
+  vim.cmd('startinsert')
+  cb(nil, { job = job, buf = vim.api.nvim_get_current_buf() })
+end
+
+---Hands a session off to an agent CLI on PATH: the sidecar writes a new session of that tool
+---(session/handoff) and its resume command runs in a :terminal split. With several CLIs on PATH
+---the user picks one; with none, one line says what to install.
+---@param s table a SessionSummary (or {id, title})
+---@param cb fun(err: any, result: any)
+---@param to string|nil the tool ('claude-code' or 'codex'); asked when nil
+function M.handoff(s, cb, to)
+  local found = {}
+  for _, t in ipairs(M.handoff_tools) do
+    if vim.fn.executable(t.bin) == 1 and (to == nil or to == t.to) then
+      table.insert(found, t)
+    end
+  end
+  if #found == 0 then
+    local msg = 'no agent CLI on PATH to continue in: install Claude Code ('
+      .. M.handoff_tools[1].install
+      .. ') or Codex ('
+      .. M.handoff_tools[2].install
+      .. ')'
+    util.warn(msg)
+    return cb({ message = msg }, nil)
+  end
+  local function run(t)
+    rpc.request('session/handoff', { id = s.id, to = t.to }, function(err, r)
+      if err then
+        util.error('could not continue “' .. (s.title or s.id) .. '” in ' .. t.label .. ': ' .. util.err_text(err))
+        return cb(err, nil)
+      end
+      if r.note and r.note ~= vim.NIL and r.note ~= '' then
+        util.notify(t.label .. ': ' .. r.note)
+      end
+      in_terminal(r.argv, r.cwd, 'levelcode://handoff/' .. t.bin .. '/' .. r.id, t.label, cb)
+    end)
+  end
+  if #found == 1 then
+    return run(found[1])
+  end
+  local labels = {}
+  for _, t in ipairs(found) do
+    table.insert(labels, t.label)
+  end
+  vim.ui.select(labels, { prompt = 'Continue “' .. (s.title or s.id) .. '” in ', kind = 'levelcode.handoff' }, function(_, i)
+    if not i then
+      return cb(nil, nil)
+    end
+    run(found[i])
+  end)
 end
 
 ---Runs the session's own tool on it (`claude --resume ID` and the like) in a :terminal in the
@@ -98,6 +175,8 @@ function M.act(s, action, cb)
       return cb({ message = 'no tool to continue in' }, nil)
     end
     M.continue_in_tool(s, cb)
+  elseif action == M.HANDOFF then
+    M.handoff(s, cb)
   elseif action == 'Resume' then
     resume.resume({ id = s.id, title = title }, cb)
   elseif action == 'Open transcript' then

@@ -249,4 +249,38 @@ describe('VS Code @history participant (code-server)', () => {
     }, 'the fork with the new turn');
     await vs.screenshot('chat-04-fork');
   });
+  it('sends a resumed tool call and its result as vscode.lm tool parts, not text', async () => {
+    const id = await vs.newSession('fake-1');
+    const t = (k: number) => new Date(Date.now() - (20 - k) * 60_000).toISOString();
+    await vs.append(id, [
+      { kind: 'user', t: t(0), content: 'TOOLS-CHAT: list the files' },
+      { kind: 'assistant', t: t(1), content: [{ type: 'text', text: 'Listing them.' }] },
+      {
+        kind: 'agent',
+        t: t(2),
+        messages: [
+          {
+            role: 'assistant',
+            content: [{ type: 'tool_use', id: 'toolu_ls1', name: 'Bash', input: { command: 'ls' } }],
+            usage: { input_tokens: 3 },
+          },
+          { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_ls1', content: 'a.txt\nb.txt' }] },
+        ],
+      },
+      { kind: 'assistant', t: t(3), content: [{ type: 'text', text: 'Two files: a.txt and b.txt.' }] },
+      { kind: 'title', t: t(4), title: 'TOOLS-CHAT listing', source: 'user' },
+    ]);
+    await resumeRow('TOOLS-CHAT listing');
+    const shown = await chatShows('Two files: a.txt and b.txt.');
+    expect(shown).toContain('TOOLS-CHAT listing');
+    expect(shown).toContain('Bash');
+    const n = chats().length;
+    await say('Which one is newer?');
+    await chatShows(`FAKE REPLY ${n + 1}.`);
+    const sent = chats()[n] as LmCall & { parts: { kind: string; callId?: string; name?: string; input?: unknown; text?: string }[][] };
+    expect(sent.roles).toEqual(['user', 'assistant', 'user', 'assistant', 'user']);
+    expect(sent.parts[1]).toEqual([{ kind: 'text' }, { kind: 'toolCall', callId: 'toolu_ls1', name: 'Bash', input: { command: 'ls' } }]);
+    expect(sent.parts[2]).toEqual([{ kind: 'toolResult', callId: 'toolu_ls1', text: 'a.txt\nb.txt' }]);
+    expect(sent.text).not.toContain('[tool call');
+  });
 });

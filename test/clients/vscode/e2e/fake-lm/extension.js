@@ -7,7 +7,7 @@
 // levelcodeFakeLm.failAt (the summary request of that number, counted from 1, fails once, as a
 // rate-limited model would). Any other request (a chat turn, e.g. from the @history participant)
 // is answered "FAKE REPLY <n>." in two streamed chunks, and logged with its messages' roles and
-// text (kind "chat"). Never shipped.
+// text and parts (kind "chat": a tool call or result is logged as such, with its id). Never shipped.
 const vscode = require('vscode');
 const fs = require('fs');
 
@@ -48,7 +48,21 @@ exports.activate = function activate(context) {
         if (log) {
           const turns = [...text.matchAll(/TURN-(\d+)/g)].map((m) => Number(m[1]));
           const entry = { tokens, summary, turns, n: summaries, kind: summary ? 'summary' : title ? 'title' : 'chat' };
-          if (chat) Object.assign(entry, { roles: messages.map((m) => (m.role === 2 ? 'assistant' : 'user')), text });
+          if (chat)
+            Object.assign(entry, {
+              roles: messages.map((m) => (m.role === 2 ? 'assistant' : 'user')),
+              text,
+              // Each message's parts by class: a resumed tool call must arrive as a tool-call part, its result as a tool-result part.
+              parts: messages.map((m) =>
+                (Array.isArray(m.content) ? m.content : [m.content]).map((p) =>
+                  vscode.LanguageModelToolCallPart && p instanceof vscode.LanguageModelToolCallPart
+                    ? { kind: 'toolCall', callId: p.callId, name: p.name, input: p.input }
+                    : vscode.LanguageModelToolResultPart && p instanceof vscode.LanguageModelToolResultPart
+                      ? { kind: 'toolResult', callId: p.callId, text: p.content.map((c) => (c && typeof c.value === 'string' ? c.value : '')).join('') }
+                      : { kind: 'text' },
+                ),
+              ),
+            });
           fs.appendFileSync(log, JSON.stringify(entry) + '\n');
         }
         if (tokens > MAX_INPUT) throw new Error(`input of ${tokens} tokens exceeds maxInputTokens (${MAX_INPUT})`);

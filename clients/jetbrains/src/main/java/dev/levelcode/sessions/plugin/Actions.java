@@ -6,10 +6,12 @@ package dev.levelcode.sessions.plugin;
 
 import com.intellij.openapi.actionSystem.ActionUpdateThread;
 import com.intellij.openapi.actionSystem.AnAction;
+import com.intellij.openapi.application.ApplicationManager;
 import com.intellij.openapi.actionSystem.AnActionEvent;
 import com.intellij.openapi.actionSystem.ToggleAction;
 import com.intellij.openapi.project.DumbAware;
 import com.intellij.openapi.project.Project;
+import dev.levelcode.sessions.core.Handoff;
 import dev.levelcode.sessions.core.LevelCode;
 import dev.levelcode.sessions.core.Strings;
 import dev.levelcode.sessions.core.rpc.Protocol.SessionSummary;
@@ -127,6 +129,25 @@ public final class Actions {
 
   public static final class Resume extends SelectedAction {
     @Override void run(LevelCode core, SessionSummary s) { core.chat.resume(s, false); }
+  }
+
+  /** Continue in an agent CLI (core/Handoff.java): the tool's resume in the IDE's terminal. */
+  public static final class ContinueInAgentCli extends AnAction implements DumbAware {
+    @Override public ActionUpdateThread getActionUpdateThread() { return ActionUpdateThread.EDT; }
+
+    @Override
+    public void update(AnActionEvent e) { e.getPresentation().setEnabledAndVisible(SelectedAction.selected(e) != null); }
+
+    @Override
+    public void actionPerformed(AnActionEvent e) {
+      SessionSummary s = SelectedAction.selected(e);
+      Project p = e.getProject();
+      if (s == null || p == null) return;
+      LevelCodeProjectService service = LevelCodeProjectService.getInstance(p);
+      String title = s.title() != null ? s.title() : s.id();
+      Handoff.continueIn(service.core().sidecar, new IdeUi(p), s.id(), title, System.getenv("PATH"),
+          c -> ApplicationManager.getApplication().invokeLater(() -> IdeTerminal.run(p, c)));
+    }
   }
 
   public static final class OpenTranscript extends SelectedAction {

@@ -37,6 +37,7 @@ public final class Protocol {
   public static final Method<ReadParams, ReadResult> READ = req("session/read", ReadParams.class, ReadResult.class);
   public static final Method<ResumeParams, ResumeResult> RESUME = req("session/resume", ResumeParams.class, ResumeResult.class);
   public static final Method<ForkParams, ForkResult> FORK = req("session/fork", ForkParams.class, ForkResult.class);
+  public static final Method<HandoffParams, HandoffResult> HANDOFF = req("session/handoff", HandoffParams.class, HandoffResult.class);
   public static final Method<CompactParams, ResumeResult> COMPACT = req("session/compact", CompactParams.class, ResumeResult.class);
   public static final Method<ExportParams, ExportResult> EXPORT = req("session/export", ExportParams.class, ExportResult.class);
   public static final Method<SearchParams, SearchResult> SEARCH = req("session/search", SearchParams.class, SearchResult.class);
@@ -60,7 +61,7 @@ public final class Protocol {
       new Method<>("session/didChange", true, true, DidChangeParams.class, Void.class);
 
   /** Every method of the protocol, in protocol.schema.json's x-methods order. */
-  public static final List<Method<?, ?>> METHODS = List.of(NEW, APPEND, LIST, READ, RESUME, FORK, COMPACT, EXPORT, SEARCH,
+  public static final List<Method<?, ?>> METHODS = List.of(NEW, APPEND, LIST, READ, RESUME, FORK, HANDOFF, COMPACT, EXPORT, SEARCH,
       RENAME, DELETE, RESTORE, RELINK, SEAL, RELEASE, PIN, ARCHIVE, RETENTION, REINDEX, IMPORT, TITLE, SUMMARIZE, DID_CHANGE);
 
   private static <P, R> Method<P, R> req(String name, Class<P> p, Class<R> r) {
@@ -89,6 +90,7 @@ public final class Protocol {
     public static final int STORE_IO = -33009;
     public static final int FEATURE_UNAVAILABLE = -33010;
     public static final int CALLBACK_FAILED = -33011;
+    public static final int HANDOFF_FAILED = -33012;
   }
 
   // ---- initialize ----
@@ -123,7 +125,9 @@ public final class Protocol {
     @SerializedName("fork.atTurn") FORK_AT_TURN,
     @SerializedName("restore") RESTORE,
     @SerializedName("relink") RELINK,
-    @SerializedName("lifecycle") LIFECYCLE
+    @SerializedName("lifecycle") LIFECYCLE,
+    @SerializedName("resume.targets") RESUME_TARGETS,
+    @SerializedName("handoff") HANDOFF
   }
 
   public enum Watch {
@@ -233,7 +237,13 @@ public final class Protocol {
 
   @Schema("#/$defs/SessionResumeParams")
   public record ResumeParams(String id, int contextWindow, Double budgetRatio, Integer keepTurns, Boolean copy, Boolean confirm,
-      Integer consentThreshold, Integer summaryWindow, Map<String, Double> tokenCounts, JsonElement workDoneToken) {}
+      Integer consentThreshold, Integer summaryWindow, Map<String, Double> tokenCounts, JsonElement workDoneToken, String target) {
+    /** Without a target: the levelcode pair (conversation, agentMessages). */
+    public ResumeParams(String id, int contextWindow, Double budgetRatio, Integer keepTurns, Boolean copy, Boolean confirm,
+        Integer consentThreshold, Integer summaryWindow, Map<String, Double> tokenCounts, JsonElement workDoneToken) {
+      this(id, contextWindow, budgetRatio, keepTurns, copy, confirm, consentThreshold, summaryWindow, tokenCounts, workDoneToken, null);
+    }
+  }
 
   @Schema("#/$defs/SessionResumeResult/properties/heldBy")
   public record HeldBy(Integer pid, String host) {}
@@ -243,7 +253,7 @@ public final class Protocol {
 
   @Schema("#/$defs/SessionResumeResult/properties/needsSummary")
   public record NeedsSummary(List<JsonElement> messages, String instructions, int inputTokens, int coversThrough,
-      int maxBriefingTokens, Piece piece, Shortened shortened) {}
+      int maxBriefingTokens, Piece piece, Shortened shortened, String target) {}
 
   /** Which summarise call of a tier-3 resume this is (index from 0) of how many; the last gives the final briefing. */
   @Schema("#/$defs/SessionResumeResult/properties/needsSummary/properties/piece")
@@ -262,7 +272,7 @@ public final class Protocol {
   @Schema("#/$defs/SessionResumeResult")
   public record ResumeResult(String id, int tier, List<JsonElement> conversation, List<JsonElement> agentMessages, String note,
       boolean readOnly, HeldBy heldBy, String forkedFrom, List<Problem> problems, Tokens tokens, NeedsSummary needsSummary,
-      NeedsConfirmation needsConfirmation) {}
+      NeedsConfirmation needsConfirmation, String target, List<JsonElement> messages, Map<String, Integer> changes) {}
 
   @Schema("#/$defs/SessionForkParams")
   public record ForkParams(String id, Integer atTurn, String project) {
@@ -273,6 +283,14 @@ public final class Protocol {
 
   @Schema("#/$defs/SessionForkResult")
   public record ForkResult(String id, String project, String createdAt, String forkedFrom, int turn, int copied) {}
+
+  /** session/handoff: continue a session in an agent CLI (a new session of that tool). */
+  @Schema("#/$defs/SessionHandoffParams")
+  public record HandoffParams(String id, String to, Boolean dryRun) {}
+
+  @Schema("#/$defs/SessionHandoffResult")
+  public record HandoffResult(String tool, String installed, String id, String path, List<String> argv, String cwd, String command,
+      int messages, int tier, String note, boolean dryRun) {}
 
   @Schema("#/$defs/SessionCompactParams")
   public record CompactParams(String id, String briefing, int coversThrough) {}
@@ -400,7 +418,12 @@ public final class Protocol {
 
   @Schema("#/$defs/SessionSummarizeParams")
   public record SummarizeParams(String id, List<JsonElement> messages, String instructions, Piece piece, Integer coversThrough,
-      Integer inputTokens, Integer maxBriefingTokens, Shortened shortened) {}
+      Integer inputTokens, Integer maxBriefingTokens, Shortened shortened, String target) {
+    public SummarizeParams(String id, List<JsonElement> messages, String instructions, Piece piece, Integer coversThrough,
+        Integer inputTokens, Integer maxBriefingTokens, Shortened shortened) {
+      this(id, messages, instructions, piece, coversThrough, inputTokens, maxBriefingTokens, shortened, null);
+    }
+  }
 
   @Schema("#/$defs/SessionSummarizeResult")
   public record SummarizeResult(String briefing) {}

@@ -1,0 +1,190 @@
+// Hand-off: a saved session continued in an agent CLI (Claude Code, Codex). It writes a NEW
+// native session of that tool, in the tool's own folder and format (writers.ts), from the
+// neutral conversation of our session (or, when the session does not fit the tool's model,
+// from its last briefing and what follows it), and answers the command that continues it
+// (`claude --resume <uuid>`, `codex resume <uuid>`). It never opens an existing file of the
+// tool's for writing (the new file is created exclusively), and refuses when the tool
+// installed here is a version whose format we do not know.
+// The CLI's `handoff` and the sidecar's `session/handoff` both call `handOff`.
+
+import { spawnSync } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { mkdir, open } from 'node:fs/promises';
+import { homedir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { contextConversation } from '../resume/context.js';
+import { planResume } from '../resume/resume.js';
+import type { SessionStore } from '../store/store.js';
+import type { CompactEvent } from '../format/events.js';
+import { claudeCodeSession, codexSession, type NativeSession, type WriteInput } from './writers.js';
+
+export const HANDOFF_TOOLS = ['claude-code', 'codex'] as const;
+export type HandoffTool = (typeof HANDOFF_TOOLS)[number];
+
+interface ToolInfo {
+  label: string;
+  bin: string;
+  /** The tool's data folder. */
+  home(env: NodeJS.ProcessEnv, home: string): string;
+  /** Whether we know the format this version writes; the newest we know when it is not installed. */
+  known(v: [number, number, number]): boolean;
+  newest: string;
+  /** The model window the hand-off must fit (tokens). */
+  window: number;
+  write(w: WriteInput): NativeSession;
+  install: string;
+}
+
+export const TOOLS: Record<HandoffTool, ToolInfo> = {
+  'claude-code': {
+    label: 'Claude Code',
+    bin: 'claude',
+    home: (env, home) => env.CLAUDE_CONFIG_DIR || join(home, '.claude'),
+    // 1.0.x and 2.x write the same message lines (server/import/README.md).
+    known: ([maj]) => maj === 1 || maj === 2,
+    newest: '2.1.332',
+    window: 200_000,
+    write: claudeCodeSession,
+    install: 'npm install -g @anthropic-ai/claude-code',
+  },
+  codex: {
+    label: 'Codex',
+    bin: 'codex',
+    home: (env, home) => env.CODEX_HOME || join(home, '.codex'),
+    // Rollouts with session_meta and response_item lines: 0.58 to 0.171 read here.
+    known: ([maj, min]) => maj === 0 && min >= 58,
+    newest: '0.171.0',
+    window: 272_000,
+    write: codexSession,
+    install: 'npm install -g @openai/codex',
+  },
+};
+
+export class HandoffError extends Error {
+  constructor(
+    readonly code: 'unknown-format' | 'too-large' | 'unwritable' | 'empty',
+    message: string,
+    readonly data?: Record<string, unknown>,
+  ) {
+    super(message);
+    this.name = 'HandoffError';
+  }
+}
+
+/** The version of a tool on PATH (`claude --version`: "2.1.3 (Claude Code)"), or null when it is not there. */
+export function installedVersion(tool: HandoffTool, env: NodeJS.ProcessEnv = process.env): string | null {
+  const r = spawnSync(TOOLS[tool].bin, ['--version'], { env, encoding: 'utf8', timeout: 20_000, stdio: ['ignore', 'pipe', 'pipe'] });
+  if (r.error || r.status !== 0) return null;
+  return /(\d+\.\d+\.\d+)/.exec(`${r.stdout}`)?.[1] ?? null;
+}
+
+export interface HandoffOptions {
+  to: HandoffTool;
+  dryRun?: boolean;
+  env?: NodeJS.ProcessEnv;
+  home?: string;
+  /** The tool's version (tests); default: asked of the installed tool. */
+  version?: string | null;
+}
+
+export interface HandoffResult {
+  tool: HandoffTool;
+  /** The installed version, or null when the tool is not on PATH (the newest format we know is written). */
+  installed: string | null;
+  id: string;
+  path: string;
+  argv: string[];
+  cwd: string;
+  /** `cd <cwd> && <argv>`, quoted for a POSIX shell. */
+  command: string;
+  messages: number;
+  /** 1: the whole conversation; 2: the last briefing and what follows it. */
+  tier: 1 | 2;
+  note: string | null;
+  dryRun: boolean;
+}
+
+const shq = (s: string) => (/^[\w@%+=:,./-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`);
+
+/** Writes a new native session of `o.to` continuing session `id`; with dryRun, only says where and what. */
+export async function handOff(store: SessionStore, id: string, o: HandoffOptions): Promise<HandoffResult> {
+  const tool = TOOLS[o.to];
+  const env = o.env ?? process.env;
+  const installed = o.version !== undefined ? o.version : installedVersion(o.to, env);
+  if (installed !== null) {
+    const v = installed.split('.').map(Number) as [number, number, number];
+    if (!tool.known(v))
+      throw new HandoffError(
+        'unknown-format',
+        `${tool.label} ${installed} is installed here, and its session format is not one this version of levelcode-sessions knows how to write`,
+        { installed },
+      );
+  }
+  const loaded = await store.load(id);
+  const events = loaded.events;
+  const plan = planResume(events, { window: tool.window, budgetRatio: 0.8 });
+  if (plan.tier === 3)
+    throw new HandoffError(
+      'too-large',
+      `session ${id} (about ${plan.transcriptTokens} tokens) does not fit ${tool.label}'s model even from its last summary: resume it once in an editor (which summarises its head), then hand it off`,
+      { tokens: plan.transcriptTokens },
+    );
+  const conv =
+    plan.tier === 2
+      ? contextConversation(events, {
+          after: plan.coversThrough,
+          briefing: (events.find((e) => e.seq === plan.compactSeq)?.event as CompactEvent | undefined)?.briefing,
+        })
+      : contextConversation(events);
+  if (conv.messages.length === 0) throw new HandoffError('empty', `session ${id} holds no message to hand off`);
+  const native = tool.write({
+    conv,
+    project: loaded.meta.project,
+    title: titleOf(events),
+    home: tool.home(env, o.home ?? homedir()),
+    version: installed ?? tool.newest,
+    id: randomUUID(),
+    uuid: randomUUID,
+    now: new Date(),
+  });
+  if (!o.dryRun) await createNew(native.path, native.text);
+  return {
+    tool: o.to,
+    installed,
+    id: native.id,
+    path: native.path,
+    argv: native.argv,
+    cwd: native.cwd,
+    command: `cd ${shq(native.cwd)} && ${native.argv.map(shq).join(' ')}`,
+    messages: native.messages,
+    tier: plan.tier,
+    note: native.note,
+    dryRun: !!o.dryRun,
+  };
+}
+
+function titleOf(events: readonly { event: { kind: string } }[]): string | null {
+  for (let i = events.length - 1; i >= 0; i--) {
+    const e = events[i]!.event as { kind: string; title?: string };
+    if (e.kind === 'title' && typeof e.title === 'string') return e.title;
+  }
+  return null;
+}
+
+/** Creates `path` (and its folders) and writes `text`, failing if it exists; an error names the path. */
+async function createNew(path: string, text: string): Promise<void> {
+  try {
+    await mkdir(dirname(path), { recursive: true, mode: 0o700 });
+    const fh = await open(path, 'wx', 0o600);
+    try {
+      await fh.writeFile(text, 'utf8');
+      await fh.sync();
+    } finally {
+      await fh.close();
+    }
+  } catch (e) {
+    const err = e as NodeJS.ErrnoException;
+    const at = err.path && err.path !== path ? ` (at ${err.path})` : '';
+    throw new HandoffError('unwritable', `cannot write ${path}: ${err.code ?? err.message}${at}`, { path, errno: err.code });
+  }
+}
