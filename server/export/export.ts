@@ -14,7 +14,7 @@
 // Message text never makes an h1 or h2, and whatever it leaves open is closed before the next
 // block (see markdown.ts for the rules and test/export.test.ts for the proof).
 
-import { defineOwn, oneLine, textOf, type MetaLine, type SeqEvent, type SessionEvent } from '../format/events.js';
+import { defineOwn, isHiddenEvent, oneLine, textOf, type MetaLine, type SeqEvent, type SessionEvent } from '../format/events.js';
 import { addToolNames, contentOf, walk, type Part } from '../format/content.js';
 import { escapeHtml, escapeInline, fencedCode, sanitizeMarkdown } from './markdown.js';
 
@@ -149,6 +149,7 @@ class Renderer {
         this.text(e.briefing);
         return;
       case 'event': {
+        if (isHiddenEvent(e)) return; // an imported tool's own record, kept in the store only
         const when = formatTime(e.t);
         const label = MARKER_LABELS.get(e.type) ?? `Event: ${e.type}`;
         this.italic(`${label} · ${when}`);

@@ -28,6 +28,7 @@ import { projectIdentity } from '../store/identity.js';
 import { cachePaths, ensureCacheFolder } from '../store/cache-dir.js';
 import { readRegularSync, replaceFileSync } from '../store/files.js';
 import type { SessionStore } from '../store/store.js';
+import { trashedImportIds } from '../store/trashed-imports.js';
 import type { Importer, MappedEvent, MappedSession, SourceFile, SourceRef } from './types.js';
 
 export interface ImportProblem {
@@ -48,6 +49,37 @@ export interface ImportReport {
   problems: ImportProblem[];
   /** Every session this run created or updated. */
   sessions: { id: string; source: SourceRef }[];
+  /** The same counts for each tool of the run (found: the source files its importer discovered). */
+  tools: ToolCounts[];
+  /** Source files (or sessions in them) that gave no session of ours, and why. */
+  skippedFiles: { path: string; reason: string }[];
+  /**
+   * Source records of a kind their importer has never seen (Importer.kinds), counted per tool
+   * and version: a format change of the tool, kept raw, announced here.
+   */
+  unknownKinds: UnknownKind[];
+  /** Data folders that could not be read (missing or unreadable): the run failed for them. */
+  unreadable: string[];
+  /** Sessions that could not be written (a full disk, a store that refuses): the run failed for them. */
+  failed: number;
+}
+
+export interface ToolCounts {
+  tool: string;
+  found: number;
+  imported: number;
+  updated: number;
+  unchanged: number;
+  skipped: number;
+  problems: number;
+}
+
+export interface UnknownKind {
+  tool: string;
+  /** The tool's version as its records state it ('' when they do not). */
+  version: string;
+  kind: string;
+  count: number;
 }
 
 export interface ImportJob {
@@ -168,35 +200,78 @@ export function newEvents(held: string[], mapped: MappedEvent[]): MappedEvent[] 
 
 // ---- the run ----------------------------------------------------------------------------------
 
+export function emptyReport(): ImportReport {
+  return {
+    imported: 0,
+    updated: 0,
+    unchanged: 0,
+    skipped: 0,
+    problems: [],
+    sessions: [],
+    tools: [],
+    skippedFiles: [],
+    unknownKinds: [],
+    unreadable: [],
+    failed: 0,
+  };
+}
+
+/** The counters of a report that the per-tool lines split (ToolCounts). */
+const COUNTED = ['imported', 'updated', 'unchanged', 'skipped'] as const;
+
 export async function runImport(store: SessionStore, jobs: ImportJob[], o: ImportOptions = {}): Promise<ImportReport> {
-  const report: ImportReport = { imported: 0, updated: 0, unchanged: 0, skipped: 0, problems: [], sessions: [] };
+  const report = emptyReport();
   const ledgerFile = o.ledger ?? ledgerPath(store.root);
   const ledger = await loadLedger(ledgerFile, store.root);
+  const trashed = await trashedImportIds(store.root).catch(() => new Set<string>());
   const work: { importer: Importer; file: SourceFile }[] = [];
-  for (const job of jobs)
+  const counts = new Map<string, ToolCounts>();
+  const countsOf = (tool: string): ToolCounts => {
+    let c = counts.get(tool);
+    if (!c) counts.set(tool, (c = { tool, found: 0, imported: 0, updated: 0, unchanged: 0, skipped: 0, problems: 0 }));
+    return c;
+  };
+  for (const job of jobs) {
+    const c = countsOf(job.importer.tool);
     for (const root of job.roots) {
       try {
-        for (const file of await job.importer.discover(root)) work.push({ importer: job.importer, file });
+        for (const file of await job.importer.discover(root)) {
+          work.push({ importer: job.importer, file });
+          c.found++;
+        }
       } catch (e) {
         report.problems.push({ path: root, message: (e as Error).message });
+        report.unreadable.push(root);
+        c.problems++;
       }
     }
+  }
   let done = 0;
   let sinceSave = 0;
+  const unknown = new Map<string, UnknownKind>();
   for (const { importer, file } of work) {
     o.signal?.throwIfAborted();
+    const before = { ...report, problems: report.problems.length };
     try {
-      const saw = await importFile(store, importer, file, ledger.files[file.path], report, !!o.dryRun);
+      const saw = await importFile(store, importer, file, ledger.files[file.path], report, !!o.dryRun, { trashed, unknown });
       if (saw) ledger.files[file.path] = saw;
     } catch (e) {
       report.problems.push({ path: file.path, message: (e as Error).message });
+      report.skippedFiles.push({ path: file.path, reason: `could not be read: ${(e as Error).message}` });
     }
+    const c = countsOf(importer.tool);
+    for (const k of COUNTED) c[k] += report[k] - before[k];
+    c.problems += report.problems.length - before.problems;
     o.onProgress?.(++done, work.length);
     if (!o.dryRun && ++sinceSave >= 500) {
       sinceSave = 0;
       await saveLedger(ledgerFile, ledger).catch(() => {});
     }
   }
+  report.tools = [...counts.values()];
+  report.unknownKinds = [...unknown.values()].sort((a, b) =>
+    a.tool !== b.tool ? (a.tool < b.tool ? -1 : 1) : a.version !== b.version ? (a.version < b.version ? -1 : 1) : b.count - a.count,
+  );
   if (!o.dryRun)
     await saveLedger(ledgerFile, ledger).catch((e: Error) =>
       report.problems.push({
@@ -210,6 +285,28 @@ export async function runImport(store: SessionStore, jobs: ImportJob[], o: Impor
 /** A source modified this close to being read may change again without its mtime moving. */
 const RACY_NS = 2_000_000_000n;
 
+/** What one run shares between its files: the user's deleted imports, the unknown kinds seen. */
+interface RunState {
+  trashed: Set<string>;
+  unknown: Map<string, UnknownKind>;
+}
+
+/** Counts the kept records of a kind the importer does not declare (Importer.kinds). */
+export function countUnknownKinds(importer: Importer, s: MappedSession, into: Map<string, UnknownKind>): void {
+  if (!importer.kinds || !importer.kindOf) return;
+  const known = new Set([...importer.kinds.mapped, ...importer.kinds.hidden]);
+  const version = s.source.version ?? '';
+  for (const ev of s.events) {
+    if (ev.kind !== 'event' || ev.type !== 'source-record' || ev.unparsed) continue;
+    const kind = importer.kindOf(ev.raw);
+    if (kind === undefined || known.has(kind) || known.has(`${kind.split('/')[0]}/*`)) continue;
+    const key = `${importer.tool}\0${version}\0${kind}`;
+    const u = into.get(key);
+    if (u) u.count++;
+    else into.set(key, { tool: importer.tool, version, kind, count: 1 });
+  }
+}
+
 /** Imports one source file; returns what the ledger should remember of it (nothing: read it again next time). */
 async function importFile(
   store: SessionStore,
@@ -218,6 +315,7 @@ async function importFile(
   last: LedgerEntry | undefined,
   report: ImportReport,
   dryRun: boolean,
+  run: RunState,
 ): Promise<LedgerEntry | undefined> {
   const readAtNs = BigInt(Date.now()) * 1_000_000n;
   const tail = await tailSignature(file.path, file.size);
@@ -231,11 +329,22 @@ async function importFile(
   let complete = true;
   for (const s of sessions) {
     for (const p of s.problems) report.problems.push({ path: s.source.path, message: p });
-    const id = await importSession(store, s, report, dryRun);
+    countUnknownKinds(importer, s, run.unknown);
+    let id: string | undefined;
+    try {
+      id = await importSession(store, s, report, dryRun, run.trashed);
+    } catch (e) {
+      // The session was read but could not be written: the run failed for it (exit 1).
+      report.failed++;
+      report.problems.push({ path: s.source.path, message: `session ${s.source.id} could not be written: ${(e as Error).message}` });
+    }
     if (id) ids.push(id);
     else complete = false;
   }
-  if (sessions.length === 0) report.skipped++;
+  if (sessions.length === 0) {
+    report.skipped++;
+    report.skippedFiles.push({ path: file.path, reason: 'no session in it' });
+  }
   return complete && readAtNs - file.mtimeNs >= RACY_NS ? { size: file.size, mtimeNs, tail, ids } : undefined;
 }
 
@@ -255,12 +364,25 @@ async function allExist(store: SessionStore, ids: string[]): Promise<boolean> {
  * Makes one mapped session ours or brings ours up to date. Returns our id, or undefined when
  * it was skipped (nothing to import, or another process holds it: the next run tries again).
  */
-async function importSession(store: SessionStore, s: MappedSession, report: ImportReport, dryRun: boolean): Promise<string | undefined> {
+async function importSession(
+  store: SessionStore,
+  s: MappedSession,
+  report: ImportReport,
+  dryRun: boolean,
+  trashed: ReadonlySet<string>,
+): Promise<string | undefined> {
   if (s.events.length === 0) {
     report.skipped++;
+    report.skippedFiles.push({ path: s.source.path, reason: `session ${s.source.id}: nothing in it to import yet (no message)` });
     return undefined;
   }
   const { id, exists } = await locate(store, s);
+  if (!exists && trashed.has(id)) {
+    // The user deleted our copy: it stays deleted until `restore` (store/trashed-imports.ts).
+    report.skipped++;
+    report.skippedFiles.push({ path: s.source.path, reason: `session ${id} was deleted by the user (restore brings it back)` });
+    return id;
+  }
   if (dryRun) {
     const held = exists ? await heldSignatures(store, id) : [];
     countOutcome(report, id, s.source, exists, newEvents(held, s.events).length);
@@ -277,6 +399,8 @@ async function importSession(store: SessionStore, s: MappedSession, report: Impo
       id,
       project,
       createdAt: new Date(s.createdAt).toISOString(),
+      // When it became ours: its idle time (auto-archive) counts from here, not from the tool's last message.
+      importedAt: new Date().toISOString(),
       title: null,
       ...(s.model ? { model: s.model } : {}),
       source: { ...s.source, project, ...(s.variant ? { variant: s.variant } : {}) },
@@ -289,6 +413,7 @@ async function importSession(store: SessionStore, s: MappedSession, report: Impo
   } catch (e) {
     if ((e as { code?: string }).code !== 'locked') throw e;
     report.skipped++;
+    report.skippedFiles.push({ path: s.source.path, reason: `session ${id} is held by another process; imported on a later run` });
     report.problems.push({ path: s.source.path, message: `session ${id} is held by another process; it is imported on a later run` });
     return undefined;
   }

@@ -20,6 +20,24 @@ export interface SourceRef {
   project: string;
   /** The engine sets it from MappedSession.variant when that is not '' (one id, several sessions). */
   variant?: string;
+  /**
+   * The session this one was forked from, as the tool records it: the parent's source id (in
+   * the tool's own ids) and, where the tool says, how many of the parent's turns the fork
+   * starts from. History resolves it to our id of the parent (listing/catalog.ts).
+   */
+  forkedFrom?: { id: string; turn?: number };
+}
+
+/**
+ * The record kinds an importer knows, by the name its `kindOf` gives a record: those it maps to
+ * conversation events, and those it keeps verbatim but hidden (`source-record`: bookkeeping,
+ * API copies, UI state, attachments, injected notices). A kept record of any other kind is one
+ * the importer has never seen: the engine counts it per tool and version (`unknownKinds`), so a
+ * format change announces itself.
+ */
+export interface RecordKinds {
+  mapped: readonly string[];
+  hidden: readonly string[];
 }
 
 /**
@@ -78,4 +96,8 @@ export interface Importer {
   read(file: SourceFile): Promise<MappedSession[]>;
   /** The command that continues the session in the tool itself, where the tool can resume by id. */
   resumeCommand?(source: SourceRef): string[];
+  /** The record kinds this importer knows (see RecordKinds); with kindOf, unknown kinds are counted. */
+  kinds?: RecordKinds;
+  /** The kind of one source record (a kept `raw`), as RecordKinds names kinds; undefined: not a record. */
+  kindOf?(raw: unknown): string | undefined;
 }
