@@ -232,6 +232,7 @@ export async function runImport(store: SessionStore, jobs: ImportJob[], o: Impor
     return c;
   };
   for (const job of jobs) {
+    if (job.roots.length === 0) continue; // a tool not looked for (none of its folders is there)
     const c = countsOf(job.importer.tool);
     for (const root of job.roots) {
       try {
