@@ -143,6 +143,10 @@ async function readGemini(file: SourceFile): Promise<MappedSession[]> {
   else readLog(text, r);
   const id = typeof r.meta.sessionId === 'string' && r.meta.sessionId ? r.meta.sessionId : sniffId(text, file.path);
   if (r.events.length === 0 && r.problems.length === 0) return [];
+  // A resume started in a later minute writes a stub file (a header and the <session_context>)
+  // while the turns go on in the session's first file: no conversation, so never a row of its own.
+  const events = r.events;
+  const talk = events.some((e) => e.kind === 'user' || e.kind === 'assistant' || e.kind === 'agent' || e.kind === 'compact');
   const project = await projectOf(file.path, r);
   if (!project.known) r.problems.push(`Gemini CLI recorded no project folder for this session; it is filed under ${project.path}.`);
   const first = r.entries.find((e) => e.ev.t !== EPOCH)?.ev.t;
@@ -152,7 +156,7 @@ async function readGemini(file: SourceFile): Promise<MappedSession[]> {
       // The first header's start: a resume writes the header again with a later startTime.
       createdAt: isoOr(r.startTime, first ?? new Date(Number(file.mtimeNs / 1_000_000n)).toISOString()),
       ...(r.model ? { model: r.model } : {}),
-      events: r.events,
+      events: talk ? events : [],
       variant: '',
       problems: r.problems,
     },
