@@ -191,6 +191,15 @@ export function isHiddenEvent(e: { kind: string; type?: unknown }): boolean {
   return e.kind === 'event' && e.type === 'source-record';
 }
 
+/**
+ * What an imported tool sent its model that nobody typed (an environment block, AGENTS.md, a
+ * session-context preamble): an agent event with `context: true`. It stays in the store and in
+ * resume; transcripts (show, export, MCP) leave it out, as the tool's own UI does.
+ */
+export function isInjectedContext(e: { kind: string; context?: unknown }): boolean {
+  return e.kind === 'agent' && e.context === true;
+}
+
 /** A read event with its position: seq 0 is the first line after the meta line. */
 export interface SeqEvent {
   seq: number;

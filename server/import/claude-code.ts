@@ -291,7 +291,8 @@ function mapUser(r: Record<string, unknown>, t: string): MappedEvent {
     return { kind: 'agent', t, messages: [m], ...(r.isSidechain === true ? { sidechain: true } : {}), raw: r };
   const text = textOfContent(m.content).trim();
   if (INTERRUPTED.test(text)) return { kind: 'event', t, type: 'interrupted', raw: r };
-  if (LOCAL_OUTPUT.test(text)) return { kind: 'agent', t, messages: [m], context: true, raw: r };
+  // A command the user ran (`!cmd`) and its output: an agent event of its own (shown, not a turn).
+  if (LOCAL_OUTPUT.test(text)) return { kind: 'agent', t, messages: [m], shell: true, raw: r };
   return { kind: 'user', t, content: m.content, raw: r };
 }
 

@@ -8,7 +8,7 @@ import { collectToolNames, formatTime } from '../export/export.js';
 import { fencedCode, sanitizeMarkdown } from '../export/markdown.js';
 import { oneLine } from '../format/text.js';
 import { walk, type Part } from '../format/content.js';
-import { isHiddenEvent, type SeqEvent } from '../format/events.js';
+import { isHiddenEvent, isInjectedContext, type SeqEvent } from '../format/events.js';
 import type { Found, Hit, Origin, Row, Window } from './sessions.js';
 
 /** A tool call as an agent writes it, for the "more:" lines. */
@@ -245,6 +245,7 @@ function eventText(se: SeqEvent, id: string, names: Map<string, string>, o: Wind
       walk(e.content, part, 'assistant');
       break;
     case 'agent':
+      if (isInjectedContext(e)) return undefined; // what the tool sent its model that nobody typed
       who = 'Agent';
       walk(e.messages, part);
       break;
