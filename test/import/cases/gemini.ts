@@ -158,6 +158,29 @@ export const cases: ContractCase[] = [
     },
     sessions: [{ id: '38e1a30c-8658-4e73-b345-4b9f6b965bc9', project: P061, turns: 3, compactions: 1, toolPairs: 2 }],
   },
+  {
+    // A subagent's log (kind: "subagent") in chats/<parent id>/: part of its parent's session,
+    // as a sidechain beside the moment it ran, never a row of its own. Built from the real
+    // 0.61.0 log (its records re-headed as a subagent's; the layout is 0.61's).
+    name: 'gemini 0.61.0: a subagent log in chats/<parent id>/ is a sidechain of its parent (real records, subagent layout)',
+    tool: 'gemini',
+    real: true,
+    setup: async (dir) => {
+      const root = await realRoot('v0.61.0', dir);
+      const chats = join(root, 'tmp/project/chats');
+      const lines = (await readFile(join(chats, LOG061), 'utf8')).split('\n');
+      const header = JSON.parse(lines[0]!) as Record<string, unknown>;
+      const sub = [
+        JSON.stringify({ ...header, sessionId: 'subagent-0001', kind: 'subagent', startTime: '2026-12-02T08:04:43.800Z' }),
+        lines[2], // a user message
+        lines[9], // and an answer
+      ];
+      await mkdir(join(chats, String(header.sessionId)), { recursive: true });
+      await writeFile(join(chats, String(header.sessionId), 'subagent-0001.jsonl'), sub.join('\n') + '\n');
+      return root;
+    },
+    sessions: [{ id: '38e1a30c-8658-4e73-b345-4b9f6b965bc9', project: P061, turns: 3, compactions: 1, toolPairs: 2, sidechains: 1 }],
+  },
 ];
 
 export const LOG061 = 'session-2026-12-02T08-04-38e1a30c.jsonl';
