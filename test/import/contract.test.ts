@@ -19,6 +19,7 @@ import { importerOf } from '../../server/import/registry.js';
 import type { Importer, SourceFile } from '../../server/import/types.js';
 import type { ContractCase, ExpectedSession } from './case.js';
 import { renderMarkdown } from '../../server/export/export.js';
+import { blocks } from '../../server/format/content.js';
 import { SEPARATOR } from '../../server/export/markdown.js';
 
 const casesDir = fileURLToPath(new URL('./cases/', import.meta.url));
@@ -109,6 +110,14 @@ function checkExpected(got: Ours[], c: ContractCase): void {
       expect(parent, `the parent ${exp.forkedFrom} of ${exp.id}`).toBeTruthy();
       expect(s.forkedFrom?.id, `${exp.id} is linked to its parent`).toBe(parent!.id);
     } else expect(s.forkedFrom, `${exp.id} is no fork`).toBeUndefined();
+    if (exp.thinking) {
+      const thoughts = s.events.flatMap((e) =>
+        blocks(e)
+          .filter((p) => p.kind === 'thinking')
+          .map((p) => p.text ?? ''),
+      );
+      for (const want of exp.thinking) expect(thoughts.join('\n'), `thinking of ${exp.id}`).toContain(want);
+    }
     if (exp.sidechains !== undefined) expect(sidechainRuns(s.events), `sidechains of ${exp.id}`).toBe(exp.sidechains);
     if (exp.userTexts) {
       const texts = s.events.filter((e) => e.kind === 'user').map((e) => textOf((e as { content: unknown }).content));
