@@ -435,7 +435,7 @@ async function importSession(
  */
 async function locate(store: SessionStore, s: MappedSession): Promise<{ id: string; exists: boolean }> {
   for (let probe = 0; ; probe++) {
-    const id = importedId(s.createdAt, s.source, s.variant, probe);
+    const id = importedId(s.idTime ?? s.createdAt, s.source, s.variant, probe);
     const file = await store.pathOf(id).catch(() => undefined);
     if (!file) return { id, exists: false };
     const src = (await readMeta(file)).meta.source as SourceRef | undefined;

@@ -52,6 +52,12 @@ export interface MappedSession {
   source: SourceRef;
   /** ISO time of the session's first record (the tool's own creation time where it has one). */
   createdAt: string;
+  /**
+   * The time our id is derived from, when createdAt is not stable across reads (a tool that
+   * records no birth, so createdAt falls back to a file time): a fixed time makes the id depend
+   * on the source id alone. Default: createdAt.
+   */
+  idTime?: string;
   /** The model the session started with, when the records say. */
   model?: string;
   /**
