@@ -110,6 +110,8 @@ interface LedgerEntry {
   tail: string;
   /** Our sessions made from this file. */
   ids: string[];
+  /** Record kinds its importer has never seen, as counted when it was last read (doctor shows them). */
+  unknown?: UnknownKind[];
 }
 
 interface Ledger {
@@ -156,6 +158,23 @@ async function tailSignature(path: string, size: number): Promise<string> {
   } finally {
     await fh.close();
   }
+}
+
+/**
+ * The record kinds never seen that the ledger holds (each source file as last read): what
+ * `doctor` reports. Nothing when the ledger is missing (a cache: the next import counts again).
+ */
+export async function ledgerUnknownKinds(root: string, env: NodeJS.ProcessEnv = process.env): Promise<UnknownKind[]> {
+  const ledger = await loadLedger(ledgerPath(root, env), root);
+  const by = new Map<string, UnknownKind>();
+  for (const e of Object.values(ledger.files))
+    for (const u of Array.isArray(e.unknown) ? e.unknown : []) {
+      const k = `${u.tool}\0${u.version}\0${u.kind}`;
+      const had = by.get(k);
+      if (had) had.count += u.count;
+      else by.set(k, { ...u });
+    }
+  return [...by.values()];
 }
 
 // ---- ids and signatures ----------------------------------------------------------------------
@@ -325,12 +344,13 @@ async function importFile(
     report.unchanged += Math.max(1, last.ids.length);
     return last;
   }
+  const mine = new Map<string, UnknownKind>();
   const sessions = await importer.read(file);
   const ids: string[] = [];
   let complete = true;
   for (const s of sessions) {
     for (const p of s.problems) report.problems.push({ path: s.source.path, message: p });
-    countUnknownKinds(importer, s, run.unknown);
+    countUnknownKinds(importer, s, mine);
     let id: string | undefined;
     try {
       id = await importSession(store, s, report, dryRun, run.trashed);
@@ -346,7 +366,15 @@ async function importFile(
     report.skipped++;
     report.skippedFiles.push({ path: file.path, reason: 'no session in it' });
   }
-  return complete && readAtNs - file.mtimeNs >= RACY_NS ? { size: file.size, mtimeNs, tail, ids } : undefined;
+  for (const [k, u] of mine) {
+    const all = run.unknown.get(k);
+    if (all) all.count += u.count;
+    else run.unknown.set(k, { ...u });
+  }
+  const unknown = [...mine.values()];
+  return complete && readAtNs - file.mtimeNs >= RACY_NS
+    ? { size: file.size, mtimeNs, tail, ids, ...(unknown.length ? { unknown } : {}) }
+    : undefined;
 }
 
 async function allExist(store: SessionStore, ids: string[]): Promise<boolean> {

@@ -135,6 +135,12 @@ describe('levelcode-sessions import', () => {
     expect(report.problems.map((p: { message: string }) => p.message).join('\n')).toMatch(/not JSON/);
     expect(report.unknownKinds).toEqual([expect.objectContaining({ tool: 'claude-code', kind: 'hologram-state', count: 1 })]);
     expect(cli(['import', 'claude-code']).out).toMatch(/never seen[^\n]*\n {2}Claude Code [^:]*: hologram-state ×1/);
+    // doctor says so too (from what the last import saw of each file), and the store's own
+    // file of deleted imports is no stray file.
+    const doc = cli(['doctor', '--json']);
+    expect(JSON.parse(doc.out).unknownKinds).toEqual([expect.objectContaining({ tool: 'claude-code', kind: 'hologram-state' })]);
+    expect(cli(['doctor']).out).toMatch(/never seen[^\n]*\n {2}claude-code [^:]*: hologram-state ×1/);
+    expect(doc.out).not.toMatch(/trashed-imports/);
   });
 
   it('--from takes one session file; a missing one is an error with a non-zero exit', () => {
