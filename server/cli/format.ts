@@ -174,3 +174,31 @@ export function retentionLines(r: {
   else if (r.dryRun) lines.push('(dry run: nothing was changed)');
   return lines;
 }
+
+/** What `import` did: one line per tool, the files skipped (the first `shown`), the record kinds never seen. */
+export function importLines(
+  r: {
+    tools: { tool: string; found: number; imported: number; updated: number; unchanged: number; skipped: number; problems: number }[];
+    skippedFiles: { path: string; reason: string }[];
+    unknownKinds: { tool: string; version: string; kind: string; count: number }[];
+    failed: number;
+  },
+  o: { labels: Map<string, string>; dryRun: boolean; shown: number },
+): string[] {
+  const lines = r.tools.map(
+    (t) =>
+      `${o.labels.get(t.tool) ?? t.tool}: found ${t.found}, ${o.dryRun ? 'would import' : 'imported'} ${t.imported}, updated ${t.updated}, ` +
+      `unchanged ${t.unchanged}, skipped ${t.skipped}, problems ${t.problems}`,
+  );
+  if (r.skippedFiles.length) {
+    lines.push(`Skipped ${r.skippedFiles.length}:`);
+    for (const f of r.skippedFiles.slice(0, o.shown)) lines.push(`  ${f.path}: ${f.reason}`);
+    if (r.skippedFiles.length > o.shown) lines.push(`  … and ${r.skippedFiles.length - o.shown} more (--verbose lists them all)`);
+  }
+  if (r.unknownKinds.length) {
+    lines.push('Record kinds the importer has never seen (kept in the store, hidden; a format change of the tool?):');
+    for (const u of r.unknownKinds) lines.push(`  ${o.labels.get(u.tool) ?? u.tool} ${u.version || '(no version)'}: ${u.kind} ×${u.count}`);
+  }
+  if (r.failed) lines.push(`${r.failed} session${r.failed === 1 ? '' : 's'} could not be written (see the warnings above).`);
+  return lines;
+}

@@ -7,21 +7,36 @@ import { resolve } from 'node:path';
 import { EXIT, UsageError, parse } from './main.js';
 
 function usage(tools: string[]): string {
-  return `Usage: levelcode-sessions import [TOOL|all] [--from PATH] [--dry-run] [--json]
+  return `Usage: levelcode-sessions import [TOOL|all] [--from PATH] [--dry-run] [--verbose] [--json]
 
 Copies the sessions of other AI tools into History, and on later runs only what is new.
-Nothing is ever removed from History, even when the tool deletes its own copy.
+Nothing is ever removed from History, even when the tool deletes its own copy; a session you
+deleted from History stays deleted (restore brings it back).
 
   TOOL        ${tools.join(', ')}; without one (or with all), every tool found
   --from PATH the tool's data folder as the tool lays it out, or one session file
               (default: the tool's own folder, e.g. ~/.claude, $CODEX_HOME or ~/.codex)
   --dry-run   say what would be imported; write nothing
-  --json      print {imported, updated, unchanged, skipped, problems, sessions}
+  --verbose   list every source file skipped, and why (default: the first few)
+  --json      print {imported, updated, unchanged, skipped, problems, sessions, tools,
+              skippedFiles, unknownKinds, unreadable, failed}
+
+Prints one line per tool: found (source files), imported, updated, unchanged, skipped,
+problems. Exit status: 0 when every session that could be read was written (problems inside
+files are warnings), 1 when a data folder could not be read or a session could not be written,
+2 for a usage error.
 `;
 }
 
+/** How many skipped files are named without --verbose. */
+const SKIPPED_SHOWN = 5;
+
 export async function cmdImport(args: string[]): Promise<number> {
-  const { values, positionals } = parse(args, { from: { type: 'string' }, 'dry-run': { type: 'boolean' } });
+  const { values, positionals } = parse(args, {
+    from: { type: 'string' },
+    'dry-run': { type: 'boolean' },
+    verbose: { type: 'boolean', short: 'v' },
+  });
   const { IMPORTERS, jobsFor } = await import('../import/registry.js');
   const tools = IMPORTERS.map((i) => i.tool);
   if (values.help) {
@@ -53,20 +68,22 @@ export async function cmdImport(args: string[]): Promise<number> {
   }
   if (values.json) process.stdout.write(JSON.stringify(report, null, 2) + '\n');
   else {
+    const { importLines } = await import('./format.js');
     for (const p of report.problems)
       process.stderr.write(`levelcode-sessions: ${p.fatal ? 'error' : 'warning'}: ${p.path}: ${p.message}\n`);
-    const found = jobs.filter((j) => j.roots.length).map((j) => j.importer.label);
-    const verb = values['dry-run'] ? 'would import' : 'imported';
+    const labels = new Map(chosen.map((i) => [i.tool, i.label]));
+    const looked = jobs.filter((j) => j.roots.length);
     process.stdout.write(
-      found.length === 0
+      looked.length === 0
         ? `No AI tool's sessions found (looked for ${chosen.map((i) => i.label).join(', ')} in their default folders; name one with --from).\n`
-        : `${found.join(', ')}: ${verb} ${report.imported}, updated ${report.updated}, unchanged ${report.unchanged}, skipped ${report.skipped}` +
-            (report.problems.length ? `; ${report.problems.length} problem${report.problems.length === 1 ? '' : 's'} (above)` : '') +
-            '\n',
+        : importLines(report, {
+            labels,
+            dryRun: !!values['dry-run'],
+            shown: values.verbose ? Number.POSITIVE_INFINITY : SKIPPED_SHOWN,
+          }).join('\n') + '\n',
     );
   }
-  // A folder that could not be read, or a store that could not be written (full, read-only), is
-  // a failure; problems inside readable files are warnings.
-  const unreadable = report.problems.some((p) => p.fatal || jobs.some((j) => j.roots.includes(p.path)));
-  return unreadable ? EXIT.failure : EXIT.ok;
+  // A folder that could not be read, or a session that could not be written, is a failure;
+  // problems inside readable files are warnings.
+  return report.unreadable.length > 0 || report.failed > 0 ? EXIT.failure : EXIT.ok;
 }

@@ -806,14 +806,21 @@ async function cmdDoctor(args: string[]): Promise<number> {
   if (positionals.length) throw new UsageError('doctor takes no arguments');
   const { resolveStoreRoot } = await import('../store/store.js');
   const { doctor, severity } = await import('../store/doctor.js');
-  const report = await doctor(resolveStoreRoot(values.dir as string | undefined), { fix: !!values.fix });
-  if (values.json) out(JSON.stringify(report, null, 2));
+  const root = resolveStoreRoot(values.dir as string | undefined);
+  const report = await doctor(root, { fix: !!values.fix });
+  // Format drift of the tools imported from (engine.ts): kinds their importers have never seen.
+  const unknownKinds = await (await import('../import/engine.js')).ledgerUnknownKinds(root).catch(() => []);
+  if (values.json) out(JSON.stringify({ ...report, unknownKinds }, null, 2));
   else {
     out(
       `Store ${report.root}: ${report.projects} project${report.projects === 1 ? '' : 's'}, ${report.sessions} session${report.sessions === 1 ? '' : 's'}`,
     );
     for (const f of report.findings)
       out(`${severity(f)}: ${f.kind}: ${f.path}${f.line ? `:${f.line}` : ''}: ${f.message}${f.fixed ? ` (fixed: ${f.fixed})` : ''}`);
+    if (unknownKinds.length) {
+      out('note: imported records of kinds their importer has never seen (kept in the store, hidden; a format change of the tool?):');
+      for (const u of unknownKinds) out(`  ${u.tool} ${u.version || '(no version)'}: ${u.kind} ×${u.count}`);
+    }
     if (report.findings.length === 0) out('No problems found.');
     else if (!report.ok && !values.fix)
       out(`Run 'levelcode-sessions doctor --fix' to repair caches, locks and permissions (session content is never changed).`);

@@ -14,7 +14,16 @@
 // Message text never makes an h1 or h2, and whatever it leaves open is closed before the next
 // block (see markdown.ts for the rules and test/export.test.ts for the proof).
 
-import { defineOwn, oneLine, textOf, type MetaLine, type SeqEvent, type SessionEvent } from '../format/events.js';
+import {
+  defineOwn,
+  isHiddenEvent,
+  isInjectedContext,
+  oneLine,
+  textOf,
+  type MetaLine,
+  type SeqEvent,
+  type SessionEvent,
+} from '../format/events.js';
 import { addToolNames, contentOf, walk, type Part } from '../format/content.js';
 import { escapeHtml, escapeInline, fencedCode, sanitizeMarkdown } from './markdown.js';
 
@@ -138,6 +147,7 @@ class Renderer {
         this.content(e.content, 'assistant');
         return;
       case 'agent':
+        if (isInjectedContext(e)) return; // what the tool sent its model that nobody typed
         this.heading('Agent', e.t);
         for (const m of e.messages) this.agentMessage(m);
         return;
@@ -149,6 +159,7 @@ class Renderer {
         this.text(e.briefing);
         return;
       case 'event': {
+        if (isHiddenEvent(e)) return; // an imported tool's own record, kept in the store only
         const when = formatTime(e.t);
         const label = MARKER_LABELS.get(e.type) ?? `Event: ${e.type}`;
         this.italic(`${label} · ${when}`);

@@ -40,6 +40,13 @@ export const ImportSource = z
       .max(200)
       .optional()
       .describe('Set when one source id gave several sessions (a kept branch, an n-th chat of one file).'),
+    forkedFrom: z
+      .looseObject({
+        id: z.string().min(1).max(500).describe("The parent's id in the tool's own ids."),
+        turn: z.number().int().min(0).optional().describe("How many of the parent's turns the fork starts from, where the tool says."),
+      })
+      .optional()
+      .describe('Set when the tool records the session as a fork of another (History resolves it to our id of the parent).'),
   })
   .describe('The source of an imported session.');
 export type ImportSource = z.infer<typeof ImportSource>;
@@ -87,6 +94,9 @@ export const MetaLine = z
     title: z.string().nullable().describe('Always null at birth; titles are appended as title events.'),
     model: z.string().optional().describe('Model the session started with, if known.'),
     source: ImportSource.optional().describe('Set when the session was imported from another tool (server/import): where it came from.'),
+    importedAt: IsoTime.optional().describe(
+      'Set on an imported session: when the import made it ours. Idle time (auto-archive) counts from it at the earliest.',
+    ),
     forkedFrom: ForkedFrom.optional().describe(
       'Set on a fork or copy (session/fork): the session it was made from and the turn it stops at.',
     ),
@@ -177,6 +187,25 @@ export const EVENT_KINDS: readonly EventKind[] = ['user', 'assistant', 'agent', 
 export const IncomingEvent = z
   .looseObject({ kind: z.enum(EVENT_KINDS as [EventKind, ...EventKind[]]), t: IsoTime.optional() })
   .describe('An event to append; `t` defaults to the time of the append.');
+
+/**
+ * A source record an importer kept verbatim that is not conversation (a tool's bookkeeping, API
+ * copies, UI state, attachments, injected system notices; server/import/types.ts RecordKinds):
+ * it stays in the store, and transcripts, titles, previews, turn counts, search and MCP pass
+ * over it.
+ */
+export function isHiddenEvent(e: { kind: string; type?: unknown }): boolean {
+  return e.kind === 'event' && e.type === 'source-record';
+}
+
+/**
+ * What an imported tool sent its model that nobody typed (an environment block, AGENTS.md, a
+ * session-context preamble): an agent event with `context: true`. It stays in the store and in
+ * resume; transcripts (show, export, MCP) leave it out, as the tool's own UI does.
+ */
+export function isInjectedContext(e: { kind: string; context?: unknown }): boolean {
+  return e.kind === 'agent' && e.context === true;
+}
 
 /** A read event with its position: seq 0 is the first line after the meta line. */
 export interface SeqEvent {

@@ -25,6 +25,38 @@ const AGENT_ITEMS = new Set([
   'tool_search_call',
   'image_generation_call',
 ]);
+/** The record kinds this importer maps and keeps hidden (types.ts RecordKinds): `type`, or `type/payload.type`. */
+const KINDS = {
+  mapped: ['compacted', 'event_msg/user_message', ...[...AGENT_ITEMS, 'message'].map((t) => `response_item/${t}`)],
+  hidden: [
+    'session_meta',
+    'turn_context',
+    'token_usage_record',
+    'world_state',
+    'event_msg/agent_message',
+    'event_msg/agent_reasoning',
+    'event_msg/context_compacted',
+    'event_msg/item_completed',
+    'event_msg/task_complete',
+    'event_msg/task_started',
+    'event_msg/thread_settings_applied',
+    'event_msg/token_count',
+    'event_msg/turn_aborted',
+    'event_msg/exec_command_end',
+    'event_msg/patch_apply_end',
+    'event_msg/web_search_end',
+    'event_msg/entered_review_mode',
+    'event_msg/exited_review_mode',
+  ],
+};
+
+function kindOf(raw: unknown): string | undefined {
+  const r = envelope(raw, false);
+  if (!r) return isRecord(raw) && typeof raw.type === 'string' ? raw.type : undefined;
+  const sub = r.type === 'event_msg' || r.type === 'response_item' ? str(r.payload.type) : undefined;
+  return sub ? `${r.type}/${sub}` : r.type;
+}
+
 const ID_IN_NAME = /([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\.jsonl$/i;
 
 export const codex: Importer = {
@@ -38,6 +70,8 @@ export const codex: Importer = {
   resumeCommand(source: SourceRef) {
     return ['codex', 'resume', source.id];
   },
+  kinds: KINDS,
+  kindOf,
 };
 
 async function discover(root: string): Promise<SourceFile[]> {
@@ -80,7 +114,16 @@ async function read(file: SourceFile): Promise<MappedSession[]> {
   const project = str(meta?.cwd) ?? str(ctx?.cwd) ?? '';
   if (!project) problems.push('no working folder recorded (session_meta.cwd); not imported');
   const version = str(meta?.cli_version);
-  const source: SourceRef = { tool: 'codex', ...(version ? { version } : {}), path: file.path, id, project };
+  // A fork (`codex fork`, recent versions) points to its parent instead of copying it.
+  const parent = str(meta?.forked_from_id);
+  const source: SourceRef = {
+    tool: 'codex',
+    ...(version ? { version } : {}),
+    path: file.path,
+    id,
+    project,
+    ...(parent && parent !== id ? { forkedFrom: { id: parent } } : {}),
+  };
   // Versions that log the user's prompts as event_msg user_message put everything else a
   // user-role message carries (instructions, environment) in response items: those are context.
   const promptsLogged = recs.some((r) => r?.type === 'event_msg' && r.payload.type === 'user_message');

@@ -60,8 +60,11 @@ async function read(file: SourceFile): Promise<MappedSession[]> {
   const listed = await listedEntry(file.path, id, problems);
   const project = str(value.workspaceDirectory) ?? str(listed?.workspaceDirectory) ?? '';
   const created = Number(listed?.dateCreated);
-  const createdAt =
-    Number.isFinite(created) && created > 0 ? new Date(created).toISOString() : new Date(Number(file.mtimeNs / 1_000_000n)).toISOString();
+  const listedBirth = Number.isFinite(created) && created > 0;
+  const createdAt = listedBirth ? new Date(created).toISOString() : new Date(Number(file.mtimeNs / 1_000_000n)).toISOString();
+  // Not in sessions.json: the file's time shows as its birth, but our id must not follow it (a
+  // rewrite every turn would make a new copy each time): it comes from the sessionId alone.
+  const idTime = listedBirth ? undefined : EPOCH;
   const source: SourceRef = { tool: 'continue', path: file.path, id, project };
   if (!project) {
     problems.push('no workspace folder recorded (workspaceDirectory); not imported');
@@ -83,7 +86,7 @@ async function read(file: SourceFile): Promise<MappedSession[]> {
   const model = history
     .map((h) => (isRecord(h) && isRecord(h.message) && isRecord(h.message.usage) ? str(h.message.usage.model) : undefined))
     .find(Boolean);
-  return [{ source, createdAt, ...(model ? { model } : {}), events, problems }];
+  return [{ source, createdAt, ...(idTime ? { idTime } : {}), ...(model ? { model } : {}), events, problems }];
 }
 
 /** sessions.json's entry for the session (its creation time), when the list is there and readable. */

@@ -28,6 +28,38 @@ import {
 
 type Rec = Record<string, unknown>;
 
+/** Copilot CLI's event types this importer maps and those it keeps hidden (types.ts RecordKinds). */
+const KINDS = {
+  mapped: ['user.message', 'assistant.message', 'tool.execution_complete', 'session.compaction_complete'],
+  hidden: [
+    'session.start',
+    'session.resume',
+    'session.shutdown',
+    'session.usage_record',
+    'session.compaction_start',
+    'session.info',
+    'session.model_change',
+    'assistant.turn_start',
+    'assistant.turn_end',
+    'assistant.usage',
+    'system.message',
+    'tool.execution_start',
+    'tool.user_requested',
+    'model.*',
+    'function',
+    'subagent.*',
+    'hook.*',
+    'skill.*',
+  ],
+};
+
+function kindOf(raw: unknown): string | undefined {
+  if (!isRecord(raw) || typeof raw.type !== 'string') return undefined;
+  return raw.type.startsWith('model.') || raw.type.startsWith('subagent.') || raw.type.startsWith('hook.') || raw.type.startsWith('skill.')
+    ? `${raw.type.split('.')[0]}.*`
+    : raw.type;
+}
+
 export const copilotCli: Importer = {
   tool: 'copilot-cli',
   label: 'Copilot CLI',
@@ -39,6 +71,8 @@ export const copilotCli: Importer = {
   resumeCommand(source: SourceRef) {
     return ['copilot', `--resume=${source.id}`];
   },
+  kinds: KINDS,
+  kindOf,
 };
 
 /** The data folder (holding session-state/), the session-state folder, one session's folder, or one file. */
@@ -87,6 +121,19 @@ async function read(file: SourceFile): Promise<MappedSession[]> {
 }
 
 function mapEvent(r: Rec, t: string, here: number): MappedEvent {
+  const ev = mapRecord(r, t, here);
+  // A subagent's records carry its agentId: its messages are the parent's sidechain, never turns.
+  const d = isRecord(r.data) ? r.data : {};
+  if (!str(d.agentId) && !str(r.agentId)) return ev;
+  if (ev.kind === 'agent') return { ...ev, sidechain: true };
+  if (ev.kind === 'user' || ev.kind === 'assistant') {
+    const text = typeof ev.content === 'string' ? ev.content : textOfContent(ev.content);
+    return { kind: 'agent', t, messages: [{ role: ev.kind, content: [{ type: 'text', text }] }], sidechain: true, raw: r };
+  }
+  return ev;
+}
+
+function mapRecord(r: Rec, t: string, here: number): MappedEvent {
   const d = isRecord(r.data) ? r.data : {};
   switch (r.type) {
     case 'user.message':
@@ -95,7 +142,16 @@ function mapEvent(r: Rec, t: string, here: number): MappedEvent {
       const text = typeof d.content === 'string' ? d.content : textOfContent(d.content);
       const model = str(d.model) ? { model: d.model } : {};
       const calls = Array.isArray(d.toolRequests) ? d.toolRequests.filter(isRecord) : [];
-      if (calls.length === 0) return { kind: 'assistant', t, content: text, ...model, raw: r };
+      // The model's reasoning (reasoningText) is its thinking: a block of its own, searched as such.
+      const thinking = str(d.reasoningText) ? [{ type: 'thinking', thinking: d.reasoningText }] : [];
+      if (calls.length === 0)
+        return {
+          kind: 'assistant',
+          t,
+          content: thinking.length ? [...thinking, ...(text ? [{ type: 'text', text }] : [])] : text,
+          ...model,
+          raw: r,
+        };
       const uses = calls.map((c) => ({
         type: 'tool_use',
         id: String(c.toolCallId ?? ''),
@@ -105,7 +161,7 @@ function mapEvent(r: Rec, t: string, here: number): MappedEvent {
       return {
         kind: 'agent',
         t,
-        messages: [{ role: 'assistant', content: [...(text ? [{ type: 'text', text }] : []), ...uses] }],
+        messages: [{ role: 'assistant', content: [...thinking, ...(text ? [{ type: 'text', text }] : []), ...uses] }],
         ...model,
         raw: r,
       };

@@ -38,10 +38,12 @@ import { projectIdentity } from '../store/identity.js';
 import { isStoreError } from '../store/errors.js';
 import { commitStaged, discardStaged, folderNames, stageSession, sweepStaged, type Staged } from '../store/staged.js';
 import { validateBatch, type SessionStore } from '../store/store.js';
+import { trashedImportIds } from '../store/trashed-imports.js';
 import {
   type Ledger,
   type LedgerEntry,
   type LedgerSession,
+  type UnknownKind,
   ledgerPath,
   loadLedger,
   retryAfterMs,
@@ -76,7 +78,32 @@ export interface ImportReport {
   sessions: { id: string; source: SourceRef }[];
   /** With ImportOptions.seen: every source file discovered (and its parts). */
   seen?: string[];
+  /** The same counts for each tool of the run (found: the source files its importer discovered). */
+  tools: ToolCounts[];
+  /** Source files (or sessions in them) that gave no session of ours, and why. */
+  skippedFiles: { path: string; reason: string }[];
+  /**
+   * Source records of a kind their importer has never seen (Importer.kinds), counted per tool
+   * and version: a format change of the tool, kept raw, announced here.
+   */
+  unknownKinds: UnknownKind[];
+  /** Data folders that could not be read (missing or unreadable): the run failed for them. */
+  unreadable: string[];
+  /** Sessions that could not be written (a full disk, a store that refuses): the run failed for them. */
+  failed: number;
 }
+
+export interface ToolCounts {
+  tool: string;
+  found: number;
+  imported: number;
+  updated: number;
+  unchanged: number;
+  skipped: number;
+  problems: number;
+}
+
+export type { UnknownKind } from './ledger.js';
 
 export interface ImportJob {
   importer: Importer;
@@ -147,21 +174,56 @@ const RACY_NS = 2_000_000_000n;
 /** A write to the store failed (a full disk, a read-only store): the run stops, the exit is an error. */
 class WriteFailure extends Error {}
 
+export function emptyReport(): ImportReport {
+  return {
+    imported: 0,
+    updated: 0,
+    unchanged: 0,
+    skipped: 0,
+    problems: [],
+    sessions: [],
+    tools: [],
+    skippedFiles: [],
+    unknownKinds: [],
+    unreadable: [],
+    failed: 0,
+  };
+}
+
+/** The counters of a report that the per-tool lines split (ToolCounts). */
+const COUNTED = ['imported', 'updated', 'unchanged', 'skipped'] as const;
+
 export async function runImport(store: SessionStore, jobs: ImportJob[], o: ImportOptions = {}): Promise<ImportReport> {
-  const report: ImportReport = { imported: 0, updated: 0, unchanged: 0, skipped: 0, problems: [], sessions: [] };
+  const report = emptyReport();
   const ledgerFile = o.ledger ?? ledgerPath(store.root);
   const ledger = loadLedger(ledgerFile, store.root);
+  const trashed = await trashedImportIds(store.root).catch(() => new Set<string>());
   const work: { importer: Importer; file: SourceFile }[] = [];
-  for (const job of jobs)
+  const counts = new Map<string, ToolCounts>();
+  const countsOf = (tool: string): ToolCounts => {
+    let c = counts.get(tool);
+    if (!c) counts.set(tool, (c = { tool, found: 0, imported: 0, updated: 0, unchanged: 0, skipped: 0, problems: 0 }));
+    return c;
+  };
+  for (const job of jobs) {
+    if (job.roots.length === 0) continue; // a tool not looked for (none of its folders is there)
+    const c = countsOf(job.importer.tool);
     for (const root of job.roots) {
       try {
-        for (const file of await job.importer.discover(root)) work.push({ importer: job.importer, file });
+        for (const file of await job.importer.discover(root)) {
+          work.push({ importer: job.importer, file });
+          c.found++;
+        }
       } catch (e) {
         report.problems.push({ path: root, message: (e as Error).message, tool: job.importer.tool });
+        report.unreadable.push(root);
+        c.problems++;
       }
     }
+  }
   if (o.seen) report.seen = work.flatMap((w) => [w.file.path, ...(w.file.parts ?? [])]);
-  const run = new Run(store, ledger, report, !!o.dryRun);
+  const unknown = new Map<string, UnknownKind>();
+  const run = new Run(store, ledger, report, !!o.dryRun, { trashed, unknown });
   const save = () => {
     if (o.dryRun) return;
     try {
@@ -179,9 +241,12 @@ export async function runImport(store: SessionStore, jobs: ImportJob[], o: Impor
   try {
     for (const { importer, file } of work) {
       o.signal?.throwIfAborted();
-      const before = report.problems.length;
+      const before = { ...report, problems: report.problems.length };
       await run.file(importer, file);
-      for (let i = before; i < report.problems.length; i++) report.problems[i]!.tool ??= importer.tool;
+      for (let i = before.problems; i < report.problems.length; i++) report.problems[i]!.tool ??= importer.tool;
+      const c = countsOf(importer.tool);
+      for (const k of COUNTED) c[k] += report[k] - before[k];
+      c.problems += report.problems.length - before.problems;
       bytes += file.size;
       o.onProgress?.(++done, work.length, bytes, totalBytes);
       if (run.batchFull()) {
@@ -196,10 +261,54 @@ export async function runImport(store: SessionStore, jobs: ImportJob[], o: Impor
       throw e;
     }
     report.problems.push({ path: store.root, message: e.message, fatal: true });
+    report.failed++;
     await run.commit().catch(() => run.discard());
   }
   save();
+  report.tools = [...counts.values()];
+  report.unknownKinds = [...unknown.values()].sort((a, b) =>
+    a.tool !== b.tool ? (a.tool < b.tool ? -1 : 1) : a.version !== b.version ? (a.version < b.version ? -1 : 1) : b.count - a.count,
+  );
   return report;
+}
+
+/**
+ * The record kinds never seen that the ledger holds (each source file as last read): what
+ * `doctor` reports. Nothing when the ledger is missing (a cache: the next import counts again).
+ */
+export async function ledgerUnknownKinds(root: string, env: NodeJS.ProcessEnv = process.env): Promise<UnknownKind[]> {
+  const ledger = loadLedger(ledgerPath(root, env), root);
+  const by = new Map<string, UnknownKind>();
+  for (const e of Object.values(ledger.files))
+    for (const u of Array.isArray(e.unknown) ? e.unknown : []) {
+      const k = `${u.tool}\0${u.version}\0${u.kind}`;
+      const had = by.get(k);
+      if (had) had.count += u.count;
+      else by.set(k, { ...u });
+    }
+  return [...by.values()];
+}
+
+/** Counts the kept records of a kind the importer does not declare (Importer.kinds). */
+export function countUnknownKinds(importer: Importer, s: MappedSession, into: Map<string, UnknownKind>): void {
+  if (!importer.kinds || !importer.kindOf) return;
+  const known = new Set([...importer.kinds.mapped, ...importer.kinds.hidden]);
+  const version = s.source.version ?? '';
+  for (const ev of s.events) {
+    if (ev.kind !== 'event' || ev.type !== 'source-record' || ev.unparsed) continue;
+    const kind = importer.kindOf(ev.raw);
+    if (kind === undefined || known.has(kind) || known.has(`${kind.split('/')[0]}/*`)) continue;
+    const key = `${importer.tool}\0${version}\0${kind}`;
+    const u = into.get(key);
+    if (u) u.count++;
+    else into.set(key, { tool: importer.tool, version, kind, count: 1 });
+  }
+}
+
+/** What one run shares between its files: the user's deleted imports, the unknown kinds seen. */
+interface RunState {
+  trashed: ReadonlySet<string>;
+  unknown: Map<string, UnknownKind>;
 }
 
 /** A source file whose new sessions wait in the batch: the ledger records it after the commit. */
@@ -221,6 +330,7 @@ class Run {
     private readonly ledger: Ledger,
     private readonly report: ImportReport,
     private readonly dryRun: boolean,
+    private readonly state: RunState,
   ) {}
 
   batchFull(): boolean {
@@ -236,11 +346,13 @@ class Run {
         if (Date.now() < last.failed.retryAt) {
           this.report.skipped++;
           this.report.problems.push({ path: file.path, message: `${last.failed.message} (not read again until it changes)` });
+          this.report.skippedFiles.push({ path: file.path, reason: `could not be read: ${last.failed.message}` });
           return;
         }
       } else if (!last.racy && (await this.stillOurs(last))) {
         if (last.sessions.length) this.report.unchanged += last.sessions.length;
         else this.report.skipped++; // nothing in it to import, as on the run that read it
+        this.countUnknown(last.unknown ?? []);
         return;
       }
     }
@@ -264,10 +376,13 @@ class Run {
     };
     const staged: LedgerSession[] = [];
     let complete = true;
+    const mine = new Map<string, UnknownKind>();
     for (const s of sessions) {
       for (const p of s.problems) this.report.problems.push({ path: s.source.path, message: p });
+      countUnknownKinds(importer, s, mine);
       if (s.events.length === 0) {
         this.report.skipped++;
+        this.report.skippedFiles.push({ path: s.source.path, reason: `session ${s.source.id}: nothing in it to import yet (no message)` });
         continue;
       }
       const before = grown ? last!.sessions.find((x) => x.key === keyOf(s)) : undefined;
@@ -278,10 +393,26 @@ class Run {
       else if (r.staged) staged.push(r.held);
       else entry.sessions.push(r.held);
     }
-    if (sessions.length === 0) this.report.skipped++;
+    if (sessions.length === 0) {
+      this.report.skipped++;
+      this.report.skippedFiles.push({ path: file.path, reason: 'no session in it' });
+    }
+    const unknown = [...mine.values()];
+    this.countUnknown(unknown);
+    if (unknown.length) entry.unknown = unknown;
     if (!complete || this.dryRun) return;
     if (staged.length) this.pending.push({ path: file.path, entry, staged });
     else this.ledger.files[file.path] = entry;
+  }
+
+  /** Adds a file's never-seen record kinds to the run's counts. */
+  private countUnknown(kinds: UnknownKind[]): void {
+    for (const u of kinds) {
+      const k = `${u.tool}\0${u.version}\0${u.kind}`;
+      const all = this.state.unknown.get(k);
+      if (all) all.count += u.count;
+      else this.state.unknown.set(k, { ...u });
+    }
   }
 
   /** Each session the ledger names is still a file of ours (one lstat each). */
@@ -296,6 +427,7 @@ class Run {
 
   private failed(file: SourceFile, last: LedgerEntry | undefined, message: string): void {
     this.report.problems.push({ path: file.path, message });
+    this.report.skippedFiles.push({ path: file.path, reason: `could not be read: ${message}` });
     if (this.dryRun) return;
     const tries = last?.failed && last.size === file.size && last.mtimeNs === file.mtimeNs.toString() ? last.failed.tries + 1 : 1;
     this.ledger.files[file.path] = {
@@ -329,6 +461,12 @@ class Run {
       }
     }
     const { id, file } = await this.locate(s);
+    if (!file && this.state.trashed.has(id)) {
+      // The user deleted our copy: it stays deleted until `restore` (store/trashed-imports.ts).
+      this.report.skipped++;
+      this.report.skippedFiles.push({ path: s.source.path, reason: `session ${id} was deleted by the user (restore brings it back)` });
+      return { held: { id, key: keyOf(s), file: '', bytes: 0, seq: 0, mapped: 0, last: '' } };
+    }
     if (!file) {
       if (this.dryRun) {
         countOutcome(this.report, id, s.source, false, s.events.length);
@@ -361,6 +499,7 @@ class Run {
     } catch (e) {
       if ((e as { code?: string }).code !== 'locked') throw writeFailure(e);
       this.report.skipped++;
+      this.report.skippedFiles.push({ path: s.source.path, reason: `session ${id} is held by another process; imported on a later run` });
       this.report.problems.push({
         path: s.source.path,
         message: `session ${id} is held by another process; it is imported on a later run`,
@@ -385,6 +524,7 @@ class Run {
     } catch (e) {
       if ((e as { code?: string }).code !== 'locked') throw writeFailure(e);
       this.report.skipped++;
+      this.report.skippedFiles.push({ path: s.source.path, reason: `session ${id} is held by another process; imported on a later run` });
       this.report.problems.push({
         path: s.source.path,
         message: `session ${id} is held by another process; it is imported on a later run`,
@@ -432,6 +572,8 @@ class Run {
       id,
       project,
       createdAt: new Date(s.createdAt).toISOString(),
+      // When it became ours: its idle time (auto-archive) counts from here, not from the tool's last message.
+      importedAt: new Date().toISOString(),
       title: null,
       ...(s.model ? { model: s.model } : {}),
       source: { ...s.source, project, ...(s.variant ? { variant: s.variant } : {}) },
@@ -459,7 +601,7 @@ class Run {
   private async locate(s: MappedSession): Promise<{ id: string; file?: string }> {
     const ids = this.idMap();
     for (let probe = 0; ; probe++) {
-      const id = importedId(s.createdAt, s.source, s.variant, probe);
+      const id = importedId(s.idTime ?? s.createdAt, s.source, s.variant, probe);
       const file = ids.get(id);
       if (!file) return { id };
       if (this.batch.some((b) => b.id === id)) continue; // staged in this run for another source

@@ -9,7 +9,7 @@
 
 import { createHash } from 'node:crypto';
 import { lstat, readdir, stat } from 'node:fs/promises';
-import { basename, dirname, isAbsolute, join } from 'node:path';
+import { basename, dirname, isAbsolute, join, sep } from 'node:path';
 import { defineOwn, textOf } from '../format/events.js';
 import { parseJson, readText } from './jsonl.js';
 import type { Importer, MappedEvent, MappedSession, SourceFile, SourceRef } from './types.js';
@@ -72,21 +72,44 @@ async function discoverGemini(root: string): Promise<SourceFile[]> {
   return out.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
 }
 
-/** The session files of one chats/ folder and its subagent folders (chats/<parent id>/<id>.jsonl). */
+/**
+ * The session files of one chats/ folder. A subagent's log (chats/<parent id>/<id>.jsonl,
+ * `kind: "subagent"`) is a part of its parent's session file (the first `session-*-<id8>` of
+ * that parent), read into it as a sidechain, never a session of its own; one whose parent file
+ * is not there stays a file of its own.
+ */
 async function collectChats(chats: string, out: SourceFile[], depth = 0): Promise<void> {
   const entries = await readdir(chats, { withFileTypes: true }); // throws when unreadable
   const names = new Set(entries.map((e) => e.name));
+  const mine: SourceFile[] = [];
+  const subs: { parent: string; files: SourceFile[] }[] = [];
   for (const e of entries) {
     const path = join(chats, e.name);
     if (e.isDirectory() && depth === 0) {
-      await collectChats(path, out, 1);
+      const files: SourceFile[] = [];
+      await collectChats(path, files, 1);
+      subs.push({ parent: e.name, files });
       continue;
     }
     if (!e.isFile()) continue; // symlinks and the like are not followed
-    if (e.name.endsWith('.jsonl')) out.push(await sourceFile(path));
+    if (e.name.endsWith('.jsonl')) mine.push(await sourceFile(path));
     // A .json file that Gemini CLI converted to .jsonl on resume: the .jsonl holds all of it.
-    else if (e.name.endsWith('.json') && !names.has(e.name + 'l')) out.push(await sourceFile(path));
+    else if (e.name.endsWith('.json') && !names.has(e.name + 'l')) mine.push(await sourceFile(path));
   }
+  for (const s of subs) {
+    const id8 = s.parent.slice(0, 8);
+    const parent = mine.find((f) => stem(f.path).endsWith(`-${id8}`));
+    if (!parent) {
+      mine.push(...s.files);
+      continue;
+    }
+    parent.parts = [...(parent.parts ?? []), ...s.files.map((f) => f.path)];
+    for (const f of s.files) {
+      parent.size += f.size;
+      if (f.mtimeNs > parent.mtimeNs) parent.mtimeNs = f.mtimeNs;
+    }
+  }
+  out.push(...mine);
 }
 
 const HASH_RE = /^[0-9a-f]{64}$/;
@@ -143,8 +166,25 @@ async function readGemini(file: SourceFile): Promise<MappedSession[]> {
   else readLog(text, r);
   const id = typeof r.meta.sessionId === 'string' && r.meta.sessionId ? r.meta.sessionId : sniffId(text, file.path);
   if (r.events.length === 0 && r.problems.length === 0) return [];
+  const subagents: MappedEvent[][] = [];
+  for (const part of file.parts ?? []) {
+    const sub = new Replay();
+    const subText = await readText(part);
+    if (part.endsWith('.json')) readWhole(subText, sub);
+    else readLog(subText, sub);
+    r.problems.push(...sub.problems.map((p) => `${basename(part)}: ${p}`));
+    subagents.push(sub.events.map((e) => (e.kind === 'event' ? e : sidechainOf(e))));
+  }
+  // A resume started in a later minute writes a stub file (a header and the <session_context>)
+  // while the turns go on in the session's first file: no conversation, so never a row of its own.
+  const events = r.events;
+  for (const sub of subagents) placeSidechain(events, sub);
+  const talk = events.some((e) => e.kind === 'user' || e.kind === 'assistant' || e.kind === 'agent' || e.kind === 'compact');
   const project = await projectOf(file.path, r);
-  if (!project.known) r.problems.push(`Gemini CLI recorded no project folder for this session; it is filed under ${project.path}.`);
+  if (!project.known)
+    r.problems.push(
+      `Gemini CLI recorded no project folder for this session; it is listed under ${project.path} (relink moves it to the real folder).`,
+    );
   const first = r.entries.find((e) => e.ev.t !== EPOCH)?.ev.t;
   return [
     {
@@ -152,7 +192,7 @@ async function readGemini(file: SourceFile): Promise<MappedSession[]> {
       // The first header's start: a resume writes the header again with a later startTime.
       createdAt: isoOr(r.startTime, first ?? new Date(Number(file.mtimeNs / 1_000_000n)).toISOString()),
       ...(r.model ? { model: r.model } : {}),
-      events: r.events,
+      events: talk ? events : [],
       variant: '',
       problems: r.problems,
     },
@@ -559,7 +599,30 @@ async function projectOf(path: string, r: Replay): Promise<{ path: string; known
       }
     }
   }
-  return { path: projectDir, known: false };
+  // Nothing says: an "unknown project" of its own (one a hash folder), which `relink` moves to
+  // the real folder; never the hash folder under ~/.gemini/tmp as if that were the project.
+  return { path: join(UNKNOWN_PROJECT, `gemini-${basename(projectDir)}`), known: false };
+}
+
+/** Where sessions whose tool recorded no project folder are listed (relink moves them). */
+export const UNKNOWN_PROJECT = join(sep, 'unknown-project');
+
+/** A subagent's message as an agent event of its parent's session (`sidechain: true`). */
+function sidechainOf(e: MappedEvent): MappedEvent {
+  if (e.kind === 'agent') return { ...e, sidechain: true };
+  const role = e.kind === 'user' ? 'user' : 'assistant';
+  const text = e.kind === 'compact' ? String(e.briefing) : textOf(e.content);
+  return { kind: 'agent', t: e.t, messages: [{ role, content: [{ type: 'text', text }] }], sidechain: true, raw: e.raw };
+}
+
+/** A subagent's events placed by time: after the last event of the parent at or before its first. */
+function placeSidechain(events: MappedEvent[], sub: MappedEvent[]): void {
+  const first = sub.find((e) => e.t !== EPOCH);
+  if (!first) return;
+  const start = Date.parse(first.t);
+  let at = events.length;
+  while (at > 0 && Date.parse(events[at - 1]!.t) > start) at--;
+  events.splice(at, 0, ...sub);
 }
 
 function chatsFolder(path: string): string | undefined {

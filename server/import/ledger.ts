@@ -19,6 +19,14 @@ const LEDGER_FORMAT = 2;
 /** The bytes before the offset whose hash says "the part read last time is still there". */
 export const SIG_BYTES = 4096;
 
+export interface UnknownKind {
+  tool: string;
+  /** The tool's version as its records state it ('' when they do not). */
+  version: string;
+  kind: string;
+  count: number;
+}
+
 export interface LedgerSession {
   id: string;
   /** Which of the file's sessions: the tool's id and the variant. */
@@ -47,6 +55,8 @@ export interface LedgerEntry {
   sessions: LedgerSession[];
   /** The file could not be imported: not read again before retryAt unless it changes. */
   failed?: { message: string; tries: number; retryAt: number };
+  /** Record kinds its importer has never seen, as counted when it was last read (doctor shows them). */
+  unknown?: UnknownKind[];
 }
 
 export interface Ledger {

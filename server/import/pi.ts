@@ -60,7 +60,17 @@ async function read(file: SourceFile): Promise<MappedSession[]> {
   if (!project) problems.push('no working folder recorded (the session header has no cwd); not imported');
   const createdAt = isoTime(header?.timestamp) ?? EPOCH;
   const version = header && header.version !== undefined ? `session v${String(header.version)}` : undefined;
-  const source: SourceRef = { tool: 'pi', ...(version ? { version } : {}), path: file.path, id, project };
+  // `--fork` and `/fork` start a session whose header names its parent's file (parentSession).
+  const parent = str(header?.parentSession);
+  const parentId = parent ? basename(parent, '.jsonl').replace(/^.*_/, '') : undefined;
+  const source: SourceRef = {
+    tool: 'pi',
+    ...(version ? { version } : {}),
+    path: file.path,
+    id,
+    project,
+    ...(parentId && parentId !== id ? { forkedFrom: { id: parentId } } : {}),
+  };
   if (!project) return [{ source, createdAt, events: [], problems }];
   const clock = new Clock(createdAt);
   const events: MappedEvent[] = [];
@@ -110,7 +120,24 @@ function messageEvent(m: Rec, t: string, raw: Rec): MappedEvent {
     };
     return { kind: 'agent', t, messages: [{ role: 'user', content: [result] }], raw };
   }
-  // bashExecution (a `!` command the user ran), custom, branchSummary, compactionSummary: not turns.
+  // A `!` command the user ran: its command and output as a shell call and result (not a turn).
+  if (m.role === 'bashExecution' && typeof m.command === 'string') {
+    const id = `bash-${String(raw.id ?? t)}`;
+    const output = [str(m.output), m.exitCode !== undefined && m.exitCode !== 0 ? `exit code ${String(m.exitCode)}` : undefined]
+      .filter(Boolean)
+      .join('\n');
+    return {
+      kind: 'agent',
+      t,
+      messages: [
+        { role: 'user', content: [{ type: 'tool_use', id, name: 'bash', input: { command: m.command } }] },
+        { role: 'user', content: [{ type: 'tool_result', tool_use_id: id, content: output, ...(m.exitCode ? { is_error: true } : {}) }] },
+      ],
+      shell: true,
+      raw,
+    };
+  }
+  // custom, branchSummary, compactionSummary: not turns.
   return keptRaw(t, raw);
 }
 

@@ -51,8 +51,9 @@ export function defaultJobs(
 /**
  * The jobs of one import request (the CLI's `import [TOOL|all] [--from PATH]`, the sidecar's
  * session/import): a tool name or all, and optionally one folder or file of that tool. Without
- * `from`, `all` takes only the default folders that exist; a named tool takes its defaults as
- * they are (a missing one is reported by the engine). Throws an Error in words for the user.
+ * `from`, `all` takes only the default folders that exist; a named tool takes its defaults
+ * that exist, or all of them when none does (each missing one is then reported by the engine).
+ * Throws an Error in words for the user.
  */
 export function jobsFor(
   name: string,
@@ -68,6 +69,18 @@ export function jobsFor(
     throw new Error(`a folder to import from names one tool's folder: say which tool (${tools.join(', ')})`);
   return chosen.map((importer) => ({
     importer,
-    roots: from !== undefined ? [from] : importer.defaultRoots(env, home).filter((r) => name !== 'all' || exists(r)),
+    roots: from !== undefined ? [from] : defaultsOf(importer, name === 'all', env, home, exists),
   }));
+}
+
+/**
+ * A tool's default folders for one request: those that exist; for a tool named on its own with
+ * none there, all of them, so the engine says each is missing (the user asked for that tool).
+ * A tool with several places (cline: one folder an editor) is not a failure for the editors
+ * the user does not have.
+ */
+function defaultsOf(importer: Importer, all: boolean, env: NodeJS.ProcessEnv, home: string, exists: (p: string) => boolean): string[] {
+  const roots = importer.defaultRoots(env, home);
+  const there = roots.filter((r) => exists(r));
+  return all || there.length ? there : roots;
 }

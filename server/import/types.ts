@@ -20,6 +20,24 @@ export interface SourceRef {
   project: string;
   /** The engine sets it from MappedSession.variant when that is not '' (one id, several sessions). */
   variant?: string;
+  /**
+   * The session this one was forked from, as the tool records it: the parent's source id (in
+   * the tool's own ids) and, where the tool says, how many of the parent's turns the fork
+   * starts from. History resolves it to our id of the parent (listing/catalog.ts).
+   */
+  forkedFrom?: { id: string; turn?: number };
+}
+
+/**
+ * The record kinds an importer knows, by the name its `kindOf` gives a record: those it maps to
+ * conversation events, and those it keeps verbatim but hidden (`source-record`: bookkeeping,
+ * API copies, UI state, attachments, injected notices). A kept record of any other kind is one
+ * the importer has never seen: the engine counts it per tool and version (`unknownKinds`), so a
+ * format change announces itself.
+ */
+export interface RecordKinds {
+  mapped: readonly string[];
+  hidden: readonly string[];
 }
 
 /**
@@ -34,6 +52,12 @@ export interface MappedSession {
   source: SourceRef;
   /** ISO time of the session's first record (the tool's own creation time where it has one). */
   createdAt: string;
+  /**
+   * The time our id is derived from, when createdAt is not stable across reads (a tool that
+   * records no birth, so createdAt falls back to a file time): a fixed time makes the id depend
+   * on the source id alone. Default: createdAt.
+   */
+  idTime?: string;
   /** The model the session started with, when the records say. */
   model?: string;
   /**
@@ -84,4 +108,8 @@ export interface Importer {
   read(file: SourceFile): Promise<MappedSession[]>;
   /** The command that continues the session in the tool itself, where the tool can resume by id. */
   resumeCommand?(source: SourceRef): string[];
+  /** The record kinds this importer knows (see RecordKinds); with kindOf, unknown kinds are counted. */
+  kinds?: RecordKinds;
+  /** The kind of one source record (a kept `raw`), as RecordKinds names kinds; undefined: not a record. */
+  kindOf?(raw: unknown): string | undefined;
 }

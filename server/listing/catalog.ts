@@ -39,9 +39,9 @@ export const indexPath = (dir: string): string => projectCache(dir, INDEX_FILE);
  * 2: a user line holding only tool results is not a turn (reader.ts isTurn). 3: updatedAt is the
  * last message, not the last event. 4: entries carry the meta line's forkedFrom and repo.
  * 5: pinned, archived and unarchivedAt (lifecycle.ts). 6: interrupted. 7: device, and
- * forkedFrom's device (a sync conflict's fork).
+ * forkedFrom's device (a sync conflict's fork). 8: importedAt.
  */
-export const INDEX_FORMAT = 7;
+export const INDEX_FORMAT = 8;
 const ABOUT =
   'Cache of the session files in this folder, for fast listing. Safe to delete: it is rebuilt ' +
   'from the *.jsonl files, which are the only truth. An entry is used only while its file size ' +
@@ -57,9 +57,20 @@ export interface IndexEntry extends Digest {
   mtimeNs: string;
   metaEnd: number;
   /** The meta line's `source` (an imported session), absent for our own. */
-  source?: { tool: string; id: string; path: string; project: string; version?: string; variant?: string };
+  source?: {
+    tool: string;
+    id: string;
+    path: string;
+    project: string;
+    version?: string;
+    variant?: string;
+    /** The tool's own record of a fork: its parent's id in the tool's ids. */
+    forkedFrom?: { id: string; turn?: number };
+  };
   /** The meta line's `forkedFrom` (a fork or copy), absent otherwise. */
   forkedFrom?: { id: string; turn: number; device?: string };
+  /** The meta line's `importedAt` (when an import made the session ours), absent for our own. */
+  importedAt?: string;
   /** The meta line's `repo` (the project's git identity at birth), absent otherwise. */
   repo?: RepoIdentity;
   /** The meta line's `device` (where the session was created), absent in older files. */
@@ -254,6 +265,7 @@ function entryOf(
     forkedFrom?: unknown;
     repo?: unknown;
     device?: unknown;
+    importedAt?: unknown;
   },
   bytes: number,
   mtimeNs: bigint,
@@ -262,9 +274,11 @@ function entryOf(
   const source = sourceOf(meta.source);
   const forkedFrom = forkedFromOf(meta.forkedFrom);
   const repo = repoOf(meta.repo);
+  const importedAt = typeof meta.importedAt === 'string' && !Number.isNaN(Date.parse(meta.importedAt)) ? meta.importedAt : undefined;
   return {
     ...(source ? { source } : {}),
     ...(forkedFrom ? { forkedFrom } : {}),
+    ...(importedAt ? { importedAt } : {}),
     ...(repo ? { repo } : {}),
     ...(typeof meta.device === 'string' && meta.device ? { device: meta.device.slice(0, 200) } : {}),
     ...d,
@@ -291,7 +305,20 @@ function sourceOf(v: unknown): IndexEntry['source'] {
   if (!tool || !id || !path || !project) return undefined;
   const version = str('version');
   const variant = str('variant');
-  return { tool, id, path, project, ...(version ? { version } : {}), ...(variant ? { variant } : {}) };
+  const f = o.forkedFrom as { id?: unknown; turn?: unknown } | undefined;
+  const forkedFrom =
+    f && typeof f === 'object' && typeof f.id === 'string' && f.id
+      ? { id: f.id, ...(Number.isInteger(f.turn) && (f.turn as number) >= 0 ? { turn: f.turn as number } : {}) }
+      : undefined;
+  return {
+    tool,
+    id,
+    path,
+    project,
+    ...(version ? { version } : {}),
+    ...(variant ? { variant } : {}),
+    ...(forkedFrom ? { forkedFrom } : {}),
+  };
 }
 
 /** A meta line's `forkedFrom`, when it has the shape fork.ts writes (else none). */

@@ -49,11 +49,13 @@ export interface SessionEntry {
   v: number;
   bytes: number;
   /** Where an imported session came from (tool, its id, file, project); absent for our own. */
-  source?: { tool: string; id: string; path: string; project: string; version?: string; variant?: string };
+  source?: IndexEntry['source'];
   /** A fork or copy: the session it was made from and the last of its turns it holds (and, for a sync conflict's fork, the device its copy came from). */
   forkedFrom?: { id: string; turn: number; device?: string };
   /** The device the session was created on (its meta line's `device`). */
   device?: string;
+  /** An imported session: when the import made it ours (idle time counts from it at the earliest). */
+  importedAt?: string;
   /** A project listing's row of a session recorded under another folder (moved or relinked): that folder. */
   movedFrom?: string;
   /** Pinned: first in its project's History (lifecycle.ts). */
@@ -82,6 +84,7 @@ export function toSessionEntry(e: IndexEntry): SessionEntry {
     ...(e.source ? { source: e.source } : {}),
     ...(e.forkedFrom ? { forkedFrom: e.forkedFrom } : {}),
     ...(e.device ? { device: e.device } : {}),
+    ...(e.importedAt ? { importedAt: e.importedAt } : {}),
     pinned: e.pinned,
     archived: e.archived,
     ...(e.unarchivedAt ? { unarchivedAt: e.unarchivedAt } : {}),
@@ -258,9 +261,28 @@ export async function listSessions(
   } else {
     await mapLimit(dirs, 4, async (dir) => take(dir, await refreshIndex(dir)));
   }
-  if (project !== undefined) return { sessions: await projectRows(root, project, dirs, all, problems, onEntry), problems };
+  if (project !== undefined)
+    return { sessions: linkImportedForks(await projectRows(root, project, dirs, all, problems, onEntry)), problems };
   all.sort(newestFirst);
-  return { sessions: all.map(toSessionEntry), problems };
+  return { sessions: linkImportedForks(all.map(toSessionEntry)), problems };
+}
+
+/**
+ * An imported fork names its parent in the tool's own ids (`source.forkedFrom`): its row gets
+ * `forkedFrom` with our id of that parent when the parent is in the same listing. Rows are
+ * changed in place (the same answer every time, so a cached row may carry it).
+ */
+export function linkImportedForks(rows: SessionEntry[]): SessionEntry[] {
+  const wanted = rows.filter((r) => !r.forkedFrom && r.source?.forkedFrom);
+  if (wanted.length === 0) return rows;
+  const ours = new Map<string, SessionEntry>();
+  for (const r of rows) if (r.source && !r.source.variant) ours.set(`${r.source.tool}\0${r.source.id}`, r);
+  for (const r of wanted) {
+    const f = r.source!.forkedFrom!;
+    const parent = ours.get(`${r.source!.tool}\0${f.id}`);
+    if (parent && parent !== r) r.forkedFrom = { id: parent.id, turn: f.turn ?? parent.turns };
+  }
+  return rows;
 }
 
 // ---- The CLI's cold listing ----------------------------------------------------------------
@@ -411,7 +433,10 @@ export class ListingCache {
         const entries = this.folders.get(dir)?.entries ?? uncached.find((u) => u.dir === dir)?.entries ?? [];
         for (const e of entries) if (belongs(e, project, relinked)) all.push(e);
       }
-      return { sessions: await projectRows(this.root, project, dirs, all, problems, onEntry, (e) => this.rowOf(e)), problems };
+      return {
+        sessions: linkImportedForks(await projectRows(this.root, project, dirs, all, problems, onEntry, (e) => this.rowOf(e))),
+        problems,
+      };
     }
     const key = `${project ?? ''}\0${dirs.join('\0')}`;
     if (uncached.length === 0 && this.merged && this.merged.key === key && this.merged.gen === this.gen) {
@@ -422,7 +447,7 @@ export class ListingCache {
       for (const e of entries) all.push(e);
     }
     all.sort(newestFirst);
-    const rows = all.map((e) => this.rowOf(e));
+    const rows = linkImportedForks(all.map((e) => this.rowOf(e)));
     if (uncached.length === 0) this.merged = { key, gen: this.gen, rows };
     return { sessions: rows.slice(), problems };
   }

@@ -45,8 +45,8 @@ export function arrange<T extends Ordered & { archived?: boolean }>(rows: T[], o
  * was last unarchived if later (a session brought back is not archived again the next minute),
  * or for a fork the time it was made (its copied messages may be old).
  */
-export function lastActive(e: { updatedAt: string; unarchivedAt: string | null; forkMadeAt?: string }): string {
+export function lastActive(e: { updatedAt: string; unarchivedAt: string | null; forkMadeAt?: string; importedAt?: string }): string {
   let at = e.updatedAt;
-  for (const t of [e.unarchivedAt, e.forkMadeAt]) if (t && Date.parse(t) > Date.parse(at)) at = t;
+  for (const t of [e.unarchivedAt, e.forkMadeAt, e.importedAt]) if (t && Date.parse(t) > Date.parse(at)) at = t;
   return at;
 }

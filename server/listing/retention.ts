@@ -61,7 +61,12 @@ export function planRetention(rows: SessionEntry[], s: RetentionSettings, now: n
   const out: RetentionItem[] = [];
   for (const group of byProject.values()) {
     const active = (r: SessionEntry) =>
-      lastActive({ updatedAt: r.updatedAt, unarchivedAt: r.unarchivedAt ?? null, forkMadeAt: r.forkedFrom ? r.createdAt : undefined });
+      lastActive({
+        updatedAt: r.updatedAt,
+        unarchivedAt: r.unarchivedAt ?? null,
+        forkMadeAt: r.forkedFrom ? r.createdAt : undefined,
+        importedAt: r.importedAt,
+      });
     const ranked = group
       .map((r) => ({ r, at: active(r), age: (now - Date.parse(active(r))) / DAY_MS }))
       .sort((a, b) => Date.parse(b.at) - Date.parse(a.at) || (a.r.id < b.r.id ? 1 : -1));

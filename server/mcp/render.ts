@@ -8,7 +8,7 @@ import { collectToolNames, formatTime } from '../export/export.js';
 import { fencedCode, sanitizeMarkdown } from '../export/markdown.js';
 import { oneLine } from '../format/text.js';
 import { walk, type Part } from '../format/content.js';
-import type { SeqEvent } from '../format/events.js';
+import { isHiddenEvent, isInjectedContext, type SeqEvent } from '../format/events.js';
 import type { Found, FoundSession, Origin, Row, Window } from './sessions.js';
 
 /** A tool call as an agent writes it, for the "more:" lines. */
@@ -246,6 +246,7 @@ function eventText(se: SeqEvent, id: string, names: Map<string, string>, o: Wind
       walk(e.content, part, 'assistant');
       break;
     case 'agent':
+      if (isInjectedContext(e)) return undefined; // what the tool sent its model that nobody typed
       who = 'Agent';
       walk(e.messages, part);
       break;
@@ -254,6 +255,7 @@ function eventText(se: SeqEvent, id: string, names: Map<string, string>, o: Wind
       text(e.briefing);
       break;
     case 'event':
+      if (isHiddenEvent(e)) return undefined; // an imported tool's own record, kept in the store only
       return `_${formatTime(e.t)} · ${cite(id, se.seq)}: ${e.type}_`;
     case 'title':
       return `_${formatTime(e.t)} · ${cite(id, se.seq)}: titled ${JSON.stringify(e.title)}_`;

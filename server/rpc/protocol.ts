@@ -734,6 +734,34 @@ export const ImportReport = z
     skipped: z.number().int().describe('Sessions not imported: nothing in them, or held by another importer.'),
     problems: z.array(z.object({ path: z.string(), message: z.string() })).describe('What could not be read, per source file or folder.'),
     sessions: z.array(z.object({ id: SessionId, source: ImportSource })).describe('Every session this run created or updated.'),
+    tools: z
+      .array(
+        z.object({
+          tool: z.string(),
+          found: z.number().int().describe('Source files (or databases) its importer found.'),
+          imported: z.number().int(),
+          updated: z.number().int(),
+          unchanged: z.number().int(),
+          skipped: z.number().int(),
+          problems: z.number().int(),
+        }),
+      )
+      .describe('The same counts for each tool of the run.'),
+    skippedFiles: z
+      .array(z.object({ path: z.string(), reason: z.string() }))
+      .describe('Source files (or sessions in them) that gave no session, and why (deleted by the user, nothing in it yet, held).'),
+    unknownKinds: z
+      .array(
+        z.object({
+          tool: z.string(),
+          version: z.string().describe("The tool's version as its records state it ('' when they do not)."),
+          kind: z.string().describe('A record kind the importer has never seen: kept verbatim, hidden, and counted here.'),
+          count: z.number().int(),
+        }),
+      )
+      .describe('Format drift: source records of kinds their importer does not know, per tool and version.'),
+    unreadable: z.array(z.string()).describe('Data folders that could not be read (missing or unreadable).'),
+    failed: z.number().int().describe('Sessions read but not written (a full disk, a store that refuses).'),
   })
   .describe('What an import did (the same object `levelcode-sessions import --json` prints).');
 

@@ -5,6 +5,7 @@
 // folders, temp files, modes, old caches): it never touches a session's content.
 // Depends on node:fs and the core; nothing of JSON-RPC.
 
+import { TRASHED_IMPORTS_FILE } from './trashed-imports.js';
 import type { Stats } from 'node:fs';
 import { chmod, lstat, readdir, rm } from 'node:fs/promises';
 import { RELINKS_FILE } from './relinks.js';
@@ -100,6 +101,8 @@ export async function doctor(
     if (d.isDirectory()) {
       report.projects++;
       report.sessions += await checkProject(path, findings, opts);
+    } else if (d.name === TRASHED_IMPORTS_FILE) {
+      // The imported sessions the user deleted (trashed-imports.ts): the store's own file.
     } else if (d.name === OLD_HISTORY_CACHE || d.name.startsWith(`${OLD_HISTORY_CACHE}.`)) findings.push(await oldCache(path, opts.fix));
     else findings.push({ kind: 'stray-file', path, message: 'not a project folder (left alone)' });
   }

@@ -698,11 +698,21 @@ export class SessionStore {
       if (info.locked) await this.own(id); // throws 'locked'
     }
     const live = this.live.get(id);
+    const source = await readMeta(file).then(
+      (r) => r.meta.source,
+      () => undefined,
+    );
     const { default: trash } = await import('trash');
     try {
       await trash([file], { glob: false });
     } catch (e) {
       throw fromFsError(e, `cannot move session ${id} to the trash`);
+    }
+    // An imported session stays deleted: import does not bring it back (trashed-imports.ts).
+    if (source) {
+      const { rememberTrashed } = await import('./trashed-imports.js');
+      const ref = { tool: source.tool, id: source.id, ...(source.variant ? { variant: source.variant } : {}) };
+      await rememberTrashed(this.root, { id, source: ref }, true).catch(() => {});
     }
     this.located.delete(id);
     if (live) {
@@ -735,6 +745,7 @@ export class SessionStore {
     const { refreshIndex } = await import('../listing/catalog.js');
     await refreshIndex(dirname(t.original)).catch(() => {});
     const meta = (await readMeta(t.original)).meta;
+    if (meta.source) await (await import('./trashed-imports.js')).rememberTrashed(this.root, { id }, false).catch(() => {});
     return { project: meta.project, path: t.original, trashed: t.file };
   }
 

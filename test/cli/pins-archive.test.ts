@@ -255,7 +255,7 @@ describe('a store with the new events, read as an older reader would', () => {
     const { projectCache } = await import('../../server/store/cache-dir.js');
     const index = projectCache(join(root, projectSlug(p)), 'index.json');
     const body = JSON.parse(await readFile(index, 'utf8'));
-    expect(body.format).toBe(7);
+    expect(body.format).toBe(8);
     body.format = 4;
     for (const e of body.entries) {
       delete e.interrupted;

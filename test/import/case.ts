@@ -21,6 +21,12 @@ export interface ExpectedSession {
   toolPairs?: number;
   /** Text that must appear in the user messages, in this order. */
   userTexts?: string[];
+  /** The tool's id of the session this one is a fork of: History links it (`forkedFrom`). */
+  forkedFrom?: string;
+  /** Thinking the tool recorded, mapped to thinking parts (searched as such): texts that must appear. */
+  thinking?: string[];
+  /** Subagent transcripts imported as sidechains of this session (by their distinct source files). */
+  sidechains?: number;
 }
 
 export interface ContractCase {
@@ -41,4 +47,10 @@ export interface ContractCase {
    */
   earlier?(dir: string): Promise<string>;
   sessions: ExpectedSession[];
+  /**
+   * Files written by the newest release, held to the clean-import rules: one History row per
+   * conversation, no 0-turn row, no record kind the importer has never seen, and a transcript
+   * with no kept source record, no sanitiser guard line and no injected notice.
+   */
+  clean?: boolean;
 }

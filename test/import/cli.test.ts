@@ -67,7 +67,18 @@ describe('levelcode-sessions import', () => {
     expect(r.sessions.map((s: { source: { tool: string } }) => s.source.tool).sort()).toEqual(['claude-code', 'claude-code', 'codex']);
     const second = cli(['import']);
     expect(second.code).toBe(0);
-    expect(second.out).toMatch(/Claude Code, Codex: imported 0, updated 0, unchanged 3, skipped 0/);
+    // One line per tool: found (source files), imported, updated, unchanged, skipped, problems.
+    expect(second.out).toMatch(/^Claude Code: found 2, imported 0, updated 0, unchanged 2, skipped 0, problems 0$/m);
+    expect(second.out).toMatch(/^Codex: found 1, imported 0, updated 0, unchanged 1, skipped 0, problems 0$/m);
+    expect(JSON.parse(cli(['import', '--json']).out)).toMatchObject({
+      tools: [
+        { tool: 'claude-code', found: 2, unchanged: 2 },
+        { tool: 'codex', found: 1, unchanged: 1 },
+      ],
+      unknownKinds: [],
+      unreadable: [],
+      failed: 0,
+    });
   });
 
   it('History lists imported sessions with their source, in their project', () => {
@@ -91,6 +102,49 @@ describe('levelcode-sessions import', () => {
     expect(md.out).toContain('Second attempt');
     const found = JSON.parse(cli(['search', 'Kept going', '--all', '--json']).out);
     expect(found.hits.map((h: { sessionId: string }) => h.sessionId)).toContain(dag.id);
+  });
+
+  it('a deleted imported session stays deleted; restore brings it back and import follows it again', async () => {
+    const listed = JSON.parse(cli(['list', '--all', '--json']).out).sessions;
+    const codex = listed.find((s: { source?: { tool: string } }) => s.source?.tool === 'codex');
+    const xdg = { XDG_DATA_HOME: join(tmp, 'xdg-data') };
+    expect(cli(['delete', codex.id], xdg).code).toBe(0);
+    // The ledger (a cache) wiped too: the store itself remembers.
+    await rm(join(tmp, 'cache'), { recursive: true, force: true });
+    const again = cli(['import', '--json'], xdg);
+    expect(again.code).toBe(0);
+    const r = JSON.parse(again.out);
+    expect(r.imported).toBe(0);
+    expect(r.skippedFiles.map((f: { reason: string }) => f.reason).join('\n')).toMatch(/deleted by the user/);
+    expect(cli(['import'], xdg).out).toMatch(/deleted by the user \(restore brings it back\)/);
+    expect(JSON.parse(cli(['list', '--all', '--json']).out).sessions.map((s: { id: string }) => s.id)).not.toContain(codex.id);
+    expect(cli(['restore', codex.id], xdg).code).toBe(0);
+    const after = JSON.parse(cli(['import', '--json'], xdg).out);
+    expect(after.skippedFiles).toEqual([]);
+    expect(JSON.parse(cli(['list', '--all', '--json']).out).sessions.map((s: { id: string }) => s.id)).toContain(codex.id);
+  });
+
+  it('a bad line inside a file is a warning (exit 0); a record kind never seen is counted per tool and version', async () => {
+    const { appendFile, readdir } = await import('node:fs/promises');
+    const folder = join(home, '.claude', 'projects', '-tmp');
+    const file = join(folder, (await readdir(folder)).find((n) => n.endsWith('.jsonl'))!);
+    await appendFile(file, 'not json at all\n{"type":"hologram-state","sessionId":"x","version":"9.9.9"}\n');
+    // Written a while ago (a file modified this very second is read again next time, unrecorded).
+    const { utimes } = await import('node:fs/promises');
+    await utimes(file, new Date(Date.now() - 60_000), new Date(Date.now() - 60_000));
+    const r = cli(['import', 'claude-code', '--json']);
+    expect(r.code).toBe(0);
+    const report = JSON.parse(r.out);
+    expect(report.problems.map((p: { message: string }) => p.message).join('\n')).toMatch(/not JSON/);
+    expect(report.unknownKinds).toEqual([expect.objectContaining({ tool: 'claude-code', kind: 'hologram-state', count: 1 })]);
+    // doctor says so too (from what the last import saw of each file), and the store's own
+    // file of deleted imports is no stray file.
+    const doc = cli(['doctor', '--json']);
+    expect(JSON.parse(doc.out).unknownKinds).toEqual(
+      expect.arrayContaining([expect.objectContaining({ tool: 'claude-code', kind: 'hologram-state' })]),
+    );
+    expect(cli(['doctor']).out).toMatch(/never seen[^\n]*\n {2}claude-code [^:]*: hologram-state ×1/);
+    expect(doc.out).not.toMatch(/trashed-imports/);
   });
 
   it('--from takes one session file; a missing one is an error with a non-zero exit', () => {

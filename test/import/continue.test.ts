@@ -49,3 +49,27 @@ describe('continue: a document rewritten by a compaction', () => {
     expect(third.imported + third.updated).toBe(0);
   });
 });
+
+describe('continue: a session missing from sessions.json', () => {
+  it('keeps one id across rewrites that move its file time (from its sessionId, never a file time)', async () => {
+    const { readFile, rm: remove, utimes, writeFile } = await import('node:fs/promises');
+    const base = await mkdtemp(join(tmpdir(), 'lcs-continue-'));
+    dirs.push(base);
+    const store = new SessionStore({ root: join(base, 'store'), agent: 'test' });
+    const ledger = join(base, 'ledger.json');
+    const from = await cases[0].setup(join(base, 'src'));
+    const sessions = join(from, 'sessions');
+    await remove(join(sessions, 'sessions.json'));
+    const file = join(sessions, 'dd471311-99d9-4e6e-a5e6-1c7f2f2505bd.json');
+    await utimes(file, new Date('2026-03-01T10:00:00Z'), new Date('2026-03-01T10:00:00Z'));
+    await runImport(store, [{ importer: continueDev, roots: [from] }], { ledger });
+    // Continue rewrites the document every turn: same content, a later file time.
+    await writeFile(file, await readFile(file));
+    await utimes(file, new Date('2026-03-01T10:07:00Z'), new Date('2026-03-01T10:07:00Z'));
+    const again = await runImport(store, [{ importer: continueDev, roots: [from] }], { ledger });
+    expect(again.imported).toBe(0);
+    const listed = await listSessions(store.root, {});
+    const copies = listed.sessions.filter((e) => e.source?.id === 'dd471311-99d9-4e6e-a5e6-1c7f2f2505bd');
+    expect(copies).toHaveLength(1);
+  });
+});

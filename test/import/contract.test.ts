@@ -18,6 +18,9 @@ import { runImport, eventSignature, type ImportReport } from '../../server/impor
 import { importerOf } from '../../server/import/registry.js';
 import type { Importer, SourceFile } from '../../server/import/types.js';
 import type { ContractCase, ExpectedSession } from './case.js';
+import { renderMarkdown } from '../../server/export/export.js';
+import { blocks } from '../../server/format/content.js';
+import { SEPARATOR } from '../../server/export/markdown.js';
 
 const casesDir = fileURLToPath(new URL('./cases/', import.meta.url));
 const all: ContractCase[] = [];
@@ -55,6 +58,8 @@ interface Ours {
   events: SessionEvent[];
   turns: number;
   title: string | null;
+  forkedFrom?: { id: string; turn: number };
+  markdown: string;
 }
 
 async function ours(w: ReturnType<typeof world>): Promise<Ours[]> {
@@ -68,6 +73,8 @@ async function ours(w: ReturnType<typeof world>): Promise<Ours[]> {
       events: r.events.map((x) => x.event),
       turns: e.turns,
       title: e.titled ? e.title : null,
+      ...(e.forkedFrom ? { forkedFrom: e.forkedFrom } : {}),
+      markdown: renderMarkdown(r.meta, r.events),
     });
   }
   return out;
@@ -98,6 +105,20 @@ function checkExpected(got: Ours[], c: ContractCase): void {
     if (exp.title !== undefined) expect(s.title).toBe(exp.title);
     if (exp.compactions !== undefined) expect(s.events.filter((e) => e.kind === 'compact').length).toBe(exp.compactions);
     if (exp.toolPairs !== undefined) expect(toolPairs(s.events)).toBe(exp.toolPairs);
+    if (exp.forkedFrom !== undefined) {
+      const parent = got.find((p) => p.source?.tool === c.tool && p.source.id === exp.forkedFrom && !p.source.variant);
+      expect(parent, `the parent ${exp.forkedFrom} of ${exp.id}`).toBeTruthy();
+      expect(s.forkedFrom?.id, `${exp.id} is linked to its parent`).toBe(parent!.id);
+    } else expect(s.forkedFrom, `${exp.id} is no fork`).toBeUndefined();
+    if (exp.thinking) {
+      const thoughts = s.events.flatMap((e) =>
+        blocks(e)
+          .filter((p) => p.kind === 'thinking')
+          .map((p) => p.text ?? ''),
+      );
+      for (const want of exp.thinking) expect(thoughts.join('\n'), `thinking of ${exp.id}`).toContain(want);
+    }
+    if (exp.sidechains !== undefined) expect(sidechainRuns(s.events), `sidechains of ${exp.id}`).toBe(exp.sidechains);
     if (exp.userTexts) {
       const texts = s.events.filter((e) => e.kind === 'user').map((e) => textOf((e as { content: unknown }).content));
       let at = 0;
@@ -108,6 +129,18 @@ function checkExpected(got: Ours[], c: ContractCase): void {
       }
     }
   }
+}
+
+/** Subagent transcripts placed in a session: runs of sidechain events among the conversation. */
+function sidechainRuns(events: SessionEvent[]): number {
+  let runs = 0;
+  let inRun = false;
+  for (const e of events) {
+    const side = (e as { sidechain?: unknown }).sidechain === true;
+    if (side && !inRun) runs++;
+    if (e.kind !== 'event') inRun = side;
+  }
+  return runs;
 }
 
 /** Every source record we hold, by signature: what a run added must be new, and nothing twice. */
@@ -142,6 +175,24 @@ describe.each(all.map((c) => [c.name, c] as const))('import contract: %s', (_nam
     for (const s of got) {
       expect(s.source.path.startsWith(w.src)).toBe(true);
       for (const e of s.events) expect((e as { raw?: unknown }).raw, `raw of a ${e.kind} event`).not.toBeUndefined();
+    }
+  });
+
+  it.runIf(c.clean)('imports clean: one row a conversation, no 0-turn row, no unknown kind, no tool internals shown', async () => {
+    const w = world();
+    const from = await c.setup(w.src);
+    const r = await run(w, importer, from);
+    expect(r.unknownKinds, 'record kinds the importer has never seen').toEqual([]);
+    const got = await ours(w);
+    expect(got.map((s) => s.source.id).sort(), 'one History row a conversation').toEqual(c.sessions.map((s) => s.id).sort());
+    for (const s of got) {
+      expect(s.turns, `${s.source.id} has turns`).toBeGreaterThan(0);
+      if (s.title) expect(s.title).not.toMatch(/<command-name>|<task-notification>|\\\[/);
+      expect(s.markdown).not.toContain('source-record');
+      expect(s.markdown, 'no sanitiser guard line').not.toContain(SEPARATOR);
+      expect(s.markdown).not.toMatch(
+        /<task-notification>|<command-name>|<local-command-caveat>|Assistant \(<synthetic>\)|No response requested\./,
+      );
     }
   });
 

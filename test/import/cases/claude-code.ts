@@ -33,11 +33,12 @@ export const cases: ContractCase[] = [
     sessions: [
       {
         id: 'ccl_edge_cases',
-        turns: 5,
+        // A slash command's invocation (`<command-name>`) is not a turn: kept raw, hidden.
+        turns: 4,
         title:
           'Tested various edge cases including markdown formatting, long text, tool errors, system messages, command outputs, special characters and emojis. All message types render correctly in the transcript viewer.',
         toolPairs: 1,
-        userTexts: ["Here's a message", "Let's test a ver", '<command-name>', 'Testing special'],
+        userTexts: ["Here's a message", "Let's test a ver", 'Testing special'],
       },
     ],
   },
@@ -72,9 +73,9 @@ export const cases: ContractCase[] = [
         id: 'polylogue_normalization_main',
         project: '/workspace/polylogue',
         // Every prompt line the tool wrote is kept, the one that reuses a uuid too.
-        turns: 4,
+        turns: 3,
         toolPairs: 2,
-        userTexts: ['Review the parser.', '<command-name>/status', 'An independent session.', 'Conflicting duplicate'],
+        userTexts: ['Review the parser.', 'An independent session.', 'Conflicting duplicate'],
       },
     ],
   },
@@ -118,7 +119,7 @@ cases.push(
       {
         id: '81de8f02-0841-48b1-9a80-29d83a4a2fd3',
         project: PROJECT,
-        turns: 5,
+        turns: 4,
         compactions: 1,
         toolPairs: 1,
         // 1.0.x titles a session with a summary line (here the fake model's words).
@@ -127,12 +128,17 @@ cases.push(
           'List the files here. TOOL',
           'And what did it print?',
           'One more question on the same session',
-          '/compact',
           'A question after the compaction',
         ],
       },
       // The fork: a file of its own that starts where the parent was compacted.
-      { id: '5ff30d82-46f0-43f5-827c-715306cebace', project: PROJECT, turns: 3, userTexts: ['A question after', 'A question in a fork'] },
+      {
+        id: '5ff30d82-46f0-43f5-827c-715306cebace',
+        project: PROJECT,
+        turns: 2,
+        // 1.0.x records no parent in a fork: it copies the parent's lines (their uuids) under its own id.
+        userTexts: ['A question after', 'A question in a fork'],
+      },
       { id: 'b23b2d70-45f9-4a13-9b74-d969594b87fa', project: PROJECT, turns: 1, title: null, userTexts: ['A second session of its own'] },
     ],
   },
@@ -145,7 +151,7 @@ cases.push(
       {
         id: 'd0f24d64-764d-4023-ba32-95ce55eef1d0',
         project: PROJECT,
-        turns: 5,
+        turns: 4,
         compactions: 1,
         toolPairs: 1,
         title: null,
@@ -153,18 +159,54 @@ cases.push(
           'List the files here. TOOL',
           'And what did it print?',
           'One more question on the same session',
-          '/compact',
           'A question after the compaction',
         ],
       },
       {
         id: '7745c106-eec5-4247-9e5c-ba4aa4859f59',
         project: PROJECT,
-        turns: 3,
+        turns: 2,
         compactions: 1,
         userTexts: ['A question after', 'A question in a fork'],
+        forkedFrom: 'd0f24d64-764d-4023-ba32-95ce55eef1d0',
       },
       { id: '82e0acc4-d7af-45b9-b89d-cdaa9878d3c5', project: PROJECT, turns: 1, userTexts: ['A second session of its own'] },
+    ],
+  },
+  {
+    name: 'claude-code 2.1.332 (real): new record kinds hidden, /compact, a fork, a background subagent and its task-notification',
+    tool: 'claude-code',
+    real: true,
+    setup: realRoot('2.1.332'),
+    clean: true,
+    sessions: [
+      {
+        id: 'dd86d04a-f5ed-4609-8a32-ebd6c3e70b4e',
+        project: PROJECT,
+        // The subagent's report (a task-notification user line) and /compact are not turns.
+        turns: 5,
+        compactions: 1,
+        toolPairs: 3,
+        title: null,
+        sidechains: 1,
+        userTexts: [
+          'List the files here. TOOL',
+          'And what did it print?',
+          'One more question on the same session',
+          'A question after the compaction',
+          'Ask a helper SUBAGENT',
+        ],
+      },
+      {
+        // 2.1 forks copy the compacted state only: it opens with the summary as its compaction.
+        id: 'fd32eead-60bc-4b4f-8375-44eb1cd6f7b2',
+        project: PROJECT,
+        turns: 2,
+        compactions: 1,
+        userTexts: ['A question after the compaction', 'A question in a fork'],
+        forkedFrom: 'dd86d04a-f5ed-4609-8a32-ebd6c3e70b4e',
+      },
+      { id: '6750b5a0-8094-4d69-b911-25bbaab678ff', project: PROJECT, turns: 1, userTexts: ['A second session of its own'] },
     ],
   },
 );

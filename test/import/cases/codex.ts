@@ -84,6 +84,7 @@ cases.push({
   tool: 'codex',
   real: true,
   setup: realRoot('0.171.0'),
+  clean: true,
   sessions: [
     {
       id: '01a23813-dc7d-7a61-8c37-00d4308ddb9a',
@@ -94,7 +95,13 @@ cases.push({
       title: null,
       userTexts: ['List the files here. TOOL', 'And what did it print?', 'One more question on the same session'],
     },
-    { id: '01a23813-e4d6-79e3-8b51-8e417b5e2e88', project: PROJECT, turns: 1, userTexts: ['A question in a fork'] },
+    {
+      id: '01a23813-e4d6-79e3-8b51-8e417b5e2e88',
+      project: PROJECT,
+      turns: 1,
+      userTexts: ['A question in a fork'],
+      forkedFrom: '01a23813-dc7d-7a61-8c37-00d4308ddb9a',
+    },
     { id: '01a23813-e62c-7653-913d-2941332094fa', project: PROJECT, turns: 1, userTexts: ['A second session of its own'] },
   ],
 });

@@ -44,4 +44,34 @@ export const cases: ContractCase[] = [
       },
     ],
   },
+  {
+    // Recent releases log the model's reasoning (reasoningText) on assistant.message and the
+    // records of a subagent with its agentId: the real 1.0.102 file with one of each added.
+    name: 'copilot-cli 1.0.102: reasoningText is thinking; records with an agentId are a sidechain (real, two records added)',
+    tool: 'copilot-cli',
+    real: true,
+    setup: async (dir) => {
+      const root = await realRoot(dir);
+      const file = join(root, 'session-state', ID, 'events.jsonl');
+      const lines = (await readFile(file, 'utf8')).trimEnd().split('\n');
+      const i = lines.findIndex((l) => l.includes('"type":"assistant.message"'));
+      const rec = JSON.parse(lines[i]!) as { data: Record<string, unknown>; timestamp: string; id: string };
+      lines[i] = JSON.stringify({ ...rec, data: { ...rec.data, reasoningText: 'Pondering which shell word to print.' } });
+      const sub = { ...rec, id: `${rec.id}-sub`, data: { content: 'A subagent looked around.', agentId: 'agent-7', toolRequests: [] } };
+      lines.splice(i + 1, 0, JSON.stringify(sub));
+      await writeFile(file, lines.join('\n') + '\n');
+      return root;
+    },
+    sessions: [
+      {
+        id: ID,
+        project: '/tmp/levelcode-fixture/copilot',
+        turns: 3,
+        compactions: 1,
+        toolPairs: 1,
+        sidechains: 1,
+        thinking: ['Pondering which shell word to print.'],
+      },
+    ],
+  },
 ];

@@ -138,6 +138,49 @@ export const cases: ContractCase[] = [
       { id: 'gemini_stage0_jsonl', turns: 1, title: null, compactions: 0, toolPairs: 1, userTexts: ['Say hello and list files.'] },
     ],
   },
+  {
+    // 0.61 writes `session-<minute>-<id8>.jsonl` (a header and a $set of the session context)
+    // each time a --resume starts in a later minute, while the turns go on in the first file.
+    name: 'gemini 0.61.0: a resume stub file of the same sessionId is no row of its own (real, plus the stub 0.61 writes)',
+    tool: 'gemini',
+    real: true,
+    setup: async (dir) => {
+      const root = await realRoot('v0.61.0', dir);
+      const chats = join(root, 'tmp/project/chats');
+      const lines = (await readFile(join(chats, LOG061), 'utf8')).split('\n');
+      const header = JSON.parse(lines[0]!) as Record<string, unknown>;
+      const stub = [
+        JSON.stringify({ ...header, startTime: '2026-12-02T08:09:12.000Z', lastUpdated: '2026-12-02T08:09:12.000Z' }),
+        lines[1],
+      ];
+      await writeFile(join(chats, 'session-2026-12-02T08-09-38e1a30c.jsonl'), stub.join('\n') + '\n');
+      return root;
+    },
+    sessions: [{ id: '38e1a30c-8658-4e73-b345-4b9f6b965bc9', project: P061, turns: 3, compactions: 1, toolPairs: 2 }],
+  },
+  {
+    // A subagent's log (kind: "subagent") in chats/<parent id>/: part of its parent's session,
+    // as a sidechain beside the moment it ran, never a row of its own. Built from the real
+    // 0.61.0 log (its records re-headed as a subagent's; the layout is 0.61's).
+    name: 'gemini 0.61.0: a subagent log in chats/<parent id>/ is a sidechain of its parent (real records, subagent layout)',
+    tool: 'gemini',
+    real: true,
+    setup: async (dir) => {
+      const root = await realRoot('v0.61.0', dir);
+      const chats = join(root, 'tmp/project/chats');
+      const lines = (await readFile(join(chats, LOG061), 'utf8')).split('\n');
+      const header = JSON.parse(lines[0]!) as Record<string, unknown>;
+      const sub = [
+        JSON.stringify({ ...header, sessionId: 'subagent-0001', kind: 'subagent', startTime: '2026-12-02T08:04:43.800Z' }),
+        lines[2], // a user message
+        lines[9], // and an answer
+      ];
+      await mkdir(join(chats, String(header.sessionId)), { recursive: true });
+      await writeFile(join(chats, String(header.sessionId), 'subagent-0001.jsonl'), sub.join('\n') + '\n');
+      return root;
+    },
+    sessions: [{ id: '38e1a30c-8658-4e73-b345-4b9f6b965bc9', project: P061, turns: 3, compactions: 1, toolPairs: 2, sidechains: 1 }],
+  },
 ];
 
 export const LOG061 = 'session-2026-12-02T08-04-38e1a30c.jsonl';

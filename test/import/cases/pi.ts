@@ -9,7 +9,7 @@ import { FIXTURES } from '../layout.js';
 
 const REAL = join(FIXTURES, 'pi', 'real-0.73.1');
 const REAL_SLUG = '--tmp-levelcode-fixture-pi--';
-const REAL_FILE = '2026-12-02T14-19-39-313Z_01a23720-15b0-70d7-b8c7-e00582def5e6.jsonl';
+const REAL_FILE = '2026-12-07T00-57-02-269Z_01a24e01-103d-7390-aeaa-b01a4e3cfab9.jsonl';
 
 /** ~/.pi/agent as pi lays it out, with the real sessions folder; returns the agent folder. */
 async function realRoot(dir: string, keep?: number): Promise<string> {
@@ -36,20 +36,30 @@ async function publicRoot(dir: string, file: string, keep?: number): Promise<str
 
 export const cases: ContractCase[] = [
   {
-    name: 'pi 0.73.1: bash tool call, -c, RPC compaction (real)',
+    name: 'pi 0.73.1: bash tool call, -c, RPC compaction, --fork (real)',
     tool: 'pi',
     real: true,
+    clean: true,
     setup: (dir) => realRoot(dir),
     earlier: (dir) => realRoot(dir, 7), // up to the first answer
     sessions: [
       {
-        id: '01a23720-15b0-70d7-b8c7-e00582def5e6',
+        id: '01a24e01-103d-7390-aeaa-b01a4e3cfab9',
         project: '/tmp/levelcode-fixture/pi',
         turns: 2,
         title: null,
         compactions: 1,
         toolPairs: 1,
         userTexts: ['Please run a TOOL: print a word with bash.', 'Thanks. What did it print?'],
+      },
+      {
+        // --fork copies the parent's entries into a new file whose header names the parent.
+        id: '01a24e01-48dd-77df-951f-db17edeff48f',
+        project: '/tmp/levelcode-fixture/pi',
+        turns: 3,
+        compactions: 1,
+        userTexts: ['Please run a TOOL', 'Thanks. What did it print?', 'A question in a fork.'],
+        forkedFrom: '01a24e01-103d-7390-aeaa-b01a4e3cfab9',
       },
     ],
   },
