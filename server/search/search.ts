@@ -447,7 +447,7 @@ function hitOf(
 ): SearchHit | null {
   let best: { text: EventText; found: [number, number][]; terms: number } | null = null;
   for (const text of texts) {
-    const toks = tokens(text.text);
+    const toks = wordsNear(text.text, q);
     const found: [number, number][] = [];
     let terms = 0;
     for (const t of q.terms) {
@@ -476,6 +476,41 @@ function hitOf(
     ranges,
     file: s.path,
   };
+}
+
+/** Texts longer than this are cut into words only around where a term's letters are. */
+const LONG_TEXT = 32 << 10;
+const NEAR = 512;
+
+/**
+ * The words of `text`, or of a long text the words near each place its lowercase holds a term's
+ * first word (a tool output of megabytes is not cut whole to check one hit). A term whose
+ * letters are not found so (diacritics, case folding beyond toLowerCase) has the whole text cut.
+ */
+function wordsNear(text: string, q: Query): ReturnType<typeof tokens> {
+  if (text.length <= LONG_TEXT) return tokens(text);
+  const lower = text.toLowerCase();
+  const spans: [number, number][] = [];
+  for (const t of q.terms) {
+    let n = 0;
+    for (let at = lower.indexOf(t.words[0]!); at >= 0 && n < 64; at = lower.indexOf(t.words[0]!, at + 1), n++)
+      spans.push([Math.max(0, at - NEAR), Math.min(text.length, at + NEAR * 2)]);
+    if (n === 0) return tokens(text);
+  }
+  spans.sort((a, b) => a[0] - b[0]);
+  const out: ReturnType<typeof tokens> = [];
+  let end = 0;
+  for (const [a0, b] of spans) {
+    let a = Math.max(a0, end);
+    if (a >= b) continue;
+    // Start and end on a word's edge, so no word is cut in two.
+    while (a > end && /[\p{L}\p{N}\p{M}]/u.test(text[a - 1]!)) a--;
+    let z = b;
+    while (z < text.length && /[\p{L}\p{N}\p{M}]/u.test(text[z]!)) z++;
+    for (const w of tokens(text.slice(a, z))) out.push({ word: w.word, start: w.start + a, end: w.end + a });
+    end = z;
+  }
+  return out;
 }
 
 /**
