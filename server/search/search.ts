@@ -27,10 +27,10 @@
 // modules of this folder; no JSON-RPC.
 
 import { readdir } from 'node:fs/promises';
-import { closeSync, readSync } from 'node:fs';
-import { join, sep } from 'node:path';
+import { closeSync, readSync, rmSync } from 'node:fs';
+import { basename, join, sep } from 'node:path';
 import { openRegularSync, readRegularSync } from '../store/files.js';
-import { SearchCache, roleOf, type FileRow, type RowRole } from './cache.js';
+import { SearchCache, cacheFile, roleOf, type FileRow, type RowRole } from './cache.js';
 import { find, ftsTerm, parseQuery, projectMatches, type Query, type Term } from './query.js';
 import { eventTexts, tokens, type EventText, type SearchWhere } from './texts.js';
 
@@ -213,11 +213,20 @@ export async function searchSessions(root: string, query: string, opts: SearchOp
         });
     }
     if (cache?.built) return ranked(cache, q, opts, problems);
-    listed ??= await listSessionFiles(root, problems);
-    return scan(listed, q, opts, problems);
+  } catch (e) {
+    if (e instanceof QueryError || opts.signal?.aborted) throw e;
+    // A cache SQLite finds damaged on the way: not the truth, so thrown away (when ours) and the
+    // files scanned for this answer; the next search builds it anew.
+    if (own) {
+      cache?.close();
+      cache = null;
+      for (const f of ['', '-wal', '-shm']) rmSync(cacheFile(root) + f, { force: true });
+    }
   } finally {
     if (own) cache?.close();
   }
+  listed ??= await listSessionFiles(root, problems);
+  return scan(listed, q, opts, problems);
 }
 
 // ---- Ranked, from the cache -------------------------------------------------------------------
@@ -253,6 +262,9 @@ function allowedFile(f: FileRow, q: Query, opts: SearchOptions): boolean {
 
 /** The query's terms as one phrase (the last one's prefix kept). */
 const wholePhrase = (q: Query): Term => ({ words: q.terms.flatMap((t) => t.words), prefix: q.terms.at(-1)!.prefix, text: '' });
+
+/** A session's id: its file's name (the store's layout), never only what the cache says. */
+const idOf = (f: FileRow): string => basename(f.path, '.jsonl');
 
 const recency = (last: number, now: number): number => 1 + RECENCY * 2 ** (-Math.max(0, now - last) / 86_400_000 / HALF_LIFE_DAYS);
 
@@ -311,7 +323,7 @@ function ranked(cache: SearchCache, q: Query, opts: SearchOptions, problems: Sea
     opts,
     problems,
     (o) => ({
-      sessionId: o.file.session,
+      sessionId: idOf(o.file),
       project: o.file.project,
       title: o.file.title,
       tool: o.file.tool,
@@ -351,7 +363,7 @@ function checked(file: FileRow, r: Row, q: Query, opts: SearchOptions, problems:
     return null;
   }
   const texts = eventTexts(ev).filter((p) => roleOf(p.where) === r.role);
-  return hitOf(ev, texts, { sessionId: file.session, project: file.project, title: file.title, path: file.path }, r.seq, q, opts);
+  return hitOf(ev, texts, { sessionId: idOf(file), project: file.project, title: file.title, path: file.path }, r.seq, q, opts);
 }
 
 // ---- One page -----------------------------------------------------------------------------------
@@ -447,7 +459,7 @@ function hitOf(
 ): SearchHit | null {
   let best: { text: EventText; found: [number, number][]; terms: number } | null = null;
   for (const text of texts) {
-    const toks = tokens(text.text);
+    const toks = wordsNear(text.text, q);
     const found: [number, number][] = [];
     let terms = 0;
     for (const t of q.terms) {
@@ -476,6 +488,41 @@ function hitOf(
     ranges,
     file: s.path,
   };
+}
+
+/** Texts longer than this are cut into words only around where a term's letters are. */
+const LONG_TEXT = 32 << 10;
+const NEAR = 512;
+
+/**
+ * The words of `text`, or of a long text the words near each place its lowercase holds a term's
+ * first word (a tool output of megabytes is not cut whole to check one hit). A term whose
+ * letters are not found so (diacritics, case folding beyond toLowerCase) has the whole text cut.
+ */
+function wordsNear(text: string, q: Query): ReturnType<typeof tokens> {
+  if (text.length <= LONG_TEXT) return tokens(text);
+  const lower = text.toLowerCase();
+  const spans: [number, number][] = [];
+  for (const t of q.terms) {
+    let n = 0;
+    for (let at = lower.indexOf(t.words[0]!); at >= 0 && n < 64; at = lower.indexOf(t.words[0]!, at + 1), n++)
+      spans.push([Math.max(0, at - NEAR), Math.min(text.length, at + NEAR * 2)]);
+    if (n === 0) return tokens(text);
+  }
+  spans.sort((a, b) => a[0] - b[0]);
+  const out: ReturnType<typeof tokens> = [];
+  let end = 0;
+  for (const [a0, b] of spans) {
+    let a = Math.max(a0, end);
+    if (a >= b) continue;
+    // Start and end on a word's edge, so no word is cut in two.
+    while (a > end && /[\p{L}\p{N}\p{M}]/u.test(text[a - 1]!)) a--;
+    let z = b;
+    while (z < text.length && /[\p{L}\p{N}\p{M}]/u.test(text[z]!)) z++;
+    for (const w of tokens(text.slice(a, z))) out.push({ word: w.word, start: w.start + a, end: w.end + a });
+    end = z;
+  }
+  return out;
 }
 
 /**

@@ -461,7 +461,7 @@ describe('a store of 2,700 sessions', () => {
     expect(read.isError).toBe(false);
     expect(read.text).toContain(`${hits[0]![1]}#${hits[0]![2]}`);
     expect(read.text.length).toBeLessThan(12_000 + 1500);
-  });
+  }, 120_000); // the first search builds the search cache of 2,700 sessions
 
   it('a source filter that passes nothing answers nothing; recall shows the best sessions', async () => {
     const r = await callText(c.client, 'search_sessions', { query: 'idempotency', source: 'codex' });
@@ -469,5 +469,5 @@ describe('a store of 2,700 sessions', () => {
     expect(r.text).toMatch(/^No matches for "idempotency" in all projects, from codex/);
     const recall = await callText(c.client, 'recall', { query: 'idempotency refund' });
     expect(recall.text).toMatch(/^\d+ matching sessions .* the 3 best, around their best match/);
-  });
+  }, 60_000);
 });

@@ -1,0 +1,162 @@
+// The ranked search's core over real files in a temp store: the query language, paging with a
+// total independent of the page, the cache kept current by appends and rewrites, a hit that no
+// longer checks out dropped (and its file indexed again), long texts, and the same answers
+// from the cache and by scanning.
+
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { appendFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { QueryError, searchSessions } from '../server/search/search.js';
+import { parseQuery } from '../server/search/query.js';
+
+let dir: string;
+let root: string;
+const env = process.env.LEVELCODE_SESSIONS_CACHE;
+const line = (o: unknown) => JSON.stringify(o) + '\n';
+
+/** A session file as the store writes it: a meta line, then events. */
+function session(id: string, project: string, events: unknown[], tool?: string): string {
+  const folder = join(root, project.replace(/\//g, '-'));
+  mkdirSync(folder, { recursive: true });
+  const file = join(folder, `${id}.jsonl`);
+  const meta = {
+    kind: 'meta',
+    v: 1,
+    id,
+    project,
+    createdAt: '2026-11-01T10:00:00.000Z',
+    ...(tool ? { source: { tool, id: `x-${id}` } } : {}),
+  };
+  writeFileSync(file, line(meta) + events.map(line).join(''));
+  return file;
+}
+const user = (text: string, t = '2026-11-01T10:01:00.000Z') => ({ kind: 'user', t, content: text });
+const said = (text: string, t = '2026-11-01T10:02:00.000Z') => ({ kind: 'assistant', t, content: [{ type: 'text', text }] });
+
+beforeAll(() => {
+  dir = mkdtempSync(join(tmpdir(), 'lcs-search-core-'));
+  root = join(dir, 'store');
+  process.env.LEVELCODE_SESSIONS_CACHE = join(dir, 'cache');
+  for (let i = 0; i < 12; i++) session(`2026-11-01T10-00-00-p${String(i).padStart(3, '0')}`, '/w/paging', [user(`paging word ${i}`)]);
+  session('2026-11-02T10-00-00-tool', '/w/app', [user('deploy fails'), said('the deploy script needs a build')], 'codex');
+  session('2026-11-03T10-00-00-long', '/w/app', [
+    {
+      kind: 'agent',
+      t: '2026-11-03T10:00:00.000Z',
+      messages: [
+        {
+          role: 'user',
+          content: [
+            { type: 'tool_result', tool_use_id: 'a', content: `${'filler '.repeat(20_000)}needle-in-haystack ${'tail '.repeat(5000)}` },
+          ],
+        },
+      ],
+    },
+  ]);
+});
+afterAll(() => {
+  if (env === undefined) delete process.env.LEVELCODE_SESSIONS_CACHE;
+  else process.env.LEVELCODE_SESSIONS_CACHE = env;
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe('the query language', () => {
+  it('reads words, prefixes, phrases, exclusions and filters; a bad filter is an error in words', () => {
+    const q = parseQuery(
+      'redis idempot* "exact phrase" -skip -"not this" tool:codex project:app role:user since:2026-11-01 until:2026-11-30T00:00Z util.py',
+    );
+    expect(q.terms.map((t) => [t.words, t.prefix])).toEqual([
+      [['redis'], false],
+      [['idempot'], true],
+      [['exact', 'phrase'], false],
+      [['util', 'py'], false],
+    ]);
+    expect(q.excluded.map((t) => t.words)).toEqual([['skip'], ['not', 'this']]);
+    expect(q).toMatchObject({ tool: 'codex', project: 'app', role: 'user', since: '2026-11-01T00:00:00.000Z', errors: [] });
+    expect(parseQuery('x role:robot since:tuesday').errors).toHaveLength(2);
+  });
+
+  it('a query that does not read, or has no word, is a QueryError', async () => {
+    await expect(searchSessions(root, 'x role:robot')).rejects.toBeInstanceOf(QueryError);
+    await expect(searchSessions(root, 'tool:codex')).rejects.toBeInstanceOf(QueryError);
+    await expect(searchSessions(root, 'paging', { cursor: 'nonsense' })).rejects.toBeInstanceOf(QueryError);
+  });
+});
+
+describe('ranked search', () => {
+  it('pages sessions with a cursor; total is the same whatever the page size', async () => {
+    const seen: string[] = [];
+    let cursor: string | undefined;
+    do {
+      const r = await searchSessions(root, 'paging', { limit: 5, cursor });
+      expect(r.total).toBe(12);
+      expect(r.ranked).toBe(true);
+      seen.push(...r.sessions.map((s) => s.sessionId));
+      cursor = r.cursor;
+    } while (cursor);
+    expect(new Set(seen).size).toBe(12);
+    expect((await searchSessions(root, 'paging', { limit: 100 })).total).toBe(12);
+  });
+
+  it('filters by tool, project and role, leaves out -excluded sessions, and cites id#seq', async () => {
+    const r = await searchSessions(root, 'deploy tool:codex project:app');
+    expect(r.sessions.map((s) => s.sessionId)).toEqual(['2026-11-02T10-00-00-tool']);
+    expect(r.hits[0]!.cite).toMatch(/^2026-11-02T10-00-00-tool#\d$/);
+    expect((await searchSessions(root, 'deploy tool:levelcode')).total).toBe(0);
+    expect((await searchSessions(root, 'build role:user')).total).toBe(0);
+    expect((await searchSessions(root, 'build role:assistant')).total).toBe(1);
+    expect((await searchSessions(root, 'deploy -script')).total).toBe(0);
+  });
+
+  it('finds a word deep in a long tool output, the snippet around it and bounded', async () => {
+    const r = await searchSessions(root, 'haystack');
+    expect(r.hits[0]!.snippet).toContain('needle-in-haystack');
+    expect(r.hits[0]!.snippet.length).toBeLessThan(200);
+    const [a, b] = r.hits[0]!.ranges[0]!;
+    expect(r.hits[0]!.snippet.slice(a, b).toLowerCase()).toBe('haystack');
+  });
+
+  it('an append is found by the next search; a rewritten file is indexed again', async () => {
+    const file = session('2026-11-04T10-00-00-grow', '/w/app', [user('first words')]);
+    expect((await searchSessions(root, 'zeppelin')).total).toBe(0);
+    appendFileSync(file, line(user('a zeppelin appears', '2026-11-04T10:05:00.000Z')));
+    const r = await searchSessions(root, 'zeppelin');
+    expect(r.hits.map((h) => h.cite)).toEqual(['2026-11-04T10-00-00-grow#1']);
+    // Rewritten in place, shorter (never done by us; another tool might): read anew.
+    writeFileSync(
+      file,
+      line({ kind: 'meta', v: 1, id: '2026-11-04T10-00-00-grow', project: '/w/app', createdAt: '2026-11-04T10:00:00.000Z' }) +
+        line(user('only a blimp now')),
+    );
+    expect((await searchSessions(root, 'zeppelin')).total).toBe(0);
+    expect((await searchSessions(root, 'blimp')).total).toBe(1);
+  });
+
+  it('a hit whose line no longer holds the word (same size and mtime) is dropped, and its file indexed again', async () => {
+    const file = session('2026-11-05T10-00-00-swap', '/w/app', [user('walrus sighting')]);
+    expect((await searchSessions(root, 'walrus')).total).toBe(1);
+    const { statSync, utimesSync } = await import('node:fs');
+    const st = statSync(file);
+    // The same bytes count, another word: the cache cannot tell by size and mtime.
+    writeFileSync(
+      file,
+      line({ kind: 'meta', v: 1, id: '2026-11-05T10-00-00-swap', project: '/w/app', createdAt: '2026-11-01T10:00:00.000Z' }) +
+        line(user('beaver sighting')),
+    );
+    utimesSync(file, st.atime, st.mtime);
+    expect(statSync(file).size).toBe(st.size);
+    const r = await searchSessions(root, 'walrus');
+    expect(r.sessions).toEqual([]); // checked against the file, and dropped
+    expect((await searchSessions(root, 'beaver')).total).toBe(1); // indexed again
+  });
+
+  it('scanning (before a first build) finds the same sessions', async () => {
+    for (const q of ['paging', 'deploy tool:codex', 'haystack', '"deploy script"']) {
+      const ranked = await searchSessions(root, q, { limit: 50 });
+      const scanned = await searchSessions(root, q, { limit: 50, cache: null });
+      expect(scanned.ranked).toBe(false);
+      expect(scanned.sessions.map((s) => s.sessionId).sort(), q).toEqual(ranked.sessions.map((s) => s.sessionId).sort());
+    }
+  });
+});
