@@ -5,7 +5,8 @@
 // Depends on the core; `serve` hands over to server/rpc.
 
 import { parseArgs, type ParseArgsConfig } from 'node:util';
-import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { readRegularTextSync } from '../store/files.js';
 import { join, sep } from 'node:path';
 import type { StoreError } from '../store/errors.js';
 import type { SessionEntry } from '../listing/history.js';
@@ -298,7 +299,7 @@ export async function main(argv: string[]): Promise<number> {
 export function version(): string {
   for (const rel of ['../package.json', '../../package.json']) {
     try {
-      const pkg = JSON.parse(readFileSync(new URL(rel, import.meta.url), 'utf8')) as { version?: unknown };
+      const pkg = JSON.parse(readRegularTextSync(fileURLToPath(new URL(rel, import.meta.url)))) as { version?: unknown };
       if (typeof pkg.version === 'string') return pkg.version;
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;

@@ -20,13 +20,12 @@
 // Depends on the store (server/store/store.ts), the importer interface (./types.ts) and node:fs.
 
 import { createHash } from 'node:crypto';
-import { open } from 'node:fs/promises';
 import { SCHEMA_VERSION, type MetaLine } from '../format/events.js';
 import { realProjectPath } from '../listing/history.js';
 import { readMeta } from '../store/reader.js';
 import { projectIdentity } from '../store/identity.js';
 import { cachePaths, ensureCacheFolder } from '../store/cache-dir.js';
-import { readRegularSync, replaceFileSync } from '../store/files.js';
+import { openRegular, readRegularSync, replaceFileSync } from '../store/files.js';
 import type { SessionStore } from '../store/store.js';
 import type { Importer, MappedEvent, MappedSession, SourceFile, SourceRef } from './types.js';
 
@@ -115,7 +114,7 @@ async function saveLedger(file: string, ledger: Ledger): Promise<void> {
 }
 
 async function tailSignature(path: string, size: number): Promise<string> {
-  const fh = await open(path, 'r');
+  const fh = await openRegular(path); // no symlink followed, no FIFO waited on
   try {
     const n = Math.min(size, TAIL_BYTES);
     const buf = Buffer.alloc(n);

@@ -3,10 +3,11 @@
 // JSON), and the small shapes every mapping uses (times, kept-raw records, file stats).
 // No store, no writes.
 
-import { lstat, open, readdir, stat } from 'node:fs/promises';
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { lstat, readdir, realpath, stat } from 'node:fs/promises';
 import { MAX_DEPTH, tooDeep } from '../format/events.js';
-import { READ_NO_FOLLOW } from '../store/files.js';
-import { join } from 'node:path';
+import { openRegular } from '../store/files.js';
+import { dirname, join, sep } from 'node:path';
 import type { MappedEvent, SourceFile } from './types.js';
 
 export interface SourceLine {
@@ -43,15 +44,71 @@ export function jsonlLines(text: string, problems: string[]): SourceLine[] {
   return out;
 }
 
-/** Reads a file without following a symlink or waiting on a FIFO; throws what open throws. */
+/**
+ * Reads a file without following a symlink or waiting on a FIFO (the store's openRegular), and
+ * only from inside the tool's folder being imported (confinedTo); throws what open throws.
+ */
 export async function readText(path: string): Promise<string> {
-  const fh = await open(path, READ_NO_FOLLOW);
+  await mustBeInside(dirname(path));
+  const fh = await openRegular(path);
   try {
-    if (!(await fh.stat()).isFile()) throw new Error(`${path} is not a regular file`);
     return await fh.readFile('utf8');
   } finally {
     await fh.close();
   }
+}
+
+// ---- confinement: nothing outside the tool's folder is read ------------------------------------
+//
+// A tool's folder may hold a symlinked sub-folder (Claude Code's <uuid>/subagents/, Qwen's
+// projects/<p>/chats, opencode's storage/part/<msg>/) that leads anywhere: files from outside would
+// be copied into the store. Listing by Dirent type never enters a link, but paths an importer
+// builds by name can; so while an importer runs (confinedTo, set by the registry around discover
+// and read), every folder it tests, lists or reads from must resolve (realpath) under the real
+// path of the root it was given. Outside: a folder is "not a folder", a path "does not exist",
+// and a listing or a read is an error.
+
+interface Confinement {
+  root: string;
+  real: Promise<string>;
+  seen: Map<string, Promise<boolean>>;
+}
+
+const confinement = new AsyncLocalStorage<Confinement>();
+
+/**
+ * Runs `f` with every read of jsonl.ts's helpers confined to `root` (a tool's folder; for a file,
+ * the folder two levels up, where a tool keeps what it writes beside one session).
+ */
+export async function confinedTo<T>(root: string, f: () => Promise<T>): Promise<T> {
+  const isDir = await stat(root).then(
+    (s) => s.isDirectory(),
+    () => false,
+  );
+  const base = isDir ? root : dirname(dirname(root));
+  const real = realpath(base).catch(() => base);
+  return confinement.run({ root: base, real, seen: new Map() }, f);
+}
+
+/** Whether `path` resolves inside the confining root (always, outside confinedTo); false when it cannot be resolved. */
+export async function inside(path: string): Promise<boolean> {
+  const c = confinement.getStore();
+  if (!c) return true;
+  let verdict = c.seen.get(path);
+  if (!verdict) {
+    verdict = Promise.all([c.real, realpath(path)]).then(
+      ([root, real]) => real === root || real.startsWith(root.endsWith(sep) ? root : root + sep),
+      () => false,
+    );
+    c.seen.set(path, verdict);
+  }
+  return verdict;
+}
+
+async function mustBeInside(dir: string): Promise<void> {
+  if (await inside(dir)) return;
+  const c = confinement.getStore()!;
+  throw Object.assign(new Error(`${dir} leads outside ${c.root} (a symlinked folder?): not read`), { code: 'EXDEV' });
 }
 
 /** Parses JSON text, or undefined; a value nesting deeper than we store is refused too. */
@@ -101,6 +158,7 @@ export function keptRaw(t: string, raw: unknown, extra: Record<string, unknown> 
 
 /** The one file given, or an error a user understands when it is not a regular file. */
 export async function statFile(path: string): Promise<SourceFile> {
+  await mustBeInside(dirname(path));
   const st = await stat(path, { bigint: true }).catch((e: NodeJS.ErrnoException) => {
     throw e.code === 'ENOENT' ? new Error(`no such file or folder: ${path}`) : e;
   });
@@ -108,10 +166,10 @@ export async function statFile(path: string): Promise<SourceFile> {
   return { path, size: Number(st.size), mtimeNs: st.mtimeNs };
 }
 
-/** Whether a path is a folder (false when missing; other errors thrown). */
+/** Whether a path is a folder inside the confining root (false when missing or outside; other errors thrown). */
 export async function isFolder(path: string): Promise<boolean> {
   try {
-    return (await stat(path)).isDirectory();
+    return (await stat(path)).isDirectory() && (await inside(path));
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code === 'ENOENT') return false;
     throw e;
@@ -120,6 +178,7 @@ export async function isFolder(path: string): Promise<boolean> {
 
 /** Names in a folder; an unreadable folder is an error (thrown), a missing one too. */
 export async function entries(dir: string): Promise<{ name: string; dir: boolean; file: boolean }[]> {
+  await mustBeInside(dir);
   const list = await readdir(dir, { withFileTypes: true });
   return list
     .map((d) => ({ name: d.name, dir: d.isDirectory(), file: d.isFile() }))
@@ -138,7 +197,7 @@ export async function walkFiles(dir: string, want: (name: string) => boolean, ou
 
 export async function exists(path: string): Promise<boolean> {
   return lstat(path).then(
-    () => true,
+    () => inside(path),
     (e: NodeJS.ErrnoException) => {
       if (e.code === 'ENOENT') return false;
       throw e;

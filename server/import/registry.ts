@@ -2,6 +2,7 @@
 // one module of server/import and one line here.
 
 import type { Importer } from './types.js';
+import { confinedTo } from './jsonl.js';
 import { claudeCode } from './claude-code.js';
 import { codex } from './codex.js';
 import { gemini } from './gemini.js';
@@ -16,6 +17,18 @@ import { opencode } from './opencode.js';
 import { zed } from './zed.js';
 import { cursorAgent } from './cursor-agent.js';
 import { cursor } from './cursor.js';
+
+/**
+ * An importer that reads nothing outside the folder it is given (jsonl.ts confinedTo): discover
+ * runs confined to its root and stamps each file with it; read runs confined to that root.
+ */
+function confined(i: Importer): Importer {
+  return {
+    ...i,
+    discover: (root) => confinedTo(root, async () => (await i.discover(root)).map((f) => ({ ...f, root }))),
+    read: (file) => (file.root === undefined ? i.read(file) : confinedTo(file.root, () => i.read(file))),
+  };
+}
 
 export const IMPORTERS: readonly Importer[] = [
   claudeCode,
@@ -33,7 +46,7 @@ export const IMPORTERS: readonly Importer[] = [
   zed,
   cursorAgent,
   cursor,
-];
+].map(confined);
 
 export function importerOf(tool: string): Importer | undefined {
   return IMPORTERS.find((i) => i.tool === tool);

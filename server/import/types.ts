@@ -60,6 +60,8 @@ export interface SourceFile {
   mtimeNs: bigint;
   /** Other files read as part of this session (Claude Code's subagent files), when there are. */
   parts?: string[];
+  /** The folder or file discover was given: what read stays confined to (registry.ts). */
+  root?: string;
 }
 
 export interface Importer {

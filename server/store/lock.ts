@@ -12,7 +12,8 @@
 // Depends on node:fs, node:os and proper-lockfile; nothing of JSON-RPC.
 
 import { hostname } from 'node:os';
-import { link, readFile, rm, stat, utimes, writeFile } from 'node:fs/promises';
+import { link, rm, stat, utimes, writeFile } from 'node:fs/promises';
+import { readRegularText } from './files.js';
 import { readlinkSync } from 'node:fs';
 import * as nodeFs from 'node:fs';
 import { join } from 'node:path';
@@ -147,7 +148,7 @@ async function takeOver(file: string, staleMs: number, seen: LockState): Promise
     const st = await stat(marker).catch(() => undefined);
     let maker: { pid?: number; host?: string; pidns?: string } | undefined;
     try {
-      maker = JSON.parse(await readFile(marker, 'utf8'));
+      maker = JSON.parse(await readRegularText(marker));
     } catch {
       /* empty or half-written: judged by its age */
     }
@@ -190,7 +191,7 @@ export function pidAlive(pid: number): boolean {
 
 export async function readOwner(file: string): Promise<Owner | undefined> {
   try {
-    const o = JSON.parse(await readFile(join(lockPathOf(file), 'owner.json'), 'utf8')) as Owner;
+    const o = JSON.parse(await readRegularText(join(lockPathOf(file), 'owner.json'))) as Owner;
     if (typeof o?.pid === 'number' && typeof o?.host === 'string') return o;
   } catch {
     /* no owner recorded (yet) */

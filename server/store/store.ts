@@ -10,9 +10,9 @@
 // - a file with a newer schema version is listed and read but never appended to.
 // Depends on node:fs, ./catalog, ./lock, ./reader, ./events; knows nothing of JSON-RPC or the CLI.
 
-import { access, chmod, lstat, mkdir, open, stat } from 'node:fs/promises';
-import { closeSync, constants, fstatSync, fsync, ftruncateSync, lstatSync, openSync, readSync, unlinkSync } from 'node:fs';
-import { openRegular, openRegularSync, plantedKind, writeAllSync } from './files.js';
+import { access, chmod, lstat, mkdir, stat } from 'node:fs/promises';
+import { closeSync, constants, fstatSync, fsync, ftruncateSync, lstatSync, readSync, unlinkSync } from 'node:fs';
+import { createExclusiveSync, openRegular, openRegularSync, plantedKind, syncFolder, writeAllSync } from './files.js';
 import { dirname, join, resolve } from 'node:path';
 import {
   IncomingEvent,
@@ -242,11 +242,7 @@ export class SessionStore {
       try {
         // Exclusive (never a file that exists, nor a name planted as a symlink), and kept open:
         // this store then holds the session by this descriptor (see Live).
-        fd = openSync(
-          file,
-          constants.O_RDWR | constants.O_APPEND | constants.O_CREAT | constants.O_EXCL | (constants.O_NOFOLLOW ?? 0),
-          0o600,
-        );
+        fd = createExclusiveSync(file, constants.O_RDWR | constants.O_APPEND);
       } catch (e) {
         if ((e as NodeJS.ErrnoException).code === 'EEXIST') continue;
         throw fromFsError(e, `cannot create a session in ${dir}`);
@@ -327,7 +323,7 @@ export class SessionStore {
     const file = join(dir, `${meta.id}.jsonl`);
     let fd: number;
     try {
-      fd = openSync(file, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | (constants.O_NOFOLLOW ?? 0), 0o600);
+      fd = createExclusiveSync(file);
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code === 'EEXIST') return false;
       throw fromFsError(e, `cannot create a session in ${dir}`);
@@ -741,7 +737,7 @@ export class SessionStore {
     const file = await this.pathOf(id);
     const { meta } = await readMeta(file);
     const { readRelinks } = await import('./relinks.js');
-    const r = readRelinks(dirname(file)).filter((x) => x.projects.includes(meta.project) && x.to !== meta.project);
+    const r = (await readRelinks(dirname(file))).filter((x) => x.projects.includes(meta.project) && x.to !== meta.project);
     return r[r.length - 1]?.to;
   }
 
@@ -1003,16 +999,7 @@ function fsyncFd(fd: number): Promise<void> {
 }
 
 async function syncDir(dir: string): Promise<void> {
-  try {
-    const fh = await open(dir, 'r');
-    try {
-      await fh.sync();
-    } finally {
-      await fh.close();
-    }
-  } catch {
-    /* not supported on every platform */
-  }
+  await syncFolder(dir);
 }
 
 async function isRegularFile(file: string): Promise<boolean> {
