@@ -4,6 +4,7 @@
 // No store, no writes.
 
 import { AsyncLocalStorage } from 'node:async_hooks';
+import { isUtf8 } from 'node:buffer';
 import { lstat, readdir, realpath, stat } from 'node:fs/promises';
 import { MAX_DEPTH, tooDeep } from '../format/events.js';
 import { openRegular } from '../store/files.js';
@@ -27,21 +28,59 @@ export interface SourceLine {
 export function jsonlLines(text: string, problems: string[]): SourceLine[] {
   const out: SourceLine[] = [];
   const parts = text.split('\n');
+  const bytes = confinement.getStore()?.notUtf8.get(text);
+  const byteLines = bytes && splitBytes(bytes); // aligned with parts: a '\n' byte is a '\n' character
   const endsClean = text.endsWith('\n') || text.length === 0;
   parts.forEach((raw, i) => {
     const s = raw.endsWith('\r') ? raw.slice(0, -1) : raw;
     if (s.trim() === '') return;
+    const keep = (l: SourceLine) => {
+      const b = byteLines?.[i];
+      if (b && !isUtf8(b)) keepBytes(l.value, b);
+      out.push(l);
+    };
     try {
-      out.push({ line: i + 1, value: JSON.parse(s) });
+      keep({ line: i + 1, value: JSON.parse(s) });
     } catch (e) {
       if (i === parts.length - 1 && !endsClean) problems.push(`line ${i + 1}: torn last line (still being written?); read on a later run`);
       else {
         problems.push(`line ${i + 1}: not JSON (${(e as Error).message}); kept as text`);
-        out.push({ line: i + 1, value: s, unparsed: true });
+        keep({ line: i + 1, value: s, unparsed: true });
       }
     }
   });
   return out;
+}
+
+function splitBytes(b: Buffer): Buffer[] {
+  const out: Buffer[] = [];
+  let at = 0;
+  for (let nl = b.indexOf(10); nl !== -1; nl = b.indexOf(10, at)) {
+    out.push(b.subarray(at, nl));
+    at = nl + 1;
+  }
+  out.push(b.subarray(at));
+  return out;
+}
+
+// ---- raw bytes: a line that is not valid UTF-8 comes back byte for byte ------------------------
+//
+// Decoding such a line puts U+FFFD where its bad bytes were, so the record kept under `raw` is
+// not the tool's bytes. readText remembers the bytes of a file that is not valid UTF-8 (in the
+// read's confinement, so nothing outlives the read), jsonlLines the bytes of each such line by the
+// record it made (an object, or the text of a line kept unparsed), and the registry (rawBytesOf)
+// puts them beside `raw` as `rawBase64` on every event made from that record (protocol.md).
+
+function keepBytes(value: unknown, line: Buffer): void {
+  const c = confinement.getStore();
+  if (!c) return;
+  const bytes = line.length > 0 && line[line.length - 1] === 13 ? line.subarray(0, -1) : line; // as the text: '\r' of '\r\n' left out
+  c.rawBytes.set(value, bytes.toString('base64'));
+}
+
+/** The base64 bytes of the line a record was read from, when that line was not valid UTF-8 (during a confined read). */
+export function rawBytesOf(value: unknown): string | undefined {
+  return confinement.getStore()?.rawBytes.get(value);
 }
 
 /**
@@ -51,11 +90,15 @@ export function jsonlLines(text: string, problems: string[]): SourceLine[] {
 export async function readText(path: string): Promise<string> {
   await mustBeInside(dirname(path));
   const fh = await openRegular(path);
+  let bytes: Buffer;
   try {
-    return await fh.readFile('utf8');
+    bytes = await fh.readFile();
   } finally {
     await fh.close();
   }
+  const text = bytes.toString('utf8');
+  if (!isUtf8(bytes)) confinement.getStore()?.notUtf8.set(text, bytes);
+  return text;
 }
 
 // ---- confinement: nothing outside the tool's folder is read ------------------------------------
@@ -72,6 +115,10 @@ interface Confinement {
   root: string;
   real: Promise<string>;
   seen: Map<string, Promise<boolean>>;
+  /** Files read that are not valid UTF-8: their bytes, by the text they decoded to. */
+  notUtf8: Map<string, Buffer>;
+  /** Records (or unparsed lines' text) read from a line that is not valid UTF-8: its bytes in base64. */
+  rawBytes: Map<unknown, string>;
 }
 
 const confinement = new AsyncLocalStorage<Confinement>();
@@ -87,7 +134,7 @@ export async function confinedTo<T>(root: string, f: () => Promise<T>): Promise<
   );
   const base = isDir ? root : dirname(dirname(root));
   const real = realpath(base).catch(() => base);
-  return confinement.run({ root: base, real, seen: new Map() }, f);
+  return confinement.run({ root: base, real, seen: new Map(), notUtf8: new Map(), rawBytes: new Map() }, f);
 }
 
 /** Whether `path` resolves inside the confining root (always, outside confinedTo); false when it cannot be resolved. */

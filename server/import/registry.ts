@@ -1,8 +1,8 @@
 // The importers this build knows, by the name the CLI and `source.tool` use. Adding a tool is
 // one module of server/import and one line here.
 
-import type { Importer } from './types.js';
-import { confinedTo } from './jsonl.js';
+import type { Importer, MappedSession } from './types.js';
+import { confinedTo, rawBytesOf } from './jsonl.js';
 import { claudeCode } from './claude-code.js';
 import { codex } from './codex.js';
 import { gemini } from './gemini.js';
@@ -26,8 +26,18 @@ function confined(i: Importer): Importer {
   return {
     ...i,
     discover: (root) => confinedTo(root, async () => (await i.discover(root)).map((f) => ({ ...f, root }))),
-    read: (file) => (file.root === undefined ? i.read(file) : confinedTo(file.root, () => i.read(file))),
+    read: (file) => (file.root === undefined ? i.read(file) : confinedTo(file.root, async () => withRawBytes(await i.read(file)))),
   };
+}
+
+/** Every event made from a line that was not valid UTF-8 gets that line's bytes as `rawBase64` (jsonl.ts). */
+function withRawBytes(sessions: MappedSession[]): MappedSession[] {
+  for (const s of sessions)
+    for (const e of s.events) {
+      const b = e.raw === undefined ? undefined : rawBytesOf(e.raw);
+      if (b !== undefined) e.rawBase64 = b;
+    }
+  return sessions;
 }
 
 export const IMPORTERS: readonly Importer[] = [
