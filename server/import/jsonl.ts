@@ -119,6 +119,8 @@ interface Confinement {
   notUtf8: Map<string, Buffer>;
   /** Records (or unparsed lines' text) read from a line that is not valid UTF-8: its bytes in base64. */
   rawBytes: Map<unknown, string>;
+  /** Folders that could not be read (EACCES, EPERM): reported, and the rest of the tool's folder read. */
+  unreadable: { path: string; message: string }[];
 }
 
 const confinement = new AsyncLocalStorage<Confinement>();
@@ -134,7 +136,7 @@ export async function confinedTo<T>(root: string, f: () => Promise<T>): Promise<
   );
   const base = isDir ? root : dirname(dirname(root));
   const real = realpath(base).catch(() => base);
-  return confinement.run({ root: base, real, seen: new Map(), notUtf8: new Map(), rawBytes: new Map() }, f);
+  return confinement.run({ root: base, real, seen: new Map(), notUtf8: new Map(), rawBytes: new Map(), unreadable: [] }, f);
 }
 
 /** Whether `path` resolves inside the confining root (always, outside confinedTo); false when it cannot be resolved. */
@@ -150,6 +152,24 @@ export async function inside(path: string): Promise<boolean> {
     c.seen.set(path, verdict);
   }
   return verdict;
+}
+
+/**
+ * During a confined discovery, a folder that cannot be read (EACCES, EPERM) is noted and read as
+ * empty, so one unreadable folder does not hide the rest of the tool's sessions; the registry
+ * reports each as an error of its own (unreadableFolders). True when the error was so noted.
+ */
+function noteUnreadable(path: string, e: unknown): boolean {
+  const c = confinement.getStore();
+  const code = (e as NodeJS.ErrnoException).code;
+  if (!c || (code !== 'EACCES' && code !== 'EPERM')) return false;
+  if (!c.unreadable.some((u) => u.path === path)) c.unreadable.push({ path, message: `cannot read ${path}: ${(e as Error).message}` });
+  return true;
+}
+
+/** The folders a confined discovery could not read (noteUnreadable). */
+export function unreadableFolders(): { path: string; message: string }[] {
+  return confinement.getStore()?.unreadable ?? [];
 }
 
 async function mustBeInside(dir: string): Promise<void> {
@@ -218,7 +238,7 @@ export async function isFolder(path: string): Promise<boolean> {
   try {
     return (await stat(path)).isDirectory() && (await inside(path));
   } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return false;
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT' || noteUnreadable(path, e)) return false;
     throw e;
   }
 }
@@ -226,7 +246,13 @@ export async function isFolder(path: string): Promise<boolean> {
 /** Names in a folder; an unreadable folder is an error (thrown), a missing one too. */
 export async function entries(dir: string): Promise<{ name: string; dir: boolean; file: boolean }[]> {
   await mustBeInside(dir);
-  const list = await readdir(dir, { withFileTypes: true });
+  let list;
+  try {
+    list = await readdir(dir, { withFileTypes: true });
+  } catch (e) {
+    if (noteUnreadable(dir, e)) return [];
+    throw e;
+  }
   return list
     .map((d) => ({ name: d.name, dir: d.isDirectory(), file: d.isFile() }))
     .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));

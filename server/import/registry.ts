@@ -1,8 +1,8 @@
 // The importers this build knows, by the name the CLI and `source.tool` use. Adding a tool is
 // one module of server/import and one line here.
 
-import type { Importer, MappedSession } from './types.js';
-import { confinedTo, rawBytesOf } from './jsonl.js';
+import type { Importer, MappedSession, SourceFile } from './types.js';
+import { confinedTo, rawBytesOf, unreadableFolders } from './jsonl.js';
 import { claudeCode } from './claude-code.js';
 import { codex } from './codex.js';
 import { gemini } from './gemini.js';
@@ -25,8 +25,18 @@ import { cursor } from './cursor.js';
 function confined(i: Importer): Importer {
   return {
     ...i,
-    discover: (root) => confinedTo(root, async () => (await i.discover(root)).map((f) => ({ ...f, root }))),
-    read: (file) => (file.root === undefined ? i.read(file) : confinedTo(file.root, async () => withRawBytes(await i.read(file)))),
+    discover: (root) =>
+      confinedTo(root, async () => {
+        const files: SourceFile[] = (await i.discover(root)).map((f) => ({ ...f, root }));
+        // A folder that could not be read is a source that fails with its error: reported by the
+        // engine as a problem of its own, while the rest of the folder is imported.
+        for (const u of unreadableFolders()) files.push({ path: u.path, size: 0, mtimeNs: 0n, root, unreadable: u.message });
+        return files;
+      }),
+    read: (file) => {
+      if (file.unreadable !== undefined) return Promise.reject(new Error(file.unreadable));
+      return file.root === undefined ? i.read(file) : confinedTo(file.root, async () => withRawBytes(await i.read(file)));
+    },
   };
 }
 

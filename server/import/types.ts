@@ -62,6 +62,8 @@ export interface SourceFile {
   parts?: string[];
   /** The folder or file discover was given: what read stays confined to (registry.ts). */
   root?: string;
+  /** A folder discovery could not read: this "source" fails with this message when read (registry.ts). */
+  unreadable?: string;
 }
 
 export interface Importer {

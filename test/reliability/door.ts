@@ -53,10 +53,14 @@ export interface Run {
 }
 
 /** The real CLI, killed after `bound` ms (hung: true). */
-export function cli(args: string[], env: NodeJS.ProcessEnv, o: { cwd?: string; bound?: number; input?: string } = {}): Promise<Run> {
+export function cli(
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  o: { cwd?: string; bound?: number; input?: string; uid?: number; gid?: number } = {},
+): Promise<Run> {
   const started = Date.now();
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], { env, cwd: o.cwd, stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [BIN, ...args], { env, cwd: o.cwd, uid: o.uid, gid: o.gid, stdio: ['pipe', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     let hung = false;

@@ -35,7 +35,13 @@ describe('a source line that is not valid UTF-8', () => {
     expect(r.code, r.stderr).toBe(0);
     const events = filesUnder(s.store)
       .filter((f) => f.path.endsWith('.jsonl'))
-      .flatMap((f) => f.bytes.toString('utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l)));
+      .flatMap((f) =>
+        f.bytes
+          .toString('utf8')
+          .split('\n')
+          .filter(Boolean)
+          .map((l) => JSON.parse(l)),
+      );
     const kept = events.filter((e) => typeof e.rawBase64 === 'string').map((e) => Buffer.from(e.rawBase64, 'base64'));
     expect(kept.some((b) => b.equals(withBytes))).toBe(true);
     expect(kept.some((b) => b.equals(garbage))).toBe(true);
