@@ -91,9 +91,16 @@ function folders(dir: string, out: string[] = []): string[] {
 
 const NAMES = ['subagents', 'chats', 'part', 'message', 'session', 'storage', 'projects', '2026', 'sessions', '-tmp-x'];
 const uuid = (r: Rng) => [8, 4, 4, 4, 12].map((n) => Array.from({ length: n }, () => '0123456789abcdef'[r.int(0, 15)]).join('')).join('-');
-/** A name an importer of the tool would pick up: a session file, a folder it descends into. */
-function plantName(r: Rng, file: boolean): string {
-  if (!file) return r.chance(0.5) ? r.pick(NAMES)! : uuid(r);
+/** Names the tree already uses (its files without extension, its folders): where importers look by name. */
+function namesOf(root: string): string[] {
+  return filesUnder(root)
+    .map((f) => f.path.slice(f.path.lastIndexOf('/') + 1).replace(/\.[a-z]+$/, ''))
+    .concat(folders(root).map((d) => d.slice(d.lastIndexOf('/') + 1)));
+}
+
+/** A name an importer of the tool would pick up: a session file, a folder it descends into (often one named after a file of the tree). */
+function plantName(r: Rng, file: boolean, known: string[] = []): string {
+  if (!file) return r.chance(0.5) && known.length ? r.pick(known)! : r.chance(0.5) ? r.pick(NAMES)! : uuid(r);
   return r.pick([
     `${uuid(r)}.jsonl`,
     `rollout-2026-01-01T00-00-00-${uuid(r)}.jsonl`,
@@ -110,14 +117,23 @@ function plant(r: Rng, s: Sandbox, root: string): void {
   writeFileSync(join(outside, 'secret.jsonl'), `{"type":"user","marker":"${MARKER}"}\n`);
   const outsideFolders = folders(outside);
   const here = folders(root);
+  const known = namesOf(root);
   const n = r.int(3, 10);
   for (let i = 0; i < n; i++) {
-    const at = r.pick(here)!;
-    const kind = r.int(0, 6);
-    const name = plantName(r, kind !== 0 && kind !== 3);
+    let at = r.pick(here)!;
+    const kind = r.int(0, 7);
+    const name = plantName(r, kind !== 0 && kind !== 3 && kind !== 7, known);
+    if (kind === 7) {
+      at = join(at, r.chance(0.5) ? uuid(r) : r.pick(known)!); // a new folder holding a link by a name the tool reads
+      try {
+        mkdirSync(at);
+      } catch {
+        continue;
+      }
+    }
     const p = join(at, name);
     try {
-      if (kind === 0)
+      if (kind === 0 || kind === 7)
         symlinkSync(r.pick(outsideFolders)!, p); // a sub-folder leading outside
       else if (kind === 1)
         symlinkSync(join(outside, 'secret.jsonl'), p); // a file leading outside
