@@ -46,6 +46,7 @@ export const RpcErrorCodes = {
   StoreIo: -33009,
   FeatureUnavailable: -33010,
   CallbackFailed: -33011,
+  SessionConflict: -33012,
 } as const;
 export type RpcErrorName = keyof typeof RpcErrorCodes;
 
@@ -72,6 +73,8 @@ const MEANING: Record<RpcErrorName, string> = {
   StoreIo: 'Any other file system failure (`data.errno`).',
   FeatureUnavailable: 'The sidecar cannot do this for this client or session (see `session/resume`).',
   CallbackFailed: 'A server-to-client callback failed or was refused; the session is unchanged.',
+  SessionConflict:
+    'The append carried `expectedSeq` and the session had moved on (another window wrote to it; `data.expectedSeq`, `data.nextSeq`); nothing was written. Tell the user the chat is continuing in another window and offer a copy (`session/fork`).',
 };
 
 export const ERROR_CODES: readonly ErrorCodeInfo[] = (Object.keys(RpcErrorCodes) as RpcErrorName[]).map((name) => ({
@@ -87,6 +90,7 @@ const FROM_STORE: Record<StoreErrorCode, number> = {
   'invalid-project': RpcErrorCodes.InvalidProject,
   'invalid-events': RpcErrorCodes.InvalidParams,
   locked: RpcErrorCodes.SessionLocked,
+  conflict: RpcErrorCodes.SessionConflict,
   'schema-too-new': RpcErrorCodes.SchemaTooNew,
   'corrupt-session': RpcErrorCodes.CorruptSession,
   'no-space': RpcErrorCodes.NoSpace,

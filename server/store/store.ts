@@ -517,7 +517,13 @@ export class SessionStore {
    * Appends a batch of events: all validated first (nothing is written if one is invalid),
    * then one write call and an fsync. Events without `t` are stamped with the current time.
    */
-  async append(id: string, events: unknown[]): Promise<AppendResult> {
+  /**
+   * Appends a batch, all or nothing. With `expectedSeq` (the seq the client expects its first
+   * event to get), a session whose conversation moved on meanwhile (another window appended a
+   * turn: movedOn) is refused with StoreError('conflict') and nothing is written: one writer per
+   * chat across windows.
+   */
+  async append(id: string, events: unknown[], o: { expectedSeq?: number } = {}): Promise<AppendResult> {
     const lines = validateBatch(events);
     return this.serial(id, async () => {
       const live = await this.own(id);
@@ -541,6 +547,12 @@ export class SessionStore {
           live.torn = e.folded < live.size;
           live.lines = e.lines + (live.torn ? 1 : 0);
         }
+        if (o.expectedSeq !== undefined && o.expectedSeq !== live.lines && (await this.movedOn(live, o.expectedSeq)))
+          throw new StoreError(
+            'conflict',
+            `session ${id} is continuing in another window: its next event is #${live.lines}, not #${o.expectedSeq}; nothing was written`,
+            { expectedSeq: o.expectedSeq, nextSeq: live.lines },
+          );
         const prefix = live.torn ? Buffer.from('\n') : Buffer.alloc(0);
         prefixLen = prefix.length;
         try {
@@ -562,6 +574,17 @@ export class SessionStore {
       }
       return this.afterAppend(live, lines, bufs, prefixLen);
     });
+  }
+
+  /**
+   * Whether the conversation went on past `expectedSeq`: a turn (user, assistant, agent, compact)
+   * at or after it. Titles and markers in between (the background title this sidecar wrote after
+   * the client's second turn, a rename in another window) do not make two conversations.
+   */
+  private async movedOn(live: Live, expectedSeq: number): Promise<boolean> {
+    if (expectedSeq > live.lines) return true;
+    const { events } = await readSession(live.file, { from: expectedSeq, to: live.lines - 1 });
+    return events.some((e) => e.kind !== 'title' && e.kind !== 'event');
   }
 
   private async afterAppend(live: Live, lines: ValidLine[], bufs: Buffer[], prefixLen: number): Promise<AppendResult> {
