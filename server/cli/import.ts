@@ -51,9 +51,10 @@ export async function cmdImport(args: string[]): Promise<number> {
     progress?.end();
     await store.releaseAll();
   }
-  if (values.json) process.stdout.write(JSON.stringify(report, null, 2) + '\n');
+  const { printable, printableText } = await import('../format/printable.js'); // printing is a boundary
+  if (values.json) process.stdout.write(printableText(JSON.stringify(report, null, 2)) + '\n');
   else {
-    for (const p of report.problems) process.stderr.write(`levelcode-sessions: warning: ${p.path}: ${p.message}\n`);
+    for (const p of report.problems) process.stderr.write(`levelcode-sessions: warning: ${printable(p.path)}: ${printable(p.message)}\n`);
     const found = jobs.filter((j) => j.roots.length).map((j) => j.importer.label);
     const verb = values['dry-run'] ? 'would import' : 'imported';
     process.stdout.write(
