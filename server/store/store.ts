@@ -584,7 +584,7 @@ export class SessionStore {
   private async movedOn(live: Live, expectedSeq: number): Promise<boolean> {
     if (expectedSeq > live.lines) return true;
     const { events } = await readSession(live.file, { from: expectedSeq, to: live.lines - 1 });
-    return events.some((e) => e.kind !== 'title' && e.kind !== 'event');
+    return events.some((e) => e.event.kind !== 'title' && e.event.kind !== 'event');
   }
 
   private async afterAppend(live: Live, lines: ValidLine[], bufs: Buffer[], prefixLen: number): Promise<AppendResult> {

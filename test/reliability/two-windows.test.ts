@@ -24,7 +24,7 @@ describe('two windows continuing one chat', () => {
     const project = join(s.dir, 'project');
     mkdirSync(project);
     const env = s.env as Record<string, string>;
-    const a = await startSidecar({ root: s.store, env });
+    const a = await startSidecar({ root: s.store, env, trace: 'messages' });
     const b = await startSidecar({ root: s.store, env });
     const { id } = await a.call(P.sessionNew, { project });
     const first = await a.call(P.sessionAppend, { id, events: [user('q1'), answer('a1')], release: true, expectedSeq: 0 });
@@ -34,6 +34,7 @@ describe('two windows continuing one chat', () => {
     expect(wa.firstSeq).toBe(next);
     // The sidecar titles the chat after its second user turn (a title event): window A's own
     // next turn is no conflict for that.
+    await a.titleSettled(id);
     const wa2 = await a.call(P.sessionAppend, { id, events: [user('A again')], release: true, expectedSeq: wa.lastSeq + 1 });
     expect(wa2.appended).toBe(1);
     const refused = await b.error('session/append', { id, events: [user('from window B'), answer('B')], release: true, expectedSeq: next });
