@@ -1,5 +1,8 @@
 // Text shaping for people: relative times and History rows. Pure functions; the CLI prints
-// what they return. No fs, no JSON-RPC.
+// what they return. No fs, no JSON-RPC. Every field from a session (title, model, project,
+// snippet) is made printable here (format/printable.ts) before it is padded, cut or coloured.
+
+import { printable } from '../format/printable.js';
 
 export function relativeTime(iso: string, now: Date = new Date()): string {
   const then = Date.parse(iso);
@@ -47,23 +50,23 @@ function cut(s: string, n: number): string {
 /** One line a session: title, relative time, turns, model (and the id to act on it). */
 export function historyLines(rows: Row[], opts: { now?: Date; showProject?: boolean; titleWidth?: number } = {}): string[] {
   const tw = opts.titleWidth ?? 50;
-  const titles = rows.map((r) => cut(r.title, tw));
+  const titles = rows.map((r) => cut(printable(r.title), tw));
   const times = rows.map((r) => relativeTime(r.updatedAt, opts.now));
   const turns = rows.map((r) => `${r.turns} turn${r.turns === 1 ? '' : 's'}`);
   const wT = Math.max(0, ...titles.map(width));
   const wR = Math.max(0, ...times.map(width));
   const wN = Math.max(0, ...turns.map(width));
-  const models = rows.map((r) => r.model ?? '-');
+  const models = rows.map((r) => printable(r.model ?? '-'));
   const wM = Math.max(0, ...models.map(width));
   return rows.map((r, i) => {
     const parts = [pad(titles[i]!, wT), pad(times[i]!, wR), pad(turns[i]!, wN), pad(models[i]!, wM), `  ${r.id}`];
     let line = parts.slice(0, 4).join('  ') + parts[4];
-    if (opts.showProject && r.project) line += `  ${r.project}`;
+    if (opts.showProject && r.project) line += `  ${printable(r.project)}`;
     if (r.forkedFrom)
       line += r.forkedFrom.device
-        ? `  (${r.forkedFrom.id} continued on ${r.forkedFrom.device} after turn ${r.forkedFrom.turn})`
-        : `  (forked from ${r.forkedFrom.id} at turn ${r.forkedFrom.turn})`;
-    if (r.movedFrom) line += `  (moved from ${r.movedFrom})`;
+        ? `  (${printable(r.forkedFrom.id)} continued on ${printable(r.forkedFrom.device)} after turn ${r.forkedFrom.turn})`
+        : `  (forked from ${printable(r.forkedFrom.id)} at turn ${r.forkedFrom.turn})`;
+    if (r.movedFrom) line += `  (moved from ${printable(r.movedFrom)})`;
     if (r.pinned) line += '  (pinned)';
     return line.replace(/\s+$/, '');
   });
@@ -94,8 +97,9 @@ export function searchLines(hits: HitRow[], opts: { color?: boolean; showProject
   for (const [id, group] of groups) {
     const h = group[0]!; // a group is made with its first hit
     if (lines.length) lines.push('');
-    lines.push(`${bold(h.title || '(untitled)')}  ${relativeTime(h.t, opts.now)}  ${id}${opts.showProject ? `  ${h.project}` : ''}`);
-    for (const g of group) lines.push(`  #${g.seq} ${g.where}: ${highlight(g.snippet, g.ranges, !!opts.color)}`);
+    const title = printable(h.title || '(untitled)');
+    lines.push(`${bold(title)}  ${relativeTime(h.t, opts.now)}  ${printable(id)}${opts.showProject ? `  ${printable(h.project)}` : ''}`);
+    for (const g of group) lines.push(`  #${g.seq} ${printable(g.where)}: ${highlight(g.snippet, g.ranges, !!opts.color)}`);
   }
   return lines;
 }
@@ -104,12 +108,15 @@ export function searchLines(hits: HitRow[], opts: { color?: boolean; showProject
 function highlight(snippet: string, ranges: [number, number][], color: boolean): string {
   let text = '';
   let at = 0;
+  // Whitespace runs become one space first (as before), then each piece is made printable on
+  // its own, so that the colour codes around a match are the only escapes that reach the terminal.
+  const plain = (s: string) => printable(s.replace(/\s+/g, ' '));
   for (const [a, b] of color ? [...ranges].sort((x, y) => x[0] - y[0]) : []) {
     if (a < at) continue;
-    text += snippet.slice(at, a) + `\x1b[1;31m${snippet.slice(a, b)}\x1b[0m`;
+    text += plain(snippet.slice(at, a)) + `\x1b[1;31m${plain(snippet.slice(a, b))}\x1b[0m`;
     at = b;
   }
-  return (text + snippet.slice(at)).replace(/\s+/g, ' ');
+  return text + plain(snippet.slice(at));
 }
 
 export interface Progress {

@@ -66,11 +66,12 @@ export async function cmdImport(args: string[]): Promise<number> {
     progress?.end();
     await store.releaseAll();
   }
-  if (values.json) process.stdout.write(JSON.stringify(report, null, 2) + '\n');
+  const { printable, printableText } = await import('../format/printable.js'); // printing is a boundary
+  if (values.json) process.stdout.write(printableText(JSON.stringify(report, null, 2)) + '\n');
   else {
     const { importLines } = await import('./format.js');
     for (const p of report.problems)
-      process.stderr.write(`levelcode-sessions: ${p.fatal ? 'error' : 'warning'}: ${p.path}: ${p.message}\n`);
+      process.stderr.write(`levelcode-sessions: ${p.fatal ? 'error' : 'warning'}: ${printable(p.path)}: ${printable(p.message)}\n`);
     const labels = new Map(chosen.map((i) => [i.tool, i.label]));
     const looked = jobs.filter((j) => j.roots.length);
     process.stdout.write(

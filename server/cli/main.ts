@@ -5,7 +5,9 @@
 // Depends on the core; `serve` hands over to server/rpc.
 
 import { parseArgs, type ParseArgsConfig } from 'node:util';
-import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { readRegularTextSync } from '../store/files.js';
+import { printableText } from '../format/printable.js';
 import { join, sep } from 'node:path';
 import type { StoreError } from '../store/errors.js';
 import type { SessionEntry } from '../listing/history.js';
@@ -186,8 +188,12 @@ export function parse(args: string[], options: Opts) {
   }
 }
 
-const out = (s: string) => process.stdout.write(s.endsWith('\n') ? s : s + '\n');
-const err = (s: string) => process.stderr.write(`levelcode-sessions: ${s}\n`);
+// Printing is a boundary (format/printable.ts): whatever reaches the terminal has its control and
+// bidi characters escaped; JSON stays valid JSON (they become \uXXXX escapes).
+const out = (s: string) => outRaw(printableText(s));
+/** For lines already made printable field by field (search's, with their own colour codes). */
+const outRaw = (s: string) => process.stdout.write(s.endsWith('\n') ? s : s + '\n');
+const err = (s: string) => process.stderr.write(`levelcode-sessions: ${printableText(s)}\n`);
 
 async function openStore(dir: string | undefined) {
   const { SessionStore, resolveStoreRoot } = await import('../store/store.js');
@@ -352,7 +358,7 @@ async function settleFirst(args: string[]): Promise<void> {
 export function version(): string {
   for (const rel of ['../package.json', '../../package.json']) {
     try {
-      const pkg = JSON.parse(readFileSync(new URL(rel, import.meta.url), 'utf8')) as { version?: unknown };
+      const pkg = JSON.parse(readRegularTextSync(fileURLToPath(new URL(rel, import.meta.url)))) as { version?: unknown };
       if (typeof pkg.version === 'string') return pkg.version;
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
@@ -397,7 +403,7 @@ async function history(args: string[], here: boolean): Promise<number> {
   const shown: SessionEntry[] = limit ? rows.slice(0, limit) : rows;
   const unreadable = shownProblems(problems).filter(cannotRead);
   if (values.json) {
-    const text = `${JSON.stringify({ sessions: shown, problems }, null, 2)}\n`;
+    const text = printableText(`${JSON.stringify({ sessions: shown, problems }, null, 2)}\n`);
     out(text);
     if (snap && problems.length === 0) cache!.keepHistory(snap, format, text);
   } else await printHistory(shown, problems, { root, project, all, here });
@@ -792,7 +798,7 @@ async function cmdSearch(args: string[]): Promise<number> {
     return code;
   }
   const { searchLines } = await import('./format.js');
-  for (const l of searchLines(r.hits, { color: !!process.stdout.isTTY && !process.env.NO_COLOR, showProject: !project })) out(l);
+  for (const l of searchLines(r.hits, { color: !!process.stdout.isTTY && !process.env.NO_COLOR, showProject: !project })) outRaw(l);
   if (r.cursor) out(`(${r.sessions.length} of ${r.total} sessions shown; --cursor ${r.cursor} for the next ones, --limit N for more)`);
   if (unreadable.length)
     err(

@@ -4,8 +4,9 @@
 // CLI's turn at the conflict copies the sidecar resolves as soon as it sees them.
 // A thin door: the rules live in server/sync.
 
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { readRegularTextSync } from '../store/files.js';
 import { EXIT, UsageError, parse } from './main.js';
 import { FOLDER_ID, STIGNORE, STIGNORE_NAME } from '../sync/names.js';
 
@@ -44,7 +45,7 @@ export async function cmdSync(args: string[]): Promise<number> {
 function writeIgnore(root: string): 'written' | 'updated' | 'unchanged' {
   mkdirSync(root, { recursive: true, mode: 0o700 });
   const file = join(root, STIGNORE_NAME);
-  const before = existsSync(file) ? readFileSync(file, 'utf8') : undefined;
+  const before = readIfThere(file);
   if (before === undefined) {
     writeFileSync(file, STIGNORE, { mode: 0o600, flag: 'wx' });
     return 'written';
@@ -229,5 +230,15 @@ export async function settleConflicts(root: string, o: { force?: boolean; quiet?
     return outcomes;
   } finally {
     await store.releaseAll();
+  }
+}
+
+/** A regular file's text (no symlink followed, no FIFO waited on), or undefined when there is none. */
+function readIfThere(file: string): string | undefined {
+  try {
+    return readRegularTextSync(file);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw e;
   }
 }

@@ -9,11 +9,13 @@
 
 import { spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { mkdir, open } from 'node:fs/promises';
+import { constants } from 'node:fs';
+import { mkdir } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { contextConversation } from '../resume/context.js';
 import { planResume } from '../resume/resume.js';
+import { openRegular } from '../store/files.js';
 import type { SessionStore } from '../store/store.js';
 import type { CompactEvent } from '../format/events.js';
 import { claudeCodeSession, codexSession, type NativeSession, type WriteInput } from './writers.js';
@@ -175,7 +177,7 @@ function titleOf(events: readonly { event: { kind: string } }[]): string | null 
 async function createNew(path: string, text: string): Promise<void> {
   try {
     await mkdir(dirname(path), { recursive: true, mode: 0o700 });
-    const fh = await open(path, 'wx', 0o600);
+    const fh = await openRegular(path, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL, 0o600);
     try {
       await fh.writeFile(text, 'utf8');
       await fh.sync();

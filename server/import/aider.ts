@@ -8,7 +8,8 @@
 // Field notes in ./README.md. Pure reading: no store, no writes.
 
 import { createHash } from 'node:crypto';
-import { existsSync, readFileSync, readdirSync, openSync, readSync, closeSync } from 'node:fs';
+import { existsSync, readdirSync, readSync, closeSync } from 'node:fs';
+import { openRegularSync, projectFolderNames, readRegularTextSync } from '../store/files.js';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { vscodeChat } from './vscode-chat.js';
@@ -47,7 +48,7 @@ export function knownProjects(env: NodeJS.ProcessEnv, home: string): string[] {
   const add = (p: unknown) => typeof p === 'string' && p.startsWith('/') && out.add(p.replace(/\/+$/, '') || '/');
   const json = (path: string): unknown => {
     try {
-      return JSON.parse(readFileSync(path, 'utf8'));
+      return JSON.parse(readRegularTextSync(path)); // a FIFO planted as ~/.claude.json is refused, never waited on
     } catch {
       return undefined; // a tool not installed, or a file it is writing: nothing to learn from it
     }
@@ -57,7 +58,7 @@ export function knownProjects(env: NodeJS.ProcessEnv, home: string): string[] {
   for (const p of Object.keys(claude?.projects ?? {})) add(p);
   // Codex's config.toml has a [projects."<folder>"] table for each trusted folder.
   try {
-    const toml = readFileSync(join(env.CODEX_HOME || join(home, '.codex'), 'config.toml'), 'utf8');
+    const toml = readRegularTextSync(join(env.CODEX_HOME || join(home, '.codex'), 'config.toml'));
     for (const m of toml.matchAll(/^\[projects\.(?:"([^"]+)"|'([^']+)')\]/gm)) add(m[1] ?? m[2]);
   } catch {
     /* no Codex here */
@@ -72,7 +73,7 @@ export function knownProjects(env: NodeJS.ProcessEnv, home: string): string[] {
   }
   // Our own store: the project of one session of each project folder.
   const store = env.LEVELCODE_SESSIONS_DIR || join(home, '.levelcode', 'sessions');
-  for (const slug of list(store)) {
+  for (const slug of safe(() => projectFolderNames(store)) ?? []) {
     const file = list(join(store, slug)).find((n) => n.endsWith('.jsonl'));
     if (file) add(metaProject(join(store, slug, file)));
   }
@@ -98,7 +99,7 @@ function safe<T>(f: () => T): T | undefined {
 /** The project folder a session file of ours names in its meta line (its first line). */
 function metaProject(path: string): string | undefined {
   return safe(() => {
-    const fd = openSync(path, 'r');
+    const { fd } = openRegularSync(path);
     try {
       const buf = Buffer.alloc(16384);
       const n = readSync(fd, buf, 0, buf.length, 0);

@@ -7,9 +7,9 @@
 // conversation, the abandoned one is kept as `branch` events (not turns), still in our copy.
 // Pure reading: no store, no writes.
 
-import { open } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import type { Importer, MappedEvent, MappedSession, SourceFile, SourceRef } from './types.js';
+import { openRegular } from '../store/files.js';
 import {
   Clock,
   EPOCH,
@@ -121,7 +121,7 @@ async function agentFiles(folder: string, names?: { name: string; file: boolean 
 }
 
 async function firstSessionId(path: string): Promise<string | undefined> {
-  const fh = await open(path, 'r');
+  const fh = await openRegular(path);
   try {
     const buf = Buffer.alloc(8192);
     const { bytesRead } = await fh.read(buf, 0, buf.length, 0);

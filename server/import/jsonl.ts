@@ -3,11 +3,12 @@
 // JSON), and the small shapes every mapping uses (times, kept-raw records, file stats).
 // No store, no writes.
 
-import { type BigIntStats, lstatSync, readdirSync, statSync } from 'node:fs';
-import { open } from 'node:fs/promises';
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { isUtf8 } from 'node:buffer';
+import { lstat, readdir, realpath, stat } from 'node:fs/promises';
 import { MAX_DEPTH, tooDeep } from '../format/events.js';
-import { READ_NO_FOLLOW } from '../store/files.js';
-import { join } from 'node:path';
+import { openRegular } from '../store/files.js';
+import { dirname, join, sep } from 'node:path';
 import type { MappedEvent, SourceFile } from './types.js';
 
 export interface SourceLine {
@@ -27,17 +28,24 @@ export interface SourceLine {
 export function jsonlLines(text: string, problems: string[]): SourceLine[] {
   const out: SourceLine[] = [];
   const parts = text.split('\n');
+  const bytes = confinement.getStore()?.notUtf8.get(text);
+  const byteLines = bytes && splitBytes(bytes); // aligned with parts: a '\n' byte is a '\n' character
   const endsClean = text.endsWith('\n') || text.length === 0;
   parts.forEach((raw, i) => {
     const s = raw.endsWith('\r') ? raw.slice(0, -1) : raw;
     if (s.trim() === '') return;
+    const keep = (l: SourceLine) => {
+      const b = byteLines?.[i];
+      if (b && !isUtf8(b)) keepBytes(l.value, b);
+      out.push(l);
+    };
     try {
-      out.push({ line: i + 1, value: JSON.parse(s) });
+      keep({ line: i + 1, value: JSON.parse(s) });
     } catch (e) {
       if (i === parts.length - 1 && !endsClean) problems.push(`line ${i + 1}: torn last line (still being written?); read on a later run`);
       else {
         problems.push(`line ${i + 1}: not JSON (${(e as Error).message}); kept as text`);
-        out.push({ line: i + 1, value: s, unparsed: true });
+        keep({ line: i + 1, value: s, unparsed: true });
       }
     }
   });
@@ -57,9 +65,9 @@ const READ_CHUNK = 1 << 20;
  * no FIFO waited on.
  */
 export async function readJsonl(path: string, problems: string[]): Promise<SourceLine[]> {
-  const fh = await open(path, READ_NO_FOLLOW);
+  await mustBeInside(dirname(path));
+  const fh = await openRegular(path); // no symlink followed, no FIFO waited on
   try {
-    if (!(await fh.stat()).isFile()) throw new Error(`${path} is not a regular file`);
     const out: SourceLine[] = [];
     const buf = Buffer.allocUnsafe(READ_CHUNK);
     let parts: Buffer[] = [];
@@ -85,7 +93,8 @@ export async function readJsonl(path: string, problems: string[]): Promise<Sourc
     };
     const end = (torn: boolean) => {
       lineNo++;
-      const text = Buffer.concat(parts, kept).toString('utf8');
+      const line = Buffer.concat(parts, kept);
+      const text = line.toString('utf8');
       const size = bytes;
       parts = [];
       kept = 0;
@@ -100,7 +109,9 @@ export async function readJsonl(path: string, problems: string[]): Promise<Sourc
         }
         return;
       }
+      const kept1 = out.length;
       oneLine(text, lineNo, torn, out, problems);
+      if (out.length > kept1 && !isUtf8(line)) keepBytes(out[kept1]!.value, line);
     };
     for (let pos = 0; ; ) {
       const { bytesRead } = await fh.read(buf, 0, buf.length, pos);
@@ -137,15 +148,130 @@ function oneLine(raw: string, line: number, last: boolean, out: SourceLine[], pr
   }
 }
 
-/** Reads a file without following a symlink or waiting on a FIFO; throws what open throws. */
+function splitBytes(b: Buffer): Buffer[] {
+  const out: Buffer[] = [];
+  let at = 0;
+  for (let nl = b.indexOf(10); nl !== -1; nl = b.indexOf(10, at)) {
+    out.push(b.subarray(at, nl));
+    at = nl + 1;
+  }
+  out.push(b.subarray(at));
+  return out;
+}
+
+// ---- raw bytes: a line that is not valid UTF-8 comes back byte for byte ------------------------
+//
+// Decoding such a line puts U+FFFD where its bad bytes were, so the record kept under `raw` is
+// not the tool's bytes. readText remembers the bytes of a file that is not valid UTF-8 (in the
+// read's confinement, so nothing outlives the read), jsonlLines the bytes of each such line by the
+// record it made (an object, or the text of a line kept unparsed), and the registry (rawBytesOf)
+// puts them beside `raw` as `rawBase64` on every event made from that record (protocol.md).
+
+function keepBytes(value: unknown, line: Buffer): void {
+  const c = confinement.getStore();
+  if (!c) return;
+  const bytes = line.length > 0 && line[line.length - 1] === 13 ? line.subarray(0, -1) : line; // as the text: '\r' of '\r\n' left out
+  c.rawBytes.set(value, bytes.toString('base64'));
+}
+
+/** The base64 bytes of the line a record was read from, when that line was not valid UTF-8 (during a confined read). */
+export function rawBytesOf(value: unknown): string | undefined {
+  return confinement.getStore()?.rawBytes.get(value);
+}
+
+/**
+ * Reads a file without following a symlink or waiting on a FIFO (the store's openRegular), and
+ * only from inside the tool's folder being imported (confinedTo); throws what open throws.
+ */
 export async function readText(path: string): Promise<string> {
-  const fh = await open(path, READ_NO_FOLLOW);
+  await mustBeInside(dirname(path));
+  const fh = await openRegular(path);
+  let bytes: Buffer;
   try {
-    if (!(await fh.stat()).isFile()) throw new Error(`${path} is not a regular file`);
-    return await fh.readFile('utf8');
+    bytes = await fh.readFile();
   } finally {
     await fh.close();
   }
+  const text = bytes.toString('utf8');
+  if (!isUtf8(bytes)) confinement.getStore()?.notUtf8.set(text, bytes);
+  return text;
+}
+
+// ---- confinement: nothing outside the tool's folder is read ------------------------------------
+//
+// A tool's folder may hold a symlinked sub-folder (Claude Code's <uuid>/subagents/, Qwen's
+// projects/<p>/chats, opencode's storage/part/<msg>/) that leads anywhere: files from outside would
+// be copied into the store. Listing by Dirent type never enters a link, but paths an importer
+// builds by name can; so while an importer runs (confinedTo, set by the registry around discover
+// and read), every folder it tests, lists or reads from must resolve (realpath) under the real
+// path of the root it was given. Outside: a folder is "not a folder", a path "does not exist",
+// and a listing or a read is an error.
+
+interface Confinement {
+  root: string;
+  real: Promise<string>;
+  seen: Map<string, Promise<boolean>>;
+  /** Files read that are not valid UTF-8: their bytes, by the text they decoded to. */
+  notUtf8: Map<string, Buffer>;
+  /** Records (or unparsed lines' text) read from a line that is not valid UTF-8: its bytes in base64. */
+  rawBytes: Map<unknown, string>;
+  /** Folders that could not be read (EACCES, EPERM): reported, and the rest of the tool's folder read. */
+  unreadable: { path: string; message: string }[];
+}
+
+const confinement = new AsyncLocalStorage<Confinement>();
+
+/**
+ * Runs `f` with every read of jsonl.ts's helpers confined to `root` (a tool's folder; for a file,
+ * the folder two levels up, where a tool keeps what it writes beside one session).
+ */
+export async function confinedTo<T>(root: string, f: () => Promise<T>): Promise<T> {
+  const isDir = await stat(root).then(
+    (s) => s.isDirectory(),
+    () => false,
+  );
+  const base = isDir ? root : dirname(dirname(root));
+  const real = realpath(base).catch(() => base);
+  return confinement.run({ root: base, real, seen: new Map(), notUtf8: new Map(), rawBytes: new Map(), unreadable: [] }, f);
+}
+
+/** Whether `path` resolves inside the confining root (always, outside confinedTo); false when it cannot be resolved. */
+export async function inside(path: string): Promise<boolean> {
+  const c = confinement.getStore();
+  if (!c) return true;
+  let verdict = c.seen.get(path);
+  if (!verdict) {
+    verdict = Promise.all([c.real, realpath(path)]).then(
+      ([root, real]) => real === root || real.startsWith(root.endsWith(sep) ? root : root + sep),
+      () => false,
+    );
+    c.seen.set(path, verdict);
+  }
+  return verdict;
+}
+
+/**
+ * During a confined discovery, a folder that cannot be read (EACCES, EPERM) is noted and read as
+ * empty, so one unreadable folder does not hide the rest of the tool's sessions; the registry
+ * reports each as an error of its own (unreadableFolders). True when the error was so noted.
+ */
+function noteUnreadable(path: string, e: unknown): boolean {
+  const c = confinement.getStore();
+  const code = (e as NodeJS.ErrnoException).code;
+  if (!c || (code !== 'EACCES' && code !== 'EPERM')) return false;
+  if (!c.unreadable.some((u) => u.path === path)) c.unreadable.push({ path, message: `cannot read ${path}: ${(e as Error).message}` });
+  return true;
+}
+
+/** The folders a confined discovery could not read (noteUnreadable). */
+export function unreadableFolders(): { path: string; message: string }[] {
+  return confinement.getStore()?.unreadable ?? [];
+}
+
+async function mustBeInside(dir: string): Promise<void> {
+  if (await inside(dir)) return;
+  const c = confinement.getStore()!;
+  throw Object.assign(new Error(`${dir} leads outside ${c.root} (a symlinked folder?): not read`), { code: 'EXDEV' });
 }
 
 /** Parses JSON text, or undefined; a value nesting deeper than we store is refused too. */
@@ -198,29 +324,34 @@ export function keptRaw(t: string, raw: unknown, extra: Record<string, unknown> 
 // new is a stat walk of every source, and the promise forms cost a thread-pool round trip each
 // (awaited one by one, seconds on a busy machine for a few thousand files, against tens of ms).
 export async function statFile(path: string): Promise<SourceFile> {
-  let st: BigIntStats;
-  try {
-    st = statSync(path, { bigint: true });
-  } catch (e) {
-    throw (e as NodeJS.ErrnoException).code === 'ENOENT' ? new Error(`no such file or folder: ${path}`) : e;
-  }
+  await mustBeInside(dirname(path));
+  const st = await stat(path, { bigint: true }).catch((e: NodeJS.ErrnoException) => {
+    throw e.code === 'ENOENT' ? new Error(`no such file or folder: ${path}`) : e;
+  });
   if (!st.isFile()) throw new Error(`${path} is not a file`);
   return { path, size: Number(st.size), mtimeNs: st.mtimeNs, ctimeNs: st.ctimeNs, ino: st.ino };
 }
 
-/** Whether a path is a folder (false when missing; other errors thrown). */
+/** Whether a path is a folder inside the confining root (false when missing or outside; other errors thrown). */
 export async function isFolder(path: string): Promise<boolean> {
   try {
-    return statSync(path).isDirectory();
+    return (await stat(path)).isDirectory() && (await inside(path));
   } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return false;
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT' || noteUnreadable(path, e)) return false;
     throw e;
   }
 }
 
 /** Names in a folder; an unreadable folder is an error (thrown), a missing one too. */
 export async function entries(dir: string): Promise<{ name: string; dir: boolean; file: boolean }[]> {
-  const list = readdirSync(dir, { withFileTypes: true });
+  await mustBeInside(dir);
+  let list;
+  try {
+    list = await readdir(dir, { withFileTypes: true });
+  } catch (e) {
+    if (noteUnreadable(dir, e)) return [];
+    throw e;
+  }
   return list
     .map((d) => ({ name: d.name, dir: d.isDirectory(), file: d.isFile() }))
     .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
@@ -237,13 +368,13 @@ export async function walkFiles(dir: string, want: (name: string) => boolean, ou
 }
 
 export async function exists(path: string): Promise<boolean> {
-  try {
-    lstatSync(path);
-    return true;
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return false;
-    throw e;
-  }
+  return lstat(path).then(
+    () => inside(path),
+    (e: NodeJS.ErrnoException) => {
+      if (e.code === 'ENOENT') return false;
+      throw e;
+    },
+  );
 }
 
 /** The text of content blocks or a string: what a person reads of it. */

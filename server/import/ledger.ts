@@ -11,9 +11,8 @@
 // Depends on the store's cache folder and files helpers only.
 
 import { createHash } from 'node:crypto';
-import { open } from 'node:fs/promises';
 import { cachePaths, ensureCacheFolder } from '../store/cache-dir.js';
-import { READ_NO_FOLLOW, readRegularSync, replaceFileSync } from '../store/files.js';
+import { openRegular, readRegularSync, replaceFileSync } from '../store/files.js';
 
 const LEDGER_FORMAT = 2;
 /** The bytes before the offset whose hash says "the part read last time is still there". */
@@ -95,7 +94,7 @@ export function saveLedger(file: string, ledger: Ledger): void {
 
 /** sha1 of the SIG_BYTES bytes before `offset` (no symlink followed, no FIFO waited on). */
 export async function signatureAt(path: string, offset: number): Promise<string> {
-  const fh = await open(path, READ_NO_FOLLOW);
+  const fh = await openRegular(path);
   try {
     const n = Math.min(offset, SIG_BYTES);
     const buf = Buffer.alloc(n);

@@ -1,7 +1,8 @@
 // The importers this build knows, by the name the CLI and `source.tool` use. Adding a tool is
 // one module of server/import and one line here.
 
-import type { Importer } from './types.js';
+import type { Importer, MappedSession, SourceFile } from './types.js';
+import { confinedTo, rawBytesOf, unreadableFolders } from './jsonl.js';
 import { claudeCode } from './claude-code.js';
 import { codex } from './codex.js';
 import { gemini } from './gemini.js';
@@ -16,6 +17,38 @@ import { opencode } from './opencode.js';
 import { zed } from './zed.js';
 import { cursorAgent } from './cursor-agent.js';
 import { cursor } from './cursor.js';
+
+/**
+ * An importer that reads nothing outside the folder it is given (jsonl.ts confinedTo): discover
+ * runs confined to its root and stamps each file with it; read runs confined to that root.
+ */
+function confined(i: Importer): Importer {
+  return {
+    ...i,
+    discover: (root) =>
+      confinedTo(root, async () => {
+        const files: SourceFile[] = (await i.discover(root)).map((f) => ({ ...f, root }));
+        // A folder that could not be read is a source that fails with its error: reported by the
+        // engine as a problem of its own, while the rest of the folder is imported.
+        for (const u of unreadableFolders()) files.push({ path: u.path, size: 0, mtimeNs: 0n, root, unreadable: u.message });
+        return files;
+      }),
+    read: (file) => {
+      if (file.unreadable !== undefined) return Promise.reject(new Error(file.unreadable));
+      return file.root === undefined ? i.read(file) : confinedTo(file.root, async () => withRawBytes(await i.read(file)));
+    },
+  };
+}
+
+/** Every event made from a line that was not valid UTF-8 gets that line's bytes as `rawBase64` (jsonl.ts). */
+function withRawBytes(sessions: MappedSession[]): MappedSession[] {
+  for (const s of sessions)
+    for (const e of s.events) {
+      const b = e.raw === undefined ? undefined : rawBytesOf(e.raw);
+      if (b !== undefined) e.rawBase64 = b;
+    }
+  return sessions;
+}
 
 export const IMPORTERS: readonly Importer[] = [
   claudeCode,
@@ -33,7 +66,7 @@ export const IMPORTERS: readonly Importer[] = [
   zed,
   cursorAgent,
   cursor,
-];
+].map(confined);
 
 export function importerOf(tool: string): Importer | undefined {
   return IMPORTERS.find((i) => i.tool === tool);

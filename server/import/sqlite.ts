@@ -1,12 +1,21 @@
-// Reading other tools' SQLite databases (opencode 1.2+, Zed) without disturbing them:
-// opened read-only on a file that must exist, through better-sqlite3 (a dependency, loaded only
-// when a SQLite source is read) or, where it cannot be loaded (the sidecar bundled into the VS
-// Code extension carries no native module), Node's own node:sqlite (Node 22.13 and later).
-// Read-only never writes, migrates or checkpoints the tool's database; in WAL mode it reads the
-// last committed state (the -wal as well) while the tool goes on writing. A database counts as
-// one source whose size and mtime are those of the file and its -wal together, so a write that
-// only reached the -wal is seen as a change by the engine and by live following.
+// Reading other tools' SQLite databases (opencode 1.2+, Zed, Cursor, VS Code) without writing a
+// byte of theirs: the database and its -wal are copied (through the store's openRegular: no
+// symlink followed, no FIFO waited on) into a private temporary folder, and the copy is opened
+// read-only, through better-sqlite3 (a dependency, loaded only when a SQLite source is read) or,
+// where it cannot be loaded (the sidecar bundled into the VS Code extension carries no native
+// module), Node's own node:sqlite (Node 22.13 and later). Why a copy: SQLite opening a WAL
+// database, even read-only, maps and writes its -shm (the WAL index), and `immutable=1` would
+// ignore the -wal and miss the last commits. A copy taken while the tool writes is checked
+// against the originals' size and mtime afterwards and taken again when they moved. Closing the
+// database removes the copy. A database counts as one source whose size and mtime are those of
+// the file and its -wal together, so a write that only reached the -wal is seen as a change.
 
+import { createWriteStream } from 'node:fs';
+import { mkdtemp, rm, stat } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { basename, join } from 'node:path';
+import { pipeline } from 'node:stream/promises';
+import { openRegular } from '../store/files.js';
 import { createRequire } from 'node:module';
 import type { SourceFile } from './types.js';
 import { exists, statFile } from './jsonl.js';
@@ -39,19 +48,78 @@ async function loadOpener(): Promise<Open> {
   }
 }
 
-/** Opens a database read-only; throws an Error in words (not a database, locked, unreadable). */
+/**
+ * Opens a private copy of a database (and its -wal) read-only; throws an Error in words (not a
+ * database, unreadable). Its close() removes the copy.
+ */
 export async function openReadOnly(path: string): Promise<ReadOnlyDb> {
   opener ??= loadOpener();
   const open = await opener.catch((e: unknown) => {
     opener = undefined;
     throw e;
   });
+  const dir = await mkdtemp(join(tmpdir(), 'levelcode-sqlite-'));
+  const gone = () => rm(dir, { recursive: true, force: true }).catch(() => {});
+  let db: ReadOnlyDb;
   try {
-    const db = open(path);
-    db.prepare('SELECT count(*) FROM sqlite_master').get(); // a file that is not a database fails here
-    return db;
+    const copy = await snapshot(path, dir);
+    db = open(copy);
   } catch (e) {
+    await gone();
+    throw e;
+  }
+  try {
+    db.prepare('SELECT count(*) FROM sqlite_master').get(); // a file that is not a database fails here
+  } catch (e) {
+    db.close();
+    await gone();
     throw new Error(`not a readable SQLite database (${(e as Error).message})`);
+  }
+  return {
+    prepare: (sql) => db.prepare(sql),
+    close() {
+      db.close();
+      void gone();
+    },
+  };
+}
+
+/** Size and mtime of a file, or 'none' when it does not exist: what a copy is checked against. */
+async function signature(path: string): Promise<string> {
+  const st = await stat(path, { bigint: true }).catch(() => undefined);
+  return st ? `${st.size}:${st.mtimeNs}` : 'none';
+}
+
+/** Copies one regular file (never through a link or a FIFO) to `dst`; false when it does not exist. */
+async function copyRegular(src: string, dst: string): Promise<boolean> {
+  let fh;
+  try {
+    fh = await openRegular(src);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return false;
+    throw e;
+  }
+  try {
+    await pipeline(fh.createReadStream({ autoClose: false }), createWriteStream(dst, { mode: 0o600, flags: 'wx' }));
+  } finally {
+    await fh.close();
+  }
+  return true;
+}
+
+/** The database and its -wal copied into `dir`, again while the originals moved under the copy: the copy's path. */
+async function snapshot(path: string, dir: string): Promise<string> {
+  const copy = join(dir, basename(path));
+  for (let attempt = 0; ; attempt++) {
+    const before = [await signature(path), await signature(`${path}-wal`)].join();
+    await rm(copy, { force: true });
+    await rm(`${copy}-wal`, { force: true });
+    await copyRegular(path, copy).then((found) => {
+      if (!found) throw new Error(`no such file: ${path}`);
+    });
+    await copyRegular(`${path}-wal`, `${copy}-wal`);
+    const after = [await signature(path), await signature(`${path}-wal`)].join();
+    if (before === after || attempt >= 4) return copy;
   }
 }
 

@@ -90,6 +90,10 @@ export interface SourceFile {
   ino?: bigint;
   /** Other files read as part of this session (Claude Code's subagent files), when there are. */
   parts?: string[];
+  /** The folder or file discover was given: what read stays confined to (registry.ts). */
+  root?: string;
+  /** A folder discovery could not read: this "source" fails with this message when read (registry.ts). */
+  unreadable?: string;
 }
 
 export interface Importer {

@@ -20,11 +20,12 @@
 // CRC-32), then the text, exactly as the CLI printed it.
 // Depends on node:fs and the store's file helpers only: a hit loads nothing else.
 
-import { lstatSync, readFileSync, readdirSync } from 'node:fs';
+import { lstatSync, readdirSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { join, sep } from 'node:path';
 import { crc32 } from 'node:zlib';
 import { cachePaths, ensureCacheFolder } from '../store/cache-dir.js';
-import { projectFolderNames, readRegularSync, replaceFileSync } from '../store/files.js';
+import { projectFolderNames, readRegularSync, readRegularTextSync, replaceFileSync } from '../store/files.js';
 import { SESSION_ID_RE } from '../format/text.js';
 
 export const HISTORY_CACHE_FILE = 'history.cache';
@@ -53,7 +54,7 @@ export function cacheFormat(version: string): string {
   let build = '';
   try {
     // What tools/build.mjs says dist/ was built from (every source, by content).
-    build = readFileSync(new URL('../.build-stamp', import.meta.url), 'utf8').trim();
+    build = readRegularTextSync(fileURLToPath(new URL('../.build-stamp', import.meta.url))).trim();
   } catch {
     /* bundled, or built otherwise: the version says it */
   }

@@ -135,7 +135,7 @@ async function scope(
   if (o.project !== undefined && !o.all) {
     const project = await realProjectPath(o.project, false);
     const dir = join(root, (await slugs()).projectSlug(project));
-    return { dirs: [dir], project, relinked: relinkedInto(dir, project) };
+    return { dirs: [dir], project, relinked: await relinkedInto(dir, project) };
   }
   return { dirs: projectFolders(root), relinked: new Set() };
 }

@@ -7,6 +7,7 @@
 
 import { McpServer, ResourceTemplate } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import { STDIO_DEFAULT_MAX_BUFFER_SIZE } from '@modelcontextprotocol/sdk/shared/stdio.js';
 import { resolveStoreRoot } from '../store/files.js';
 import { runTool, TOOLS, type ToolContext, type ToolDef } from './tools.js';
 import { Sessions } from './sessions.js';
@@ -44,7 +45,8 @@ export function createServer(o: McpOptions): { server: McpServer; ctx: ToolConte
     new ResourceTemplate(`${SCHEME}://{id}`, {
       list: async () => {
         if (!(await sessions.exists())) return { resources: [] };
-        const { rows } = await sessions.list({ project: ctx.defaultProject && (await sessions.project(ctx.defaultProject)) }, 0, 100);
+        const project = ctx.defaultProject && (await sessions.project(ctx.defaultProject));
+        const { rows } = await sessions.list({ project, exclude: ctx.currentSession }, 0, 100); // never the calling agent's own
         return {
           resources: rows.map((r) => ({
             uri: `${SCHEME}://${r.id}`,
@@ -78,15 +80,31 @@ function register(server: McpServer, t: ToolDef<Record<string, z.ZodType>>, ctx:
   );
 }
 
-/** Serves MCP on stdin/stdout until the client closes stdin. Resolves with the exit code. */
+/** The largest frame read (the SDK's ReadBuffer default): a line longer than this is refused. */
+export const MAX_FRAME_BYTES = STDIO_DEFAULT_MAX_BUFFER_SIZE;
+
+/**
+ * Serves MCP on stdin/stdout until the client closes stdin. Resolves with the exit code: 0, or
+ * 1 after a frame over MAX_FRAME_BYTES with no newline (the transport gives up on it and closes):
+ * the client is first sent a JSON-RPC error answer (id null, -32700) saying so, and stderr too.
+ */
 export async function serveMcp(o: McpOptions): Promise<number> {
   const { server } = createServer(o);
   const transport = new StdioServerTransport();
+  let overflow: Error | undefined;
+  transport.onerror = (e) => {
+    if (/exceeded maximum size/i.test(e.message)) overflow = e;
+  };
   const closed = new Promise<void>((resolve) => {
     transport.onclose = () => resolve();
     process.stdin.once('end', () => void server.close().then(resolve, resolve));
   });
   await server.connect(transport);
   await closed;
-  return 0;
+  if (!overflow) return 0;
+  const message = `a message over ${MAX_FRAME_BYTES} bytes with no newline: not read; closing`;
+  const answer = { jsonrpc: '2.0', id: null, error: { code: -32700, message } };
+  await new Promise<void>((resolve) => process.stdout.write(`${JSON.stringify(answer)}\n`, () => resolve()));
+  process.stderr.write(`levelcode-sessions mcp: ${message}\n`);
+  return 1;
 }

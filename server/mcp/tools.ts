@@ -275,7 +275,7 @@ export const projectsTool: ToolDef<Record<string, never>> = {
   async run(_a, ctx) {
     const empty = await emptyStore(ctx);
     if (empty) return empty;
-    const r = await ctx.sessions.list({}, 0, Number.MAX_SAFE_INTEGER);
+    const r = await ctx.sessions.list({ exclude: ctx.currentSession }, 0, Number.MAX_SAFE_INTEGER); // the caller's own not counted
     const projects = new Map<string, { n: number; last: string; tools: Set<string> }>();
     for (const row of r.rows) {
       const p = projects.get(row.project) ?? { n: 0, last: row.updatedAt, tools: new Set<string>() };

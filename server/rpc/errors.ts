@@ -47,6 +47,7 @@ export const RpcErrorCodes = {
   FeatureUnavailable: -33010,
   CallbackFailed: -33011,
   HandoffFailed: -33012,
+  SessionConflict: -33013,
 } as const;
 export type RpcErrorName = keyof typeof RpcErrorCodes;
 
@@ -75,6 +76,8 @@ const MEANING: Record<RpcErrorName, string> = {
   CallbackFailed: 'A server-to-client callback failed or was refused; the session is unchanged.',
   HandoffFailed:
     "`session/handoff` wrote nothing: the tool's installed version writes a format this sidecar does not know, the session does not fit the tool's model, or the tool's folder cannot be written (`data.path`).",
+  SessionConflict:
+    'The append carried `expectedSeq` and the session had moved on (another window wrote to it; `data.expectedSeq`, `data.nextSeq`); nothing was written. Tell the user the chat is continuing in another window and offer a copy (`session/fork`).',
 };
 
 export const ERROR_CODES: readonly ErrorCodeInfo[] = (Object.keys(RpcErrorCodes) as RpcErrorName[]).map((name) => ({
@@ -90,6 +93,7 @@ const FROM_STORE: Record<StoreErrorCode, number> = {
   'invalid-project': RpcErrorCodes.InvalidProject,
   'invalid-events': RpcErrorCodes.InvalidParams,
   locked: RpcErrorCodes.SessionLocked,
+  conflict: RpcErrorCodes.SessionConflict,
   'schema-too-new': RpcErrorCodes.SchemaTooNew,
   'corrupt-session': RpcErrorCodes.CorruptSession,
   'no-space': RpcErrorCodes.NoSpace,

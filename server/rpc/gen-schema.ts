@@ -7,7 +7,8 @@
 // Depends on zod and the schema modules only: no fs at import time, no JSON-RPC.
 
 import { createHash } from 'node:crypto';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
+import { readRegularTextSync } from '../store/files.js';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { z } from 'zod';
 import { MetaLine, SessionEvent, IncomingEvent } from '../format/events.js';
@@ -87,7 +88,7 @@ function main(argv: string[]): number {
   if (argv.includes('--check')) {
     let current = '';
     try {
-      current = readFileSync(SCHEMA_FILE, 'utf8');
+      current = readRegularTextSync(SCHEMA_FILE);
     } catch {
       /* missing counts as stale */
     }

@@ -195,7 +195,7 @@ const sessionNew: Handler<typeof P.sessionNew> = async (p, _t, { store }) => {
  * answer. With `release` the lock is given back once the events are on disk (session/release).
  */
 const sessionAppend: Handler<typeof P.sessionAppend> = async (p, _t, ctx) => {
-  const r = await ctx.store.append(p.id, p.events);
+  const r = await ctx.store.append(p.id, p.events, { expectedSeq: p.expectedSeq });
   if (p.release) await ctx.store.letGo(p.id);
   if (p.events.some((e) => e.kind === 'user')) ctx.titles.afterUserTurn(p.id, ctx);
   return r;

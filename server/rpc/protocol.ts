@@ -237,6 +237,14 @@ export const sessionAppend = request(
       .boolean()
       .optional()
       .describe('Give the lock back once the events are written (as session/release): the session is held only while it is written.'),
+    expectedSeq: z
+      .number()
+      .int()
+      .min(0)
+      .optional()
+      .describe(
+        "The seq the first event should get (the last seq this client saw + 1). When the session's next seq differs (another window wrote to it), nothing is written and the answer is SessionConflict (-33013).",
+      ),
   }),
   z.object({
     appended: z.number().int(),

@@ -8,6 +8,7 @@ export type StoreErrorCode =
   | 'invalid-project' // project path missing, not absolute, or not a directory
   | 'invalid-events' // events that fail the schema; nothing was written
   | 'locked' // another live process owns the session
+  | 'conflict' // an append's expectedSeq is not the session's next seq: another window wrote first
   | 'schema-too-new' // the file's schema version is newer than this build writes
   | 'corrupt-session' // no readable meta line
   | 'no-space' // the disk is full (ENOSPC / EDQUOT)

@@ -99,10 +99,10 @@ export function plantedKind(path: string): string | undefined {
  * regular file is closed again and refused (NotRegularError). `flags` adds to O_NOFOLLOW |
  * O_NONBLOCK (default O_RDONLY). Returns the descriptor and what fstat said of it.
  */
-export function openRegularSync(path: string, flags: number = constants.O_RDONLY): { fd: number; st: BigIntStats } {
+export function openRegularSync(path: string, flags: number = constants.O_RDONLY, mode = 0o600): { fd: number; st: BigIntStats } {
   let fd: number;
   try {
-    fd = openSync(path, flags | NO_FOLLOW);
+    fd = openSync(path, flags | NO_FOLLOW, mode);
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code === 'ELOOP') throw new NotRegularError(path, 'a symlink');
     throw e;
@@ -129,6 +129,19 @@ export function readRegularSync(path: string): Buffer {
   } finally {
     closeSync(fd);
   }
+}
+
+/** A whole regular file as UTF-8 text, read through openRegularSync. */
+export function readRegularTextSync(path: string): string {
+  return readRegularSync(path).toString('utf8');
+}
+
+/**
+ * A new file made exclusively (O_CREAT | O_EXCL | O_NOFOLLOW: never a name that exists, nor a
+ * planted symlink): the descriptor. `flags` adds the access mode (default O_WRONLY).
+ */
+export function createExclusiveSync(path: string, flags: number = constants.O_WRONLY, mode = 0o600): number {
+  return openSync(path, flags | constants.O_CREAT | constants.O_EXCL | (constants.O_NOFOLLOW ?? 0), mode);
 }
 
 /** The first `bytes` bytes of an open file read into `buf` (fewer if the file is shorter): the part read. */
@@ -184,12 +197,46 @@ export function replaceFileSync(path: string, data: string | Uint8Array, o: { mo
 
 const NO_FOLLOW = (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0);
 
+/** A whole regular file, read through openRegular: asynchronously, no symlink followed, no FIFO waited on. */
+export async function readRegular(path: string): Promise<Buffer> {
+  const fh = await openRegular(path);
+  try {
+    return await fh.readFile();
+  } finally {
+    await fh.close();
+  }
+}
+
+/** A whole regular file as UTF-8 text, read through openRegular. */
+export async function readRegularText(path: string): Promise<string> {
+  return (await readRegular(path)).toString('utf8');
+}
+
+/** fsync of a folder (its entries made durable); a platform that cannot is no error. */
+export async function syncFolder(dir: string): Promise<void> {
+  const { open } = await import('node:fs/promises');
+  try {
+    const fh = await open(dir, constants.O_RDONLY | (constants.O_DIRECTORY ?? 0));
+    try {
+      await fh.sync();
+    } finally {
+      await fh.close();
+    }
+  } catch {
+    /* not supported on every platform */
+  }
+}
+
 /** openRegularSync's check for a promise-based open: a FileHandle of a regular file, never of a planted name. */
-export async function openRegular(path: string, flags: number = constants.O_RDONLY): Promise<import('node:fs/promises').FileHandle> {
+export async function openRegular(
+  path: string,
+  flags: number = constants.O_RDONLY,
+  mode = 0o600,
+): Promise<import('node:fs/promises').FileHandle> {
   const { open } = await import('node:fs/promises');
   let fh;
   try {
-    fh = await open(path, flags | NO_FOLLOW);
+    fh = await open(path, flags | NO_FOLLOW, mode);
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code === 'ELOOP') throw new NotRegularError(path, 'a symlink');
     throw e;
@@ -199,6 +246,23 @@ export async function openRegular(path: string, flags: number = constants.O_RDON
     throw e;
   });
   if (!st.isFile()) {
+    await fh.close().catch(() => {});
+    throw new NotRegularError(path, kindOf(st));
+  }
+  return fh;
+}
+
+/** A regular file or a folder opened to be made durable (fsync): no symlink followed, no FIFO waited on. */
+export async function openForSync(path: string): Promise<import('node:fs/promises').FileHandle> {
+  const { open } = await import('node:fs/promises');
+  const fh = await open(path, constants.O_RDONLY | NO_FOLLOW).catch((e: NodeJS.ErrnoException) => {
+    throw e.code === 'ELOOP' ? new NotRegularError(path, 'a symlink') : e;
+  });
+  const st = await fh.stat().catch(async (e) => {
+    await fh.close().catch(() => {});
+    throw e;
+  });
+  if (!st.isFile() && !st.isDirectory()) {
     await fh.close().catch(() => {});
     throw new NotRegularError(path, kindOf(st));
   }

@@ -15,10 +15,11 @@
 // Depends on node:fs, node:os and proper-lockfile; nothing of JSON-RPC.
 
 import { hostname } from 'node:os';
-import { link, readFile, rm, stat, utimes, writeFile } from 'node:fs/promises';
+import { link, readdir, rm, stat, utimes, writeFile } from 'node:fs/promises';
+import { readRegularText } from './files.js';
 import { readlinkSync } from 'node:fs';
 import * as nodeFs from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { StoreError, fromFsError } from './errors.js';
 
 // proper-lockfile (with graceful-fs behind it) is loaded by the first lock taken: a listing, a
@@ -64,7 +65,7 @@ export function pidVisible(o: { host?: unknown; pidns?: unknown }): boolean {
 // Reliability (issue 8): removal first renames the directory away (atomic), then deletes it: a
 // process killed in the middle of `rm -r` used to leave the lock directory without its
 // owner.json, an anonymous lock that blocked the session for the whole stale timeout. A killed
-// remover now leaves only `<lock>.gone-<pid>-<random>`, which locks nothing (doctor --fix removes it).
+// remover now leaves only `<lock>.gone-<pid>-<random>`, which locks nothing (the next writer in the folder removes it: sweepLeftovers).
 const lockFs = {
   ...nodeFs,
   rmdir: (p: string, cb: (err: NodeJS.ErrnoException | null) => void) => {
@@ -150,7 +151,7 @@ async function takeOver(file: string, staleMs: number, seen: LockState): Promise
     const st = await stat(marker).catch(() => undefined);
     let maker: { pid?: number; host?: string; pidns?: string } | undefined;
     try {
-      maker = JSON.parse(await readFile(marker, 'utf8'));
+      maker = JSON.parse(await readRegularText(marker));
     } catch {
       /* empty or half-written: judged by its age */
     }
@@ -193,7 +194,7 @@ export function pidAlive(pid: number): boolean {
 
 export async function readOwner(file: string): Promise<Owner | undefined> {
   try {
-    const o = JSON.parse(await readFile(join(lockPathOf(file), 'owner.json'), 'utf8')) as Owner;
+    const o = JSON.parse(await readRegularText(join(lockPathOf(file), 'owner.json'))) as Owner;
     if (typeof o?.pid === 'number' && typeof o?.host === 'string') return o;
   } catch {
     /* no owner recorded (yet) */
@@ -300,6 +301,7 @@ export async function acquireLock(
       /* the lock holds without the owner note; takeover then waits for staleness */
     }
   }
+  await sweepLeftovers(dirname(file));
   held.release = async () => {
     if (held.compromised) return;
     try {
@@ -309,6 +311,43 @@ export async function acquireLock(
     }
   };
   return held;
+}
+
+/** A lock's leftover: a tomb a killed remover left, or a lock (or takeover note) a killed maker was building. */
+const LEFTOVER = /\.lock(\.takeover)?\.(gone|new)-\d+-[a-z0-9]+$/;
+/** A `.new-` leftover younger than this may be a lock another process is making right now. */
+const LEFTOVER_NEW_MS = 60_000;
+/** Folders swept lately, and when: a folder is swept at most once a minute by a process. */
+const swept = new Map<string, number>();
+
+/**
+ * Reliability (issue 43): the leftovers of a writer killed while it removed or made a lock
+ * (`<lock>.gone-*`, `<lock>.new-*`, `<lock>.takeover.new-*`) are removed by the next writer in
+ * the folder, not only by `doctor --fix`. A tomb locks nothing and goes at once; a `.new-` one
+ * only when older than LEFTOVER_NEW_MS (never one a live maker is about to rename into place).
+ * Best effort: what cannot be removed stays for doctor.
+ */
+export async function sweepLeftovers(dir: string): Promise<void> {
+  const now = Date.now();
+  if (now - (swept.get(dir) ?? 0) < LEFTOVER_NEW_MS) return;
+  swept.set(dir, now);
+  let names: string[];
+  try {
+    names = await readdir(dir);
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    const m = LEFTOVER.exec(name);
+    if (!m) continue;
+    const path = join(dir, name);
+    try {
+      if (m[2] === 'new' && now - (await stat(path)).mtimeMs < LEFTOVER_NEW_MS) continue;
+      await rm(path, { recursive: true, force: true });
+    } catch {
+      /* gone meanwhile, or not ours to remove: doctor reports it */
+    }
+  }
 }
 
 /**

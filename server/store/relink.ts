@@ -7,7 +7,8 @@
 // Depends on the store.
 
 import { link, unlink } from 'node:fs/promises';
-import { closeSync, fsyncSync, openSync, writeSync } from 'node:fs';
+import { closeSync, constants, fsyncSync, writeSync } from 'node:fs';
+import { openRegularSync } from './files.js';
 import { join } from 'node:path';
 import { StoreError, fromFsError } from './errors.js';
 import { RELINKS_FILE, relinkedInto, type RelinkRecord } from './relinks.js';
@@ -29,7 +30,7 @@ export async function relinkProject(store: SessionStore, old: string, next: stri
   const { refreshIndex } = await import('../listing/catalog.js');
   const listed = await refreshIndex(oldDir);
   if (listed.problems.length) throw new StoreError('io', `cannot read all of ${oldDir}: ${listed.problems[0]!.message}; nothing was moved`);
-  const own = relinkedInto(oldDir, from);
+  const own = await relinkedInto(oldDir, from);
   const entries = listed.entries.filter((e) => e.project === from || own.has(e.project));
   const result: RelinkResult = {
     from,
@@ -72,7 +73,7 @@ function appendRecord(dir: string, r: RelinkRecord): void {
   const file = join(dir, RELINKS_FILE);
   let fd: number;
   try {
-    fd = openSync(file, 'a', 0o600);
+    fd = openRegularSync(file, constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT, 0o600).fd; // never through a planted name
   } catch (e) {
     throw fromFsError(e, `cannot write ${file}`);
   }

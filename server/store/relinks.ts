@@ -7,7 +7,7 @@
 // kept apart from relink.ts so that the listing loads no more than this.
 // Depends on node:fs only.
 
-import { readFileSync } from 'node:fs';
+import { readRegularText } from './files.js';
 import { join } from 'node:path';
 
 export const RELINKS_FILE = 'relinks.jsonl';
@@ -23,10 +23,10 @@ export interface RelinkRecord {
 }
 
 /** The records of a project folder, oldest first; none when it has no relinks.jsonl. */
-export function readRelinks(dir: string): RelinkRecord[] {
+export async function readRelinks(dir: string): Promise<RelinkRecord[]> {
   let text: string;
   try {
-    text = readFileSync(join(dir, RELINKS_FILE), 'utf8');
+    text = await readRegularText(join(dir, RELINKS_FILE)); // never a FIFO waited on, nor a symlink followed
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
     // A folder that cannot be read is reported by the listing of its sessions, which fails the same way.
@@ -47,8 +47,8 @@ export function readRelinks(dir: string): RelinkRecord[] {
 }
 
 /** The meta-line projects whose sessions in `dir` belong to `project` (relinked into it). */
-export function relinkedInto(dir: string, project: string): Set<string> {
+export async function relinkedInto(dir: string, project: string): Promise<Set<string>> {
   const from = new Set<string>();
-  for (const r of readRelinks(dir)) if (r.to === project) for (const p of r.projects) if (p !== project) from.add(p);
+  for (const r of await readRelinks(dir)) if (r.to === project) for (const p of r.projects) if (p !== project) from.add(p);
   return from;
 }

@@ -9,12 +9,11 @@
 // The barrier is the fsyncs of the batch's files issued together, then of their folders.
 // Depends on the store's files helpers, the event schema (validateBatch) and node:fs.
 
-import { closeSync, constants, linkSync, openSync, readdirSync, unlinkSync } from 'node:fs';
-import { open } from 'node:fs/promises';
+import { closeSync, constants, linkSync, readdirSync, unlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import type { MetaLine } from '../format/events.js';
 import { fromFsError } from './errors.js';
-import { writeAllSync } from './files.js';
+import { openForSync, openRegularSync, writeAllSync } from './files.js';
 import { validateBatch, type SessionStore } from './store.js';
 
 export interface Staged {
@@ -49,7 +48,7 @@ export async function stageSession(
   const temp = join(dir, `.${meta.id}.jsonl${STAGE_MARK}${process.pid}`);
   let fd: number;
   try {
-    fd = openSync(temp, constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | (constants.O_NOFOLLOW ?? 0), 0o600);
+    fd = openRegularSync(temp, constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC, 0o600).fd;
   } catch (e) {
     throw fromFsError(e, `cannot create a session in ${dir}`);
   }
@@ -158,7 +157,7 @@ export async function durableBarrier(paths: string[]): Promise<void> {
 async function fsyncPath(p: string): Promise<void> {
   let fh: import('node:fs/promises').FileHandle | undefined;
   try {
-    fh = await open(p, constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0));
+    fh = await openForSync(p);
   } catch (e) {
     throw fromFsError(e, `cannot make ${p} durable`);
   }

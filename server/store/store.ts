@@ -10,9 +10,9 @@
 // - a file with a newer schema version is listed and read but never appended to.
 // Depends on node:fs, ./catalog, ./lock, ./reader, ./events; knows nothing of JSON-RPC or the CLI.
 
-import { access, chmod, lstat, mkdir, open, stat } from 'node:fs/promises';
-import { closeSync, constants, fstatSync, fsync, ftruncateSync, lstatSync, openSync, readSync, unlinkSync } from 'node:fs';
-import { openRegular, openRegularSync, plantedKind, writeAllSync } from './files.js';
+import { access, chmod, lstat, mkdir, stat } from 'node:fs/promises';
+import { closeSync, constants, fstatSync, fsync, ftruncateSync, lstatSync, readSync, unlinkSync } from 'node:fs';
+import { createExclusiveSync, openRegular, openRegularSync, plantedKind, syncFolder, writeAllSync } from './files.js';
 import { dirname, join, resolve } from 'node:path';
 import {
   IncomingEvent,
@@ -252,11 +252,7 @@ export class SessionStore {
       try {
         // Exclusive (never a file that exists, nor a name planted as a symlink), and kept open:
         // this store then holds the session by this descriptor (see Live).
-        fd = openSync(
-          file,
-          constants.O_RDWR | constants.O_APPEND | constants.O_CREAT | constants.O_EXCL | (constants.O_NOFOLLOW ?? 0),
-          0o600,
-        );
+        fd = createExclusiveSync(file, constants.O_RDWR | constants.O_APPEND);
       } catch (e) {
         if ((e as NodeJS.ErrnoException).code === 'EEXIST') continue;
         throw fromFsError(e, `cannot create a session in ${dir}`);
@@ -338,7 +334,7 @@ export class SessionStore {
     const file = join(dir, `${meta.id}.jsonl`);
     let fd: number;
     try {
-      fd = openSync(file, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | (constants.O_NOFOLLOW ?? 0), 0o600);
+      fd = createExclusiveSync(file);
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code === 'EEXIST') return false;
       throw fromFsError(e, `cannot create a session in ${dir}`);
@@ -532,7 +528,13 @@ export class SessionStore {
    * Appends a batch of events: all validated first (nothing is written if one is invalid),
    * then one write call and an fsync. Events without `t` are stamped with the current time.
    */
-  async append(id: string, events: unknown[]): Promise<AppendResult> {
+  /**
+   * Appends a batch, all or nothing. With `expectedSeq` (the seq the client expects its first
+   * event to get), a session whose conversation moved on meanwhile (another window appended a
+   * turn: movedOn) is refused with StoreError('conflict') and nothing is written: one writer per
+   * chat across windows.
+   */
+  async append(id: string, events: unknown[], o: { expectedSeq?: number } = {}): Promise<AppendResult> {
     const lines = validateBatch(events);
     return this.serial(id, async () => {
       const live = await this.own(id);
@@ -556,6 +558,12 @@ export class SessionStore {
           live.torn = e.folded < live.size;
           live.lines = e.lines + (live.torn ? 1 : 0);
         }
+        if (o.expectedSeq !== undefined && o.expectedSeq !== live.lines && (await this.movedOn(live, o.expectedSeq)))
+          throw new StoreError(
+            'conflict',
+            `session ${id} is continuing in another window: its next event is #${live.lines}, not #${o.expectedSeq}; nothing was written`,
+            { expectedSeq: o.expectedSeq, nextSeq: live.lines },
+          );
         const prefix = live.torn ? Buffer.from('\n') : Buffer.alloc(0);
         prefixLen = prefix.length;
         try {
@@ -577,6 +585,17 @@ export class SessionStore {
       }
       return this.afterAppend(live, lines, bufs, prefixLen);
     });
+  }
+
+  /**
+   * Whether the conversation went on past `expectedSeq`: a turn (user, assistant, agent, compact)
+   * at or after it. Titles and markers in between (the background title this sidecar wrote after
+   * the client's second turn, a rename in another window) do not make two conversations.
+   */
+  private async movedOn(live: Live, expectedSeq: number): Promise<boolean> {
+    if (expectedSeq > live.lines) return true;
+    const { events } = await readSession(live.file, { from: expectedSeq, to: live.lines - 1 });
+    return events.some((e) => e.event.kind !== 'title' && e.event.kind !== 'event');
   }
 
   private async afterAppend(live: Live, lines: ValidLine[], bufs: Buffer[], prefixLen: number): Promise<AppendResult> {
@@ -763,7 +782,7 @@ export class SessionStore {
     const file = await this.pathOf(id);
     const { meta } = await readMeta(file);
     const { readRelinks } = await import('./relinks.js');
-    const r = readRelinks(dirname(file)).filter((x) => x.projects.includes(meta.project) && x.to !== meta.project);
+    const r = (await readRelinks(dirname(file))).filter((x) => x.projects.includes(meta.project) && x.to !== meta.project);
     return r[r.length - 1]?.to;
   }
 
@@ -1025,16 +1044,7 @@ function fsyncFd(fd: number): Promise<void> {
 }
 
 async function syncDir(dir: string): Promise<void> {
-  try {
-    const fh = await open(dir, 'r');
-    try {
-      await fh.sync();
-    } finally {
-      await fh.close();
-    }
-  } catch {
-    /* not supported on every platform */
-  }
+  await syncFolder(dir);
 }
 
 async function isRegularFile(file: string): Promise<boolean> {

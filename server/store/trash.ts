@@ -12,7 +12,8 @@
 // so there, and where the session went.
 // Depends on node:fs and node:os only.
 
-import { constants, copyFile, link, lstat, readdir, readFile, rm, stat, unlink } from 'node:fs/promises';
+import { constants, copyFile, link, lstat, readdir, rm, stat, unlink } from 'node:fs/promises';
+import { readRegularText } from './files.js';
 import { homedir, release } from 'node:os';
 import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
 import { StoreError, fromFsError } from './errors.js';
@@ -83,7 +84,7 @@ export async function findTrashed(root: string, id: string): Promise<Trashed[]> 
     for (const name of names) {
       if (!name.endsWith('.trashinfo')) continue;
       const info = join(trash, 'info', name);
-      const parsed = parseTrashInfo(await readFile(info, 'utf8').catch(() => ''), trash);
+      const parsed = parseTrashInfo(await readRegularText(info).catch(() => ''), trash);
       if (!parsed || basename(parsed.path) !== `${id}.jsonl`) continue;
       if (dirname(dirname(parsed.path)) !== root) continue; // another store's, or not a session file
       found.push({ file: join(trash, 'files', name.slice(0, -'.trashinfo'.length)), info, original: parsed.path, deletedAt: parsed.date });

@@ -9,8 +9,9 @@
 // what happened before it existed; it never loses a session.
 // Depends on node:fs only.
 
-import { appendFile, readFile } from 'node:fs/promises';
+import { appendFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { readRegularText } from './files.js';
 
 export const TRASHED_IMPORTS_FILE = 'trashed-imports.jsonl';
 
@@ -35,7 +36,7 @@ export async function rememberTrashed(root: string, e: TrashedImport, trashed: b
 export async function trashedImportIds(root: string): Promise<Set<string>> {
   let text: string;
   try {
-    text = await readFile(trashedImportsPath(root), 'utf8');
+    text = await readRegularText(trashedImportsPath(root));
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code === 'ENOENT') return new Set();
     throw e;

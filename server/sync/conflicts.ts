@@ -25,8 +25,8 @@ import { createHash } from 'node:crypto';
 import { link, lstat } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { serializeLine, SessionEvent, SCHEMA_VERSION, type MetaLine } from '../format/events.js';
-import { readdirSync } from 'node:fs';
-import { openRegular } from '../store/files.js';
+import { constants, readdirSync } from 'node:fs';
+import { openRegular, readRegularText } from '../store/files.js';
 import { acquireLock } from '../store/lock.js';
 import { isStoreError } from '../store/errors.js';
 import { isTurn } from '../store/reader.js';
@@ -282,19 +282,18 @@ async function resolveHeld(store: SessionStore, file: string, id: string, short:
  * folders): the records it has that the file lacks are appended, then the copy is discarded.
  */
 async function resolveRelinks(file: string, discard: (f: string) => Promise<void>): Promise<ConflictOutcome> {
-  const { readFile, open } = await import('node:fs/promises');
   const target = join(dirname(file), 'relinks.jsonl');
   const whole = (t: string) =>
     t
       .split('\n')
       .slice(0, -1)
       .filter((l) => l.trim() !== '');
-  const copy = whole(await readFile(file, 'utf8'));
-  const now = await readFile(target, 'utf8').catch(() => '');
+  const copy = whole(await readRegularText(file));
+  const now = await readRegularText(target).catch(() => '');
   const have = new Set(whole(now));
   const missing = copy.filter((l) => !have.has(l));
   if (missing.length > 0) {
-    const fh = await open(target, 'a', 0o600);
+    const fh = await openRegular(target, constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT, 0o600);
     try {
       // A torn last record (never acknowledged) is stepped over, as the store does.
       await fh.write((now && !now.endsWith('\n') ? '\n' : '') + missing.map((l) => `${l}\n`).join(''));

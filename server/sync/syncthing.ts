@@ -4,9 +4,9 @@
 // its documented API (https://docs.syncthing.net/dev/rest.html); we never write its files.
 // Depends on node:fs and fetch; nothing of the store.
 
-import { readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
+import { readRegularTextSync } from '../store/files.js';
 
 export interface SyncthingConfig {
   home: string;
@@ -41,7 +41,7 @@ const unXml = (s: string) =>
 export function readSyncthingConfig(home: string): SyncthingConfig | undefined {
   let xml: string;
   try {
-    xml = readFileSync(join(home, 'config.xml'), 'utf8');
+    xml = readRegularTextSync(join(home, 'config.xml'));
   } catch {
     return undefined;
   }

@@ -17,6 +17,7 @@ import { accessibilityLabel, itemDescription, itemLabel, rowContextValue, rowIco
 import type { SessionSummary } from './protocol';
 import type { Sidecar } from './sidecar';
 import { S } from './strings';
+import { printable } from './printable';
 
 export const VIEW_ID = 'levelcodeSessions.history';
 export const ITEM_CONTEXT = 'levelcodeSession';
@@ -229,7 +230,7 @@ export class HistoryProvider implements vscode.TreeDataProvider<HistoryNode>, vs
     const item = new vscode.TreeItem(fitLabel(itemLabel(s)), vscode.TreeItemCollapsibleState.None);
     item.id = s.id;
     const everyProject = this.projects().length === 0;
-    item.description = itemDescription(s, now, false, this.titleOf) + (everyProject ? `${S.history.separator}${basename(s.project)}` : '');
+    item.description = itemDescription(s, now, false, this.titleOf) + (everyProject ? `${S.history.separator}${printable(basename(s.project))}` : '');
     item.tooltip = tooltip(s, this.titleOf);
     item.contextValue = rowContextValue(s);
     item.iconPath = new vscode.ThemeIcon(rowIcon(s));

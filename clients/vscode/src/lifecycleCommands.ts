@@ -15,6 +15,7 @@ import type { HistoryProvider } from './historyView';
 import type { RetentionItem, RetentionResult, SessionSummary } from './protocol';
 import type { Sidecar } from './sidecar';
 import { S } from './strings';
+import { printable } from './printable';
 
 export interface LifecycleDeps {
   sidecar: Sidecar;
@@ -226,8 +227,8 @@ export function lifecycleCommands(deps: LifecycleDeps) {
     qp.matchOnDetail = true;
     qp.placeholder = S.retention.checklist(plan.done.length);
     qp.items = plan.done.map((item) => ({
-      label: item.title.replace(/\s+/g, ' ').trim() || S.history.untitled,
-      description: basename(item.project),
+      label: printable(item.title.replace(/\s+/g, ' ').trim()) || S.history.untitled,
+      description: printable(basename(item.project)),
       detail: `${retentionReason(item, rules, now)}${S.history.separator}${S.history.tooltipUpdated(localStamp(item.lastActive))}`,
       item,
     }));

@@ -473,7 +473,8 @@ function M.search(query, opts, cb)
       return h.sessionId or h.id
     end
     local function text_of(h)
-      return string.format('%s · %s · %s', h.title or id_of(h), util.relative_time(h.t), util.one_line(h.snippet or ''))
+      local title = util.printable(h.title or id_of(h))
+      return string.format('%s · %s · %s', title, util.relative_time(h.t), util.printable(util.one_line(h.snippet or '')))
     end
     if opts.quickfix then
       local items = {}

@@ -115,10 +115,10 @@ function M.session_state(s, titles)
   elseif type(s.forkedFrom) == 'table' and s.forkedFrom.id then
     local parent = titles and titles[s.forkedFrom.id] or s.forkedFrom.id
     local at = s.forkedFrom.turn and (' turn ' .. tostring(s.forkedFrom.turn)) or ''
-    table.insert(out, 'forked from “' .. parent .. '”' .. at)
+    table.insert(out, 'forked from “' .. M.printable(parent) .. '”' .. at)
   end
   if type(s.movedFrom) == 'string' and s.movedFrom ~= '' then
-    table.insert(out, 'moved from ' .. vim.fn.fnamemodify(s.movedFrom, ':~'))
+    table.insert(out, 'moved from ' .. M.printable(vim.fn.fnamemodify(s.movedFrom, ':~')))
   end
   if type(s.heldBy) == 'table' then
     local who = {}
@@ -136,17 +136,44 @@ function M.session_state(s, titles)
   return out
 end
 
+local NAMED = { ['\n'] = '\\n', ['\r'] = '\\r', ['\t'] = '\\t', ['\27'] = '\\e' }
+
+---Printing is a boundary (STYLE.md 11d; the sidecar's format/printable.ts has the same rule):
+---text from a session (title, model, folder, snippet) is shown with its control characters (C0,
+---DEL, C1) and the characters that reorder or hide text (bidi overrides, isolates and marks, line
+---and paragraph separators) as visible escapes: \n, \e, \x07, \u202e.
+---@param s string|nil
+---@return string
+function M.printable(s)
+  if type(s) ~= 'string' then
+    return ''
+  end
+  local function byte(c)
+    return NAMED[c] or string.format('\\x%02x', c:byte())
+  end
+  local function cp2(c)
+    return string.format('\\u%04x', (c:byte(1) % 32) * 64 + c:byte(2) % 64)
+  end
+  local function cp3(c)
+    return string.format('\\u%04x', (c:byte(1) % 16) * 4096 + (c:byte(2) % 64) * 64 + c:byte(3) % 64)
+  end
+  s = s:gsub('[%z\1-\31\127]', byte)
+  s = s:gsub('\194[\128-\159]', cp2):gsub('\216\156', cp2)
+  s = s:gsub('\226\128[\142\143\168-\174]', cp3):gsub('\226\129[\166-\169]', cp3)
+  return s
+end
+
 ---One History line: title · relative time · turns · model, then its state (M.session_state).
 ---@param s table a SessionSummary
 ---@param live_id string|nil the session this Neovim is chatting in
 ---@param titles table<string, string>|nil titles by id (to name a fork's parent)
 ---@return string
 function M.format_session(s, live_id, titles)
-  local parts = { s.title or s.id }
+  local parts = { M.printable(s.title or s.id) }
   table.insert(parts, M.relative_time(s.updatedAt))
   table.insert(parts, string.format('%d turn%s', s.turns or 0, s.turns == 1 and '' or 's'))
   if type(s.model) == 'string' and s.model ~= '' then
-    table.insert(parts, s.model)
+    table.insert(parts, M.printable(s.model))
   end
   if type(s.sourceLabel) == 'string' and s.sourceLabel ~= '' then
     table.insert(parts, 'from ' .. s.sourceLabel)

@@ -5,6 +5,7 @@
 
 import { rowContext, type Continuable } from '../continueIn';
 import { S } from '../strings';
+import { printable } from '../printable';
 
 export interface SummaryLike {
   id: string;
@@ -83,7 +84,7 @@ export function localStamp(iso: string): string {
 
 /** The item's label: the title, on one line, never empty. */
 export function itemLabel(s: SummaryLike): string {
-  const one = s.title.replace(/\s+/g, ' ').trim();
+  const one = printable(s.title.replace(/\s+/g, ' ').trim());
   return one || S.history.untitled;
 }
 
@@ -93,7 +94,7 @@ export function itemLabel(s: SummaryLike): string {
  */
 export function itemDescription(s: SummaryLike, now: Date, long = false, titleOf: TitleOf = () => undefined): string {
   const parts = [relativeTime(s.updatedAt, now, long), S.history.turns(s.turns)];
-  if (s.model) parts.push(s.model);
+  if (s.model) parts.push(printable(s.model));
   if (s.sourceLabel) parts.push(s.sourceLabel);
   parts.push(...stateWords(s, titleOf, long));
   return parts.join(S.history.separator);
@@ -113,10 +114,10 @@ export function stateWords(s: SummaryLike, titleOf: TitleOf = () => undefined, l
   if (s.forkedFrom)
     w.push(
       s.forkedFrom.device
-        ? S.state.continuedOn(s.forkedFrom.device, s.forkedFrom.turn)
+        ? S.state.continuedOn(printable(s.forkedFrom.device), s.forkedFrom.turn)
         : S.state.forkedFrom(parentTitle(s.forkedFrom.id, titleOf), s.forkedFrom.turn),
     );
-  if (s.movedFrom) w.push(S.state.movedFrom(folderName(s.movedFrom)));
+  if (s.movedFrom) w.push(S.state.movedFrom(printable(folderName(s.movedFrom))));
   return w;
 }
 
@@ -159,13 +160,13 @@ export function tooltipLines(s: SummaryLike, titleOf: TitleOf = () => undefined)
     ...stateTooltip(s, titleOf),
     S.history.tooltipUpdated(localStamp(s.updatedAt)),
     S.history.tooltipCreated(localStamp(s.createdAt)),
-    S.history.turns(s.turns) + (s.model ? `${S.history.separator}${s.model}` : ''),
-    ...(s.project ? [S.history.tooltipProject(s.project)] : []),
+    S.history.turns(s.turns) + (s.model ? `${S.history.separator}${printable(s.model)}` : ''),
+    ...(s.project ? [S.history.tooltipProject(printable(s.project))] : []),
     S.history.tooltipId(s.id),
     ...(s.sourceLabel ? [S.history.tooltipSource(s.sourceLabel)] : []),
     ...(s.device ? [S.history.tooltipDevice(s.device)] : []),
   ];
-  return { title: itemLabel(s), preview: s.preview.trim(), facts };
+  return { title: itemLabel(s), preview: s.preview.trim().split('\n').map(printable).join('\n'), facts };
 }
 
 /** The state in whole sentences, first in the tooltip (who holds it, where it came from). */
@@ -178,10 +179,10 @@ export function stateTooltip(s: SummaryLike, titleOf: TitleOf = () => undefined)
   if (s.forkedFrom)
     t.push(
       s.forkedFrom.device
-        ? S.state.continuedTooltip(s.forkedFrom.device, parentTitle(s.forkedFrom.id, titleOf), s.forkedFrom.id, s.forkedFrom.turn)
+        ? S.state.continuedTooltip(printable(s.forkedFrom.device), parentTitle(s.forkedFrom.id, titleOf), s.forkedFrom.id, s.forkedFrom.turn)
         : S.state.forkedTooltip(parentTitle(s.forkedFrom.id, titleOf), s.forkedFrom.id, s.forkedFrom.turn),
     );
-  if (s.movedFrom) t.push(S.state.movedTooltip(s.movedFrom));
+  if (s.movedFrom) t.push(S.state.movedTooltip(printable(s.movedFrom)));
   return t;
 }
 

@@ -43,10 +43,34 @@ public final class Labels {
     return DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm").format(t.atZone(now.getZone()));
   }
 
-  /** The title on one line, never empty. */
+  /** The title on one line, never empty, its control and bidi characters escaped (printable). */
   public static String label(SessionSummary s) {
-    String one = s.title() == null ? "" : s.title().replaceAll("\\s+", " ").trim();
+    String one = s.title() == null ? "" : printable(s.title().replaceAll("\\s+", " ").trim());
     return one.isEmpty() ? Strings.History.UNTITLED : one;
+  }
+
+  /**
+   * Printing is a boundary (STYLE.md 11d; the sidecar's format/printable.ts has the same rule): text
+   * from a session (title, model, folder, preview) is shown with its control characters (C0, DEL,
+   * C1) and the characters that reorder or hide text (bidi embeddings, overrides, isolates, marks,
+   * line and paragraph separators) as visible escapes: \\n, \\e, \\x07, \\u202e.
+   */
+  public static String printable(String s) {
+    if (s == null) return "";
+    StringBuilder b = new StringBuilder(s.length());
+    for (int i = 0; i < s.length(); i++) {
+      char c = s.charAt(i);
+      boolean unsafe = c <= 0x1f || (c >= 0x7f && c <= 0x9f) || c == 0x061c || c == 0x200e || c == 0x200f
+          || c == 0x2028 || c == 0x2029 || (c >= 0x202a && c <= 0x202e) || (c >= 0x2066 && c <= 0x2069);
+      if (!unsafe) b.append(c);
+      else if (c == '\n') b.append("\\n");
+      else if (c == '\r') b.append("\\r");
+      else if (c == '\t') b.append("\\t");
+      else if (c == 0x1b) b.append("\\e");
+      else if (c <= 0xff) b.append(String.format("\\x%02x", (int) c));
+      else b.append(String.format("\\u%04x", (int) c));
+    }
+    return b.toString();
   }
 
   /** Relative time · turns · model (when known) · the tool an imported chat came from · its state. */
@@ -55,7 +79,7 @@ public final class Labels {
   /** As secondary(s, now); `titleOf` names the chat a fork was made from (null: not known here). */
   public static String secondary(SessionSummary s, ZonedDateTime now, Function<String, String> titleOf) {
     List<String> parts = new ArrayList<>(List.of(relativeTime(s.updatedAt(), now), Strings.History.turns(s.turns())));
-    if (s.model() != null && !s.model().isEmpty()) parts.add(s.model());
+    if (s.model() != null && !s.model().isEmpty()) parts.add(printable(s.model()));
     String tool = sourceTool(s);
     if (tool != null) parts.add(tool);
     parts.addAll(states(s, titleOf));
@@ -67,9 +91,9 @@ public final class Labels {
     List<String> out = new ArrayList<>();
     if (s.pinned()) out.add(Strings.State.PINNED);
     if (s.archived()) out.add(Strings.State.ARCHIVED);
-    if (s.forkedFrom() != null && s.forkedFrom().device() != null) out.add(Strings.State.continuedOn(s.forkedFrom().device(), s.forkedFrom().turn()));
+    if (s.forkedFrom() != null && s.forkedFrom().device() != null) out.add(Strings.State.continuedOn(printable(s.forkedFrom().device()), s.forkedFrom().turn()));
     else if (s.forkedFrom() != null) out.add(Strings.State.forkedFrom(parentTitle(s, titleOf), s.forkedFrom().turn()));
-    if (s.movedFrom() != null) out.add(Strings.State.movedFrom(shortPath(s.movedFrom())));
+    if (s.movedFrom() != null) out.add(Strings.State.movedFrom(printable(shortPath(s.movedFrom()))));
     if (s.heldBy() != null) out.add(Strings.State.HELD);
     if (Boolean.TRUE.equals(s.interrupted())) out.add(Strings.State.INTERRUPTED);
     return out;
@@ -81,9 +105,9 @@ public final class Labels {
     if (s.pinned()) out.add(Strings.State.PINNED_TIP);
     if (s.archived()) out.add(Strings.State.ARCHIVED_TIP);
     if (s.forkedFrom() != null && s.forkedFrom().device() != null)
-      out.add(Strings.State.continuedOnTip(s.forkedFrom().device(), parentTitle(s, titleOf), s.forkedFrom().id(), s.forkedFrom().turn()));
+      out.add(Strings.State.continuedOnTip(printable(s.forkedFrom().device()), parentTitle(s, titleOf), s.forkedFrom().id(), s.forkedFrom().turn()));
     else if (s.forkedFrom() != null) out.add(Strings.State.forkedFromTip(parentTitle(s, titleOf), s.forkedFrom().id(), s.forkedFrom().turn()));
-    if (s.movedFrom() != null) out.add(Strings.State.movedFromTip(s.movedFrom()));
+    if (s.movedFrom() != null) out.add(Strings.State.movedFromTip(printable(s.movedFrom())));
     if (s.heldBy() != null) out.add(Strings.State.heldTip(s.heldBy().pid(), s.heldBy().host()));
     if (Boolean.TRUE.equals(s.interrupted())) out.add(Strings.State.INTERRUPTED_TIP);
     return out;
@@ -91,7 +115,7 @@ public final class Labels {
 
   private static String parentTitle(SessionSummary s, Function<String, String> titleOf) {
     String t = titleOf.apply(s.forkedFrom().id());
-    return t == null ? null : t.replaceAll("\\s+", " ").trim();
+    return t == null ? null : printable(t.replaceAll("\\s+", " ").trim());
   }
 
   /** A folder as people read it: the home folder as "~". */
@@ -110,15 +134,15 @@ public final class Labels {
   public static List<String> tooltip(SessionSummary s, ZonedDateTime now, Function<String, String> titleOf) {
     List<String> out = new ArrayList<>();
     out.add(label(s));
-    if (s.preview() != null && !s.preview().isBlank() && !s.preview().trim().equals(label(s))) out.add(s.preview().trim());
+    if (s.preview() != null && !s.preview().isBlank() && !s.preview().trim().equals(label(s))) out.add(printable(s.preview().trim()));
     out.add(Strings.History.updated(localStamp(s.updatedAt(), now)));
     out.add(Strings.History.created(localStamp(s.createdAt(), now)));
-    out.add(Strings.History.turns(s.turns()) + (s.model() != null ? Strings.History.SEPARATOR + s.model() : ""));
+    out.add(Strings.History.turns(s.turns()) + (s.model() != null ? Strings.History.SEPARATOR + printable(s.model()) : ""));
     out.add(Strings.History.sessionId(s.id()));
     if (s.device() != null && !s.device().isBlank()) out.add(Strings.History.device(s.device()));
     if (s.source() != null) {
       out.add(Strings.History.imported(sourceTool(s), s.source().version(), s.source().id()));
-      out.add(Strings.History.importedFile(s.source().path()));
+      out.add(Strings.History.importedFile(printable(s.source().path())));
     }
     out.addAll(stateTips(s, titleOf));
     return out;
