@@ -352,7 +352,6 @@ class Run {
       } else if (!last.racy && (await this.stillOurs(last))) {
         if (last.sessions.length) this.report.unchanged += last.sessions.length;
         else this.report.skipped++; // nothing in it to import, as on the run that read it
-        this.countUnknown(last.unknown ?? []);
         return;
       }
     }
@@ -398,7 +397,7 @@ class Run {
       this.report.skippedFiles.push({ path: file.path, reason: 'no session in it' });
     }
     const unknown = [...mine.values()];
-    this.countUnknown(unknown);
+    if (!(last && same)) this.countUnknown(unknown); // a file read again unchanged (racy) announced them already
     if (unknown.length) entry.unknown = unknown;
     if (!complete || this.dryRun) return;
     if (staged.length) this.pending.push({ path: file.path, entry, staged });
@@ -465,7 +464,7 @@ class Run {
       // The user deleted our copy: it stays deleted until `restore` (store/trashed-imports.ts).
       this.report.skipped++;
       this.report.skippedFiles.push({ path: s.source.path, reason: `session ${id} was deleted by the user (restore brings it back)` });
-      return { held: { id, key: keyOf(s), file: '', bytes: 0, seq: 0, mapped: 0, last: '' } };
+      return undefined; // the ledger does not record its file: each run says so again, and follows it after a restore
     }
     if (!file) {
       if (this.dryRun) {

@@ -34,8 +34,8 @@ describe('progressLine', () => {
     p.update(10, 10); // the last: drawn whatever the time
     p.end();
     expect(out).toEqual([
-      '\rsearching sessions 2/10\x1b[K',
-      '\rsearching sessions 4/10\x1b[K',
+      '\rsearching sessions 2/10, 2 s left\x1b[K',
+      '\rsearching sessions 4/10, 1 s left\x1b[K',
       '\rsearching sessions 10/10\x1b[K',
       '\r\x1b[K',
     ]);

@@ -63,11 +63,12 @@ describe('levelcode-sessions import: pi, Qwen Code, Continue, Copilot CLI', () =
       'continue',
       'copilot-cli',
       'pi',
+      'pi', // pi 0.73's fixture holds a session and its fork
       'qwen',
     ]);
-    expect(r).toMatchObject({ imported: 5, updated: 0 });
+    expect(r).toMatchObject({ imported: 6, updated: 0 });
     const second = JSON.parse(cli(['import', '--json']).out);
-    expect(second).toMatchObject({ imported: 0, updated: 0, unchanged: 5 });
+    expect(second).toMatchObject({ imported: 0, updated: 0, unchanged: 6 });
   });
 
   it('names each tool on the command line', () => {

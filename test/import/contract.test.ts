@@ -178,23 +178,25 @@ describe.each(all.map((c) => [c.name, c] as const))('import contract: %s', (_nam
     }
   });
 
-  it.runIf(c.clean)('imports clean: one row a conversation, no 0-turn row, no unknown kind, no tool internals shown', async () => {
-    const w = world();
-    const from = await c.setup(w.src);
-    const r = await run(w, importer, from);
-    expect(r.unknownKinds, 'record kinds the importer has never seen').toEqual([]);
-    const got = await ours(w);
-    expect(got.map((s) => s.source.id).sort(), 'one History row a conversation').toEqual(c.sessions.map((s) => s.id).sort());
-    for (const s of got) {
-      expect(s.turns, `${s.source.id} has turns`).toBeGreaterThan(0);
-      if (s.title) expect(s.title).not.toMatch(/<command-name>|<task-notification>|\\\[/);
-      expect(s.markdown).not.toContain('source-record');
-      expect(s.markdown, 'no sanitiser guard line').not.toContain(SEPARATOR);
-      expect(s.markdown).not.toMatch(
-        /<task-notification>|<command-name>|<local-command-caveat>|Assistant \(<synthetic>\)|No response requested\./,
-      );
-    }
-  });
+  // Only the newest fixtures (c.clean) promise this; older ones define no such test (never a skip).
+  if (c.clean)
+    it('imports clean: one row a conversation, no 0-turn row, no unknown kind, no tool internals shown', async () => {
+      const w = world();
+      const from = await c.setup(w.src);
+      const r = await run(w, importer, from);
+      expect(r.unknownKinds, 'record kinds the importer has never seen').toEqual([]);
+      const got = await ours(w);
+      expect(got.map((s) => s.source.id).sort(), 'one History row a conversation').toEqual(c.sessions.map((s) => s.id).sort());
+      for (const s of got) {
+        expect(s.turns, `${s.source.id} has turns`).toBeGreaterThan(0);
+        if (s.title) expect(s.title).not.toMatch(/<command-name>|<task-notification>|\\\[/);
+        expect(s.markdown).not.toContain('source-record');
+        expect(s.markdown, 'no sanitiser guard line').not.toContain(SEPARATOR);
+        expect(s.markdown).not.toMatch(
+          /<task-notification>|<command-name>|<local-command-caveat>|Assistant \(<synthetic>\)|No response requested\./,
+        );
+      }
+    });
 
   it('a dry run writes nothing and counts what a real run would import', async () => {
     const w = world();
