@@ -493,18 +493,7 @@ class Run {
       countOutcome(this.report, id, s.source, true, newEvents(held.sigs, s.events).length);
       return { held: { id, key: keyOf(s), file, bytes: 0, seq: 0, mapped: 0, last: '' } };
     }
-    try {
-      await this.store.acquire(id);
-    } catch (e) {
-      if ((e as { code?: string }).code !== 'locked') throw writeFailure(e);
-      this.report.skipped++;
-      this.report.skippedFiles.push({ path: s.source.path, reason: `session ${id} is held by another process; imported on a later run` });
-      this.report.problems.push({
-        path: s.source.path,
-        message: `session ${id} is held by another process; it is imported on a later run`,
-      });
-      return undefined;
-    }
+    if (!(await this.acquire(s, id))) return undefined;
     try {
       const held = await heldEvents(this.store, id);
       const fresh = newEvents(held.sigs, s.events);
@@ -516,20 +505,24 @@ class Run {
     }
   }
 
-  /** Appends events to a session of ours (taking its lock); returns its size and next seq after. */
-  private async append(s: MappedSession, id: string, file: string, fresh: MappedEvent[], seq: number) {
+  /** Takes a session's lock; false (reported, the next run tries again) when another process holds it. */
+  private async acquire(s: MappedSession, id: string): Promise<boolean> {
     try {
       await this.store.acquire(id);
+      return true;
     } catch (e) {
       if ((e as { code?: string }).code !== 'locked') throw writeFailure(e);
+      const why = `session ${id} is held by another process; it is imported on a later run`;
       this.report.skipped++;
-      this.report.skippedFiles.push({ path: s.source.path, reason: `session ${id} is held by another process; imported on a later run` });
-      this.report.problems.push({
-        path: s.source.path,
-        message: `session ${id} is held by another process; it is imported on a later run`,
-      });
-      return undefined;
+      this.report.skippedFiles.push({ path: s.source.path, reason: why });
+      this.report.problems.push({ path: s.source.path, message: why });
+      return false;
     }
+  }
+
+  /** Appends events to a session of ours (taking its lock); returns its size and next seq after. */
+  private async append(s: MappedSession, id: string, file: string, fresh: MappedEvent[], seq: number) {
+    if (!(await this.acquire(s, id))) return undefined;
     try {
       const done = await this.appendHeld(s, id, fresh, seq);
       return { ...done, file };
