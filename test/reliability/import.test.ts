@@ -87,14 +87,18 @@ function runImport(home: string, store: string, cache: string) {
   return spawnSync(process.execPath, [BIN, 'import', 'claude-code', '--dir', store], { env: importEnv(home, cache), encoding: 'utf8' });
 }
 
-/** Every visible session file of a store, by name, with its bytes. */
+/**
+ * Every visible session file of a store, by name, with its bytes; the meta line's `importedAt`
+ * (when that import ran: the one thing two runs write differently) is masked.
+ */
 function snapshot(store: string): Map<string, string> {
   const out = new Map<string, string>();
   if (!existsSync(store)) return out;
   for (const d of readdirSync(store, { withFileTypes: true })) {
     if (!d.isDirectory()) continue;
     for (const f of readdirSync(join(store, d.name)))
-      if (f.endsWith('.jsonl') && !f.startsWith('.')) out.set(`${d.name}/${f}`, readFileSync(join(store, d.name, f), 'utf8'));
+      if (f.endsWith('.jsonl') && !f.startsWith('.'))
+        out.set(`${d.name}/${f}`, readFileSync(join(store, d.name, f), 'utf8').replace(/"importedAt":"[^"]*"/, '"importedAt":"…"'));
   }
   return out;
 }
