@@ -51,7 +51,7 @@ describe('imported sessions', () => {
     await nvim.command('LevelHistory');
     const history = await nvim.select(1);
     expect(history.items).toHaveLength(1);
-    expect(history.items[0]).toMatch(/ · 5 turns · claude-sonnet-4-5-20250929 · from Claude Code$/);
+    expect(history.items[0]).toMatch(/ · 4 turns · claude-sonnet-4-5-20250929 · from Claude Code$/);
     await nvim.choose(history.items[0].slice(0, 20));
     const actions = await nvim.select(2);
     expect(actions.items).toEqual([
