@@ -102,6 +102,10 @@ export const SessionSummary = z
         project: z.string(),
         version: z.string().optional(),
         variant: z.string().optional(),
+        forkedFrom: z
+          .object({ id: z.string(), turn: z.number().int().optional() })
+          .optional()
+          .describe("The fork the tool records, in the tool's own ids (the row's `forkedFrom` names ours)."),
       })
       .optional()
       .describe("An imported session's source (the meta line's `source`); absent for our own."),

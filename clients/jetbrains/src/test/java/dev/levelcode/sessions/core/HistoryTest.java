@@ -36,7 +36,7 @@ class HistoryTest {
     String at = noon.minusMinutes(5).toInstant().toString();
     SessionSummary ours = s("2026-12-02T10-00-00-aaaa", at, "Ours", 2, "claude-sonnet-4");
     SessionSummary imported = new SessionSummary("2026-12-02T10-00-00-bbbb", "/p", "Theirs", true, at, at, 2, "claude-sonnet-4",
-        "first message", 1, 100, new Protocol.Source("claude-code", "2.1.0", "/home/ada/.claude/projects/-p/8f1e.jsonl", "8f1e", "/p", null), "Claude Code", null);
+        "first message", 1, 100, new Protocol.Source("claude-code", "2.1.0", "/home/ada/.claude/projects/-p/8f1e.jsonl", "8f1e", "/p", null, null), "Claude Code", null);
     assertEquals("5 min ago · 2 turns · claude-sonnet-4", Labels.secondary(ours, noon));
     assertEquals("5 min ago · 2 turns · claude-sonnet-4 · Claude Code", Labels.secondary(imported, noon));
     assertNull(Labels.sourceTool(ours));
@@ -45,7 +45,7 @@ class HistoryTest {
     assertTrue(tip.contains("Source file /home/ada/.claude/projects/-p/8f1e.jsonl"), tip.toString());
     assertEquals(Labels.tooltip(ours, noon).size() + 2, tip.size());
     SessionSummary codex = new SessionSummary("2026-12-02T10-00-00-cccc", "/p", "Codex one", true, at, at, 1, null,
-        "first message", 1, 100, new Protocol.Source("codex", null, "/home/ada/.codex/sessions/r.jsonl", "r1", "/p", null), "Codex", null);
+        "first message", 1, 100, new Protocol.Source("codex", null, "/home/ada/.codex/sessions/r.jsonl", "r1", "/p", null, null), "Codex", null);
     assertEquals("5 min ago · 1 turn · Codex", Labels.secondary(codex, noon));
     assertTrue(Labels.tooltip(codex, noon).contains("Imported from Codex (its session r1)"));
     assertTrue(Labels.matches(imported, "claude code"));

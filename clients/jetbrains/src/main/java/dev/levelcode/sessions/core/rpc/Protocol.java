@@ -59,10 +59,13 @@ public final class Protocol {
       new Method<>("session/summarize", false, true, SummarizeParams.class, SummarizeResult.class);
   public static final Method<DidChangeParams, Void> DID_CHANGE =
       new Method<>("session/didChange", true, true, DidChangeParams.class, Void.class);
+  public static final Method<ImportProblemParams, Void> IMPORT_PROBLEM =
+      new Method<>("$/levelcode/importProblem", true, true, ImportProblemParams.class, Void.class);
 
   /** Every method of the protocol, in protocol.schema.json's x-methods order. */
   public static final List<Method<?, ?>> METHODS = List.of(NEW, APPEND, LIST, READ, RESUME, FORK, HANDOFF, COMPACT, EXPORT, SEARCH,
-      RENAME, DELETE, RESTORE, RELINK, SEAL, RELEASE, PIN, ARCHIVE, RETENTION, REINDEX, IMPORT, TITLE, SUMMARIZE, DID_CHANGE);
+      RENAME, DELETE, RESTORE, RELINK, SEAL, RELEASE, PIN, ARCHIVE, RETENTION, REINDEX, IMPORT, TITLE, SUMMARIZE, DID_CHANGE,
+      IMPORT_PROBLEM);
 
   private static <P, R> Method<P, R> req(String name, Class<P> p, Class<R> r) {
     return new Method<>(name, false, false, p, r);
@@ -91,6 +94,7 @@ public final class Protocol {
     public static final int FEATURE_UNAVAILABLE = -33010;
     public static final int CALLBACK_FAILED = -33011;
     public static final int HANDOFF_FAILED = -33012;
+    public static final int SESSION_CONFLICT = -33013;
   }
 
   // ---- initialize ----
@@ -147,9 +151,9 @@ public final class Protocol {
   public record NewResult(String id, String project, String createdAt) {}
 
   @Schema("#/$defs/SessionAppendParams")
-  public record AppendParams(String id, List<JsonObject> events, Boolean release) {
+  public record AppendParams(String id, List<JsonObject> events, Boolean release, Integer expectedSeq) {
     public AppendParams(String id, List<JsonObject> events) {
-      this(id, events, null);
+      this(id, events, null, null);
     }
   }
 
@@ -204,7 +208,21 @@ public final class Protocol {
 
   @Schema("#/$defs/SessionImportResult")
   public record ImportResult(int imported, int updated, int unchanged, int skipped, List<ImportProblem> problems,
-      List<ImportedSession> sessions) {}
+      List<ImportedSession> sessions, List<ToolCounts> tools, List<SkippedFile> skippedFiles, List<UnknownKind> unknownKinds,
+      List<String> unreadable, int failed) {}
+
+  @Schema("#/$defs/SessionImportResult/properties/tools/items")
+  public record ToolCounts(String tool, int found, int imported, int updated, int unchanged, int skipped, int problems) {}
+
+  @Schema("#/$defs/SessionImportResult/properties/skippedFiles/items")
+  public record SkippedFile(String path, String reason) {}
+
+  @Schema("#/$defs/SessionImportResult/properties/unknownKinds/items")
+  public record UnknownKind(String tool, String version, String kind, int count) {}
+
+  /** `$/levelcode/importProblem`: a problem of following imports, once per file and problem. */
+  @Schema("#/$defs/LevelcodeImportProblemParams")
+  public record ImportProblemParams(String tool, String path, String message, Boolean fatal) {}
 
   @Schema("#/$defs/SessionImportResult/properties/problems/items")
   public record ImportProblem(String path, String message) {}
@@ -214,7 +232,11 @@ public final class Protocol {
 
   /** Where an imported session came from (protocol.md, "Imported sessions"); null for our own. */
   @Schema("#/$defs/SessionListResult/properties/sessions/items/properties/source")
-  public record Source(String tool, String version, String path, String id, String project, String variant) {}
+  public record Source(String tool, String version, String path, String id, String project, String variant, SourceFork forkedFrom) {}
+
+  /** The fork an imported session's tool records, in the tool's own ids (History resolves it to ours). */
+  @Schema("#/$defs/SessionListResult/properties/sessions/items/properties/source/properties/forkedFrom")
+  public record SourceFork(String id, Integer turn) {}
 
   @Schema("#/$defs/SessionListResult/properties/problems/items")
   public record Problem(String file, Integer line, String message) {}
@@ -227,7 +249,7 @@ public final class Protocol {
 
   @Schema("#/$defs/SessionReadResult/properties/meta")
   public record MetaLine(String kind, int v, String id, String project, String createdAt, String title, String model,
-      Source source, ForkedFrom forkedFrom, Repo repo, String device) {}
+      Source source, ForkedFrom forkedFrom, Repo repo, String device, String importedAt) {}
 
   @Schema("#/$defs/SessionReadResult/properties/events/items")
   public record SeqEvent(int seq, JsonObject event) {}
