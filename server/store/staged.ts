@@ -14,6 +14,7 @@ import { join } from 'node:path';
 import type { MetaLine } from '../format/events.js';
 import { fromFsError } from './errors.js';
 import { openForSync, openRegularSync, writeAllSync } from './files.js';
+import { pidAlive } from './lock.js';
 import { validateBatch, type SessionStore } from './store.js';
 
 export interface Staged {
@@ -130,7 +131,7 @@ export function sweepStaged(dir: string, names: string[]): void {
     const at = n.lastIndexOf(STAGE_MARK);
     if (!n.startsWith('.') || at < 0) continue;
     const pid = Number(n.slice(at + STAGE_MARK.length));
-    if (pid === process.pid || alive(pid)) continue;
+    if (pid === process.pid || pidAlive(pid)) continue;
     unlinkQuietly(join(dir, n));
   }
 }
@@ -168,16 +169,6 @@ async function fsyncPath(p: string): Promise<void> {
     if (code !== 'EINVAL' && code !== 'ENOTSUP') throw fromFsError(e, `cannot make ${p} durable`); // a folder some platforms cannot sync
   } finally {
     await fh.close().catch(() => {});
-  }
-}
-
-function alive(pid: number): boolean {
-  if (!Number.isInteger(pid) || pid <= 0) return false;
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === 'EPERM';
   }
 }
 
