@@ -54,6 +54,6 @@ describe('two windows continuing one chat', () => {
     // Without expectedSeq an append is as before (no conflict check).
     const plain = await b.call(P.sessionAppend, { id, events: [user('no check')], release: true });
     expect(plain.appended).toBe(1);
-    rmSync(s.dir, { recursive: true, force: true });
+    rmSync(s.dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 }); // a sidecar may still be writing its title
   });
 });
