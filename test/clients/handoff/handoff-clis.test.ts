@@ -20,6 +20,7 @@ import { runImport } from '../../../server/import/engine.js';
 import { importerOf } from '../../../server/import/registry.js';
 import { handOff } from '../../../server/handoff/handoff.js';
 // @ts-expect-error: a plain .mjs module without types
+import { codexConfig } from '../../../tools/fixtures/codex.mjs';
 import { startFakeApi } from '../../../tools/fixtures/fake-api.mjs';
 
 const REPO = resolve(fileURLToPath(new URL('../../..', import.meta.url)));
@@ -233,29 +234,3 @@ describe('hand-off judged by the real CLIs', () => {
     });
   }, 180_000);
 });
-
-function codexConfig(port: number): string {
-  return `model = "gpt-5-codex"
-model_provider = "fixture"
-approval_policy = "never"
-sandbox_mode = "danger-full-access"
-check_for_update_on_startup = false
-
-[model_providers.fixture]
-name = "fixture"
-base_url = "http://127.0.0.1:${port}/v1"
-wire_api = "responses"
-env_key = "FIXTURE_API_KEY"
-request_max_retries = 0
-stream_max_retries = 0
-
-[features]
-plugins = false
-apps = false
-tool_suggest = false
-web_search_request = false
-
-[analytics]
-enabled = false
-`;
-}
