@@ -62,7 +62,7 @@ async function discoverGemini(root: string): Promise<SourceFile[]> {
     }
     // Newer versions copy a <sha256> project folder to a project-named one and leave the old
     // copy: a file found in both is read from the named one (where the CLI goes on writing).
-    const stems = new Set(named.map((f) => stem(f.path)));
+    const stems = new Set(named.flatMap((f) => [f.path, ...(f.parts ?? [])]).map(stem));
     out.push(...named, ...hashed.filter((f) => !stems.has(stem(f.path))));
   } else if (await isDir(join(root, 'chats'))) {
     await collectChats(join(root, 'chats'), out);
@@ -96,23 +96,46 @@ async function collectChats(chats: string, out: SourceFile[], depth = 0): Promis
     // A .json file that Gemini CLI converted to .jsonl on resume: the .jsonl holds all of it.
     else if (e.name.endsWith('.json') && !names.has(e.name + 'l')) mine.push(await sourceFile(path));
   }
+  mine.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  // Files of one session: older versions (and a resume started in a later minute) write
+  // `session-<minute>-<id8>` again for the same sessionId. The first file (by name: by time) is
+  // the session's source, the later ones parts of it, replayed after it (read checks the
+  // sessionId: a file of another session that shares the id8 is read as its own).
+  const first = new Map<string, SourceFile>();
+  for (let i = 0; i < mine.length; i++) {
+    const f = mine[i]!;
+    const id8 = ID8_RE.exec(stem(f.path))?.[1];
+    if (!id8) continue;
+    const main = first.get(id8);
+    if (!main) {
+      first.set(id8, f);
+      continue;
+    }
+    addPart(main, f);
+    mine.splice(i--, 1);
+  }
   for (const s of subs) {
     const id8 = s.parent.slice(0, 8);
-    const parent = mine.find((f) => stem(f.path).endsWith(`-${id8}`));
+    const parent = first.get(id8) ?? mine.find((f) => stem(f.path).endsWith(`-${id8}`));
     if (!parent) {
       mine.push(...s.files);
       continue;
     }
-    parent.parts = [...(parent.parts ?? []), ...s.files.map((f) => f.path)];
-    for (const f of s.files) {
-      parent.size += f.size;
-      if (f.mtimeNs > parent.mtimeNs) parent.mtimeNs = f.mtimeNs;
-    }
+    for (const f of s.files) addPart(parent, f);
   }
   out.push(...mine);
 }
 
+/** Reads `part` as a part of `main`'s source: its size and time count as the source's. */
+function addPart(main: SourceFile, part: SourceFile): void {
+  main.parts = [...(main.parts ?? []), part.path, ...(part.parts ?? [])];
+  main.size += part.size;
+  if (part.mtimeNs > main.mtimeNs) main.mtimeNs = part.mtimeNs;
+}
+
 const HASH_RE = /^[0-9a-f]{64}$/;
+/** `session-<YYYY-MM-DDTHH-MM>-<id8>`: the first eight characters of the sessionId. */
+const ID8_RE = /^session-.+-([0-9a-zA-Z]{8})$/;
 
 function stem(path: string): string {
   return basename(path).replace(/\.jsonl?$/, '');
@@ -161,13 +184,26 @@ function isoOr(v: unknown, fallback: string): string {
 async function readGemini(file: SourceFile): Promise<MappedSession[]> {
   const text = await readText(file.path);
   const r = new Replay();
-  const whole = file.path.endsWith('.json') || (!file.path.endsWith('.jsonl') && /^\s*\{\s*\n/.test(text));
-  if (whole) readWhole(text, r);
-  else readLog(text, r);
+  replayFile(file.path, text, r);
   const id = typeof r.meta.sessionId === 'string' && r.meta.sessionId ? r.meta.sessionId : sniffId(text, file.path);
-  if (r.events.length === 0 && r.problems.length === 0) return [];
+  // Later files of the same sessionId (discovery's parts beside the file) replay into the same
+  // session, message by id, so what a later file repeats maps to the events we have.
+  const others: MappedSession[] = [];
+  const siblings = (file.parts ?? []).filter((p) => dirname(p) === dirname(file.path));
+  for (const part of siblings) {
+    const partText = await readText(part);
+    if (sniffId(partText, part) !== id) {
+      others.push(...(await readGemini({ path: part, size: 0, mtimeNs: file.mtimeNs })));
+      continue;
+    }
+    const problems = r.problems.length;
+    replayFile(part, partText, r);
+    for (let i = problems; i < r.problems.length; i++) r.problems[i] = `${basename(part)}: ${r.problems[i]}`;
+  }
+  if (r.events.length === 0 && r.problems.length === 0) return others;
   const subagents: MappedEvent[][] = [];
   for (const part of file.parts ?? []) {
+    if (siblings.includes(part)) continue;
     const sub = new Replay();
     const subText = await readText(part);
     if (part.endsWith('.json')) readWhole(subText, sub);
@@ -187,6 +223,7 @@ async function readGemini(file: SourceFile): Promise<MappedSession[]> {
     );
   const first = r.entries.find((e) => e.ev.t !== EPOCH)?.ev.t;
   return [
+    ...others,
     {
       source: { tool: 'gemini', path: file.path, id, project: project.path },
       // The first header's start: a resume writes the header again with a later startTime.
@@ -197,6 +234,13 @@ async function readGemini(file: SourceFile): Promise<MappedSession[]> {
       problems: r.problems,
     },
   ];
+}
+
+/** One file of a session into the replay: a whole JSON document or a JSONL log. */
+function replayFile(path: string, text: string, r: Replay): void {
+  const whole = path.endsWith('.json') || (!path.endsWith('.jsonl') && /^\s*\{\s*\n/.test(text));
+  if (whole) readWhole(text, r);
+  else readLog(text, r);
 }
 
 /** The older format: one JSON document, {sessionId, projectHash, startTime, messages[], summary?}. */
@@ -211,9 +255,20 @@ function readWhole(text: string, r: Replay): void {
     return;
   }
   const { messages, summary, ...meta } = value;
+  const first = r.meta.sessionId === undefined;
   mergeOwn(r.meta, meta);
-  r.startTime = meta.startTime;
-  r.lastT = isoOr(meta.startTime, EPOCH);
+  if (first) {
+    r.startTime = meta.startTime;
+    r.lastT = isoOr(meta.startTime, EPOCH);
+  } else if (r.entries.some((e) => e.ev.kind !== 'event')) {
+    // A later file of the same session: a resume, as a header written again in a log.
+    r.push({
+      kind: 'event',
+      t: isoOr(meta.startTime, r.lastT),
+      type: 'resume',
+      raw: { sessionId: meta.sessionId, startTime: meta.startTime },
+    });
+  }
   if (Array.isArray(messages)) for (const m of messages) if (isObj(m)) r.message(m);
   // The document has no order for its summary: it comes last, after the messages it summarises.
   if (typeof summary === 'string') r.title(summary, { summary });

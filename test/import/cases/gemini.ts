@@ -3,7 +3,7 @@
 // 0.61.0's JSONL log with a compression, and 0.61.0 resuming a session 0.20.2 wrote).
 
 import { cp, mkdir, readFile, writeFile } from 'node:fs/promises';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { ContractCase } from '../case.js';
 
@@ -182,6 +182,43 @@ export const cases: ContractCase[] = [
     sessions: [{ id: '38e1a30c-8658-4e73-b345-4b9f6b965bc9', project: P061, turns: 3, compactions: 1, toolPairs: 2, sidechains: 1 }],
   },
 ];
+
+/**
+ * The real 0.20.2 session split across two files of one sessionId, as older versions (and a
+ * resume started in a later minute) leave it: the first file with the first exchange, a later
+ * `session-<minute>-<id8>.json` with the rest (its first message repeated, as a resumed list is).
+ */
+async function splitRoot(dir: string, whole: boolean): Promise<string> {
+  const root = await realRoot('v0.20.2', dir);
+  const { path, doc } = await firstJson(root);
+  const messages = doc.messages;
+  doc.messages = messages.slice(0, 3);
+  await writeFile(path, JSON.stringify(doc, null, 2));
+  if (whole) {
+    const later = { ...doc, startTime: '2026-12-02T08:07:10.000Z', messages: messages.slice(2) };
+    await writeFile(join(dirname(path), 'session-2026-12-02T08-07-f5e51530.json'), JSON.stringify(later, null, 2));
+  }
+  return root;
+}
+
+cases.push({
+  name: 'gemini 0.20.2: one sessionId split across two files is one session (real records, split as older versions do)',
+  tool: 'gemini',
+  real: true,
+  setup: (dir) => splitRoot(dir, true),
+  earlier: (dir) => splitRoot(dir, false),
+  sessions: [
+    {
+      id: 'f5e51530-b864-432f-89d6-cb61a2931028',
+      project: P020,
+      turns: 3,
+      title: null,
+      compactions: 0,
+      toolPairs: 2,
+      userTexts: ['Create notes.txt containing hello, please.', 'Now run ls and tell me what is there.', 'Thanks, that is all.'],
+    },
+  ],
+});
 
 export const LOG061 = 'session-2026-12-02T08-04-38e1a30c.jsonl';
 
