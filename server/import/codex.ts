@@ -7,7 +7,7 @@
 // earlier bare one (a first line {id, timestamp, instructions}, then bare response items).
 // Pure reading: no store, no writes.
 
-import { basename, join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import type { Importer, MappedEvent, MappedSession, SourceFile, SourceRef } from './types.js';
 import { Clock, EPOCH, exists, isFolder, isRecord, isoTime, readJsonl, keptRaw, statFile, str, textOfContent, walkFiles } from './jsonl.js';
 
@@ -104,6 +104,13 @@ function envelope(v: unknown, first: boolean): Rec | undefined {
 }
 
 async function read(file: SourceFile): Promise<MappedSession[]> {
+  return readRollout(file, 0);
+}
+
+/** Forks of forks are followed this deep (a cycle of forked_from_id never recurses forever). */
+const MAX_FORK_DEPTH = 8;
+
+async function readRollout(file: SourceFile, depth: number): Promise<MappedSession[]> {
   const problems: string[] = [];
   const lines = await readJsonl(file.path, problems);
   const recs = lines.map((l, i) => envelope(l.value, i === 0));
@@ -116,19 +123,22 @@ async function read(file: SourceFile): Promise<MappedSession[]> {
   const version = str(meta?.cli_version);
   // A fork (`codex fork`, recent versions) points to its parent instead of copying it.
   const parent = str(meta?.forked_from_id);
+  const history =
+    parent && parent !== id && depth < MAX_FORK_DEPTH ? await parentHistory(file, parent, meta!, createdAt, depth, problems) : [];
+  const turn = history.filter((e) => e.kind === 'user').length;
   const source: SourceRef = {
     tool: 'codex',
     ...(version ? { version } : {}),
     path: file.path,
     id,
     project,
-    ...(parent && parent !== id ? { forkedFrom: { id: parent } } : {}),
+    ...(parent && parent !== id ? { forkedFrom: { id: parent, ...(history.length ? { turn } : {}) } } : {}),
   };
   // Versions that log the user's prompts as event_msg user_message put everything else a
   // user-role message carries (instructions, environment) in response items: those are context.
   const promptsLogged = recs.some((r) => r?.type === 'event_msg' && r.payload.type === 'user_message');
   const clock = new Clock(createdAt);
-  const events: MappedEvent[] = lines.map((l, i) => {
+  const own: MappedEvent[] = lines.map((l, i) => {
     const r = recs[i];
     const raw = l.value;
     if (!r) return keptRaw(clock.at(isRecord(raw) ? raw.timestamp : undefined), raw, l.unparsed ? { unparsed: true } : {});
@@ -141,6 +151,9 @@ async function read(file: SourceFile): Promise<MappedSession[]> {
     if (r.type !== 'response_item') return keptRaw(t, raw);
     return responseItem(r.payload, t, raw, promptsLogged);
   });
+  // A fork's file holds only what came after the fork: Codex resumes it with its parent's
+  // history first, and so does our copy (the parent's records verbatim, then the fork's).
+  const events = history.length ? [...history, ...own] : own;
   if (!project) return [{ source, createdAt, events: [], problems }];
   const model = str(ctx?.model);
   return [{ source, createdAt, ...(model ? { model } : {}), events, problems }];
@@ -170,4 +183,54 @@ function compactOf(p: Record<string, unknown>, t: string, raw: unknown): MappedE
     briefing = (users[users.length - 1] ?? '').trim();
   }
   return { kind: 'compact', t, briefing: briefing || 'Conversation compacted by Codex.', coversThrough: 0, raw };
+}
+
+/**
+ * The parent's history a fork goes on from: the parent rollout's records (its own history first,
+ * when it is a fork too) before `forked_from_ordinal_exclusive` (the ordinals run on across a
+ * fork), or before a numeric `history_base`; with neither, those up to the fork's birth. The
+ * parent is looked for in the same Codex home (sessions/ and archived_sessions/); not found,
+ * the fork is imported alone with a problem saying so.
+ */
+async function parentHistory(
+  file: SourceFile,
+  parent: string,
+  meta: Record<string, unknown>,
+  createdAt: string,
+  depth: number,
+  problems: string[],
+): Promise<MappedEvent[]> {
+  const path = await findRollout(file.path, parent).catch(() => undefined);
+  if (!path) {
+    problems.push(`the fork's parent session ${parent} was not found beside it; imported without the parent's history`);
+    return [];
+  }
+  const [session] = await readRollout({ path, size: 0, mtimeNs: 0n }, depth + 1);
+  if (!session) return [];
+  const bound = typeof meta.forked_from_ordinal_exclusive === 'number' ? meta.forked_from_ordinal_exclusive : meta.history_base;
+  const out: MappedEvent[] = [];
+  for (const ev of session.events) {
+    const ordinal = isRecord(ev.raw) ? ev.raw.ordinal : undefined;
+    if (typeof bound === 'number' && typeof ordinal === 'number') {
+      if (ordinal >= bound) break;
+    } else if (Date.parse(ev.t) > Date.parse(createdAt)) break;
+    out.push(ev);
+  }
+  return out;
+}
+
+/** The rollout file of a session id in the Codex home the file is in (its sessions/ or archived_sessions/). */
+async function findRollout(from: string, id: string): Promise<string | undefined> {
+  let home = dirname(from);
+  while (!['sessions', 'archived_sessions'].includes(basename(home))) {
+    if (dirname(home) === home) return undefined;
+    home = dirname(home);
+  }
+  home = dirname(home);
+  for (const d of [join(home, 'sessions'), join(home, 'archived_sessions')]) {
+    if (!(await exists(d))) continue;
+    const hit = await walkFiles(d, (n) => n.startsWith('rollout-') && n.endsWith(`${id}.jsonl`));
+    if (hit.length) return hit.sort()[0];
+  }
+  return undefined;
 }

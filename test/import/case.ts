@@ -23,6 +23,8 @@ export interface ExpectedSession {
   userTexts?: string[];
   /** The tool's id of the session this one is a fork of: History links it (`forkedFrom`). */
   forkedFrom?: string;
+  /** The parent's turns the fork goes on from, as History links it (`forkedFrom.turn`). */
+  forkTurn?: number;
   /** Thinking the tool recorded, mapped to thinking parts (searched as such): texts that must appear. */
   thinking?: string[];
   /** Subagent transcripts imported as sidechains of this session (by their distinct source files). */

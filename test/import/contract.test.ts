@@ -109,6 +109,7 @@ function checkExpected(got: Ours[], c: ContractCase): void {
       const parent = got.find((p) => p.source?.tool === c.tool && p.source.id === exp.forkedFrom && !p.source.variant);
       expect(parent, `the parent ${exp.forkedFrom} of ${exp.id}`).toBeTruthy();
       expect(s.forkedFrom?.id, `${exp.id} is linked to its parent`).toBe(parent!.id);
+      if (exp.forkTurn !== undefined) expect(s.forkedFrom?.turn, `the turn ${exp.id} forks at`).toBe(exp.forkTurn);
     } else expect(s.forkedFrom, `${exp.id} is no fork`).toBeUndefined();
     if (exp.thinking) {
       const thoughts = s.events.flatMap((e) =>

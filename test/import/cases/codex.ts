@@ -98,8 +98,10 @@ cases.push({
     {
       id: '01a23813-e4d6-79e3-8b51-8e417b5e2e88',
       project: PROJECT,
-      turns: 1,
-      userTexts: ['A question in a fork'],
+      // The fork's file holds one turn; it goes on from its parent's three (followed, as Codex resumes it).
+      turns: 4,
+      forkTurn: 3,
+      userTexts: ['List the files here. TOOL', 'One more question on the same session', 'A question in a fork'],
       forkedFrom: '01a23813-dc7d-7a61-8c37-00d4308ddb9a',
     },
     { id: '01a23813-e62c-7653-913d-2941332094fa', project: PROJECT, turns: 1, userTexts: ['A second session of its own'] },
