@@ -228,6 +228,8 @@ const REF_DEF = /^\[(?:[^\]\\[]|\\.){1,999}\]:[ ]*(?:<[^<>\n]*>|[^\s<][^\s]*)(?:
 const VOID = new Set('area base br col embed hr img input link meta param source track wbr'.split(' '));
 const TAG_RE = /<(\/?)([A-Za-z][A-Za-z0-9-]*)(?:\s(?:[^>"']|"[^"]*"|'[^']*')*)?(\/?)>/g;
 
+const NOT_A_TAG = /<\/?[A-Za-z][A-Za-z0-9-]*(?=[^\sA-Za-z0-9/>-])/g;
+
 class TagStack {
   readonly open: string[] = [];
   sawRaw = false;
@@ -243,7 +245,9 @@ class TagStack {
         this.open.push(name);
       }
     }
-    if (/<[A-Za-z/!?]/.test(html.replace(TAG_RE, ''))) this.sawRaw = true;
+    // A `<name` followed by a character no tag allows after its name (`<state_snapshot>`) is
+    // text to CommonMark and markdown-it, escaped when rendered: no raw HTML.
+    if (/<[A-Za-z/!?]/.test(html.replace(TAG_RE, '').replace(NOT_A_TAG, ''))) this.sawRaw = true;
   }
 }
 

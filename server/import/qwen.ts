@@ -10,7 +10,7 @@
 // `system/custom_title` to a title; the rest (telemetry, attribution snapshots, slash commands,
 // rewinds, later record kinds) is kept raw. Field notes: ./README.md. Pure reading.
 
-import { basename, join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import type { Importer, MappedEvent, MappedSession, SourceFile, SourceRef } from './types.js';
 import {
   Clock,
@@ -22,6 +22,7 @@ import {
   isoTime,
   jsonlLines,
   keptRaw,
+  parseJson,
   readText,
   statFile,
   str,
@@ -45,6 +46,36 @@ export const qwen: Importer = {
   resumeCommand(source: SourceRef) {
     return ['qwen', '--resume', source.id];
   },
+  kinds: {
+    mapped: ['user', 'assistant', 'tool_result', 'system/chat_compression', 'system/custom_title'],
+    hidden: [
+      // Bookkeeping Qwen Code writes beside the conversation (0.15-0.24), kept raw, never shown.
+      'system/ui_telemetry',
+      'system/attribution_snapshot',
+      'system/slash_command',
+      'system/at_command',
+      'system/rewind',
+      'system/parent_session',
+      'system/session_source',
+      'system/session_sources_snapshot',
+      'system/session_model',
+      'system/turn_result',
+      'system/branch_checkpoint',
+      'system/file_history_snapshot',
+      'system/session_artifact_snapshot',
+      'system/session_artifact_event',
+      'system/goal_state',
+      'system/goal_runtime',
+      'system/goal_turn_end',
+      'system/session_recording_degraded',
+      'system/loop_detected',
+      'system/malformed_json_response',
+    ],
+  },
+  kindOf(raw) {
+    if (!isRecord(raw) || typeof raw.type !== 'string') return undefined;
+    return typeof raw.subtype === 'string' ? `${raw.type}/${raw.subtype}` : raw.type;
+  },
 };
 
 /** The data folder (holding projects/), one project's folder (holding chats/), or one file. */
@@ -59,8 +90,27 @@ async function discover(root: string): Promise<SourceFile[]> {
     throw new Error(`no projects/ or chats/ folder in ${root} (Qwen Code keeps its sessions in ~/.qwen/projects/<project>/chats/)`);
   }
   const out: SourceFile[] = [];
-  for (const f of folders)
-    if (await isFolder(f)) for (const p of await walkFiles(f, (n) => n.endsWith('.jsonl'))) out.push(await statFile(p));
+  const subagents: string[] = [];
+  for (const f of folders) {
+    if (!(await isFolder(f))) continue;
+    const files = await walkFiles(f, (n) => n.endsWith('.jsonl'));
+    if (basename(f) === 'subagents') subagents.push(...files);
+    else for (const p of files) out.push(await statFile(p));
+  }
+  // A subagent's transcript (subagents/<session id>/agent-<id>.jsonl, 0.2x) is part of its
+  // parent's session, read into it as a sidechain; one whose parent is not there stays its own.
+  for (const p of subagents) {
+    const parentId = basename(dirname(p));
+    const parent = out.find((f) => basename(f.path) === `${parentId}.jsonl` && dirname(dirname(f.path)) === dirname(dirname(dirname(p))));
+    const st = await statFile(p);
+    if (!parent) {
+      out.push(st);
+      continue;
+    }
+    parent.parts = [...(parent.parts ?? []), p];
+    parent.size += st.size;
+    if (st.mtimeNs > parent.mtimeNs) parent.mtimeNs = st.mtimeNs;
+  }
   return out;
 }
 
@@ -77,7 +127,15 @@ async function read(file: SourceFile): Promise<MappedSession[]> {
   const project = str(recs.find((r) => r && str(r.cwd))?.cwd) ?? '';
   const createdAt = isoTime(recs.find((r) => r && isoTime(r.timestamp))?.timestamp) ?? EPOCH;
   const version = str(recs.find((r) => r && str(r.version))?.version);
-  const source: SourceRef = { tool: 'qwen', ...(version ? { version } : {}), path: file.path, id, project };
+  const forkedFrom = forkParent(recs, id);
+  const source: SourceRef = {
+    tool: 'qwen',
+    ...(version ? { version } : {}),
+    path: file.path,
+    id,
+    project,
+    ...(forkedFrom ? { forkedFrom } : {}),
+  };
   if (lines.length === 0 && problems.length === 0) return [];
   if (!project) {
     problems.push('no working folder recorded (no record has a cwd); not imported');
@@ -93,7 +151,60 @@ async function read(file: SourceFile): Promise<MappedSession[]> {
     if (!model && r.type === 'assistant') model = str(r.model);
     events.push(mapRecord(r, t, events.length));
   });
+  for (const part of file.parts ?? []) await readSubagent(part, events, createdAt, problems);
   return [{ source, createdAt, ...(model ? { model } : {}), events, problems }];
+}
+
+/**
+ * The session a `--fork-session` file was forked from: Qwen Code copies the parent's records
+ * under the new id, each stamped `forkedFrom: {sessionId, messageUuid}`. `turn`: the parent's
+ * prompts the fork copied.
+ */
+function forkParent(recs: (Rec | undefined)[], own: string): SourceRef['forkedFrom'] {
+  const copied = recs.filter(
+    (r): r is Rec => !!r && isRecord(r.forkedFrom) && !!str(r.forkedFrom.sessionId) && r.forkedFrom.sessionId !== own,
+  );
+  if (copied.length === 0) return undefined;
+  const turn = copied.filter((r) => r.type === 'user' && r.subtype === undefined && !isResult(r)).length;
+  return { id: String((copied[0]!.forkedFrom as Rec).sessionId), turn };
+}
+
+function isResult(r: Rec): boolean {
+  const parts = isRecord(r.message) && Array.isArray(r.message.parts) ? r.message.parts : [];
+  return parts.some((p) => isRecord(p) && isRecord(p.functionResponse));
+}
+
+/**
+ * A subagent's transcript (subagents/<session id>/agent-<id>.jsonl) as agent events with
+ * `sidechain: true`, placed right after the event that made the call starting it (its
+ * `.meta.json` names the call: `toolUseId`), else by time.
+ */
+async function readSubagent(path: string, events: MappedEvent[], createdAt: string, problems: string[]): Promise<void> {
+  const sp: string[] = [];
+  const lines = jsonlLines(await readText(path), sp);
+  problems.push(...sp.map((p) => `${basename(path)}: ${p}`));
+  const clock = new Clock(createdAt);
+  const sub: MappedEvent[] = lines.map((l) => {
+    const r = isRecord(l.value) && !l.unparsed ? l.value : undefined;
+    if (!r) return keptRaw(clock.at(undefined), l.value, l.unparsed ? { unparsed: true, line: l.line } : { line: l.line });
+    const ev = mapRecord(r, clock.at(r.timestamp), 0);
+    if (ev.kind === 'agent') return { ...ev, sidechain: true };
+    if (ev.kind === 'user' || ev.kind === 'assistant') {
+      const content = ev.kind === 'user' ? [{ type: 'text', text: String(ev.content) }] : ev.content;
+      return { kind: 'agent', t: ev.t, messages: [{ role: ev.kind, content }], sidechain: true, raw: r };
+    }
+    return ev;
+  });
+  if (sub.length === 0) return;
+  const meta = parseJson((await readText(path.replace(/\.jsonl$/, '.meta.json')).catch(() => '')) || '').value;
+  const call = isRecord(meta) ? str(meta.toolUseId) : undefined;
+  let at = call ? events.findIndex((e) => e.kind === 'agent' && JSON.stringify(e.messages).includes(`"id":"${call}"`)) + 1 : 0;
+  if (at <= 0) {
+    const start = Date.parse(sub[0]!.t);
+    at = events.length;
+    while (at > 0 && Date.parse(events[at - 1]!.t) > start) at--;
+  }
+  events.splice(at, 0, ...sub);
 }
 
 function mapRecord(r: Rec, t: string, here: number): MappedEvent {
