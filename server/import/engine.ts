@@ -50,6 +50,7 @@ import {
   saveLedger,
   signatureAt,
 } from './ledger.js';
+import { cleanTitle } from './titles.js';
 import type { Importer, MappedEvent, MappedSession, SourceFile, SourceRef } from './types.js';
 
 export { ledgerPath } from './ledger.js';
@@ -378,6 +379,7 @@ class Run {
     const mine = new Map<string, UnknownKind>();
     for (const s of sessions) {
       for (const p of s.problems) this.report.problems.push({ path: s.source.path, message: p });
+      s.events = s.events.map(cleanTitleEvent);
       countUnknownKinds(importer, s, mine);
       if (s.events.length === 0) {
         this.report.skipped++;
@@ -650,6 +652,18 @@ class Run {
     this.batch = [];
     this.pending = [];
   }
+}
+
+/**
+ * A title event's title as a person reads it (titles.ts); one with nothing left is no title,
+ * its record kept hidden (`source-record`).
+ */
+function cleanTitleEvent(ev: MappedEvent): MappedEvent {
+  if (ev.kind !== 'title' || typeof ev.title !== 'string') return ev;
+  const title = cleanTitle(ev.title);
+  if (title === ev.title) return ev;
+  if (title === '') return { kind: 'event', t: ev.t, type: 'source-record', raw: ev.raw };
+  return { ...ev, title };
 }
 
 /** One lstat, synchronous (a run with nothing new makes one a session: no thread-pool round trip). */

@@ -190,7 +190,7 @@ describe.each(all.map((c) => [c.name, c] as const))('import contract: %s', (_nam
       expect(got.map((s) => s.source.id).sort(), 'one History row a conversation').toEqual(c.sessions.map((s) => s.id).sort());
       for (const s of got) {
         expect(s.turns, `${s.source.id} has turns`).toBeGreaterThan(0);
-        if (s.title) expect(s.title).not.toMatch(/<command-name>|<task-notification>|\\\[/);
+        if (s.title) expect(s.title).not.toMatch(/<command-name>|<task-notification>|<\/?summary>|\\\[/);
         expect(s.markdown).not.toContain('source-record');
         expect(s.markdown, 'no sanitiser guard line').not.toContain(SEPARATOR);
         expect(s.markdown).not.toMatch(

@@ -122,8 +122,9 @@ cases.push(
         turns: 4,
         compactions: 1,
         toolPairs: 1,
-        // 1.0.x titles a session with a summary line (here the fake model's words).
-        title: '<summary>The user asked for a file listing; the shell printed levelcode-fixture. Nothing is running.</summary>',
+        // 1.0.x titles a session with a summary line (here the fake model's words, in the
+        // <summary> wrapper of a compaction: no part of a title, cleaned away).
+        title: 'The user asked for a file listing; the shell printed levelcode-fixture. Nothing is running.',
         userTexts: [
           'List the files here. TOOL',
           'And what did it print?',
