@@ -8,7 +8,7 @@
 // kept verbatim under `raw`. The database is opened read-only (./sqlite.ts): never written.
 
 import { basename, dirname, join } from 'node:path';
-import type { Importer, MappedEvent, MappedSession, SourceFile } from './types.js';
+import type { Importer, MappedEvent, MappedSession, SourceFile, SourceRef } from './types.js';
 import { Clock, EPOCH, entries, exists, isFolder, isRecord, isoTime, keptRaw, parseJson, readText, statFile, str } from './jsonl.js';
 import { dbFile, openReadOnly } from './sqlite.js';
 
@@ -22,6 +22,27 @@ export const opencode: Importer = {
   read,
   resumeCommand(source) {
     return ['opencode', '--session', source.id];
+  },
+  // A kept record is a message's info (`message`), one of its parts (`part/<type>`) or the title.
+  kinds: {
+    mapped: ['part/text', 'part/tool', 'part/reasoning', 'part/compaction', 'title'],
+    hidden: [
+      'message',
+      'part/step-start',
+      'part/step-finish',
+      'part/patch',
+      'part/file',
+      'part/snapshot',
+      'part/agent',
+      'part/subtask',
+      'part/retry',
+    ],
+  },
+  kindOf(raw) {
+    if (!isRecord(raw)) return undefined;
+    if (typeof raw.role === 'string') return 'message';
+    if (typeof raw.type === 'string') return `part/${raw.type}`;
+    return typeof raw.title === 'string' ? 'title' : undefined;
   },
 };
 
@@ -100,7 +121,7 @@ async function read(file: SourceFile): Promise<MappedSession[]> {
         },
       ];
     }
-    return sessions.map((s) => mapSession(s, file.path, []));
+    return linkSessions(sessions, file.path);
   }
   const s = await readTree(file, problems);
   return s ? [mapSession(s, file.path, problems)] : [];
@@ -172,13 +193,93 @@ function num(v: unknown): number {
   return typeof v === 'number' && Number.isFinite(v) ? v : 0;
 }
 
+/**
+ * The database's sessions as History shows them: a subagent's session (`parent_id`, made by the
+ * task tool) is a sidechain of its parent, placed right after the task call that names it
+ * (`state.metadata.sessionId`), else by time; never a row of its own. A fork (opencode copies
+ * the parent's messages under new ids, keeping their `time.created`, and titles it
+ * "<title> (fork #n)") is linked to the session whose messages it starts with.
+ */
+function linkSessions(sessions: Sess[], path: string): MappedSession[] {
+  const byId = new Map(sessions.map((s) => [str(s.info.id) ?? '', s]));
+  const children = new Map<string, Sess[]>();
+  for (const s of sessions) {
+    const parent = str(s.info.parentID);
+    if (parent && byId.has(parent) && parent !== str(s.info.id)) children.set(parent, [...(children.get(parent) ?? []), s]);
+  }
+  const isChild = (s: Sess) => {
+    const parent = str(s.info.parentID);
+    return !!parent && byId.has(parent) && parent !== str(s.info.id);
+  };
+  const out: MappedSession[] = [];
+  for (const s of sessions) {
+    if (isChild(s)) continue;
+    const m = mapSession(s, path, []);
+    for (const c of children.get(str(s.info.id) ?? '') ?? []) placeChild(m.events, mapSession(c, path, []).events, str(c.info.id)!);
+    const fork = forkParent(
+      s,
+      sessions.filter((x) => x !== s && !isChild(x)),
+    );
+    if (fork) m.source.forkedFrom = fork;
+    out.push(m);
+  }
+  return out;
+}
+
+/** A subagent session's events as sidechain agent events, after the task call that started it. */
+function placeChild(events: MappedEvent[], sub: MappedEvent[], childId: string): void {
+  const side: MappedEvent[] = sub
+    .filter((e) => e.kind !== 'title')
+    .map((e) => {
+      if (e.kind === 'agent') return { ...e, sidechain: true };
+      if (e.kind === 'user' || e.kind === 'assistant')
+        return {
+          kind: 'agent',
+          t: e.t,
+          messages: [{ role: e.kind, content: [{ type: 'text', text: String(e.content) }] }],
+          sidechain: true,
+          raw: e.raw,
+        };
+      return e;
+    });
+  if (side.length === 0) return;
+  const call = events.findIndex((e) => {
+    const st = isRecord(e.raw) && e.raw.type === 'tool' && isRecord(e.raw.state) ? e.raw.state : undefined;
+    return e.kind === 'agent' && !!st && isRecord(st.metadata) && st.metadata.sessionId === childId;
+  });
+  let at = call + 1;
+  if (call < 0) {
+    const start = Date.parse(side[0]!.t);
+    at = events.length;
+    while (at > 0 && Date.parse(events[at - 1]!.t) > start) at--;
+  }
+  events.splice(at, 0, ...side);
+}
+
+/** The session a fork copied its first messages from (the longest run of the same messages). */
+function forkParent(s: Sess, others: Sess[]): SourceRef['forkedFrom'] {
+  if (!/ \(fork #\d+\)$/.test(str(s.info.title) ?? '')) return undefined;
+  const key = (m: Msg) => `${String(m.info.role)}@${num(isRecord(m.info.time) ? m.info.time.created : undefined)}`;
+  const mine = s.messages.map(key);
+  let best: { s: Sess; n: number } | undefined;
+  for (const o of others) {
+    const theirs = o.messages.map(key);
+    let n = 0;
+    while (n < theirs.length && n < mine.length && theirs[n] === mine[n]) n++;
+    if (n > 0 && (!best || n > best.n)) best = { s: o, n };
+  }
+  if (!best) return undefined;
+  const turn = s.messages.slice(0, best.n).filter((m) => m.info.role === 'user').length;
+  return { id: str(best.s.info.id)!, turn };
+}
+
 function mapSession(s: Sess, path: string, problems: string[]): MappedSession {
   const time = isRecord(s.info.time) ? s.info.time : {};
   const createdAt = isoTime(time.created) ?? EPOCH;
   const id = str(s.info.id) ?? basename(path, '.json');
   const project = str(s.info.directory) ?? '';
   const version = str(s.info.version);
-  const source = { tool: 'opencode', ...(version ? { version } : {}), path, id, project };
+  const source: SourceRef = { tool: 'opencode', ...(version ? { version } : {}), path, id, project };
   const clock = new Clock(createdAt);
   const events: MappedEvent[] = [];
   let model: string | undefined;

@@ -1,6 +1,6 @@
 // Contract cases of the opencode importer: the public JSON-tree fixture (test/fixtures/import/
-// opencode/, PROVENANCE.tsv) and the SQLite database the real opencode 1.2.27 wrote
-// (real-1.2.27/, made by tools/fixtures/opencode.mjs).
+// opencode/, PROVENANCE.tsv) and the SQLite databases the real opencode 1.2.27 and 1.18.33 wrote
+// (real-<version>/, made by tools/fixtures/opencode.mjs; 1.18.33 with a task subagent and a fork).
 import { cp, mkdir, rm } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
@@ -15,10 +15,21 @@ async function tree(dir: string, drop: string[] = []): Promise<string> {
   return root;
 }
 
-async function db(dir: string): Promise<string> {
+async function db(dir: string, version = '1.2.27'): Promise<string> {
   const root = join(dir, 'opencode');
   await mkdir(root, { recursive: true });
-  await cp(join(FIXTURES, 'opencode', 'real-1.2.27', 'opencode.db'), join(root, 'opencode.db'));
+  await cp(join(FIXTURES, 'opencode', `real-${version}`, 'opencode.db'), join(root, 'opencode.db'));
+  return root;
+}
+
+/** The database without one session (what it held before that session was written). */
+async function without(root: string, id: string): Promise<string> {
+  const Database = createRequire(import.meta.url)('better-sqlite3') as new (p: string) => { exec(s: string): void; close(): void };
+  const w = new Database(join(root, 'opencode.db'));
+  w.exec(
+    `DELETE FROM part WHERE session_id = '${id}'; DELETE FROM message WHERE session_id = '${id}'; DELETE FROM session WHERE id = '${id}';`,
+  );
+  w.close();
   return root;
 }
 
@@ -40,18 +51,9 @@ export const cases: ContractCase[] = [
     name: 'opencode 1.2.27 opencode.db (real): run, run --continue, a second session',
     tool: 'opencode',
     real: true,
-    setup: db,
+    setup: (dir) => db(dir),
     // The earlier state: our copy of the database before the second session was written.
-    async earlier(dir) {
-      const root = await db(dir);
-      const Database = createRequire(import.meta.url)('better-sqlite3') as new (p: string) => { exec(s: string): void; close(): void };
-      const w = new Database(join(root, 'opencode.db'));
-      w.exec(
-        `DELETE FROM part WHERE session_id = '${SES2}'; DELETE FROM message WHERE session_id = '${SES2}'; DELETE FROM session WHERE id = '${SES2}';`,
-      );
-      w.close();
-      return root;
-    },
+    earlier: async (dir) => without(await db(dir), SES2),
     sessions: [
       {
         id: SES1,
@@ -64,3 +66,35 @@ export const cases: ContractCase[] = [
     ],
   },
 ];
+
+const P18 = 'ses_db1629679ffef03QlfqvpJwOJ3';
+const TEXTS18 = ['List the files here. TOOL', 'And what did it print?', 'Ask a SUBAGENT to list the files.'];
+
+cases.push({
+  name: 'opencode 1.18.33 opencode.db (real): a bash call, --continue, a task subagent (a sidechain), --fork (linked), a second session',
+  tool: 'opencode',
+  real: true,
+  clean: true,
+  setup: (dir) => db(dir, '1.18.33'),
+  earlier: async (dir) => without(await db(dir, '1.18.33'), 'ses_db161d77cffefE3gC2zU0rf4rd'),
+  sessions: [
+    {
+      id: P18,
+      project: '/tmp/levelcode-fixture/demo',
+      turns: 3,
+      title: 'Fixture session',
+      toolPairs: 3,
+      sidechains: 1,
+      userTexts: TEXTS18,
+    },
+    {
+      id: 'ses_db162049bffefMbpEuvlgprKw0',
+      project: '/tmp/levelcode-fixture/demo',
+      turns: 4,
+      forkedFrom: P18,
+      forkTurn: 3,
+      userTexts: [...TEXTS18, 'A question in a fork'],
+    },
+    { id: 'ses_db161d77cffefE3gC2zU0rf4rd', project: '/tmp/levelcode-fixture/demo', turns: 1, userTexts: ['A second session of its own'] },
+  ],
+});
