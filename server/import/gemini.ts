@@ -42,7 +42,27 @@ export const gemini: Importer = {
   discover: discoverGemini,
   read: readGemini,
   resumeCommand: (source: SourceRef) => ['gemini', '--resume', source.id],
+  // A record is a message (`type`), a header, a `$set` patch (`$set/<key>` for a key it does
+  // not know), a `$rewindTo`, or one key of a JSON document (`document/<key>`).
+  kinds: {
+    mapped: ['user', 'gemini', 'info', 'error', 'warning', 'header', '$set', '$rewindTo'],
+    hidden: [],
+  },
+  kindOf: geminiKindOf,
 };
+
+function geminiKindOf(raw: unknown): string | undefined {
+  if (!isObj(raw)) return undefined;
+  if (typeof raw.$rewindTo === 'string') return '$rewindTo';
+  if (isObj(raw.$set)) {
+    const other = Object.keys(raw.$set).find((k) => !META_KEYS.has(k));
+    return other ? `$set/${other}` : '$set';
+  }
+  if (typeof raw.id === 'string') return typeof raw.type === 'string' ? raw.type : 'message';
+  if (typeof raw.sessionId === 'string' && typeof raw.projectHash === 'string') return 'header';
+  const keys = Object.keys(raw);
+  return keys.length === 1 ? `document/${keys[0]}` : typeof raw.type === 'string' ? raw.type : undefined;
+}
 
 // ---------------------------------------------------------------------------------------------
 // Discovery.

@@ -61,6 +61,7 @@ export const cases: ContractCase[] = [
     name: 'gemini 0.61.0: JSONL log, resumes, a compression (real)',
     tool: 'gemini',
     real: true,
+    clean: true,
     setup: (dir) => realRoot('v0.61.0', dir),
     earlier: async (dir) => {
       const root = await realRoot('v0.61.0', dir);
@@ -144,6 +145,7 @@ export const cases: ContractCase[] = [
     name: 'gemini 0.61.0: a resume stub file of the same sessionId is no row of its own (real, plus the stub 0.61 writes)',
     tool: 'gemini',
     real: true,
+    clean: true,
     setup: async (dir) => {
       const root = await realRoot('v0.61.0', dir);
       const chats = join(root, 'tmp/project/chats');
