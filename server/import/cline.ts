@@ -10,6 +10,7 @@
 
 import { homedir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
+import { asSidechain, placeSidechain } from './sidechain.js';
 import { vscodeChat } from './vscode-chat.js';
 import type { Importer, MappedEvent, MappedSession, SourceFile } from './types.js';
 import { Clock, EPOCH, entries, exists, isFolder, isRecord, isoTime, keptRaw, parseJson, readText, statFile, str } from './jsonl.js';
@@ -81,13 +82,20 @@ async function cliSessions(dir: string): Promise<SourceFile[]> {
   for (const e of await entries(dir)) {
     const messages = join(dir, e.name, `${e.name}.messages.json`);
     if (!e.dir || !(await exists(messages))) continue;
-    const f = await statFile(messages);
-    const metaFile = join(dir, e.name, `${e.name}.json`);
-    if (!(await exists(metaFile))) out.push(f);
-    else {
-      const m = await statFile(metaFile);
-      out.push({ path: f.path, size: f.size + m.size, mtimeNs: m.mtimeNs > f.mtimeNs ? m.mtimeNs : f.mtimeNs, parts: [metaFile] });
+    const f: SourceFile = await statFile(messages);
+    // The manifest (<id>.json) and the subagents' transcripts (agent_*.messages.json, 3.x's
+    // spawn_agent) are parts of the session: their changes count as its.
+    const parts = [join(dir, e.name, `${e.name}.json`)];
+    for (const x of await entries(join(dir, e.name)))
+      if (x.file && x.name.startsWith('agent_') && x.name.endsWith('.messages.json')) parts.push(join(dir, e.name, x.name));
+    for (const p of parts) {
+      if (!(await exists(p))) continue;
+      const st = await statFile(p);
+      f.parts = [...(f.parts ?? []), p];
+      f.size += st.size;
+      if (st.mtimeNs > f.mtimeNs) f.mtimeNs = st.mtimeNs;
     }
+    out.push(f);
   }
   return out;
 }
@@ -169,6 +177,14 @@ async function readCliSession(file: SourceFile, tool: string): Promise<MappedSes
   const model = str(m.model);
   const title = isRecord(m.metadata) ? str(m.metadata.title) : undefined;
   const events = mapMessages(messages, createdAt, []);
+  // Each subagent's transcript, a sidechain placed by time (its first message comes after the
+  // spawn_agent call that started it, before the call's result).
+  for (const part of (file.parts ?? []).filter((p) => basename(p).startsWith('agent_'))) {
+    const sub = parseJson(await readText(part)).value;
+    const list: unknown[] = isRecord(sub) && Array.isArray(sub.messages) ? sub.messages : [];
+    if (!isRecord(sub)) problems.push(`${basename(part)} is not complete JSON (cline may be writing it); read again next time`);
+    placeSidechain(events, asSidechain(mapMessages(list, createdAt, [])));
+  }
   // cline sets the title from the prompt: a title of the model's kind, after the first event.
   if (title && events.length && title !== textOf((events[0] as { content?: unknown }).content))
     events.push({ kind: 'title', t: events[events.length - 1]!.t, title, source: 'model', raw: { title } });

@@ -10,6 +10,7 @@
 import { basename, dirname, join } from 'node:path';
 import type { Importer, MappedEvent, MappedSession, SourceFile, SourceRef } from './types.js';
 import { Clock, EPOCH, entries, exists, isFolder, isRecord, isoTime, keptRaw, parseJson, readText, statFile, str } from './jsonl.js';
+import { asSidechain, placeSidechain } from './sidechain.js';
 import { dbFile, openReadOnly } from './sqlite.js';
 
 export const opencode: Importer = {
@@ -228,32 +229,11 @@ function linkSessions(sessions: Sess[], path: string): MappedSession[] {
 
 /** A subagent session's events as sidechain agent events, after the task call that started it. */
 function placeChild(events: MappedEvent[], sub: MappedEvent[], childId: string): void {
-  const side: MappedEvent[] = sub
-    .filter((e) => e.kind !== 'title')
-    .map((e) => {
-      if (e.kind === 'agent') return { ...e, sidechain: true };
-      if (e.kind === 'user' || e.kind === 'assistant')
-        return {
-          kind: 'agent',
-          t: e.t,
-          messages: [{ role: e.kind, content: [{ type: 'text', text: String(e.content) }] }],
-          sidechain: true,
-          raw: e.raw,
-        };
-      return e;
-    });
-  if (side.length === 0) return;
   const call = events.findIndex((e) => {
     const st = isRecord(e.raw) && e.raw.type === 'tool' && isRecord(e.raw.state) ? e.raw.state : undefined;
     return e.kind === 'agent' && !!st && isRecord(st.metadata) && st.metadata.sessionId === childId;
   });
-  let at = call + 1;
-  if (call < 0) {
-    const start = Date.parse(side[0]!.t);
-    at = events.length;
-    while (at > 0 && Date.parse(events[at - 1]!.t) > start) at--;
-  }
-  events.splice(at, 0, ...side);
+  placeSidechain(events, asSidechain(sub), call);
 }
 
 /** The session a fork copied its first messages from (the longest run of the same messages). */

@@ -30,6 +30,7 @@ import {
   walkFiles,
 } from './jsonl.js';
 import { responseBlock } from './gemini.js';
+import { asSidechain, placeSidechain } from './sidechain.js';
 
 type Rec = Record<string, unknown>;
 
@@ -184,27 +185,18 @@ async function readSubagent(path: string, events: MappedEvent[], createdAt: stri
   const lines = jsonlLines(await readText(path), sp);
   problems.push(...sp.map((p) => `${basename(path)}: ${p}`));
   const clock = new Clock(createdAt);
-  const sub: MappedEvent[] = lines.map((l) => {
-    const r = isRecord(l.value) && !l.unparsed ? l.value : undefined;
-    if (!r) return keptRaw(clock.at(undefined), l.value, l.unparsed ? { unparsed: true, line: l.line } : { line: l.line });
-    const ev = mapRecord(r, clock.at(r.timestamp), 0);
-    if (ev.kind === 'agent') return { ...ev, sidechain: true };
-    if (ev.kind === 'user' || ev.kind === 'assistant') {
-      const content = ev.kind === 'user' ? [{ type: 'text', text: String(ev.content) }] : ev.content;
-      return { kind: 'agent', t: ev.t, messages: [{ role: ev.kind, content }], sidechain: true, raw: r };
-    }
-    return ev;
-  });
+  const sub = asSidechain(
+    lines.map((l) => {
+      const r = isRecord(l.value) && !l.unparsed ? l.value : undefined;
+      if (!r) return keptRaw(clock.at(undefined), l.value, l.unparsed ? { unparsed: true, line: l.line } : { line: l.line });
+      return mapRecord(r, clock.at(r.timestamp), 0);
+    }),
+  );
   if (sub.length === 0) return;
   const meta = parseJson((await readText(path.replace(/\.jsonl$/, '.meta.json')).catch(() => '')) || '').value;
   const call = isRecord(meta) ? str(meta.toolUseId) : undefined;
-  let at = call ? events.findIndex((e) => e.kind === 'agent' && JSON.stringify(e.messages).includes(`"id":"${call}"`)) + 1 : 0;
-  if (at <= 0) {
-    const start = Date.parse(sub[0]!.t);
-    at = events.length;
-    while (at > 0 && Date.parse(events[at - 1]!.t) > start) at--;
-  }
-  events.splice(at, 0, ...sub);
+  const after = call ? events.findIndex((e) => e.kind === 'agent' && JSON.stringify(e.messages).includes(`"id":"${call}"`)) : -1;
+  placeSidechain(events, sub, after);
 }
 
 function mapRecord(r: Rec, t: string, here: number): MappedEvent {

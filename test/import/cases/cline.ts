@@ -1,9 +1,9 @@
 // Contract cases of the Cline and Roo Code importers: a session the real cline CLI 3.0.65 wrote
-// (tools/fixtures/cline.mjs; its model call failed offline, so the answer is cline's error), task folders built by
+// (tools/fixtures/cline.mjs, against the fake model API: a shell call, a spawn_agent subagent), task folders built by
 // tools/fixtures/cline-built.mjs following the extensions' published layout (built-*, not written
 // by the extensions), laid out as a VS Code user-data folder.
 
-import { cp, readFile, writeFile } from 'node:fs/promises';
+import { cp, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { ContractCase } from '../case.js';
 import { FIXTURES } from '../layout.js';
@@ -30,22 +30,45 @@ async function cut(dir: string, built: string, ext: string, task: string, keep: 
 
 export const cases: ContractCase[] = [
   {
-    name: 'cline CLI 3.0.65: sessions/<id>/<id>.messages.json, the model unreachable offline (real)',
+    // Written against the fake API (tools/fixtures/cline.mjs): 3.0.65 resumes only
+    // interactively or over ACP, so the subagent's prompt opens a session of its own.
+    name: 'cline CLI 3.0.65: a run_commands call; spawn_agent, its agent_*.messages.json a sidechain (real)',
     tool: 'cline',
     real: true,
+    clean: true,
     setup: async (dir) => {
       await cp(join(FIXTURES, 'cline', 'real-3.0.65', 'data'), join(dir, '.cline', 'data'), { recursive: true });
       return join(dir, '.cline', 'data');
     },
+    // Before the subagent ran: cline rewrites <id>.messages.json whole; agent_*.messages.json not there yet.
+    earlier: async (dir) => {
+      const data = join(dir, '.cline', 'data');
+      await cp(join(FIXTURES, 'cline', 'real-3.0.65', 'data'), data, { recursive: true });
+      const session = join(data, 'sessions', '1796615717976_btvo6');
+      await rm(join(session, 'agent_1796615718591_v9svfs.messages.json'));
+      const file = join(session, '1796615717976_btvo6.messages.json');
+      const doc = JSON.parse(await readFile(file, 'utf8')) as { messages: unknown[] };
+      doc.messages = doc.messages.slice(0, 2);
+      await writeFile(file, JSON.stringify(doc, null, 2));
+      return data;
+    },
     sessions: [
       {
-        id: '1796221684529_ep9nq',
-        project: '/tmp/i-ext-cline/proj',
+        id: '1796615713949_anry7',
+        project: '/tmp/levelcode-fixture/cline',
         turns: 1,
-        title: null,
         compactions: 0,
-        toolPairs: 0,
-        userTexts: ['Say hello'],
+        toolPairs: 1,
+        userTexts: ['List the files here. TOOL'],
+      },
+      {
+        id: '1796615717976_btvo6',
+        project: '/tmp/levelcode-fixture/cline',
+        turns: 1,
+        compactions: 0,
+        toolPairs: 2,
+        sidechains: 1,
+        userTexts: ['Ask a SUBAGENT to list the files.'],
       },
     ],
   },
