@@ -19,6 +19,8 @@ import {
   isoTime,
   readJsonl,
   keptRaw,
+  parseJson,
+  readText,
   statFile,
   str,
   textOfContent,
@@ -180,14 +182,14 @@ async function read(file: SourceFile): Promise<MappedSession[]> {
   const uuids = new Set(recs.map((r) => (isRecord(r) ? str(r.uuid) : undefined)).filter(Boolean));
   const titles = { user: false };
   const events: MappedEvent[] = [];
-  for (const l of lines) events.push(mapLine(l, clock, abandoned, uuids, titles));
+  for (const l of inParentOrder(lines)) events.push(mapLine(l, clock, abandoned, uuids, titles));
   for (const s of subs) {
     const sub: MappedEvent[] = [];
     for (const l of s.lines) {
       const ev = mapLine(l, new Clock(createdAt), new Set(), uuids, titles);
       sub.push(ev.kind === 'user' || ev.kind === 'assistant' || ev.kind === 'compact' ? agentOf(ev, l.value) : ev);
     }
-    placeSidechain(events, sub);
+    placeSidechain(events, sub, await callOf(s.file, events));
   }
   const model = recs
     .map((r) => (isRecord(r) && r.type === 'assistant' && isRecord(r.message) ? str(r.message.model) : undefined))
@@ -200,15 +202,73 @@ async function read(file: SourceFile): Promise<MappedSession[]> {
 }
 
 /**
+ * The lines in the order of their links: the TUI can write a line before the one its
+ * `parentUuid` names (its first answer lines before the prompt they answer); such a line is
+ * moved to just after its parent. Lines without links, or whose parent is earlier or not in the
+ * file, keep their place. File order when nothing is out of order (the common case).
+ */
+export function inParentOrder(lines: SourceLine[]): SourceLine[] {
+  const uuidOf = (l: SourceLine) => (isRecord(l.value) ? str(l.value.uuid) : undefined);
+  const parentOf = (l: SourceLine) => (isRecord(l.value) ? str(l.value.parentUuid) : undefined);
+  const first = new Map<string, number>();
+  lines.forEach((l, i) => {
+    const u = uuidOf(l);
+    if (u && !first.has(u)) first.set(u, i);
+  });
+  const late = (l: SourceLine, i: number) => {
+    const p = parentOf(l);
+    return p !== undefined && (first.get(p) ?? -1) > i;
+  };
+  if (!lines.some(late)) return lines;
+  const out: SourceLine[] = [];
+  const done = new Set<string>();
+  const waiting = new Map<string, SourceLine[]>();
+  const emit = (l: SourceLine): void => {
+    out.push(l);
+    const u = uuidOf(l);
+    if (!u || done.has(u)) return;
+    done.add(u);
+    const after = waiting.get(u);
+    waiting.delete(u);
+    for (const x of after ?? []) emit(x);
+  };
+  lines.forEach((l, i) => {
+    const p = parentOf(l);
+    if (p !== undefined && late(l, i) && !done.has(p)) waiting.set(p, [...(waiting.get(p) ?? []), l]);
+    else emit(l);
+  });
+  for (const rest of waiting.values()) out.push(...rest); // a loop of links: file order
+  return out;
+}
+
+/**
  * A subagent's transcript (a sidechain) placed by time beside the call that started it: after
  * the last event of the conversation at or before its first record, not after the final answer.
  */
-function placeSidechain(events: MappedEvent[], sub: MappedEvent[]): void {
+function placeSidechain(events: MappedEvent[], sub: MappedEvent[], after = -1): void {
   if (sub.length === 0) return;
-  const start = Date.parse(sub[0]!.t);
-  let at = events.length;
-  while (at > 0 && Date.parse(events[at - 1]!.t) > start) at--;
+  let at = after + 1;
+  if (after < 0) {
+    const start = Date.parse(sub[0]!.t);
+    at = events.length;
+    while (at > 0 && Date.parse(events[at - 1]!.t) > start) at--;
+  }
   events.splice(at, 0, ...sub.map((e) => (e.kind === 'agent' ? { ...e, sidechain: true } : e)));
+}
+
+/**
+ * The event holding the call that started a subagent: 2.1 writes `agent-<id>.meta.json` beside
+ * its transcript with the call's `toolUseId`. -1 when it says nothing (placed by time then).
+ */
+async function callOf(subFile: string, events: MappedEvent[]): Promise<number> {
+  const text = await readText(subFile.replace(/\.jsonl$/, '.meta.json')).catch(() => '');
+  const meta = text ? parseJson(text).value : undefined;
+  const id = isRecord(meta) ? str(meta.toolUseId) : undefined;
+  if (!id) return -1;
+  return events.findIndex(
+    (e) =>
+      e.kind === 'agent' && !e.sidechain && Array.isArray(e.messages) && JSON.stringify(e.messages).includes(`"id":${JSON.stringify(id)}`),
+  );
 }
 
 /**
