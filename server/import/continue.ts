@@ -28,6 +28,19 @@ export const continueDev: Importer = {
   resumeCommand(source: SourceRef) {
     return ['cn', '--fork', source.id];
   },
+  // A history item (`item/<role>`), a tool-calling message (`message/assistant`), the title, or
+  // the document's other keys (`document/<key>`).
+  kinds: {
+    mapped: ['item/user', 'item/assistant', 'item/tool', 'item/summary', 'message/assistant', 'title'],
+    hidden: ['item/system'],
+  },
+  kindOf(raw) {
+    if (!isRecord(raw)) return undefined;
+    if (isRecord(raw.message)) return typeof raw.conversationSummary === 'string' ? 'item/summary' : `item/${String(raw.message.role)}`;
+    if (typeof raw.role === 'string') return `message/${raw.role}`;
+    const keys = Object.keys(raw);
+    return keys.length === 1 && keys[0] === 'title' ? 'title' : `document/${keys.sort().join(',')}`;
+  },
 };
 
 /** The data folder (holding sessions/), the sessions folder, or one session file. */

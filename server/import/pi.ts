@@ -39,6 +39,17 @@ export const pi: Importer = {
   resumeCommand(source: SourceRef) {
     return ['pi', '--session', source.path];
   },
+  // An entry's `type`; a message entry's `message/<role>`.
+  kinds: {
+    mapped: ['message/user', 'message/assistant', 'message/toolResult', 'message/bashExecution', 'compaction', 'session_info'],
+    hidden: ['session', 'model_change', 'thinking_level_change', 'label', 'branch_summary', 'custom', 'custom_message', 'message/custom'],
+  },
+  kindOf(raw) {
+    if (!isRecord(raw) || typeof raw.type !== 'string') return undefined;
+    return raw.type === 'message' && isRecord(raw.message) && typeof raw.message.role === 'string'
+      ? `message/${raw.message.role}`
+      : raw.type;
+  },
 };
 
 /** The agent folder (holding sessions/), the sessions folder, one project's folder, or one file. */
