@@ -43,6 +43,13 @@ function makeImporter(
     },
     discover: (root) => discoverTasks(root, extensionId),
     read: (file) => readTask(file, tool),
+    // An API message (`message/<role>`) or the title; nothing else is kept.
+    kinds: { mapped: ['message/user', 'message/assistant', 'title'], hidden: [] },
+    kindOf(raw) {
+      if (!isRecord(raw)) return undefined;
+      if (typeof raw.role === 'string') return `message/${raw.role}`;
+      return typeof raw.title === 'string' ? 'title' : undefined;
+    },
   };
 }
 
