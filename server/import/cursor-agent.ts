@@ -27,6 +27,12 @@ export const cursorAgent: Importer = {
   resumeCommand(source) {
     return ['cursor-agent', '--resume', source.id];
   },
+  // A transcript line or store.db message by its `role`, a marker line by its `type`.
+  kinds: { mapped: ['user', 'assistant', 'tool'], hidden: ['system', 'turn_ended'] },
+  kindOf(raw) {
+    if (!isRecord(raw)) return undefined;
+    return typeof raw.role === 'string' ? raw.role : typeof raw.type === 'string' ? raw.type : undefined;
+  },
 };
 
 async function discover(root: string): Promise<SourceFile[]> {

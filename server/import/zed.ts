@@ -23,6 +23,15 @@ export const zed: Importer = {
     return [await dbFile(join(root, 'threads', 'threads.db'))];
   },
   read,
+  // A message of 0.3.0 (`User`, `Agent`, the `Resume` marker) or of 0.2.0 (its `role`), or the title.
+  kinds: { mapped: ['User', 'Agent', 'user', 'assistant', 'title'], hidden: ['Resume', 'system'] },
+  kindOf(raw) {
+    if (raw === 'Resume') return 'Resume';
+    if (!isRecord(raw)) return undefined;
+    if (typeof raw.role === 'string') return raw.role;
+    const key = Object.keys(raw).find((k) => /^[A-Z]/.test(k));
+    return key ?? (typeof raw.title === 'string' || typeof raw.summary === 'string' ? 'title' : undefined);
+  },
 };
 
 interface Row {
