@@ -222,6 +222,56 @@ cases.push({
   ],
 });
 
+// Resumed minutes apart by the real CLIs (tools/fixtures/gemini.mjs, real waits): 0.61.0 wrote a
+// stub session-<minute>-<id8>.jsonl for each resume that started in a later minute (a header and
+// the <session_context>) while the turns went on in the first file; 0.20.2 one file throughout.
+const TEXTS = ['Create notes.txt containing hello, please.', 'Now run ls and tell me what is there.', 'Thanks, that is all.'];
+cases.push(
+  {
+    name: 'gemini 0.61.0 resumed minutes apart: two real stub files, one session (real)',
+    tool: 'gemini',
+    real: true,
+    clean: true,
+    setup: (dir) => realRoot('v0.61.0-minutes-apart', dir),
+    sessions: [
+      {
+        id: 'ebe5e94d-4d6c-4451-a928-3de5538ccb75',
+        project: '/tmp/levelcode-gemini-fixture/v0.61.0-minutes-apart/project',
+        turns: 3,
+        title: null,
+        toolPairs: 2,
+        userTexts: TEXTS,
+      },
+    ],
+  },
+  {
+    name: 'gemini 0.20.2 resumed minutes apart: one document (real)',
+    tool: 'gemini',
+    real: true,
+    setup: (dir) => realRoot('v0.20.2-minutes-apart', dir),
+    earlier: async (dir) => {
+      // After the first run: 0.20.2 rewrites the whole document each turn.
+      const root = await realRoot('v0.20.2-minutes-apart', dir);
+      const chats = join(root, 'tmp/a992cd49acf8a1a9bddeabc97a4fd31312496a2ad148b8ad1403822e3d4fef86/chats');
+      const path = join(chats, 'session-2026-12-07T04-05-0d9994ab.json');
+      const doc = JSON.parse(await readFile(path, 'utf8')) as { messages: unknown[] };
+      doc.messages = doc.messages.slice(0, 3);
+      await writeFile(path, JSON.stringify(doc, null, 2));
+      return root;
+    },
+    sessions: [
+      {
+        id: '0d9994ab-528f-45b4-8fd1-e1204adeccf5',
+        project: '/tmp/levelcode-gemini-fixture/v0.20.2-minutes-apart/project',
+        turns: 3,
+        title: null,
+        toolPairs: 2,
+        userTexts: TEXTS,
+      },
+    ],
+  },
+);
+
 export const LOG061 = 'session-2026-12-02T08-04-38e1a30c.jsonl';
 
 export async function firstJson(root: string): Promise<{ path: string; doc: { messages: unknown[] } & Record<string, unknown> }> {
