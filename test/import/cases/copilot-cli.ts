@@ -8,7 +8,7 @@ import type { ContractCase } from '../case.js';
 import { FIXTURES } from '../layout.js';
 
 const REAL = join(FIXTURES, 'copilot-cli', 'real-1.0.102');
-const ID = '6f8ac9c3-0def-43fd-914b-34f9b72ed337';
+const ID = 'b7bc4fc5-f830-48cd-af6b-bae596415b8a';
 
 async function realRoot(dir: string, keep?: number): Promise<string> {
   const root = join(dir, '.copilot');
@@ -23,23 +23,27 @@ async function realRoot(dir: string, keep?: number): Promise<string> {
 
 export const cases: ContractCase[] = [
   {
-    name: 'copilot-cli 1.0.102: bash tool call, --continue, --resume, /compact (real, offline BYOK)',
+    name: 'copilot-cli 1.0.102: bash tool call, --continue, --resume, /compact, a task subagent (real, offline BYOK)',
     tool: 'copilot-cli',
     real: true,
+    clean: true,
     setup: (dir) => realRoot(dir),
     earlier: (dir) => realRoot(dir, 9), // up to the tool's result
     sessions: [
       {
         id: ID,
         project: '/tmp/levelcode-fixture/copilot',
-        turns: 3,
+        turns: 4,
         title: null,
         compactions: 1,
-        toolPairs: 1,
+        // The bash call, the task call, and the subagent's own bash call.
+        toolPairs: 3,
+        sidechains: 1,
         userTexts: [
           'Please run a TOOL: print a word with the shell.',
           'Thanks. What did it print?',
           'One more question after resuming by id.',
+          'Ask a SUBAGENT to list the files.',
         ],
       },
     ],
@@ -66,10 +70,11 @@ export const cases: ContractCase[] = [
       {
         id: ID,
         project: '/tmp/levelcode-fixture/copilot',
-        turns: 3,
+        turns: 4,
         compactions: 1,
-        toolPairs: 1,
-        sidechains: 1,
+        toolPairs: 3,
+        // The added record, after the first answer, and the real subagent.
+        sidechains: 2,
         thinking: ['Pondering which shell word to print.'],
       },
     ],
