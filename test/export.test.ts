@@ -297,6 +297,16 @@ describe('markdown export: the rules, case by case', () => {
     expect(sanitizeMarkdown('````\n```\nx').text).toBe('````\n```\nx\n````');
   });
 
+  it('takes <name_with_underscore> for the text CommonMark reads it as: no raw HTML, no guard line', () => {
+    // Gemini CLI and Qwen Code wrap a compression's summary in <state_snapshot>, <overall_goal>, ...
+    const text = '<state_snapshot>\n<overall_goal>List the files.</overall_goal>\n</state_snapshot>';
+    const s = sanitizeMarkdown(text);
+    expect(s.needsSeparator).toBe(false);
+    expect(md.render(s.text)).toContain('&lt;state_snapshot&gt;');
+    // A tag of that name with a hyphen is one, and still guarded.
+    expect(sanitizeMarkdown('<state-snapshot>x').needsSeparator).toBe(true);
+  });
+
   it('closes raw HTML a browser would leave open: comments and elements', () => {
     // A comment opened in an HTML block inside a quote: CommonMark ends the block with the
     // quote, but the raw `<!--` reaches the HTML, where it would swallow the rest of the page.
