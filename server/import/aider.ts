@@ -28,6 +28,10 @@ export const aider: Importer = {
   },
   discover,
   read,
+  // The history is Markdown: every line is read as one of these blocks (blocksOf), so no record
+  // is of a kind never seen; the `-*- … -*-` editor mode line is the one kept hidden.
+  kinds: { mapped: ['user', 'text', 'tool'], hidden: ['mode'] },
+  kindOf: (raw) => (typeof raw === 'string' ? (/^-\*- .* -\*-/.test(raw) ? 'mode' : 'text') : undefined),
 };
 
 async function discover(root: string): Promise<SourceFile[]> {

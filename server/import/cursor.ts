@@ -27,6 +27,10 @@ export const cursor: Importer = {
   },
   discover,
   read,
+  // A bubble's `type`: 1 the user's, 2 the model's (`user`/`ai` in older builds); a bubble of
+  // either with nothing to show is kept hidden as a known kind, any other type is never seen.
+  kinds: { mapped: ['1', '2', 'user', 'ai'], hidden: [] },
+  kindOf: (raw) => (isRecord(raw) ? (raw.type === undefined ? 'untyped' : String(raw.type)) : undefined),
 };
 
 /** The global database, with its -wal and every workspace database (and -wal) as parts. */

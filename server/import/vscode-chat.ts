@@ -27,6 +27,11 @@ export const vscodeChat: Importer = {
   defaultRoots,
   discover: discoverVsCode,
   read: readVsCode,
+  // What is kept hidden is an op-log line that did not apply: of a kind the log defines (0
+  // snapshot, 1 set, 2 push, 3 delete) whose path does not fit (a problem of its own), or of a
+  // kind it never had, counted as never seen.
+  kinds: { mapped: ['op 0', 'op 1', 'op 2', 'op 3'], hidden: [] },
+  kindOf: (raw) => (isObj(raw) ? `op ${String(raw.kind)}` : undefined),
 };
 
 function defaultRoots(env: NodeJS.ProcessEnv, home: string): string[] {

@@ -15,7 +15,7 @@ import { listSessions } from '../../server/listing/history.js';
 import { toolIds } from '../../server/resume/resume.js';
 import { textOf, type SessionEvent } from '../../server/format/events.js';
 import { runImport, eventSignature, type ImportReport } from '../../server/import/engine.js';
-import { importerOf } from '../../server/import/registry.js';
+import { IMPORTERS, importerOf } from '../../server/import/registry.js';
 import type { Importer, SourceFile } from '../../server/import/types.js';
 import type { ContractCase, ExpectedSession } from './case.js';
 import { renderMarkdown } from '../../server/export/export.js';
@@ -302,4 +302,12 @@ describe.each(all.map((c) => [c.name, c] as const))('import contract: %s', (_nam
     expect(r.problems.length).toBeGreaterThan(0);
     expect(await ours(w)).toEqual(before);
   });
+});
+
+// Item 3 of the contract: every importer says which record kinds it maps and which it keeps
+// hidden, and how to name a record's kind, so a kind it has never seen is counted (engine.ts).
+it.each(IMPORTERS.map((i) => [i.tool, i] as const))('%s declares its record kinds', (_tool, i) => {
+  expect(i.kinds, 'kinds: {mapped, hidden}').toBeDefined();
+  expect(i.kinds!.mapped.length).toBeGreaterThan(0);
+  expect(typeof i.kindOf).toBe('function');
 });

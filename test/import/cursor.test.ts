@@ -11,6 +11,7 @@ import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { cursor } from '../../server/import/cursor.js';
+import { countUnknownKinds, type UnknownKind } from '../../server/import/engine.js';
 import { followImports } from '../../server/import/follow.js';
 import { SessionStore } from '../../server/store/store.js';
 import { cursorAgent } from '../../server/import/cursor-agent.js';
@@ -74,6 +75,23 @@ describe('cursor (the editor)', () => {
     w.close();
     const a = (await readAll(root)).find((s) => s.source.id === A)!;
     expect(a.events.at(-1)).toMatchObject({ kind: 'assistant', content: 'It holds one line.' });
+  });
+
+  it('a bubble of a type never seen is kept hidden and counted as a kind never seen', async () => {
+    const root = await cursorLayout(dir());
+    const w = openWritable(join(root, 'User', 'globalStorage', 'state.vscdb'));
+    const key = `composerData:${A}`;
+    const doc = JSON.parse((w.prepare('SELECT value FROM cursorDiskKV WHERE key = ?').get(key) as { value: string }).value);
+    doc.fullConversationHeadersOnly.push({ bubbleId: 'a-x1', type: 30 });
+    w.prepare('UPDATE cursorDiskKV SET value = ? WHERE key = ?').run(JSON.stringify(doc), key);
+    const bubble = { _v: 3, type: 30, bubbleId: 'a-x1', text: 'a hologram', createdAt: '2026-03-01T10:03:00.000Z' };
+    w.prepare('INSERT INTO cursorDiskKV (key, value) VALUES (?, ?)').run(`bubbleId:${A}:a-x1`, JSON.stringify(bubble));
+    w.close();
+    const sessions = await readAll(root);
+    const unknown = new Map<string, UnknownKind>();
+    for (const s of sessions) countUnknownKinds(cursor, s, unknown);
+    expect([...unknown.values()]).toEqual([{ tool: 'cursor', version: 'composerData v10', kind: '30', count: 1 }]);
+    expect(sessions.find((s) => s.source.id === A)!.events.at(-1)).toMatchObject({ type: 'source-record', raw: bubble });
   });
 
   it('follows a write that only reached the -wal, and leaves the database as it was', async () => {
