@@ -66,22 +66,45 @@ async function discover(root: string): Promise<SourceFile[]> {
   const db = join(root, 'opencode.db');
   if (await exists(db)) out.push(await dbFile(db));
   const sessions = join(root, 'storage', 'session');
-  if (await exists(sessions))
+  if (await exists(sessions)) {
+    const tree: { path: string; id: string; parent?: string }[] = [];
     for (const p of await entries(sessions))
       if (p.dir)
         for (const f of await entries(join(sessions, p.name)))
-          if (f.file && f.name.endsWith('.json')) out.push(await treeFile(join(sessions, p.name, f.name)));
+          if (f.file && f.name.endsWith('.json')) tree.push(await treeEntry(join(sessions, p.name, f.name)));
+    // A subagent's session (parentID) is read with the session it ran under: one source a row.
+    const byId = new Map(tree.map((t) => [t.id, t]));
+    const rootOf = (t: (typeof tree)[number]) => {
+      const seen = new Set<string>();
+      while (t.parent && byId.has(t.parent) && !seen.has(t.id)) {
+        seen.add(t.id);
+        t = byId.get(t.parent)!;
+      }
+      return t;
+    };
+    for (const t of tree)
+      if (rootOf(t) === t)
+        out.push(await treeFile(t.path, tree.filter((c) => c !== t && rootOf(c) === t).map((c) => c.path)));
+  }
   if (out.length === 0 && !(await exists(join(root, 'storage'))))
     throw new Error(`no opencode.db or storage/ folder in ${root} (opencode keeps its data in ~/.local/share/opencode)`);
   return out;
 }
 
-/** A JSON-tree session: its file, with every message and part file as its parts. */
-async function treeFile(path: string): Promise<SourceFile> {
+/** A JSON-tree session file's id and parent. */
+async function treeEntry(path: string): Promise<{ path: string; id: string; parent?: string }> {
+  const { value: info } = parseJson(await readText(path));
+  const parent = isRecord(info) ? str(info.parentID) : undefined;
+  return { path, id: (isRecord(info) && str(info.id)) || basename(path, '.json'), ...(parent ? { parent } : {}) };
+}
+
+/**
+ * A JSON-tree session: its file, with every message and part file as its parts, and those of
+ * the subagent sessions that ran under it (their session files first).
+ */
+async function treeFile(path: string, children: string[] = []): Promise<SourceFile> {
   const self = await statFile(path);
   const storage = dirname(dirname(dirname(path)));
-  const { value: info } = parseJson(await readText(path));
-  const id = (isRecord(info) && str(info.id)) || basename(path, '.json');
   const parts: string[] = [];
   let size = self.size;
   let mtimeNs = self.mtimeNs;
@@ -91,18 +114,21 @@ async function treeFile(path: string): Promise<SourceFile> {
     size += st.size;
     if (st.mtimeNs > mtimeNs) mtimeNs = st.mtimeNs;
   };
-  const msgDir = join(storage, 'message', id);
-  if (await exists(msgDir))
-    for (const m of await entries(msgDir)) {
-      if (!m.file || !m.name.endsWith('.json')) continue;
-      const mp = join(msgDir, m.name);
-      await add(mp);
-      // Parts live under the message's id (the file's name in what opencode writes).
-      const { value } = parseJson(await readText(mp));
-      const partDir = join(storage, 'part', (isRecord(value) && str(value.id)) || m.name.replace(/\.json$/, ''));
-      if (await exists(partDir))
-        for (const p of await entries(partDir)) if (p.file && p.name.endsWith('.json')) await add(join(partDir, p.name));
-    }
+  for (const c of children) await add(c);
+  for (const sessionPath of [path, ...children]) {
+    const msgDir = join(storage, 'message', (await treeEntry(sessionPath)).id);
+    if (await exists(msgDir))
+      for (const m of await entries(msgDir)) {
+        if (!m.file || !m.name.endsWith('.json')) continue;
+        const mp = join(msgDir, m.name);
+        await add(mp);
+        // Parts live under the message's id (the file's name in what opencode writes).
+        const { value } = parseJson(await readText(mp));
+        const partDir = join(storage, 'part', (isRecord(value) && str(value.id)) || m.name.replace(/\.json$/, ''));
+        if (await exists(partDir))
+          for (const p of await entries(partDir)) if (p.file && p.name.endsWith('.json')) await add(join(partDir, p.name));
+      }
+  }
   return { path, size, mtimeNs, parts };
 }
 
@@ -124,8 +150,11 @@ async function read(file: SourceFile): Promise<MappedSession[]> {
     }
     return linkSessions(sessions, file.path);
   }
-  const s = await readTree(file, problems);
-  return s ? [mapSession(s, file.path, problems)] : [];
+  const sessions = await readTree(file, problems);
+  if (sessions.length === 0) return [];
+  const [main] = linkSessions(sessions, file.path);
+  if (main) main.problems.push(...problems);
+  return main ? [main] : [];
 }
 
 async function readJson(path: string, problems: string[]): Promise<Record<string, unknown> | undefined> {
@@ -135,21 +164,27 @@ async function readJson(path: string, problems: string[]): Promise<Record<string
   return undefined;
 }
 
-async function readTree(file: SourceFile, problems: string[]): Promise<Sess | undefined> {
+/** The session of a tree file and its subagents' sessions (the first is the file's own). */
+async function readTree(file: SourceFile, problems: string[]): Promise<Sess[]> {
   const info = await readJson(file.path, problems);
-  if (!info) return undefined;
+  if (!info) return [];
+  const sessions = new Map<string, Sess>([[str(info.id) ?? basename(file.path, '.json'), { info, messages: [] }]]);
   const byMsg = new Map<string, Msg>();
-  const order: Msg[] = [];
+  const messages: { session: string; m: Msg }[] = [];
   for (const p of file.parts ?? []) {
     const v = await readJson(p, problems);
     if (!v) continue;
-    if (basename(dirname(dirname(p))) === 'message') {
+    const kind = basename(dirname(dirname(p)));
+    if (kind === 'message') {
       const m = { info: v, parts: [] };
       byMsg.set(str(v.id) ?? basename(p, '.json'), m);
-      order.push(m);
-    } else byMsg.get(basename(dirname(p)))?.parts.push(v);
+      messages.push({ session: basename(dirname(p)), m });
+    } else if (kind === 'part') byMsg.get(basename(dirname(p)))?.parts.push(v);
+    else sessions.set(str(v.id) ?? basename(p, '.json'), { info: v, messages: [] });
   }
-  return { info, messages: sortMessages(order) };
+  for (const { session, m } of messages) sessions.get(session)?.messages.push(m);
+  for (const s of sessions.values()) sortMessages(s.messages);
+  return [...sessions.values()];
 }
 
 function sortMessages(ms: Msg[]): Msg[] {
@@ -212,11 +247,18 @@ function linkSessions(sessions: Sess[], path: string): MappedSession[] {
     const parent = str(s.info.parentID);
     return !!parent && byId.has(parent) && parent !== str(s.info.id);
   };
+  // A subagent's own subagents go inside its sidechain, beside their call (a cycle is cut).
+  const withChildren = (s: Sess, seen: Set<Sess>): MappedSession => {
+    const m = mapSession(s, path, []);
+    seen.add(s);
+    for (const c of children.get(str(s.info.id) ?? '') ?? [])
+      if (!seen.has(c)) placeChild(m.events, withChildren(c, seen).events, str(c.info.id)!);
+    return m;
+  };
   const out: MappedSession[] = [];
   for (const s of sessions) {
     if (isChild(s)) continue;
-    const m = mapSession(s, path, []);
-    for (const c of children.get(str(s.info.id) ?? '') ?? []) placeChild(m.events, mapSession(c, path, []).events, str(c.info.id)!);
+    const m = withChildren(s, new Set());
     const fork = forkParent(
       s,
       sessions.filter((x) => x !== s && !isChild(x)),
