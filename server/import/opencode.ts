@@ -84,7 +84,12 @@ async function discover(root: string): Promise<SourceFile[]> {
     };
     for (const t of tree)
       if (rootOf(t) === t)
-        out.push(await treeFile(t.path, tree.filter((c) => c !== t && rootOf(c) === t).map((c) => c.path)));
+        out.push(
+          await treeFile(
+            t.path,
+            tree.filter((c) => c !== t && rootOf(c) === t).map((c) => c.path),
+          ),
+        );
   }
   if (out.length === 0 && !(await exists(join(root, 'storage'))))
     throw new Error(`no opencode.db or storage/ folder in ${root} (opencode keeps its data in ~/.local/share/opencode)`);

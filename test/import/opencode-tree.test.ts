@@ -34,7 +34,12 @@ async function session(id: string, parent: string | null, t: number, prompt: str
   });
   await put(join(s, 'message', id, `msg_${id}_u.json`), { id: `msg_${id}_u`, sessionID: id, role: 'user', time: { created: t + 1000 } });
   await put(join(s, 'part', `msg_${id}_u`, 'prt_1.json'), { id: 'prt_1', type: 'text', text: prompt, time: { start: t + 1000 } });
-  await put(join(s, 'message', id, `msg_${id}_a.json`), { id: `msg_${id}_a`, sessionID: id, role: 'assistant', time: { created: t + 2000 } });
+  await put(join(s, 'message', id, `msg_${id}_a.json`), {
+    id: `msg_${id}_a`,
+    sessionID: id,
+    role: 'assistant',
+    time: { created: t + 2000 },
+  });
   for (const [i, p] of parts.entries()) await put(join(s, 'part', `msg_${id}_a`, `prt_${i + 1}.json`), { id: `prt_${i + 1}`, ...p });
 }
 
@@ -42,13 +47,25 @@ const task = (child: string, t: number) => ({
   type: 'tool',
   tool: 'task',
   callID: `call_${child}`,
-  state: { status: 'completed', input: { prompt: 'look' }, output: 'done', metadata: { sessionId: child }, time: { start: t, end: t + 500 } },
+  state: {
+    status: 'completed',
+    input: { prompt: 'look' },
+    output: 'done',
+    metadata: { sessionId: child },
+    time: { start: t, end: t + 500 },
+  },
 });
 
 it('a subagent session and its own subagent are sidechains of the one row, beside their task calls', async () => {
   const T = 1_760_000_000_000;
-  await session('ses_main', null, T, 'Find the bug', [task('ses_sub', T + 3000), { type: 'text', text: 'Fixed it.', time: { start: T + 8000 } }]);
-  await session('ses_sub', 'ses_main', T + 3000, 'Look in src/', [task('ses_deep', T + 4000), { type: 'text', text: 'Sub answer', time: { start: T + 6000 } }]);
+  await session('ses_main', null, T, 'Find the bug', [
+    task('ses_sub', T + 3000),
+    { type: 'text', text: 'Fixed it.', time: { start: T + 8000 } },
+  ]);
+  await session('ses_sub', 'ses_main', T + 3000, 'Look in src/', [
+    task('ses_deep', T + 4000),
+    { type: 'text', text: 'Sub answer', time: { start: T + 6000 } },
+  ]);
   await session('ses_deep', 'ses_sub', T + 4000, 'Grep for it', [{ type: 'text', text: 'Deep answer', time: { start: T + 4500 } }]);
 
   const files = await opencode.discover(root);
