@@ -101,9 +101,12 @@ async function discover(root: string): Promise<SourceFile[]> {
     const folder = join(projects, p.name);
     const names = await entries(folder); // listed once: the sessions and their agent files
     const agents = await agentFiles(folder, names);
+    const dirs = new Set(names.filter((n) => n.dir).map((n) => n.name)); // a session's <uuid>/subagents/ is looked into only where <uuid>/ is listed
     for (const f of names)
-      if (f.file && f.name.endsWith('.jsonl') && !AGENT_FILE.test(f.name))
-        out.push(await withParts(await statFile(join(folder, f.name)), agents.get(basename(f.name, '.jsonl')) ?? []));
+      if (f.file && f.name.endsWith('.jsonl') && !AGENT_FILE.test(f.name)) {
+        const id = basename(f.name, '.jsonl');
+        out.push(await withParts(await statFile(join(folder, f.name)), agents.get(id) ?? [], dirs.has(id)));
+      }
   }
   return out;
 }
@@ -141,8 +144,8 @@ async function subagentFiles(main: string): Promise<string[]> {
   return (await entries(dir)).filter((e) => e.file && e.name.endsWith('.jsonl')).map((e) => join(dir, e.name));
 }
 
-async function withParts(f: SourceFile, agents: string[]): Promise<SourceFile> {
-  const parts = [...agents, ...(await subagentFiles(f.path))];
+async function withParts(f: SourceFile, agents: string[], hasFolder = true): Promise<SourceFile> {
+  const parts = hasFolder ? [...agents, ...(await subagentFiles(f.path))] : agents;
   let { size, mtimeNs } = f;
   for (const s of parts) {
     const st = await statFile(s);

@@ -5,7 +5,8 @@
 
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { isUtf8 } from 'node:buffer';
-import { lstat, readdir, realpath, stat } from 'node:fs/promises';
+import { type BigIntStats, lstatSync, readdirSync, realpathSync, statSync } from 'node:fs';
+import { stat } from 'node:fs/promises';
 import { MAX_DEPTH, tooDeep } from '../format/events.js';
 import { openRegular } from '../store/files.js';
 import { dirname, join, sep } from 'node:path';
@@ -209,8 +210,9 @@ export async function readText(path: string): Promise<string> {
 
 interface Confinement {
   root: string;
-  real: Promise<string>;
-  seen: Map<string, Promise<boolean>>;
+  /** The root's real path, resolved on first use. */
+  realSync?: string;
+  seen: Map<string, boolean>;
   /** Files read that are not valid UTF-8: their bytes, by the text they decoded to. */
   notUtf8: Map<string, Buffer>;
   /** Records (or unparsed lines' text) read from a line that is not valid UTF-8: its bytes in base64. */
@@ -231,23 +233,40 @@ export async function confinedTo<T>(root: string, f: () => Promise<T>): Promise<
     () => false,
   );
   const base = isDir ? root : dirname(dirname(root));
-  const real = realpath(base).catch(() => base);
-  return confinement.run({ root: base, real, seen: new Map(), notUtf8: new Map(), rawBytes: new Map(), unreadable: [] }, f);
+  return confinement.run({ root: base, seen: new Map(), notUtf8: new Map(), rawBytes: new Map(), unreadable: [] }, f);
 }
 
-/** Whether `path` resolves inside the confining root (always, outside confinedTo); false when it cannot be resolved. */
+/**
+ * Whether `path` resolves inside the confining root (always, outside confinedTo); false when it
+ * cannot be resolved. Synchronous (remembered per path): discovery asks it of every folder.
+ */
 export async function inside(path: string): Promise<boolean> {
+  return insideSync(path);
+}
+
+function insideSync(path: string): boolean {
   const c = confinement.getStore();
   if (!c) return true;
   let verdict = c.seen.get(path);
-  if (!verdict) {
-    verdict = Promise.all([c.real, realpath(path)]).then(
-      ([root, real]) => real === root || real.startsWith(root.endsWith(sep) ? root : root + sep),
-      () => false,
-    );
+  if (verdict === undefined) {
+    try {
+      const real = realpathSync.native(path);
+      const root = c.realSync ?? (c.realSync = realOr(c.root));
+      verdict = real === root || real.startsWith(root.endsWith(sep) ? root : root + sep);
+    } catch {
+      verdict = false;
+    }
     c.seen.set(path, verdict);
   }
   return verdict;
+}
+
+function realOr(p: string): string {
+  try {
+    return realpathSync.native(p);
+  } catch {
+    return p;
+  }
 }
 
 /**
@@ -269,7 +288,11 @@ export function unreadableFolders(): { path: string; message: string }[] {
 }
 
 async function mustBeInside(dir: string): Promise<void> {
-  if (await inside(dir)) return;
+  mustBeInsideSync(dir);
+}
+
+function mustBeInsideSync(dir: string): void {
+  if (insideSync(dir)) return;
   const c = confinement.getStore()!;
   throw Object.assign(new Error(`${dir} leads outside ${c.root} (a symlinked folder?): not read`), { code: 'EXDEV' });
 }
@@ -320,14 +343,17 @@ export function keptRaw(t: string, raw: unknown, extra: Record<string, unknown> 
 }
 
 /** The one file given, or an error a user understands when it is not a regular file. */
-// Performance: discovery's stat, readdir and lstat calls are synchronous. A run with nothing
-// new is a stat walk of every source, and the promise forms cost a thread-pool round trip each
-// (awaited one by one, seconds on a busy machine for a few thousand files, against tens of ms).
+// Performance: discovery's stat, readdir and realpath calls are synchronous. A run with nothing
+// new is a stat walk of every source, and the promise forms cost a thread-pool round trip each,
+// awaited one by one.
 export async function statFile(path: string): Promise<SourceFile> {
-  await mustBeInside(dirname(path));
-  const st = await stat(path, { bigint: true }).catch((e: NodeJS.ErrnoException) => {
-    throw e.code === 'ENOENT' ? new Error(`no such file or folder: ${path}`) : e;
-  });
+  mustBeInsideSync(dirname(path));
+  let st: BigIntStats;
+  try {
+    st = statSync(path, { bigint: true });
+  } catch (e) {
+    throw (e as NodeJS.ErrnoException).code === 'ENOENT' ? new Error(`no such file or folder: ${path}`) : e;
+  }
   if (!st.isFile()) throw new Error(`${path} is not a file`);
   return { path, size: Number(st.size), mtimeNs: st.mtimeNs, ctimeNs: st.ctimeNs, ino: st.ino };
 }
@@ -335,7 +361,7 @@ export async function statFile(path: string): Promise<SourceFile> {
 /** Whether a path is a folder inside the confining root (false when missing or outside; other errors thrown). */
 export async function isFolder(path: string): Promise<boolean> {
   try {
-    return (await stat(path)).isDirectory() && (await inside(path));
+    return statSync(path).isDirectory() && insideSync(path);
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code === 'ENOENT' || noteUnreadable(path, e)) return false;
     throw e;
@@ -344,10 +370,10 @@ export async function isFolder(path: string): Promise<boolean> {
 
 /** Names in a folder; an unreadable folder is an error (thrown), a missing one too. */
 export async function entries(dir: string): Promise<{ name: string; dir: boolean; file: boolean }[]> {
-  await mustBeInside(dir);
+  mustBeInsideSync(dir);
   let list;
   try {
-    list = await readdir(dir, { withFileTypes: true });
+    list = readdirSync(dir, { withFileTypes: true });
   } catch (e) {
     if (noteUnreadable(dir, e)) return [];
     throw e;
@@ -368,13 +394,13 @@ export async function walkFiles(dir: string, want: (name: string) => boolean, ou
 }
 
 export async function exists(path: string): Promise<boolean> {
-  return lstat(path).then(
-    () => inside(path),
-    (e: NodeJS.ErrnoException) => {
-      if (e.code === 'ENOENT') return false;
-      throw e;
-    },
-  );
+  try {
+    lstatSync(path);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return false;
+    throw e;
+  }
+  return insideSync(path);
 }
 
 /** The text of content blocks or a string: what a person reads of it. */

@@ -27,6 +27,7 @@ import { closeSync, lstatSync, readSync, rmSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { cachePaths, ensureCacheFolder } from '../store/cache-dir.js';
+import { restoreFromRaw } from '../format/derived.js';
 import { openRegularSync } from '../store/files.js';
 import { eventTexts, type SearchWhere } from './texts.js';
 
@@ -366,7 +367,7 @@ export class SearchCache {
   private indexLine(file: number, line: Buffer, off: number, seq: number, s: { title: string; titled: number; last: number }): void {
     let ev: Record<string, unknown>;
     try {
-      ev = JSON.parse(line.toString('utf8')) as Record<string, unknown>;
+      ev = restoreFromRaw(JSON.parse(line.toString('utf8')) as Record<string, unknown>, false);
     } catch {
       return;
     }

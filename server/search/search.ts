@@ -29,6 +29,7 @@
 import { readdir } from 'node:fs/promises';
 import { closeSync, readSync, rmSync } from 'node:fs';
 import { basename, join, sep } from 'node:path';
+import { restoreFromRaw } from '../format/derived.js';
 import { openRegularSync, readRegularSync } from '../store/files.js';
 import { SearchCache, cacheFile, roleOf, type FileRow, type RowRole } from './cache.js';
 import { find, ftsTerm, parseQuery, projectMatches, type Query, type Term } from './query.js';
@@ -353,7 +354,7 @@ function checked(file: FileRow, r: Row, q: Query, opts: SearchOptions, problems:
       const buf = Buffer.alloc(r.len + 1);
       const n = readSync(fd, buf, 0, r.len + 1, r.off);
       if (n !== r.len + 1 || buf[r.len] !== 10) return null;
-      ev = JSON.parse(buf.subarray(0, r.len).toString('utf8')) as Record<string, unknown>;
+      ev = restoreFromRaw(JSON.parse(buf.subarray(0, r.len).toString('utf8')) as Record<string, unknown>, false);
     } finally {
       closeSync(fd);
     }
@@ -624,7 +625,7 @@ function scanFile(path: string, lines: string[], q: Query, opts: SearchOptions, 
   for (let i = 1; i < lines.length - 1; i++) {
     let ev: Record<string, unknown>;
     try {
-      ev = JSON.parse(lines[i]!) as Record<string, unknown>;
+      ev = restoreFromRaw(JSON.parse(lines[i]!) as Record<string, unknown>, false);
     } catch {
       continue;
     }

@@ -7,9 +7,14 @@
 //
 // Asks the git command (two short calls, bounded by a timeout); no git, or a git that fails or
 // is slow, means no identity, never an error. Remembered per folder for the process's life.
-// Depends on node:child_process only.
+// A folder with no `.git` (nor a bare repository) in it or above it is not asked about at all:
+// git would find no repository there either, and a first import meets hundreds of such folders
+// (a process each is most of its cost).
+// Depends on node:child_process and node:fs (stat only).
 
 import { execFile } from 'node:child_process';
+import { statSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 
 export interface RepoIdentity {
   roots: string[];
@@ -32,6 +37,7 @@ export function projectIdentity(folder: string): Promise<RepoIdentity | undefine
 }
 
 async function readIdentity(folder: string): Promise<RepoIdentity | undefined> {
+  if (!mayBeInRepo(folder)) return undefined;
   const prefix = await git(folder, ['rev-parse', '--show-prefix']);
   if (prefix === undefined) return undefined;
   const roots = await git(folder, ['rev-list', '--max-parents=0', 'HEAD']);
@@ -49,6 +55,49 @@ async function readIdentity(folder: string): Promise<RepoIdentity | undefined> {
     ),
   ].sort();
   return { roots: list, prefix: prefix.trim(), ...(remotes.length ? { remotes } : {}) };
+}
+
+/** Folders (and their parents) already looked at for a repository. */
+const repoAbove = new Map<string, boolean>();
+
+/**
+ * Whether git could find a repository for `folder`: false only when neither it nor any folder
+ * above it holds `.git` (a folder, or a worktree's file) or is itself a bare repository (HEAD,
+ * objects/, refs/), and no GIT_DIR points elsewhere. Where in doubt, true (git is asked).
+ */
+export function mayBeInRepo(folder: string, env: NodeJS.ProcessEnv = process.env): boolean {
+  if (env.GIT_DIR || env.GIT_WORK_TREE) return true;
+  const chain: string[] = [];
+  let verdict = false;
+  for (let dir = folder; ; dir = dirname(dir)) {
+    const known = repoAbove.get(dir);
+    if (known !== undefined) {
+      verdict = known;
+      break;
+    }
+    chain.push(dir);
+    if (looksLikeRepo(dir)) {
+      verdict = true;
+      break;
+    }
+    if (dirname(dir) === dir) break;
+  }
+  // Each folder looked at shares the verdict of the first one found below or at a repository.
+  for (const d of chain) repoAbove.set(d, verdict);
+  return verdict;
+}
+
+function looksLikeRepo(dir: string): boolean {
+  const at = (name: string) => {
+    try {
+      return statSync(join(dir, name), { throwIfNoEntry: false });
+    } catch {
+      return { isDirectory: () => true, isFile: () => true }; // unreadable: in doubt, ask git
+    }
+  };
+  if (at('.git')) return true;
+  const head = at('HEAD');
+  return !!head?.isFile() && !!at('objects')?.isDirectory() && !!at('refs')?.isDirectory();
 }
 
 /** A remote URL without credentials, a trailing slash or `.git`: one repository, one spelling. */

@@ -12,6 +12,7 @@ import { readSync } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
 import { isUtf8 } from 'node:buffer';
 import { MetaLine, SessionEvent, type SeqEvent } from '../format/events.js';
+import { restoreFromRaw } from '../format/derived.js';
 import { textOf, oneLine, tooDeep, MAX_DEPTH } from '../format/text.js';
 import { openRegular } from './files.js';
 import { forEachLine, forEachLineFd, forEachLineIn, forEachLineSync, lastLines, type Line } from './lines.js';
@@ -139,8 +140,9 @@ export function parseEventLine(bytes: Buffer): { event: SessionEvent; warning?: 
 }
 
 /** The checks of a parsed line: an object, not too deep, a SessionEvent (events.ts's schema). */
-function checkEvent(v: unknown): { event: SessionEvent } | { error: string } {
-  if (!v || typeof v !== 'object' || Array.isArray(v)) return { error: 'not a JSON object' };
+function checkEvent(line: unknown): { event: SessionEvent } | { error: string } {
+  if (!line || typeof line !== 'object' || Array.isArray(line)) return { error: 'not a JSON object' };
+  const v = restoreFromRaw(line); // an imported event's fields written as parts of its raw record (format/derived.ts)
   if (tooDeep(v)) return { error: `nested deeper than ${MAX_DEPTH} levels` };
   const checked = SessionEvent.safeParse(v);
   if (!checked.success) {

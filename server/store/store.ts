@@ -26,6 +26,7 @@ import {
   type ForkedFrom,
 } from '../format/events.js';
 import { projectIdentity } from './identity.js';
+import { shareWithRaw } from '../format/derived.js';
 import { StoreError, fromFsError } from './errors.js';
 import { ListingCache, listSessions, projectFolders, realProjectPath, toSessionEntry, type SessionEntry } from '../listing/history.js';
 import { isSessionId, newSessionId } from '../format/ids.js';
@@ -998,7 +999,7 @@ export function validateBatch(events: unknown[]): ValidLine[] {
     }
     let text: string;
     try {
-      text = serializeLine(stamped);
+      text = serializeLine(shareWithRaw(stamped)); // parts of an imported record written once (format/derived.ts)
     } catch (e) {
       issues.push({ path: [i], message: `cannot be serialised as JSON (${(e as Error).message})` });
       return;
