@@ -30,7 +30,7 @@ import { readdir } from 'node:fs/promises';
 import { closeSync, readSync, rmSync } from 'node:fs';
 import { basename, join, sep } from 'node:path';
 import { openRegularSync, readRegularSync } from '../store/files.js';
-import { SearchCache, cacheFile, roleOf, type FileRow, type RowRole } from './cache.js';
+import { FILE_SPAN, ROLE_CODES, SearchCache, arrays, cacheFile, roleCode, roleOf, rowOf, type FileRow, type RowRole } from './cache.js';
 import { find, ftsTerm, parseQuery, projectMatches, type Query, type Term } from './query.js';
 import { eventTexts, tokens, type EventText, type SearchWhere } from './texts.js';
 
@@ -231,33 +231,29 @@ export async function searchSessions(root: string, query: string, opts: SearchOp
 
 // ---- Ranked, from the cache -------------------------------------------------------------------
 
+/** A matched row of the cache: its rowid (cache.ts rowId) and its weighted score. */
 interface Row {
   id: number;
-  file: number;
-  seq: number;
-  off: number;
-  len: number;
-  t: number;
-  role: RowRole;
   s: number;
 }
 
-/** The SQL narrowing a row by the query's event filters, and its parameters. */
-function eventFilter(q: Query): { sql: string; args: unknown[] } {
-  let sql = '';
+/** A SELECT of the rows matching an FTS5 expression within the query's event filters. */
+function matching(q: Query, columns: string): { sql: string; args: unknown[] } {
+  let sql = `SELECT ${columns} FROM fts`;
+  const where = ['fts MATCH ?'];
   const args: unknown[] = [];
-  if (q.since) (sql += ' AND r.t >= ?'), args.push(Date.parse(q.since));
-  if (q.until) (sql += ' AND r.t <= ?'), args.push(Date.parse(q.until));
-  if (q.role) (sql += ' AND r.role = ?'), args.push(q.role);
-  return { sql, args };
+  if (q.since || q.until) sql += ' JOIN rows r ON r.id = fts.rowid';
+  if (q.since) where.push('r.t >= ?'), args.push(Date.parse(q.since));
+  if (q.until) where.push('r.t <= ?'), args.push(Date.parse(q.until));
+  if (q.role) where.push(`fts.rowid % 8 = ${roleCode(q.role)}`);
+  return { sql: `${sql} WHERE ${where.join(' AND ')}`, args };
 }
 
-function allowedFile(f: FileRow, q: Query, opts: SearchOptions): boolean {
-  if (opts.sessions && !opts.sessions.has(f.path)) return false;
+function allowedFile(f: FileRow | undefined, q: Query, opts: SearchOptions): f is FileRow {
+  if (!f || (opts.sessions && !opts.sessions.has(f.path))) return false;
   if (q.tool && f.tool !== q.tool) return false;
   if (q.project && !projectMatches(f.project, q.project)) return false;
-  if (opts.exclude !== undefined && (f.session === opts.exclude || f.sid === opts.exclude)) return false;
-  return true;
+  return opts.exclude === undefined || (f.session !== opts.exclude && f.sid !== opts.exclude);
 }
 
 /** The query's terms as one phrase (the last one's prefix kept). */
@@ -268,58 +264,55 @@ const idOf = (f: FileRow): string => basename(f.path, '.jsonl');
 
 const recency = (last: number, now: number): number => 1 + RECENCY * 2 ** (-Math.max(0, now - last) / 86_400_000 / HALF_LIFE_DAYS);
 
+/** Best rows kept a session: 3 make its score, the rest stand in for hits that fail their check. */
+const KEEP = 6;
+
 function ranked(cache: SearchCache, q: Query, opts: SearchOptions, problems: SearchProblem[]): SearchResult {
-  const f = eventFilter(q);
-  const filesOf = (t: Term, filtered: boolean): Set<number> =>
-    new Set(
-      (
-        cache.db
-          .prepare(`SELECT DISTINCT r.file AS file FROM fts JOIN rows r ON r.id = fts.rowid WHERE fts MATCH ?${filtered ? f.sql : ''}`)
-          .all(ftsTerm(t), ...(filtered ? f.args : [])) as { file: number }[]
-      ).map((r) => r.file),
-    );
+  const { db } = cache;
+  const filesWith = (t: Term, filtered: boolean): Set<number> => {
+    const m = filtered
+      ? matching(q, `DISTINCT fts.rowid / ${FILE_SPAN}`)
+      : { sql: `SELECT DISTINCT rowid / ${FILE_SPAN} FROM fts WHERE fts MATCH ?`, args: [] };
+    return new Set(arrays(db, m.sql, ftsTerm(t), ...m.args).map((r) => r[0] as number));
+  };
+  // Sessions holding every term (a one-term query's are those of its rows, below) and none excluded.
   let candidates: Set<number> | undefined;
-  for (const t of q.terms) {
-    const has = filesOf(t, true);
-    candidates = new Set([...(candidates ?? has)].filter((id) => has.has(id) && allowedFile(cache.files.get(id)!, q, opts)));
-    if (candidates.size === 0) break;
-  }
-  for (const t of q.excluded) for (const id of filesOf(t, false)) candidates!.delete(id);
-  if (!candidates) candidates = new Set();
-  const rows = cache.db
-    .prepare(
-      `SELECT r.id AS id, r.file AS file, r.seq AS seq, r.off AS off, r.len AS len, r.t AS t, r.role AS role, -bm25(fts) AS s
-       FROM fts JOIN rows r ON r.id = fts.rowid WHERE fts MATCH ?${f.sql} ORDER BY bm25(fts) LIMIT 50000`,
-    )
-    .all(q.terms.map(ftsTerm).join(' OR '), ...f.args) as Row[];
+  if (q.terms.length > 1)
+    for (const t of q.terms) {
+      const has = filesWith(t, true);
+      candidates = new Set([...(candidates ?? has)].filter((id) => has.has(id)));
+      if (candidates.size === 0) break;
+    }
+  const gone = new Set<number>();
+  for (const t of q.excluded) for (const id of filesWith(t, false)) gone.add(id);
   // Events holding every term, and the terms' words as one phrase: boosted (see the top).
-  const every = new Set<number>();
-  const phrase = new Set<number>();
-  if (q.terms.length > 1) {
-    const ids = (m: string) =>
-      (cache.db.prepare(`SELECT rowid AS id FROM fts WHERE fts MATCH ? LIMIT 50000`).all(m) as { id: number }[]).map((r) => r.id);
-    for (const id of ids(q.terms.map(ftsTerm).join(' AND '))) every.add(id);
-    for (const id of ids(ftsTerm(wholePhrase(q)))) phrase.add(id);
-  }
+  const ids = (m: string) => new Set(arrays(db, 'SELECT rowid FROM fts WHERE fts MATCH ?', m).map((r) => r[0] as number));
+  const every = q.terms.length > 1 ? ids(q.terms.map(ftsTerm).join(' AND ')) : undefined;
+  const phrase = q.terms.length > 1 ? ids(ftsTerm(wholePhrase(q))) : undefined;
+  const m = matching(q, 'fts.rowid, -bm25(fts)');
   const bySession = new Map<number, Row[]>();
-  for (const r of rows) {
-    if (!candidates!.has(r.file)) continue;
-    r.s *= WEIGHT[r.role] * (every.has(r.id) ? 2 : 1) * (phrase.has(r.id) ? 2 : 1);
-    const list = bySession.get(r.file);
-    if (list) list.push(r);
-    else bySession.set(r.file, [r]);
-  }
+  if (candidates?.size !== 0)
+    for (const [id, s] of arrays(db, m.sql, q.terms.map(ftsTerm).join(' OR '), ...m.args) as [number, number][]) {
+      const file = Math.floor(id / FILE_SPAN);
+      if ((candidates && !candidates.has(file)) || gone.has(file)) continue;
+      const r = { id, s: s * WEIGHT[ROLE_CODES[id % 8]!] * (every?.has(id) ? 2 : 1) * (phrase?.has(id) ? 2 : 1) };
+      const list = bySession.get(file);
+      if (!list) bySession.set(file, [r]);
+      else if (list.push(r) > 4 * KEEP) list.sort((a, b) => b.s - a.s).splice(KEEP);
+    }
   const now = Date.now();
-  const order = [...candidates!].map((id) => {
-    const file = cache.files.get(id)!;
-    const best = (bySession.get(id) ?? []).sort((a, b) => b.s - a.s);
+  const order: { file: FileRow; best: Row[]; score: number }[] = [];
+  for (const [id, rows] of bySession) {
+    const file = cache.files.get(id);
+    if (!allowedFile(file, q, opts)) continue;
+    const best = rows.sort((a, b) => b.s - a.s || b.id - a.id).slice(0, KEEP);
     const rel = best.slice(0, 3).reduce((sum, r, i) => sum + r.s / 2 ** i, 0);
-    return { file, best, score: rel * recency(file.last, now) };
-  });
+    order.push({ file, best, score: rel * recency(file.last, now) });
+  }
   order.sort((a, b) => b.score - a.score || b.file.last - a.file.last || a.file.session.localeCompare(b.file.session));
+  const where = db.prepare('SELECT off, len FROM rows WHERE id = ?');
   return page(
     order,
-    q,
     opts,
     problems,
     (o) => ({
@@ -330,40 +323,57 @@ function ranked(cache: SearchCache, q: Query, opts: SearchOptions, problems: Sea
       last: o.file.last,
       path: o.file.path,
     }),
-    (o, want) => {
-      const hits: SearchHit[] = [];
+    function* (o) {
+      const lines = new Map<number, Record<string, unknown> | null>();
       for (const r of o.best) {
-        if (hits.length >= want) break;
-        const hit = checked(o.file, r, q, opts, problems);
-        if (hit) hits.push(hit);
+        const at = where.get(r.id) as { off: number; len: number } | undefined;
+        const hit = at && checked(o.file, rowOf(r.id), at, lines, q, opts, problems);
+        if (hit) yield hit;
         else cache.stale(o.file.id);
       }
-      return hits;
     },
     cache.files.size,
   );
 }
 
-/** Reads a row's line back and makes its hit; null when it no longer holds a term of the query. */
-function checked(file: FileRow, r: Row, q: Query, opts: SearchOptions, problems: SearchProblem[]): SearchHit | null {
-  let ev: Record<string, unknown>;
+/**
+ * Reads a row's line back (once a line: `lines`) and makes its hit; null when the line is not
+ * what was indexed or no longer holds a term of the query.
+ */
+function checked(
+  file: FileRow,
+  r: { seq: number; role: RowRole },
+  at: { off: number; len: number },
+  lines: Map<number, Record<string, unknown> | null>,
+  q: Query,
+  opts: SearchOptions,
+  problems: SearchProblem[],
+): SearchHit | null {
+  if (!lines.has(at.off)) lines.set(at.off, readLineAt(file.path, at, problems));
+  const ev = lines.get(at.off);
+  if (!ev) return null;
+  const texts = eventTexts(ev).filter((p) => roleOf(p.where) === r.role);
+  return hitOf(ev, texts, { sessionId: idOf(file), project: file.project, title: file.title, path: file.path }, r.seq, q, opts);
+}
+
+/** The event whose line is `len` bytes at `off`, ending in a newline; null when it is not. */
+function readLineAt(path: string, at: { off: number; len: number }, problems: SearchProblem[]): Record<string, unknown> | null {
   try {
-    const { fd } = openRegularSync(file.path);
+    const { fd } = openRegularSync(path);
     try {
-      const buf = Buffer.alloc(r.len + 1);
-      const n = readSync(fd, buf, 0, r.len + 1, r.off);
-      if (n !== r.len + 1 || buf[r.len] !== 10) return null;
-      ev = JSON.parse(buf.subarray(0, r.len).toString('utf8')) as Record<string, unknown>;
+      const buf = Buffer.allocUnsafe(at.len + 1);
+      const n = readSync(fd, buf, 0, at.len + 1, at.off);
+      if (n !== at.len + 1 || buf[at.len] !== 10) return null;
+      const ev = JSON.parse(buf.toString('utf8', 0, at.len)) as unknown;
+      return ev && typeof ev === 'object' ? (ev as Record<string, unknown>) : null;
     } finally {
       closeSync(fd);
     }
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
-    if (code && code !== 'ENOENT') problems.push({ file: file.path, message: `cannot read (${code})` });
+    if (code && code !== 'ENOENT') problems.push({ file: path, message: `cannot read (${code})` });
     return null;
   }
-  const texts = eventTexts(ev).filter((p) => roleOf(p.where) === r.role);
-  return hitOf(ev, texts, { sessionId: idOf(file), project: file.project, title: file.title, path: file.path }, r.seq, q, opts);
 }
 
 // ---- One page -----------------------------------------------------------------------------------
@@ -377,34 +387,32 @@ interface Who {
   path: string;
 }
 
+/** One page of `order`; `hitsOf` yields a session's hits best first, each read only when needed. */
 function page<O extends { score: number }>(
   order: O[],
-  q: Query,
   opts: SearchOptions,
   problems: SearchProblem[],
   who: (o: O) => Who,
-  hitsOf: (o: O, want: number) => SearchHit[],
+  hitsOf: (o: O) => Iterable<SearchHit>,
   files: number,
 ): SearchResult {
-  const limit = Math.max(1, opts.limit ?? 20);
-  const from = opts.cursor === undefined ? Math.max(0, opts.offset ?? 0) : decodeCursor(opts.cursor);
+  const limit = limitOf(opts);
+  const from = startOf(opts);
   const sessions: SessionMatch[] = [];
   let total = order.length;
   let at = from;
   for (; at < order.length && sessions.length < limit; at++) {
     const o = order[at]!;
     const w = who(o);
-    // A title set again unchanged is one hit (its newest): the same text and place shown once.
+    // A title set again unchanged is one hit (its newest, which comes first): shown once.
     const want = Math.max(1, opts.perSession ?? 3);
-    const seen = new Map<string, number>();
+    const seen = new Set<string>();
     const hits: SearchHit[] = [];
-    for (const h of hitsOf(o, want + 2)) {
+    for (const h of hitsOf(o)) {
       const key = `${h.where}\0${h.snippet}`;
-      const at = seen.get(key);
-      if (at === undefined) seen.set(key, hits.push(h) - 1);
-      else if (h.seq > hits[at]!.seq) hits[at] = h;
+      if (!seen.has(key)) seen.add(key), hits.push(h);
+      if (hits.length === want) break;
     }
-    hits.splice(want);
     // A session none of whose hits checks out is left out (its file is indexed again).
     if (hits.length === 0) {
       total--;
@@ -421,7 +429,6 @@ function page<O extends { score: number }>(
       hits,
     });
   }
-  void q;
   return {
     sessions,
     hits: sessions.flatMap((s) => s.hits),
@@ -433,6 +440,8 @@ function page<O extends { score: number }>(
   };
 }
 
+const limitOf = (opts: SearchOptions): number => Math.max(1, opts.limit ?? 20);
+const startOf = (opts: SearchOptions): number => (opts.cursor === undefined ? Math.max(0, opts.offset ?? 0) : decodeCursor(opts.cursor));
 const round = (x: number): number => Math.round(x * 1000) / 1000;
 const encodeCursor = (at: number): string => Buffer.from(JSON.stringify({ at })).toString('base64url');
 function decodeCursor(c: string | undefined): number {
@@ -491,7 +500,7 @@ function hitOf(
 }
 
 /** Texts longer than this are cut into words only around where a term's letters are. */
-const LONG_TEXT = 32 << 10;
+const LONG_TEXT = 4 << 10;
 const NEAR = 512;
 
 /**
@@ -582,15 +591,10 @@ async function scan(listed: string[], q: Query, opts: SearchOptions, problems: S
   return {
     ...page(
       found,
-      q,
       opts,
       problems,
       (o) => o.who,
-      (o, want) =>
-        o.hits
-          .sort((a, b) => b.s - a.s)
-          .slice(0, want)
-          .map((h) => h.hit),
+      (o) => o.hits.sort((a, b) => b.s - a.s || b.hit.seq - a.hit.seq).map((h) => h.hit),
       listed.length,
     ),
     ranked: false,
@@ -656,10 +660,10 @@ function scanFile(path: string, lines: string[], q: Query, opts: SearchOptions, 
   }
   if (held.size < q.terms.length) return null;
   who.title ||= firstUser;
-  events.sort((a, b) => b.s - a.s);
+  events.sort((a, b) => b.s - a.s || b.seq - a.seq);
   const rel = events.slice(0, 3).reduce((sum, e, i) => sum + e.s / 2 ** i, 0);
   const hits: Scanned['hits'] = [];
-  for (const e of events.slice(0, Math.max(1, opts.perSession ?? 3))) {
+  for (const e of events.slice(0, Math.max(1, opts.perSession ?? 3) + 2)) {
     const hit = hitOf(e.ev, e.texts, { ...who, path }, e.seq, q, opts);
     if (hit) hits.push({ s: e.s, hit });
   }
