@@ -155,6 +155,8 @@ export class SearchCache {
   readonly files = new Map<number, FileRow>();
   private readonly byPath = new Map<string, FileRow>();
   private readonly ins: { file: Stmt; row: Stmt; fts: Stmt; upd: Stmt };
+  /** The read buffer, one a cache (its syncs are one at a time). */
+  private buf: Buffer | undefined;
   /** Whether a first build has completed (until then a search scans, search.ts). */
   built: boolean;
 
@@ -354,7 +356,7 @@ export class SearchCache {
         this.remember(f);
         off = meta.end;
       }
-      const buf = Buffer.allocUnsafe(CHUNK);
+      const buf = (this.buf ??= Buffer.allocUnsafe(CHUNK));
       for (;;) {
         const n = readSync(fd, buf, 0, CHUNK, off);
         if (n <= 0) break;
@@ -436,9 +438,9 @@ function byteAt(fd: number, at: number): number {
 /** The whole line starting at `off` (without its newline), or null when it is not whole yet. */
 function readLine(fd: number, off: number): Buffer | null {
   const parts: Buffer[] = [];
-  for (let at = off; ; ) {
-    const b = Buffer.allocUnsafe(CHUNK);
-    const n = readSync(fd, b, 0, CHUNK, at);
+  for (let at = off, size = 64 << 10; ; size = CHUNK) {
+    const b = Buffer.allocUnsafe(size);
+    const n = readSync(fd, b, 0, size, at);
     if (n <= 0) return null;
     const nl = b.subarray(0, n).indexOf(NL);
     if (nl >= 0) {

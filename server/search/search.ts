@@ -11,25 +11,26 @@
 // events, 1, 1/2 and 1/4 of each, an event's score weighted by where the words are: a title 3,
 // the user's words 1.5, the assistant's 1, a compaction's briefing 1, tool calls and results 0.5;
 // and doubled when the event holds every term, doubled again when it holds the query's words as
-// one phrase; age is that of the session's newest event. So the session about the words comes first, and a
-// recent one wins a near tie. Each session shows its best events (snippets, highlighted, bounded)
+// one phrase; age is that of the session's newest event. So the session about the words comes
+// first, and a recent one wins a near tie. Each session shows its best events (snippets, highlighted, bounded)
 // with `id#seq` citations; `total` counts the matching sessions whatever the page size; a cursor
 // pages on.
 //
 // No cache decides the truth: every hit shown is read back from its session file at its offset
 // and checked to hold a term; one that does not is dropped and its file indexed again by the
-// next search. Until the cache's first build is done (the sidecar builds it in the background)
-// a search scans the files instead, with the same matching and ranking (bm25 replaced by term
-// counts), so the first search is never a wall.
+// next search. Only the hits shown are read: a session's best rows, until its page has enough.
+// Until the cache's first build is done (the sidecar builds it in the background) a search
+// scans the files instead (scan, below), with the same matching and ranking, so the first
+// search is never a wall.
 //
 // Tolerant: an unreadable file or folder becomes a problem, never an exception; only an abort or
 // a query that does not read (QueryError) throws. Depends on node:fs, store/files.ts and the
 // modules of this folder; no JSON-RPC.
 
 import { readdir } from 'node:fs/promises';
-import { closeSync, readSync, rmSync } from 'node:fs';
+import { closeSync, readSync, rmSync, statSync } from 'node:fs';
 import { basename, join, sep } from 'node:path';
-import { openRegularSync, readRegularSync } from '../store/files.js';
+import { openRegularSync } from '../store/files.js';
 import { FILE_SPAN, ROLE_CODES, SearchCache, arrays, cacheFile, roleCode, roleOf, rowOf, type FileRow, type RowRole } from './cache.js';
 import { find, ftsTerm, parseQuery, projectMatches, type Query, type Term } from './query.js';
 import { eventTexts, tokens, type EventText, type SearchWhere } from './texts.js';
@@ -231,10 +232,11 @@ export async function searchSessions(root: string, query: string, opts: SearchOp
 
 // ---- Ranked, from the cache -------------------------------------------------------------------
 
-/** A matched row of the cache: its rowid (cache.ts rowId) and its weighted score. */
+/** A matched row of the cache: its rowid (cache.ts rowId), its weighted score, its line when known. */
 interface Row {
   id: number;
   s: number;
+  at?: { off: number; len: number };
 }
 
 /** A SELECT of the rows matching an FTS5 expression within the query's event filters. */
@@ -267,7 +269,15 @@ const recency = (last: number, now: number): number => 1 + RECENCY * 2 ** (-Math
 /** Best rows kept a session: 3 make its score, the rest stand in for hits that fail their check. */
 const KEEP = 6;
 
-function ranked(cache: SearchCache, q: Query, opts: SearchOptions, problems: SearchProblem[]): SearchResult {
+/** A matching session: its file, its best rows (best first) and its score. */
+interface Ranked {
+  file: FileRow;
+  best: Row[];
+  score: number;
+}
+
+/** The sessions of `cache` matching the query, best first (see the top). */
+function rank(cache: SearchCache, q: Query, opts: SearchOptions): Ranked[] {
   const { db } = cache;
   const filesWith = (t: Term, filtered: boolean): Set<number> => {
     const m = filtered
@@ -301,7 +311,7 @@ function ranked(cache: SearchCache, q: Query, opts: SearchOptions, problems: Sea
       else if (list.push(r) > 4 * KEEP) list.sort((a, b) => b.s - a.s).splice(KEEP);
     }
   const now = Date.now();
-  const order: { file: FileRow; best: Row[]; score: number }[] = [];
+  const order: Ranked[] = [];
   for (const [id, rows] of bySession) {
     const file = cache.files.get(id);
     if (!allowedFile(file, q, opts)) continue;
@@ -310,30 +320,13 @@ function ranked(cache: SearchCache, q: Query, opts: SearchOptions, problems: Sea
     order.push({ file, best, score: rel * recency(file.last, now) });
   }
   order.sort((a, b) => b.score - a.score || b.file.last - a.file.last || a.file.session.localeCompare(b.file.session));
-  const where = db.prepare('SELECT off, len FROM rows WHERE id = ?');
-  return page(
-    order,
-    opts,
-    problems,
-    (o) => ({
-      sessionId: idOf(o.file),
-      project: o.file.project,
-      title: o.file.title,
-      tool: o.file.tool,
-      last: o.file.last,
-      path: o.file.path,
-    }),
-    function* (o) {
-      const lines = new Map<number, Record<string, unknown> | null>();
-      for (const r of o.best) {
-        const at = where.get(r.id) as { off: number; len: number } | undefined;
-        const hit = at && checked(o.file, rowOf(r.id), at, lines, q, opts, problems);
-        if (hit) yield hit;
-        else cache.stale(o.file.id);
-      }
-    },
-    cache.files.size,
-  );
+  return order;
+}
+
+function ranked(cache: SearchCache, q: Query, opts: SearchOptions, problems: SearchProblem[]): SearchResult {
+  const where = cache.db.prepare('SELECT off, len FROM rows WHERE id = ?');
+  const at = (r: Row) => where.get(r.id) as Row['at'];
+  return page(rank(cache, q, opts), q, opts, problems, at, (o) => cache.stale(o.file.id), cache.files.size, true);
 }
 
 /**
@@ -378,39 +371,36 @@ function readLineAt(path: string, at: { off: number; len: number }, problems: Se
 
 // ---- One page -----------------------------------------------------------------------------------
 
-interface Who {
-  sessionId: string;
-  project: string;
-  title: string;
-  tool: string;
-  last: number;
-  path: string;
-}
-
-/** One page of `order`; `hitsOf` yields a session's hits best first, each read only when needed. */
-function page<O extends { score: number }>(
-  order: O[],
+/**
+ * One page of `order`, each session's hits read from its file best first, only as many as are
+ * shown; a row whose line does not check out is skipped and its file marked `stale`.
+ */
+function page(
+  order: Ranked[],
+  q: Query,
   opts: SearchOptions,
   problems: SearchProblem[],
-  who: (o: O) => Who,
-  hitsOf: (o: O) => Iterable<SearchHit>,
+  at: (r: Row) => Row['at'],
+  stale: (o: Ranked) => void,
   files: number,
+  isRanked: boolean,
 ): SearchResult {
   const limit = limitOf(opts);
-  const from = startOf(opts);
+  const want = Math.max(1, opts.perSession ?? 3);
   const sessions: SessionMatch[] = [];
   let total = order.length;
-  let at = from;
-  for (; at < order.length && sessions.length < limit; at++) {
-    const o = order[at]!;
-    const w = who(o);
+  let i = startOf(opts);
+  for (; i < order.length && sessions.length < limit; i++) {
+    const { file, best, score } = order[i]!;
     // A title set again unchanged is one hit (its newest, which comes first): shown once.
-    const want = Math.max(1, opts.perSession ?? 3);
     const seen = new Set<string>();
     const hits: SearchHit[] = [];
-    for (const h of hitsOf(o)) {
-      const key = `${h.where}\0${h.snippet}`;
-      if (!seen.has(key)) seen.add(key), hits.push(h);
+    const lines = new Map<number, Record<string, unknown> | null>();
+    for (const r of best) {
+      const where = r.at ?? at(r);
+      const hit = where && checked(file, rowOf(r.id), where, lines, q, opts, problems);
+      if (!hit) stale(order[i]!);
+      else if (!seen.has(`${hit.where}\0${hit.snippet}`)) seen.add(`${hit.where}\0${hit.snippet}`), hits.push(hit);
       if (hits.length === want) break;
     }
     // A session none of whose hits checks out is left out (its file is indexed again).
@@ -418,24 +408,16 @@ function page<O extends { score: number }>(
       total--;
       continue;
     }
-    sessions.push({
-      sessionId: w.sessionId,
-      project: w.project,
-      title: w.title,
-      tool: w.tool,
-      t: new Date(w.last).toISOString(),
-      score: round(o.score),
-      file: w.path,
-      hits,
-    });
+    const { sessionId, project, title, tool } = { ...file, sessionId: idOf(file) };
+    sessions.push({ sessionId, project, title, tool, t: new Date(file.last).toISOString(), score: round(score), file: file.path, hits });
   }
   return {
     sessions,
     hits: sessions.flatMap((s) => s.hits),
     total,
     files,
-    ...(at < order.length ? { cursor: encodeCursor(at) } : {}),
-    ranked: true,
+    ...(i < order.length ? { cursor: encodeCursor(i) } : {}),
+    ranked: isRanked,
     problems,
   };
 }
@@ -559,113 +541,48 @@ function snippetOf(text: string, found: [number, number][], width: number): { sn
 
 // ---- Scanning (before the cache's first build is done) ------------------------------------------
 
-interface Scanned {
-  score: number;
-  who: Who;
-  hits: { s: number; hit: SearchHit }[];
-}
+/** Bytes of session files a scan indexes at once. */
+const SCAN_BATCH = 64 << 20;
 
-/** Searches by reading every file: the same matches and order, term counts in place of bm25. */
+/**
+ * Searches by reading the files: each batch of them indexed into an SQLite database in memory
+ * and ranked as the cache is (the same matches; bm25 within the batch), the batches' sessions
+ * merged by score. FTS5 indexes faster than a search in JavaScript reads.
+ */
 async function scan(listed: string[], q: Query, opts: SearchOptions, problems: SearchProblem[]): Promise<SearchResult> {
-  const since = q.since ? Date.parse(q.since) : -Infinity;
-  const until = q.until ? Date.parse(q.until) : Infinity;
-  const found: Scanned[] = [];
-  const now = Date.now();
-  let done = 0;
-  for (const path of listed) {
-    opts.signal?.throwIfAborted();
-    if (opts.sessions && !opts.sessions.has(path)) continue;
-    let lines: string[];
-    try {
-      lines = readRegularSync(path).toString('utf8').split('\n');
-    } catch (e) {
-      const code = (e as NodeJS.ErrnoException).code;
-      if (code !== 'ENOENT') problems.push({ file: path, message: `cannot read (${code ?? (e as Error).message})` });
-      continue;
-    }
-    const s = scanFile(path, lines, q, opts, since, until, now);
-    if (s) found.push(s);
-    if (++done % 50 === 0) await new Promise((r) => setImmediate(r));
-  }
-  found.sort((a, b) => b.score - a.score || b.who.last - a.who.last);
-  return {
-    ...page(
-      found,
-      opts,
-      problems,
-      (o) => o.who,
-      (o) => o.hits.sort((a, b) => b.s - a.s || b.hit.seq - a.hit.seq).map((h) => h.hit),
-      listed.length,
-    ),
-    ranked: false,
-  };
-}
-
-function scanFile(path: string, lines: string[], q: Query, opts: SearchOptions, since: number, until: number, now: number): Scanned | null {
-  let meta: { id?: unknown; project?: unknown; source?: { tool?: unknown } };
-  try {
-    meta = JSON.parse(lines[0] ?? '') as typeof meta;
-  } catch {
-    return null;
-  }
-  if (typeof meta.id !== 'string') return null;
-  const who: Who = {
-    sessionId: meta.id,
-    project: typeof meta.project === 'string' ? meta.project : '',
-    title: '',
-    tool: typeof meta.source?.tool === 'string' && meta.source.tool ? meta.source.tool : 'levelcode',
-    last: 0,
-    path,
-  };
-  if (q.tool && who.tool !== q.tool) return null;
-  if (q.project && !projectMatches(who.project, q.project)) return null;
-  const sid = (meta.source as { id?: unknown } | undefined)?.id;
-  if (opts.exclude !== undefined && (who.sessionId === opts.exclude || sid === opts.exclude)) return null;
-  const held = new Set<Term>();
-  const events: { ev: Record<string, unknown>; seq: number; texts: EventText[]; s: number }[] = [];
-  let firstUser = '';
-  // The last line may be torn (no newline yet): left out, as the cache does.
-  for (let i = 1; i < lines.length - 1; i++) {
-    let ev: Record<string, unknown>;
-    try {
-      ev = JSON.parse(lines[i]!) as Record<string, unknown>;
-    } catch {
-      continue;
-    }
-    if (!ev || typeof ev !== 'object') continue;
-    const t = typeof ev.t === 'string' ? Date.parse(ev.t) : Number.NaN;
-    if (!Number.isNaN(t) && t > who.last) who.last = t;
-    const all = eventTexts(ev);
-    for (const p of all) {
-      if (p.where === 'title') who.title = p.text;
-      else if (p.where === 'user' && !firstUser) firstUser = p.text.slice(0, 200).replace(/\s+/g, ' ').trim();
-      for (const x of q.excluded) if (find(p.text, x).length) return null;
-    }
-    if ((!Number.isNaN(t) && (t < since || t > until)) || (Number.isNaN(t) && (since > -Infinity || until < Infinity))) continue;
-    const texts = q.role ? all.filter((p) => roleOf(p.where) === q.role) : all;
-    let s = 0;
-    const here = new Set<Term>();
-    let together = false;
-    for (const p of texts) {
-      const toks = tokens(p.text);
-      for (const term of q.terms) {
-        const n = find(p.text, term, toks).length;
-        if (n) held.add(term), here.add(term), (s += WEIGHT[roleOf(p.where)] * Math.log2(1 + n));
+  const found: Ranked[] = [];
+  const files = opts.sessions ? listed.filter((f) => opts.sessions!.has(f)) : listed;
+  for (let i = 0; i < files.length; ) {
+    const batch: string[] = [];
+    for (let bytes = 0; i < files.length && bytes < SCAN_BATCH; i++) {
+      batch.push(files[i]!);
+      try {
+        bytes += statSync(files[i]!).size;
+      } catch {
+        // sync() says why
       }
-      if (q.terms.length > 1 && find(p.text, wholePhrase(q), toks).length) together = true;
     }
-    if (q.terms.length > 1 && here.size === q.terms.length) s *= 2;
-    if (together) s *= 2;
-    if (s > 0) events.push({ ev, seq: i - 1, texts, s });
+    const mem = SearchCache.open('', ':memory:');
+    try {
+      await mem.sync(batch, { problems, signal: opts.signal, yieldMs: 50 });
+      const where = mem.db.prepare('SELECT off, len FROM rows WHERE id = ?');
+      for (const o of rank(mem, q, opts)) {
+        for (const r of o.best) r.at = where.get(r.id) as Row['at'];
+        found.push(o);
+      }
+    } finally {
+      mem.close();
+    }
   }
-  if (held.size < q.terms.length) return null;
-  who.title ||= firstUser;
-  events.sort((a, b) => b.s - a.s || b.seq - a.seq);
-  const rel = events.slice(0, 3).reduce((sum, e, i) => sum + e.s / 2 ** i, 0);
-  const hits: Scanned['hits'] = [];
-  for (const e of events.slice(0, Math.max(1, opts.perSession ?? 3) + 2)) {
-    const hit = hitOf(e.ev, e.texts, { ...who, path }, e.seq, q, opts);
-    if (hit) hits.push({ s: e.s, hit });
-  }
-  return { score: rel * recency(who.last, now), who, hits };
+  found.sort((a, b) => b.score - a.score || b.file.last - a.file.last);
+  return page(
+    found,
+    q,
+    opts,
+    problems,
+    () => undefined,
+    () => undefined,
+    listed.length,
+    false,
+  );
 }
