@@ -25,7 +25,7 @@ const { values: argv } = parseArgs({
     corpus: { type: 'string' },
     preset: { type: 'string', default: 'claude-scale,deja-vu-scale' },
     word: { type: 'string', default: 'idempotency' },
-    phrase: { type: 'string', default: 'idempotency key' },
+    phrase: { type: 'string', default: 'failing idempotency' },
     runs: { type: 'string', default: '50' },
     child: { type: 'string' },
   },

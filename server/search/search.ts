@@ -300,19 +300,20 @@ function rank(cache: SearchCache, q: Query, opts: SearchOptions): Ranked[] {
   const every = q.terms.length > 1 ? ids(q.terms.map(ftsTerm).join(' AND ')) : undefined;
   const phrase = q.terms.length > 1 ? ids(ftsTerm(wholePhrase(q))) : undefined;
   const m = matching(q, 'fts.rowid, -bm25(fts)');
-  const bySession = new Map<number, Row[]>();
+  // A session's best rows; `floor`: KEEP rows score at least this, so one below it is not kept.
+  const bySession = new Map<number, { rows: Row[]; floor: number }>();
   if (candidates?.size !== 0)
-    for (const [id, s] of arrays(db, m.sql, q.terms.map(ftsTerm).join(' OR '), ...m.args) as [number, number][]) {
+    for (const [id, raw] of arrays(db, m.sql, q.terms.map(ftsTerm).join(' OR '), ...m.args) as [number, number][]) {
       const file = Math.floor(id / FILE_SPAN);
       if ((candidates && !candidates.has(file)) || gone.has(file)) continue;
-      const r = { id, s: s * WEIGHT[ROLE_CODES[id % 8]!] * (every?.has(id) ? 2 : 1) * (phrase?.has(id) ? 2 : 1) };
-      const list = bySession.get(file);
-      if (!list) bySession.set(file, [r]);
-      else if (list.push(r) > 4 * KEEP) list.sort((a, b) => b.s - a.s).splice(KEEP);
+      const s = raw * WEIGHT[ROLE_CODES[id % 8]!] * (every?.has(id) ? 2 : 1) * (phrase?.has(id) ? 2 : 1);
+      const b = bySession.get(file);
+      if (!b) bySession.set(file, { rows: [{ id, s }], floor: -Infinity });
+      else if (s > b.floor && b.rows.push({ id, s }) > 4 * KEEP) b.floor = b.rows.sort((x, y) => y.s - x.s).splice(KEEP)[0]!.s;
     }
   const now = Date.now();
   const order: Ranked[] = [];
-  for (const [id, rows] of bySession) {
+  for (const [id, { rows }] of bySession) {
     const file = cache.files.get(id);
     if (!allowedFile(file, q, opts)) continue;
     const best = rows.sort((a, b) => b.s - a.s || b.id - a.id).slice(0, KEEP);
