@@ -27,7 +27,7 @@ export const PRESETS = {
   'claude-scale': { sessions: 2700, totalMb: 1100, huge: [134, 60, 20], projects: 48, seed: 2663 },
   'code-server-scale': { sessions: 560, totalMb: 200, huge: [20], projects: 14, seed: 560 },
   // The size of deja-vu's benchmark (19,195 sessions): many sessions, the heavy-tailed sizes of
-  // the others (median about 10 KB), one huge one. For the search cache's first build.
+  // the others (median about 12 KB), one huge one. For the search cache's first build.
   'deja-vu-scale': { sessions: 20000, totalMb: 1000, huge: [60], projects: 120, seed: 19195 },
 };
 
