@@ -9,7 +9,7 @@
 // writes: going through SessionStore.append (one fsync a batch) would take hours for 1.1 GB.
 // Same seed and flags, same bytes. Never committed: the output lives under bench/out/ (ignored).
 //
-// Usage: node bench/corpus.mjs [--preset claude-scale|code-server-scale] [--out DIR]
+// Usage: node bench/corpus.mjs [--preset claude-scale|code-server-scale|deja-vu-scale] [--out DIR]
 //          [--sessions N] [--total-mb N] [--huge 20,60,134] [--projects N] [--seed N] [--force]
 // Needs a build (`npx tsc -p .`). Depends on node built-ins and dist/format only.
 
@@ -26,6 +26,9 @@ export const GENERATOR_VERSION = 1;
 export const PRESETS = {
   'claude-scale': { sessions: 2700, totalMb: 1100, huge: [134, 60, 20], projects: 48, seed: 2663 },
   'code-server-scale': { sessions: 560, totalMb: 200, huge: [20], projects: 14, seed: 560 },
+  // The size of deja-vu's benchmark (19,195 sessions): many sessions, the heavy-tailed sizes of
+  // the others (median about 12 KB), one huge one. For the search cache's first build.
+  'deja-vu-scale': { sessions: 20000, totalMb: 1000, huge: [60], projects: 120, seed: 19195 },
 };
 
 /** The word the search figure looks for: rare, but present in a few hundred events. */
@@ -489,7 +492,7 @@ async function cli() {
   });
   if (values.help) {
     process.stdout.write(
-      'node bench/corpus.mjs [--preset claude-scale|code-server-scale] [--out DIR] [--sessions N] [--total-mb N] [--huge 20,60,134] [--projects N] [--seed N] [--force]\n',
+      'node bench/corpus.mjs [--preset claude-scale|code-server-scale|deja-vu-scale] [--out DIR] [--sessions N] [--total-mb N] [--huge 20,60,134] [--projects N] [--seed N] [--force]\n',
     );
     return 0;
   }

@@ -44,7 +44,7 @@ describe('relevance', () => {
       const misses = s.rows.filter((r) => r.rr < 1).map((r) => `${r.query}: ${r.top.join(', ')}`);
       expect(s.p5, misses.join('\n')).toBeGreaterThanOrEqual(0.95);
       expect(s.mrr, misses.join('\n')).toBeGreaterThanOrEqual(0.95);
-    });
+    }, 120_000);
 
   it('"docstring util.py" starts with the session about that, before newer ones naming both in passing', async () => {
     const r = await searchSessions(root, 'docstring util.py', { limit: 5 });

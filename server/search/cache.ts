@@ -5,9 +5,10 @@
 //
 // What it holds: a row a file (path, session id, project, source tool, title, the size, mtime
 // and inode it was read at, and how many bytes of it are indexed), and a row an event's role
-// (user, assistant, tool, title, compact: see rowsOf) with the event's seq, byte offset, length
-// and time, whose text is in the contentless FTS5 table `fts` under the same rowid. Contentless:
-// the text is in the session files already; a hit is read back from there (search.ts).
+// (user, assistant, tool, title, compact) with the event's byte offset, length and time, whose
+// text is in the contentless FTS5 table `fts` under the same rowid. Contentless: the text is in
+// the session files already; a hit is read back from there (search.ts). The rowid says whose
+// row it is (rowId: file, seq, role), so a query learns a match's session with no join.
 //
 // Kept current by the listing's change detection: a file whose size, mtime and inode are the
 // ones read is trusted; one that grew with the same inode, its indexed part ending at a line's
@@ -32,7 +33,7 @@ import { openRegularSync } from '../store/files.js';
 import { eventTexts, type SearchWhere } from './texts.js';
 
 /** Bumped when the schema or what is indexed changes: a new name, so an old file is never misread. */
-export const FORMAT = 1;
+export const FORMAT = 2;
 
 export type RowRole = 'user' | 'assistant' | 'tool' | 'title' | 'compact';
 const ROLE_OF: Record<SearchWhere, RowRole> = {
@@ -45,6 +46,21 @@ const ROLE_OF: Record<SearchWhere, RowRole> = {
   compact: 'compact',
 };
 export const roleOf = (w: SearchWhere): RowRole => ROLE_OF[w];
+export const ROLE_CODES: readonly RowRole[] = ['user', 'assistant', 'tool', 'title', 'compact'];
+
+/** Rowids: file id x 2^29 + seq x 8 + role (2^24 files, 2^26 events a file, within 2^53). */
+export const FILE_SPAN = 2 ** 29;
+const MAX_FILE = 2 ** 24;
+const MAX_SEQ = 2 ** 26;
+const rowId = (file: number, seq: number, role: RowRole): number => file * FILE_SPAN + seq * 8 + ROLE_CODES.indexOf(role);
+/** A rowid's file id, seq and role. */
+export const rowOf = (id: number): { file: number; seq: number; role: RowRole } => ({
+  file: Math.floor(id / FILE_SPAN),
+  seq: Math.floor((id % FILE_SPAN) / 8),
+  role: ROLE_CODES[id % 8]!,
+});
+/** SQL for a rowid's role code, and a role's code. */
+export const roleCode = (r: RowRole): number => ROLE_CODES.indexOf(r);
 
 /** What both drivers offer. */
 interface Stmt {
@@ -56,6 +72,14 @@ export interface Db {
   exec(sql: string): void;
   prepare(sql: string): Stmt;
   close(): void;
+}
+
+/** The rows of a query as arrays: no object a row (better-sqlite3's raw mode, node:sqlite's setReturnArrays). */
+export function arrays(db: Db, sql: string, ...args: unknown[]): unknown[][] {
+  const s = db.prepare(sql) as Stmt & { raw?: (on: boolean) => Stmt; setReturnArrays?: (on: boolean) => void };
+  if (s.raw) return s.raw(true).all(...args) as unknown[][];
+  if (s.setReturnArrays) s.setReturnArrays(true);
+  return s.all(...args).map((r) => (Array.isArray(r) ? r : Object.values(r as object)));
 }
 
 type Open = (path: string) => Db;
@@ -82,18 +106,19 @@ function open(path: string): Db {
   return opener(path);
 }
 
+// synchronous OFF: a cache torn by a power cut is found broken and rebuilt (or a hit fails its check);
+// mmap: a fresh process (the CLI) reads the pages a bm25 needs without a read() each.
 const SCHEMA = `
 PRAGMA journal_mode = WAL;
-PRAGMA synchronous = NORMAL;
+PRAGMA synchronous = OFF;
+PRAGMA cache_size = -32768;
+PRAGMA mmap_size = 4294967296;
 CREATE TABLE IF NOT EXISTS about (key TEXT PRIMARY KEY, value TEXT);
 CREATE TABLE IF NOT EXISTS files (
   id INTEGER PRIMARY KEY, path TEXT UNIQUE NOT NULL, session TEXT NOT NULL, project TEXT NOT NULL,
   tool TEXT NOT NULL, sid TEXT NOT NULL, title TEXT NOT NULL, size INTEGER NOT NULL, mtime REAL NOT NULL, ino TEXT NOT NULL,
   done INTEGER NOT NULL, seq INTEGER NOT NULL, last INTEGER NOT NULL, titled INTEGER NOT NULL);
-CREATE TABLE IF NOT EXISTS rows (
-  id INTEGER PRIMARY KEY, file INTEGER NOT NULL, seq INTEGER NOT NULL, off INTEGER NOT NULL,
-  len INTEGER NOT NULL, t INTEGER NOT NULL, role TEXT NOT NULL);
-CREATE INDEX IF NOT EXISTS rows_file ON rows(file);
+CREATE TABLE IF NOT EXISTS rows (id INTEGER PRIMARY KEY, off INTEGER NOT NULL, len INTEGER NOT NULL, t INTEGER NOT NULL);
 CREATE VIRTUAL TABLE IF NOT EXISTS fts USING fts5(body, content='', contentless_delete=1,
   tokenize="unicode61 remove_diacritics 2 categories 'L* N* Co M*'");
 `;
@@ -133,6 +158,8 @@ export class SearchCache {
   readonly files = new Map<number, FileRow>();
   private readonly byPath = new Map<string, FileRow>();
   private readonly ins: { file: Stmt; row: Stmt; fts: Stmt; upd: Stmt };
+  /** The read buffer, one a cache (its syncs are one at a time). */
+  private buf: Buffer | undefined;
   /** Whether a first build has completed (until then a search scans, search.ts). */
   built: boolean;
 
@@ -142,7 +169,7 @@ export class SearchCache {
       file: db.prepare(
         'INSERT INTO files (path, session, project, tool, sid, title, size, mtime, ino, done, seq, last, titled) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)',
       ),
-      row: db.prepare('INSERT INTO rows (file, seq, off, len, t, role) VALUES (?,?,?,?,?,?)'),
+      row: db.prepare('INSERT INTO rows (id, off, len, t) VALUES (?,?,?,?)'),
       fts: db.prepare('INSERT INTO fts (rowid, body) VALUES (?,?)'),
       upd: db.prepare('UPDATE files SET title=?, size=?, mtime=?, ino=?, done=?, seq=?, last=?, titled=? WHERE id=?'),
     };
@@ -171,6 +198,8 @@ export class SearchCache {
         const format = db.prepare("SELECT value FROM about WHERE key='format'").get() as { value: string } | undefined;
         if (!format) db.prepare("INSERT OR IGNORE INTO about VALUES ('format', ?)").run(String(FORMAT));
         else if (format.value !== String(FORMAT)) throw new Error(`format ${format.value}`);
+        // File ids used up (rowId): made anew, like any cache that does not fit.
+        if (((db.prepare('SELECT max(id) AS n FROM files').get() as { n: number | null }).n ?? 0) >= MAX_FILE / 2) throw new Error('full');
         return new SearchCache(db);
       } catch (e) {
         db?.close();
@@ -196,8 +225,9 @@ export class SearchCache {
   }
 
   private forget(f: FileRow): void {
-    this.db.prepare('DELETE FROM fts WHERE rowid IN (SELECT id FROM rows WHERE file = ?)').run(f.id);
-    this.db.prepare('DELETE FROM rows WHERE file = ?').run(f.id);
+    const range = [f.id * FILE_SPAN, (f.id + 1) * FILE_SPAN];
+    this.db.prepare('DELETE FROM fts WHERE rowid IN (SELECT id FROM rows WHERE id >= ? AND id < ?)').run(...range);
+    this.db.prepare('DELETE FROM rows WHERE id >= ? AND id < ?').run(...range);
     this.db.prepare('DELETE FROM files WHERE id = ?').run(f.id);
     this.files.delete(f.id);
     this.byPath.delete(f.path);
@@ -329,7 +359,7 @@ export class SearchCache {
         this.remember(f);
         off = meta.end;
       }
-      const buf = Buffer.allocUnsafe(CHUNK);
+      const buf = (this.buf ??= Buffer.allocUnsafe(CHUNK));
       for (;;) {
         const n = readSync(fd, buf, 0, CHUNK, off);
         if (n <= 0) break;
@@ -365,6 +395,7 @@ export class SearchCache {
    * `s`: the session's title (its latest title event, else its first user line) and newest time.
    */
   private indexLine(file: number, line: Buffer, off: number, seq: number, s: { title: string; titled: number; last: number }): void {
+    if (seq >= MAX_SEQ) return; // 67 million events in one file: the rest is not searchable
     let ev: Record<string, unknown>;
     try {
       ev = restoreFromRaw(JSON.parse(line.toString('utf8')) as Record<string, unknown>, false);
@@ -384,9 +415,11 @@ export class SearchCache {
       if (p.where === 'title') Object.assign(s, { title: p.text, titled: 1 });
       else if (p.where === 'user' && !s.titled && !s.title) s.title = p.text.slice(0, 200).replace(/\s+/g, ' ').trim();
     }
-    for (const [role, texts] of byRole) {
-      const r = this.ins.row.run(file, seq, off, line.length, time, role);
-      this.ins.fts.run(r.lastInsertRowid, texts.join('\n'));
+    // In rowid order: FTS5 flushes what it holds in memory at every rowid below the last one.
+    for (const [role, texts] of [...byRole].sort((a, b) => roleCode(a[0]) - roleCode(b[0]))) {
+      const id = rowId(file, seq, role);
+      this.ins.row.run(id, off, line.length, time);
+      this.ins.fts.run(id, texts.join('\n'));
     }
   }
 }
@@ -408,9 +441,9 @@ function byteAt(fd: number, at: number): number {
 /** The whole line starting at `off` (without its newline), or null when it is not whole yet. */
 function readLine(fd: number, off: number): Buffer | null {
   const parts: Buffer[] = [];
-  for (let at = off; ; ) {
-    const b = Buffer.allocUnsafe(CHUNK);
-    const n = readSync(fd, b, 0, CHUNK, at);
+  for (let at = off, size = 64 << 10; ; size = CHUNK) {
+    const b = Buffer.allocUnsafe(size);
+    const n = readSync(fd, b, 0, size, at);
     if (n <= 0) return null;
     const nl = b.subarray(0, n).indexOf(NL);
     if (nl >= 0) {

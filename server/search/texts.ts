@@ -92,8 +92,10 @@ export function eventTexts(ev: Record<string, unknown>): EventText[] {
 const WORD = /[\p{L}\p{N}\p{Co}\p{M}]+/gu;
 const MARKS = /\p{M}/gu;
 
+const ASCII = /^[\x00-\x7f]*$/;
+
 /** A word as FTS5 stores it: lowercase, diacritics removed. */
-export const fold = (w: string): string => w.normalize('NFKD').replace(MARKS, '').toLowerCase();
+export const fold = (w: string): string => (ASCII.test(w) ? w.toLowerCase() : w.normalize('NFKD').replace(MARKS, '').toLowerCase());
 
 /** The words of `text` with where each is ([start, end) in UTF-16 units), folded. */
 export function tokens(text: string): { word: string; start: number; end: number }[] {
