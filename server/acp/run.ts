@@ -5,6 +5,7 @@
 // store's locks are released on every way out. Our stdout carries ACP frames only.
 
 import { spawn } from 'node:child_process';
+import { constants } from 'node:os';
 import { basename } from 'node:path';
 import { Readable, Writable } from 'node:stream';
 import { ndJsonStream } from '@agentclientprotocol/sdk';
@@ -32,14 +33,21 @@ export async function runProxy(o: RunOptions): Promise<number> {
   const store = new SessionStore({ root: resolveStoreRoot(o.dir), agent: 'acp' });
   const child = spawn(cmd, args, { stdio: ['pipe', 'pipe', 'inherit'] });
   const exited = new Promise<number>((resolve) => {
-    child.on('exit', (code, signal) => resolve(code ?? (signal ? 128 + 1 : 1)));
+    child.on('exit', (code, signal) => resolve(code ?? 128 + (signal ? (constants.signals[signal] ?? 1) : 1)));
     child.on('error', (e) => {
       process.stderr.write(`[levelcode-sessions acp] cannot start ${cmd}: ${e.message}\n`);
       resolve(127);
     });
   });
   child.stdin.on('error', () => undefined);
-  const onSignal = (sig: NodeJS.Signals) => () => child.kill(sig);
+  // The agent's stdout may stay open after it died (a process it started holds it): its exit
+  // ends the relay all the same, a moment later, once what it wrote last is read.
+  child.on('exit', () => setTimeout(() => child.stdout.destroy(), 300).unref());
+  // A signal goes to the agent; we end when it does (or 5 s later, whatever it does).
+  const onSignal = (sig: NodeJS.Signals) => () => {
+    child.kill(sig);
+    setTimeout(() => process.exit(128 + 15), 5_000).unref();
+  };
   for (const sig of ['SIGTERM', 'SIGINT', 'SIGHUP'] as const) process.on(sig, onSignal(sig));
   const proxy = new AcpProxy({ store, name: o.name ?? agentName(o.command), agentPath: cmd, window: o.window });
   const editor = ndJsonStream(
@@ -62,6 +70,10 @@ export async function runProxy(o: RunOptions): Promise<number> {
     await proxy.settled();
   } finally {
     await store.releaseAll().catch(() => undefined);
+    // A process the agent left behind may hold its pipes open: they must not keep us alive.
+    child.stdout.destroy();
+    child.stdin.destroy();
+    process.stdin.destroy();
   }
   return code;
 }
