@@ -54,6 +54,9 @@ interface Live {
   loading: boolean;
   /** The proxy is replaying a saved session: the new agent session's notifications wait here. */
   held: Rec[] | null;
+  /** Events waiting for the append in flight to finish. */
+  queue: Recorded[];
+  draining: boolean;
 }
 
 interface Pending {
@@ -126,16 +129,29 @@ export class AcpProxy {
 
   // ---- Writing to the store, in order ----------------------------------------------------------
 
+  /**
+   * Queues events for the session's file; resolves once they are on disk. One append at a time:
+   * what arrives while one is written goes in the next, together (one fsync for a burst).
+   */
   private record(s: Live, events: Recorded[]): Promise<void> {
     if (events.length === 0 || s.storeId === null) return s.writing;
-    const id = s.storeId;
-    s.writing = s.writing.then(() =>
-      this.o.store.append(id, events).then(
-        () => undefined,
-        (e: Error) => this.log(`could not record to session ${id}: ${e.message}`),
-      ),
-    );
+    s.queue.push(...events);
+    if (!s.draining) {
+      s.draining = true;
+      s.writing = this.drain(s);
+    }
     return s.writing;
+  }
+
+  private async drain(s: Live): Promise<void> {
+    try {
+      while (s.queue.length > 0 && s.storeId !== null) {
+        const batch = s.queue.splice(0);
+        await this.o.store.append(s.storeId, batch).catch((e: Error) => this.log(`could not record to session ${s.storeId}: ${e.message}`));
+      }
+    } finally {
+      s.draining = false;
+    }
   }
 
   private live(editorId: string, agentId: string, storeId: string | null): Live {
@@ -148,6 +164,8 @@ export class AcpProxy {
       earlier: null,
       loading: false,
       held: null,
+      queue: [],
+      draining: false,
     };
     this.sessions.set(editorId, s);
     this.byAgentId.set(agentId, s);

@@ -7,7 +7,7 @@
 // SIGKILL of the agent and of the proxy mid-turn; the bytes on both sides of the proxy.
 // Each agent's transcript summary goes to test-artifacts/acp-<agent>.json.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { execFileSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -75,10 +75,23 @@ function kinds(updates: Update[]): Record<string, number> {
   return out;
 }
 
-/** Kills the proxy's child (the agent) with SIGKILL, found by its parent pid. */
+/** Kills the proxy's child (the agent) and every process under it with SIGKILL, all at once. */
 function killAgentOf(d: Driven): void {
-  const out = execFileSync('ps', ['-o', 'pid=', '--ppid', String(d.proc.pid)], { encoding: 'utf8' });
-  for (const pid of out.split(/\s+/).filter(Boolean)) process.kill(Number(pid), 'SIGKILL');
+  const children = (pid: number): number[] =>
+    // ps exits 1 when there is none.
+    String(spawnSync('ps', ['-o', 'pid=', '--ppid', String(pid)], { encoding: 'utf8' }).stdout ?? '')
+      .split(/\s+/)
+      .filter(Boolean)
+      .map(Number);
+  const tree: number[] = [];
+  const walk = (pid: number) => {
+    for (const c of children(pid)) {
+      tree.push(c);
+      walk(c);
+    }
+  };
+  walk(d.proc.pid!);
+  for (const pid of tree) process.kill(pid, 'SIGKILL');
 }
 
 async function until(check: () => boolean, what: string, ms = 30_000): Promise<void> {
