@@ -167,7 +167,7 @@ describe('an agent without session/load, list or resume, behind the proxy', () =
   });
   afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 
-  it('gains them: list, load (the live updates replayed) and resume (the earlier conversation told)', async () => {
+  it('gains them: list, load (the live updates replayed), resume (the earlier conversation told), fork', async () => {
     const d = proxy();
     let sessionId: string;
     let live: Rec[];
@@ -217,6 +217,31 @@ describe('an agent without session/load, list or resume, behind the proxy', () =
     }
     const events = (await new SessionStore({ root: join(tmp, 'store') }).load(rows[0]!.id)).events;
     expect(events.filter((e) => e.event.kind === 'user')).toHaveLength(4);
+
+    // session/fork (unstable in ACP) at a turn: a new session told only the turns it keeps.
+    const d4 = proxy();
+    try {
+      const init = (await d4.conn.agent.request('initialize', INIT as never)) as Rec;
+      expect((init.agentCapabilities as Rec).sessionCapabilities).toMatchObject({ fork: {} });
+      const forked = (await d4.conn.agent.request('session/fork', {
+        sessionId,
+        cwd,
+        mcpServers: [],
+        _meta: { levelcode: { atTurn: 1 } },
+      })) as Rec;
+      expect(forked.sessionId).not.toBe(sessionId);
+      await d4.conn.agent.request('session/prompt', {
+        sessionId: forked.sessionId as string,
+        prompt: [{ type: 'text', text: 'fifth words' }],
+      });
+      const told = JSON.stringify(d4.updates);
+      expect(told).toContain('first words');
+      expect(told).not.toContain('second words');
+      const fork = (await new SessionStore({ root: join(tmp, 'store') }).list({ project: cwd })).sessions.find((r) => r.forkedFrom);
+      expect(fork).toMatchObject({ forkedFrom: { id: rows[0]!.id, turn: 1 }, source: { tool: 'acp-agent', id: forked.sessionId } });
+    } finally {
+      await d4.close();
+    }
   });
 
   it('an unknown session is a clear error', async () => {

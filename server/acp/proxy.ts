@@ -69,6 +69,13 @@ export interface AgentCapabilities {
   loadSession: boolean;
   list: boolean;
   resume: boolean;
+  fork: boolean;
+}
+
+/** The turn a fork stops at: `_meta.levelcode.atTurn` (ACP's fork takes the whole session). */
+export function atTurnOf(params: Rec): number | undefined {
+  const t = rec(rec(params._meta).levelcode).atTurn;
+  return Number.isInteger(t) && (t as number) >= 0 ? (t as number) : undefined;
 }
 
 export class AcpProxy {
@@ -84,7 +91,7 @@ export class AcpProxy {
   /** The proxy's own requests to the agent. */
   private readonly own = new Map<Id, (m: Rec) => void>();
   private ownSeq = 0;
-  caps: AgentCapabilities = { loadSession: false, list: false, resume: false };
+  caps: AgentCapabilities = { loadSession: false, list: false, resume: false, fork: false };
   private readonly log: (line: string) => void;
 
   constructor(private readonly o: ProxyOptions) {
@@ -257,6 +264,9 @@ export class AcpProxy {
       case 'session/resume':
         if (await this.native(method, params)) break;
         return this.fromStore(method, id, params);
+      case 'session/fork':
+        if (this.caps.fork && atTurnOf(params) === undefined && (await this.agentsOwn(params))) break;
+        return this.fromStore(method, id, params);
     }
     this.fromEditor.set(id, { method, message: m, editorId: str(params.sessionId) });
     return this.send('agent', this.swapped(m, this.toAgentId));
@@ -337,6 +347,25 @@ export class AcpProxy {
         const editorId = str(params.sessionId) ?? '';
         const s = this.sessions.get(editorId);
         if (s) s.loading = false;
+        // The agent could not open its own session (its files gone, an error of its own): the
+        // store still has it.
+        if (
+          m.error &&
+          s?.storeId &&
+          (await this.o.store.get(s.storeId).then(
+            (e) => e.turns > 0,
+            () => false,
+          ))
+        ) {
+          this.log(
+            `the agent could not ${p.method.slice(8)} ${editorId} (${JSON.stringify(m.error).slice(0, 300)}): answered from History`,
+          );
+          this.sessions.delete(editorId);
+          this.byAgentId.delete(s.agentId);
+          // Not awaited: it waits for the agent's answers, which this very reader delivers.
+          void this.fromStore(p.method, m.id as Id, params);
+          return;
+        }
         break;
       }
       case 'session/list':
@@ -350,10 +379,15 @@ export class AcpProxy {
   private advertise(result: Rec): Rec {
     const caps = rec(result.agentCapabilities);
     const sc = rec(caps.sessionCapabilities);
-    this.caps = { loadSession: caps.loadSession === true, list: sc.list != null, resume: sc.resume != null };
+    this.caps = { loadSession: caps.loadSession === true, list: sc.list != null, resume: sc.resume != null, fork: sc.fork != null };
     return {
       ...result,
-      agentCapabilities: { ...caps, loadSession: true, sessionCapabilities: { ...sc, list: sc.list ?? {}, resume: sc.resume ?? {} } },
+      agentCapabilities: {
+        ...caps,
+        loadSession: true,
+        // fork is unstable in ACP: offered as the unstable capability it is.
+        sessionCapabilities: { ...sc, list: sc.list ?? {}, resume: sc.resume ?? {}, fork: sc.fork ?? {} },
+      },
     };
   }
 
@@ -385,6 +419,13 @@ export class AcpProxy {
     } catch {
       return [];
     }
+  }
+
+  /** Whether the session is the agent's own (or one the store does not know). */
+  private async agentsOwn(params: Rec): Promise<boolean> {
+    const id = str(params.sessionId) ?? '';
+    const entry = await this.find(id, str(params.cwd));
+    return !entry || (entry.source?.tool === this.o.name && entry.source.id === id);
   }
 
   /** Whether the agent answers this load or resume itself (its own session, a method it has). */
@@ -429,13 +470,16 @@ export class AcpProxy {
   }
 
   /**
-   * A load or resume the proxy answers: a new agent session, told the earlier conversation
-   * before the next prompt; a load replays the saved session first. A session this agent
-   * recorded goes on in its own file; any other is continued in a copy (a fork) of it.
+   * A load, resume or fork the proxy answers: a new agent session, told the earlier
+   * conversation before the next prompt; a load replays the saved session first. A session this
+   * agent recorded goes on in its own file; any other, and every fork, in a copy (a fork in the
+   * store, cut at `_meta.levelcode.atTurn` when asked), which a fork's answer names by the new
+   * agent session's id.
    */
   private async fromStore(method: string, id: Id, params: Rec): Promise<void> {
     const editorId = str(params.sessionId) ?? '';
     const cwd = str(params.cwd) ?? process.cwd();
+    const fork = method === 'session/fork';
     const entry = await this.find(editorId, cwd);
     if (!entry) return this.fail(id, RESOURCE_NOT_FOUND, `no saved session ${editorId}`, { sessionId: editorId });
     let events: SeqEvent[];
@@ -456,7 +500,7 @@ export class AcpProxy {
       (m) => {
         const agentId = str(rec(m.result).sessionId);
         if (agentId === undefined) return;
-        s = this.live(editorId, agentId, null);
+        s = this.live(fork ? agentId : editorId, agentId, null);
         s.held = [];
       },
     );
@@ -465,14 +509,17 @@ export class AcpProxy {
     const live: Live = s;
     const agentId = live.agentId;
     live.storeId = entry.id;
-    if (!(entry.source?.tool === this.o.name && !entry.importedAt)) {
-      live.storeId = await forkSession(this.o.store, entry.id, { project: cwd, source: this.source(agentId, cwd) }).then(
-        (f) => f.meta.id,
+    const atTurn = fork ? atTurnOf(params) : undefined;
+    if (fork || !(entry.source?.tool === this.o.name && !entry.importedAt)) {
+      const copy = await forkSession(this.o.store, entry.id, { project: cwd, source: this.source(agentId, cwd), atTurn }).catch(
         (e: Error) => {
           this.log(`not recording the continuation of ${entry.id}: ${e.message}`);
           return null;
         },
       );
+      live.storeId = copy?.meta.id ?? null;
+      // A fork at a turn tells the agent only the turns it keeps.
+      if (copy && atTurn !== undefined) events = (await this.o.store.load(copy.meta.id)).events;
     }
     const earlier = earlierConversation(events, { window: this.o.window ?? 200_000 });
     if (earlier.text)
@@ -480,7 +527,7 @@ export class AcpProxy {
     void this.record(live, [{ kind: 'event', type: 'acp-session', agentSessionId: agentId, via: method }]);
     if (method === 'session/load') for (const u of replayUpdates(events, editorId)) await this.send('editor', u);
     const { sessionId: _drop, ...rest } = rec(created.result);
-    await this.reply(id, rest);
+    await this.reply(id, fork ? { sessionId: agentId, ...rest } : rest);
     // What the new agent session said meanwhile (its commands, modes), after the replay.
     const held = live.held ?? [];
     live.held = null;

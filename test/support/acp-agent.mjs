@@ -5,13 +5,14 @@
 // answers each prompt at once with three message chunks, a finished tool call and end_turn, so
 // that a round trip measures the transport and whatever sits in it, not a model. With
 // ACP_TEST_ECHO set, its first chunk repeats the prompt's text (what the agent was told).
+import { randomUUID } from 'node:crypto';
 import { Readable, Writable } from 'node:stream';
 import { agent, methods, ndJsonStream } from '@agentclientprotocol/sdk';
 
 let n = 0;
 const app = agent({ name: 'bench-agent' })
   .onRequest(methods.agent.initialize, () => ({ protocolVersion: 1, agentCapabilities: {}, authMethods: [] }))
-  .onRequest(methods.agent.session.new, () => ({ sessionId: `bench-${++n}` }))
+  .onRequest(methods.agent.session.new, () => ({ sessionId: `bench-${++n}-${randomUUID()}` }))
   .onRequest(methods.agent.session.prompt, async ({ params, client }) => {
     const sessionId = params.sessionId;
     const update = (u) => client.notify(methods.client.session.update, { sessionId, update: u });
