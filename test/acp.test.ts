@@ -3,6 +3,7 @@
 // that has no session/load, list or resume and gains them through the proxy. The real agents
 // from npm are judged in test/clients/acp/.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -143,6 +144,22 @@ describe('a saved session from another tool', () => {
     expect(e.text).toContain('new question');
     expect(e.text).not.toContain('old 3 ');
   });
+});
+
+it('the door: --help, a missing agent command, an agent that cannot start', () => {
+  const BIN = join(resolve(fileURLToPath(new URL('..', import.meta.url))), 'bin', 'levelcode-sessions.js');
+  const run = (args: string[]) => spawnSync(process.execPath, [BIN, ...args], { encoding: 'utf8', input: '' });
+  const help = run(['acp', '--help']);
+  expect(help.status).toBe(0);
+  expect(help.stdout).toMatch(/^Usage: levelcode-sessions acp /);
+  const none = run(['acp']);
+  expect(none.status).toBe(2);
+  expect(none.stderr).toContain('acp needs the agent command after --');
+  expect(run(['acp', '--window', 'x', '--', 'true']).status).toBe(2);
+  const missing = run(['acp', '--', '/nonexistent/agent-binary']);
+  expect(missing.status).toBe(127);
+  expect(missing.stderr).toContain('cannot start /nonexistent/agent-binary');
+  expect(missing.stdout).toBe('');
 });
 
 it('names an agent from its command', () => {
