@@ -7,7 +7,12 @@ import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
   test: {
-    include: ['test/clients/neovim/**/*.test.ts', 'test/clients/vscode/**/*.test.ts', 'test/clients/handoff/**/*.test.ts'],
+    include: [
+      'test/clients/neovim/**/*.test.ts',
+      'test/clients/vscode/**/*.test.ts',
+      'test/clients/handoff/**/*.test.ts',
+      'test/clients/acp/**/*.test.ts',
+    ],
     testTimeout: 120_000,
     hookTimeout: 60_000,
     pool: 'forks',

@@ -43,6 +43,8 @@ Usage:
                                              continue a session in an agent CLI (a new session of its own)
   levelcode-sessions serve --stdio | --socket=PORT
   levelcode-sessions mcp [--project PATH]       MCP server over stdio: past sessions as tools for agents
+  levelcode-sessions acp [--name NAME] -- AGENT [ARGS…]
+                                             an ACP agent behind a recording proxy (acp --help)
   levelcode-sessions --version | --help      COMMAND --help: that command's help
 
 Every command takes --dir DIR (the store; default $LEVELCODE_SESSIONS_DIR or ~/.levelcode/sessions);
@@ -277,6 +279,8 @@ export async function main(argv: string[]): Promise<number> {
         return await cmdServe(rest);
       case 'mcp':
         return await cmdMcp(rest);
+      case 'acp':
+        return await (await import('./acp.js')).cmdAcp(rest);
       case 'help':
       case '--help':
       case '-h':

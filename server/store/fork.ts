@@ -15,7 +15,7 @@
 // and reported in `problems`, which shifts later seqs by one each.
 // Depends on the store only: nothing of JSON-RPC.
 
-import { SCHEMA_VERSION, type MetaLine } from '../format/events.js';
+import { SCHEMA_VERSION, type ImportSource, type MetaLine } from '../format/events.js';
 import { StoreError, isStoreError } from './errors.js';
 import { emptyDigest, foldEvents, isTurn } from './reader.js';
 import type { Problem, SessionStore } from './store.js';
@@ -30,7 +30,11 @@ export interface ForkResult {
   problems: Problem[];
 }
 
-export async function forkSession(store: SessionStore, id: string, o: { atTurn?: number; project?: string } = {}): Promise<ForkResult> {
+export async function forkSession(
+  store: SessionStore,
+  id: string,
+  o: { atTurn?: number; project?: string; source?: ImportSource } = {},
+): Promise<ForkResult> {
   const original = await store.read(id, { from: 0 });
   // A copy in this build's schema would drop what the newer one means (its meta fields, its
   // events' semantics) without a word: refused, as an append to it is.
@@ -45,6 +49,7 @@ export async function forkSession(store: SessionStore, id: string, o: { atTurn?:
     project: o.project ?? (await forkProject(store, id, original.meta.project)),
     model: original.meta.model,
     forkedFrom: { id, turn },
+    ...(o.source ? { source: o.source } : {}),
   });
   const events: unknown[] = kept.map((e) => e.event);
   const last = kept.length > 0 ? kept[kept.length - 1]!.seq : -1;

@@ -24,6 +24,7 @@ import {
   MAX_DEPTH,
   type SeqEvent,
   type ForkedFrom,
+  type ImportSource,
 } from '../format/events.js';
 import { projectIdentity } from './identity.js';
 import { shareWithRaw } from '../format/derived.js';
@@ -223,7 +224,7 @@ export class SessionStore {
   // ---- writing -------------------------------------------------------------------------------
 
   /** Creates a session: its file with the meta line, fsync'd. This store then owns it. */
-  async create(o: { project: string; model?: string; forkedFrom?: ForkedFrom }): Promise<MetaLine> {
+  async create(o: { project: string; model?: string; forkedFrom?: ForkedFrom; source?: ImportSource }): Promise<MetaLine> {
     const project = await this.realProject(o.project, true);
     // The project's git identity, so that History finds this session after a move (identity.ts).
     const repo = await projectIdentity(project);
@@ -244,6 +245,7 @@ export class SessionStore {
         title: null,
         ...(o.model ? { model: o.model } : {}),
         ...(o.forkedFrom ? { forkedFrom: { id: o.forkedFrom.id, turn: o.forkedFrom.turn } } : {}),
+        ...(o.source ? { source: o.source } : {}),
         ...(repo ? { repo: { ...repo } } : {}),
         device: deviceName(),
       };
@@ -300,6 +302,7 @@ export class SessionStore {
         folded: line.length,
         bad: 0,
         ...(meta.forkedFrom ? { forkedFrom: meta.forkedFrom } : {}),
+        ...(o.source ? { source: { tool: o.source.tool, id: o.source.id, path: o.source.path, project: o.source.project } } : {}),
         ...(repo ? { repo } : {}),
         device: meta.device,
         pinned: false,

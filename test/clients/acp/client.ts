@@ -1,0 +1,91 @@
+// The test client: an ACP client built on the official SDK (`client()` from
+// @agentclientprotocol/sdk) that drives `levelcode-sessions acp -- AGENT` (or the agent alone,
+// for the byte-stream comparison) over real stdio, the way an editor does. It keeps every
+// session/update it receives, answers permission requests (allow), serves fs/read_text_file and
+// fs/write_text_file on the real disk, and tees every frame both ways for the transcripts.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { Readable, Writable, PassThrough } from 'node:stream';
+import { client, methods, ndJsonStream, type ClientConnection } from '@agentclientprotocol/sdk';
+
+export interface Driven {
+  proc: ChildProcess;
+  conn: ClientConnection;
+  /** Every session/update, in order, as received (the notification's params). */
+  updates: { sessionId: string; update: Record<string, unknown> }[];
+  permissions: Record<string, unknown>[];
+  /** Every line from the process (stdout) and to it (stdin), in order. */
+  frames: { dir: 'in' | 'out'; line: string }[];
+  stderr: string[];
+  exited: Promise<number | null>;
+  close(): Promise<void>;
+}
+
+export function drive(cmd: string, args: string[], o: { cwd: string; env: NodeJS.ProcessEnv }): Driven {
+  const proc = spawn(cmd, args, { cwd: o.cwd, env: o.env, stdio: ['pipe', 'pipe', 'pipe'] });
+  const updates: Driven['updates'] = [];
+  const permissions: Record<string, unknown>[] = [];
+  const frames: Driven['frames'] = [];
+  const stderr: string[] = [];
+  proc.stderr!.on('data', (d) => stderr.push(String(d)));
+  const exited = new Promise<number | null>((r) => proc.on('exit', (c) => r(c)));
+  // Tee both directions line by line.
+  const tee = (dir: 'in' | 'out') => {
+    let buf = '';
+    return (d: Buffer) => {
+      buf += d.toString('utf8');
+      let i: number;
+      while ((i = buf.indexOf('\n')) >= 0) {
+        frames.push({ dir, line: buf.slice(0, i) });
+        buf = buf.slice(i + 1);
+      }
+    };
+  };
+  const fromProc = new PassThrough();
+  proc.stdout!.on('data', tee('out'));
+  proc.stdout!.pipe(fromProc);
+  const toProc = new PassThrough();
+  toProc.on('data', tee('in'));
+  toProc.pipe(proc.stdin!);
+  proc.stdin!.on('error', () => undefined);
+  const app = client({ name: 'levelcode-test-client' })
+    .onNotification(methods.client.session.update, ({ params }) => {
+      updates.push(params as Driven['updates'][number]);
+    })
+    .onRequest(methods.client.session.requestPermission, ({ params }) => {
+      permissions.push(params as Record<string, unknown>);
+      const opts = (params.options ?? []) as { optionId: string; kind: string }[];
+      const allow = opts.find((x) => x.kind === 'allow_once') ?? opts.find((x) => x.kind.startsWith('allow')) ?? opts[0]!;
+      return { outcome: { outcome: 'selected', optionId: allow.optionId } };
+    })
+    .onRequest(methods.client.fs.readTextFile, ({ params }) => ({ content: readFileSync(params.path, 'utf8') }))
+    .onRequest(methods.client.fs.writeTextFile, ({ params }) => {
+      writeFileSync(params.path, params.content);
+      return {};
+    });
+  const conn = app.connect(
+    ndJsonStream(Writable.toWeb(toProc) as WritableStream<Uint8Array>, Readable.toWeb(fromProc) as ReadableStream<Uint8Array>),
+  );
+  return {
+    proc,
+    conn,
+    updates,
+    permissions,
+    frames,
+    stderr,
+    exited,
+    async close() {
+      conn.close();
+      proc.stdin!.end();
+      const t = setTimeout(() => proc.kill('SIGTERM'), 5000);
+      await exited;
+      clearTimeout(t);
+    },
+  };
+}
+
+export const INIT = {
+  protocolVersion: 1,
+  clientCapabilities: { fs: { readTextFile: true, writeTextFile: true }, terminal: false },
+  clientInfo: { name: 'levelcode-test-client', version: '1.0.0' },
+} as const;
