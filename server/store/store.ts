@@ -545,7 +545,11 @@ export class SessionStore {
       } catch (e) {
         if (o.expectedSeq === undefined || !isStoreError(e, 'locked')) throw e;
         const turn = await this.turnsBefore(await this.pathOf(id), o.expectedSeq).catch(() => undefined);
-        throw new StoreError(e.code, e.message, { ...(e.data as object), expectedSeq: o.expectedSeq, ...(turn !== undefined ? { turn } : {}) });
+        throw new StoreError(e.code, e.message, {
+          ...(e.data as object),
+          expectedSeq: o.expectedSeq,
+          ...(turn !== undefined ? { turn } : {}),
+        });
       }
       this.writable();
       this.checkSame(live);

@@ -66,7 +66,11 @@ describe('two windows continuing one chat', () => {
     const a = await startSidecar({ root: s.store, env });
     const b = await startSidecar({ root: s.store, env });
     const { id } = await a.call(P.sessionNew, { project });
-    const first = await a.call(P.sessionAppend, { id, events: [user('q1'), answer('a1'), user('q2'), answer('a2'), { kind: 'title', title: 'held', source: 'user' }], release: true });
+    const first = await a.call(P.sessionAppend, {
+      id,
+      events: [user('q1'), answer('a1'), user('q2'), answer('a2'), { kind: 'title', title: 'held', source: 'user' }],
+      release: true,
+    });
     // Window A takes the chat and keeps it (an append without release holds the lock).
     await a.call(P.sessionAppend, { id, events: [user('A holds it')], expectedSeq: first.lastSeq + 1 });
     const refused = await b.error('session/append', { id, events: [user('from window B')], release: true, expectedSeq: first.lastSeq + 1 });
