@@ -24,12 +24,13 @@ const PRODUCTS = ['Code', 'Code - Insiders', 'VSCodium', 'VSCodium - Insiders', 
 export const vscodeChat: Importer = {
   tool: 'vscode',
   label: 'VS Code chat',
-  defaultRoots,
+  defaultRoots: vscodeUserData,
   discover: discoverVsCode,
   read: readVsCode,
 };
 
-function defaultRoots(env: NodeJS.ProcessEnv, home: string): string[] {
+/** VS Code's user-data folders (VS Code, Insiders, VSCodium, code-server): paths only, nothing read. */
+export function vscodeUserData(env: NodeJS.ProcessEnv, home: string): string[] {
   const roots: string[] = [];
   if (process.platform === 'darwin') {
     for (const p of PRODUCTS) roots.push(join(home, 'Library/Application Support', p));

@@ -46,6 +46,9 @@ describe('two windows continuing one chat', () => {
     expect((refused.data as { nextSeq: number }).nextSeq).toBeGreaterThan(wa.lastSeq);
     expect(refused.message).toMatch(/continuing in another window/);
     expect((refused.data as { nextSeq: number }).nextSeq).toBeGreaterThan(wa2.lastSeq);
+    // The refusal took no lock away from window A: with `release`, B gave it back.
+    const wa3 = await a.call(P.sessionAppend, { id, events: [user('A after the refusal')], release: true, expectedSeq: wa2.lastSeq + 1 });
+    expect(wa3.appended).toBe(1);
     const text = readFileSync(fileOf(s.store, id), 'utf8');
     expect(text).toContain('from window A');
     expect(text).not.toContain('from window B');
