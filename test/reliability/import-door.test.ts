@@ -165,18 +165,25 @@ describe('a FIFO planted where a file is read: nothing waits', () => {
 
   it('follow mode tells the editor of a file it cannot import once, and backs off until it changes', async () => {
     const s = box();
-    const claude = join(s.home, '.claude', 'projects', '-tmp-x');
-    mkdirSync(claude, { recursive: true });
-    const bad = join(claude, '11111111-2222-4333-8444-555555555555.jsonl');
-    mkfifo(bad);
+    // Aider's history file of a project Codex knows, planted as a link to a file outside: found,
+    // and refused each time it is opened (no symlink followed), so the file fails to import.
+    const project = join(s.dir, 'followed-project');
+    mkdirSync(project);
+    mkdirSync(join(s.home, '.codex'));
+    writeFileSync(join(s.home, '.codex', 'config.toml'), `[projects."${project}"]\ntrust_level = "trusted"\n`);
+    const bad = join(project, HISTORY_FILE);
+    writeFileSync(join(s.outside, 'history.md'), '# aider chat started at 2026-01-01 10:00:00\n\n#### outside secret\n\nanswer\n');
+    symlinkSync(join(s.outside, 'history.md'), bad);
     const side = await startSidecar({
       root: s.store,
       env: { ...(s.env as Record<string, string>), LEVELCODE_SESSIONS_POLL: '1', LEVELCODE_SESSIONS_IMPORT_POLL_MS: '100' },
-      initializationOptions: { followImports: { tools: ['claude-code'] } },
+      initializationOptions: { followImports: { tools: ['aider'] } },
     });
-    const told = await side.editor.importProblems.waitFor((p) => p.path === bad);
-    expect(told).toMatchObject({ tool: 'claude-code', path: bad });
-    expect(told.message).toMatch(/FIFO|not a regular file/i);
+    const told = await Promise.race([
+      side.editor.importProblems.waitFor((p) => p.path === bad),
+      new Promise<never>((_, reject) => setTimeout(() => reject(new Error('no $/levelcode/importProblem in 30 s')), 30_000)),
+    ]);
+    expect(told).toMatchObject({ tool: 'aider', path: bad });
     // Many poll runs later: told once, and the file is not read again (its ledger entry waits
     // 30 s, doubling), where before every run re-read it and logged at debug level only.
     await new Promise((r) => setTimeout(r, 2000));
@@ -187,6 +194,7 @@ describe('a FIFO planted where a file is read: nothing waits', () => {
     const failed = ledger.files[bad]?.failed;
     expect(failed?.tries).toBe(1);
     expect(failed!.retryAt - Date.now()).toBeGreaterThan(20_000);
+    expect(escapes(s)).toEqual([]);
     await side.stop();
   });
 

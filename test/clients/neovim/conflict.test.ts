@@ -7,7 +7,19 @@
 // leaves both chats as they are and hands the error to the caller.
 
 import { afterEach, describe, expect, it } from 'vitest';
-import { Nvim, alive, cli, cliAppend, cliSession, removeWorkspaces, sessionLines, stopAll, waitUntil, workspace, type Workspace } from './helpers.js';
+import {
+  Nvim,
+  alive,
+  cli,
+  cliAppend,
+  cliSession,
+  removeWorkspaces,
+  sessionLines,
+  stopAll,
+  waitUntil,
+  workspace,
+  type Workspace,
+} from './helpers.js';
 
 afterEach(async () => {
   await stopAll();
@@ -22,7 +34,10 @@ const TWO_TURNS = [
   { kind: 'title', title: 'Cron jobs to the queue', source: 'user' },
 ];
 
-const users = (ws: Workspace, id: string) => sessionLines(ws, id).filter((l) => l.kind === 'user').map((l) => l.content);
+const users = (ws: Workspace, id: string) =>
+  sessionLines(ws, id)
+    .filter((l) => l.kind === 'user')
+    .map((l) => l.content);
 
 /** Resumes `id` in a fresh Neovim, kills its sidecar (the lock goes with it) and waits for the restart. */
 async function resumedThenRestarted(ws: Workspace, id: string): Promise<Nvim> {
