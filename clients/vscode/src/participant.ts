@@ -18,6 +18,7 @@ import type { ResumeResult } from './protocol';
 import type { Sidecar } from './sidecar';
 import { codeOf, messageOf } from './chat';
 import { ErrorCodes } from './protocol';
+import { printable } from './printable';
 import { S } from './strings';
 import { transcriptUri } from './transcript';
 import { contentText } from './prompt';
@@ -207,7 +208,7 @@ export class HistoryParticipant implements vscode.Disposable {
    * on in the copy: the next prompt continues it, with the same context plus this turn.
    */
   private async offerCopy(loaded: Loaded, turn: number | undefined, events: TurnEvents, prompt: string, reply: string): Promise<void> {
-    const pick = await vscode.window.showWarningMessage(S.chat.elsewhere(loaded.title), S.resume.openCopy);
+    const pick = await vscode.window.showWarningMessage(S.chat.elsewhere(printable(loaded.title)), S.resume.openCopy);
     if (pick !== S.resume.openCopy) return;
     try {
       const copy =
@@ -221,7 +222,7 @@ export class HistoryParticipant implements vscode.Disposable {
         this.said.push({ role: 'user', text: prompt }, { role: 'assistant', text: reply });
       }
       this.sidecar.log.info(`${loaded.id} continued in another window: this window goes on in ${copy.id} (turn ${turn ?? 'all'})`);
-      void vscode.window.showInformationMessage(S.chat.inCopy(loaded.title));
+      void vscode.window.showInformationMessage(S.chat.inCopy(printable(loaded.title)));
     } catch (e) {
       void vscode.window.showErrorMessage(S.chat.notSaved(messageOf(e)));
     }
