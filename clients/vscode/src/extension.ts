@@ -102,9 +102,9 @@ export async function activate(context: vscode.ExtensionContext): Promise<LevelC
   void sidecar.start().catch((e) => log.error(`sidecar: ${(e as Error).message}`));
 
   // One writer per chat across windows: each API append after the first to a session carries
-  // the seq it expects (api.d.ts append), so a chat another window continued meanwhile is refused.
-  const nextSeq = new Map<string, number>();
-  context.subscriptions.push(chat.onDidResume((e) => nextSeq.delete(e.result.id)));
+  // the seq it expects (api.d.ts append; chat.apiNextSeq, forgotten when the chat is resumed), so
+  // a chat another window continued meanwhile is refused.
+  const nextSeq = chat.apiNextSeq;
   const api: LevelCodeSessionsApi = {
     apiVersion: 1,
     newSession: async (opts) => {
@@ -129,10 +129,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<LevelC
       } while (cursor);
       return out;
     },
-    resume: (id, opts) => {
-      nextSeq.delete(id); // a resume may write (a compact event): the next append starts unchecked
-      return chat.resumeQuiet(id, opts);
-    },
+    resume: (id, opts) => chat.resumeQuiet(id, opts),
     seal: (id) => chat.seal(id),
     exportMarkdown: async (id) => (await sidecar.request('session/export', { id, format: 'markdown' })).content,
     get currentSessionId() {
