@@ -110,7 +110,12 @@ export interface LevelCodeSessionsApi {
   readonly apiVersion: 1;
   /** Creates an empty session and makes it the current chat (the one New Chat seals). */
   newSession(options?: NewSessionOptions): Promise<{ id: SessionId; project: string; createdAt: string }>;
-  /** Appends events in order, all or nothing; resolves once they are on disk. */
+  /**
+   * Appends events in order, all or nothing; resolves once they are on disk. From its second
+   * append to a session on, the extension sends the seq it expects (the previous `lastSeq` + 1):
+   * when another window continued the chat in between, nothing is written and the promise rejects
+   * with code -33013 (SessionConflict; `data.turn`: fork there with a copy to go on).
+   */
   append(id: SessionId, events: SessionEventInput[]): Promise<{ appended: number; firstSeq: number; lastSeq: number }>;
   /** Sessions of a project (default: the workspace's), newest first; `all` lists every project. */
   list(options?: { project?: string; all?: boolean }): Promise<SessionSummary[]>;

@@ -49,7 +49,7 @@ export async function cmdImport(args: string[]): Promise<number> {
   const { existsSync } = await import('node:fs');
   let jobs;
   try {
-    jobs = jobsFor(name, from === undefined ? undefined : resolve(from), process.env, homedir(), existsSync);
+    jobs = await jobsFor(name, from === undefined ? undefined : resolve(from), process.env, homedir(), existsSync);
   } catch (e) {
     throw new UsageError((e as Error).message);
   }

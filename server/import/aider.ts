@@ -8,11 +8,11 @@
 // Field notes in ./README.md. Pure reading: no store, no writes.
 
 import { createHash } from 'node:crypto';
-import { existsSync, readdirSync, readSync, closeSync } from 'node:fs';
-import { openRegularSync, projectFolderNames, readRegularTextSync } from '../store/files.js';
+import { lstat, readdir } from 'node:fs/promises';
+import { openRegular, readRegularText, SYNC_TOOL_NAMES } from '../store/files.js';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { vscodeChat } from './vscode-chat.js';
+import { vscodeUserData } from './vscode-chat.js';
 import type { Importer, MappedEvent, MappedSession, SourceFile } from './types.js';
 import { EPOCH, isFolder, keptRaw, readText, statFile } from './jsonl.js';
 
@@ -21,10 +21,18 @@ export const HISTORY_FILE = '.aider.chat.history.md';
 export const aider: Importer = {
   tool: 'aider',
   label: 'Aider',
-  defaultRoots(env, home) {
-    return knownProjects(env, home)
-      .map((p) => join(p, HISTORY_FILE))
-      .filter((f) => existsSync(f));
+  async defaultRoots(env, home) {
+    const files = (await knownProjects(env, home)).map((p) => join(p, HISTORY_FILE));
+    // lstat: a name planted there (a FIFO, a link) is still a root, and read() reports it.
+    const there = await Promise.all(
+      files.map((f) =>
+        lstat(f).then(
+          () => true,
+          () => false,
+        ),
+      ),
+    );
+    return files.filter((_, i) => there[i]);
   },
   discover,
   read,
@@ -46,49 +54,53 @@ async function discover(root: string): Promise<SourceFile[]> {
 
 // ---- where the files are: project folders other tools and our store recorded -------------------
 
-/** Project folders this machine's tools know, without reading their sessions (a few small files). */
-export function knownProjects(env: NodeJS.ProcessEnv, home: string): string[] {
+/**
+ * Project folders this machine's tools know, without reading their sessions (a few small files).
+ * Every file is read asynchronously through the store's no-follow, non-blocking, regular-file
+ * helper: a FIFO planted as ~/.claude.json or a workspace.json is refused, never waited on.
+ */
+export async function knownProjects(env: NodeJS.ProcessEnv, home: string): Promise<string[]> {
   const out = new Set<string>();
   const add = (p: unknown) => typeof p === 'string' && p.startsWith('/') && out.add(p.replace(/\/+$/, '') || '/');
-  const json = (path: string): unknown => {
+  const json = async (path: string): Promise<unknown> => {
     try {
-      return JSON.parse(readRegularTextSync(path)); // a FIFO planted as ~/.claude.json is refused, never waited on
+      return JSON.parse(await readRegularText(path));
     } catch {
       return undefined; // a tool not installed, or a file it is writing: nothing to learn from it
     }
   };
   // Claude Code's ~/.claude.json lists every folder it ran in.
-  const claude = json(join(env.CLAUDE_CONFIG_DIR || home, '.claude.json')) as { projects?: Record<string, unknown> } | undefined;
+  const claude = (await json(join(env.CLAUDE_CONFIG_DIR || home, '.claude.json'))) as { projects?: Record<string, unknown> } | undefined;
   for (const p of Object.keys(claude?.projects ?? {})) add(p);
   // Codex's config.toml has a [projects."<folder>"] table for each trusted folder.
   try {
-    const toml = readRegularTextSync(join(env.CODEX_HOME || join(home, '.codex'), 'config.toml'));
+    const toml = await readRegularText(join(env.CODEX_HOME || join(home, '.codex'), 'config.toml'));
     for (const m of toml.matchAll(/^\[projects\.(?:"([^"]+)"|'([^']+)')\]/gm)) add(m[1] ?? m[2]);
   } catch {
     /* no Codex here */
   }
   // VS Code's workspace folders.
-  for (const userData of vscodeChat.defaultRoots(env, home)) {
+  for (const userData of vscodeUserData(env, home)) {
     const ws = join(userData, 'User', 'workspaceStorage');
-    for (const name of list(ws)) {
-      const folder = (json(join(ws, name, 'workspace.json')) as { folder?: unknown } | undefined)?.folder;
+    for (const name of await list(ws)) {
+      const folder = ((await json(join(ws, name, 'workspace.json'))) as { folder?: unknown } | undefined)?.folder;
       if (typeof folder === 'string' && folder.startsWith('file://')) add(safe(() => fileURLToPath(folder)));
     }
   }
   // Our own store: the project of one session of each project folder.
   const store = env.LEVELCODE_SESSIONS_DIR || join(home, '.levelcode', 'sessions');
-  for (const slug of safe(() => projectFolderNames(store)) ?? []) {
-    const file = list(join(store, slug)).find((n) => n.endsWith('.jsonl'));
-    if (file) add(metaProject(join(store, slug, file)));
+  for (const slug of (await list(store)).filter((n) => !SYNC_TOOL_NAMES.has(n))) {
+    const file = (await list(join(store, slug))).find((n) => n.endsWith('.jsonl'));
+    if (file) add(await metaProject(join(store, slug, file)));
   }
   return [...out].sort();
 }
 
-function list(dir: string): string[] {
+async function list(dir: string): Promise<string[]> {
   try {
-    return readdirSync(dir);
+    return await readdir(dir);
   } catch {
-    return [];
+    return []; // not there, or not a folder (a file planted in its place is no folder to list)
   }
 }
 
@@ -101,17 +113,19 @@ function safe<T>(f: () => T): T | undefined {
 }
 
 /** The project folder a session file of ours names in its meta line (its first line). */
-function metaProject(path: string): string | undefined {
-  return safe(() => {
-    const { fd } = openRegularSync(path);
+async function metaProject(path: string): Promise<string | undefined> {
+  try {
+    const fh = await openRegular(path);
     try {
       const buf = Buffer.alloc(16384);
-      const n = readSync(fd, buf, 0, buf.length, 0);
-      return (JSON.parse(buf.toString('utf8', 0, n).split('\n')[0]!) as { project?: string }).project;
+      const { bytesRead } = await fh.read(buf, 0, buf.length, 0);
+      return (JSON.parse(buf.toString('utf8', 0, bytesRead).split('\n')[0]!) as { project?: string }).project;
     } finally {
-      closeSync(fd);
+      await fh.close();
     }
-  });
+  } catch {
+    return undefined;
+  }
 }
 
 // ---- reading -------------------------------------------------------------------------------------

@@ -11,7 +11,7 @@
 import { homedir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { asSidechain, placeSidechain } from './sidechain.js';
-import { vscodeChat } from './vscode-chat.js';
+import { vscodeUserData } from './vscode-chat.js';
 import type { Importer, MappedEvent, MappedSession, SourceFile } from './types.js';
 import { Clock, EPOCH, entries, exists, isFolder, isRecord, isoTime, keptRaw, parseJson, readText, statFile, str } from './jsonl.js';
 
@@ -34,7 +34,7 @@ function makeImporter(
     tool,
     label,
     defaultRoots(env, home) {
-      const userData = vscodeChat.defaultRoots(env, home);
+      const userData = vscodeUserData(env, home);
       const first = userData[0];
       if (first) for (const e of MORE_EDITORS) userData.push(join(dirname(first), e));
       const roots = userData.map((u) => join(u, 'User', 'globalStorage', extensionId));

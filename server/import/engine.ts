@@ -166,6 +166,9 @@ export function newEvents(held: string[], mapped: MappedEvent[]): MappedEvent[] 
 
 // ---- the run ----------------------------------------------------------------------------------
 
+/** Said of a file that failed before and waits for its retry (its first failure was told already). */
+export const NOT_READ_AGAIN = ' (not read again until it changes)';
+
 /** A batch is committed (one barrier, then the ledger) after this many new sessions or bytes. */
 const BATCH_SESSIONS = 400;
 const BATCH_BYTES = 256 << 20;
@@ -346,7 +349,7 @@ class Run {
       if (last.failed) {
         if (Date.now() < last.failed.retryAt) {
           this.report.skipped++;
-          this.report.problems.push({ path: file.path, message: `${last.failed.message} (not read again until it changes)` });
+          this.report.problems.push({ path: file.path, message: `${last.failed.message}${NOT_READ_AGAIN}` });
           this.report.skippedFiles.push({ path: file.path, reason: `could not be read: ${last.failed.message}` });
           return;
         }

@@ -16,7 +16,7 @@
 import { statSync, watch, type FSWatcher } from 'node:fs';
 import { dirname, relative, resolve, sep } from 'node:path';
 import type { SessionStore } from '../store/store.js';
-import { runImport, type ImportJob, type ImportProblem, type ImportReport } from './engine.js';
+import { NOT_READ_AGAIN, runImport, type ImportJob, type ImportProblem, type ImportReport } from './engine.js';
 
 export interface FollowOptions {
   /** Quiet time after a change before the engine runs (ms). */
@@ -78,7 +78,9 @@ export function followImports(store: SessionStore, jobs: ImportJob[], o: FollowO
     watches.update(r.seen ?? []);
     for (const p of r.problems) {
       if (roots.includes(p.path) && !existsQuick(p.path)) continue; // a tool not installed (yet)
-      const key = `${p.path}\0${p.message}`;
+      // A file waiting for its retry is the problem told when it failed, not a new one.
+      const message = p.message.endsWith(NOT_READ_AGAIN) ? p.message.slice(0, -NOT_READ_AGAIN.length) : p.message;
+      const key = `${p.path}\0${message}`;
       if (told.has(key)) continue;
       told.add(key);
       o.onProblem?.({ ...p, tool: p.tool ?? '' });

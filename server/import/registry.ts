@@ -73,12 +73,12 @@ export function importerOf(tool: string): Importer | undefined {
 }
 
 /** The default data folders of every importer (or the one named), that exist or not. */
-export function defaultJobs(
+export async function defaultJobs(
   importers: readonly Importer[],
   env: NodeJS.ProcessEnv,
   home: string,
-): { importer: Importer; roots: string[] }[] {
-  return importers.map((importer) => ({ importer, roots: importer.defaultRoots(env, home) }));
+): Promise<{ importer: Importer; roots: string[] }[]> {
+  return Promise.all(importers.map(async (importer) => ({ importer, roots: await importer.defaultRoots(env, home) })));
 }
 
 /**
@@ -88,22 +88,24 @@ export function defaultJobs(
  * that exist, or all of them when none does (each missing one is then reported by the engine).
  * Throws an Error in words for the user.
  */
-export function jobsFor(
+export async function jobsFor(
   name: string,
   from: string | undefined,
   env: NodeJS.ProcessEnv,
   home: string,
   exists: (p: string) => boolean,
-): { importer: Importer; roots: string[] }[] {
+): Promise<{ importer: Importer; roots: string[] }[]> {
   const tools = IMPORTERS.map((i) => i.tool);
   const chosen = name === 'all' ? IMPORTERS : IMPORTERS.filter((i) => i.tool === name);
   if (chosen.length === 0) throw new Error(`unknown tool ${JSON.stringify(name)}; known tools: ${tools.join(', ')}, all`);
   if (from !== undefined && name === 'all')
     throw new Error(`a folder to import from names one tool's folder: say which tool (${tools.join(', ')})`);
-  return chosen.map((importer) => ({
-    importer,
-    roots: from !== undefined ? [from] : defaultsOf(importer, name === 'all', env, home, exists),
-  }));
+  return Promise.all(
+    chosen.map(async (importer) => ({
+      importer,
+      roots: from !== undefined ? [from] : await defaultsOf(importer, name === 'all', env, home, exists),
+    })),
+  );
 }
 
 /**
@@ -112,8 +114,14 @@ export function jobsFor(
  * A tool with several places (cline: one folder an editor) is not a failure for the editors
  * the user does not have.
  */
-function defaultsOf(importer: Importer, all: boolean, env: NodeJS.ProcessEnv, home: string, exists: (p: string) => boolean): string[] {
-  const roots = importer.defaultRoots(env, home);
+async function defaultsOf(
+  importer: Importer,
+  all: boolean,
+  env: NodeJS.ProcessEnv,
+  home: string,
+  exists: (p: string) => boolean,
+): Promise<string[]> {
+  const roots = await importer.defaultRoots(env, home);
   const there = roots.filter((r) => exists(r));
   return all || there.length ? there : roots;
 }

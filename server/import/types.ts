@@ -101,8 +101,12 @@ export interface Importer {
   tool: string;
   /** The name people know: 'Claude Code'. */
   label: string;
-  /** The data folders the tool uses by default on this machine (those that exist or not). */
-  defaultRoots(env: NodeJS.ProcessEnv, home: string): string[];
+  /**
+   * The data folders the tool uses by default on this machine (those that exist or not). An
+   * importer that must read files to know them (Aider: the project folders other tools
+   * recorded) answers a promise and reads through the store's async no-follow helpers.
+   */
+  defaultRoots(env: NodeJS.ProcessEnv, home: string): string[] | Promise<string[]>;
   /**
    * The session files under a data folder laid out as the tool lays it out, or the one file
    * given. An unreadable folder is an error (thrown), never an empty list.

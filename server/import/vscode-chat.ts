@@ -24,7 +24,7 @@ const PRODUCTS = ['Code', 'Code - Insiders', 'VSCodium', 'VSCodium - Insiders', 
 export const vscodeChat: Importer = {
   tool: 'vscode',
   label: 'VS Code chat',
-  defaultRoots,
+  defaultRoots: vscodeUserData,
   discover: discoverVsCode,
   read: readVsCode,
   // What is kept hidden is an op-log line that did not apply: of a kind the log defines (0
@@ -34,7 +34,8 @@ export const vscodeChat: Importer = {
   kindOf: (raw) => (isObj(raw) ? `op ${String(raw.kind)}` : undefined),
 };
 
-function defaultRoots(env: NodeJS.ProcessEnv, home: string): string[] {
+/** VS Code's user-data folders (VS Code, Insiders, VSCodium, code-server): paths only, nothing read. */
+export function vscodeUserData(env: NodeJS.ProcessEnv, home: string): string[] {
   const roots: string[] = [];
   if (process.platform === 'darwin') {
     for (const p of PRODUCTS) roots.push(join(home, 'Library/Application Support', p));

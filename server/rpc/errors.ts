@@ -77,7 +77,7 @@ const MEANING: Record<RpcErrorName, string> = {
   HandoffFailed:
     "`session/handoff` wrote nothing: the tool's installed version writes a format this sidecar does not know, the session does not fit the tool's model, or the tool's folder cannot be written (`data.path`).",
   SessionConflict:
-    'The append carried `expectedSeq` and the session had moved on (another window wrote to it; `data.expectedSeq`, `data.nextSeq`); nothing was written. Tell the user the chat is continuing in another window and offer a copy (`session/fork`).',
+    'The append carried `expectedSeq` and the session had moved on (another window wrote to it; `data.expectedSeq`, `data.nextSeq`, `data.turn`); nothing was written. Tell the user the chat is continuing in another window and offer a copy (`session/fork` at `data.turn`).',
 };
 
 export const ERROR_CODES: readonly ErrorCodeInfo[] = (Object.keys(RpcErrorCodes) as RpcErrorName[]).map((name) => ({

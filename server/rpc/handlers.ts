@@ -192,10 +192,18 @@ const sessionNew: Handler<typeof P.sessionNew> = async (p, _t, { store }) => {
 
 /**
  * Appends; a user turn may start the session's title in the background (TitleJobs), after the
- * answer. With `release` the lock is given back once the events are on disk (session/release).
+ * answer. With `release` the lock is given back once the events are on disk (session/release),
+ * and as well when the append is refused (a SessionConflict takes the lock to compare seqs): a
+ * window told the chat continues elsewhere must not keep the other window from writing.
  */
 const sessionAppend: Handler<typeof P.sessionAppend> = async (p, _t, ctx) => {
-  const r = await ctx.store.append(p.id, p.events, { expectedSeq: p.expectedSeq });
+  let r;
+  try {
+    r = await ctx.store.append(p.id, p.events, { expectedSeq: p.expectedSeq });
+  } catch (e) {
+    if (p.release) await ctx.store.letGo(p.id).catch(() => false);
+    throw e;
+  }
   if (p.release) await ctx.store.letGo(p.id);
   if (p.events.some((e) => e.kind === 'user')) ctx.titles.afterUserTurn(p.id, ctx);
   return r;
@@ -904,7 +912,7 @@ const sessionImport: Handler<typeof P.sessionImport> = async (p, token, ctx) => 
     throw rpcError('InvalidParams', `session/import: from must be an absolute path (got ${JSON.stringify(p.from)})`);
   let jobs;
   try {
-    jobs = jobsFor(p.tool ?? 'all', p.from, process.env, homedir(), existsSync);
+    jobs = await jobsFor(p.tool ?? 'all', p.from, process.env, homedir(), existsSync);
   } catch (e) {
     throw rpcError('InvalidParams', `session/import: ${(e as Error).message}`);
   }

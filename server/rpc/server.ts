@@ -265,10 +265,12 @@ class Sidecar {
     const unknown = [...names, ...Object.keys(o.roots ?? {})].filter((n) => !IMPORTERS.some((i) => i.tool === n));
     if (unknown.length)
       this.log.warn(`followImports: unknown tool ${unknown.join(', ')} ignored; known tools: ${IMPORTERS.map((i) => i.tool).join(', ')}`);
-    const jobs = IMPORTERS.filter((i) => names.includes(i.tool)).map((importer) => ({
-      importer,
-      roots: o.roots?.[importer.tool] ?? importer.defaultRoots(process.env, homedir()),
-    }));
+    const jobs = await Promise.all(
+      IMPORTERS.filter((i) => names.includes(i.tool)).map(async (importer) => ({
+        importer,
+        roots: o.roots?.[importer.tool] ?? (await importer.defaultRoots(process.env, homedir())),
+      })),
+    );
     this.follower = followImports(store, jobs, {
       poll: process.env.LEVELCODE_SESSIONS_POLL === '1',
       pollMs: envInt('LEVELCODE_SESSIONS_IMPORT_POLL_MS', 2000),

@@ -28,7 +28,7 @@ import {
 } from '../format/events.js';
 import { projectIdentity } from './identity.js';
 import { shareWithRaw } from '../format/derived.js';
-import { StoreError, fromFsError } from './errors.js';
+import { StoreError, fromFsError, isStoreError } from './errors.js';
 import { ListingCache, listSessions, projectFolders, realProjectPath, toSessionEntry, type SessionEntry } from '../listing/history.js';
 import { isSessionId, newSessionId } from '../format/ids.js';
 import { projectSlug } from './slug.js';
@@ -44,6 +44,7 @@ import {
   foldEvents,
   foldDigest,
   parseEventLine,
+  isTurn,
   type Problem,
 } from './reader.js';
 import { eachLineBackward, kindOfHead, KIND_HEAD_BYTES } from './lines.js';
@@ -536,12 +537,24 @@ export class SessionStore {
    * Appends a batch, all or nothing. With `expectedSeq` (the seq the client expects its first
    * event to get), a session whose conversation moved on meanwhile (another window appended a
    * turn: movedOn) is refused with StoreError('conflict') and nothing is written: one writer per
-   * chat across windows.
+   * chat across windows. The refusal, and a 'locked' one (another window holds the chat now),
+   * then carry `turn`: the turns before `expectedSeq`, where the window's copy is forked.
    */
   async append(id: string, events: unknown[], o: { expectedSeq?: number } = {}): Promise<AppendResult> {
     const lines = validateBatch(events);
     return this.serial(id, async () => {
-      const live = await this.own(id);
+      let live: Live;
+      try {
+        live = await this.own(id);
+      } catch (e) {
+        if (o.expectedSeq === undefined || !isStoreError(e, 'locked')) throw e;
+        const turn = await this.turnsBefore(await this.pathOf(id), o.expectedSeq).catch(() => undefined);
+        throw new StoreError(e.code, e.message, {
+          ...(e.data as object),
+          expectedSeq: o.expectedSeq,
+          ...(turn !== undefined ? { turn } : {}),
+        });
+      }
       this.writable();
       this.checkSame(live);
       if (lines.length === 0) return { appended: 0, firstSeq: live.lines, lastSeq: live.lines - 1 };
@@ -566,7 +579,7 @@ export class SessionStore {
           throw new StoreError(
             'conflict',
             `session ${id} is continuing in another window: its next event is #${live.lines}, not #${o.expectedSeq}; nothing was written`,
-            { expectedSeq: o.expectedSeq, nextSeq: live.lines },
+            { expectedSeq: o.expectedSeq, nextSeq: live.lines, turn: await this.turnsBefore(live.file, o.expectedSeq) },
           );
         const prefix = live.torn ? Buffer.from('\n') : Buffer.alloc(0);
         prefixLen = prefix.length;
@@ -596,6 +609,13 @@ export class SessionStore {
    * at or after it. Titles and markers in between (the background title this sidecar wrote after
    * the client's second turn, a rename in another window) do not make two conversations.
    */
+  /** The turns (as History counts them) among the events before `seq`: where a window's copy is forked. */
+  private async turnsBefore(file: string, seq: number): Promise<number> {
+    if (seq <= 0) return 0;
+    const { events } = await readSession(file, { from: 0, to: seq - 1 });
+    return events.filter((e) => isTurn(e.event)).length;
+  }
+
   private async movedOn(live: Live, expectedSeq: number): Promise<boolean> {
     if (expectedSeq > live.lines) return true;
     const { events } = await readSession(live.file, { from: expectedSeq, to: live.lines - 1 });

@@ -98,6 +98,8 @@ export class FakeEditor {
   readonly progressCreated = new Recorder<string | number>();
   readonly progress = new Recorder<{ token: string | number; value: { kind: string; title?: string; message?: string } }>();
   readonly calls = new Recorder<{ method: string; params: unknown }>();
+  /** `$/levelcode/importProblem` notifications (followImports). */
+  readonly importProblems = new Recorder<{ tool: string; path: string; message: string }>();
   private held: (() => void)[] = [];
   private holding: boolean;
 
@@ -108,6 +110,7 @@ export class FakeEditor {
     this.holding = !!opts.holdProgressCreate;
     conn.onNotification('session/didChange', (p: DidChange) => this.didChange.push(p));
     conn.onNotification('window/logMessage', (p: { type: number; message: string }) => this.logs.push(p));
+    conn.onNotification('$/levelcode/importProblem', (p: { tool: string; path: string; message: string }) => this.importProblems.push(p));
     conn.onNotification('$/progress', (p: { token: string | number; value: { kind: string } }) => this.progress.push(p));
     conn.onRequest('window/workDoneProgress/create', async (p: { token: string | number }) => {
       this.calls.push({ method: 'window/workDoneProgress/create', params: p });

@@ -9,12 +9,14 @@
 // Every CLI run is bounded (door.ts HANG_MS): past it the run is killed and the test fails.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { execFileSync } from 'node:child_process';
-import { cpSync, mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { ledgerPath } from '../../server/import/ledger.js';
 import { join } from 'node:path';
 import { cleanup, startSidecar } from '../helpers/sidecar.js';
 import { projectSlug } from '../../server/store/slug.js';
 import * as P from '../../server/rpc/protocol.js';
-import { cli, copyFixture, escapes, FIXTURES, sandbox, type Sandbox } from './door.js';
+import { aider, HISTORY_FILE } from '../../server/import/aider.js';
+import { cli, copyFixture, escapes, FIXTURES, HANG_MS, sandbox, type Sandbox } from './door.js';
 
 const boxes: Sandbox[] = [];
 const box = () => {
@@ -118,6 +120,28 @@ describe('a FIFO planted where a file is read: nothing waits', () => {
     }
   });
 
+  it("aider's default roots are found asynchronously, with FIFOs where it reads and as a project's history", async () => {
+    const s = box();
+    const project = join(s.dir, 'known-project');
+    mkdirSync(project);
+    // Codex's config names the project; Claude Code's file and a workspace.json are FIFOs.
+    mkdirSync(join(s.home, '.codex'));
+    writeFileSync(join(s.home, '.codex', 'config.toml'), `[projects."${project}"]\ntrust_level = "trusted"\n`);
+    mkfifo(join(s.home, '.claude.json'));
+    const ws = join(s.home, '.config', 'Code', 'User', 'workspaceStorage', 'abc123');
+    mkdirSync(ws, { recursive: true });
+    mkfifo(join(ws, 'workspace.json'));
+    mkfifo(join(project, HISTORY_FILE));
+    const found = aider.defaultRoots(s.env, s.home);
+    expect(found).toBeInstanceOf(Promise); // read through the async no-follow helpers, not synchronously
+    const roots = await Promise.race([found, new Promise<'hung'>((r) => setTimeout(() => r('hung'), HANG_MS))]);
+    expect(roots).toEqual([join(project, HISTORY_FILE)]);
+    const r = await cli(['import', 'aider'], s.env);
+    expect(r.hung).toBe(false);
+    expect(r.code).not.toBe(0); // the FIFO is reported, never waited on, never "nothing there"
+    expect(r.stderr + r.stdout).toContain(HISTORY_FILE);
+  });
+
   it('a store <slug>/*.jsonl as a FIFO: import aider finishes', async () => {
     const s = box();
     mkdirSync(join(s.store, '-tmp-project-1a2b'), { recursive: true });
@@ -137,6 +161,41 @@ describe('a FIFO planted where a file is read: nothing waits', () => {
     const r = await cli(['list', '--project', project], s.env);
     expect(r.hung).toBe(false);
     expect(r.stderr + r.stdout).toMatch(/FIFO/);
+  });
+
+  it('follow mode tells the editor of a file it cannot import once, and backs off until it changes', async () => {
+    const s = box();
+    // Aider's history file of a project Codex knows, planted as a link to a file outside: found,
+    // and refused each time it is opened (no symlink followed), so the file fails to import.
+    const project = join(s.dir, 'followed-project');
+    mkdirSync(project);
+    mkdirSync(join(s.home, '.codex'));
+    writeFileSync(join(s.home, '.codex', 'config.toml'), `[projects."${project}"]\ntrust_level = "trusted"\n`);
+    const bad = join(project, HISTORY_FILE);
+    writeFileSync(join(s.outside, 'history.md'), '# aider chat started at 2026-01-01 10:00:00\n\n#### outside secret\n\nanswer\n');
+    symlinkSync(join(s.outside, 'history.md'), bad);
+    const side = await startSidecar({
+      root: s.store,
+      env: { ...(s.env as Record<string, string>), LEVELCODE_SESSIONS_POLL: '1', LEVELCODE_SESSIONS_IMPORT_POLL_MS: '100' },
+      initializationOptions: { followImports: { tools: ['aider'] } },
+    });
+    const told = await Promise.race([
+      side.editor.importProblems.waitFor((p) => p.path === bad),
+      new Promise<never>((_, reject) => setTimeout(() => reject(new Error('no $/levelcode/importProblem in 30 s')), 30_000)),
+    ]);
+    expect(told).toMatchObject({ tool: 'aider', path: bad });
+    // Many poll runs later: told once, and the file is not read again (its ledger entry waits
+    // 30 s, doubling), where before every run re-read it and logged at debug level only.
+    await new Promise((r) => setTimeout(r, 2000));
+    expect(side.editor.importProblems.items.filter((p) => p.path === bad)).toHaveLength(1);
+    const ledger = JSON.parse(readFileSync(ledgerPath(s.store, s.env), 'utf8')) as {
+      files: Record<string, { failed?: { tries: number; retryAt: number } }>;
+    };
+    const failed = ledger.files[bad]?.failed;
+    expect(failed?.tries).toBe(1);
+    expect(failed!.retryAt - Date.now()).toBeGreaterThan(20_000);
+    expect(escapes(s)).toEqual([]);
+    await side.stop();
   });
 
   it('a sidecar following imports keeps answering session/list with FIFOs in the tools folders', async () => {

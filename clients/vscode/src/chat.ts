@@ -22,6 +22,11 @@ export class Chat implements vscode.Disposable {
   /** The @history participant, when this editor has a Chat view (vscode.chat). */
   participant: HistoryParticipant | undefined;
   private readonly newChat = new vscode.EventEmitter<Api.NewChatEvent>();
+  /**
+   * The seq the next API append to a session expects (the previous API append's lastSeq + 1):
+   * one writer per chat across windows. A resume forgets it, as a resume may write (a compact event).
+   */
+  readonly apiNextSeq = new Map<string, number>();
   readonly onDidStartNewChat = this.newChat.event;
 
   constructor(
@@ -93,6 +98,7 @@ export class Chat implements vscode.Disposable {
 
   /** The API's resume: no dialogs; the caller handles needsConfirmation and readOnly. */
   async resumeQuiet(id: string, opts: Api.ResumeOptions & { target?: 'vscode-lm' } = {}): Promise<ResumeResult> {
+    this.apiNextSeq.delete(id);
     const s = this.settings();
     const contextWindow = opts.contextWindow ?? (await this.model.contextWindow()) ?? s.contextWindow;
     // Each summary request fits the model that makes it (the head goes in pieces).

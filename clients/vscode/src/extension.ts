@@ -101,10 +101,23 @@ export async function activate(context: vscode.ExtensionContext): Promise<LevelC
   // Start now so the History is ready when first shown; a failure is reported by the sidecar.
   void sidecar.start().catch((e) => log.error(`sidecar: ${(e as Error).message}`));
 
+  // One writer per chat across windows: each API append after the first to a session carries
+  // the seq it expects (api.d.ts append; chat.apiNextSeq, forgotten when the chat is resumed), so
+  // a chat another window continued meanwhile is refused.
+  const nextSeq = chat.apiNextSeq;
   const api: LevelCodeSessionsApi = {
     apiVersion: 1,
-    newSession: (opts) => chat.newSession(opts),
-    append: (id, events) => sidecar.request('session/append', { id, events }),
+    newSession: async (opts) => {
+      const r = await chat.newSession(opts);
+      nextSeq.set(r.id, 0);
+      return r;
+    },
+    append: async (id, events) => {
+      const expected = nextSeq.get(id);
+      const r = await sidecar.request('session/append', { id, events, ...(expected !== undefined ? { expectedSeq: expected } : {}) });
+      nextSeq.set(id, r.lastSeq + 1);
+      return r;
+    },
     list: async (opts = {}) => {
       const scope = opts.project ? { project: opts.project } : opts.all || projects().length === 0 ? { all: true } : { project: projects()[0] };
       const out = [];

@@ -5,13 +5,20 @@
 // session, made on its first turn. Without a model it says so in one line, offers the transcript,
 // and never claims to have resumed. It holds the session's lock only while it writes: resume's
 // lock (kept through a tier-3 summary) is given back once the chat is loaded, and each turn is
-// appended with `release`, so the CLI or another window may write between turns.
+// appended with `release`, so the CLI or another window may write between turns. One writer per
+// chat across windows: each append carries `expectedSeq` (the seq the chat's next event had when
+// this window last wrote or loaded it); when another window continued the chat meanwhile, the
+// sidecar refuses the turn (SessionConflict, or SessionLocked while that window holds it), the
+// turn stays on screen unsaved, and the user is told and offered a copy: a fork at the last turn
+// this window saw, with the refused turn appended, in which this window goes on.
 
 import * as vscode from 'vscode';
 import type { ModelAdapter } from './lm';
 import type { ResumeResult } from './protocol';
 import type { Sidecar } from './sidecar';
-import { messageOf } from './chat';
+import { codeOf, messageOf } from './chat';
+import { ErrorCodes } from './protocol';
+import { printable } from './printable';
 import { S } from './strings';
 import { transcriptUri } from './transcript';
 import { contentText } from './prompt';
@@ -34,6 +41,22 @@ interface Loaded {
   messages: Msg[];
   note?: string;
   forkedFrom?: string;
+  /** The seq the chat's next event gets, as this window last saw it: sent as `expectedSeq`. */
+  nextSeq?: number;
+}
+
+type TurnEvents = ({ kind: 'user'; content: string } | { kind: 'assistant'; content: { type: string; text: string }[] })[];
+
+/**
+ * When an append was refused because another window continued the chat (SessionConflict, or
+ * SessionLocked for an append with expectedSeq), the turns this window saw (`data.turn`, where
+ * its copy is forked; absent from an older sidecar); otherwise undefined.
+ */
+export function continuedElsewhere(e: unknown): { turn?: number } | undefined {
+  const code = codeOf(e);
+  if (code !== ErrorCodes.SessionConflict && code !== ErrorCodes.SessionLocked) return undefined;
+  const turn = (e as { data?: { turn?: unknown } }).data?.turn;
+  return typeof turn === 'number' ? { turn } : {};
 }
 
 /**
@@ -110,6 +133,10 @@ export class HistoryParticipant implements vscode.Disposable {
     const messages = r.messages ? (r.messages as Msg[]) : fromPair(r.conversation);
     this.loaded = { id: r.id, title, messages, note: r.note, forkedFrom: r.forkedFrom };
     this.said = [];
+    // The seq to expect, read while this window still holds the chat (resume took it), so no
+    // other window's turn can slip in between. Without it the first turn goes unchecked.
+    const read = await this.sidecar.request('session/read', { id: r.id, tail: 0 }).catch(() => undefined);
+    this.loaded.nextSeq = read?.totalEvents;
     // Not fatal: a lock kept by mistake goes with the next seal or the sidecar's exit.
     await this.sidecar.request('session/release', { id: r.id }).catch(() => undefined);
     await vscode.commands.executeCommand('workbench.action.chat.open', { query: `@history /${S.chat.resumedCommand}`, isPartialQuery: false });
@@ -147,20 +174,58 @@ export class HistoryParticipant implements vscode.Disposable {
     if (token.isCancellationRequested) return {};
     if (!this.loaded) {
       const n = await this.sidecar.request('session/new', { project: this.project(), model: model.id });
-      this.loaded = { id: n.id, title: req.prompt, messages: [] };
+      this.loaded = { id: n.id, title: req.prompt, messages: [], nextSeq: 0 };
     }
-    const turn = [
-      { kind: 'user' as const, content: req.prompt },
-      { kind: 'assistant' as const, content: [{ type: 'text', text: reply }] },
+    const turn: TurnEvents = [
+      { kind: 'user', content: req.prompt },
+      { kind: 'assistant', content: [{ type: 'text', text: reply }] },
     ];
+    const loaded = this.loaded;
     try {
-      await this.sidecar.request('session/append', { id: this.loaded.id, events: turn, release: true });
+      const r = await this.sidecar.request('session/append', {
+        id: loaded.id,
+        events: turn,
+        release: true,
+        ...(loaded.nextSeq !== undefined ? { expectedSeq: loaded.nextSeq } : {}),
+      });
+      loaded.nextSeq = r.lastSeq + 1;
     } catch (e) {
-      // Another process writing at this moment (or the file gone): the reply stays on screen, unsaved.
+      const elsewhere = continuedElsewhere(e);
+      if (elsewhere) {
+        void this.offerCopy(loaded, elsewhere.turn, turn, req.prompt, reply);
+        return { errorDetails: { message: S.chat.elsewhereShort } };
+      }
+      // The file gone, the disk full: the reply stays on screen, unsaved.
       return { errorDetails: { message: S.chat.notSaved(messageOf(e)) } };
     }
     this.said.push({ role: 'user', text: req.prompt }, { role: 'assistant', text: reply });
-    return { metadata: { session: this.loaded.id } };
+    return { metadata: { session: loaded.id } };
+  }
+
+  /**
+   * Tells the user another window continued the chat, and on "Open a Copy" forks it at the last
+   * turn this window saw (a new chat when it saw none), appends the refused turn there and goes
+   * on in the copy: the next prompt continues it, with the same context plus this turn.
+   */
+  private async offerCopy(loaded: Loaded, turn: number | undefined, events: TurnEvents, prompt: string, reply: string): Promise<void> {
+    const pick = await vscode.window.showWarningMessage(S.chat.elsewhere(printable(loaded.title)), S.resume.openCopy);
+    if (pick !== S.resume.openCopy) return;
+    try {
+      const copy =
+        turn === 0
+          ? await this.sidecar.request('session/new', { project: this.project() })
+          : await this.sidecar.request('session/fork', { id: loaded.id, ...(turn !== undefined ? { atTurn: turn } : {}) });
+      const r = await this.sidecar.request('session/append', { id: copy.id, events, release: true });
+      // The window may have moved on meanwhile (New Chat, another resume): the copy still holds the turn.
+      if (this.loaded === loaded) {
+        this.loaded = { ...loaded, id: copy.id, forkedFrom: loaded.id, nextSeq: r.lastSeq + 1 };
+        this.said.push({ role: 'user', text: prompt }, { role: 'assistant', text: reply });
+      }
+      this.sidecar.log.info(`${loaded.id} continued in another window: this window goes on in ${copy.id} (turn ${turn ?? 'all'})`);
+      void vscode.window.showInformationMessage(S.chat.inCopy(printable(loaded.title)));
+    } catch (e) {
+      void vscode.window.showErrorMessage(S.chat.notSaved(messageOf(e)));
+    }
   }
 
   private showLoaded(stream: vscode.ChatResponseStream): vscode.ChatResult {

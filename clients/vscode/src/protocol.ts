@@ -113,4 +113,5 @@ export const ErrorCodes = {
   FeatureUnavailable: -33010,
   CallbackFailed: -33011,
   HandoffFailed: -33012,
+  SessionConflict: -33013,
 } as const;

@@ -219,6 +219,9 @@ export const S = {
     nothingLoaded: 'No chat is loaded: resume one from the History, or just type to start a new one.',
     noModel: 'No language model is available, so this chat cannot be continued here.',
     notSaved: (why: string) => `This turn was not saved to the chat's file: ${why}.`,
+    elsewhere: (title: string) => `This chat is continuing in another window: “${title}” moved on there, so this turn was not added to it. Open a copy to go on from here.`,
+    elsewhereShort: 'This chat is continuing in another window; this turn was not saved to it. Choose “Open a Copy” to go on here in a copy.',
+    inCopy: (title: string) => `Continuing in a copy of “${title}”; the original goes on in the other window.`,
   },
   chooser: {
     title: (title: string) => `Continue “${title}” in…`,

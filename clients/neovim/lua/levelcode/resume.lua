@@ -91,10 +91,17 @@ local function params_of(opts)
   return p
 end
 
-local function finish(opts, result, cb)
+local function finish(opts, result, cb, seen)
+  if not result.readOnly and not seen then
+    -- The seq its appends expect (one writer per chat across windows), read while this sidecar
+    -- holds the chat; without it the first append goes unchecked.
+    return session.read(result.id, { tail = 0 }, function(_, read)
+      finish(opts, result, cb, { next_seq = type(read) == 'table' and read.totalEvents or nil })
+    end)
+  end
   if not result.readOnly then
     local previous = session.live()
-    session.set_live(result.id)
+    session.set_live(result.id, seen.next_seq)
     if previous and previous ~= result.id then
       -- Switching chats is New Chat's first half: the one left behind is sealed and released.
       session.seal(previous, function(err)

@@ -3,6 +3,12 @@
 -- restore, fork, relink, retention, export, search.
 -- Appends are queued so that a chat plugin's turns reach the file in the order they were given,
 -- and the first append creates the live session when there is none.
+-- One writer per chat across windows: each append carries `expectedSeq`, the seq the chat's next
+-- event had when this Neovim last wrote or resumed it. When another window continued the chat
+-- meanwhile (SessionConflict, or SessionLocked while it holds the chat), nothing is written and
+-- the user is told "This chat is continuing in another window" and offered a copy: a fork at the
+-- last turn this Neovim saw, the refused events appended to it, and the copy made live. The
+-- queue waits for the answer, so later appends follow the earlier ones.
 -- Every function is asynchronous and reports through `cb(err, result)`.
 -- Depends on levelcode.rpc, levelcode.config and levelcode.util; knows nothing of windows.
 
@@ -25,6 +31,11 @@ local appending = false
 local generation = 0
 ---@type integer the generation live_id belongs to
 local live_generation = 0
+---@type integer|nil the seq the live session's next event gets, as this Neovim last saw it (sent as expectedSeq)
+local live_next = nil
+
+---The sidecar's error codes for "another window continued this chat" (protocol.md, "Errors").
+local SESSION_LOCKED, SESSION_CONFLICT = -33004, -33013
 
 ---The session this Neovim is chatting in (nil before the first `new`, `append` or resume).
 ---@return string|nil
@@ -33,9 +44,17 @@ function M.live()
 end
 
 ---@param id string|nil
-function M.set_live(id)
+---@param next_seq integer|nil the seq its next event gets (nil: the next append goes unchecked)
+function M.set_live(id, next_seq)
   live_id = id
   live_generation = generation
+  live_next = next_seq
+end
+
+---The seq the live session's next event gets, as this Neovim last saw it (nil when unknown).
+---@return integer|nil
+function M.live_next()
+  return live_next
 end
 
 local function long()
@@ -54,6 +73,7 @@ function M.create(cb)
     if not err and result then
       live_id = result.id
       live_generation = gen
+      live_next = 0
     end
     cb(err, result)
   end)
@@ -94,7 +114,18 @@ pump = function()
     pump()
   end
   local function send()
-    rpc.request('session/append', { id = live_id, events = item.events }, done)
+    local id = live_id
+    local params = { id = id, events = item.events, expectedSeq = live_next }
+    rpc.request('session/append', params, function(err, result)
+      if not err and result and id == live_id then
+        live_next = result.lastSeq + 1
+      end
+      local code = type(err) == 'table' and err.code or nil
+      if code == SESSION_CONFLICT or code == SESSION_LOCKED then
+        return M.continued_elsewhere(id, err, item.events, done)
+      end
+      done(err, result)
+    end)
   end
   if live_id then
     send()
@@ -106,6 +137,58 @@ pump = function()
       send()
     end)
   end
+end
+
+---Another window continued chat `id` (its append `err` was SessionConflict or SessionLocked):
+---says so and offers a copy (a fork at the last turn this Neovim saw, `err.data.turn`; a new
+---chat when it saw none), with `events` appended to it and the copy made live. `done(err,
+---result)` gets the copy's append, or the original error when the user declines.
+---@param id string
+---@param err table
+---@param events table[]
+---@param done fun(err: any, result: any)
+function M.continued_elsewhere(id, err, events, done)
+  local data = type(err.data) == 'table' and err.data or {}
+  local turn = type(data.turn) == 'number' and data.turn or nil
+  local choices = { 'Open a copy', 'Cancel' }
+  vim.ui.select(choices, {
+    prompt = 'This chat is continuing in another window: your last message was not added to it. ',
+    kind = 'levelcode.conflict',
+  }, function(choice)
+    if choice ~= choices[1] then
+      return done(err, nil)
+    end
+    local function into(copy)
+      rpc.request('session/append', { id = copy.id, events = events }, function(aerr, result)
+        if aerr then
+          return done(aerr, nil)
+        end
+        if live_id == id then
+          live_id = copy.id
+          live_next = result.lastSeq + 1
+        end
+        util.notify('continuing in a copy of the chat (' .. copy.id .. '); the original goes on in the other window.')
+        pcall(vim.api.nvim_exec_autocmds, 'User', { pattern = 'LevelCodeContinuedInCopy', modeline = false })
+        done(nil, result)
+      end)
+    end
+    local function made(ferr, copy)
+      if ferr then
+        util.error('could not open a copy: ' .. util.err_text(ferr))
+        return done(ferr, nil)
+      end
+      into(copy)
+    end
+    if turn == 0 then
+      local params = { project = config.project() }
+      if config.get().model then
+        params.model = config.get().model
+      end
+      rpc.request('session/new', params, made)
+    else
+      M.fork(id, turn, nil, made)
+    end
+  end)
 end
 
 ---Appends events to the live session (creating it first if needed), in call order.

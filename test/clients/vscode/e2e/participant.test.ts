@@ -174,16 +174,17 @@ describe('VS Code @history participant (code-server)', () => {
     ]);
   });
 
-  it('holds the chat only while it writes: the CLI appends between two turns, and the next turn lands after it', async () => {
+  it('holds the chat only while it writes: the CLI writes between two turns, and the next turn lands after it', async () => {
     const lock = `${await vs.sessionFile(shortId)}.lock`;
     await vs.until(() => !existsSync(lock), 'the lock given back after the turn');
-    await vs.append(shortId, [{ kind: 'user', content: 'Written by the CLI between turns' }]); // rejects when locked
+    // A marker, not a turn: no second conversation, so no conflict (two-tabs-one-chat.test.ts has that).
+    await vs.append(shortId, [{ kind: 'event', type: 'checkpoint' }]); // rejects when locked
     const n = chats().length;
     await say('One more thing');
     await chatShows(`FAKE REPLY ${n + 1}.`);
     await vs.until(async () => (await vs.events(shortId)).some((e) => e.content === 'One more thing'), 'the next turn in the file');
-    const users = (await vs.events(shortId)).filter((e) => e.kind === 'user').map((e) => e.content);
-    expect(users.slice(-3)).toEqual(['And the tests?', 'Written by the CLI between turns', 'One more thing']);
+    const tail = (await vs.events(shortId)).slice(-3).map((e) => (e.kind === 'event' ? e.type : e.kind === 'user' ? e.content : e.kind));
+    expect(tail).toEqual(['checkpoint', 'One more thing', 'assistant']);
     await vs.until(() => !existsSync(lock), 'the lock given back after the next turn');
   });
 

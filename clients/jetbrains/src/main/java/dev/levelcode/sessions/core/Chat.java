@@ -3,6 +3,11 @@
 // History."), resume (the consent step, both tier-3 flows of protocol.md, read-only with "Open a
 // Copy"), resume last, open transcript, rename, delete with Undo, copy and export as Markdown.
 // Mirrors clients/vscode/src/chat.ts and commands.ts; the Ui answers the questions.
+// One writer per chat across windows: each append carries `expectedSeq` (the seq the chat's next
+// event had when this window last wrote, resumed or made it); when another window continued the
+// current chat meanwhile (SessionConflict, or SessionLocked while it holds it), nothing is written
+// and the user is told, with "Open a Copy": a fork at the last turn this window saw, the refused
+// events appended, the copy made current and resumed for the chat plugins (onResumed).
 package dev.levelcode.sessions.core;
 
 import com.google.gson.JsonObject;
@@ -21,7 +26,9 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.Consumer;
@@ -69,6 +76,8 @@ public final class Chat {
   private final List<Consumer<Resumed>> resumedListeners = new CopyOnWriteArrayList<>();
   private final List<Consumer<NewChat>> newChatListeners = new CopyOnWriteArrayList<>();
   private final List<Runnable> showHistoryListeners = new CopyOnWriteArrayList<>();
+  /** The seq each session's next event gets, as this window last saw it: sent as `expectedSeq`. */
+  private final Map<String, Integer> nextSeq = new ConcurrentHashMap<>();
 
   public Chat(Sidecar sidecar, Ui ui, State state, Supplier<Settings> settings, String project, HistoryModel history,
       PendingDeletes deletes, Log log) {
@@ -126,13 +135,74 @@ public final class Chat {
     String p = projectPath != null ? projectPath : project;
     if (p == null) return CompletableFuture.failedFuture(new IllegalStateException(Strings.Errors.NO_PROJECT));
     return sidecar.request(Protocol.NEW, new Protocol.NewParams(p, modelName)).thenApply(r -> {
+      nextSeq.put(r.id(), 0);
       state.setCurrent(r.id());
       return r;
     });
   }
 
+  /**
+   * Appends with the seq this window expects (when it knows it). A refusal because another window
+   * continued the chat fails the future as any error does and, for the current chat, offers the
+   * user a copy (continuedElsewhere).
+   */
   public CompletableFuture<Protocol.AppendResult> append(String id, List<JsonObject> events) {
-    return sidecar.request(Protocol.APPEND, new Protocol.AppendParams(id, events));
+    return sidecar.request(Protocol.APPEND, new Protocol.AppendParams(id, events, null, nextSeq.get(id)))
+        .whenComplete((r, e) -> {
+          if (r != null) nextSeq.put(id, r.lastSeq() + 1);
+          else if (e != null && id.equals(state.current()) && elsewhere(e)) continuedElsewhere(id, events, e);
+        });
+  }
+
+  /** SessionConflict, or SessionLocked for an append that carried expectedSeq: another window continued the chat. */
+  static boolean elsewhere(Throwable e) {
+    Integer code = RpcException.codeOf(e);
+    return Integer.valueOf(Errors.SESSION_CONFLICT).equals(code) || Integer.valueOf(Errors.SESSION_LOCKED).equals(code);
+  }
+
+  /** `data.turn` of the refusal: the turns this window saw (null from an older sidecar). */
+  static Integer turnOf(Throwable e) {
+    RpcException x = RpcException.unwrap(e);
+    var d = x == null ? null : x.data();
+    if (d == null || !d.isJsonObject() || !d.getAsJsonObject().has("turn")) return null;
+    return d.getAsJsonObject().get("turn").getAsInt();
+  }
+
+  /** Tells the user another window continued chat `id`; "Open a Copy" goes on in a copy. The copy's resume, or null. */
+  CompletableFuture<ResumeResult> continuedElsewhere(String id, List<JsonObject> events, Throwable e) {
+    SessionSummary s = history.find(id);
+    String title = s == null ? id : Labels.label(s);
+    return ui.notify(Ui.Kind.WARNING, Strings.Elsewhere.continuing(title), List.of(Strings.Resume.OPEN_COPY)).thenCompose(pick -> {
+      if (!Strings.Resume.OPEN_COPY.equals(pick)) return CompletableFuture.completedFuture((ResumeResult) null);
+      return openCopy(id, turnOf(e), events, title);
+    });
+  }
+
+  /**
+   * The copy: a fork at `turn` (a new chat when the window saw no turn), the refused events
+   * appended, made current, then resumed so the chat plugins show it (onResumed).
+   */
+  CompletableFuture<ResumeResult> openCopy(String id, Integer turn, List<JsonObject> events, String title) {
+    CompletableFuture<String> made = turn != null && turn == 0
+        ? newSession(null, null).thenApply(Protocol.NewResult::id)
+        : sidecar.request(Protocol.FORK, new Protocol.ForkParams(id, turn, null)).thenApply(Protocol.ForkResult::id);
+    return made
+        .thenCompose(copy -> sidecar.request(Protocol.APPEND, new Protocol.AppendParams(copy, events)).thenApply(r -> copy))
+        .thenCompose(copy -> {
+          if (id.equals(state.current())) state.setCurrent(copy);
+          return resumeQuiet(copy, ResumeOptions.DEFAULT);
+        })
+        .thenApply(r -> {
+          Resumed event = new Resumed(r, title);
+          resumedListeners.forEach(l -> l.accept(event));
+          history.refresh();
+          ui.notify(Ui.Kind.INFO, Strings.Elsewhere.inCopy(title), List.of());
+          return r;
+        })
+        .exceptionally(x -> {
+          ui.notify(Ui.Kind.ERROR, Strings.Elsewhere.failed(messageOf(x)), List.of());
+          return null;
+        });
   }
 
   public CompletableFuture<SealResult> seal(String id) {
@@ -158,12 +228,21 @@ public final class Chat {
     Integer summaryWindow = m == null ? null : m.summaryWindow();
     var params = new Protocol.ResumeParams(id, window, ratio, null, o.copy() ? true : null, o.confirm() ? true : null,
         s.consentThreshold(), summaryWindow != null && summaryWindow > 0 ? summaryWindow : null, null, null);
-    return sidecar.request(Protocol.RESUME, params).thenApply(this::adopt);
+    return sidecar.request(Protocol.RESUME, params).thenCompose(this::adopt);
   }
 
-  private ResumeResult adopt(ResumeResult r) {
-    if (r.needsConfirmation() == null && r.needsSummary() == null && !r.readOnly()) state.setCurrent(r.id());
-    return r;
+  /**
+   * A resumed chat becomes the current one, with the seq its appends expect: read while this
+   * sidecar holds it (resume took it), so no other window's turn slips in between.
+   */
+  private CompletableFuture<ResumeResult> adopt(ResumeResult r) {
+    if (r.needsConfirmation() != null || r.needsSummary() != null || r.readOnly()) return CompletableFuture.completedFuture(r);
+    state.setCurrent(r.id());
+    nextSeq.remove(r.id());
+    return sidecar.request(Protocol.READ, new Protocol.ReadParams(r.id(), 0, null, null)).handle((read, e) -> {
+      if (read != null && read.totalEvents() != null) nextSeq.put(r.id(), read.totalEvents());
+      return r;
+    });
   }
 
   // ---- New Chat ----
@@ -249,7 +328,7 @@ public final class Chat {
           }
           return CompletableFuture.failedFuture(e);
         })
-        .thenCompose(next -> next.needsSummary() == null ? CompletableFuture.completedFuture(adopt(next)) : twoStep(title, next, retry));
+        .thenCompose(next -> next.needsSummary() == null ? adopt(next) : twoStep(title, next, retry));
   }
 
   private CompletableFuture<ResumeResult> resumed(SessionSummary s, ResumeResult r) {

@@ -286,6 +286,16 @@ public final class Strings {
     }
   }
 
+  /** One writer per chat across windows: a chat another window continued meanwhile. */
+  public static final class Elsewhere {
+    private Elsewhere() {}
+    public static String continuing(String t) {
+      return "This chat is continuing in another window: “" + t + "” moved on there, so your last message was not added to it. Open a copy to go on here.";
+    }
+    public static String inCopy(String t) { return "Continuing in a copy of “" + t + "”; the original goes on in the other window."; }
+    public static String failed(String why) { return "Could not open a copy: " + why; }
+  }
+
   public static final class Transcript {
     private Transcript() {}
     public static String failed(String why) { return "Could not load the transcript: " + why; }

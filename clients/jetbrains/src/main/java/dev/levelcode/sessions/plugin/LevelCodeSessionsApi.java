@@ -24,7 +24,12 @@ public interface LevelCodeSessionsApi {
   /** Creates an empty session for the project and makes it the current chat (the one New Chat seals). */
   CompletableFuture<Protocol.NewResult> newSession(Project project, String model);
 
-  /** Appends events in order, all or nothing; completes once they are on disk. */
+  /**
+   * Appends events in order, all or nothing; completes once they are on disk. Each append carries
+   * the seq this window expects: when another window continued the chat meanwhile, nothing is
+   * written, the future fails (-33013 SessionConflict, or -33004 while that window holds it), and
+   * for the current chat the user is offered a copy; choosing it resumes the copy (onDidResume).
+   */
   CompletableFuture<Protocol.AppendResult> append(Project project, String id, List<JsonObject> events);
 
   /** The project's sessions (every project's with `all`), newest first. */

@@ -39,13 +39,13 @@ final class ScriptedUi implements Ui {
 
   @Override
   public CompletableFuture<String> notify(Kind kind, String message, List<String> actions) {
+    // Parked before it is said: a test that reads what was said may click at once.
+    CompletableFuture<String> f = null;
+    String a = actions.isEmpty() ? null : answers.get(actions.get(0));
+    if (!actions.isEmpty() && a == null) parked.put(message, f = new CompletableFuture<>());
     said.add(new Said(kind, message, actions));
     if (actions.isEmpty()) return CompletableFuture.completedFuture(null);
-    String a = answers.get(actions.get(0));
-    if (a != null) return CompletableFuture.completedFuture(a);
-    CompletableFuture<String> f = new CompletableFuture<>();
-    parked.put(message, f);
-    return f;
+    return f != null ? f : CompletableFuture.completedFuture(a);
   }
 
   /** Clicks `action` on the balloon that said `message` (a user acting later). */
