@@ -122,7 +122,7 @@ describe('session/resume target', () => {
 
   it('the two-step flow hands out needsSummary in the target shape', async () => {
     const { root, project } = workspace();
-    const s = await startSidecar({ root });
+    const s = await startSidecar({ root, trace: 'messages' });
     const id = await sessionWith(s, project, chat(12, 60), { settleTitle: true });
     const r = await s.call(P.sessionResume, { id, contextWindow: 6_000, keepTurns: 3, target: 'openai-chat' });
     expect(r.needsSummary?.target).toBe('openai-chat');
