@@ -351,7 +351,7 @@ describe('a resume that needs a summary, behind the proxy', () => {
   let cwd: string;
   let saved: string;
   const log = () => join(tmp, 'summary-prompts.jsonl');
-  const proxy = (permission: 'allow' | 'reject') =>
+  const proxy = (permission: 'allow' | 'reject', consentTokens = '0') =>
     drive(process.execPath, [BIN, 'acp', '--window', '4000', '--', process.execPath, AGENT], {
       cwd,
       permission,
@@ -360,7 +360,7 @@ describe('a resume that needs a summary, behind the proxy', () => {
         LEVELCODE_SESSIONS_DIR: join(tmp, 'store'),
         ACP_TEST_ECHO: '1',
         ACP_TEST_LOG: log(),
-        LEVELCODE_SESSIONS_CONSENT_TOKENS: '0',
+        LEVELCODE_SESSIONS_CONSENT_TOKENS: consentTokens,
       },
     });
   const store = () => new SessionStore({ root: join(tmp, 'store') });
@@ -380,10 +380,10 @@ describe('a resume that needs a summary, behind the proxy', () => {
   afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 
   /** Resumes the saved chat, prompts once; answers what the editor saw and the continuation's events. */
-  async function resumeAndPrompt(permission: 'allow' | 'reject') {
+  async function resumeAndPrompt(permission: 'allow' | 'reject', consentTokens?: string) {
     rmSync(log(), { force: true });
     const before = new Set((await store().list({ project: cwd })).sessions.map((r) => r.id));
-    const d = proxy(permission);
+    const d = proxy(permission, consentTokens);
     try {
       await d.conn.agent.request('initialize', INIT as never);
       await d.conn.agent.request('session/resume', { sessionId: saved, cwd, mcpServers: [] });
@@ -442,5 +442,16 @@ describe('a resume that needs a summary, behind the proxy', () => {
     expect(told).toMatch(/\d+ earlier messages are left out here to fit/);
     expect(told).toContain('User: question 59');
     expect(told).not.toContain('Summary:');
+  });
+
+  it('under the consent threshold: summarised without asking, as the sidecar does', async () => {
+    const plan = summaryPlanOf((await store().load(saved)).events, { window: 4_000 })!;
+    const { d, events, prompts } = await resumeAndPrompt('reject', String(plan.summary.inputTokens));
+    expect(d.permissions).toEqual([]);
+    expect(prompts).toHaveLength(plan.summary.calls);
+    expect(events.filter((e) => e.event.kind === 'compact')).toHaveLength(plan.summary.calls);
+    const earlier = events.find((e) => (e.event as Rec).type === 'acp-earlier')!.event as Rec;
+    expect(earlier).toMatchObject({ tier: 3, pieces: plan.summary.calls });
+    expect(earlier.consent).toBeUndefined();
   });
 });
