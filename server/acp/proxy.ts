@@ -558,7 +558,13 @@ export class AcpProxy {
       if (copy && atTurn !== undefined) events = (await this.o.store.load(copy.meta.id)).events;
     }
     // The copy's own seqs, which the compact events of a summary name.
-    if (live.storeId !== null && live.storeId !== entry.id && atTurn === undefined) events = (await this.o.store.load(live.storeId)).events;
+    if (live.storeId !== null && live.storeId !== entry.id && atTurn === undefined) {
+      const copied = events;
+      events = await this.o.store.load(live.storeId).then(
+        (r) => r.events,
+        () => copied,
+      );
+    }
     const window = this.o.window ?? 200_000;
     const earlier = earlierConversation(events, { window });
     const plan = earlier.tier === 3 ? summaryPlanOf(events, { window }) : null;
