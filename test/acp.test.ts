@@ -4,15 +4,25 @@
 // from npm are judged in test/clients/acp/.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { SeqEvent, SessionEvent } from '../server/format/events.js';
 import { SessionRecorder } from '../server/acp/record.js';
-import { EARLIER_HEADER, earlierConversation, replayUpdates } from '../server/acp/replay.js';
+import {
+  EARLIER_HEADER,
+  earlierConversation,
+  earlierFromSummary,
+  replayUpdates,
+  SUMMARY_HEADER,
+  summaryPlanOf,
+  summaryPrompt,
+} from '../server/acp/replay.js';
+import { pieceEvents, tailEvents, toolIds } from '../server/resume/resume.js';
 import { agentName } from '../server/acp/run.js';
 import { SessionStore } from '../server/store/store.js';
+import { estimateTokens } from '../server/resume/tokens.js';
 import { drive, INIT } from './clients/acp/client.js';
 
 type Rec = Record<string, unknown>;
@@ -271,5 +281,177 @@ describe('an agent without session/load, list or resume, behind the proxy', () =
     } finally {
       await d.close();
     }
+  });
+});
+
+// A long chat from another tool: 60 turns, each a question and an answer with a tool call and
+// its result, too large for a 4000-token window whole.
+const longChat = (): Rec[] =>
+  Array.from({ length: 60 }, (_, i) => [
+    { kind: 'user', content: `question ${i} ${'x'.repeat(300)}` },
+    {
+      kind: 'assistant',
+      content: [
+        { type: 'text', text: `Looking ${i}.` },
+        { type: 'tool_use', id: `tu${i}`, name: 'Bash', input: { command: `cat f${i}` } },
+      ],
+    },
+    { kind: 'user', content: [{ type: 'tool_result', tool_use_id: `tu${i}`, content: `file ${i}` }] },
+    { kind: 'assistant', content: [{ type: 'text', text: `answer ${i}` }] },
+  ]).flat();
+
+describe('tier 3: summarised in pieces through the agent', () => {
+  const events = seq(longChat());
+  const plan = summaryPlanOf(events, { window: 4_000 })!;
+
+  it('plans pieces that each fit the window and never part a tool call from its result', () => {
+    expect(plan).not.toBeNull();
+    expect(plan.summary.calls).toBeGreaterThan(1);
+    let soFar: string | undefined;
+    const groups: SeqEvent[][] = [];
+    for (let i = 0; i < plan.summary.calls; i++) {
+      const p = summaryPrompt(plan, i, soFar);
+      expect(p.text.startsWith(SUMMARY_HEADER)).toBe(true);
+      expect(p.tokens).toBeLessThanOrEqual(plan.summary.inputLimit);
+      groups.push(pieceEvents(plan, i, soFar).events);
+      soFar = `Summary of part ${i}.`;
+    }
+    groups.push(tailEvents(plan));
+    // Every event in exactly one group, in order; every tool id in exactly one group.
+    expect(groups.flat().map((e) => e.seq)).toEqual(events.map((e) => e.seq));
+    const home = new Map<string, number>();
+    groups.forEach((g, gi) =>
+      g.forEach(({ event }) =>
+        toolIds(event).forEach((id) => {
+          expect(home.get(id) ?? gi).toBe(gi);
+          home.set(id, gi);
+        }),
+      ),
+    );
+    expect(home.size).toBe(60);
+  });
+
+  it('tells the last summary, then the verbatim tail, and the compact event covers the head', () => {
+    const { earlier, compact } = earlierFromSummary(plan, 'The user asked questions 0 to 53.');
+    expect(compact).toEqual({ kind: 'compact', briefing: 'The user asked questions 0 to 53.', coversThrough: plan.summary.coversThrough });
+    expect(earlier.tier).toBe(3);
+    expect(earlier.pieces).toBe(plan.summary.calls);
+    expect(earlier.text).toContain('The user asked questions 0 to 53.');
+    expect(earlier.text).toContain('User: question 59');
+    expect(earlier.text).not.toContain('question 0 ');
+    expect(estimateTokens(earlier.text)).toBeLessThanOrEqual(plan.budget);
+  });
+});
+
+describe('a resume that needs a summary, behind the proxy', () => {
+  const REPO = resolve(fileURLToPath(new URL('..', import.meta.url)));
+  const BIN = join(REPO, 'bin', 'levelcode-sessions.js');
+  const AGENT = join(REPO, 'test', 'support', 'acp-agent.mjs');
+  let tmp: string;
+  let cwd: string;
+  let saved: string;
+  const log = () => join(tmp, 'summary-prompts.jsonl');
+  const proxy = (permission: 'allow' | 'reject', consentTokens = '0') =>
+    drive(process.execPath, [BIN, 'acp', '--window', '4000', '--', process.execPath, AGENT], {
+      cwd,
+      permission,
+      env: {
+        ...process.env,
+        LEVELCODE_SESSIONS_DIR: join(tmp, 'store'),
+        ACP_TEST_ECHO: '1',
+        ACP_TEST_LOG: log(),
+        LEVELCODE_SESSIONS_CONSENT_TOKENS: consentTokens,
+      },
+    });
+  const store = () => new SessionStore({ root: join(tmp, 'store') });
+  beforeAll(async () => {
+    tmp = mkdtempSync(join(tmpdir(), 'lcs-acp-sum-'));
+    cwd = join(tmp, 'project');
+    mkdirSync(cwd);
+    const st = store();
+    const meta = await st.create({
+      project: cwd,
+      source: { tool: 'claude-code', id: 'imported-1', path: join(tmp, 'imported-1.jsonl'), project: cwd },
+    });
+    await st.append(meta.id, longChat());
+    await st.releaseAll();
+    saved = meta.id;
+  });
+  afterAll(() => rmSync(tmp, { recursive: true, force: true }));
+
+  /** Resumes the saved chat, prompts once; answers what the editor saw and the continuation's events. */
+  async function resumeAndPrompt(permission: 'allow' | 'reject', consentTokens?: string) {
+    rmSync(log(), { force: true });
+    const before = new Set((await store().list({ project: cwd })).sessions.map((r) => r.id));
+    const d = proxy(permission, consentTokens);
+    try {
+      await d.conn.agent.request('initialize', INIT as never);
+      await d.conn.agent.request('session/resume', { sessionId: saved, cwd, mcpServers: [] });
+      await d.conn.agent.request('session/prompt', { sessionId: saved, prompt: [{ type: 'text', text: 'next words' }] });
+    } finally {
+      await d.close();
+    }
+    const copy = (await store().list({ project: cwd })).sessions.find((r) => !before.has(r.id))!;
+    const events = (await store().load(copy.id)).events;
+    const prompts = existsSync(log())
+      ? readFileSync(log(), 'utf8')
+          .trim()
+          .split('\n')
+          .map((l) => JSON.parse(l) as { sessionId: string; text: string })
+      : [];
+    return { d, events, prompts };
+  }
+
+  it('asks consent, summarises piece by piece in a hidden session, stores compact events, tells summary and tail', async () => {
+    const plan = summaryPlanOf((await store().load(saved)).events, { window: 4_000 })!;
+    const { d, events, prompts } = await resumeAndPrompt('allow');
+    expect(d.permissions).toHaveLength(1);
+    expect(d.permissions[0]).toMatchObject({ sessionId: saved, toolCall: { title: 'Summarise the earlier conversation' } });
+    // One prompt a piece, each within the window, all in one session the editor never saw.
+    expect(prompts).toHaveLength(plan.summary.calls);
+    for (const p of prompts) expect(estimateTokens(p.text)).toBeLessThanOrEqual(plan.summary.inputLimit);
+    expect(new Set(prompts.map((p) => p.sessionId)).size).toBe(1);
+    expect(d.updates.every((u) => u.sessionId === saved)).toBe(true);
+    expect(JSON.stringify(d.updates)).not.toContain('a summary is needed');
+    expect(JSON.stringify(d.updates)).not.toContain('summarising');
+    // The summary is compact events (the rolling ones, then the last); the transcript is whole.
+    const compacts = events.filter((e) => e.event.kind === 'compact').map((e) => e.event as Rec);
+    expect(compacts).toHaveLength(plan.summary.calls);
+    expect(compacts.slice(0, -1).every((c) => c.rolling === true)).toBe(true);
+    const last = compacts.at(-1)!;
+    expect(last).toMatchObject({ coversThrough: plan.summary.coversThrough });
+    expect(last.briefing).toMatch(/^Summary: the user asked questions 0 to \d+\.$/);
+    expect(events.filter((e) => e.event.kind === 'user' && JSON.stringify(e.event).includes('question '))).toHaveLength(60);
+    expect(events.find((e) => (e.event as Rec).type === 'acp-earlier')!.event).toMatchObject({ tier: 3, consent: 'allowed' });
+    // The next prompt carried the last summary, then the verbatim tail, then the editor's words.
+    const told = String((d.updates.find((u) => JSON.stringify(u).includes('echo: '))!.update.content as Rec).text);
+    expect(told).toContain(last.briefing as string);
+    expect(told).toContain('User: question 59');
+    expect(told).not.toContain('question 0 ');
+    expect(told.indexOf(last.briefing as string)).toBeLessThan(told.indexOf('User: question 59'));
+    expect(told.indexOf('User: question 59')).toBeLessThan(told.indexOf('next words'));
+  });
+
+  it('on reject: no summary, the newest turns that fit with the notice', async () => {
+    const { d, events, prompts } = await resumeAndPrompt('reject');
+    expect(d.permissions).toHaveLength(1);
+    expect(prompts).toEqual([]);
+    expect(events.some((e) => e.event.kind === 'compact')).toBe(false);
+    expect(events.find((e) => (e.event as Rec).type === 'acp-earlier')!.event).toMatchObject({ tier: 3, consent: 'rejected' });
+    const told = String((d.updates.find((u) => JSON.stringify(u).includes('echo: '))!.update.content as Rec).text);
+    expect(told).toMatch(/\d+ earlier messages are left out here to fit/);
+    expect(told).toContain('User: question 59');
+    expect(told).not.toContain('Summary:');
+  });
+
+  it('under the consent threshold: summarised without asking, as the sidecar does', async () => {
+    const plan = summaryPlanOf((await store().load(saved)).events, { window: 4_000 })!;
+    const { d, events, prompts } = await resumeAndPrompt('reject', String(plan.summary.inputTokens));
+    expect(d.permissions).toEqual([]);
+    expect(prompts).toHaveLength(plan.summary.calls);
+    expect(events.filter((e) => e.event.kind === 'compact')).toHaveLength(plan.summary.calls);
+    const earlier = events.find((e) => (e.event as Rec).type === 'acp-earlier')!.event as Rec;
+    expect(earlier).toMatchObject({ tier: 3, pieces: plan.summary.calls });
+    expect(earlier.consent).toBeUndefined();
   });
 });

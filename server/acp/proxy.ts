@@ -5,6 +5,11 @@
 // the proxy opened for a load or resume from the store keeps the id the editor asked for, so the
 // agent's id is swapped in `params.sessionId` both ways; and the first prompt after such a load
 // carries the earlier conversation before the editor's blocks.
+// An earlier conversation too large for the agent's window is summarised by the agent itself
+// before that first prompt goes on: the proxy asks the editor's consent (session/request_permission,
+// above the sidecar's consent threshold), then prompts a hidden session of its own, one piece at
+// a time; that session's traffic is neither relayed nor recorded, and each piece's summary is a
+// compact event in the store (the transcript stays whole).
 //
 // Recording (record.ts) goes to the store as it happens: the prompt is on disk before the
 // agent sees it, the updates are appended in order behind it, and the prompt's answer is relayed
@@ -19,8 +24,9 @@ import type { SeqEvent } from '../format/events.js';
 import { isSessionId } from '../format/ids.js';
 import { forkSession } from '../store/fork.js';
 import type { SessionEntry, SessionStore } from '../store/store.js';
+import { type CompactPlan, DEFAULT_CONSENT_THRESHOLD, needsConsent, rollingCompact } from '../resume/resume.js';
 import { SessionRecorder, type Recorded } from './record.js';
-import { earlierConversation, replayUpdates } from './replay.js';
+import { type Earlier, earlierConversation, earlierFromSummary, replayUpdates, summaryPlanOf, summaryPrompt } from './replay.js';
 
 type Rec = Record<string, unknown>;
 type Id = string | number;
@@ -38,6 +44,8 @@ export interface ProxyOptions {
   agentPath: string;
   /** The agent model's context window in tokens, for the earlier conversation (default 200k). */
   window?: number;
+  /** A summary whose input exceeds this many tokens needs the editor's consent (default 50k, as the sidecar's). */
+  consentThreshold?: number;
   log?: (line: string) => void;
 }
 
@@ -49,7 +57,9 @@ interface Live {
   recorder: SessionRecorder;
   writing: Promise<void>;
   /** The earlier conversation, waiting for the next prompt. */
-  earlier: { text: string; tier: number; messages: number; leftOut: number; from: string } | null;
+  earlier: (Earlier & { text: string; from: string; consent?: 'allowed' | 'rejected' }) | null;
+  /** The earlier conversation needs a summary first: done before the next prompt goes on. */
+  summary: { plan: CompactPlan; fallback: Earlier; from: string; cwd: string } | null;
   /** A native load is replaying: its updates are relayed, not recorded again. */
   loading: boolean;
   /** The proxy is replaying a saved session: the new agent session's notifications wait here. */
@@ -91,6 +101,10 @@ export class AcpProxy {
   /** The proxy's own requests to the agent. */
   private readonly own = new Map<Id, (m: Rec) => void>();
   private ownSeq = 0;
+  /** The proxy's own requests to the editor (consent). */
+  private readonly ownToEditor = new Map<Id, (m: Rec) => void>();
+  /** The proxy's hidden summarising sessions, by agent id: the text of the answer in progress. */
+  private readonly hidden = new Map<string, string[]>();
   caps: AgentCapabilities = { loadSession: false, list: false, resume: false, fork: false };
   private readonly log: (line: string) => void;
 
@@ -169,6 +183,7 @@ export class AcpProxy {
       recorder: new SessionRecorder(),
       writing: Promise.resolve(),
       earlier: null,
+      summary: null,
       loading: false,
       held: null,
       queue: [],
@@ -241,7 +256,12 @@ export class AcpProxy {
     const method = str(m.method);
     const id = m.id as Id | undefined;
     if (method === undefined) {
-      // The editor's answer to an agent's request.
+      // The editor's answer to an agent's request (or to the proxy's own).
+      const mine = id !== undefined ? this.ownToEditor.get(id) : undefined;
+      if (mine) {
+        this.ownToEditor.delete(id!);
+        return mine(m);
+      }
       if (id !== undefined) {
         const p = this.fromAgent.get(id);
         this.fromAgent.delete(id);
@@ -256,6 +276,11 @@ export class AcpProxy {
     const params = rec(m.params);
     switch (method) {
       case 'session/prompt':
+        // Summarising waits for the editor's consent, which this very reader delivers.
+        if (this.sessions.get(str(params.sessionId) ?? '')?.summary) {
+          void this.prompt(m, id, params).catch((e: Error) => this.log(`prompt failed: ${e.stack ?? e}`));
+          return;
+        }
         return this.prompt(m, id, params);
       case 'session/list':
         if (this.caps.list) break;
@@ -277,12 +302,22 @@ export class AcpProxy {
     const s = this.sessions.get(editorId);
     this.fromEditor.set(id, { method: 'session/prompt', message: m, editorId });
     if (!s) return this.send('agent', m);
+    if (s.summary) await this.summarise(s);
     let out = this.swapped(m, this.toAgentId);
     const events: Recorded[] = [];
     if (s.earlier) {
       const e = s.earlier;
       s.earlier = null;
-      events.push({ kind: 'event', type: 'acp-earlier', from: e.from, tier: e.tier, messages: e.messages, leftOut: e.leftOut });
+      events.push({
+        kind: 'event',
+        type: 'acp-earlier',
+        from: e.from,
+        tier: e.tier,
+        messages: e.messages,
+        leftOut: e.leftOut,
+        ...(e.pieces !== undefined ? { pieces: e.pieces } : {}),
+        ...(e.consent !== undefined ? { consent: e.consent } : {}),
+      });
       const p = rec(out.params);
       out = { ...out, params: { ...p, prompt: [{ type: 'text', text: e.text }, ...(Array.isArray(p.prompt) ? p.prompt : [])] } };
     }
@@ -309,6 +344,7 @@ export class AcpProxy {
       return this.answered(p, m);
     }
     const agentId = str(rec(m.params).sessionId);
+    if (agentId !== undefined && this.hidden.has(agentId)) return this.fromHidden(agentId, method, m);
     const s = agentId !== undefined ? this.byAgentId.get(agentId) : undefined;
     if (method === 'session/update') {
       if (s?.held) return void s.held.push(m);
@@ -521,9 +557,19 @@ export class AcpProxy {
       // A fork at a turn tells the agent only the turns it keeps.
       if (copy && atTurn !== undefined) events = (await this.o.store.load(copy.meta.id)).events;
     }
-    const earlier = earlierConversation(events, { window: this.o.window ?? 200_000 });
-    if (earlier.text)
-      live.earlier = { text: earlier.text, tier: earlier.tier, messages: earlier.messages, leftOut: earlier.leftOut, from: entry.id };
+    // The copy's own seqs, which the compact events of a summary name.
+    if (live.storeId !== null && live.storeId !== entry.id && atTurn === undefined) {
+      const copied = events;
+      events = await this.o.store.load(live.storeId).then(
+        (r) => r.events,
+        () => copied,
+      );
+    }
+    const window = this.o.window ?? 200_000;
+    const earlier = earlierConversation(events, { window });
+    const plan = earlier.tier === 3 ? summaryPlanOf(events, { window }) : null;
+    if (plan) live.summary = { plan, fallback: earlier, from: entry.id, cwd };
+    else if (earlier.text) live.earlier = { ...earlier, text: earlier.text, from: entry.id };
     void this.record(live, [{ kind: 'event', type: 'acp-session', agentSessionId: agentId, via: method }]);
     if (method === 'session/load') for (const u of replayUpdates(events, editorId)) await this.send('editor', u);
     const { sessionId: _drop, ...rest } = rec(created.result);
@@ -532,5 +578,115 @@ export class AcpProxy {
     const held = live.held ?? [];
     live.held = null;
     for (const m of held) await this.onAgent(m);
+  }
+
+  // ---- Summarising through the agent -------------------------------------------------------------
+
+  /**
+   * Tier 3: with the editor's consent (asked above the threshold), the agent summarises the
+   * earlier conversation in a hidden session, one piece at a time; each piece's summary is
+   * recorded as a compact event (rolling before the last), and the next prompt carries the
+   * last summary and the verbatim tail. Refused, or failed: the newest turns that fit.
+   */
+  private async summarise(s: Live): Promise<void> {
+    const { plan, fallback, from, cwd } = s.summary!;
+    s.summary = null;
+    const useFallback = (consent?: 'rejected') => {
+      if (fallback.text) s.earlier = { ...fallback, text: fallback.text, from, ...(consent ? { consent } : {}) };
+    };
+    const asked = needsConsent(plan, this.o.consentThreshold ?? DEFAULT_CONSENT_THRESHOLD);
+    if (asked && !(await this.consent(s, plan))) return useFallback('rejected');
+    try {
+      const agentId = await this.hiddenSession(cwd);
+      let soFar: string | undefined;
+      for (let i = 0; i < plan.summary.calls; i++) {
+        const answer = await this.summaryOf(agentId, summaryPrompt(plan, i, soFar).text);
+        if (i < plan.summary.calls - 1) {
+          const rolling = rollingCompact(plan, i, answer);
+          await this.record(s, [{ ...rolling }]);
+          soFar = rolling.briefing;
+          continue;
+        }
+        const done = earlierFromSummary(plan, answer);
+        await this.record(s, [{ ...done.compact }]);
+        s.earlier = { ...done.earlier, text: done.earlier.text!, from, ...(asked ? { consent: 'allowed' as const } : {}) };
+      }
+    } catch (e) {
+      this.log(`the agent could not summarise the earlier conversation (${(e as Error).message}): its newest turns are given instead`);
+      useFallback();
+    }
+  }
+
+  /** Asks the editor (allow once / reject) whether the agent may summarise; true when allowed. */
+  private consent(s: Live, plan: CompactPlan): Promise<boolean> {
+    const id = `levelcode-acp-consent-${++this.ownSeq}`;
+    const { inputTokens, calls } = plan.summary;
+    const text =
+      `The earlier conversation does not fit the agent's window. Summarising it takes about ${inputTokens} tokens ` +
+      `in ${calls} call${calls === 1 ? '' : 's'} to the agent; the full transcript stays in History. ` +
+      'Without a summary, only its newest turns that fit are given to the agent.';
+    return new Promise((resolve) => {
+      this.ownToEditor.set(id, (m) => {
+        const outcome = rec(rec(m.result).outcome);
+        resolve(outcome.outcome === 'selected' && outcome.optionId === 'summarise');
+      });
+      void this.send('editor', {
+        jsonrpc: '2.0',
+        id,
+        method: 'session/request_permission',
+        params: {
+          sessionId: s.editorId,
+          toolCall: {
+            toolCallId: id,
+            title: 'Summarise the earlier conversation',
+            kind: 'think',
+            status: 'pending',
+            content: [{ type: 'content', content: { type: 'text', text } }],
+          },
+          options: [
+            { optionId: 'summarise', name: 'Summarise it', kind: 'allow_once' },
+            { optionId: 'newest', name: 'Give only its newest turns', kind: 'reject_once' },
+          ],
+        },
+      });
+    });
+  }
+
+  /** A new agent session of the proxy's own, never relayed to the editor nor recorded. */
+  private async hiddenSession(cwd: string): Promise<string> {
+    let agentId: string | undefined;
+    const m = await this.ask('session/new', { cwd, mcpServers: [] }, (a) => {
+      agentId = str(rec(a.result).sessionId);
+      if (agentId !== undefined) this.hidden.set(agentId, []);
+    });
+    if (agentId === undefined) throw new Error(`session/new failed: ${JSON.stringify(m.error ?? m).slice(0, 300)}`);
+    return agentId;
+  }
+
+  /** Prompts the hidden session; answers the text of its reply. */
+  private async summaryOf(agentId: string, text: string): Promise<string> {
+    this.hidden.set(agentId, []);
+    const m = await this.ask('session/prompt', { sessionId: agentId, prompt: [{ type: 'text', text }] });
+    const answer = (this.hidden.get(agentId) ?? []).join('').trim();
+    if (m.error) throw new Error(`session/prompt failed: ${JSON.stringify(m.error).slice(0, 300)}`);
+    if (answer === '') throw new Error('the summary is empty');
+    return answer;
+  }
+
+  /** What the agent says in a hidden session: its reply's text is kept, its requests refused. */
+  private async fromHidden(agentId: string, method: string | undefined, m: Rec): Promise<void> {
+    const update = rec(rec(m.params).update);
+    if (method === 'session/update') {
+      const content = rec(update.content);
+      if (update.sessionUpdate === 'agent_message_chunk' && typeof content.text === 'string') this.hidden.get(agentId)?.push(content.text);
+      return;
+    }
+    if (m.id === undefined) return;
+    const result = method === 'session/request_permission' ? { result: { outcome: { outcome: 'cancelled' } } } : undefined;
+    await this.send('agent', {
+      jsonrpc: '2.0',
+      id: m.id,
+      ...(result ?? { error: { code: -32601, message: 'the proxy summarises: no tools, no files' } }),
+    });
   }
 }

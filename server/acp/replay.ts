@@ -7,13 +7,24 @@
 // - `earlierConversation`: what a NEW agent session is told before the next prompt, so that it
 //   continues where the chat left off: the resume planner's tiers (resume/resume.ts) against the
 //   agent's window: the whole conversation, or its last briefing and what follows; a session too
-//   large for either keeps its newest turns that fit, and says what it left out.
+//   large for either is summarised in pieces by the agent (`summaryPlanOf`, `summaryPrompt`,
+//   `earlierFromSummary`: the planner's pieces, which never part a tool call from its result),
+//   or, where that is refused or fails, keeps its newest turns that fit and says what it left out.
 // Pure functions over plain data: no fs, no streams.
 
 import { toConversation, type NeutralMessage, type NeutralPart } from '../format/conversation.js';
 import type { CompactEvent, SeqEvent } from '../format/events.js';
-import { contextConversation } from '../resume/context.js';
-import { honestyLine, planResume } from '../resume/resume.js';
+import { contextConversation, summaryConversation } from '../resume/context.js';
+import {
+  type AppliedBriefing,
+  applyBriefing,
+  type CompactPlan,
+  honestyLine,
+  planResume,
+  summaryRequest,
+  TIER3_NOTE,
+  tailEvents,
+} from '../resume/resume.js';
 import { estimateTokens } from '../resume/tokens.js';
 
 type Rec = Record<string, unknown>;
@@ -62,7 +73,8 @@ function replayRecorded(events: readonly SeqEvent[], sessionId: string): Rec[] {
     // The proxy's own markers and the results it made up for calls a turn left unfinished were
     // never sent to the editor; an editor's turn added to the session later is made from its
     // conversation.
-    if (e.kind === 'event' || e.acp !== undefined) continue;
+    // A compact event (a summary a resume made) was never shown either.
+    if (e.kind === 'event' || e.kind === 'compact' || e.acp !== undefined) continue;
     out.push(...replayConversation([{ seq: 0, event }], sessionId));
   }
   return out;
@@ -145,6 +157,15 @@ export interface Earlier {
   messages: number;
   /** Messages left out (tier 3 only). */
   leftOut: number;
+  /** Tier 3 summarised: the summarise calls the summary took. */
+  pieces?: number;
+}
+
+/** The fraction of the agent's window the earlier conversation may take. */
+export const EARLIER_BUDGET_RATIO = 0.5;
+
+function earlierText(lines: readonly string[], note: string): string {
+  return `${EARLIER_HEADER}${note}\n\n<earlier-conversation>\n${lines.join('\n\n')}\n</earlier-conversation>`;
 }
 
 /** The conversation as a transcript a model reads: one block a message, tool calls and results named. */
@@ -181,7 +202,7 @@ export function transcriptOf(messages: readonly NeutralMessage[]): string[] {
  * tokens (a fraction of the agent's model window, `budgetRatio`).
  */
 export function earlierConversation(events: readonly SeqEvent[], o: { window: number; budgetRatio?: number }): Earlier {
-  const budgetRatio = o.budgetRatio ?? 0.5;
+  const budgetRatio = o.budgetRatio ?? EARLIER_BUDGET_RATIO;
   const plan = planResume(events, { window: o.window, budgetRatio });
   let conv;
   let tier: 1 | 2 | 3 = 1;
@@ -211,9 +232,58 @@ export function earlierConversation(events: readonly SeqEvent[], o: { window: nu
   if (lines.length === 0) return { text: null, tier, messages: 0, leftOut };
   const note = leftOut > 0 ? `\n[${leftOut} earlier messages are left out here to fit; the full transcript is in History.]` : '';
   return {
-    text: `${EARLIER_HEADER}${note}\n\n<earlier-conversation>\n${lines.join('\n\n')}\n</earlier-conversation>`,
+    text: earlierText(lines, note),
     tier,
     messages: lines.length,
     leftOut,
+  };
+}
+
+// ---- Tier 3 summarised by the agent --------------------------------------------------------------
+
+/**
+ * The planner's tier-3 plan when the conversation fits the agent's window neither whole nor from
+ * its last briefing (null otherwise): its pieces each fit the window, and a piece boundary never
+ * parts a tool call from its result (resume.ts's cut points).
+ */
+export function summaryPlanOf(events: readonly SeqEvent[], o: { window: number; budgetRatio?: number }): CompactPlan | null {
+  const plan = planResume(events, { window: o.window, budgetRatio: o.budgetRatio ?? EARLIER_BUDGET_RATIO });
+  return plan.tier === 3 ? plan : null;
+}
+
+export const SUMMARY_HEADER =
+  '[levelcode-sessions: a summary is needed of an earlier conversation, restored from History, so that a new chat can continue it. The conversation is below; do not continue it and use no tools: only answer with the summary.]';
+
+export interface SummaryPrompt {
+  /** The one text block the agent is prompted with. */
+  text: string;
+  /** Its estimate (characters / 4): at most the plan's summary.inputLimit. */
+  tokens: number;
+  piece: { index: number; count: number };
+  coversThrough: number;
+}
+
+/**
+ * The prompt for piece `index` of a tier-3 plan: the briefing so far (the previous piece's
+ * answer) first, then the piece as a transcript, then the planner's instructions.
+ */
+export function summaryPrompt(plan: CompactPlan, index: number, briefingSoFar?: string): SummaryPrompt {
+  const request = summaryRequest(plan, index, briefingSoFar);
+  const conv = summaryConversation(plan, request, briefingSoFar);
+  const text = `${SUMMARY_HEADER}\n\n<conversation>\n${transcriptOf(conv.messages).join('\n\n')}\n</conversation>\n\n${request.instructions}`;
+  return { text, tokens: estimateTokens(text), piece: request.piece, coversThrough: request.coversThrough };
+}
+
+/**
+ * The earlier conversation from the last piece's summary: the briefing (cut to fit, as the
+ * planner does), then the verbatim tail; and the compact event to append for it.
+ */
+export function earlierFromSummary(plan: CompactPlan, briefing: string): { earlier: Earlier; compact: AppliedBriefing['compact'] } {
+  const applied = applyBriefing(plan, briefing);
+  const conv = contextConversation(tailEvents(plan), { briefing: applied.compact.briefing });
+  const lines = transcriptOf(conv.messages);
+  return {
+    earlier: { text: earlierText(lines, `\n[${TIER3_NOTE}]`), tier: 3, messages: lines.length, leftOut: 0, pieces: plan.summary.calls },
+    compact: applied.compact,
   };
 }

@@ -49,7 +49,15 @@ export async function runProxy(o: RunOptions): Promise<number> {
     setTimeout(() => process.exit(128 + 15), 5_000).unref();
   };
   for (const sig of ['SIGTERM', 'SIGINT', 'SIGHUP'] as const) process.on(sig, onSignal(sig));
-  const proxy = new AcpProxy({ store, name: o.name ?? agentName(o.command), agentPath: cmd, window: o.window });
+  // The sidecar's consent threshold for a summary (protocol.md): the same variable.
+  const consent = Number.parseInt(process.env.LEVELCODE_SESSIONS_CONSENT_TOKENS ?? '', 10);
+  const proxy = new AcpProxy({
+    store,
+    name: o.name ?? agentName(o.command),
+    agentPath: cmd,
+    window: o.window,
+    ...(Number.isInteger(consent) && consent >= 0 ? { consentThreshold: consent } : {}),
+  });
   const editor = ndJsonStream(
     Writable.toWeb(process.stdout) as WritableStream<Uint8Array>,
     Readable.toWeb(process.stdin) as ReadableStream<Uint8Array>,

@@ -13,7 +13,10 @@ it has them, else answered from History, so any saved session (another agent's, 
 from another tool) can be loaded into this agent.
   --name NAME        the agent's name in History (default: from the command, e.g. gemini)
   --window TOKENS    the agent's model window, for the earlier conversation a resume gives it
-                     (default 200000; half of it is used)
+                     (default 200000; half of it is used). A conversation larger than that
+                     is summarised by the agent in a hidden session, with the editor's consent
+                     (asked through session/request_permission when the summary would read more
+                     than LEVELCODE_SESSIONS_CONSENT_TOKENS, default 50000)
 Examples:
   levelcode-sessions acp -- gemini --experimental-acp
   levelcode-sessions acp --name claude -- npx -y @zed-industries/claude-agent-acp`;

@@ -38,10 +38,15 @@ export function contextMessages(
  * stored request's messages.
  */
 export function summaryMessages(plan: CompactPlan, request: SummaryRequest, target: Target, briefingSoFar?: string): Rendered {
+  return render(summaryConversation(plan, request, briefingSoFar), target);
+}
+
+/** The neutral conversation of summarise call `request` (summaryMessages before rendering). */
+export function summaryConversation(plan: CompactPlan, request: SummaryRequest, briefingSoFar?: string): Conversation {
   const { events, briefing } = pieceEvents(plan, request.piece.index, briefingSoFar);
   const conv = toConversation(events, { markerLine: honestyLine, ...(briefing !== null ? { briefing } : {}) });
   if (request.shortened) shorten(conv.messages, request.shortened.toolOutputs, JSON.stringify(request.messages).length);
-  return render(conv, target);
+  return conv;
 }
 
 function shorten(messages: NeutralMessage[], toolOutputs: number, maxChars: number): void {

@@ -21,7 +21,8 @@ export interface Driven {
   close(): Promise<void>;
 }
 
-export function drive(cmd: string, args: string[], o: { cwd: string; env: NodeJS.ProcessEnv }): Driven {
+/** `permission`: which option a permission request is answered with (default: allow). */
+export function drive(cmd: string, args: string[], o: { cwd: string; env: NodeJS.ProcessEnv; permission?: 'allow' | 'reject' }): Driven {
   const proc = spawn(cmd, args, { cwd: o.cwd, env: o.env, stdio: ['pipe', 'pipe', 'pipe'] });
   const updates: Driven['updates'] = [];
   const permissions: Record<string, unknown>[] = [];
@@ -55,7 +56,8 @@ export function drive(cmd: string, args: string[], o: { cwd: string; env: NodeJS
     .onRequest(methods.client.session.requestPermission, ({ params }) => {
       permissions.push(params as Record<string, unknown>);
       const opts = (params.options ?? []) as { optionId: string; kind: string }[];
-      const allow = opts.find((x) => x.kind === 'allow_once') ?? opts.find((x) => x.kind.startsWith('allow')) ?? opts[0]!;
+      const want = o.permission ?? 'allow';
+      const allow = opts.find((x) => x.kind === `${want}_once`) ?? opts.find((x) => x.kind.startsWith(want)) ?? opts[0]!;
       return { outcome: { outcome: 'selected', optionId: allow.optionId } };
     })
     .onRequest(methods.client.fs.readTextFile, ({ params }) => ({ content: readFileSync(params.path, 'utf8') }))
