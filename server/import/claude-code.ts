@@ -10,6 +10,7 @@
 import { basename, dirname, join } from 'node:path';
 import type { Importer, MappedEvent, MappedSession, SourceFile, SourceRef } from './types.js';
 import { openRegular } from '../store/files.js';
+import { placeSidechain } from './sidechain.js';
 import {
   Clock,
   EPOCH,
@@ -192,7 +193,9 @@ async function read(file: SourceFile): Promise<MappedSession[]> {
       const ev = mapLine(l, new Clock(createdAt), new Set(), uuids, titles);
       sub.push(ev.kind === 'user' || ev.kind === 'assistant' || ev.kind === 'compact' ? agentOf(ev, l.value) : ev);
     }
-    placeSidechain(events, sub, await callOf(s.file, events));
+    // Its agent events marked as the subagent's; its other events stay as they were mapped.
+    const marked = sub.map((e) => (e.kind === 'agent' ? { ...e, sidechain: true } : e));
+    placeSidechain(events, marked, await callOf(s.file, events));
   }
   const model = recs
     .map((r) => (isRecord(r) && r.type === 'assistant' && isRecord(r.message) ? str(r.message.model) : undefined))
@@ -242,21 +245,6 @@ export function inParentOrder(lines: SourceLine[]): SourceLine[] {
   });
   for (const rest of waiting.values()) out.push(...rest); // a loop of links: file order
   return out;
-}
-
-/**
- * A subagent's transcript (a sidechain) placed by time beside the call that started it: after
- * the last event of the conversation at or before its first record, not after the final answer.
- */
-function placeSidechain(events: MappedEvent[], sub: MappedEvent[], after = -1): void {
-  if (sub.length === 0) return;
-  let at = after + 1;
-  if (after < 0) {
-    const start = Date.parse(sub[0]!.t);
-    at = events.length;
-    while (at > 0 && Date.parse(events[at - 1]!.t) > start) at--;
-  }
-  events.splice(at, 0, ...sub.map((e) => (e.kind === 'agent' ? { ...e, sidechain: true } : e)));
 }
 
 /**
