@@ -339,7 +339,9 @@ describe('two real Syncthing devices', () => {
         // Syncthing's own temp files of an abandoned pull: its business, never carried.
         if (/^\.syncthing\..*\.tmp$/.test(n.name)) continue;
         if (ignoredHere(rel) && !/^(index\.json|search\.idx)$/.test(n.name)) {
-          if (n.isDirectory() && existsSync(join(p, 'owner.json')))
+          // A lock in place (`<file>.lock`); one being built (`.lock.new-*`, its note still
+          // being written) or taken away (`.lock.gone-*`) is B's own too, and holds no final note.
+          if (n.isDirectory() && n.name.endsWith('.lock') && existsSync(join(p, 'owner.json')))
             lockOwners.push(JSON.parse(readFileSync(join(p, 'owner.json'), 'utf8')).pid);
           continue;
         }
