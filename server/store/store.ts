@@ -27,7 +27,7 @@ import {
   type ImportSource,
 } from '../format/events.js';
 import { projectIdentity } from './identity.js';
-import { shareWithRaw } from '../format/derived.js';
+import { OF_RAW, shareWithRaw } from '../format/derived.js';
 import { StoreError, fromFsError, isStoreError } from './errors.js';
 import { ListingCache, listSessions, projectFolders, realProjectPath, toSessionEntry, type SessionEntry } from '../listing/history.js';
 import { isSessionId, newSessionId } from '../format/ids.js';
@@ -1009,6 +1009,11 @@ export function validateBatch(events: unknown[]): ValidLine[] {
     }
     if (obj.kind === 'meta') {
       issues.push({ path: [i, 'kind'], message: 'meta lines are written by the store only' });
+      return;
+    }
+    if (Object.hasOwn(obj, OF_RAW)) {
+      // A reader puts `ofRaw` fields back and drops the key: one sent in would be lost unsaid.
+      issues.push({ path: [i, OF_RAW], message: `${OF_RAW} is written by the store only` });
       return;
     }
     const stamped: Record<string, unknown> = obj.t === undefined ? { kind: obj.kind, t: now } : obj;

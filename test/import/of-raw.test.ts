@@ -93,3 +93,21 @@ describe('an import writes the tool content once and reads back what it mapped',
       }
     });
 });
+
+describe("ofRaw is the store's own", () => {
+  it('an event sent in with ofRaw is refused, naming the field, and nothing is written', async () => {
+    const tmp = await mkdtemp(join(tmpdir(), 'lcs-ofraw-in-'));
+    try {
+      const store = new SessionStore({ root: join(tmp, 'store') });
+      const { id } = await store.create({ project: tmp });
+      const ev = { kind: 'user', t: '2026-12-07T00:00:00.000Z', content: 'hi', [OF_RAW]: { content: ['x'] }, raw: { x: 'hi' } };
+      await expect(store.append(id, [ev as never])).rejects.toMatchObject({
+        code: 'invalid-events',
+        message: /ofRaw is written by the store only/,
+      });
+      expect((await store.read(id, { tail: 0 })).totalEvents).toBe(0);
+    } finally {
+      await rm(tmp, { recursive: true, force: true });
+    }
+  });
+});
