@@ -78,8 +78,8 @@ function kinds(updates: Update[]): Record<string, number> {
   return out;
 }
 
-/** Kills the proxy's child (the agent) and every process under it with SIGKILL, all at once. */
-function killAgentOf(d: Driven): void {
+/** Every process under `root`, children before grandchildren. */
+function treeOf(root: number): number[] {
   const children = (pid: number): number[] =>
     // ps exits 1 when there is none.
     String(spawnSync('ps', ['-o', 'pid=', '--ppid', String(pid)], { encoding: 'utf8' }).stdout ?? '')
@@ -93,8 +93,24 @@ function killAgentOf(d: Driven): void {
       walk(c);
     }
   };
-  walk(d.proc.pid!);
-  for (const pid of tree) process.kill(pid, 'SIGKILL');
+  walk(root);
+  return tree;
+}
+
+/** SIGKILLs each of `pids` still alive. */
+function killAll(pids: number[]): void {
+  for (const pid of pids) {
+    try {
+      process.kill(pid, 'SIGKILL');
+    } catch {
+      // Already gone.
+    }
+  }
+}
+
+/** Kills the proxy's child (the agent) and every process under it with SIGKILL, all at once. */
+function killAgentOf(d: Driven): void {
+  killAll(treeOf(d.proc.pid!));
 }
 
 async function until(check: () => boolean, what: string, ms = 30_000): Promise<void> {
@@ -309,8 +325,12 @@ describe.each(chosen)('$name behind the proxy', { timeout: 400_000 }, (agent) =>
         () => d.updates.some((u) => u.sessionId === id && JSON.stringify(u.update).includes('Working on it')),
         'the hanging turn',
       );
+      // The agent outlives a killed proxy (a hanging turn keeps it from reading its closed
+      // stdin); it is killed here so that no test run leaves it behind.
+      const agentTree = treeOf(d.proc.pid!);
       d.proc.kill('SIGKILL');
       await d.exited;
+      killAll(agentTree);
       row = (await store().list({ project: cwd })).sessions.find((r) => r.source?.id === id)!;
       const events = (await store().load(row.id)).events.map((e) => e.event as Rec);
       expect(events.filter((e) => e.kind === 'user')).toHaveLength(2);
