@@ -250,6 +250,10 @@ export class SessionStore {
         ...(repo ? { repo: { ...repo } } : {}),
         device: deviceName(),
       };
+      // A meta line this store could not read back is never written (a caller's `source` or
+      // `forkedFrom` is typed, not checked, until here).
+      const checked = MetaLine.safeParse(meta);
+      if (!checked.success) throw new StoreError('invalid-events', 'invalid meta line', { issues: checked.error.issues });
       const line = Buffer.from(JSON.stringify(meta) + '\n');
       this.writable();
       let fd: number;

@@ -120,6 +120,15 @@ describe('create and append', () => {
     await writeFile(join(tmp, 'file'), 'x');
     await expect(s.create({ project: join(tmp, 'file') })).rejects.toMatchObject({ code: 'invalid-project' });
   });
+
+  it('refuses a source it could not read back, writing nothing', async () => {
+    const s = mkStore();
+    const source = { tool: 'claude-code', path: '', id: 'x', project } as never;
+    await expect(s.create({ project, source })).rejects.toMatchObject({ code: 'invalid-events' });
+    await expect(readdir(join(root, projectSlug(project)))).resolves.toEqual([]);
+    const good = await s.create({ project, source: { tool: 'claude-code', path: '/a.jsonl', id: 'x', project } });
+    expect((await s.load(good.id)).meta.source?.path).toBe('/a.jsonl');
+  });
 });
 
 describe('listing', () => {
