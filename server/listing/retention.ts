@@ -128,10 +128,6 @@ async function leftAlone(store: SessionStore, id: string, v: number): Promise<st
 
 async function carryOut(store: SessionStore, item: RetentionItem): Promise<void> {
   if (item.action === 'delete') return store.delete(item.id);
-  const owned = store.holds(item.id); // taken meanwhile by a request of this process: kept
-  try {
-    await store.setArchived(item.id, true, { auto: true, reason: item.reason });
-  } finally {
-    if (!owned && store.holds(item.id)) await store.release(item.id);
-  }
+  // Held only for this write: a session a request of this process holds (or claims meanwhile) stays held.
+  await store.setArchived(item.id, true, { auto: true, reason: item.reason, borrow: true });
 }

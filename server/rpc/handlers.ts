@@ -684,22 +684,9 @@ const sessionSearch: Handler<typeof P.sessionSearch> = async (p, token, ctx) =>
     }
   });
 
-/**
- * Rename appends, which takes the lock; a session we did not own before stays not ours (let go
- * behind any append queued meanwhile, never in the middle of one).
- */
-async function appendingAs<T>(store: SessionStore, id: string, fn: () => Promise<T>): Promise<T> {
-  const owned = store.holds(id);
-  try {
-    return await fn();
-  } finally {
-    if (!owned && store.holds(id)) await store.letGo(id);
-  }
-}
-
 const sessionRename: Handler<typeof P.sessionRename> = async (p, _t, { store, titles }) => {
   titles.renamed(p.id); // the user's title wins over a model title still in the making
-  await appendingAs(store, p.id, () => store.rename(p.id, p.title, 'user'));
+  await store.rename(p.id, p.title, 'user', { borrow: true });
   return { id: p.id, title: (await store.get(p.id)).title };
 };
 
@@ -723,12 +710,12 @@ const sessionRelink: Handler<typeof P.sessionRelink> = async (p, _t, { store }) 
 
 /** Pin and archive append as rename does: a session held by another window answers SessionLocked. */
 const sessionPin: Handler<typeof P.sessionPin> = async (p, _t, { store }) => {
-  const changed = await appendingAs(store, p.id, () => store.setPinned(p.id, p.pinned));
+  const changed = await store.setPinned(p.id, p.pinned, { borrow: true });
   return { id: p.id, pinned: (await store.get(p.id)).pinned, changed };
 };
 
 const sessionArchive: Handler<typeof P.sessionArchive> = async (p, _t, { store }) => {
-  const changed = await appendingAs(store, p.id, () => store.setArchived(p.id, p.archived));
+  const changed = await store.setArchived(p.id, p.archived, { borrow: true });
   return { id: p.id, archived: (await store.get(p.id)).archived, changed };
 };
 
@@ -795,7 +782,7 @@ async function titleSession(
   if (title === null) return { title: null, titleSource: 'none' };
   // A session given back meanwhile (session/release) is borrowed for the one write; one that
   // another process holds refuses it (SessionLocked), as any write would.
-  await appendingAs(store, id, () => store.rename(id, title, generated ? 'model' : 'fallback'));
+  await store.rename(id, title, generated ? 'model' : 'fallback', { borrow: true });
   return { title, titleSource: generated ? 'model' : 'fallback' };
 }
 

@@ -134,6 +134,12 @@ interface Live {
   /** The file ends without '\n' (a torn line): the next append starts with one. */
   torn: boolean;
   entry: IndexEntry;
+  /**
+   * Taken for this process's own use (a client's append, resume or delete), not only borrowed
+   * for one write the sidecar makes on its own (a background title, an auto-archive): a borrowed
+   * lock is let go after its write, a claimed one is kept (see append's `borrow`).
+   */
+  claimed: boolean;
 }
 
 export class SessionStore {
@@ -315,7 +321,7 @@ export class SessionStore {
         unarchivedAt: null,
         interrupted: false,
       };
-      this.live.set(id, { held, fd, dev: st.dev, ino: st.ino, file, dir, lines: 0, size: line.length, torn: false, entry });
+      this.live.set(id, { held, fd, dev: st.dev, ino: st.ino, file, dir, lines: 0, size: line.length, torn: false, entry, claimed: true });
       await upsertEntry(dir, entry).catch(() => {});
       return meta;
     }
@@ -389,9 +395,12 @@ export class SessionStore {
     await this.own(id);
   }
 
-  private async own(id: string): Promise<Live> {
+  private async own(id: string, o: { borrow?: boolean } = {}): Promise<Live> {
     const existing = this.live.get(id);
-    if (existing && !existing.held.compromised) return existing;
+    if (existing && !existing.held.compromised) {
+      if (!o.borrow) existing.claimed = true;
+      return existing;
+    }
     this.writable();
     const file = await this.pathOf(id);
     // Held by its descriptor from here on: opened without following a symlink or waiting on a
@@ -438,6 +447,7 @@ export class SessionStore {
         size,
         torn: counted.torn,
         entry,
+        claimed: !o.borrow,
       };
       this.checkSame(live);
       this.live.set(id, live);
@@ -543,13 +553,17 @@ export class SessionStore {
    * turn: movedOn) is refused with StoreError('conflict') and nothing is written: one writer per
    * chat across windows. The refusal, and a 'locked' one (another window holds the chat now),
    * then carry `turn`: the turns before `expectedSeq`, where the window's copy is forked.
+   *
+   * `borrow`: a write the sidecar makes on its own (a background title, a pin, an auto-archive,
+   * a sync resolution). A session nobody here held is held only for this write and let go after
+   * it, unless a client's own write claimed it meanwhile; one already held stays held.
    */
-  async append(id: string, events: unknown[], o: { expectedSeq?: number } = {}): Promise<AppendResult> {
+  async append(id: string, events: unknown[], o: { expectedSeq?: number; borrow?: boolean } = {}): Promise<AppendResult> {
     const lines = validateBatch(events);
     return this.serial(id, async () => {
       let live: Live;
       try {
-        live = await this.own(id);
+        live = await this.own(id, { borrow: o.borrow });
       } catch (e) {
         if (o.expectedSeq === undefined || !isStoreError(e, 'locked')) throw e;
         const turn = await this.turnsBefore(await this.pathOf(id), o.expectedSeq).catch(() => undefined);
@@ -559,53 +573,66 @@ export class SessionStore {
           ...(turn !== undefined ? { turn } : {}),
         });
       }
-      this.writable();
-      this.checkSame(live);
-      if (lines.length === 0) return { appended: 0, firstSeq: live.lines, lastSeq: live.lines - 1 };
-      const bufs = lines.map((l) => Buffer.from(l.text + '\n'));
-      // Performance: fstat and write are synchronous (microseconds on a page-cache write of a
-      // turn, against a thread-pool round trip each for their promise forms, which doubled the
-      // ack; bench/PERFORMANCE.md); only the fsync waits in the pool. The descriptor is the
-      // one the session is held by (Live).
-      const fd = live.fd;
-      let prefixLen = 0;
       try {
-        const st = fstatSync(fd, { bigint: true });
-        if (Number(st.size) !== live.size) {
-          // The file changed behind our back (a writer that ignores locks): re-derive its state.
-          const e = await entryFromFile(live.file, id, Number(st.size), st.mtimeNs);
-          live.entry = e;
-          live.size = Number(st.size);
-          live.torn = e.folded < live.size;
-          live.lines = e.lines + (live.torn ? 1 : 0);
+        return await this.appendHeld(id, live, lines, o.expectedSeq);
+      } finally {
+        if (!live.claimed && this.live.get(id) === live) {
+          this.live.delete(id);
+          closeQuietly(live.fd);
+          await live.held.release();
         }
-        if (o.expectedSeq !== undefined && o.expectedSeq !== live.lines && (await this.movedOn(live, o.expectedSeq)))
-          throw new StoreError(
-            'conflict',
-            `session ${id} is continuing in another window: its next event is #${live.lines}, not #${o.expectedSeq}; nothing was written`,
-            { expectedSeq: o.expectedSeq, nextSeq: live.lines, turn: await this.turnsBefore(live.file, o.expectedSeq) },
-          );
-        const prefix = live.torn ? Buffer.from('\n') : Buffer.alloc(0);
-        prefixLen = prefix.length;
-        try {
-          writeAllSync(fd, prefixLen ? Buffer.concat([prefix, ...bufs]) : Buffer.concat(bufs));
-          await fsyncFd(fd);
-        } catch (e) {
-          // A batch is all or nothing: cut back our own unacknowledged bytes (a disk that filled
-          // mid-write), so the file holds exactly what was acknowledged. If even that fails, the
-          // next append re-derives the state and steps over the torn line.
-          try {
-            ftruncateSync(fd, live.size);
-          } catch {
-            /* see above */
-          }
-          throw e;
-        }
-      } catch (e) {
-        throw fromFsError(e, `cannot append to session ${id}`);
       }
-      return this.afterAppend(live, lines, bufs, prefixLen);
     });
+  }
+
+  /** append's write, on a session this store holds (`live`). */
+  private async appendHeld(id: string, live: Live, lines: ValidLine[], expectedSeq: number | undefined): Promise<AppendResult> {
+    this.writable();
+    this.checkSame(live);
+    if (lines.length === 0) return { appended: 0, firstSeq: live.lines, lastSeq: live.lines - 1 };
+    const bufs = lines.map((l) => Buffer.from(l.text + '\n'));
+    // Performance: fstat and write are synchronous (microseconds on a page-cache write of a
+    // turn, against a thread-pool round trip each for their promise forms, which doubled the
+    // ack; bench/PERFORMANCE.md); only the fsync waits in the pool. The descriptor is the
+    // one the session is held by (Live).
+    const fd = live.fd;
+    let prefixLen = 0;
+    try {
+      const st = fstatSync(fd, { bigint: true });
+      if (Number(st.size) !== live.size) {
+        // The file changed behind our back (a writer that ignores locks): re-derive its state.
+        const e = await entryFromFile(live.file, id, Number(st.size), st.mtimeNs);
+        live.entry = e;
+        live.size = Number(st.size);
+        live.torn = e.folded < live.size;
+        live.lines = e.lines + (live.torn ? 1 : 0);
+      }
+      if (expectedSeq !== undefined && expectedSeq !== live.lines && (await this.movedOn(live, expectedSeq)))
+        throw new StoreError(
+          'conflict',
+          `session ${id} is continuing in another window: its next event is #${live.lines}, not #${expectedSeq}; nothing was written`,
+          { expectedSeq: expectedSeq, nextSeq: live.lines, turn: await this.turnsBefore(live.file, expectedSeq) },
+        );
+      const prefix = live.torn ? Buffer.from('\n') : Buffer.alloc(0);
+      prefixLen = prefix.length;
+      try {
+        writeAllSync(fd, prefixLen ? Buffer.concat([prefix, ...bufs]) : Buffer.concat(bufs));
+        await fsyncFd(fd);
+      } catch (e) {
+        // A batch is all or nothing: cut back our own unacknowledged bytes (a disk that filled
+        // mid-write), so the file holds exactly what was acknowledged. If even that fails, the
+        // next append re-derives the state and steps over the torn line.
+        try {
+          ftruncateSync(fd, live.size);
+        } catch {
+          /* see above */
+        }
+        throw e;
+      }
+    } catch (e) {
+      throw fromFsError(e, `cannot append to session ${id}`);
+    }
+    return this.afterAppend(live, lines, bufs, prefixLen);
   }
 
   /**
@@ -712,10 +739,10 @@ export class SessionStore {
   }
 
   /** Appends a title event (what Rename does). */
-  async rename(id: string, title: string, source: 'user' | 'model' | 'fallback' = 'user'): Promise<void> {
+  async rename(id: string, title: string, source: 'user' | 'model' | 'fallback' = 'user', o: { borrow?: boolean } = {}): Promise<void> {
     const clean = typeof title === 'string' ? title.replace(/\s+/g, ' ').trim() : '';
     if (!clean) throw new StoreError('invalid-events', 'a title must have at least one visible character');
-    await this.append(id, [{ kind: 'title', title: clean.slice(0, 500), source }]);
+    await this.append(id, [{ kind: 'title', title: clean.slice(0, 500), source }], o);
   }
 
   // ---- Pins and archive (lifecycle.ts) ---------------------------------------------------------
@@ -724,16 +751,17 @@ export class SessionStore {
    * Pins or unpins a session: appends a `pin` or `unpin` event, unless it is so already (then
    * nothing is written, and no lock is needed). Whether it appended.
    */
-  async setPinned(id: string, pinned: boolean): Promise<boolean> {
+  async setPinned(id: string, pinned: boolean, o: { borrow?: boolean } = {}): Promise<boolean> {
     if ((await this.get(id)).pinned === pinned) return false;
-    await this.append(id, [lifecycleEvent(pinned ? 'pin' : 'unpin')]);
+    await this.append(id, [lifecycleEvent(pinned ? 'pin' : 'unpin')], o);
     return true;
   }
 
   /** Archives or unarchives a session the same way (`auto`, `reason`: what the sweep records). */
-  async setArchived(id: string, archived: boolean, o: { auto?: boolean; reason?: ArchiveReason } = {}): Promise<boolean> {
+  async setArchived(id: string, archived: boolean, o: { auto?: boolean; reason?: ArchiveReason; borrow?: boolean } = {}): Promise<boolean> {
     if ((await this.get(id)).archived === archived) return false;
-    await this.append(id, [lifecycleEvent(archived ? 'archive' : 'unarchive', archived ? o : {})]);
+    const { borrow, ...why } = o;
+    await this.append(id, [lifecycleEvent(archived ? 'archive' : 'unarchive', archived ? why : {})], { borrow });
     return true;
   }
 

@@ -312,14 +312,12 @@ async function resolveRelinks(file: string, discard: (f: string) => Promise<void
  * refused by the store (nothing written); it is opened again and tried once more.
  */
 async function appendWhole(store: SessionStore, id: string, events: unknown[]): Promise<void> {
-  const wasHeld = store.holds(id);
   try {
-    await store.append(id, events);
+    await store.append(id, events, { borrow: true });
   } catch (e) {
     if (!isStoreError(e, 'io') || !/behind this process/.test((e as Error).message)) throw e;
-    await store.append(id, events);
+    await store.append(id, events, { borrow: true });
   }
-  if (!wasHeld) await store.letGo(id).catch(() => undefined);
 }
 
 /** The device-free words of an outcome, for the CLI and the sidecar's log. */

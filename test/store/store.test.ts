@@ -399,6 +399,25 @@ describe('locks', () => {
     await expect(s2.append(a.id, [user('now')])).resolves.toMatchObject({ appended: 1 });
   });
 
+  it("a borrowed lock is let go after its write, never a client's hold taken meanwhile", async () => {
+    const s = mkStore();
+    const a = await s.create({ project });
+    await s.letGo(a.id);
+    // The sidecar's own write (a background title) on a session nobody here holds.
+    await s.rename(a.id, 'Background title', 'model', { borrow: true });
+    expect(s.holds(a.id)).toBe(false);
+    const other = mkStore();
+    await expect(other.append(a.id, [user('another window')])).resolves.toMatchObject({ appended: 1 });
+    await other.releaseAll();
+    // A client's append queued behind the borrowed write claims the session: it stays held.
+    await Promise.all([s.setPinned(a.id, true, { borrow: true }), s.append(a.id, [user('mine')])]);
+    expect(s.holds(a.id)).toBe(true);
+    // A borrow of a session a client holds keeps it held.
+    await s.rename(a.id, 'Later title', 'model', { borrow: true });
+    expect(s.holds(a.id)).toBe(true);
+    await expect(mkStore().append(a.id, [user('x')])).rejects.toMatchObject({ code: 'locked' });
+  });
+
   it('keeps a lock across its refreshes (held longer than the stale timeout)', async () => {
     const lost: string[] = [];
     const s1 = mkStore({ staleLockMs: 2000, onLockLost: (id) => lost.push(id) });
