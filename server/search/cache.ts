@@ -24,12 +24,13 @@
 // bundle, on the editor's newer Node). Depends on node:fs, store/files.ts, store/cache-dir.ts,
 // texts.ts; nothing of JSON-RPC.
 
-import { closeSync, lstatSync, readSync, rmSync, statSync } from 'node:fs';
+import { closeSync, readSync, rmSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { cachePaths, ensureCacheFolder } from '../store/cache-dir.js';
 import { restoreFromRaw } from '../format/derived.js';
-import { openRegularSync } from '../store/files.js';
+import { openRegularSync, plantedKind } from '../store/files.js';
+import { forEachLineSync } from '../store/lines.js';
 import { eventTexts, type SearchWhere } from './texts.js';
 
 /** Bumped when the schema or what is indexed changes: a new name, so an old file is never misread. */
@@ -149,8 +150,8 @@ export const cacheFile = (root: string): string => join(cachePaths(root).dir, `s
 
 /** Texts of one event longer than this are indexed up to it (a 50 MB tool output is not prose). */
 const MAX_TEXT = 256 << 10;
-const CHUNK = 4 << 20;
-const NL = 10;
+/** Bytes a file is read in between two pauses of a build. */
+const SLICE = 4 << 20;
 
 export class SearchCache {
   readonly db: Db;
@@ -158,8 +159,6 @@ export class SearchCache {
   readonly files = new Map<number, FileRow>();
   private readonly byPath = new Map<string, FileRow>();
   private readonly ins: { file: Stmt; row: Stmt; fts: Stmt; upd: Stmt };
-  /** The read buffer, one a cache (its syncs are one at a time). */
-  private buf: Buffer | undefined;
   /** Whether a first build has completed (until then a search scans, search.ts). */
   built: boolean;
 
@@ -192,7 +191,7 @@ export class SearchCache {
     for (let attempt = 0; ; attempt++) {
       let db: Db | undefined;
       try {
-        if (path !== ':memory:') for (const f of [path, `${path}-wal`, `${path}-shm`]) if (planted(f)) rmSync(f, { force: true });
+        if (path !== ':memory:') for (const f of [path, `${path}-wal`, `${path}-shm`]) if (plantedKind(f)) rmSync(f, { force: true });
         db = open(path);
         db.exec(SCHEMA);
         const format = db.prepare("SELECT value FROM about WHERE key='format'").get() as { value: string } | undefined;
@@ -324,70 +323,62 @@ export class SearchCache {
     this.built = true;
   }
 
-  /** Indexes a file: its new lines when it only grew, else all of it. */
+  /** Indexes a file: its new lines when it only grew, else all of it, a slice at a time (pause between). */
   private async index(path: string, st: { size: number; mtime: number; ino: string }, pause: () => Promise<void>): Promise<void> {
     const { fd } = openRegularSync(path);
     try {
       let f = this.byPath.get(path);
-      if (f && (f.ino !== st.ino || f.size < 0 || st.size < f.done || (f.done > 0 && byteAt(fd, f.done - 1) !== NL))) {
+      if (f && (f.ino !== st.ino || f.size < 0 || st.size < f.done || (f.done > 0 && byteAt(fd, f.done - 1) !== 10))) {
         this.forget(f);
         f = undefined;
       }
-      let off = f ? f.done : 0;
-      let seq = f ? f.seq : 0;
-      const state = { title: f?.title ?? '', titled: f?.titled ?? 0, last: f?.last ?? 0 };
-      if (!f) {
-        const meta = metaOf(fd);
-        if (!meta) return; // no whole meta line yet: nothing to index, looked at again when it grows
-        const r = this.ins.file.run(path, meta.id, meta.project, meta.tool, meta.sid, '', st.size, st.mtime, st.ino, meta.end, 0, 0, 0);
-        f = {
-          id: Number(r.lastInsertRowid),
-          path,
-          session: meta.id,
-          project: meta.project,
-          tool: meta.tool,
-          sid: meta.sid,
-          title: '',
-          size: st.size,
-          mtime: st.mtime,
-          ino: st.ino,
-          done: meta.end,
-          seq: 0,
-          last: 0,
-          titled: 0,
-        };
-        this.remember(f);
-        off = meta.end;
-      }
-      const buf = (this.buf ??= Buffer.allocUnsafe(CHUNK));
-      for (;;) {
-        const n = readSync(fd, buf, 0, CHUNK, off);
-        if (n <= 0) break;
-        let start = 0;
-        let nl = buf.indexOf(NL, 0);
-        if (nl < 0 || nl >= n) {
-          if (n < CHUNK) break; // a torn last line: indexed once it is whole
-          // One line longer than a chunk: read whole.
-          const line = readLine(fd, off);
-          if (!line) break;
-          this.indexLine(f.id, line, off, seq++, state);
-          off += line.length + 1;
-          continue;
-        }
-        while (nl >= 0 && nl < n) {
-          const line = buf.subarray(start, nl);
-          this.indexLine(f.id, line, off + start, seq++, state);
-          start = nl + 1;
-          nl = buf.indexOf(NL, start);
-        }
-        off += start;
+      let off = f?.done ?? 0;
+      const state = { title: f?.title ?? '', titled: f?.titled ?? 0, last: f?.last ?? 0, seq: f?.seq ?? 0 };
+      // A torn last line is indexed once it is whole; a line longer than a slice is read whole.
+      const slice = (to: number) =>
+        forEachLineSync(
+          fd,
+          (l) => {
+            if (!l.terminated) return;
+            if (f) return this.indexLine(f.id, l.bytes, l.start, state.seq++, state);
+            f = this.added(path, st, l.bytes, l.end + 1);
+            return f ? undefined : false; // no meta line: nothing indexed, looked at again when it changes
+          },
+          { from: off, to },
+        ).endOfLastFullLine;
+      while (off < st.size) {
+        let next = slice(Math.min(st.size, off + SLICE));
+        if (next === off) next = slice(st.size);
+        if (next === off || !f) break;
+        off = next;
         await pause();
       }
-      Object.assign(f, { ...state, size: st.size, mtime: st.mtime, ino: st.ino, done: off, seq });
-      this.ins.upd.run(state.title, st.size, st.mtime, st.ino, off, seq, state.last, state.titled, f.id);
+      if (!f) return;
+      const { title, titled, last, seq } = state;
+      Object.assign(f, { title, titled, last, seq, ...st, done: off });
+      this.ins.upd.run(title, st.size, st.mtime, st.ino, off, seq, last, titled, f.id);
     } finally {
       closeSync(fd);
     }
+  }
+
+  /** A file's row, made from its meta line (session id, project, source tool and id); undefined when it is not one. */
+  private added(path: string, st: { size: number; mtime: number; ino: string }, line: Buffer, end: number): FileRow | undefined {
+    let m;
+    try {
+      m = JSON.parse(line.toString('utf8')) as { id?: unknown; project?: unknown; source?: { tool?: unknown; id?: unknown } };
+    } catch {
+      return undefined;
+    }
+    if (typeof m?.id !== 'string') return undefined;
+    const tool = typeof m.source?.tool === 'string' && m.source.tool ? m.source.tool : 'levelcode';
+    const sid = typeof m.source?.id === 'string' ? m.source.id : '';
+    const project = typeof m.project === 'string' ? m.project : '';
+    const row = [path, m.id, project, tool, sid, '', st.size, st.mtime, st.ino, end, 0, 0, 0];
+    const id = Number(this.ins.file.run(...row).lastInsertRowid);
+    const f = { id, path, session: m.id, project, tool, sid, title: '', ...st, done: end, seq: 0, last: 0, titled: 0 };
+    this.remember(f);
+    return f;
   }
 
   /**
@@ -424,48 +415,7 @@ export class SearchCache {
   }
 }
 
-/** Whether something other than a regular file (or nothing) is at `path`. */
-function planted(path: string): boolean {
-  try {
-    return !lstatSync(path).isFile();
-  } catch {
-    return false;
-  }
-}
-
 function byteAt(fd: number, at: number): number {
   const b = Buffer.alloc(1);
   return readSync(fd, b, 0, 1, at) === 1 ? b[0]! : -1;
-}
-
-/** The whole line starting at `off` (without its newline), or null when it is not whole yet. */
-function readLine(fd: number, off: number): Buffer | null {
-  const parts: Buffer[] = [];
-  for (let at = off, size = 64 << 10; ; size = CHUNK) {
-    const b = Buffer.allocUnsafe(size);
-    const n = readSync(fd, b, 0, size, at);
-    if (n <= 0) return null;
-    const nl = b.subarray(0, n).indexOf(NL);
-    if (nl >= 0) {
-      parts.push(b.subarray(0, nl));
-      return Buffer.concat(parts);
-    }
-    parts.push(b.subarray(0, n));
-    at += n;
-  }
-}
-
-/** The meta line: session id, project, source tool and id, and where the next line starts. */
-function metaOf(fd: number): { id: string; project: string; tool: string; sid: string; end: number } | null {
-  const line = readLine(fd, 0);
-  if (!line) return null;
-  try {
-    const m = JSON.parse(line.toString('utf8')) as { id?: unknown; project?: unknown; source?: { tool?: unknown; id?: unknown } };
-    const tool = m.source && typeof m.source.tool === 'string' && m.source.tool ? m.source.tool : 'levelcode';
-    if (typeof m.id !== 'string') return null;
-    const sid = typeof m.source?.id === 'string' ? m.source.id : '';
-    return { id: m.id, project: typeof m.project === 'string' ? m.project : '', tool, sid, end: line.length + 1 };
-  } catch {
-    return null;
-  }
 }
