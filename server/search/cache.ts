@@ -31,37 +31,22 @@ import { cachePaths, ensureCacheFolder } from '../store/cache-dir.js';
 import { restoreFromRaw } from '../format/derived.js';
 import { openRegularSync, plantedKind } from '../store/files.js';
 import { forEachLineSync } from '../store/lines.js';
-import { eventTexts, type SearchWhere } from './texts.js';
+import { ROLES, eventTexts, roleOf, type Role } from './texts.js';
 
 /** Bumped when the schema or what is indexed changes: a new name, so an old file is never misread. */
 export const FORMAT = 2;
-
-export type RowRole = 'user' | 'assistant' | 'tool' | 'title' | 'compact';
-const ROLE_OF: Record<SearchWhere, RowRole> = {
-  user: 'user',
-  assistant: 'assistant',
-  agent: 'assistant',
-  'tool-input': 'tool',
-  'tool-output': 'tool',
-  title: 'title',
-  compact: 'compact',
-};
-export const roleOf = (w: SearchWhere): RowRole => ROLE_OF[w];
-export const ROLE_CODES: readonly RowRole[] = ['user', 'assistant', 'tool', 'title', 'compact'];
 
 /** Rowids: file id x 2^29 + seq x 8 + role (2^24 files, 2^26 events a file, within 2^53). */
 export const FILE_SPAN = 2 ** 29;
 const MAX_FILE = 2 ** 24;
 const MAX_SEQ = 2 ** 26;
-const rowId = (file: number, seq: number, role: RowRole): number => file * FILE_SPAN + seq * 8 + ROLE_CODES.indexOf(role);
+const rowId = (file: number, seq: number, role: Role): number => file * FILE_SPAN + seq * 8 + ROLES.indexOf(role);
 /** A rowid's file id, seq and role. */
-export const rowOf = (id: number): { file: number; seq: number; role: RowRole } => ({
+export const rowOf = (id: number): { file: number; seq: number; role: Role } => ({
   file: Math.floor(id / FILE_SPAN),
   seq: Math.floor((id % FILE_SPAN) / 8),
-  role: ROLE_CODES[id % 8]!,
+  role: ROLES[id % 8]!,
 });
-/** SQL for a rowid's role code, and a role's code. */
-export const roleCode = (r: RowRole): number => ROLE_CODES.indexOf(r);
 
 /** What both drivers offer. */
 interface Stmt {
@@ -87,7 +72,7 @@ type Open = (path: string) => Db;
 let opener: Open | undefined;
 
 /** better-sqlite3 where it loads, else node:sqlite; an Error in words when neither does. */
-function open(path: string): Db {
+export function open(path: string): Db {
   if (!opener) {
     const require = createRequire(import.meta.url);
     let why = '';
@@ -107,6 +92,9 @@ function open(path: string): Db {
   return opener(path);
 }
 
+/** How text is cut into words (texts.ts says the same in JavaScript, for queries). */
+export const TOKENIZE = `tokenize="unicode61 remove_diacritics 2 categories 'L* N* Co M*'"`;
+
 // synchronous OFF: a cache torn by a power cut is found broken and rebuilt (or a hit fails its check);
 // mmap: a fresh process (the CLI) reads the pages a bm25 needs without a read() each.
 const SCHEMA = `
@@ -120,8 +108,7 @@ CREATE TABLE IF NOT EXISTS files (
   tool TEXT NOT NULL, sid TEXT NOT NULL, title TEXT NOT NULL, size INTEGER NOT NULL, mtime REAL NOT NULL, ino TEXT NOT NULL,
   done INTEGER NOT NULL, seq INTEGER NOT NULL, last INTEGER NOT NULL, titled INTEGER NOT NULL);
 CREATE TABLE IF NOT EXISTS rows (id INTEGER PRIMARY KEY, off INTEGER NOT NULL, len INTEGER NOT NULL, t INTEGER NOT NULL);
-CREATE VIRTUAL TABLE IF NOT EXISTS fts USING fts5(body, content='', contentless_delete=1,
-  tokenize="unicode61 remove_diacritics 2 categories 'L* N* Co M*'");
+CREATE VIRTUAL TABLE IF NOT EXISTS fts USING fts5(body, content='', contentless_delete=1, ${TOKENIZE});
 `;
 
 /** A file as the cache knows it. */
@@ -149,9 +136,17 @@ export interface FileRow {
 export const cacheFile = (root: string): string => join(cachePaths(root).dir, `search-${FORMAT}.sqlite`);
 
 /** Texts of one event longer than this are indexed up to it (a 50 MB tool output is not prose). */
-const MAX_TEXT = 256 << 10;
+export const MAX_TEXT = 256 << 10;
 /** Bytes a file is read in between two pauses of a build. */
 const SLICE = 4 << 20;
+
+/** How a sync runs: see SearchCache.sync. */
+export interface SyncOptions {
+  problems?: { file: string; message: string }[];
+  onProgress?: (done: number, total: number) => void;
+  signal?: AbortSignal;
+  yieldMs?: number;
+}
 
 export class SearchCache {
   readonly db: Db;
@@ -235,31 +230,14 @@ export class SearchCache {
   /** Marks a file to be indexed again by the next sync (a hit that did not check out). */
   stale(id: number): void {
     const f = this.files.get(id);
-    if (!f) return;
-    f.size = -1;
-    this.db.prepare('UPDATE files SET size = -1 WHERE id = ?').run(id);
-  }
-
-  /** The file row of a path, if indexed. */
-  file(path: string): FileRow | undefined {
-    return this.byPath.get(path);
+    if (f) this.db.prepare('UPDATE files SET size = -1 WHERE id = ?').run(id), (f.size = -1);
   }
 
   /**
-   * Brings the cache up to date with `paths` (every session file of the store, or `only` some of
-   * them: then files not listed are kept). Unreadable files go to `problems` and are dropped.
-   * Yields to the event loop between files and chunks when `yieldEvery` ms have passed.
+   * Brings the cache up to date with `paths`, every session file of the store. Unreadable files
+   * go to `problems` and are dropped. Yields between files and slices when `yieldMs` have passed.
    */
-  async sync(
-    paths: readonly string[],
-    o: {
-      only?: boolean;
-      problems?: { file: string; message: string }[];
-      onProgress?: (done: number, total: number) => void;
-      signal?: AbortSignal;
-      yieldMs?: number;
-    } = {},
-  ): Promise<void> {
+  async sync(paths: readonly string[], o: SyncOptions = {}): Promise<void> {
     const todo: { path: string; st: { size: number; mtime: number; ino: string } }[] = [];
     const seen = new Set<string>();
     for (const path of paths) {
@@ -276,7 +254,7 @@ export class SearchCache {
       const f = this.byPath.get(path);
       if (!f || f.size !== st.size || f.mtime !== st.mtime || f.ino !== st.ino) todo.push({ path, st });
     }
-    const gone = o.only ? [] : [...this.byPath.values()].filter((f) => !seen.has(f.path));
+    const gone = [...this.byPath.values()].filter((f) => !seen.has(f.path));
     if (todo.length === 0 && gone.length === 0) return;
     let slice = Date.now();
     const pause = async () => {
@@ -397,7 +375,7 @@ export class SearchCache {
     const t = typeof ev.t === 'string' ? Date.parse(ev.t) : Number.NaN;
     const time = Number.isNaN(t) ? 0 : t;
     if (time > s.last) s.last = time;
-    const byRole = new Map<RowRole, string[]>();
+    const byRole = new Map<Role, string[]>();
     for (const p of eventTexts(ev)) {
       const role = roleOf(p.where);
       const list = byRole.get(role) ?? [];
@@ -407,7 +385,7 @@ export class SearchCache {
       else if (p.where === 'user' && !s.titled && !s.title) s.title = p.text.slice(0, 200).replace(/\s+/g, ' ').trim();
     }
     // In rowid order: FTS5 flushes what it holds in memory at every rowid below the last one.
-    for (const [role, texts] of [...byRole].sort((a, b) => roleCode(a[0]) - roleCode(b[0]))) {
+    for (const [role, texts] of [...byRole].sort((a, b) => ROLES.indexOf(a[0]) - ROLES.indexOf(b[0]))) {
       const id = rowId(file, seq, role);
       this.ins.row.run(id, off, line.length, time);
       this.ins.fts.run(id, texts.join('\n'));

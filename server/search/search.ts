@@ -3,18 +3,9 @@
 // cache.ts's SQLite FTS5 database.
 //
 // A session matches when it holds every term (each in any of its events, within the query's
-// event filters) and none of the excluded ones. Matching sessions are ranked by
-//
-//   score = relevance x (1 + 0.3 x 2^(-age in days / 30))
-//
-// where relevance sums the BM25 scores (SQLite's bm25(), negated) of the session's three best
-// events, 1, 1/2 and 1/4 of each, an event's score weighted by where the words are: a title 3,
-// the user's words 1.5, the assistant's 1, a compaction's briefing 1, tool calls and results 0.5;
-// and doubled when the event holds every term, doubled again when it holds the query's words as
-// one phrase; age is that of the session's newest event. So the session about the words comes
-// first, and a recent one wins a near tie. Each session shows its best events (snippets, highlighted, bounded)
-// with `id#seq` citations; `total` counts the matching sessions whatever the page size; a cursor
-// pages on.
+// event filters) and none of the excluded ones. The ranking (BM25 of a session's three best
+// events, weighted by role, boosted for every term and the whole phrase, times a recency boost)
+// is protocol.md's "Search queries"; its constants are WEIGHT, RECENCY and HALF_LIFE_DAYS below.
 //
 // No cache decides the truth: every hit shown is read back from its session file at its offset
 // and checked to hold a term; one that does not is dropped and its file indexed again by the
@@ -32,9 +23,10 @@ import { closeSync, readSync, rmSync, statSync } from 'node:fs';
 import { basename, join, sep } from 'node:path';
 import { restoreFromRaw } from '../format/derived.js';
 import { openRegularSync } from '../store/files.js';
-import { FILE_SPAN, ROLE_CODES, SearchCache, arrays, cacheFile, roleCode, roleOf, rowOf, type FileRow, type RowRole } from './cache.js';
-import { find, ftsTerm, parseQuery, projectMatches, type Query, type Term } from './query.js';
-import { eventTexts, tokens, type EventText, type SearchWhere } from './texts.js';
+import { FILE_SPAN, MAX_TEXT, SearchCache, TOKENIZE, arrays, cacheFile, open, rowOf } from './cache.js';
+import type { Db, FileRow, SyncOptions } from './cache.js';
+import { ftsTerm, parseQuery, projectMatches, type Query, type Term } from './query.js';
+import { ROLES, eventTexts, roleOf, type EventText, type Role, type SearchWhere } from './texts.js';
 
 export type { SearchWhere } from './texts.js';
 export { parseQuery } from './query.js';
@@ -129,7 +121,7 @@ export interface SearchResult {
 /** A query that does not read (a bad filter, no word to look for): the caller's mistake. */
 export class QueryError extends Error {}
 
-const WEIGHT: Record<RowRole, number> = { title: 3, user: 1.5, assistant: 1, compact: 1, tool: 0.5 };
+const WEIGHT: Record<Role, number> = { title: 3, user: 1.5, assistant: 1, compact: 1, tool: 0.5 };
 const RECENCY = 0.3;
 const HALF_LIFE_DAYS = 30;
 
@@ -165,19 +157,8 @@ export async function listSessionFiles(root: string, problems: SearchProblem[] =
 }
 
 /** Brings the cache of the store at `root` up to date (building it when new); `files`: listed already. */
-export async function buildCache(
-  cache: SearchCache,
-  root: string,
-  o: {
-    files?: string[];
-    problems?: SearchProblem[];
-    onProgress?: (done: number, total: number) => void;
-    signal?: AbortSignal;
-    yieldMs?: number;
-  } = {},
-): Promise<void> {
-  const files = o.files ?? (await listSessionFiles(root, o.problems));
-  await cache.sync(files, { problems: o.problems, onProgress: o.onProgress, signal: o.signal, yieldMs: o.yieldMs });
+export async function buildCache(cache: SearchCache, root: string, o: SyncOptions & { files?: string[] } = {}): Promise<void> {
+  await cache.sync(o.files ?? (await listSessionFiles(root, o.problems)), o);
   if (!cache.built) cache.markBuilt();
 }
 
@@ -248,7 +229,7 @@ function matching(q: Query, columns: string): { sql: string; args: unknown[] } {
   if (q.since || q.until) sql += ' JOIN rows r ON r.id = fts.rowid';
   if (q.since) where.push('r.t >= ?'), args.push(Date.parse(q.since));
   if (q.until) where.push('r.t <= ?'), args.push(Date.parse(q.until));
-  if (q.role) where.push(`fts.rowid % 8 = ${roleCode(q.role)}`);
+  if (q.role) where.push(`fts.rowid % 8 = ${ROLES.indexOf(q.role)}`);
   return { sql: `${sql} WHERE ${where.join(' AND ')}`, args };
 }
 
@@ -307,7 +288,7 @@ function rank(cache: SearchCache, q: Query, opts: SearchOptions): Ranked[] {
     for (const [id, raw] of arrays(db, m.sql, q.terms.map(ftsTerm).join(' OR '), ...m.args) as [number, number][]) {
       const file = Math.floor(id / FILE_SPAN);
       if ((candidates && !candidates.has(file)) || gone.has(file)) continue;
-      const s = raw * WEIGHT[ROLE_CODES[id % 8]!] * (every?.has(id) ? 2 : 1) * (phrase?.has(id) ? 2 : 1);
+      const s = raw * WEIGHT[ROLES[id % 8]!] * (every?.has(id) ? 2 : 1) * (phrase?.has(id) ? 2 : 1);
       const b = bySession.get(file);
       if (!b) bySession.set(file, { rows: [{ id, s }], floor: -Infinity });
       else if (s > b.floor && b.rows.push({ id, s }) > 4 * KEEP) b.floor = b.rows.sort((x, y) => y.s - x.s).splice(KEEP)[0]!.s;
@@ -329,26 +310,6 @@ function ranked(cache: SearchCache, q: Query, opts: SearchOptions, problems: Sea
   const where = cache.db.prepare('SELECT off, len FROM rows WHERE id = ?');
   const at = (r: Row) => where.get(r.id) as Row['at'];
   return page(rank(cache, q, opts), q, opts, problems, at, (o) => cache.stale(o.file.id), cache.files.size, true);
-}
-
-/**
- * Reads a row's line back (once a line: `lines`) and makes its hit; null when the line is not
- * what was indexed or no longer holds a term of the query.
- */
-function checked(
-  file: FileRow,
-  r: { seq: number; role: RowRole },
-  at: { off: number; len: number },
-  lines: Map<number, Record<string, unknown> | null>,
-  q: Query,
-  opts: SearchOptions,
-  problems: SearchProblem[],
-): SearchHit | null {
-  if (!lines.has(at.off)) lines.set(at.off, readLineAt(file.path, at, problems));
-  const ev = lines.get(at.off);
-  if (!ev) return null;
-  const texts = eventTexts(ev).filter((p) => roleOf(p.where) === r.role);
-  return hitOf(ev, texts, { sessionId: idOf(file), project: file.project, title: file.title, path: file.path }, r.seq, q, opts);
 }
 
 /** The event whose line is `len` bytes at `off`, ending in a newline; null when it is not. */
@@ -399,8 +360,21 @@ function page(
     const hits: SearchHit[] = [];
     const lines = new Map<number, Record<string, unknown> | null>();
     for (const r of best) {
+      // Its line read back (once a line) and checked: null when it is not what was indexed.
+      const { seq, role } = rowOf(r.id);
       const where = r.at ?? at(r);
-      const hit = where && checked(file, rowOf(r.id), where, lines, q, opts, problems);
+      if (where && !lines.has(where.off)) lines.set(where.off, readLineAt(file.path, where, problems));
+      const ev = where && lines.get(where.off);
+      const hit =
+        ev &&
+        hitOf(
+          ev,
+          eventTexts(ev).filter((p) => roleOf(p.where) === role),
+          file,
+          seq,
+          q,
+          opts,
+        );
       if (!hit) stale(order[i]!);
       else if (!seen.has(`${hit.where}\0${hit.snippet}`)) seen.add(`${hit.where}\0${hit.snippet}`), hits.push(hit);
       if (hits.length === want) break;
@@ -428,8 +402,7 @@ const limitOf = (opts: SearchOptions): number => Math.max(1, opts.limit ?? 20);
 const startOf = (opts: SearchOptions): number => (opts.cursor === undefined ? Math.max(0, opts.offset ?? 0) : decodeCursor(opts.cursor));
 const round = (x: number): number => Math.round(x * 1000) / 1000;
 const encodeCursor = (at: number): string => Buffer.from(JSON.stringify({ at })).toString('base64url');
-function decodeCursor(c: string | undefined): number {
-  if (c === undefined) return 0;
+function decodeCursor(c: string): number {
   try {
     const at = (JSON.parse(Buffer.from(c, 'base64url').toString('utf8')) as { at?: unknown }).at;
     if (typeof at === 'number' && Number.isInteger(at) && at >= 0) return at;
@@ -441,104 +414,63 @@ function decodeCursor(c: string | undefined): number {
 
 // ---- The hit of an event ----------------------------------------------------------------------
 
-/** The hit of an event whose texts hold a term (the text holding the most terms); null when none does. */
-function hitOf(
-  ev: Record<string, unknown>,
-  texts: EventText[],
-  s: { sessionId: string; project: string; title: string; path: string },
-  seq: number,
-  q: Query,
-  opts: SearchOptions,
-): SearchHit | null {
-  let best: { text: EventText; found: [number, number][]; terms: number } | null = null;
-  for (const text of texts) {
-    const toks = wordsNear(text.text, q);
-    const found: [number, number][] = [];
-    let terms = 0;
-    for (const t of q.terms) {
-      const at = find(text.text, t, toks);
-      if (at.length) terms++;
-      found.push(...at);
-    }
-    if (terms && (!best || terms > best.terms || (terms === best.terms && found.length > best.found.length))) best = { text, found, terms };
-  }
-  if (!best) return null;
-  const { snippet, ranges } = snippetOf(
-    best.text.text,
-    best.found.sort((a, b) => a[0] - b[0]),
-    opts.snippetChars ?? 160,
-  );
-  return {
-    sessionId: s.sessionId,
-    project: s.project,
-    title: s.title,
-    seq,
-    cite: `${s.sessionId}#${seq}`,
-    kind: typeof ev.kind === 'string' ? ev.kind : '',
-    where: best.text.where,
-    t: typeof ev.t === 'string' ? ev.t : '',
-    snippet,
-    ranges,
-    file: s.path,
-  };
-}
-
-/** Texts longer than this are cut into words only around where a term's letters are. */
-const LONG_TEXT = 4 << 10;
-const NEAR = 512;
+/** Where FTS5's snippet() marks a match (characters taken out of the texts first). */
+const MARK = /[\u0002\u0003]/g;
+let snipper: { db: Db; put: (i: number, text: string) => unknown; best: (m: string, n: number) => unknown } | undefined;
 
 /**
- * The words of `text`, or of a long text the words near each place its lowercase holds a term's
- * first word (a tool output of megabytes is not cut whole to check one hit). A term whose
- * letters are not found so (diacritics, case folding beyond toLowerCase) has the whole text cut.
+ * The hit of an event whose texts hold a term: of its texts, the one FTS5 ranks best for the
+ * query's terms, and FTS5's own snippet() of it, in a table in memory with the cache's tokenizer
+ * (so the same words match); bounded to about snippetChars. Null when no text holds a term.
  */
-function wordsNear(text: string, q: Query): ReturnType<typeof tokens> {
-  if (text.length <= LONG_TEXT) return tokens(text);
-  const lower = text.toLowerCase();
-  const spans: [number, number][] = [];
-  for (const t of q.terms) {
-    let n = 0;
-    for (let at = lower.indexOf(t.words[0]!); at >= 0 && n < 64; at = lower.indexOf(t.words[0]!, at + 1), n++)
-      spans.push([Math.max(0, at - NEAR), Math.min(text.length, at + NEAR * 2)]);
-    if (n === 0) return tokens(text);
+function hitOf(ev: Record<string, unknown>, texts: EventText[], f: FileRow, seq: number, q: Query, opts: SearchOptions): SearchHit | null {
+  if (!snipper) {
+    const db = open(':memory:');
+    db.exec(`CREATE VIRTUAL TABLE s USING fts5(body, ${TOKENIZE})`);
+    const put = db.prepare('INSERT INTO s (rowid, body) VALUES (?, ?)');
+    const best = db.prepare(
+      "SELECT rowid AS i, snippet(s, 0, '\u0002', '\u0003', '…', ?) AS t FROM s WHERE s MATCH ? ORDER BY rank LIMIT 1",
+    );
+    snipper = { db, put: (i, text) => put.run(i, text), best: (m, n) => best.get(n, m) };
   }
-  spans.sort((a, b) => a[0] - b[0]);
-  const out: ReturnType<typeof tokens> = [];
-  let end = 0;
-  for (const [a0, b] of spans) {
-    let a = Math.max(a0, end);
-    if (a >= b) continue;
-    // Start and end on a word's edge, so no word is cut in two.
-    while (a > end && /[\p{L}\p{N}\p{M}]/u.test(text[a - 1]!)) a--;
-    let z = b;
-    while (z < text.length && /[\p{L}\p{N}\p{M}]/u.test(text[z]!)) z++;
-    for (const w of tokens(text.slice(a, z))) out.push({ word: w.word, start: w.start + a, end: w.end + a });
-    end = z;
-  }
-  return out;
+  const width = opts.snippetChars ?? 160;
+  snipper.db.exec('DELETE FROM s');
+  texts.forEach((t, i) => snipper!.put(i, (t.text.length > MAX_TEXT ? t.text.slice(0, MAX_TEXT) : t.text).replace(MARK, ' ')));
+  const r = snipper.best(q.terms.map(ftsTerm).join(' OR '), Math.max(8, Math.min(64, Math.round(width / 6)))) as
+    | { i: number; t: string }
+    | undefined;
+  if (!r) return null;
+  const { snippet, ranges } = bounded(r.t.replace(/[\r\n\t\f\v]/g, ' '), width);
+  const where = texts[r.i]!.where;
+  const t = typeof ev.t === 'string' ? ev.t : '';
+  const kind = typeof ev.kind === 'string' ? ev.kind : '';
+  const sessionId = idOf(f);
+  return { sessionId, project: f.project, title: f.title, seq, cite: `${sessionId}#${seq}`, kind, where, t, snippet, ranges, file: f.path };
 }
 
 /**
- * A one-line snippet about `width` long around the window holding the most matches (`found`,
- * sorted), never cut inside a surrogate pair, with '…' where text is left out; the matches in it.
+ * A marked snippet as text and the [start, end) of its marks; cut to about `width` around its
+ * first mark when longer (a token of thousands of characters), never inside a surrogate pair.
  */
-function snippetOf(text: string, found: [number, number][], width: number): { snippet: string; ranges: [number, number][] } {
-  let bestAt = 0;
-  let bestCount = 0;
-  for (let i = 0, j = 0; i < found.length; i++) {
-    while (j < found.length && found[j]![1] - found[i]![0] <= width) j++;
-    if (j - i > bestCount) (bestCount = j - i), (bestAt = i);
+function bounded(marked: string, width: number): { snippet: string; ranges: [number, number][] } {
+  let text = '';
+  const ranges: [number, number][] = [];
+  for (const part of marked.split('\u0002')) {
+    const [m, rest] = part.split('\u0003') as [string, string | undefined];
+    if (rest === undefined) text += m;
+    else ranges.push([text.length, text.length + m.length]), (text += m + rest);
   }
-  const a = found[bestAt]?.[0] ?? 0;
-  let start = Math.max(0, a - Math.floor(width / 4));
-  let end = Math.min(text.length, Math.max(start + width, found[bestAt]?.[1] ?? 0));
+  if (text.length <= width * 1.5) return { snippet: text, ranges };
+  let start = Math.max(0, (ranges[0]?.[0] ?? 0) - Math.floor(width / 4));
+  let end = Math.min(text.length, Math.max(start + width, ranges[0]?.[1] ?? 0));
   if (start > 0 && /[\uDC00-\uDFFF]/.test(text[start]!)) start--;
   if (end < text.length && /[\uDC00-\uDFFF]/.test(text[end]!)) end++;
   const pre = start > 0 ? '…' : '';
-  const snippet = pre + text.slice(start, end).replace(/[\r\n\t\f\v]/g, ' ') + (end < text.length ? '…' : '');
-  const ranges: [number, number][] = [];
-  for (const [x, y] of found) if (x >= start && y <= end) ranges.push([x - start + pre.length, y - start + pre.length]);
-  return { snippet, ranges };
+  const shift = (x: number) => x - start + pre.length;
+  return {
+    snippet: pre + text.slice(start, end) + (end < text.length ? '…' : ''),
+    ranges: ranges.filter(([x, y]) => x >= start && y <= end).map(([x, y]) => [shift(x), shift(y)]),
+  };
 }
 
 // ---- Scanning (before the cache's first build is done) ------------------------------------------
