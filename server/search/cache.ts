@@ -72,7 +72,7 @@ type Open = (path: string) => Db;
 let opener: Open | undefined;
 
 /** better-sqlite3 where it loads, else node:sqlite; an Error in words when neither does. */
-export function open(path: string): Db {
+function open(path: string): Db {
   if (!opener) {
     const require = createRequire(import.meta.url);
     let why = '';
@@ -136,7 +136,7 @@ export interface FileRow {
 export const cacheFile = (root: string): string => join(cachePaths(root).dir, `search-${FORMAT}.sqlite`);
 
 /** Texts of one event longer than this are indexed up to it (a 50 MB tool output is not prose). */
-export const MAX_TEXT = 256 << 10;
+const MAX_TEXT = 256 << 10;
 /** Bytes a file is read in between two pauses of a build. */
 const SLICE = 4 << 20;
 

@@ -42,7 +42,7 @@ const FILTER = /^(tool|project|since|until|role):(.*)$/;
 
 function termOf(raw: string, quoted: boolean): Term | null {
   const prefix = !quoted && raw.endsWith('*');
-  const words = tokens(prefix ? raw.slice(0, -1) : raw);
+  const words = tokens(prefix ? raw.slice(0, -1) : raw).map((t) => t.word);
   return words.length ? { words, prefix, text: quoted ? `"${raw}"` : raw } : null;
 }
 
@@ -79,6 +79,21 @@ export function parseQuery(query: string): Query {
 
 /** A term as an FTS5 query: a quoted phrase of its words (quotes doubled), `*` for a prefix. */
 export const ftsTerm = (t: Term): string => `"${t.words.join(' ').replace(/"/g, '""')}"${t.prefix ? '*' : ''}`;
+
+/** Where in `text` the term is: [start, end) of each occurrence, in UTF-16 units. */
+export function find(text: string, t: Term, toks = tokens(text)): [number, number][] {
+  const out: [number, number][] = [];
+  const n = t.words.length;
+  for (let i = 0; i + n <= toks.length; i++) {
+    let ok = true;
+    for (let j = 0; j < n && ok; j++) {
+      const w = toks[i + j]!.word;
+      ok = j === n - 1 && t.prefix ? w.startsWith(t.words[j]!) : w === t.words[j];
+    }
+    if (ok) out.push([toks[i]!.start, toks[i + n - 1]!.end]);
+  }
+  return out;
+}
 
 /** Whether a folded project path is the filter's project: the whole path, or its last parts. */
 export function projectMatches(project: string, filter: string): boolean {

@@ -23,10 +23,9 @@ import { closeSync, readSync, rmSync, statSync } from 'node:fs';
 import { basename, join, sep } from 'node:path';
 import { restoreFromRaw } from '../format/derived.js';
 import { openRegularSync } from '../store/files.js';
-import { FILE_SPAN, MAX_TEXT, SearchCache, TOKENIZE, arrays, cacheFile, open, rowOf } from './cache.js';
-import type { Db, FileRow, SyncOptions } from './cache.js';
-import { ftsTerm, parseQuery, projectMatches, type Query, type Term } from './query.js';
-import { ROLES, eventTexts, roleOf, type EventText, type Role, type SearchWhere } from './texts.js';
+import { FILE_SPAN, SearchCache, arrays, cacheFile, rowOf, type FileRow, type SyncOptions } from './cache.js';
+import { find, ftsTerm, parseQuery, projectMatches, type Query, type Term } from './query.js';
+import { ROLES, eventTexts, roleOf, tokens, type EventText, type Role, type SearchWhere } from './texts.js';
 
 export type { SearchWhere } from './texts.js';
 export { parseQuery } from './query.js';
@@ -414,63 +413,87 @@ function decodeCursor(c: string): number {
 
 // ---- The hit of an event ----------------------------------------------------------------------
 
-/** Where FTS5's snippet() marks a match (characters taken out of the texts first). */
-const MARK = /[\u0002\u0003]/g;
-let snipper: { db: Db; put: (i: number, text: string) => unknown; best: (m: string, n: number) => unknown } | undefined;
-
-/**
- * The hit of an event whose texts hold a term: of its texts, the one FTS5 ranks best for the
- * query's terms, and FTS5's own snippet() of it, in a table in memory with the cache's tokenizer
- * (so the same words match); bounded to about snippetChars. Null when no text holds a term.
- */
+/** The hit of an event whose texts hold a term (the text holding the most terms); null when none does. */
 function hitOf(ev: Record<string, unknown>, texts: EventText[], f: FileRow, seq: number, q: Query, opts: SearchOptions): SearchHit | null {
-  if (!snipper) {
-    const db = open(':memory:');
-    db.exec(`CREATE VIRTUAL TABLE s USING fts5(body, ${TOKENIZE})`);
-    const put = db.prepare('INSERT INTO s (rowid, body) VALUES (?, ?)');
-    const best = db.prepare(
-      "SELECT rowid AS i, snippet(s, 0, '\u0002', '\u0003', '…', ?) AS t FROM s WHERE s MATCH ? ORDER BY rank LIMIT 1",
-    );
-    snipper = { db, put: (i, text) => put.run(i, text), best: (m, n) => best.get(n, m) };
+  let best: { text: EventText; found: [number, number][]; terms: number } | null = null;
+  for (const text of texts) {
+    const toks = wordsNear(text.text, q);
+    const found: [number, number][] = [];
+    let terms = 0;
+    for (const t of q.terms) {
+      const at = find(text.text, t, toks);
+      if (at.length) terms++;
+      found.push(...at);
+    }
+    if (terms && (!best || terms > best.terms || (terms === best.terms && found.length > best.found.length))) best = { text, found, terms };
   }
-  const width = opts.snippetChars ?? 160;
-  snipper.db.exec('DELETE FROM s');
-  texts.forEach((t, i) => snipper!.put(i, (t.text.length > MAX_TEXT ? t.text.slice(0, MAX_TEXT) : t.text).replace(MARK, ' ')));
-  const r = snipper.best(q.terms.map(ftsTerm).join(' OR '), Math.max(8, Math.min(64, Math.round(width / 6)))) as
-    | { i: number; t: string }
-    | undefined;
-  if (!r) return null;
-  const { snippet, ranges } = bounded(r.t.replace(/[\r\n\t\f\v]/g, ' '), width);
-  const where = texts[r.i]!.where;
-  const t = typeof ev.t === 'string' ? ev.t : '';
-  const kind = typeof ev.kind === 'string' ? ev.kind : '';
+  if (!best) return null;
+  const { snippet, ranges } = snippetOf(
+    best.text.text,
+    best.found.sort((a, b) => a[0] - b[0]),
+    opts.snippetChars ?? 160,
+  );
   const sessionId = idOf(f);
+  const [kind, where, t] = [typeof ev.kind === 'string' ? ev.kind : '', best.text.where, typeof ev.t === 'string' ? ev.t : ''];
   return { sessionId, project: f.project, title: f.title, seq, cite: `${sessionId}#${seq}`, kind, where, t, snippet, ranges, file: f.path };
 }
 
+/** Texts longer than this are cut into words only around where a term's letters are. */
+const LONG_TEXT = 4 << 10;
+const NEAR = 512;
+
 /**
- * A marked snippet as text and the [start, end) of its marks; cut to about `width` around its
- * first mark when longer (a token of thousands of characters), never inside a surrogate pair.
+ * The words of `text`, or of a long text the words near each place its lowercase holds a term's
+ * first word (a tool output of megabytes is not cut whole to check one hit). A term whose
+ * letters are not found so (diacritics, case folding beyond toLowerCase) has the whole text cut.
  */
-function bounded(marked: string, width: number): { snippet: string; ranges: [number, number][] } {
-  let text = '';
-  const ranges: [number, number][] = [];
-  for (const part of marked.split('\u0002')) {
-    const [m, rest] = part.split('\u0003') as [string, string | undefined];
-    if (rest === undefined) text += m;
-    else ranges.push([text.length, text.length + m.length]), (text += m + rest);
+function wordsNear(text: string, q: Query): ReturnType<typeof tokens> {
+  if (text.length <= LONG_TEXT) return tokens(text);
+  const lower = text.toLowerCase();
+  const spans: [number, number][] = [];
+  for (const t of q.terms) {
+    let n = 0;
+    for (let at = lower.indexOf(t.words[0]!); at >= 0 && n < 16; at = lower.indexOf(t.words[0]!, at + 1), n++)
+      spans.push([Math.max(0, at - NEAR), Math.min(text.length, at + NEAR * 2)]);
+    if (n === 0) return tokens(text);
   }
-  if (text.length <= width * 1.5) return { snippet: text, ranges };
-  let start = Math.max(0, (ranges[0]?.[0] ?? 0) - Math.floor(width / 4));
-  let end = Math.min(text.length, Math.max(start + width, ranges[0]?.[1] ?? 0));
+  spans.sort((a, b) => a[0] - b[0]);
+  const out: ReturnType<typeof tokens> = [];
+  let end = 0;
+  for (const [a0, b] of spans) {
+    let a = Math.max(a0, end);
+    if (a >= b) continue;
+    // Start and end on a word's edge, so no word is cut in two.
+    while (a > end && /[\p{L}\p{N}\p{M}]/u.test(text[a - 1]!)) a--;
+    let z = b;
+    while (z < text.length && /[\p{L}\p{N}\p{M}]/u.test(text[z]!)) z++;
+    for (const w of tokens(text.slice(a, z))) out.push({ word: w.word, start: w.start + a, end: w.end + a });
+    end = z;
+  }
+  return out;
+}
+
+/**
+ * A one-line snippet about `width` long around the window holding the most matches (`found`,
+ * sorted), never cut inside a surrogate pair, with '…' where text is left out; the matches in it.
+ */
+function snippetOf(text: string, found: [number, number][], width: number): { snippet: string; ranges: [number, number][] } {
+  let bestAt = 0;
+  let bestCount = 0;
+  for (let i = 0, j = 0; i < found.length; i++) {
+    while (j < found.length && found[j]![1] - found[i]![0] <= width) j++;
+    if (j - i > bestCount) (bestCount = j - i), (bestAt = i);
+  }
+  const a = found[bestAt]?.[0] ?? 0;
+  let start = Math.max(0, a - Math.floor(width / 4));
+  let end = Math.min(text.length, Math.max(start + width, found[bestAt]?.[1] ?? 0));
   if (start > 0 && /[\uDC00-\uDFFF]/.test(text[start]!)) start--;
   if (end < text.length && /[\uDC00-\uDFFF]/.test(text[end]!)) end++;
   const pre = start > 0 ? '…' : '';
-  const shift = (x: number) => x - start + pre.length;
-  return {
-    snippet: pre + text.slice(start, end) + (end < text.length ? '…' : ''),
-    ranges: ranges.filter(([x, y]) => x >= start && y <= end).map(([x, y]) => [shift(x), shift(y)]),
-  };
+  const snippet = pre + text.slice(start, end).replace(/[\r\n\t\f\v]/g, ' ') + (end < text.length ? '…' : '');
+  const ranges: [number, number][] = [];
+  for (const [x, y] of found) if (x >= start && y <= end) ranges.push([x - start + pre.length, y - start + pre.length]);
+  return { snippet, ranges };
 }
 
 // ---- Scanning (before the cache's first build is done) ------------------------------------------

@@ -1,7 +1,9 @@
-// What of an event is searchable: the one place the search cache (cache.ts) and the check of a
-// hit (search.ts) agree on. And how a query's text is cut into words (`tokens`, query.ts): as
-// the cache's FTS5 tokenizer cuts (cache.ts TOKENIZE: runs of letters, digits, marks and
-// private-use characters, folded to lowercase without diacritics; anything else separates).
+// What of an event is searchable, and how text is cut into words: the one place the search
+// cache (cache.ts), the scan and the check of a hit (search.ts) agree on. Words are what the
+// cache's FTS5 tokenizer makes them (cache.ts TOKENIZE): runs of letters, digits, marks and
+// private-use characters, folded to lowercase without diacritics; anything else separates
+// words. `tokens` does the same in JavaScript, so a hit found through the cache is checked
+// against the session file by the same rule.
 // Depends on format/ only.
 
 import { contentOf, walk } from '../format/content.js';
@@ -101,5 +103,12 @@ const ASCII = /^[\x00-\x7f]*$/;
 /** A word as FTS5 stores it: lowercase, diacritics removed. */
 export const fold = (w: string): string => (ASCII.test(w) ? w.toLowerCase() : w.normalize('NFKD').replace(MARKS, '').toLowerCase());
 
-/** The words of `text`, folded. */
-export const tokens = (text: string): string[] => Array.from(text.matchAll(WORD), (m) => fold(m[0])).filter(Boolean);
+/** The words of `text` with where each is ([start, end) in UTF-16 units), folded. */
+export function tokens(text: string): { word: string; start: number; end: number }[] {
+  const out: { word: string; start: number; end: number }[] = [];
+  for (const m of text.matchAll(WORD)) {
+    const word = fold(m[0]);
+    if (word) out.push({ word, start: m.index, end: m.index + m[0].length });
+  }
+  return out;
+}
