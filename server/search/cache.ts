@@ -15,10 +15,8 @@
 // end, has its new lines indexed (sessions are append-only); any other is indexed again; a file
 // gone is dropped. An import, a rename (a title event), trash and restore are all one of these.
 //
-// Rejected: a hand-written index per project folder (what this replaced: fast, but it could not
-// rank and was the largest piece of machinery in the house); one database per project folder
-// (a query over every project would open them all); storing the text (doubles the size, and
-// every hit is read from its file anyway).
+// Rejected: one database per project folder (a query over every project would open them all);
+// storing the text (doubles the size, and every hit is read from its file anyway).
 //
 // SQLite: better-sqlite3 where it loads (Node 20), else node:sqlite (the sidecar in the VS Code
 // bundle, on the editor's newer Node). Depends on node:fs, store/files.ts, store/cache-dir.ts,

@@ -7,16 +7,13 @@
 // events, weighted by role, boosted for every term and the whole phrase, times a recency boost)
 // is protocol.md's "Search queries"; its constants are WEIGHT, RECENCY and HALF_LIFE_DAYS below.
 //
-// No cache decides the truth: every hit shown is read back from its session file at its offset
-// and checked to hold a term; one that does not is dropped and its file indexed again by the
-// next search. Only the hits shown are read: a session's best rows, until its page has enough.
-// Until the cache's first build is done (the sidecar builds it in the background) a search
-// scans the files instead (scan, below), with the same matching and ranking, so the first
-// search is never a wall.
+// No cache decides the truth: every hit shown is read back from its file at its offset and
+// checked to hold a term (only the hits shown); one that does not is dropped and its file indexed
+// again by the next search. Until the cache's first build is done a search scans the files
+// (scan, below) with the same matching and ranking, so the first search is never a wall.
 //
-// Tolerant: an unreadable file or folder becomes a problem, never an exception; only an abort or
-// a query that does not read (QueryError) throws. Depends on node:fs, store/files.ts and the
-// modules of this folder; no JSON-RPC.
+// Tolerant: an unreadable file or folder becomes a problem; only an abort or a query that does
+// not read (QueryError) throws. Depends on node:fs, store/ and this folder; no JSON-RPC.
 
 import { readdir } from 'node:fs/promises';
 import { closeSync, readSync, rmSync, statSync } from 'node:fs';
