@@ -24,7 +24,7 @@
 
 import { closeSync, readSync, rmSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { cachePaths, ensureCacheFolder } from '../store/cache-dir.js';
 import { restoreFromRaw } from '../format/derived.js';
 import { openRegularSync, plantedKind } from '../store/files.js';
@@ -140,6 +140,8 @@ const SLICE = 4 << 20;
 
 /** How a sync runs: see SearchCache.sync. */
 export interface SyncOptions {
+  /** `paths` are these folders' files only: files elsewhere are kept. */
+  within?: readonly string[];
   problems?: { file: string; message: string }[];
   onProgress?: (done: number, total: number) => void;
   signal?: AbortSignal;
@@ -252,7 +254,8 @@ export class SearchCache {
       const f = this.byPath.get(path);
       if (!f || f.size !== st.size || f.mtime !== st.mtime || f.ino !== st.ino) todo.push({ path, st });
     }
-    const gone = [...this.byPath.values()].filter((f) => !seen.has(f.path));
+    const within = o.within && new Set(o.within);
+    const gone = [...this.byPath.values()].filter((f) => !seen.has(f.path) && (!within || within.has(dirname(f.path))));
     if (todo.length === 0 && gone.length === 0) return;
     let slice = Date.now();
     const pause = async () => {

@@ -158,6 +158,19 @@ export async function buildCache(cache: SearchCache, root: string, o: SyncOption
   if (!cache.built) cache.markBuilt();
 }
 
+/** Brings the cache up to date with some project folders' files (the sidecar's watcher saw them touched). */
+export async function syncFolders(cache: SearchCache, dirs: string[], problems: SearchProblem[] = []): Promise<void> {
+  const files: string[] = [];
+  for (const dir of dirs)
+    try {
+      for (const n of await readdir(dir)) if (n.endsWith('.jsonl')) files.push(dir + sep + n);
+    } catch (e) {
+      const code = (e as NodeJS.ErrnoException).code;
+      if (code !== 'ENOENT') problems.push({ file: dir, message: `cannot read folder (${code ?? (e as Error).message})` });
+    }
+  await cache.sync(files, { within: dirs, problems });
+}
+
 /** Searches the store at `root` (see the top of this file). */
 export async function searchSessions(root: string, query: string, opts: SearchOptions = {}): Promise<SearchResult> {
   opts.signal?.throwIfAborted();
