@@ -284,9 +284,12 @@ function deleteIndexes() {
 }
 
 /** The search cache (search/cache.ts) of the corpus, with its -wal and -shm. */
-const searchCacheFile = () => join(cacheDir.cachePaths(ROOT).dir, 'search-1.sqlite');
+const searchCacheModule = existsSync(join(REPO, 'dist', 'search', 'cache.js'))
+  ? await import(join(REPO, 'dist', 'search', 'cache.js'))
+  : undefined;
+const searchCacheFile = () => searchCacheModule.cacheFile(ROOT);
 function searchIndexFiles() {
-  if (!cacheDir) return [];
+  if (!searchCacheModule) return [];
   const f = searchCacheFile();
   return [f, `${f}-wal`, `${f}-shm`].filter((x) => existsSync(x));
 }

@@ -6,8 +6,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { appendFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { QueryError, searchSessions } from '../server/search/search.js';
+import { dirname, join } from 'node:path';
+import { QueryError, buildCache, searchSessions, syncFolders } from '../server/search/search.js';
+import { SearchCache } from '../server/search/cache.js';
 import { parseQuery } from '../server/search/query.js';
 
 let dir: string;
@@ -131,6 +132,31 @@ describe('ranked search', () => {
     );
     expect((await searchSessions(root, 'zeppelin')).total).toBe(0);
     expect((await searchSessions(root, 'blimp')).total).toBe(1);
+  });
+
+  it('a sync of the folders a watcher saw touched: their files indexed or dropped, other folders kept', async () => {
+    const cache = SearchCache.open(root);
+    try {
+      await buildCache(cache, root);
+      const here = session('2026-11-05T10-00-00-fold', '/w/folder', [user('a marmot here')]);
+      const there = session('2026-11-05T10-00-00-else', '/w/elsewhere', [user('a marmot there')]);
+      await syncFolders(cache, [dirname(here)]);
+      const found = await searchSessions(root, 'marmot', { cache, fresh: true });
+      // Only the touched folder was looked at: the other folder's new file is not known yet.
+      expect(found.sessions.map((m) => m.sessionId)).toEqual(['2026-11-05T10-00-00-fold']);
+      rmSync(here);
+      await syncFolders(cache, [dirname(here)]);
+      expect((await searchSessions(root, 'marmot', { cache, fresh: true })).total).toBe(0);
+      await syncFolders(cache, [dirname(there)]);
+      expect((await searchSessions(root, 'marmot', { cache, fresh: true })).sessions.map((m) => m.sessionId)).toEqual([
+        '2026-11-05T10-00-00-else',
+      ]);
+      // The paging folder, not touched, is still searched.
+      expect((await searchSessions(root, 'paging', { cache, fresh: true })).total).toBe(12);
+      rmSync(there);
+    } finally {
+      cache.close();
+    }
   });
 
   it('a hit whose line no longer holds the word (same size and mtime) is dropped, and its file indexed again', async () => {

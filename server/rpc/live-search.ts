@@ -1,13 +1,14 @@
 // The sidecar's search: one search cache (search/cache.ts) kept open for the sidecar's life,
 // built in the background at start when it was never built (reported with $/progress), while
 // session/search answers by scanning the files; then kept current before each search: only
-// when the store watcher reported a change since the last sync (or always, when no fs.watch
-// watcher is live), so a search over an unchanged store does no file system work at all.
+// the project folders the store watcher saw touched since the last sync (every folder when no
+// fs.watch watcher is live), so a search over an unchanged store does no file system work at
+// all, and one after an append stats one folder's files, not the store's.
 // Syncs are one at a time (one SQLite connection, one transaction).
 // Depends on the search core; JSON-RPC only through the `progress` function it is given.
 
 import { SearchCache } from '../search/cache.js';
-import { buildCache, listSessionFiles, searchSessions, type SearchOptions, type SearchResult } from '../search/search.js';
+import { buildCache, listSessionFiles, searchSessions, syncFolders, type SearchOptions, type SearchResult } from '../search/search.js';
 
 /** How long a search waits for a build in progress before it scans instead. */
 const WAIT_FOR_BUILD_MS = 250;
@@ -20,8 +21,10 @@ interface Progress {
 export class LiveSearch {
   private cache: SearchCache | null = null;
   private building: Promise<void> | undefined;
-  /** Whether a change may have happened since the last sync. */
+  /** Whether a change may have happened anywhere since the last sync. */
   private changed = true;
+  /** Project folders the watcher saw touched since the last sync. */
+  private readonly dirs = new Set<string>();
   /** Whether the store watcher reports every change (fs.watch mode). */
   private watched = false;
   private queue: Promise<unknown> = Promise.resolve();
@@ -70,10 +73,15 @@ export class LiveSearch {
     });
   }
 
-  /** The store watcher saw a change (or fell back to polling: `watched` false). */
+  /** The store watcher fell back to polling: every search syncs every folder. */
   touched(watched = this.watched): void {
     this.changed = true;
     this.watched = watched;
+  }
+
+  /** The store watcher saw something change in a project folder (before it reports the change). */
+  touchedFolder(dir: string): void {
+    this.dirs.add(dir);
   }
 
   /** A search: from the cache once built (synced first when something changed), else by scanning. */
@@ -84,8 +92,11 @@ export class LiveSearch {
     if (!cache || this.building || !cache.built) return searchSessions(this.root, query, { ...opts, cache: null });
     return this.serial(async () => {
       const fresh = this.watched && !this.changed;
+      const dirs = [...this.dirs];
       this.changed = false;
+      this.dirs.clear();
       try {
+        if (fresh && dirs.length) await syncFolders(cache, dirs);
         return await searchSessions(this.root, query, { ...opts, cache, fresh });
       } catch (e) {
         this.changed = true;

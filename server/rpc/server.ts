@@ -376,13 +376,17 @@ class Sidecar {
             this.core?.search.touched(false);
             this.log.warn(reason);
           },
-          onFolderTouched: (dir) => this.core?.store.listingCache?.touched(dir),
+          onFolderTouched: (dir) => {
+            this.core?.store.listingCache?.touched(dir);
+            this.core?.search.touchedFolder(dir);
+          },
           // A Syncthing conflict copy of a session: made whole in the store (server/sync).
           onConflict: (file) => this.settler.seen(file),
           onError: (e) => this.log.warn(`store watcher: ${(e as Error).message ?? e}`),
         },
         (change) => {
-          this.core?.search.touched();
+          // A new session may be in a new folder, which the watcher lists without calling it touched.
+          if (change.change === 'created') this.core?.search.touched();
           if (this.phase === 'running') void this.conn.sendNotification(DID_CHANGE, change);
         },
       );

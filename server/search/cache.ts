@@ -15,52 +15,36 @@
 // end, has its new lines indexed (sessions are append-only); any other is indexed again; a file
 // gone is dropped. An import, a rename (a title event), trash and restore are all one of these.
 //
-// Rejected: a hand-written index per project folder (what this replaced: fast, but it could not
-// rank and was the largest piece of machinery in the house); one database per project folder
-// (a query over every project would open them all); storing the text (doubles the size, and
-// every hit is read from its file anyway).
+// Rejected: one database per project folder (a query over every project would open them all);
+// storing the text (doubles the size, and every hit is read from its file anyway).
 //
 // SQLite: better-sqlite3 where it loads (Node 20), else node:sqlite (the sidecar in the VS Code
 // bundle, on the editor's newer Node). Depends on node:fs, store/files.ts, store/cache-dir.ts,
 // texts.ts; nothing of JSON-RPC.
 
-import { closeSync, lstatSync, readSync, rmSync, statSync } from 'node:fs';
+import { closeSync, readSync, rmSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { cachePaths, ensureCacheFolder } from '../store/cache-dir.js';
 import { restoreFromRaw } from '../format/derived.js';
-import { openRegularSync } from '../store/files.js';
-import { eventTexts, type SearchWhere } from './texts.js';
+import { openRegularSync, plantedKind } from '../store/files.js';
+import { forEachLineSync } from '../store/lines.js';
+import { ROLES, eventTexts, roleOf, type Role } from './texts.js';
 
 /** Bumped when the schema or what is indexed changes: a new name, so an old file is never misread. */
 export const FORMAT = 2;
-
-export type RowRole = 'user' | 'assistant' | 'tool' | 'title' | 'compact';
-const ROLE_OF: Record<SearchWhere, RowRole> = {
-  user: 'user',
-  assistant: 'assistant',
-  agent: 'assistant',
-  'tool-input': 'tool',
-  'tool-output': 'tool',
-  title: 'title',
-  compact: 'compact',
-};
-export const roleOf = (w: SearchWhere): RowRole => ROLE_OF[w];
-export const ROLE_CODES: readonly RowRole[] = ['user', 'assistant', 'tool', 'title', 'compact'];
 
 /** Rowids: file id x 2^29 + seq x 8 + role (2^24 files, 2^26 events a file, within 2^53). */
 export const FILE_SPAN = 2 ** 29;
 const MAX_FILE = 2 ** 24;
 const MAX_SEQ = 2 ** 26;
-const rowId = (file: number, seq: number, role: RowRole): number => file * FILE_SPAN + seq * 8 + ROLE_CODES.indexOf(role);
+const rowId = (file: number, seq: number, role: Role): number => file * FILE_SPAN + seq * 8 + ROLES.indexOf(role);
 /** A rowid's file id, seq and role. */
-export const rowOf = (id: number): { file: number; seq: number; role: RowRole } => ({
+export const rowOf = (id: number): { file: number; seq: number; role: Role } => ({
   file: Math.floor(id / FILE_SPAN),
   seq: Math.floor((id % FILE_SPAN) / 8),
-  role: ROLE_CODES[id % 8]!,
+  role: ROLES[id % 8]!,
 });
-/** SQL for a rowid's role code, and a role's code. */
-export const roleCode = (r: RowRole): number => ROLE_CODES.indexOf(r);
 
 /** What both drivers offer. */
 interface Stmt {
@@ -106,6 +90,9 @@ function open(path: string): Db {
   return opener(path);
 }
 
+/** How text is cut into words (texts.ts says the same in JavaScript, for queries). */
+export const TOKENIZE = `tokenize="unicode61 remove_diacritics 2 categories 'L* N* Co M*'"`;
+
 // synchronous OFF: a cache torn by a power cut is found broken and rebuilt (or a hit fails its check);
 // mmap: a fresh process (the CLI) reads the pages a bm25 needs without a read() each.
 const SCHEMA = `
@@ -119,8 +106,7 @@ CREATE TABLE IF NOT EXISTS files (
   tool TEXT NOT NULL, sid TEXT NOT NULL, title TEXT NOT NULL, size INTEGER NOT NULL, mtime REAL NOT NULL, ino TEXT NOT NULL,
   done INTEGER NOT NULL, seq INTEGER NOT NULL, last INTEGER NOT NULL, titled INTEGER NOT NULL);
 CREATE TABLE IF NOT EXISTS rows (id INTEGER PRIMARY KEY, off INTEGER NOT NULL, len INTEGER NOT NULL, t INTEGER NOT NULL);
-CREATE VIRTUAL TABLE IF NOT EXISTS fts USING fts5(body, content='', contentless_delete=1,
-  tokenize="unicode61 remove_diacritics 2 categories 'L* N* Co M*'");
+CREATE VIRTUAL TABLE IF NOT EXISTS fts USING fts5(body, content='', contentless_delete=1, ${TOKENIZE});
 `;
 
 /** A file as the cache knows it. */
@@ -149,8 +135,18 @@ export const cacheFile = (root: string): string => join(cachePaths(root).dir, `s
 
 /** Texts of one event longer than this are indexed up to it (a 50 MB tool output is not prose). */
 const MAX_TEXT = 256 << 10;
-const CHUNK = 4 << 20;
-const NL = 10;
+/** Bytes a file is read in between two pauses of a build. */
+const SLICE = 4 << 20;
+
+/** How a sync runs: see SearchCache.sync. */
+export interface SyncOptions {
+  /** `paths` are these folders' files only: files elsewhere are kept. */
+  within?: readonly string[];
+  problems?: { file: string; message: string }[];
+  onProgress?: (done: number, total: number) => void;
+  signal?: AbortSignal;
+  yieldMs?: number;
+}
 
 export class SearchCache {
   readonly db: Db;
@@ -158,8 +154,6 @@ export class SearchCache {
   readonly files = new Map<number, FileRow>();
   private readonly byPath = new Map<string, FileRow>();
   private readonly ins: { file: Stmt; row: Stmt; fts: Stmt; upd: Stmt };
-  /** The read buffer, one a cache (its syncs are one at a time). */
-  private buf: Buffer | undefined;
   /** Whether a first build has completed (until then a search scans, search.ts). */
   built: boolean;
 
@@ -192,7 +186,7 @@ export class SearchCache {
     for (let attempt = 0; ; attempt++) {
       let db: Db | undefined;
       try {
-        if (path !== ':memory:') for (const f of [path, `${path}-wal`, `${path}-shm`]) if (planted(f)) rmSync(f, { force: true });
+        if (path !== ':memory:') for (const f of [path, `${path}-wal`, `${path}-shm`]) if (plantedKind(f)) rmSync(f, { force: true });
         db = open(path);
         db.exec(SCHEMA);
         const format = db.prepare("SELECT value FROM about WHERE key='format'").get() as { value: string } | undefined;
@@ -236,31 +230,14 @@ export class SearchCache {
   /** Marks a file to be indexed again by the next sync (a hit that did not check out). */
   stale(id: number): void {
     const f = this.files.get(id);
-    if (!f) return;
-    f.size = -1;
-    this.db.prepare('UPDATE files SET size = -1 WHERE id = ?').run(id);
-  }
-
-  /** The file row of a path, if indexed. */
-  file(path: string): FileRow | undefined {
-    return this.byPath.get(path);
+    if (f) this.db.prepare('UPDATE files SET size = -1 WHERE id = ?').run(id), (f.size = -1);
   }
 
   /**
-   * Brings the cache up to date with `paths` (every session file of the store, or `only` some of
-   * them: then files not listed are kept). Unreadable files go to `problems` and are dropped.
-   * Yields to the event loop between files and chunks when `yieldEvery` ms have passed.
+   * Brings the cache up to date with `paths`, every session file of the store. Unreadable files
+   * go to `problems` and are dropped. Yields between files and slices when `yieldMs` have passed.
    */
-  async sync(
-    paths: readonly string[],
-    o: {
-      only?: boolean;
-      problems?: { file: string; message: string }[];
-      onProgress?: (done: number, total: number) => void;
-      signal?: AbortSignal;
-      yieldMs?: number;
-    } = {},
-  ): Promise<void> {
+  async sync(paths: readonly string[], o: SyncOptions = {}): Promise<void> {
     const todo: { path: string; st: { size: number; mtime: number; ino: string } }[] = [];
     const seen = new Set<string>();
     for (const path of paths) {
@@ -277,7 +254,8 @@ export class SearchCache {
       const f = this.byPath.get(path);
       if (!f || f.size !== st.size || f.mtime !== st.mtime || f.ino !== st.ino) todo.push({ path, st });
     }
-    const gone = o.only ? [] : [...this.byPath.values()].filter((f) => !seen.has(f.path));
+    const within = o.within && new Set(o.within);
+    const gone = [...this.byPath.values()].filter((f) => !seen.has(f.path) && (!within || within.has(dirname(f.path))));
     if (todo.length === 0 && gone.length === 0) return;
     let slice = Date.now();
     const pause = async () => {
@@ -324,70 +302,62 @@ export class SearchCache {
     this.built = true;
   }
 
-  /** Indexes a file: its new lines when it only grew, else all of it. */
+  /** Indexes a file: its new lines when it only grew, else all of it, a slice at a time (pause between). */
   private async index(path: string, st: { size: number; mtime: number; ino: string }, pause: () => Promise<void>): Promise<void> {
     const { fd } = openRegularSync(path);
     try {
       let f = this.byPath.get(path);
-      if (f && (f.ino !== st.ino || f.size < 0 || st.size < f.done || (f.done > 0 && byteAt(fd, f.done - 1) !== NL))) {
+      if (f && (f.ino !== st.ino || f.size < 0 || st.size < f.done || (f.done > 0 && byteAt(fd, f.done - 1) !== 10))) {
         this.forget(f);
         f = undefined;
       }
-      let off = f ? f.done : 0;
-      let seq = f ? f.seq : 0;
-      const state = { title: f?.title ?? '', titled: f?.titled ?? 0, last: f?.last ?? 0 };
-      if (!f) {
-        const meta = metaOf(fd);
-        if (!meta) return; // no whole meta line yet: nothing to index, looked at again when it grows
-        const r = this.ins.file.run(path, meta.id, meta.project, meta.tool, meta.sid, '', st.size, st.mtime, st.ino, meta.end, 0, 0, 0);
-        f = {
-          id: Number(r.lastInsertRowid),
-          path,
-          session: meta.id,
-          project: meta.project,
-          tool: meta.tool,
-          sid: meta.sid,
-          title: '',
-          size: st.size,
-          mtime: st.mtime,
-          ino: st.ino,
-          done: meta.end,
-          seq: 0,
-          last: 0,
-          titled: 0,
-        };
-        this.remember(f);
-        off = meta.end;
-      }
-      const buf = (this.buf ??= Buffer.allocUnsafe(CHUNK));
-      for (;;) {
-        const n = readSync(fd, buf, 0, CHUNK, off);
-        if (n <= 0) break;
-        let start = 0;
-        let nl = buf.indexOf(NL, 0);
-        if (nl < 0 || nl >= n) {
-          if (n < CHUNK) break; // a torn last line: indexed once it is whole
-          // One line longer than a chunk: read whole.
-          const line = readLine(fd, off);
-          if (!line) break;
-          this.indexLine(f.id, line, off, seq++, state);
-          off += line.length + 1;
-          continue;
-        }
-        while (nl >= 0 && nl < n) {
-          const line = buf.subarray(start, nl);
-          this.indexLine(f.id, line, off + start, seq++, state);
-          start = nl + 1;
-          nl = buf.indexOf(NL, start);
-        }
-        off += start;
+      let off = f?.done ?? 0;
+      const state = { title: f?.title ?? '', titled: f?.titled ?? 0, last: f?.last ?? 0, seq: f?.seq ?? 0 };
+      // A torn last line is indexed once it is whole; a line longer than a slice is read whole.
+      const slice = (to: number) =>
+        forEachLineSync(
+          fd,
+          (l) => {
+            if (!l.terminated) return;
+            if (f) return this.indexLine(f.id, l.bytes, l.start, state.seq++, state);
+            f = this.added(path, st, l.bytes, l.end + 1);
+            return f ? undefined : false; // no meta line: nothing indexed, looked at again when it changes
+          },
+          { from: off, to },
+        ).endOfLastFullLine;
+      while (off < st.size) {
+        let next = slice(Math.min(st.size, off + SLICE));
+        if (next === off) next = slice(st.size);
+        if (next === off || !f) break;
+        off = next;
         await pause();
       }
-      Object.assign(f, { ...state, size: st.size, mtime: st.mtime, ino: st.ino, done: off, seq });
-      this.ins.upd.run(state.title, st.size, st.mtime, st.ino, off, seq, state.last, state.titled, f.id);
+      if (!f) return;
+      const { title, titled, last, seq } = state;
+      Object.assign(f, { title, titled, last, seq, ...st, done: off });
+      this.ins.upd.run(title, st.size, st.mtime, st.ino, off, seq, last, titled, f.id);
     } finally {
       closeSync(fd);
     }
+  }
+
+  /** A file's row, made from its meta line (session id, project, source tool and id); undefined when it is not one. */
+  private added(path: string, st: { size: number; mtime: number; ino: string }, line: Buffer, end: number): FileRow | undefined {
+    let m;
+    try {
+      m = JSON.parse(line.toString('utf8')) as { id?: unknown; project?: unknown; source?: { tool?: unknown; id?: unknown } };
+    } catch {
+      return undefined;
+    }
+    if (typeof m?.id !== 'string') return undefined;
+    const tool = typeof m.source?.tool === 'string' && m.source.tool ? m.source.tool : 'levelcode';
+    const sid = typeof m.source?.id === 'string' ? m.source.id : '';
+    const project = typeof m.project === 'string' ? m.project : '';
+    const row = [path, m.id, project, tool, sid, '', st.size, st.mtime, st.ino, end, 0, 0, 0];
+    const id = Number(this.ins.file.run(...row).lastInsertRowid);
+    const f = { id, path, session: m.id, project, tool, sid, title: '', ...st, done: end, seq: 0, last: 0, titled: 0 };
+    this.remember(f);
+    return f;
   }
 
   /**
@@ -406,7 +376,7 @@ export class SearchCache {
     const t = typeof ev.t === 'string' ? Date.parse(ev.t) : Number.NaN;
     const time = Number.isNaN(t) ? 0 : t;
     if (time > s.last) s.last = time;
-    const byRole = new Map<RowRole, string[]>();
+    const byRole = new Map<Role, string[]>();
     for (const p of eventTexts(ev)) {
       const role = roleOf(p.where);
       const list = byRole.get(role) ?? [];
@@ -416,7 +386,7 @@ export class SearchCache {
       else if (p.where === 'user' && !s.titled && !s.title) s.title = p.text.slice(0, 200).replace(/\s+/g, ' ').trim();
     }
     // In rowid order: FTS5 flushes what it holds in memory at every rowid below the last one.
-    for (const [role, texts] of [...byRole].sort((a, b) => roleCode(a[0]) - roleCode(b[0]))) {
+    for (const [role, texts] of [...byRole].sort((a, b) => ROLES.indexOf(a[0]) - ROLES.indexOf(b[0]))) {
       const id = rowId(file, seq, role);
       this.ins.row.run(id, off, line.length, time);
       this.ins.fts.run(id, texts.join('\n'));
@@ -424,48 +394,7 @@ export class SearchCache {
   }
 }
 
-/** Whether something other than a regular file (or nothing) is at `path`. */
-function planted(path: string): boolean {
-  try {
-    return !lstatSync(path).isFile();
-  } catch {
-    return false;
-  }
-}
-
 function byteAt(fd: number, at: number): number {
   const b = Buffer.alloc(1);
   return readSync(fd, b, 0, 1, at) === 1 ? b[0]! : -1;
-}
-
-/** The whole line starting at `off` (without its newline), or null when it is not whole yet. */
-function readLine(fd: number, off: number): Buffer | null {
-  const parts: Buffer[] = [];
-  for (let at = off, size = 64 << 10; ; size = CHUNK) {
-    const b = Buffer.allocUnsafe(size);
-    const n = readSync(fd, b, 0, size, at);
-    if (n <= 0) return null;
-    const nl = b.subarray(0, n).indexOf(NL);
-    if (nl >= 0) {
-      parts.push(b.subarray(0, nl));
-      return Buffer.concat(parts);
-    }
-    parts.push(b.subarray(0, n));
-    at += n;
-  }
-}
-
-/** The meta line: session id, project, source tool and id, and where the next line starts. */
-function metaOf(fd: number): { id: string; project: string; tool: string; sid: string; end: number } | null {
-  const line = readLine(fd, 0);
-  if (!line) return null;
-  try {
-    const m = JSON.parse(line.toString('utf8')) as { id?: unknown; project?: unknown; source?: { tool?: unknown; id?: unknown } };
-    const tool = m.source && typeof m.source.tool === 'string' && m.source.tool ? m.source.tool : 'levelcode';
-    if (typeof m.id !== 'string') return null;
-    const sid = typeof m.source?.id === 'string' ? m.source.id : '';
-    return { id: m.id, project: typeof m.project === 'string' ? m.project : '', tool, sid, end: line.length + 1 };
-  } catch {
-    return null;
-  }
 }

@@ -16,7 +16,7 @@
 // phrase of its words, as FTS5 would read it. parseQuery never throws: what it cannot read is a
 // word. Depends on texts.ts only.
 
-import { fold, tokens } from './texts.js';
+import { ROLES, fold, tokens, type Role } from './texts.js';
 
 /** A term: its folded words, in order; `prefix`: the last one is a prefix. */
 export interface Term {
@@ -25,9 +25,6 @@ export interface Term {
   /** As the user wrote it (for messages). */
   text: string;
 }
-
-export type Role = 'user' | 'assistant' | 'tool' | 'title' | 'compact';
-export const ROLES: readonly Role[] = ['user', 'assistant', 'tool', 'title', 'compact'];
 
 export interface Query {
   terms: Term[];

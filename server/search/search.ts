@@ -3,38 +3,26 @@
 // cache.ts's SQLite FTS5 database.
 //
 // A session matches when it holds every term (each in any of its events, within the query's
-// event filters) and none of the excluded ones. Matching sessions are ranked by
+// event filters) and none of the excluded ones. The ranking (BM25 of a session's three best
+// events, weighted by role, boosted for every term and the whole phrase, times a recency boost)
+// is protocol.md's "Search queries"; its constants are WEIGHT, RECENCY and HALF_LIFE_DAYS below.
 //
-//   score = relevance x (1 + 0.3 x 2^(-age in days / 30))
+// No cache decides the truth: every hit shown is read back from its file at its offset and
+// checked to hold a term (only the hits shown); one that does not is dropped and its file indexed
+// again by the next search. Until the cache's first build is done a search scans the files
+// (scan, below) with the same matching and ranking, so the first search is never a wall.
 //
-// where relevance sums the BM25 scores (SQLite's bm25(), negated) of the session's three best
-// events, 1, 1/2 and 1/4 of each, an event's score weighted by where the words are: a title 3,
-// the user's words 1.5, the assistant's 1, a compaction's briefing 1, tool calls and results 0.5;
-// and doubled when the event holds every term, doubled again when it holds the query's words as
-// one phrase; age is that of the session's newest event. So the session about the words comes
-// first, and a recent one wins a near tie. Each session shows its best events (snippets, highlighted, bounded)
-// with `id#seq` citations; `total` counts the matching sessions whatever the page size; a cursor
-// pages on.
-//
-// No cache decides the truth: every hit shown is read back from its session file at its offset
-// and checked to hold a term; one that does not is dropped and its file indexed again by the
-// next search. Only the hits shown are read: a session's best rows, until its page has enough.
-// Until the cache's first build is done (the sidecar builds it in the background) a search
-// scans the files instead (scan, below), with the same matching and ranking, so the first
-// search is never a wall.
-//
-// Tolerant: an unreadable file or folder becomes a problem, never an exception; only an abort or
-// a query that does not read (QueryError) throws. Depends on node:fs, store/files.ts and the
-// modules of this folder; no JSON-RPC.
+// Tolerant: an unreadable file or folder becomes a problem; only an abort or a query that does
+// not read (QueryError) throws. Depends on node:fs, store/ and this folder; no JSON-RPC.
 
 import { readdir } from 'node:fs/promises';
 import { closeSync, readSync, rmSync, statSync } from 'node:fs';
 import { basename, join, sep } from 'node:path';
 import { restoreFromRaw } from '../format/derived.js';
 import { openRegularSync } from '../store/files.js';
-import { FILE_SPAN, ROLE_CODES, SearchCache, arrays, cacheFile, roleCode, roleOf, rowOf, type FileRow, type RowRole } from './cache.js';
+import { FILE_SPAN, SearchCache, arrays, cacheFile, rowOf, type FileRow, type SyncOptions } from './cache.js';
 import { find, ftsTerm, parseQuery, projectMatches, type Query, type Term } from './query.js';
-import { eventTexts, tokens, type EventText, type SearchWhere } from './texts.js';
+import { ROLES, eventTexts, roleOf, tokens, type EventText, type Role, type SearchWhere } from './texts.js';
 
 export type { SearchWhere } from './texts.js';
 export { parseQuery } from './query.js';
@@ -129,7 +117,7 @@ export interface SearchResult {
 /** A query that does not read (a bad filter, no word to look for): the caller's mistake. */
 export class QueryError extends Error {}
 
-const WEIGHT: Record<RowRole, number> = { title: 3, user: 1.5, assistant: 1, compact: 1, tool: 0.5 };
+const WEIGHT: Record<Role, number> = { title: 3, user: 1.5, assistant: 1, compact: 1, tool: 0.5 };
 const RECENCY = 0.3;
 const HALF_LIFE_DAYS = 30;
 
@@ -165,20 +153,22 @@ export async function listSessionFiles(root: string, problems: SearchProblem[] =
 }
 
 /** Brings the cache of the store at `root` up to date (building it when new); `files`: listed already. */
-export async function buildCache(
-  cache: SearchCache,
-  root: string,
-  o: {
-    files?: string[];
-    problems?: SearchProblem[];
-    onProgress?: (done: number, total: number) => void;
-    signal?: AbortSignal;
-    yieldMs?: number;
-  } = {},
-): Promise<void> {
-  const files = o.files ?? (await listSessionFiles(root, o.problems));
-  await cache.sync(files, { problems: o.problems, onProgress: o.onProgress, signal: o.signal, yieldMs: o.yieldMs });
+export async function buildCache(cache: SearchCache, root: string, o: SyncOptions & { files?: string[] } = {}): Promise<void> {
+  await cache.sync(o.files ?? (await listSessionFiles(root, o.problems)), o);
   if (!cache.built) cache.markBuilt();
+}
+
+/** Brings the cache up to date with some project folders' files (the sidecar's watcher saw them touched). */
+export async function syncFolders(cache: SearchCache, dirs: string[], problems: SearchProblem[] = []): Promise<void> {
+  const files: string[] = [];
+  for (const dir of dirs)
+    try {
+      for (const n of await readdir(dir)) if (n.endsWith('.jsonl')) files.push(dir + sep + n);
+    } catch (e) {
+      const code = (e as NodeJS.ErrnoException).code;
+      if (code !== 'ENOENT') problems.push({ file: dir, message: `cannot read folder (${code ?? (e as Error).message})` });
+    }
+  await cache.sync(files, { within: dirs, problems });
 }
 
 /** Searches the store at `root` (see the top of this file). */
@@ -248,7 +238,7 @@ function matching(q: Query, columns: string): { sql: string; args: unknown[] } {
   if (q.since || q.until) sql += ' JOIN rows r ON r.id = fts.rowid';
   if (q.since) where.push('r.t >= ?'), args.push(Date.parse(q.since));
   if (q.until) where.push('r.t <= ?'), args.push(Date.parse(q.until));
-  if (q.role) where.push(`fts.rowid % 8 = ${roleCode(q.role)}`);
+  if (q.role) where.push(`fts.rowid % 8 = ${ROLES.indexOf(q.role)}`);
   return { sql: `${sql} WHERE ${where.join(' AND ')}`, args };
 }
 
@@ -307,7 +297,7 @@ function rank(cache: SearchCache, q: Query, opts: SearchOptions): Ranked[] {
     for (const [id, raw] of arrays(db, m.sql, q.terms.map(ftsTerm).join(' OR '), ...m.args) as [number, number][]) {
       const file = Math.floor(id / FILE_SPAN);
       if ((candidates && !candidates.has(file)) || gone.has(file)) continue;
-      const s = raw * WEIGHT[ROLE_CODES[id % 8]!] * (every?.has(id) ? 2 : 1) * (phrase?.has(id) ? 2 : 1);
+      const s = raw * WEIGHT[ROLES[id % 8]!] * (every?.has(id) ? 2 : 1) * (phrase?.has(id) ? 2 : 1);
       const b = bySession.get(file);
       if (!b) bySession.set(file, { rows: [{ id, s }], floor: -Infinity });
       else if (s > b.floor && b.rows.push({ id, s }) > 4 * KEEP) b.floor = b.rows.sort((x, y) => y.s - x.s).splice(KEEP)[0]!.s;
@@ -329,26 +319,6 @@ function ranked(cache: SearchCache, q: Query, opts: SearchOptions, problems: Sea
   const where = cache.db.prepare('SELECT off, len FROM rows WHERE id = ?');
   const at = (r: Row) => where.get(r.id) as Row['at'];
   return page(rank(cache, q, opts), q, opts, problems, at, (o) => cache.stale(o.file.id), cache.files.size, true);
-}
-
-/**
- * Reads a row's line back (once a line: `lines`) and makes its hit; null when the line is not
- * what was indexed or no longer holds a term of the query.
- */
-function checked(
-  file: FileRow,
-  r: { seq: number; role: RowRole },
-  at: { off: number; len: number },
-  lines: Map<number, Record<string, unknown> | null>,
-  q: Query,
-  opts: SearchOptions,
-  problems: SearchProblem[],
-): SearchHit | null {
-  if (!lines.has(at.off)) lines.set(at.off, readLineAt(file.path, at, problems));
-  const ev = lines.get(at.off);
-  if (!ev) return null;
-  const texts = eventTexts(ev).filter((p) => roleOf(p.where) === r.role);
-  return hitOf(ev, texts, { sessionId: idOf(file), project: file.project, title: file.title, path: file.path }, r.seq, q, opts);
 }
 
 /** The event whose line is `len` bytes at `off`, ending in a newline; null when it is not. */
@@ -399,8 +369,21 @@ function page(
     const hits: SearchHit[] = [];
     const lines = new Map<number, Record<string, unknown> | null>();
     for (const r of best) {
+      // Its line read back (once a line) and checked: null when it is not what was indexed.
+      const { seq, role } = rowOf(r.id);
       const where = r.at ?? at(r);
-      const hit = where && checked(file, rowOf(r.id), where, lines, q, opts, problems);
+      if (where && !lines.has(where.off)) lines.set(where.off, readLineAt(file.path, where, problems));
+      const ev = where && lines.get(where.off);
+      const hit =
+        ev &&
+        hitOf(
+          ev,
+          eventTexts(ev).filter((p) => roleOf(p.where) === role),
+          file,
+          seq,
+          q,
+          opts,
+        );
       if (!hit) stale(order[i]!);
       else if (!seen.has(`${hit.where}\0${hit.snippet}`)) seen.add(`${hit.where}\0${hit.snippet}`), hits.push(hit);
       if (hits.length === want) break;
@@ -428,8 +411,7 @@ const limitOf = (opts: SearchOptions): number => Math.max(1, opts.limit ?? 20);
 const startOf = (opts: SearchOptions): number => (opts.cursor === undefined ? Math.max(0, opts.offset ?? 0) : decodeCursor(opts.cursor));
 const round = (x: number): number => Math.round(x * 1000) / 1000;
 const encodeCursor = (at: number): string => Buffer.from(JSON.stringify({ at })).toString('base64url');
-function decodeCursor(c: string | undefined): number {
-  if (c === undefined) return 0;
+function decodeCursor(c: string): number {
   try {
     const at = (JSON.parse(Buffer.from(c, 'base64url').toString('utf8')) as { at?: unknown }).at;
     if (typeof at === 'number' && Number.isInteger(at) && at >= 0) return at;
@@ -442,14 +424,7 @@ function decodeCursor(c: string | undefined): number {
 // ---- The hit of an event ----------------------------------------------------------------------
 
 /** The hit of an event whose texts hold a term (the text holding the most terms); null when none does. */
-function hitOf(
-  ev: Record<string, unknown>,
-  texts: EventText[],
-  s: { sessionId: string; project: string; title: string; path: string },
-  seq: number,
-  q: Query,
-  opts: SearchOptions,
-): SearchHit | null {
+function hitOf(ev: Record<string, unknown>, texts: EventText[], f: FileRow, seq: number, q: Query, opts: SearchOptions): SearchHit | null {
   let best: { text: EventText; found: [number, number][]; terms: number } | null = null;
   for (const text of texts) {
     const toks = wordsNear(text.text, q);
@@ -468,19 +443,9 @@ function hitOf(
     best.found.sort((a, b) => a[0] - b[0]),
     opts.snippetChars ?? 160,
   );
-  return {
-    sessionId: s.sessionId,
-    project: s.project,
-    title: s.title,
-    seq,
-    cite: `${s.sessionId}#${seq}`,
-    kind: typeof ev.kind === 'string' ? ev.kind : '',
-    where: best.text.where,
-    t: typeof ev.t === 'string' ? ev.t : '',
-    snippet,
-    ranges,
-    file: s.path,
-  };
+  const sessionId = idOf(f);
+  const [kind, where, t] = [typeof ev.kind === 'string' ? ev.kind : '', best.text.where, typeof ev.t === 'string' ? ev.t : ''];
+  return { sessionId, project: f.project, title: f.title, seq, cite: `${sessionId}#${seq}`, kind, where, t, snippet, ranges, file: f.path };
 }
 
 /** Texts longer than this are cut into words only around where a term's letters are. */
@@ -498,7 +463,7 @@ function wordsNear(text: string, q: Query): ReturnType<typeof tokens> {
   const spans: [number, number][] = [];
   for (const t of q.terms) {
     let n = 0;
-    for (let at = lower.indexOf(t.words[0]!); at >= 0 && n < 64; at = lower.indexOf(t.words[0]!, at + 1), n++)
+    for (let at = lower.indexOf(t.words[0]!); at >= 0 && n < 16; at = lower.indexOf(t.words[0]!, at + 1), n++)
       spans.push([Math.max(0, at - NEAR), Math.min(text.length, at + NEAR * 2)]);
     if (n === 0) return tokens(text);
   }

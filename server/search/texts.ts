@@ -1,14 +1,20 @@
 // What of an event is searchable, and how text is cut into words: the one place the search
-// cache (cache.ts), the scan and the check of a hit (search.ts) agree on.
-// Words are what SQLite FTS5's unicode61 tokenizer (remove_diacritics 2) makes them: runs of
-// letters, digits and private-use characters, folded to lowercase without diacritics; anything
-// else separates words. `tokens` does the same in JavaScript, so a hit found through the cache
-// is checked against the session file by the same rule.
+// cache (cache.ts), the scan and the check of a hit (search.ts) agree on. Words are what the
+// cache's FTS5 tokenizer makes them (cache.ts TOKENIZE): runs of letters, digits, marks and
+// private-use characters, folded to lowercase without diacritics; anything else separates
+// words. `tokens` does the same in JavaScript, so a hit found through the cache is checked
+// against the session file by the same rule.
 // Depends on format/ only.
 
 import { contentOf, walk } from '../format/content.js';
 
 export type SearchWhere = 'user' | 'assistant' | 'agent' | 'tool-input' | 'tool-output' | 'compact' | 'title';
+
+/** The roles of `role:`, in the order of their codes in the cache's rowids. */
+export type Role = 'user' | 'assistant' | 'tool' | 'title' | 'compact';
+export const ROLES: readonly Role[] = ['user', 'assistant', 'tool', 'title', 'compact'];
+/** A text's role: an agent turn is the assistant's, a tool's input and output the tool's. */
+export const roleOf = (w: SearchWhere): Role => (w === 'agent' ? 'assistant' : w === 'tool-input' || w === 'tool-output' ? 'tool' : w);
 
 /** One searchable text of an event. */
 export interface EventText {

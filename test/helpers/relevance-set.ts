@@ -53,8 +53,16 @@ export const RELEVANCE: Judged[] = [
   { query: 'malformed input', expect: ['codex:66666666'], why: 'Codex session "Safe line before malformed input."' },
   {
     query: 'question in a fork',
-    expect: ['codex:01a23813-e4d6', 'claude-code:7745c106', 'claude-code:5ff30d82'],
-    why: 'the forks the real Codex and Claude Code wrote, each asked that question',
+    expect: [
+      'codex:01a23813-e4d6',
+      'claude-code:7745c106',
+      'claude-code:5ff30d82',
+      'claude-code:fd32eead',
+      'opencode:ses_db162049',
+      'qwen:c6be2011',
+      'pi:01a24e01',
+    ],
+    why: 'the forks the real Codex, Claude Code, opencode, Qwen Code and pi wrote, each asked that question',
   },
   { query: 'latest build issue', expect: ['cursor-agent:9a8b7c6d'], why: 'cursor-agent session explaining the latest build issue' },
   { query: 'repomap lint', expect: ['aider:*-L1'], why: 'aider lint run over aider/repomap.py' },
