@@ -55,8 +55,7 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
       void vscode.window.showInformationMessage(S.pick.empty);
       return undefined;
     }
-    const now = new Date();
-    const items = sessions.map((s) => ({ label: itemLabel(s), description: itemDescription(s, now), detail: s.preview, session: s }));
+    const items = sessions.map((s) => ({ label: itemLabel(s), description: itemDescription(s), detail: s.preview, session: s }));
     const pick = await vscode.window.showQuickPick(items, { placeHolder: placeholder, matchOnDescription: true, matchOnDetail: true });
     return pick?.session;
   }
@@ -72,11 +71,10 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
     qp.matchOnDescription = true;
     qp.matchOnDetail = true;
     qp.busy = true;
-    const now = new Date();
     const transcriptButton: vscode.QuickInputButton = { iconPath: new vscode.ThemeIcon('go-to-file'), tooltip: S.pick.openTranscript };
     const base = (s: SessionSummary): Item => ({
       label: itemLabel(s),
-      description: itemDescription(s, now),
+      description: itemDescription(s),
       detail: s.preview,
       buttons: [transcriptButton],
       session: s,

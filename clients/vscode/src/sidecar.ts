@@ -1,8 +1,8 @@
 // Starts and talks to the sidecar (`levelcode-sessions serve --stdio`) with vscode-languageclient
 // 11 over stdio: the bundled dist/sidecar/cli/main.js by default, or the user's own build
 // (levelcodeSessions.sidecarPath). It advertises the callbacks this extension answers, turns
-// session/didChange into an event, passes the auto-archive and retention settings as
-// initializationOptions, restarts a sidecar that died (with a notice, and a limit), and
+// session/didChange into an event, passes the auto-archive and retention settings and the user's
+// time zone as initializationOptions, restarts a sidecar that died (with a notice, and a limit), and
 // logs into one LogOutputChannel (the sidecar's stderr and window/logMessage land there too).
 //
 // Knows nothing of the History view or commands: they use request() and the events.
@@ -180,8 +180,9 @@ export class Sidecar implements vscode.Disposable {
     }
     const clientOptions: LanguageClientOptions = {
       documentSelector: [],
-      // Auto-archive and retention (history/lifecycle.ts): applied once at each start, archiving only.
-      initializationOptions: lifecycleInitOptions(s),
+      // Auto-archive and retention (history/lifecycle.ts): applied once at each start, archiving
+      // only. The time zone: History's groups and times (session/list's `view`) are the user's.
+      initializationOptions: { ...lifecycleInitOptions(s), timeZone: Intl.DateTimeFormat().resolvedOptions().timeZone },
       outputChannel: this.log,
       revealOutputChannelOn: 4 /* RevealOutputChannelOn.Never */,
       errorHandler: this.errorHandler(),

@@ -6,36 +6,8 @@
 const plural = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
 
 export const S = {
-  time: {
-    // Short, as VS Code's chat list has them, so the description fits beside the title.
-    justNow: 'now',
-    minutesAgo: (n: number) => `${n} min`,
-    hoursAgo: (n: number) => `${n} h`,
-    daysAgo: (n: number) => `${n} d`,
-    weeksAgo: (n: number) => `${n} wk`,
-    unknown: 'unknown time',
-    // The long forms, for screen readers.
-    long: {
-      justNow: 'just now',
-      minutesAgo: (n: number) => plural(n, 'minute ago', 'minutes ago'),
-      hoursAgo: (n: number) => plural(n, 'hour ago', 'hours ago'),
-      daysAgo: (n: number) => plural(n, 'day ago', 'days ago'),
-      weeksAgo: (n: number) => plural(n, 'week ago', 'weeks ago'),
-    },
-    months: ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'] as const,
-  },
-  groups: {
-    pinned: 'Pinned',
-    archived: 'Archived',
-    today: 'Today',
-    yesterday: 'Yesterday',
-    last7: 'Previous 7 days',
-    last30: 'Previous 30 days',
-    unknown: 'Unknown date',
-    months: ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December'] as const,
-  },
   history: {
-    untitled: 'Untitled chat',
+    untitled: 'Untitled session',
     turns: (n: number) => plural(n, 'turn', 'turns'),
     separator: ' · ',
     tooltipUpdated: (s: string) => `Last used ${s}`,
