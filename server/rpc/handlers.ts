@@ -914,7 +914,7 @@ async function askTitle(ctx: Context, id: string, events: readonly SeqEvent[], t
 
 /** session/import: the CLI's `import --json`, over the wire. */
 const sessionImport: Handler<typeof P.sessionImport> = async (p, token, ctx) => {
-  const [{ jobsFor }, { runImport }, { existsSync }, { homedir }, { isAbsolute }] = await Promise.all([
+  const [{ jobsFor, importerOf }, { runImport }, { existsSync }, { homedir }, { isAbsolute }] = await Promise.all([
     import('../import/registry.js'),
     import('../import/engine.js'),
     import('node:fs'),
@@ -943,7 +943,8 @@ const sessionImport: Handler<typeof P.sessionImport> = async (p, token, ctx) => 
     // A folder named by `from` that cannot be read fails the request, as the CLI exits non-zero.
     const unreadable = p.from !== undefined ? report.problems.find((x) => x.path === p.from) : undefined;
     if (unreadable) throw rpcError('InvalidParams', `session/import: cannot read ${unreadable.path}: ${unreadable.message}`, { report });
-    return report as P.ResultOf<typeof P.sessionImport>;
+    const tools = report.tools.map((t) => ({ ...t, label: importerOf(t.tool)?.label ?? t.tool }));
+    return { ...report, tools } as P.ResultOf<typeof P.sessionImport>;
   });
 };
 

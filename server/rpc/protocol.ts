@@ -789,6 +789,7 @@ export const ImportReport = z
       .array(
         z.object({
           tool: z.string(),
+          label: z.string().optional().describe('session/import: the tool\'s name as people know it ("Claude Code"), for a client to show.'),
           found: z.number().int().describe('Source files (or databases) its importer found.'),
           imported: z.number().int(),
           updated: z.number().int(),

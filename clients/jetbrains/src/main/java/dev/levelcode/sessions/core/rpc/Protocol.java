@@ -232,7 +232,8 @@ public final class Protocol {
       List<String> unreadable, int failed) {}
 
   @Schema("#/$defs/SessionImportResult/properties/tools/items")
-  public record ToolCounts(String tool, int found, int imported, int updated, int unchanged, int skipped, int problems) {}
+  public record ToolCounts(String tool, String label, int found, int imported, int updated, int unchanged, int skipped,
+      int problems) {}
 
   @Schema("#/$defs/SessionImportResult/properties/skippedFiles/items")
   public record SkippedFile(String path, String reason) {}
