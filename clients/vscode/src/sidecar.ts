@@ -17,6 +17,7 @@ import {
   ResponseError,
   State,
   TransportKind,
+  WorkDoneProgress,
   type ClientCapabilities,
   type ErrorHandler,
   type FeatureState,
@@ -144,6 +145,32 @@ export class Sidecar implements vscode.Disposable {
     // Never pass an undefined token: the client would send [params, undefined] as positional params.
     return (await (token ? c.sendRequest(method, params, token) : c.sendRequest(method, params))) as Requests[M][1];
   }
+
+  /**
+   * A long request with a work-done token of its own: `onReport` gets the sidecar's `$/progress`
+   * reports for it (the caller shows them in its own progress notification), and `token`
+   * cancels it ($/cancelRequest).
+   */
+  async requestWithProgress<M extends keyof Requests>(
+    method: M,
+    params: Requests[M][0],
+    onReport: (message: string | undefined, percentage: number | undefined) => void,
+    token?: vscode.CancellationToken,
+  ): Promise<Requests[M][1]> {
+    await this.start();
+    const c = this.client;
+    if (!c) throw new Error(S.history.sidecarDown);
+    const workDoneToken = `levelcode-${++this.progressTokens}`;
+    const sub = c.onProgress(WorkDoneProgress.type, workDoneToken, (v) => {
+      if (v.kind !== 'end') onReport(v.message, v.percentage);
+    });
+    try {
+      return await this.request(method, { ...params, workDoneToken }, token);
+    } finally {
+      sub.dispose();
+    }
+  }
+  private progressTokens = 0;
 
   private serverOptions(s: Settings): ServerOptions {
     const dirArgs = s.storeFolder ? ['--dir', s.storeFolder] : [];

@@ -150,6 +150,32 @@ export const S = {
     failed: (why: string) => `Could not resume: ${why}`,
     nothingToResume: 'There is no chat to resume in this folder yet.',
   },
+  importChats: {
+    scanning: 'Looking for chats of other AI tools on this machine…',
+    unavailable: 'This version of the LevelCode Sessions service cannot import chats.',
+    noneFound:
+      'No chats of other AI tools were found on this machine. LevelCode imports Claude Code, Codex, Gemini CLI, VS Code chat, Cursor, opencode, pi, Qwen Code and more from the folders they keep them in.',
+    allThere: (tools: string) => `Every chat found is already in History: ${tools}.`,
+    pickTitle: 'Import Chats from Other AI Tools',
+    pickPlaceholder: 'Tools found on this machine: choose whose chats to import',
+    newChats: (n: number) => plural(n, 'new chat', 'new chats'),
+    grown: (n: number) => `${n} with new messages`,
+    already: (n: number) => `${n} already in History`,
+    nothingIn: (files: number) => `${plural(files, 'file', 'files')}, no chats in them`,
+    progressTitle: 'Importing chats',
+    step: (tool: string, i: number, n: number) => (n > 1 ? `${tool} (${i} of ${n})` : tool),
+    updated: (n: number) => `${n} updated`,
+    nothingNew: 'nothing new',
+    problems: (n: number) => `${plural(n, 'file', 'files')} could not be read (see the log)`,
+    stopped: (tool: string) => `${tool}: stopped (what was imported stays)`,
+    failed: (tool: string, why: string) => `${tool}: failed (${why})`,
+    doneHead: (imported: number, updated: number) =>
+      imported || updated ? `Imported ${plural(imported, 'chat', 'chats')}${updated ? `, updated ${updated}` : ''}:` : 'Import finished:',
+    cancelledHead: (imported: number) => `Import cancelled after ${plural(imported, 'new chat', 'new chats')}:`,
+    elsewhere: (n: number) => `${plural(n, 'chat belongs', 'chats belong')} to other project folders: open one of those folders to see them.`,
+    showHistory: 'Show History',
+    showLog: 'Show Log',
+  },
   continueIn: {
     notAvailable: (title: string) => `“${title}” was not imported from a tool that can continue it.`,
     notOnPath: (tool: string, cmd: string) =>
