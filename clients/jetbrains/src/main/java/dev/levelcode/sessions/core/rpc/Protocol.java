@@ -345,7 +345,12 @@ public final class Protocol {
 
   @Schema("#/$defs/SessionExportParams")
   public record ExportParams(String id, ExportFormat format, Boolean thinking, Boolean tools, Integer maxToolChars,
-      JsonElement workDoneToken) {}
+      String timeZone, JsonElement workDoneToken) {
+    public ExportParams(String id, ExportFormat format, Boolean thinking, Boolean tools, Integer maxToolChars,
+        JsonElement workDoneToken) {
+      this(id, format, thinking, tools, maxToolChars, null, workDoneToken);
+    }
+  }
 
   @Schema("#/$defs/SessionExportResult")
   public record ExportResult(String content, ExportFormat format, String mimeType) {}
