@@ -137,16 +137,23 @@ export const S = {
   },
   resume: {
     progress: (title: string) => `Resuming “${title}”…`,
-    tier: (tier: 1 | 2 | 3) => (tier === 1 ? 'verbatim' : tier === 2 ? 'earlier work folded' : 'from a summary'),
-    resumed: (title: string, tier: 1 | 2 | 3, note?: string) =>
-      `Resumed “${title}” (tier ${tier}: ${S.resume.tier(tier)}).${note ? ` ${note}` : ''}`,
+    /**
+     * Plain words, no tiers: the whole chat came back, or a summary stands in for its earlier
+     * part. The sidecar's own line for the latter ("Resumed from summary — …") is not repeated.
+     */
+    resumed: (title: string, tier: 1 | 2 | 3, note?: string) => {
+      const rest = (note ?? '').replace(/^Resumed from (an earlier )?summary — full transcript in History\.\s*/, '').trim();
+      const head = tier === 1 ? `Resumed “${title}”.` : `Resumed “${title}” from a summary — the full chat is in History.`;
+      return rest ? `${head} ${rest}` : head;
+    },
     readOnly: (title: string) => `“${title}” is open in another window; it is shown read-only.`,
     openCopy: 'Open a Copy',
     consent: (tokens: number, calls = 1) =>
       `Resuming this chat needs a summary of about ${tokens.toLocaleString('en-US')} tokens of earlier conversation by the language model${calls > 1 ? `, in ${calls} requests` : ''}. Continue?`,
     fromSummary: 'Resume from summary',
     startFresh: 'Start fresh instead',
-    noModel: 'Resuming this chat needs a summary, and no language model is available (install or sign in to a chat model, or pick one in the setting levelcodeSessions.modelFamily).',
+    noModel:
+      'Resuming this chat needs a summary, and no language model is available: install and sign in to an extension that provides one to VS Code (GitHub Copilot Chat, or any other language model provider), or pick one in the setting levelcodeSessions.modelFamily.',
     failed: (why: string) => `Could not resume: ${why}`,
     nothingToResume: 'There is no chat to resume in this folder yet.',
   },
@@ -215,7 +222,11 @@ export const S = {
     assistant: 'Assistant',
     openTranscript: 'Open transcript',
     nothingLoaded: 'No chat is loaded: resume one from the History, or just type to start a new one.',
-    noModel: 'No language model is available, so this chat cannot be continued here.',
+    noModel:
+      'No language model is available in VS Code, so this chat cannot be continued here. Install and sign in to an extension that provides one (GitHub Copilot Chat, or any other language model provider).',
+    orCli: (tool: string) => `Or continue it in ${tool}, which is installed here.`,
+    getModel: 'Find a Language Model',
+    continueInCli: (tool: string) => `Continue in ${tool}`,
     notSaved: (why: string) => `This turn was not saved to the chat's file: ${why}.`,
     elsewhere: (title: string) => `This chat is continuing in another window: “${title}” moved on there, so this turn was not added to it. Open a copy to go on from here.`,
     elsewhereShort: 'This chat is continuing in another window; this turn was not saved to it. Choose “Open a Copy” to go on here in a copy.',
