@@ -151,6 +151,8 @@ describe('VS Code History view, Import, transcripts (code-server, Asia/Kolkata)'
     expect(progress.length, JSON.stringify(notes)).toBeGreaterThan(0);
     expect(progress.some((n) => n.includes('Claude Code') || n.includes('Codex'))).toBe(true);
     expect(progress.some((n) => n.includes('Cancel'))).toBe(true);
+    // A picture for people, not an assertion: let the toasts finish sliding in first.
+    await vs.page.waitForTimeout(1500);
     await vs.readmeScreenshot('import-report');
 
     // In the store and in History, each with its tool's name first in its description.
