@@ -11,6 +11,8 @@ import { textOf, type CompactEvent, type SeqEvent, type SessionEvent } from '../
 import type { ReadResult, SessionStore } from '../store/store.js';
 import { forkSession } from '../store/fork.js';
 import { arrange, historyOrder } from '../listing/lifecycle.js';
+import { parseZone, rowView, type Zone } from '../listing/view.js';
+export { parseZone } from '../listing/view.js';
 import { DEFAULT_IDLE_DAYS, ruleValue, runRetention } from '../listing/retention.js';
 import { fallbackTitle, normalizeTitle, shouldGenerateTitle, titleInstructions, titleMaxTokens } from '../listing/title.js';
 import {
@@ -69,6 +71,10 @@ export interface Context {
   retention: { idleDays?: number | null; keep: number | null; maxAgeDays: number | null };
   /** The sidecar's search (its cache kept open and current, live-search.ts). */
   search: LiveSearch;
+  /** The user's time zone (initializationOptions.timeZone, else the sidecar's), for session/list's `view`. */
+  zone: Zone;
+  /** initializationOptions.timeZone when the client sent a valid one (session/export's default). */
+  clientZone?: Zone;
 }
 
 export interface PendingCompaction {
@@ -219,7 +225,7 @@ const sessionRelease: Handler<typeof P.sessionRelease> = async (p, _t, { store }
   return { id: p.id, released: await store.letGo(p.id) };
 };
 
-const sessionList: Handler<typeof P.sessionList> = async (p, _t, { store, sweeping }) => {
+const sessionList: Handler<typeof P.sessionList> = async (p, _t, { store, sweeping, zone }) => {
   const after = p.cursor === undefined ? undefined : decodeCursor(p.cursor);
   await sweeping; // the start-up auto-archive, when there is one, is seen by the first listing
   const listed = await store.list({ project: p.all ? undefined : p.project, all: p.all });
@@ -227,10 +233,29 @@ const sessionList: Handler<typeof P.sessionList> = async (p, _t, { store, sweepi
   const sessions = arrange(listed.sessions, { archived: p.archived });
   const rows = after ? sessions.filter((s) => historyOrder(s, after) > 0) : sessions;
   const limit = p.limit ?? 100;
-  const page = (await withHolders(store, await withSourceTool(rows.slice(0, limit)))) as typeof rows;
+  const page = await withHolders(store, await withSourceTool(rows.slice(0, limit)));
+  const now = Date.now();
+  const viewed = page.map((r) => ({ ...r, view: rowView(r, now, zone) })) as P.SessionSummary[];
   const more = rows.length > limit;
-  return { sessions: page, problems, ...(more ? { nextCursor: encodeCursor(page[page.length - 1]!) } : {}) };
+  return { sessions: viewed, problems, ...(more ? { nextCursor: encodeCursor(page[page.length - 1]!) } : {}) };
 };
+
+/** session/export's zone: its `timeZone`, else the client's (initialize), else none (UTC). */
+function exportZone(spec: string | undefined, ctx: Context): Zone | undefined {
+  if (spec === undefined) return ctx.clientZone;
+  const zone = parseZone(spec);
+  if (!zone)
+    throw rpcError('InvalidParams', `session/export: unknown time zone ${JSON.stringify(spec)} (an IANA name or an offset like +02:00)`);
+  return zone;
+}
+
+/** initializationOptions.timeZone as a Zone: an unknown one is logged and the sidecar's own used. */
+export function userZone(spec: string | undefined, log: { warn(m: string): void }): Zone {
+  const zone = parseZone(spec);
+  if (zone) return zone;
+  log.warn(`ignoring initializationOptions.timeZone ${JSON.stringify(spec)}: not an IANA time zone or an offset like +02:00`);
+  return parseZone(undefined)!;
+}
 
 /**
  * The rows another live process owns get `heldBy` ("live in another window"). One stat of a
@@ -651,7 +676,12 @@ const sessionExport: Handler<typeof P.sessionExport> = async (p, token, ctx) =>
     const { renderMarkdown, exportJson } = await exporter();
     const content =
       p.format === 'markdown'
-        ? renderMarkdown(r.meta, r.events, { thinking: p.thinking, tools: p.tools, maxToolChars: p.maxToolChars })
+        ? renderMarkdown(r.meta, r.events, {
+            thinking: p.thinking,
+            tools: p.tools,
+            maxToolChars: p.maxToolChars,
+            zone: exportZone(p.timeZone, ctx),
+          })
         : JSON.stringify(exportJson(r.meta, r.events, r.problems), null, 2) + '\n';
     check(token, progress.token);
     return { content, format: p.format, mimeType: MIME[p.format] };
@@ -888,7 +918,7 @@ async function askTitle(ctx: Context, id: string, events: readonly SeqEvent[], t
 
 /** session/import: the CLI's `import --json`, over the wire. */
 const sessionImport: Handler<typeof P.sessionImport> = async (p, token, ctx) => {
-  const [{ jobsFor }, { runImport }, { existsSync }, { homedir }, { isAbsolute }] = await Promise.all([
+  const [{ jobsFor, importerOf }, { runImport }, { existsSync }, { homedir }, { isAbsolute }] = await Promise.all([
     import('../import/registry.js'),
     import('../import/engine.js'),
     import('node:fs'),
@@ -909,7 +939,8 @@ const sessionImport: Handler<typeof P.sessionImport> = async (p, token, ctx) => 
       signal: abortSignalOf(token, progress.token),
       onProgress: (done, total, bytes, totalBytes) =>
         progress.report(
-          `${done} of ${total} source files, ${Math.round(bytes / 1048576)} of ${Math.round(totalBytes / 1048576)} MB`,
+          // Megabytes only where there are some ("0 of 0 MB" says nothing).
+          `${done} of ${total} source files${totalBytes >= 1048576 ? `, ${Math.round(bytes / 1048576)} of ${Math.round(totalBytes / 1048576)} MB` : ''}`,
           Math.round((bytes / Math.max(1, totalBytes)) * 100),
         ),
     });
@@ -917,7 +948,8 @@ const sessionImport: Handler<typeof P.sessionImport> = async (p, token, ctx) => 
     // A folder named by `from` that cannot be read fails the request, as the CLI exits non-zero.
     const unreadable = p.from !== undefined ? report.problems.find((x) => x.path === p.from) : undefined;
     if (unreadable) throw rpcError('InvalidParams', `session/import: cannot read ${unreadable.path}: ${unreadable.message}`, { report });
-    return report as P.ResultOf<typeof P.sessionImport>;
+    const tools = report.tools.map((t) => ({ ...t, label: importerOf(t.tool)?.label ?? t.tool }));
+    return { ...report, tools } as P.ResultOf<typeof P.sessionImport>;
   });
 };
 
