@@ -103,6 +103,28 @@ local function on_did_change(_, params)
   end
 end
 
+---$/progress listeners by workDoneToken (a long request this client started with its own token).
+---@type table<string, fun(value: table)>
+local progress = {}
+
+local function on_progress(_, params)
+  local fn = type(params) == 'table' and progress[params.token]
+  if fn then
+    local ok, e = pcall(fn, params.value)
+    if not ok then
+      util.error('a progress listener failed: ' .. tostring(e))
+    end
+  end
+end
+
+---Calls `fn(value)` with every $/progress report ({kind, title, message, percentage}) of the
+---request started with `workDoneToken = token`; `fn = nil` stops.
+---@param token string
+---@param fn fun(value: table)|nil
+function M.on_progress(token, fn)
+  progress[token] = fn
+end
+
 local function exiting()
   return state.stopping or (vim.v.exiting ~= nil and vim.v.exiting ~= vim.NIL)
 end
@@ -177,7 +199,7 @@ local function start()
     root_dir = config.project(),
     init_options = config.init_options(),
     capabilities = capabilities(),
-    handlers = { ['session/didChange'] = on_did_change },
+    handlers = { ['session/didChange'] = on_did_change, ['$/progress'] = on_progress },
     flags = { exit_timeout = 2000 },
     on_init = function(client, result)
       stop_init_timer()
@@ -246,7 +268,9 @@ end
 ---@param method string
 ---@param params table
 ---@param cb fun(err: table|nil, result: any)
----@param opts {timeout: integer|nil}|nil
+---`opts.handle`, a table, gets `cancel()`: $/cancelRequest for this request (the sidecar then
+---answers -32800).
+---@param opts {timeout: integer|nil, handle: table|nil}|nil
 function M.request(method, params, cb, opts)
   opts = opts or {}
   M.with_client(function(client, err)
@@ -276,6 +300,13 @@ function M.request(method, params, cb, opts)
     end)
     if not ok then
       return finish({ code = -32099, message = 'the sidecar is not running' }, nil)
+    end
+    if opts.handle then
+      opts.handle.cancel = function()
+        if not done then
+          pcall(call, client, 'cancel_request', request_id)
+        end
+      end
     end
     local timeout = opts.timeout or config.get().request_timeout
     timer = uv.new_timer()
