@@ -11,6 +11,7 @@ import { textOf, type CompactEvent, type SeqEvent, type SessionEvent } from '../
 import type { ReadResult, SessionStore } from '../store/store.js';
 import { forkSession } from '../store/fork.js';
 import { arrange, historyOrder } from '../listing/lifecycle.js';
+import { parseZone, rowView, type Zone } from '../listing/view.js';
 import { DEFAULT_IDLE_DAYS, ruleValue, runRetention } from '../listing/retention.js';
 import { fallbackTitle, normalizeTitle, shouldGenerateTitle, titleInstructions, titleMaxTokens } from '../listing/title.js';
 import {
@@ -69,6 +70,8 @@ export interface Context {
   retention: { idleDays?: number | null; keep: number | null; maxAgeDays: number | null };
   /** The sidecar's search (its cache kept open and current, live-search.ts). */
   search: LiveSearch;
+  /** The user's time zone (initializationOptions.timeZone, else the sidecar's), for session/list's `view`. */
+  zone: Zone;
 }
 
 export interface PendingCompaction {
@@ -219,7 +222,7 @@ const sessionRelease: Handler<typeof P.sessionRelease> = async (p, _t, { store }
   return { id: p.id, released: await store.letGo(p.id) };
 };
 
-const sessionList: Handler<typeof P.sessionList> = async (p, _t, { store, sweeping }) => {
+const sessionList: Handler<typeof P.sessionList> = async (p, _t, { store, sweeping, zone }) => {
   const after = p.cursor === undefined ? undefined : decodeCursor(p.cursor);
   await sweeping; // the start-up auto-archive, when there is one, is seen by the first listing
   const listed = await store.list({ project: p.all ? undefined : p.project, all: p.all });
@@ -227,10 +230,20 @@ const sessionList: Handler<typeof P.sessionList> = async (p, _t, { store, sweepi
   const sessions = arrange(listed.sessions, { archived: p.archived });
   const rows = after ? sessions.filter((s) => historyOrder(s, after) > 0) : sessions;
   const limit = p.limit ?? 100;
-  const page = (await withHolders(store, await withSourceTool(rows.slice(0, limit)))) as typeof rows;
+  const page = await withHolders(store, await withSourceTool(rows.slice(0, limit)));
+  const now = Date.now();
+  const viewed = page.map((r) => ({ ...r, view: rowView(r, now, zone) })) as P.SessionSummary[];
   const more = rows.length > limit;
-  return { sessions: page, problems, ...(more ? { nextCursor: encodeCursor(page[page.length - 1]!) } : {}) };
+  return { sessions: viewed, problems, ...(more ? { nextCursor: encodeCursor(page[page.length - 1]!) } : {}) };
 };
+
+/** initializationOptions.timeZone as a Zone: an unknown one is logged and the sidecar's own used. */
+export function userZone(spec: string | undefined, log: { warn(m: string): void }): Zone {
+  const zone = parseZone(spec);
+  if (zone) return zone;
+  log.warn(`ignoring initializationOptions.timeZone ${JSON.stringify(spec)}: not an IANA time zone or an offset like +02:00`);
+  return parseZone(undefined)!;
+}
 
 /**
  * The rows another live process owns get `heldBy` ("live in another window"). One stat of a

@@ -13,6 +13,7 @@ import { ForkedFrom, ImportSource, IncomingEvent, MetaLine, SessionEvent, Sessio
 // `initialize`), CALLBACKS and FEATURES live in wire.ts, which needs no zod.
 import { FEATURES, DID_CHANGE, IMPORT_PROBLEM } from './wire.js';
 import { RESUME_TARGETS } from '../resume/targets.js';
+import { VIEW_GROUPS } from '../listing/view.js';
 export { PROTOCOL_VERSION, CALLBACKS, FEATURES, type Callback, type Feature } from './wire.js';
 
 export type Direction = 'clientToServer' | 'serverToClient';
@@ -77,6 +78,37 @@ export const HeldBy = z
   .object({ pid: z.number().int().optional(), host: z.string().optional() })
   .describe('The process that owns a session.');
 
+export const HistoryView = z
+  .object({
+    group: z
+      .enum(VIEW_GROUPS)
+      .describe(
+        "The date group in the user's time zone (initializationOptions.timeZone): pinned, then by calendar days since the last message (today 0, yesterday 1, week 2-7, month 8-30, older); archived in an archived listing.",
+      ),
+    groupLabel: z
+      .string()
+      .describe('The group\'s heading: "Pinned", "Today", "Yesterday", "Previous 7 days", "Previous 30 days", "Older", "Archived".'),
+    title: z
+      .string()
+      .describe('The full display title: one line, whitespace collapsed, controls escaped, never cut, "Untitled session" when empty.'),
+    time: z
+      .string()
+      .describe('Local time of the last message: "14:05" today, "Mon 14:05" 1-7 days back, "Nov 28" this year, "Nov 28, 2025" before.'),
+    source: z.string().optional().describe('The source tool\'s name for an imported session ("Claude Code").'),
+    turns: z.string().describe('"1 turn", "12 turns".'),
+    model: z
+      .string()
+      .optional()
+      .describe('A short model name ("claude-sonnet-4"), without a provider prefix or date stamp; absent when unknown.'),
+    description: z
+      .string()
+      .describe(
+        'source · time · turns · model, for clients that show one metadata string. Narrow panels cut the model first, then the turns.',
+      ),
+  })
+  .describe('session/list: what a History row shows, computed by the sidecar for every client (protocol.md "The History view").');
+export type HistoryView = z.infer<typeof HistoryView>;
+
 export const SessionSummary = z
   .object({
     id: SessionId,
@@ -138,6 +170,7 @@ export const SessionSummary = z
     heldBy: HeldBy.optional().describe(
       'session/list: another live process (another window, the CLI) owns the session now; absent when none does, or this sidecar does.',
     ),
+    view: HistoryView,
   })
   .describe('One History entry.');
 export type SessionSummary = z.infer<typeof SessionSummary>;
@@ -203,6 +236,12 @@ export const InitializationOptions = z
       })
       .optional()
       .describe("Retention's rules: applied (archiving only) at start-up with autoArchiveDays, and the defaults of session/retention."),
+    timeZone: z
+      .string()
+      .optional()
+      .describe(
+        'The user\'s time zone for session/list\'s `view` (groups, times): an IANA name ("Europe/Berlin") or a fixed offset ("+02:00"). Default: the sidecar\'s own zone; an unknown one is logged and ignored.',
+      ),
   })
   .describe("`initializationOptions` of `initialize` (LSP's place for client settings). Unknown fields are ignored.");
 export type InitializationOptions = z.infer<typeof InitializationOptions>;

@@ -159,6 +159,8 @@ class Sidecar {
   private coreLoading: Promise<Core> | undefined;
   private callbacks = new Set<Callback>();
   private readonly pendingCompactions: Context['pendingCompactions'] = new Map();
+  /** initializationOptions.timeZone (else the sidecar's own), for session/list's `view`. */
+  private zone: Context['zone'] | undefined;
   /** initializationOptions.consentThreshold, when the client set it. */
   private consentThreshold: number | undefined;
   private conn!: ReturnType<typeof createConnection<unknown, unknown, unknown, unknown, unknown, unknown, unknown, unknown>>;
@@ -198,7 +200,8 @@ class Sidecar {
       });
       const options = P.InitializationOptions.safeParse(emptyToObject(this.initializationOptions));
       if (options.success) this.consentThreshold = options.data.consentThreshold;
-      else this.log.warn(`ignoring initializationOptions: ${options.error.issues[0]?.message ?? 'not an object'}`);
+      this.zone = handlers.userZone(options.success ? options.data.timeZone : undefined, this.log);
+      if (!options.success) this.log.warn(`ignoring initializationOptions: ${options.error.issues[0]?.message ?? 'not an object'}`);
       if (options.success) this.startSweep(store, handlers, options.data);
       // The listing kept in memory trusts a live fs.watch watcher for a bounded time (history.ts).
       store.listingCache?.setWatched(this.watcher?.mode === 'watch');
@@ -531,6 +534,7 @@ class Sidecar {
       sweeping: core.sweeping,
       retention: core.retention,
       search: core.search,
+      zone: this.zone!,
     };
   }
 

@@ -104,9 +104,13 @@ public final class Protocol {
 
   @Schema("#/$defs/InitializationOptions")
   public record InitializationOptions(Integer consentThreshold, JsonElement followImports, Integer autoArchiveDays,
-      RetentionRules retention) {
+      RetentionRules retention, String timeZone) {
     public InitializationOptions(Integer consentThreshold, JsonElement followImports) {
-      this(consentThreshold, followImports, null, null);
+      this(consentThreshold, followImports, null, null, null);
+    }
+    public InitializationOptions(Integer consentThreshold, JsonElement followImports, Integer autoArchiveDays,
+        RetentionRules retention) {
+      this(consentThreshold, followImports, autoArchiveDays, retention, null);
     }
   }
 
@@ -171,20 +175,36 @@ public final class Protocol {
   public record SessionSummary(String id, String project, String title, boolean titled, String createdAt, String updatedAt,
       int turns, String model, String preview, int v, long bytes, Source source, String sourceLabel, ContinueIn continueIn,
       ForkedFrom forkedFrom, String movedFrom, boolean pinned, boolean archived, String unarchivedAt, Boolean interrupted,
-      HeldBy heldBy, String device) {
+      HeldBy heldBy, String device, View view) {
     public SessionSummary(String id, String project, String title, boolean titled, String createdAt, String updatedAt,
         int turns, String model, String preview, int v, long bytes, Source source, String sourceLabel, ContinueIn continueIn) {
       this(id, project, title, titled, createdAt, updatedAt, turns, model, preview, v, bytes, source, sourceLabel, continueIn,
-          null, null, false, false, null, null, null, null);
+          null, null, false, false, null, null, null, null, null);
     }
     public SessionSummary(String id, String project, String title, boolean titled, String createdAt, String updatedAt,
         int turns, String model, String preview, int v, long bytes, Source source, String sourceLabel, ContinueIn continueIn,
         ForkedFrom forkedFrom, String movedFrom, boolean pinned, boolean archived, String unarchivedAt, Boolean interrupted,
         HeldBy heldBy) {
       this(id, project, title, titled, createdAt, updatedAt, turns, model, preview, v, bytes, source, sourceLabel, continueIn,
-          forkedFrom, movedFrom, pinned, archived, unarchivedAt, interrupted, heldBy, null);
+          forkedFrom, movedFrom, pinned, archived, unarchivedAt, interrupted, heldBy, null, null);
+    }
+    public SessionSummary(String id, String project, String title, boolean titled, String createdAt, String updatedAt,
+        int turns, String model, String preview, int v, long bytes, Source source, String sourceLabel, ContinueIn continueIn,
+        ForkedFrom forkedFrom, String movedFrom, boolean pinned, boolean archived, String unarchivedAt, Boolean interrupted,
+        HeldBy heldBy, String device) {
+      this(id, project, title, titled, createdAt, updatedAt, turns, model, preview, v, bytes, source, sourceLabel, continueIn,
+          forkedFrom, movedFrom, pinned, archived, unarchivedAt, interrupted, heldBy, device, null);
     }
   }
+
+  /**
+   * What a History row shows, computed by the sidecar for every client (protocol.md "The History
+   * view"): group key and heading in the user's time zone, the full title, the time label, the
+   * source tool, the turns, a short model name, and those joined in one description.
+   */
+  @Schema("#/$defs/SessionListResult/properties/sessions/items/properties/view")
+  public record View(String group, String groupLabel, String title, String time, String source, String turns, String model,
+      String description) {}
 
   /**
    * A fork or copy: the session it was made from and the last of its turns it holds; `device` on a
