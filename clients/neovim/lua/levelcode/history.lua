@@ -237,7 +237,9 @@ function M.rename(s, title, cb)
   if title then
     return apply(title)
   end
-  ui.input({ prompt = 'Rename chat: ', default = util.full_title(s) }, apply)
+  -- The full title, never a shortened one; nothing for a chat with no title yet.
+  local untitled = s.title == nil or s.title == vim.NIL or s.title == ''
+  ui.input({ prompt = 'Rename chat: ', default = untitled and '' or util.full_title(s) }, apply)
 end
 
 ---Offers the actions for one session.

@@ -50,6 +50,8 @@ local state = {
   server = nil,
   ---@type table|nil serverInfo of the running sidecar
   server_info = nil,
+  ---@type table|nil the client object on_init was given
+  client = nil,
   ---@type fun(change: table)[]
   listeners = {},
   ---@type string|nil why the last start failed
@@ -135,7 +137,7 @@ local function on_exit(code, signal, client_id)
   end
   local was_ready = state.ready
   stop_init_timer()
-  state.client_id, state.ready, state.server, state.server_info, state.pid = nil, false, nil, nil, nil
+  state.client_id, state.ready, state.server, state.server_info, state.pid, state.client = nil, false, nil, nil, nil, nil
   fail_inflight('the sidecar stopped')
   if not was_ready then
     state.last_error = string.format('the sidecar exited (code %s) before it was ready; see :checkhealth levelcode', tostring(code))
@@ -206,6 +208,9 @@ local function start()
       local exp = result and result.capabilities and result.capabilities.experimental or {}
       state.server = exp.levelcodeSessions or {}
       state.server_info = result and result.serverInfo or {}
+      -- Neovim 0.7.2 lists the client (get_client_by_id) only after on_init returns: a request
+      -- made by a waiter flushed below must find it here.
+      state.client = client
       state.ready = true
       state.last_error = nil
       flush_waiting(client, nil)
@@ -252,7 +257,7 @@ end
 ---@param cb fun(client: table|nil, err: string|nil)
 function M.with_client(cb)
   if state.ready and state.client_id then
-    local client = vim.lsp.get_client_by_id(state.client_id)
+    local client = vim.lsp.get_client_by_id(state.client_id) or state.client
     if client then
       return cb(client, nil)
     end
@@ -368,7 +373,7 @@ function M.stop()
   end
   -- Forget it at once: its exit is then not ours to report, and the next request starts anew.
   stop_init_timer()
-  state.client_id, state.ready, state.server, state.server_info, state.pid, state.cmd = nil, false, nil, nil, nil, nil
+  state.client_id, state.ready, state.server, state.server_info, state.pid, state.cmd, state.client = nil, false, nil, nil, nil, nil, nil
   fail_inflight('the sidecar was stopped')
   flush_waiting(nil, 'the sidecar was stopped')
   local client = vim.lsp.get_client_by_id(id)

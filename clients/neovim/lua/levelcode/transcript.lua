@@ -54,6 +54,8 @@ function M.readable(lines)
       depth = depth + 1
     elseif line == '</details>' then
       depth = math.max(0, depth - 1)
+    elseif line == '' and out[#out] == '' then
+      -- one blank line where a dropped <details> line left two
     else
       local summary = line:match('^<summary>(.*)</summary>$')
       if summary then

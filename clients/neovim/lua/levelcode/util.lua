@@ -179,11 +179,10 @@ function M.full_title(s)
   return (v and v.title) or s.title or s.id
 end
 
----One History line. Under a group header (`opts.grouped`, the History buffer): title ·
----the sidecar's metadata line (source · time · turns · model) · the state, but not "pinned"
----(the header says it). In a picker, with no headers: the time carries its group where the
----time alone does not say the day ("Yesterday 14:05"). Nothing here computes a time or a
----group: both come from the sidecar's `view`.
+---One History line: the full title · the sidecar's metadata line (source · time · turns ·
+---model) · the state. Under a group header (`opts.grouped`, the History buffer) the state leaves
+---out what the header says ("pinned", "archived"). Nothing here computes a time or a group: both
+---come from the sidecar's `view` (a sidecar without it gets title · turns · model).
 ---@param s table a SessionSummary
 ---@param live_id string|nil the session this Neovim is chatting in
 ---@param titles table<string, string>|nil titles by id (to name a fork's parent)
@@ -193,17 +192,9 @@ function M.format_session(s, live_id, titles, opts)
   opts = opts or {}
   local v = M.view_of(s)
   local parts = { M.printable(M.full_title(s)) }
-  if v and opts.grouped then
-    table.insert(parts, M.printable(v.description))
-  elseif v then
-    local time = v.time or ''
-    if (v.group == 'today' or v.group == 'yesterday') and v.groupLabel and time:sub(1, #v.groupLabel) ~= v.groupLabel then
-      time = v.groupLabel .. (time ~= '' and (' ' .. time) or '')
-    end
-    for _, p in ipairs({ v.source, time, v.turns, v.model }) do
-      if type(p) == 'string' and p ~= '' then
-        table.insert(parts, M.printable(p))
-      end
+  if v then
+    if type(v.description) == 'string' and v.description ~= '' then
+      table.insert(parts, M.printable(v.description))
     end
   else
     if type(s.sourceLabel) == 'string' and s.sourceLabel ~= '' then
@@ -215,7 +206,7 @@ function M.format_session(s, live_id, titles, opts)
     end
   end
   for _, st in ipairs(M.session_state(s, titles)) do
-    if not (opts.grouped and st == 'pinned') then
+    if not (opts.grouped and (st == 'pinned' or st == 'archived')) then
       table.insert(parts, st)
     end
   end
