@@ -236,7 +236,10 @@ describe(':LevelImport', () => {
     expect(echoes.some((e) => /importing Claude Code… \d+ of \d+ source files/.test(e))).toBe(true);
     // History (open in a buffer) shows the imported chat; Codex was left alone.
     await nvim.command('LevelHistory!');
-    await nvim.waitFor(`(function() for _, l in ipairs(T.buf().lines) do if l:find('Claude Code') then return true end end end)()`, 'the import in History');
+    await nvim.waitFor(
+      `(function() for _, l in ipairs(T.buf().lines) do if l:find('Claude Code') then return true end end end)()`,
+      'the import in History',
+    );
     const listed = JSON.parse(cli(ws, ['list', '--all', '--json'])).sessions as { source?: { tool: string } }[];
     expect(listed.map((s) => s.source?.tool)).toEqual(['claude-code']);
 

@@ -41,7 +41,10 @@ describe('the History view fixture set', () => {
     const ws = workspace();
     const want = materialise(ws.store, ws.project) as { timeZone: string; rows: Row[]; archived: Row[] };
     // auto_archive_days = 0: the default (30) would archive the two "Older" chats at start.
-    const nvim = await Nvim.start(ws, { env: { TZ: want.timeZone }, setup: `{ dir = ${JSON.stringify(ws.store)}, auto_archive_days = 0 }` });
+    const nvim = await Nvim.start(ws, {
+      env: { TZ: want.timeZone },
+      setup: `{ dir = ${JSON.stringify(ws.store)}, auto_archive_days = 0 }`,
+    });
     await nvim.lua('vim.o.columns = 400');
     await nvim.command('LevelHistory!');
     const lines = await nvim.waitFor<string[]>(
