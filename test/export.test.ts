@@ -14,6 +14,7 @@ import { describe, expect, it } from 'vitest';
 import { MetaLine, SessionEvent, type SeqEvent } from '../server/format/events.js';
 import { exportJson, renderMarkdown, sessionTitle, TURN_KINDS } from '../server/export/export.js';
 import { SEPARATOR, sanitizeMarkdown } from '../server/export/markdown.js';
+import { parseZone } from '../server/listing/view.js';
 
 const md = new MarkdownIt({ html: true });
 type Token = ReturnType<typeof md.parse>[number];
@@ -206,15 +207,23 @@ describe('markdown export: structure survives any message', () => {
         const doc = renderMarkdown(META, events);
         const s = structure(doc);
         expect(s.h1).toHaveLength(1);
-        const expected = turns.map(([t]) => ({ user: 'User', assistant: 'Assistant', agent: 'Agent', compact: 'Summary' })[t.kind]);
+        // A user message starts a turn, a summary has its own heading; the assistant's and an
+        // agent's messages are inside the turn before them (or a "Start" one at the top).
+        const expected: string[] = [];
+        const sectionOf = turns.map(([t]) => {
+          if (t.kind === 'user') expected.push('Turn');
+          else if (t.kind === 'compact') expected.push('Summary');
+          else if (!expected.length) expected.push('Start');
+          return expected.length;
+        });
         expect(s.h2.map((h) => h.split(' ')[0])).toEqual(expected);
         turns.forEach((_, i) => {
           const start = new RegExp(`ZQSTART${i}(?!\\d)`);
           const end = new RegExp(`ZQEND${i}(?!\\d)`);
           const where = s.sections.map((sec, k) => (start.test(sec) ? k : -1)).filter((k) => k >= 0);
-          expect(where, `start of turn ${i}`).toEqual([i + 1]);
+          expect(where, `start of message ${i}`).toEqual([sectionOf[i]]);
           const endIn = s.sections.map((sec, k) => (end.test(sec) ? k : -1)).filter((k) => k >= 0);
-          expect(endIn, `end of turn ${i}`).toEqual([i + 1]);
+          expect(endIn, `end of message ${i}`).toEqual([sectionOf[i]]);
         });
       }),
       400,
@@ -363,14 +372,24 @@ describe('markdown export: the document', () => {
     expect(doc.startsWith('# Fix the \\*build\\* please\n')).toBe(true);
     expect(doc).toContain('- **Project:** /home/ada/code/thin.ly');
     expect(doc).toContain('- **Model:** claude-sonnet-4');
-    expect(doc).toContain('## User · 2026-07-28 09:13 UTC');
+    expect(doc).toContain('## Turn 1 · 2026-07-28 09:13 UTC\n\n**You**');
+    expect(doc).toContain('**Assistant** (claude-sonnet-4)');
     expect(doc).toContain('<details>\n<summary>Thinking</summary>');
     expect(doc).toContain('<summary>Tool call: <code>Bash</code></summary>\n\n`````json\n');
     expect(doc).toContain('<summary>Tool error: <code>Bash</code></summary>');
     expect(doc).toContain('_Interrupted · 2026-07-28 09:14 UTC_');
     expect(doc).toContain('## Summary · 2026-07-28 09:15 UTC');
     expect(doc).not.toMatch(/```\n(Running the tests|Fix the)/); // text is never wrapped in a code block
-    expect(structure(doc).h2.map((h) => h.split(' ')[0])).toEqual(['User', 'Assistant', 'Agent', 'Summary']);
+    // One heading for the turn: the assistant's answer and the tool's error are inside it.
+    expect(structure(doc).h2.map((h) => h.split(' ')[0])).toEqual(['Turn', 'Summary']);
+  });
+
+  it('writes local times in the zone it is given', () => {
+    const doc = renderMarkdown(META, events, { zone: parseZone('+05:30')! });
+    expect(doc).toContain('## Turn 1 · 2026-07-28 14:43\n');
+    expect(doc).toContain('_Interrupted · 2026-07-28 14:44_');
+    expect(doc).not.toContain(' UTC');
+    expect(renderMarkdown(META, events, { zone: parseZone('UTC')! })).toBe(renderMarkdown(META, events));
   });
 
   it('uses the latest title event, else the first user line cut to 80', () => {
@@ -424,7 +443,13 @@ describe('markdown export: golden files', () => {
     const mdFile = join(GOLDEN, `${name}.md`);
     if (process.env.UPDATE_GOLDEN === '1') writeFileSync(mdFile, doc);
     expect(doc).toBe(readFileSync(mdFile, 'utf8'));
-    const turns = events.filter((e) => (TURN_KINDS as readonly string[]).includes(e.event.kind)).length;
-    expect(structure(doc).h2).toHaveLength(turns);
+    // A heading for each user message with words (a turn) and each summary, none for the rest.
+    const worded = (c: unknown) =>
+      typeof c === 'string' ? c.trim() !== '' : Array.isArray(c) && c.some((b) => b?.type === 'text' && String(b.text).trim());
+    const turns = events.filter((e) => e.event.kind === 'user' && worded(e.event.content)).length;
+    const h2 = structure(doc).h2;
+    expect(h2.filter((h) => h.startsWith('Turn '))).toHaveLength(turns);
+    expect(h2.filter((h) => h.startsWith('Summary '))).toHaveLength(events.filter((e) => e.event.kind === 'compact').length);
+    expect(h2.every((h) => /^(Turn \d+|Summary|Start) · /.test(h))).toBe(true);
   });
 });

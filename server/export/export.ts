@@ -7,10 +7,13 @@
 // The document's shape:
 //   # <title>                          the only h1 (latest title event, else the first user line)
 //   - Project / Created / Updated / Model / Session
-//   ## User · 2026-07-28 09:12 UTC     one h2 per turn: user, assistant, agent, compact
+//   ## Turn 1 · 2026-07-28 09:12 UTC   one h2 per turn: a user message with words starts one
+//   **You**                            a line when the speaker changes (You, Assistant, Agent)
 //   ...message text, its headings demoted to h3-h6 (markdown.ts)...
-//   <details> tool calls and results, thinking </details>
+//   <details> tool calls and results, thinking </details>   folded inside their turn
+//   ## Summary · ...                   a compaction briefing keeps a heading of its own
 //   _Interrupted · 09:13 UTC_          markers as one italic line
+// Times are UTC, or local in the zone a caller passes (session/export: the user's).
 // Message text never makes an h1 or h2, and whatever it leaves open is closed before the next
 // block (see markdown.ts for the rules and test/export.test.ts for the proof).
 
@@ -26,6 +29,7 @@ import {
 } from '../format/events.js';
 import { addToolNames, contentOf, walk, type Part } from '../format/content.js';
 import { escapeHtml, escapeInline, fencedCode, sanitizeMarkdown } from './markdown.js';
+import { localStamp, type Zone } from '../listing/view.js';
 
 export interface MarkdownOptions {
   /** Render thinking blocks (collapsed). Default true. */
@@ -34,9 +38,11 @@ export interface MarkdownOptions {
   tools?: boolean;
   /** Cut each tool input or output to this many characters (default: no cut). */
   maxToolChars?: number;
+  /** Times in this zone ("2026-07-28 14:12"); default UTC ("2026-07-28 09:12 UTC"). */
+  zone?: Zone;
 }
 
-/** Turn kinds that get a heading of their own. */
+/** Event kinds a transcript shows as messages (a user message with words starts a turn). */
 export const TURN_KINDS = ['user', 'assistant', 'agent', 'compact'] as const;
 
 /** The title a session shows: the latest title event, else the first user line cut to 80. */
@@ -55,10 +61,11 @@ export function sessionTitle(meta: MetaLine, events: readonly SeqEvent[]): strin
   return 'Untitled session';
 }
 
-/** `2026-07-28T09:12:33.120Z` -> `2026-07-28 09:12 UTC`. */
-export function formatTime(iso: string): string {
+/** `2026-07-28T09:12:33.120Z` -> `2026-07-28 09:12 UTC`, or local in `zone`: `2026-07-28 14:42`. */
+export function formatTime(iso: string, zone?: Zone): string {
   const d = new Date(iso);
   if (Number.isNaN(d.getTime())) return iso;
+  if (zone) return localStamp(d.getTime(), zone);
   return d.toISOString().slice(0, 16).replace('T', ' ') + ' UTC';
 }
 
@@ -72,8 +79,8 @@ export function renderMarkdown(meta: MetaLine, events: readonly SeqEvent[], opts
   const last = events.length ? events[events.length - 1]!.event.t : meta.createdAt;
   const facts = [
     `- **Project:** ${escapeInline(meta.project)}`,
-    `- **Created:** ${formatTime(meta.createdAt)}`,
-    `- **Updated:** ${formatTime(last)}`,
+    `- **Created:** ${formatTime(meta.createdAt, opts.zone)}`,
+    `- **Updated:** ${formatTime(last, opts.zone)}`,
     ...(model ? [`- **Model:** ${escapeInline(model)}`] : []),
     `- **Session:** ${escapeInline(meta.id)}`,
   ];
@@ -113,9 +120,36 @@ class Renderer {
     if (s.needsSeparator) this.blocks.push(s.separator);
   }
 
-  heading(who: string, t: string, extra?: string): void {
-    const more = extra ? ` (${escapeInline(extra)})` : '';
-    this.blocks.push(`## ${who}${more} · ${escapeInline(formatTime(t))}`);
+  /** Turns started so far; who spoke last in this turn (a speaker line when it changes). */
+  private turn = 0;
+  private opened = false;
+  private speaker: string | undefined;
+
+  time(t: string): string {
+    return escapeInline(formatTime(t, this.opts.zone));
+  }
+
+  /** The turn's heading: a user message with words starts one. */
+  startTurn(t: string): void {
+    this.turn++;
+    this.opened = true;
+    this.speaker = undefined;
+    this.blocks.push(`## Turn ${this.turn} · ${this.time(t)}`);
+  }
+
+  /** What comes before the first user message (an agent's opening) gets a heading too. */
+  ensureOpened(t: string): void {
+    if (this.opened) return;
+    this.opened = true;
+    this.blocks.push(`## Start · ${this.time(t)}`);
+  }
+
+  /** "**Assistant** (model)" when the speaker changes within a turn. */
+  say(who: string, extra?: string): void {
+    const line = `**${who}**${extra ? ` (${escapeInline(extra)})` : ''}`;
+    if (this.speaker === line) return;
+    this.speaker = line;
+    this.blocks.push(line);
   }
 
   italic(line: string): void {
@@ -138,21 +172,29 @@ class Renderer {
   event(e: SessionEvent, seq: number): void {
     switch (e.kind) {
       case 'user':
-        this.heading('User', e.t);
+        // Tool results sent back as a user message belong to the turn they answer.
+        if (hasWords(e.content)) {
+          this.startTurn(e.t);
+          this.say('You');
+        } else this.ensureOpened(e.t);
         if (Array.isArray(e.contextFiles) && e.contextFiles.length) this.italic(`Context files: ${e.contextFiles.join(', ')}`);
         this.content(e.content, 'user');
         return;
       case 'assistant':
-        this.heading('Assistant', e.t, typeof e.model === 'string' ? e.model : undefined);
+        this.ensureOpened(e.t);
+        if (hasWords(e.content) || this.speaker === undefined) this.say('Assistant', typeof e.model === 'string' ? e.model : undefined);
         this.content(e.content, 'assistant');
         return;
       case 'agent':
         if (isInjectedContext(e)) return; // what the tool sent its model that nobody typed
-        this.heading('Agent', e.t);
+        this.ensureOpened(e.t);
+        if (e.messages.some((m) => hasWords(m))) this.say('Agent');
         for (const m of e.messages) this.agentMessage(m);
         return;
       case 'compact':
-        this.heading('Summary', e.t);
+        this.opened = true;
+        this.speaker = undefined;
+        this.blocks.push(`## Summary · ${this.time(e.t)}`);
         this.italic(
           `Compaction briefing: a summary of events 0 to ${e.coversThrough}, written for the model's context. The events themselves are above.`,
         );
@@ -160,7 +202,7 @@ class Renderer {
         return;
       case 'event': {
         if (isHiddenEvent(e)) return; // an imported tool's own record, kept in the store only
-        const when = formatTime(e.t);
+        const when = formatTime(e.t, this.opts.zone);
         const label = MARKER_LABELS.get(e.type) ?? `Event: ${e.type}`;
         this.italic(`${label} · ${when}`);
         return;
@@ -230,6 +272,16 @@ class Renderer {
   done(): string {
     return this.blocks.join('\n\n') + '\n';
   }
+}
+
+/** Whether content holds words or an image a person sent or wrote (not only tool calls or results). */
+function hasWords(content: unknown): boolean {
+  if (typeof content === 'string') return content.trim().length > 0;
+  let words = false;
+  walk(content, (p) => {
+    if ((p.kind === 'text' && p.text?.trim() && p.role !== 'tool') || p.kind === 'image') words = true;
+  });
+  return words;
 }
 
 function hasText(content: unknown): boolean {

@@ -104,6 +104,14 @@ function local(ms: number, zone: Zone): Local {
   return { year: f.year!, month: f.month!, day: f.day!, hour: f.hour! % 24, minute: f.minute! };
 }
 
+/** "2026-07-28 14:12" in `zone`; "2026-07-28 09:12 UTC" when the zone is UTC itself. */
+export function localStamp(ms: number, zone: Zone): string {
+  const l = local(ms, zone);
+  const p = (n: number) => String(n).padStart(2, '0');
+  const utc = 'offsetMinutes' in zone ? zone.offsetMinutes === 0 : /^(Etc\/)?(UTC|GMT|Zulu|UCT|Universal)$/i.test(zone.name);
+  return `${l.year}-${p(l.month)}-${p(l.day)} ${p(l.hour)}:${p(l.minute)}${utc ? ' UTC' : ''}`;
+}
+
 /** A local date as a day number (days since 1970-01-01 in that calendar): differences are calendar days. */
 function dayNumber(l: Local): number {
   return Math.round(Date.UTC(l.year, l.month - 1, l.day) / DAY_MS);

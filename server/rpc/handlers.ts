@@ -12,6 +12,7 @@ import type { ReadResult, SessionStore } from '../store/store.js';
 import { forkSession } from '../store/fork.js';
 import { arrange, historyOrder } from '../listing/lifecycle.js';
 import { parseZone, rowView, type Zone } from '../listing/view.js';
+export { parseZone } from '../listing/view.js';
 import { DEFAULT_IDLE_DAYS, ruleValue, runRetention } from '../listing/retention.js';
 import { fallbackTitle, normalizeTitle, shouldGenerateTitle, titleInstructions, titleMaxTokens } from '../listing/title.js';
 import {
@@ -72,6 +73,8 @@ export interface Context {
   search: LiveSearch;
   /** The user's time zone (initializationOptions.timeZone, else the sidecar's), for session/list's `view`. */
   zone: Zone;
+  /** initializationOptions.timeZone when the client sent a valid one (session/export's default). */
+  clientZone?: Zone;
 }
 
 export interface PendingCompaction {
@@ -236,6 +239,15 @@ const sessionList: Handler<typeof P.sessionList> = async (p, _t, { store, sweepi
   const more = rows.length > limit;
   return { sessions: viewed, problems, ...(more ? { nextCursor: encodeCursor(page[page.length - 1]!) } : {}) };
 };
+
+/** session/export's zone: its `timeZone`, else the client's (initialize), else none (UTC). */
+function exportZone(spec: string | undefined, ctx: Context): Zone | undefined {
+  if (spec === undefined) return ctx.clientZone;
+  const zone = parseZone(spec);
+  if (!zone)
+    throw rpcError('InvalidParams', `session/export: unknown time zone ${JSON.stringify(spec)} (an IANA name or an offset like +02:00)`);
+  return zone;
+}
 
 /** initializationOptions.timeZone as a Zone: an unknown one is logged and the sidecar's own used. */
 export function userZone(spec: string | undefined, log: { warn(m: string): void }): Zone {
@@ -664,7 +676,12 @@ const sessionExport: Handler<typeof P.sessionExport> = async (p, token, ctx) =>
     const { renderMarkdown, exportJson } = await exporter();
     const content =
       p.format === 'markdown'
-        ? renderMarkdown(r.meta, r.events, { thinking: p.thinking, tools: p.tools, maxToolChars: p.maxToolChars })
+        ? renderMarkdown(r.meta, r.events, {
+            thinking: p.thinking,
+            tools: p.tools,
+            maxToolChars: p.maxToolChars,
+            zone: exportZone(p.timeZone, ctx),
+          })
         : JSON.stringify(exportJson(r.meta, r.events, r.problems), null, 2) + '\n';
     check(token, progress.token);
     return { content, format: p.format, mimeType: MIME[p.format] };
@@ -914,7 +931,7 @@ async function askTitle(ctx: Context, id: string, events: readonly SeqEvent[], t
 
 /** session/import: the CLI's `import --json`, over the wire. */
 const sessionImport: Handler<typeof P.sessionImport> = async (p, token, ctx) => {
-  const [{ jobsFor }, { runImport }, { existsSync }, { homedir }, { isAbsolute }] = await Promise.all([
+  const [{ jobsFor, importerOf }, { runImport }, { existsSync }, { homedir }, { isAbsolute }] = await Promise.all([
     import('../import/registry.js'),
     import('../import/engine.js'),
     import('node:fs'),
@@ -943,7 +960,8 @@ const sessionImport: Handler<typeof P.sessionImport> = async (p, token, ctx) => 
     // A folder named by `from` that cannot be read fails the request, as the CLI exits non-zero.
     const unreadable = p.from !== undefined ? report.problems.find((x) => x.path === p.from) : undefined;
     if (unreadable) throw rpcError('InvalidParams', `session/import: cannot read ${unreadable.path}: ${unreadable.message}`, { report });
-    return report as P.ResultOf<typeof P.sessionImport>;
+    const tools = report.tools.map((t) => ({ ...t, label: importerOf(t.tool)?.label ?? t.tool }));
+    return { ...report, tools } as P.ResultOf<typeof P.sessionImport>;
   });
 };
 

@@ -553,6 +553,12 @@ export const sessionExport = request(
     thinking: z.boolean().optional().describe('Markdown: render thinking blocks (collapsed). Default true.'),
     tools: z.boolean().optional().describe('Markdown: render tool calls and results (collapsed). Default true.'),
     maxToolChars: z.number().int().positive().optional().describe('Markdown: cut each tool input or output to this many characters.'),
+    timeZone: z
+      .string()
+      .optional()
+      .describe(
+        'Markdown: times in this zone (IANA name or "+02:00"). Default: initializationOptions.timeZone when the client sent one, else UTC.',
+      ),
     workDoneToken: WorkDoneToken,
   }),
   z.object({
@@ -789,6 +795,10 @@ export const ImportReport = z
       .array(
         z.object({
           tool: z.string(),
+          label: z
+            .string()
+            .optional()
+            .describe('session/import: the tool\'s name as people know it ("Claude Code"), for a client to show.'),
           found: z.number().int().describe('Source files (or databases) its importer found.'),
           imported: z.number().int(),
           updated: z.number().int(),

@@ -161,6 +161,7 @@ class Sidecar {
   private readonly pendingCompactions: Context['pendingCompactions'] = new Map();
   /** initializationOptions.timeZone (else the sidecar's own), for session/list's `view`. */
   private zone: Context['zone'] | undefined;
+  private clientZone: Context['clientZone'];
   /** initializationOptions.consentThreshold, when the client set it. */
   private consentThreshold: number | undefined;
   private conn!: ReturnType<typeof createConnection<unknown, unknown, unknown, unknown, unknown, unknown, unknown, unknown>>;
@@ -200,7 +201,9 @@ class Sidecar {
       });
       const options = P.InitializationOptions.safeParse(emptyToObject(this.initializationOptions));
       if (options.success) this.consentThreshold = options.data.consentThreshold;
-      this.zone = handlers.userZone(options.success ? options.data.timeZone : undefined, this.log);
+      const timeZone = options.success ? options.data.timeZone : undefined;
+      this.zone = handlers.userZone(timeZone, this.log);
+      this.clientZone = timeZone === undefined ? undefined : (handlers.parseZone(timeZone) ?? undefined);
       if (!options.success) this.log.warn(`ignoring initializationOptions: ${options.error.issues[0]?.message ?? 'not an object'}`);
       if (options.success) this.startSweep(store, handlers, options.data);
       // The listing kept in memory trusts a live fs.watch watcher for a bounded time (history.ts).
@@ -535,6 +538,7 @@ class Sidecar {
       retention: core.retention,
       search: core.search,
       zone: this.zone!,
+      ...(this.clientZone ? { clientZone: this.clientZone } : {}),
     };
   }
 

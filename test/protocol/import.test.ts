@@ -23,6 +23,8 @@ describe('session/import', () => {
     const s = await startSidecar({ root, env: { XDG_CACHE_HOME: join(base, 'cache') } });
     const dry = await s.call(P.sessionImport, { tool: 'claude-code', from: REAL, dryRun: true });
     expect(dry.imported).toBe(3);
+    // What an editor's Import command lists: the tool by its name, with its counts.
+    expect(dry.tools).toEqual([expect.objectContaining({ tool: 'claude-code', label: 'Claude Code', imported: 3 })]);
     expect((await s.call(P.sessionList, { all: true })).sessions).toEqual([]);
 
     const r = await s.call(P.sessionImport, { tool: 'claude-code', from: REAL });

@@ -218,6 +218,34 @@ describe('session/export', () => {
     expect((await s.error('session/export', { id: '2020-01-01T00-00-00-zzzz', format: 'json' })).code).toBe(RpcErrorCodes.UnknownSession);
     await s.stop();
   });
+
+  it("writes one heading per turn, in the client's time zone (initialize), else in `timeZone`, else UTC", async () => {
+    const { root, project } = workspace();
+    const s = await startSidecar({ root, initializationOptions: { timeZone: '+05:30' } });
+    const id = await sessionWith(s, project, [
+      { kind: 'user', t: '2026-07-28T09:12:00.000Z', content: 'List the files' },
+      {
+        kind: 'assistant',
+        t: '2026-07-28T09:12:05.000Z',
+        content: [{ type: 'tool_use', id: 'c1', name: 'Bash', input: { command: 'ls' } }],
+      },
+      { kind: 'user', t: '2026-07-28T09:12:06.000Z', content: [{ type: 'tool_result', tool_use_id: 'c1', content: 'a.ts' }] },
+      { kind: 'assistant', t: '2026-07-28T09:12:09.000Z', content: [{ type: 'text', text: 'One file: a.ts.' }] },
+    ]);
+    const md = (await s.call(P.sessionExport, { id, format: 'markdown' })).content;
+    expect(md.match(/^## .*/gm)).toEqual(['## Turn 1 · 2026-07-28 14:42']);
+    expect(md).toContain('<summary>Tool call: <code>Bash</code></summary>');
+    expect(md).toContain('<summary>Tool result: <code>Bash</code></summary>');
+    const berlin = (await s.call(P.sessionExport, { id, format: 'markdown', timeZone: 'Europe/Berlin' })).content;
+    expect(berlin).toContain('## Turn 1 · 2026-07-28 11:12\n');
+    expect((await s.error('session/export', { id, format: 'markdown', timeZone: 'Nowhere/Atlantis' })).code).toBe(
+      RpcErrorCodes.InvalidParams,
+    );
+    await s.stop();
+    const plain = await startSidecar({ root });
+    expect((await plain.call(P.sessionExport, { id, format: 'markdown' })).content).toContain('## Turn 1 · 2026-07-28 09:12 UTC\n');
+    await plain.stop();
+  });
 });
 
 describe('session/search', () => {

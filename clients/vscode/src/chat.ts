@@ -7,6 +7,7 @@
 import * as vscode from 'vscode';
 import type * as Api from '../api';
 import type { Settings } from './config';
+import { installedHandoffTool } from './continueIn';
 import type { ModelAdapter } from './lm';
 import { ErrorCodes, type ResumeResult, type SealResult, type SessionSummary } from './protocol';
 import type { Sidecar } from './sidecar';
@@ -155,8 +156,7 @@ export class Chat implements vscode.Disposable {
     // Without a model (and no chat extension listening) nothing can continue the chat: say so,
     // offer the transcript, take no lock.
     if (!by && this.participant) {
-      const pick = await vscode.window.showInformationMessage(S.chat.noModel, S.chat.openTranscript);
-      if (pick === S.chat.openTranscript) await openTranscript(session);
+      await noModelNotice(session);
       return undefined;
     }
     // A session imported from another tool is continued as a fork: our copy stays as it wrote it.
@@ -216,6 +216,21 @@ export class Chat implements vscode.Disposable {
 
 /** Who continues a resumed session. */
 export type Continuer = { kind: 'participant' } | { kind: 'extension'; handler: ResumeHandler };
+
+/**
+ * No language model: says how to get one (any extension that provides a vscode.lm model,
+ * Copilot Chat among them), offers the transcript, and the hand-off to an agent CLI when one is
+ * installed (levelcodeSessions.handoff).
+ */
+export async function noModelNotice(session: Pick<SessionSummary, 'id' | 'title'>): Promise<void> {
+  const cli = await installedHandoffTool();
+  const text = cli ? `${S.chat.noModel} ${S.chat.orCli(cli.label)}` : S.chat.noModel;
+  const cliButton = cli ? S.chat.continueInCli(cli.label) : undefined;
+  const pick = await vscode.window.showInformationMessage(text, S.chat.openTranscript, S.chat.getModel, ...(cliButton ? [cliButton] : []));
+  if (pick === S.chat.openTranscript) await openTranscript(session);
+  if (pick === S.chat.getModel) await vscode.commands.executeCommand('workbench.extensions.search', '@category:"AI" @sort:installs');
+  if (pick && pick === cliButton) await vscode.commands.executeCommand('levelcodeSessions.handoff', session.id);
+}
 
 export function codeOf(e: unknown): number | undefined {
   const c = (e as { code?: unknown } | undefined)?.code;

@@ -4,7 +4,8 @@
 // with an Undo that restores where the sidecar can, else deferred: see pendingDeletes.ts), Pin,
 // Archive, Unarchive, Fork from Turn…, Copy as Markdown, Export as Markdown, and on an imported
 // row "Continue in <tool>" (continueIn.ts); on the view, Show / Hide Archived Chats, Apply
-// Retention… and Relink Chats from Another Folder… (lifecycleCommands.ts). An item action run from the palette asks which chat
+// Retention… and Relink Chats from Another Folder… (lifecycleCommands.ts), and Import Chats from
+// Other AI Tools… (importChats.ts). An item action run from the palette asks which chat
 // first; F2 and Delete on the History view act on the selected row.
 
 import * as vscode from 'vscode';
@@ -14,6 +15,7 @@ import { HANDOFF_TOOLS, findOnPath, isFolder } from './continueIn';
 import { exportFileName, itemDescription, itemLabel } from './history/labels';
 import type { PendingDeletes } from './history/pendingDeletes';
 import type { HistoryNode, HistoryProvider } from './historyView';
+import { importChats } from './importChats';
 import { lifecycleCommands } from './lifecycleCommands';
 import { ErrorCodes, type SessionSummary } from './protocol';
 import type { Sidecar } from './sidecar';
@@ -55,8 +57,7 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
       void vscode.window.showInformationMessage(S.pick.empty);
       return undefined;
     }
-    const now = new Date();
-    const items = sessions.map((s) => ({ label: itemLabel(s), description: itemDescription(s, now), detail: s.preview, session: s }));
+    const items = sessions.map((s) => ({ label: itemLabel(s), description: itemDescription(s), detail: s.preview, session: s }));
     const pick = await vscode.window.showQuickPick(items, { placeHolder: placeholder, matchOnDescription: true, matchOnDetail: true });
     return pick?.session;
   }
@@ -72,11 +73,10 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
     qp.matchOnDescription = true;
     qp.matchOnDetail = true;
     qp.busy = true;
-    const now = new Date();
     const transcriptButton: vscode.QuickInputButton = { iconPath: new vscode.ThemeIcon('go-to-file'), tooltip: S.pick.openTranscript };
     const base = (s: SessionSummary): Item => ({
       label: itemLabel(s),
-      description: itemDescription(s, now),
+      description: itemDescription(s),
       detail: s.preview,
       buttons: [transcriptButton],
       session: s,
@@ -399,6 +399,7 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
     r('levelcodeSessions.continueInPi', continueInTool),
     r('levelcodeSessions.continueInContinue', continueInTool),
     r('levelcodeSessions.handoff', handoff),
+    r('levelcodeSessions.importChats', () => importChats(deps)),
     r('levelcodeSessions.refresh', () => history.reload()),
     r('levelcodeSessions.showLog', () => sidecar.log.show(true)),
     r('levelcodeSessions.restartSidecar', () => sidecar.restart()),

@@ -57,6 +57,12 @@ export const HANDOFF_TOOLS = [
   { to: 'codex', label: 'Codex', bin: 'codex' },
 ] as const;
 
+/** The first agent CLI a chat can be handed off to that is on PATH (Claude Code, then Codex). */
+export async function installedHandoffTool(): Promise<(typeof HANDOFF_TOOLS)[number] | undefined> {
+  for (const tool of HANDOFF_TOOLS) if (await findOnPath(tool.bin)) return tool;
+  return undefined;
+}
+
 /** Whether the folder to run in is there (the tool's project folder may have moved). */
 export async function isFolder(path: string): Promise<boolean> {
   try {

@@ -22,6 +22,7 @@ const FEATURE_CONTEXT = [
   ['levelcodeSessions.lifecycle', 'lifecycle'],
   ['levelcodeSessions.relink', 'relink'],
   ['levelcodeSessions.forkAtTurn', 'fork.atTurn'],
+  ['levelcodeSessions.import', 'import'],
 ] as const;
 
 let deactivateHooks: (() => Promise<void>)[] = [];

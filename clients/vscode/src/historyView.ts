@@ -1,7 +1,8 @@
-// The History view: a TreeView of the open folder's sessions grouped Today / Yesterday / Previous
-// 7 days / Previous 30 days / months (group.ts), each item titled (shortened so that the
-// description shows at the default sidebar width), described "5 min · 3 turns · model" (with the
-// project when no folder is open) and with a tooltip of the whole title and preview (labels.ts).
+// The History view: a TreeView of the open folder's sessions in the groups the sidecar gives
+// (session/list's `view`: Pinned, Today, Yesterday, Previous 7 days, Previous 30 days, Older),
+// each item labelled with its whole title (VS Code cuts it at the edge of the side bar, as its own
+// chat list does), described "Claude Code · 14:05 · 3 turns · model" (with the project when no
+// folder is open) and with a tooltip of the whole title and preview (labels.ts).
 // A click opens the transcript rendered (Markdown preview). Each row shows its state (labels.ts:
 // interrupted, open in another window, forked from, moved from) by its icon, description and
 // tooltip. With "Show Archived Chats" (a context key for the title bar's toggle) the archived
@@ -12,7 +13,6 @@
 
 import * as vscode from 'vscode';
 import { basename } from 'node:path';
-import { groupLabel, groupSessions, type GroupKey } from './history/group';
 import { accessibilityLabel, itemDescription, itemLabel, rowContextValue, rowIcon, tooltipLines, type TitleOf } from './history/labels';
 import type { SessionSummary } from './protocol';
 import type { Sidecar } from './sidecar';
@@ -25,13 +25,15 @@ export const ITEM_CONTEXT = 'levelcodeSession';
 export const LOADED_CONTEXT = 'levelcodeSessions.historyLoaded';
 /** Context key, true while the Archived group is shown (the title bar offers Hide, else Show). */
 export const ARCHIVED_CONTEXT = 'levelcodeSessions.showArchived';
-/** Longest label in characters: longer titles are cut at a word (the tooltip has them whole). */
-export const LABEL_MAX = 24;
 
-export type HistoryNode = { kind: 'group'; key: GroupKey; items: SessionSummary[] } | { kind: 'session'; session: SessionSummary };
+/** A group key of session/list's `view` ("today", "pinned", ...). */
+export type GroupKey = string;
+export type HistoryNode =
+  | { kind: 'group'; key: GroupKey; label: string; items: SessionSummary[] }
+  | { kind: 'session'; session: SessionSummary };
 
 const REFRESH_DEBOUNCE_MS = 150;
-/** Relative times ("5 min") are redrawn this often while the view is visible. */
+/** How often a visible view checks whether the day changed (the groups then move: reload). */
 const TICK_MS = 60_000;
 const MAX_SESSIONS = 5000;
 
@@ -43,6 +45,8 @@ export class HistoryProvider implements vscode.TreeDataProvider<HistoryNode>, vs
   private error: string | undefined;
   private problems = 0;
   private groups = new Map<GroupKey, HistoryNode & { kind: 'group' }>();
+  /** The local day of the last listing: the sidecar's groups are for that day. */
+  private listedOn = '';
   private readonly emitter = new vscode.EventEmitter<HistoryNode | undefined>();
   private readonly loadedEmitter = new vscode.EventEmitter<void>();
   readonly onDidChangeTreeData = this.emitter.event;
@@ -59,7 +63,6 @@ export class HistoryProvider implements vscode.TreeDataProvider<HistoryNode>, vs
     private readonly projects: () => string[],
     /** Ids to hide (awaiting deletion). */
     private readonly hidden: () => ReadonlySet<string>,
-    private readonly now: () => Date = () => new Date(),
   ) {}
 
   /** The sessions shown, newest first (after hiding), archived ones not included. */
@@ -136,6 +139,7 @@ export class HistoryProvider implements vscode.TreeDataProvider<HistoryNode>, vs
       const archived = this.showArchived && this.sidecar.has('lifecycle') ? await this.list(true) : { sessions: [], problems: 0 };
       this.sessions = main.sessions;
       this.archived = archived.sessions;
+      this.listedOn = new Date().toDateString();
       this.problems = main.problems;
       this.error = undefined;
     } catch (e) {
@@ -170,7 +174,10 @@ export class HistoryProvider implements vscode.TreeDataProvider<HistoryNode>, vs
       } while (cursor && all.length < MAX_SESSIONS);
     }
     const seen = new Set<string>();
-    return { sessions: all.filter((s) => !seen.has(s.id) && (seen.add(s.id), true)), problems };
+    const sessions = all.filter((s) => !seen.has(s.id) && (seen.add(s.id), true));
+    // Several folders: their listings merged in the sidecar's order (pinned, then newest first).
+    if (scopes.length > 1) sessions.sort(historyOrder);
+    return { sessions, problems };
   }
 
   private updateMessage(): void {
@@ -182,12 +189,12 @@ export class HistoryProvider implements vscode.TreeDataProvider<HistoryNode>, vs
     else this.view.message = undefined;
   }
 
-  /** Keeps relative times fresh while visible. */
+  /** Lists again when the day changed while visible (Today's chats become Yesterday's). */
   attach(view: vscode.TreeView<HistoryNode>): vscode.Disposable {
     this.view = view;
     this.updateMessage();
     const tick = setInterval(() => {
-      if (view.visible) this.redraw();
+      if (view.visible && this.loaded && new Date().toDateString() !== this.listedOn) this.refresh();
     }, TICK_MS);
     const vis = view.onDidChangeVisibility((e) => {
       if (e.visible) this.refresh();
@@ -204,8 +211,7 @@ export class HistoryProvider implements vscode.TreeDataProvider<HistoryNode>, vs
         void this.reload();
         return [];
       }
-      const groups = groupSessions(this.visibleSessions(), this.now(), this.archivedSessions());
-      this.groups = new Map(groups.map((g) => [g.key, { kind: 'group' as const, key: g.key, items: g.items }]));
+      this.groups = groupRows([...this.visibleSessions(), ...this.archivedSessions()]);
       return [...this.groups.values()];
     }
     if (node.kind === 'group') return node.items.map((session) => ({ kind: 'session' as const, session }));
@@ -220,21 +226,21 @@ export class HistoryProvider implements vscode.TreeDataProvider<HistoryNode>, vs
 
   getTreeItem(node: HistoryNode): vscode.TreeItem {
     if (node.kind === 'group') {
-      const item = new vscode.TreeItem(groupLabel(node.key, this.now()), vscode.TreeItemCollapsibleState.Expanded);
+      const item = new vscode.TreeItem(node.label, vscode.TreeItemCollapsibleState.Expanded);
       item.id = `group:${node.key}`;
       item.contextValue = 'levelcodeGroup';
       return item;
     }
     const s = node.session;
-    const now = this.now();
-    const item = new vscode.TreeItem(fitLabel(itemLabel(s)), vscode.TreeItemCollapsibleState.None);
+    // The whole title: VS Code cuts it at the edge of the side bar, the description after it.
+    const item = new vscode.TreeItem(itemLabel(s), vscode.TreeItemCollapsibleState.None);
     item.id = s.id;
     const everyProject = this.projects().length === 0;
-    item.description = itemDescription(s, now, false, this.titleOf) + (everyProject ? `${S.history.separator}${printable(basename(s.project))}` : '');
+    item.description = itemDescription(s, this.titleOf) + (everyProject ? `${S.history.separator}${printable(basename(s.project))}` : '');
     item.tooltip = tooltip(s, this.titleOf);
     item.contextValue = rowContextValue(s);
     item.iconPath = new vscode.ThemeIcon(rowIcon(s));
-    item.accessibilityInformation = { label: accessibilityLabel(s, now, this.titleOf) };
+    item.accessibilityInformation = { label: accessibilityLabel(s, this.titleOf) };
     item.command = { command: 'levelcodeSessions.openTranscriptPreview', title: S.pick.openTranscript, arguments: [node] };
     return item;
   }
@@ -246,12 +252,27 @@ export class HistoryProvider implements vscode.TreeDataProvider<HistoryNode>, vs
   }
 }
 
-/** A title cut at a word to LABEL_MAX characters, with an ellipsis. */
-export function fitLabel(label: string): string {
-  if (label.length <= LABEL_MAX) return label;
-  const cut = label.slice(0, LABEL_MAX - 1);
-  const space = cut.lastIndexOf(' ');
-  return `${(space > LABEL_MAX / 2 ? cut.slice(0, space) : cut).trimEnd()}…`;
+/**
+ * The rows in the sidecar's groups, in their order: a group for each `view.group`, headed by its
+ * `view.groupLabel` (the archived rows, listed apart, come last in theirs).
+ */
+export function groupRows(rows: readonly SessionSummary[]): Map<GroupKey, HistoryNode & { kind: 'group' }> {
+  const groups = new Map<GroupKey, HistoryNode & { kind: 'group' }>();
+  for (const s of rows) {
+    let g = groups.get(s.view.group);
+    if (!g) groups.set(s.view.group, (g = { kind: 'group', key: s.view.group, label: s.view.groupLabel, items: [] }));
+    g.items.push(s);
+  }
+  return groups;
+}
+
+/** The sidecar's order: pinned first, then the latest message first, then the larger id. */
+function historyOrder(a: SessionSummary, b: SessionSummary): number {
+  if (a.pinned !== b.pinned) return a.pinned ? -1 : 1;
+  const ta = Date.parse(a.updatedAt) || 0;
+  const tb = Date.parse(b.updatedAt) || 0;
+  if (ta !== tb) return tb - ta;
+  return a.id < b.id ? 1 : a.id > b.id ? -1 : 0;
 }
 
 /**

@@ -16,6 +16,7 @@ import * as vscode from 'vscode';
 import type { ModelAdapter } from './lm';
 import type { ResumeResult } from './protocol';
 import type { Sidecar } from './sidecar';
+import { installedHandoffTool } from './continueIn';
 import { codeOf, messageOf } from './chat';
 import { ErrorCodes } from './protocol';
 import { printable } from './printable';
@@ -157,7 +158,7 @@ export class HistoryParticipant implements vscode.Disposable {
     if (req.command === S.chat.resumedCommand) return this.showLoaded(stream);
     const model = await this.model.pick();
     if (!model) {
-      this.noModel(stream);
+      await this.noModel(stream);
       return {};
     }
     const messages = [
@@ -246,9 +247,13 @@ export class HistoryParticipant implements vscode.Disposable {
     return { metadata: { session: l.id } };
   }
 
-  private noModel(stream: vscode.ChatResponseStream): void {
-    stream.markdown(S.chat.noModel);
+  /** How to get a model, the transcript, and the hand-off to an agent CLI when one is installed. */
+  private async noModel(stream: vscode.ChatResponseStream): Promise<void> {
+    const cli = this.loaded ? await installedHandoffTool() : undefined;
+    stream.markdown(cli ? `${S.chat.noModel} ${S.chat.orCli(cli.label)}` : S.chat.noModel);
     if (this.loaded) stream.button({ command: 'vscode.open', arguments: [transcriptUri(this.loaded)], title: S.chat.openTranscript });
+    stream.button({ command: 'workbench.extensions.search', arguments: ['@category:"AI" @sort:installs'], title: S.chat.getModel });
+    if (cli && this.loaded) stream.button({ command: 'levelcodeSessions.handoff', arguments: [this.loaded.id], title: S.chat.continueInCli(cli.label) });
   }
 
   dispose(): void {

@@ -50,6 +50,9 @@ export type SummarizeParams = P.ParamsOf<typeof P.sessionSummarize>;
 export type SummarizeResult = P.ResultOf<typeof P.sessionSummarize>;
 export type HandoffParams = P.ParamsOf<typeof P.sessionHandoff>;
 export type HandoffResult = P.ResultOf<typeof P.sessionHandoff>;
+export type ImportParams = P.ParamsOf<typeof P.sessionImport>;
+export type ImportResult = P.ResultOf<typeof P.sessionImport>;
+export type ImportToolCounts = ImportResult['tools'][number];
 
 /** Client-to-server requests: method name, params, result. */
 export interface Requests {
@@ -71,6 +74,7 @@ export interface Requests {
   'session/relink': [RelinkParams, RelinkResult];
   'session/retention': [RetentionParams, RetentionResult];
   'session/handoff': [HandoffParams, HandoffResult];
+  'session/import': [ImportParams, ImportResult];
 }
 
 // Each key above must be the literal method of its descriptor: a typo fails here.
@@ -95,6 +99,7 @@ export type _MethodsMatch = Check<
     | (typeof P.sessionRelink)['method']
     | (typeof P.sessionRetention)['method']
     | (typeof P.sessionHandoff)['method']
+    | (typeof P.sessionImport)['method']
     ? true
     : false
 >;

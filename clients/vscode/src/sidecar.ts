@@ -1,8 +1,8 @@
 // Starts and talks to the sidecar (`levelcode-sessions serve --stdio`) with vscode-languageclient
 // 11 over stdio: the bundled dist/sidecar/cli/main.js by default, or the user's own build
 // (levelcodeSessions.sidecarPath). It advertises the callbacks this extension answers, turns
-// session/didChange into an event, passes the auto-archive and retention settings as
-// initializationOptions, restarts a sidecar that died (with a notice, and a limit), and
+// session/didChange into an event, passes the auto-archive and retention settings and the user's
+// time zone as initializationOptions, restarts a sidecar that died (with a notice, and a limit), and
 // logs into one LogOutputChannel (the sidecar's stderr and window/logMessage land there too).
 //
 // Knows nothing of the History view or commands: they use request() and the events.
@@ -17,6 +17,7 @@ import {
   ResponseError,
   State,
   TransportKind,
+  WorkDoneProgress,
   type ClientCapabilities,
   type ErrorHandler,
   type FeatureState,
@@ -145,6 +146,32 @@ export class Sidecar implements vscode.Disposable {
     return (await (token ? c.sendRequest(method, params, token) : c.sendRequest(method, params))) as Requests[M][1];
   }
 
+  /**
+   * A long request with a work-done token of its own: `onReport` gets the sidecar's `$/progress`
+   * reports for it (the caller shows them in its own progress notification), and `token`
+   * cancels it ($/cancelRequest).
+   */
+  async requestWithProgress<M extends keyof Requests>(
+    method: M,
+    params: Requests[M][0],
+    onReport: (message: string | undefined, percentage: number | undefined) => void,
+    token?: vscode.CancellationToken,
+  ): Promise<Requests[M][1]> {
+    await this.start();
+    const c = this.client;
+    if (!c) throw new Error(S.history.sidecarDown);
+    const workDoneToken = `levelcode-${++this.progressTokens}`;
+    const sub = c.onProgress(WorkDoneProgress.type, workDoneToken, (v) => {
+      if (v.kind !== 'end') onReport(v.message, v.percentage);
+    });
+    try {
+      return await this.request(method, { ...params, workDoneToken }, token);
+    } finally {
+      sub.dispose();
+    }
+  }
+  private progressTokens = 0;
+
   private serverOptions(s: Settings): ServerOptions {
     const dirArgs = s.storeFolder ? ['--dir', s.storeFolder] : [];
     const env = {
@@ -180,8 +207,9 @@ export class Sidecar implements vscode.Disposable {
     }
     const clientOptions: LanguageClientOptions = {
       documentSelector: [],
-      // Auto-archive and retention (history/lifecycle.ts): applied once at each start, archiving only.
-      initializationOptions: lifecycleInitOptions(s),
+      // Auto-archive and retention (history/lifecycle.ts): applied once at each start, archiving
+      // only. The time zone: History's groups and times (session/list's `view`) are the user's.
+      initializationOptions: { ...lifecycleInitOptions(s), timeZone: Intl.DateTimeFormat().resolvedOptions().timeZone },
       outputChannel: this.log,
       revealOutputChannelOn: 4 /* RevealOutputChannelOn.Never */,
       errorHandler: this.errorHandler(),

@@ -6,36 +6,8 @@
 const plural = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
 
 export const S = {
-  time: {
-    // Short, as VS Code's chat list has them, so the description fits beside the title.
-    justNow: 'now',
-    minutesAgo: (n: number) => `${n} min`,
-    hoursAgo: (n: number) => `${n} h`,
-    daysAgo: (n: number) => `${n} d`,
-    weeksAgo: (n: number) => `${n} wk`,
-    unknown: 'unknown time',
-    // The long forms, for screen readers.
-    long: {
-      justNow: 'just now',
-      minutesAgo: (n: number) => plural(n, 'minute ago', 'minutes ago'),
-      hoursAgo: (n: number) => plural(n, 'hour ago', 'hours ago'),
-      daysAgo: (n: number) => plural(n, 'day ago', 'days ago'),
-      weeksAgo: (n: number) => plural(n, 'week ago', 'weeks ago'),
-    },
-    months: ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'] as const,
-  },
-  groups: {
-    pinned: 'Pinned',
-    archived: 'Archived',
-    today: 'Today',
-    yesterday: 'Yesterday',
-    last7: 'Previous 7 days',
-    last30: 'Previous 30 days',
-    unknown: 'Unknown date',
-    months: ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December'] as const,
-  },
   history: {
-    untitled: 'Untitled chat',
+    untitled: 'Untitled session',
     turns: (n: number) => plural(n, 'turn', 'turns'),
     separator: ' · ',
     tooltipUpdated: (s: string) => `Last used ${s}`,
@@ -165,18 +137,51 @@ export const S = {
   },
   resume: {
     progress: (title: string) => `Resuming “${title}”…`,
-    tier: (tier: 1 | 2 | 3) => (tier === 1 ? 'verbatim' : tier === 2 ? 'earlier work folded' : 'from a summary'),
-    resumed: (title: string, tier: 1 | 2 | 3, note?: string) =>
-      `Resumed “${title}” (tier ${tier}: ${S.resume.tier(tier)}).${note ? ` ${note}` : ''}`,
+    /**
+     * Plain words, no tiers: the whole chat came back, or a summary stands in for its earlier
+     * part. The sidecar's own line for the latter ("Resumed from summary — …") is not repeated.
+     */
+    resumed: (title: string, tier: 1 | 2 | 3, note?: string) => {
+      const rest = (note ?? '').replace(/^Resumed from (an earlier )?summary — full transcript in History\.\s*/, '').trim();
+      const head = tier === 1 ? `Resumed “${title}”.` : `Resumed “${title}” from a summary — the full chat is in History.`;
+      return rest ? `${head} ${rest}` : head;
+    },
     readOnly: (title: string) => `“${title}” is open in another window; it is shown read-only.`,
     openCopy: 'Open a Copy',
     consent: (tokens: number, calls = 1) =>
       `Resuming this chat needs a summary of about ${tokens.toLocaleString('en-US')} tokens of earlier conversation by the language model${calls > 1 ? `, in ${calls} requests` : ''}. Continue?`,
     fromSummary: 'Resume from summary',
     startFresh: 'Start fresh instead',
-    noModel: 'Resuming this chat needs a summary, and no language model is available (install or sign in to a chat model, or pick one in the setting levelcodeSessions.modelFamily).',
+    noModel:
+      'Resuming this chat needs a summary, and no language model is available: install and sign in to an extension that provides one to VS Code (GitHub Copilot Chat, or any other language model provider), or pick one in the setting levelcodeSessions.modelFamily.',
     failed: (why: string) => `Could not resume: ${why}`,
     nothingToResume: 'There is no chat to resume in this folder yet.',
+  },
+  importChats: {
+    scanning: 'Looking for chats of other AI tools on this machine…',
+    unavailable: 'This version of the LevelCode Sessions service cannot import chats.',
+    noneFound:
+      'No chats of other AI tools were found on this machine. LevelCode imports Claude Code, Codex, Gemini CLI, VS Code chat, Cursor, opencode, pi, Qwen Code and more from the folders they keep them in.',
+    allThere: (tools: string) => `Every chat found is already in History: ${tools}.`,
+    pickTitle: 'Import Chats from Other AI Tools',
+    pickPlaceholder: 'Tools found on this machine: choose whose chats to import',
+    newChats: (n: number) => plural(n, 'new chat', 'new chats'),
+    grown: (n: number) => `${n} with new messages`,
+    already: (n: number) => `${n} already in History`,
+    nothingIn: (files: number) => `${plural(files, 'file', 'files')}, no chats in them`,
+    progressTitle: 'Importing chats',
+    step: (tool: string, i: number, n: number) => (n > 1 ? `${tool} (${i} of ${n})` : tool),
+    updated: (n: number) => `${n} updated`,
+    nothingNew: 'nothing new',
+    problems: (n: number) => `${plural(n, 'file', 'files')} could not be read (see the log)`,
+    stopped: (tool: string) => `${tool}: stopped (what was imported stays)`,
+    failed: (tool: string, why: string) => `${tool}: failed (${why})`,
+    doneHead: (imported: number, updated: number) =>
+      imported || updated ? `Imported ${plural(imported, 'chat', 'chats')}${updated ? `, updated ${updated}` : ''}:` : 'Import finished:',
+    cancelledHead: (imported: number) => `Import cancelled after ${plural(imported, 'new chat', 'new chats')}:`,
+    elsewhere: (n: number) => `${plural(n, 'chat belongs', 'chats belong')} to other project folders: open one of those folders to see them.`,
+    showHistory: 'Show History',
+    showLog: 'Show Log',
   },
   continueIn: {
     notAvailable: (title: string) => `“${title}” was not imported from a tool that can continue it.`,
@@ -217,7 +222,11 @@ export const S = {
     assistant: 'Assistant',
     openTranscript: 'Open transcript',
     nothingLoaded: 'No chat is loaded: resume one from the History, or just type to start a new one.',
-    noModel: 'No language model is available, so this chat cannot be continued here.',
+    noModel:
+      'No language model is available in VS Code, so this chat cannot be continued here. Install and sign in to an extension that provides one (GitHub Copilot Chat, or any other language model provider).',
+    orCli: (tool: string) => `Or continue it in ${tool}, which is installed here.`,
+    getModel: 'Find a Language Model',
+    continueInCli: (tool: string) => `Continue in ${tool}`,
     notSaved: (why: string) => `This turn was not saved to the chat's file: ${why}.`,
     elsewhere: (title: string) => `This chat is continuing in another window: “${title}” moved on there, so this turn was not added to it. Open a copy to go on from here.`,
     elsewhereShort: 'This chat is continuing in another window; this turn was not saved to it. Choose “Open a Copy” to go on here in a copy.',

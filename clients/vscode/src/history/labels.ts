@@ -1,7 +1,9 @@
-// What a History entry says: its label, its description ("5 min · 3 turns · claude-sonnet-4",
-// then its state: "interrupted", "open in another window", "forked from “X” at turn 2", "moved
-// from notes"), its icon, its tooltip text, and relative times. Pure: no `vscode` import and no clock of its own (callers
-// pass `now`); the words come from strings.ts so that every user-visible string lives there.
+// What a History entry says: its label (the full title), its description (the sidecar's
+// "Claude Code · 14:05 · 3 turns · claude-sonnet-4", then its state: "interrupted", "open in
+// another window", "forked from “X” at turn 2", "moved from notes"), its icon and its tooltip.
+// The title, times and groups come from session/list's `view` (protocol.md "The History view"),
+// computed once by the sidecar for every editor: nothing here reads a clock. Pure: no `vscode`
+// import; the words come from strings.ts so that every user-visible string lives there.
 
 import { rowContext, type Continuable } from '../continueIn';
 import { S } from '../strings';
@@ -31,47 +33,12 @@ export interface SummaryLike {
   interrupted?: boolean;
   /** Another live process owns it now. */
   heldBy?: { pid?: number; host?: string };
+  /** What the row shows, from the sidecar (session/list's `view`). */
+  view?: { title: string; description: string; time: string; groupLabel: string };
 }
 
 /** Titles of other chats, for "forked from “Title”" (undefined: not in this History). */
 export type TitleOf = (id: string) => string | undefined;
-
-const MINUTE = 60_000;
-const HOUR = 60 * MINUTE;
-const DAY = 24 * HOUR;
-
-/**
- * Short, as VS Code's chat list: "now", "5 min", "3 h", "2 d", "3 wk", then the date ("12 Mar"
- * this year, "12 Mar 2024" before); `long` spells them out for screen readers ("5 minutes ago").
- * Days are calendar days, as in group.ts; no word repeats a group's heading ("yesterday").
- */
-export function relativeTime(iso: string, now: Date, long = false): string {
-  const t = Date.parse(iso);
-  if (Number.isNaN(t)) return S.time.unknown;
-  const w = long ? S.time.long : S.time;
-  const diff = now.getTime() - t;
-  if (diff < MINUTE) return w.justNow; // also a clock a little ahead
-  if (diff < HOUR) return w.minutesAgo(Math.floor(diff / MINUTE));
-  const then = new Date(t);
-  const days = calendarDaysBetween(then, now);
-  if (days === 0) return w.hoursAgo(Math.floor(diff / HOUR));
-  if (days < 7) return w.daysAgo(days);
-  if (days <= 30) return w.weeksAgo(Math.floor(days / 7));
-  return shortDate(then, now);
-}
-
-/** Whole calendar days from `a` to `b` in local time (0 = same day). */
-export function calendarDaysBetween(a: Date, b: Date): number {
-  const da = Date.UTC(a.getFullYear(), a.getMonth(), a.getDate());
-  const db = Date.UTC(b.getFullYear(), b.getMonth(), b.getDate());
-  return Math.round((db - da) / DAY);
-}
-
-/** "12 Mar", or "12 Mar 2024" for another year. Month names from strings.ts, no locale lookup. */
-export function shortDate(d: Date, now: Date): string {
-  const base = `${d.getDate()} ${S.time.months[d.getMonth()]}`;
-  return d.getFullYear() === now.getFullYear() ? base : `${base} ${d.getFullYear()}`;
-}
 
 /** "2026-07-28 09:12" in local time, for tooltips. */
 export function localStamp(iso: string): string {
@@ -82,22 +49,20 @@ export function localStamp(iso: string): string {
   return `${d.getFullYear()}-${p(d.getMonth() + 1)}-${p(d.getDate())} ${p(d.getHours())}:${p(d.getMinutes())}`;
 }
 
-/** The item's label: the title, on one line, never empty. */
+/** The item's label: the whole title on one line (the sidecar's `view.title`), never empty. */
 export function itemLabel(s: SummaryLike): string {
+  if (s.view?.title) return s.view.title;
   const one = printable(s.title.replace(/\s+/g, ' ').trim());
   return one || S.history.untitled;
 }
 
 /**
- * The item's description: relative time · turns · model (when known) · the source tool (an
- * imported session) · its state (stateWords).
+ * The item's description: the sidecar's `view.description` (source · time · turns · model)
+ * and the row's state (stateWords); `long` adds pinned and archived, for screen readers.
  */
-export function itemDescription(s: SummaryLike, now: Date, long = false, titleOf: TitleOf = () => undefined): string {
-  const parts = [relativeTime(s.updatedAt, now, long), S.history.turns(s.turns)];
-  if (s.model) parts.push(printable(s.model));
-  if (s.sourceLabel) parts.push(s.sourceLabel);
-  parts.push(...stateWords(s, titleOf, long));
-  return parts.join(S.history.separator);
+export function itemDescription(s: SummaryLike, titleOf: TitleOf = () => undefined, long = false): string {
+  const base = s.view?.description ?? S.history.turns(s.turns);
+  return [base, ...stateWords(s, titleOf, long)].join(S.history.separator);
 }
 
 /**
@@ -187,8 +152,8 @@ export function stateTooltip(s: SummaryLike, titleOf: TitleOf = () => undefined)
 }
 
 /** A line for screen readers: the label and the description in one sentence. */
-export function accessibilityLabel(s: SummaryLike, now: Date, titleOf: TitleOf = () => undefined): string {
-  return `${itemLabel(s)}, ${itemDescription(s, now, true, titleOf)}`;
+export function accessibilityLabel(s: SummaryLike, titleOf: TitleOf = () => undefined): string {
+  return `${itemLabel(s)}, ${itemDescription(s, titleOf, true)}`;
 }
 
 /** A file name for "Export as Markdown": the title made safe for any file system. */

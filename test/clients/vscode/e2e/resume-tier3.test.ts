@@ -104,7 +104,7 @@ describe('VS Code resume with the editor language model (code-server)', () => {
   it('resuming again goes on from the last piece kept, and the fact of the first piece reaches the context', async () => {
     await vs.page.keyboard.press('Escape');
     await resumeFromSummary();
-    await vs.waitForToast('(tier 3: from a summary)');
+    await vs.waitForToast('from a summary — the full chat is in History');
     await vs.screenshot('t3-03-resumed');
     const sent = lmCalls();
     // Every request fit the model; pieces 1-2 were not asked for again (piece 3 was, once more).

@@ -34,7 +34,15 @@ describe('manifest', () => {
     const registered = [...commands.matchAll(/r\('(levelcodeSessions\.\w+)'/g)].map((m) => m[1]);
     expect(registered.sort()).toEqual([...declared].sort());
     for (const c of manifest.contributes.commands) expect(nls[c.category.slice(1, -1)]).toBe('LevelCode');
-    for (const wanted of ['New Chat', 'Chat History', 'Resume Last Chat', 'Export Chat as Markdown…', 'Rename Chat…', 'Delete Chat']) {
+    for (const wanted of [
+      'New Chat',
+      'Chat History',
+      'Resume Last Chat',
+      'Export Chat as Markdown…',
+      'Rename Chat…',
+      'Delete Chat',
+      'Import Chats from Other AI Tools…',
+    ]) {
       expect(manifest.contributes.commands.map((c: { title: string }) => nls[c.title.slice(1, -1)])).toContain(wanted);
     }
   });

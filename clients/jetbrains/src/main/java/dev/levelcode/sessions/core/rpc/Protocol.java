@@ -232,7 +232,8 @@ public final class Protocol {
       List<String> unreadable, int failed) {}
 
   @Schema("#/$defs/SessionImportResult/properties/tools/items")
-  public record ToolCounts(String tool, int found, int imported, int updated, int unchanged, int skipped, int problems) {}
+  public record ToolCounts(String tool, String label, int found, int imported, int updated, int unchanged, int skipped,
+      int problems) {}
 
   @Schema("#/$defs/SessionImportResult/properties/skippedFiles/items")
   public record SkippedFile(String path, String reason) {}
@@ -344,7 +345,12 @@ public final class Protocol {
 
   @Schema("#/$defs/SessionExportParams")
   public record ExportParams(String id, ExportFormat format, Boolean thinking, Boolean tools, Integer maxToolChars,
-      JsonElement workDoneToken) {}
+      String timeZone, JsonElement workDoneToken) {
+    public ExportParams(String id, ExportFormat format, Boolean thinking, Boolean tools, Integer maxToolChars,
+        JsonElement workDoneToken) {
+      this(id, format, thinking, tools, maxToolChars, null, workDoneToken);
+    }
+  }
 
   @Schema("#/$defs/SessionExportResult")
   public record ExportResult(String content, ExportFormat format, String mimeType) {}
