@@ -497,6 +497,9 @@ function M.open_buffer(archived)
     end, { buffer = buf, nowait = true, silent = true, desc = 'LevelCode: close History' })
   end
   vim.api.nvim_set_current_buf(buf)
+  -- A long title wraps under itself (indented past the row's margin), never off the screen.
+  -- (:setlocal: a transcript opened in this window later keeps the user's own settings.)
+  vim.cmd('setlocal wrap linebreak breakindent breakindentopt=shift:4 cursorline')
   render()
   return buf
 end

@@ -54,6 +54,9 @@ function M.readable(lines)
       depth = depth + 1
     elseif line == '</details>' then
       depth = math.max(0, depth - 1)
+      if out[#out] == '' then
+        folds[#out] = depth > 0 and tostring(depth) or '0' -- the blank line after a block stays open
+      end
     elseif line == '' and out[#out] == '' then
       -- one blank line where a dropped <details> line left two
     else
@@ -90,9 +93,9 @@ local function show_markdown(buf, text)
   set_lines(buf, lines)
   for _, win in ipairs(vim.api.nvim_list_wins()) do
     if vim.api.nvim_win_get_buf(win) == buf then
-      vim.wo[win].foldmethod = 'expr'
-      vim.wo[win].foldexpr = "v:lua.require'levelcode.transcript'.foldexpr(v:lnum)"
-      vim.wo[win].foldlevel = 0
+      vim.api.nvim_win_call(win, function()
+        vim.cmd([[setlocal foldmethod=expr foldexpr=v:lua.require'levelcode.transcript'.foldexpr(v:lnum) foldlevel=0]])
+      end)
     end
   end
 end
