@@ -250,6 +250,25 @@ describe(':LevelImport', () => {
     expect((await nvim.ui()).selects).toHaveLength(1);
   });
 
+  it('running it again during an import offers to cancel it', async () => {
+    const ws = workspace();
+    const { home } = toolHomes(ws);
+    const nvim = await Nvim.start(ws, { env: { HOME: home, CLAUDE_CONFIG_DIR: '', CODEX_HOME: '' } });
+    // Both in one go, before the sidecar has even started: the cancel waits for the request and
+    // goes out with it (Neovim drops the sidecar's RequestCancelled answer: the plugin ends it).
+    await nvim.lua(`
+      require('levelcode.import').run('claude-code', function(err) T.import_err = err end)
+      require('levelcode.import').run()
+      T.choose('Cancel the import')`);
+    const ask = (await nvim.ui()).selects[0];
+    expect(ask.kind).toBe('levelcode.confirm');
+    expect(ask.prompt).toContain('Importing Claude Code.');
+    expect(ask.items).toEqual(['Cancel the import', 'Cancel']);
+    await nvim.note('import of Claude Code cancelled; what was imported before stays in History.');
+    expect(await nvim.lua('return T.import_err.code')).toBe(-32800);
+    expect(await nvim.lua(`return require('levelcode.import').running()`)).toBeNull();
+  });
+
   it('says so when no tool has chats here', async () => {
     const ws = workspace();
     const home = join(ws.base, 'empty-home');

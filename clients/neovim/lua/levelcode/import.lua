@@ -141,7 +141,13 @@ local function start(tool, cb)
     require('levelcode.history').refresh()
     cb(nil, r)
   end, { timeout = 60 * 60 * 1000, handle = handle })
-  running.cancel = handle.cancel
+  -- handle.cancel exists once the request is sent (after the sidecar has started).
+  running.cancel = function()
+    handle.wanted = true -- sent as soon as the request is, if it is not yet
+    if handle.cancel then
+      handle.cancel()
+    end
+  end
 end
 
 ---Offers to cancel the import in flight.

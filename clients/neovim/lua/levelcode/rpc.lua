@@ -274,7 +274,7 @@ end
 ---@param params table
 ---@param cb fun(err: table|nil, result: any)
 ---`opts.handle`, a table, gets `cancel()`: $/cancelRequest for this request (the sidecar then
----answers -32800).
+---answers -32800); `handle.wanted = true` set before it is sent cancels it once it is.
 ---@param opts {timeout: integer|nil, handle: table|nil}|nil
 function M.request(method, params, cb, opts)
   opts = opts or {}
@@ -310,7 +310,12 @@ function M.request(method, params, cb, opts)
       opts.handle.cancel = function()
         if not done then
           pcall(call, client, 'cancel_request', request_id)
+          -- Neovim's client drops the sidecar's RequestCancelled answer: end it here.
+          finish({ code = -32800, message = method .. ' was cancelled' }, nil)
         end
+      end
+      if opts.handle.wanted then -- cancelled before it could be sent
+        opts.handle.cancel()
       end
     end
     local timeout = opts.timeout or config.get().request_timeout
