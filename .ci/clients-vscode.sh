@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The VS Code client end to end, from a clean machine (CI runs it as root): installs what the
-# suite needs (Chromium and libkrb5-dev from Debian; Node 24 and code-server from the npm registry
+# suite needs (Chromium, libkrb5-dev and a CJK font from Debian; Node 24 and code-server from the npm registry
 # into the git-ignored tools folder; the extension's own dependencies), builds and packages the
 # .vsix with vsce, then runs the unit tests and the end-to-end suite in real VS Code (code-server
 # in headless Chromium; the suite installs the .vsix into a temp code-server profile).
@@ -40,11 +40,13 @@ cleanup() {
 trap cleanup EXIT
 
 # ---------------------------------------------------------------------------------------------
-section "Debian packages: chromium, libkrb5-dev"
+section "Debian packages: chromium, libkrb5-dev, fonts-wqy-microhei"
 apt_install() {
   local missing=()
   [ -x /usr/bin/chromium ] || missing+=(chromium)
   dpkg -s libkrb5-dev >/dev/null 2>&1 || missing+=(libkrb5-dev)
+  # A CJK font, so the screenshots show the fixture's Japanese title instead of boxes.
+  dpkg -s fonts-wqy-microhei >/dev/null 2>&1 || missing+=(fonts-wqy-microhei)
   if [ ${#missing[@]} -eq 0 ]; then echo "present"; return; fi
   export DEBIAN_FRONTEND=noninteractive
   apt-get update -o DPkg::Lock::Timeout=600

@@ -952,7 +952,8 @@ const sessionImport: Handler<typeof P.sessionImport> = async (p, token, ctx) => 
       signal: abortSignalOf(token, progress.token),
       onProgress: (done, total, bytes, totalBytes) =>
         progress.report(
-          `${done} of ${total} source files, ${Math.round(bytes / 1048576)} of ${Math.round(totalBytes / 1048576)} MB`,
+          // Megabytes only where there are some ("0 of 0 MB" says nothing).
+          `${done} of ${total} source files${totalBytes >= 1048576 ? `, ${Math.round(bytes / 1048576)} of ${Math.round(totalBytes / 1048576)} MB` : ''}`,
           Math.round((bytes / Math.max(1, totalBytes)) * 100),
         ),
     });

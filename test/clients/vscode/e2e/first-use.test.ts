@@ -1,5 +1,5 @@
 // End to end in real VS Code (code-server, harness.ts): the first minutes with the extension.
-// An empty store shows where chats come from, with one primary action; with no folder open the
+// An empty store shows where chats come from, with Import and New Chat; with no folder open the
 // History lists every project's chats and each row names its project.
 
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -25,7 +25,7 @@ describe('VS Code first use (code-server, no folder open)', () => {
     await vs?.stop();
   }, 60_000);
 
-  it('says where chats come from, with one primary action, once the list has loaded', async () => {
+  it('says where chats come from, offering Import and New Chat, once the list has loaded', async () => {
     // The tree is hidden while the welcome shows: open the container, wait for the welcome.
     await vs.page
       .locator('.activitybar .action-item a[aria-label^="LevelCode"], .activitybar .action-item[aria-label^="LevelCode"]')
@@ -35,11 +35,15 @@ describe('VS Code first use (code-server, no folder open)', () => {
     await welcome.waitFor({ timeout: 60_000 });
     const text = await welcome.innerText();
     expect(text).toContain('chat extension');
-    expect(text).toContain('levelcode-sessions import');
+    expect(text).toContain('Claude Code, Codex, Gemini CLI');
     expect(text).not.toContain('for this folder');
     const buttons = welcome.locator('.monaco-button');
-    expect(await buttons.allInnerTexts()).toEqual(['Start a New Chat']);
+    expect(await buttons.allInnerTexts()).toEqual(['Import Chats from Other AI Tools…', 'Start a New Chat']);
     await vs.screenshot('first-use-01-empty');
+    // Import from the empty state: this machine has no other AI tool's chats, and it says so.
+    await buttons.first().click();
+    await vs.waitForToast('No chats of other AI tools were found on this machine.');
+    await vs.command('Notifications: Clear All Notifications');
   });
 
   it('names each row’s project when no folder is open', async () => {

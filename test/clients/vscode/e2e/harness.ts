@@ -10,7 +10,7 @@
 
 import { spawn, execFile, type ChildProcess } from 'node:child_process';
 import { createRequire } from 'node:module';
-import { appendFile, mkdtemp, mkdir, writeFile, rm, readdir, readFile } from 'node:fs/promises';
+import { appendFile, copyFile, mkdtemp, mkdir, writeFile, rm, readdir, readFile } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -28,6 +28,8 @@ export const CODE_SERVER = join(TOOLS, 'node_modules/code-server/out/node/entry.
 export const VSIX = process.env.LEVELCODE_VSIX ?? join(REPO, 'clients/vscode/levelcode-sessions.vsix');
 export const CHROMIUM = process.env.CHROMIUM ?? '/usr/bin/chromium';
 export const ARTIFACTS = join(REPO, 'test-artifacts/vscode');
+/** The screenshots the extension's README shows (refreshed by npm run screenshots:vscode). */
+export const SCREENSHOTS = join(REPO, 'clients/vscode/screenshots');
 const CLI = join(REPO, 'bin/levelcode-sessions.js');
 
 /** playwright-core is a dev dependency of clients/vscode, not of the repo root. */
@@ -86,6 +88,8 @@ export class VsCode {
   readonly project: string;
   /** The NODE_EXTRA_CA_CERTS of code-server's environment (an empty bundle). */
   readonly extraCaCerts: string;
+  /** More environment for code-server and the CLI (set before start(): TZ, for one). */
+  readonly extraEnv: Record<string, string> = {};
   private proc: ChildProcess | undefined;
   private browser: Browser | undefined;
   context!: BrowserContext;
@@ -134,6 +138,7 @@ export class VsCode {
       XDG_STATE_HOME: join(r, 'xdg/state'),
       LEVELCODE_SESSIONS_DIR: this.store,
       NODE_EXTRA_CA_CERTS: this.extraCaCerts,
+      ...this.extraEnv,
     };
   }
 
@@ -451,6 +456,17 @@ export class VsCode {
   async screenshot(name: string, clip?: { x: number; y: number; width: number; height: number }): Promise<void> {
     await mkdir(ARTIFACTS, { recursive: true });
     await this.page.screenshot({ path: join(ARTIFACTS, `${name}.png`), ...(clip ? { clip } : {}) });
+  }
+
+  /**
+   * A screenshot the README shows: in test-artifacts/vscode/ like every other, and also into
+   * clients/vscode/screenshots/ when LEVELCODE_REFRESH_SCREENSHOTS=1 (npm run screenshots:vscode).
+   */
+  async readmeScreenshot(name: string, clip?: { x: number; y: number; width: number; height: number }): Promise<void> {
+    await this.screenshot(name, clip);
+    if (process.env.LEVELCODE_REFRESH_SCREENSHOTS !== '1') return;
+    await mkdir(SCREENSHOTS, { recursive: true });
+    await copyFile(join(ARTIFACTS, `${name}.png`), join(SCREENSHOTS, `${name}.png`));
   }
 
   /** Runs a command from the palette by its title (e.g. "LevelCode: New Chat"). */

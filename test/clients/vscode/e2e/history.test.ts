@@ -6,7 +6,6 @@
 // each leaves the workbench as the next expects it (no open menus or inputs).
 
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { groupLabel, groupOf } from '../../../../clients/vscode/src/history/group';
 import { S } from '../../../../clients/vscode/src/strings';
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
@@ -60,58 +59,46 @@ describe('VS Code History (code-server)', () => {
     await vs?.stop();
   }, 60_000);
 
-  it('lists the sessions the CLI wrote, grouped and labelled', async () => {
+  it('lists the sessions the CLI wrote, grouped and labelled by the sidecar, whole titles', async () => {
     await vs.openHistory();
     let rows = await vs.waitForRows((r) => seeded.every((s) => r.some((x) => x.includes(s.title ?? s.first))), 'the seeded sessions');
-
-    // At the default sidebar width every row's description starts inside the row, with room for
-    // its time (a long title is cut instead, whole in the tooltip).
-    for (const s of seeded) {
-      const row = vs.historyRow(s.title ? s.title.slice(0, 20) : s.first);
-      const box = await row.locator('.monaco-icon-label-container').boundingBox();
-      const desc = await row.locator('.label-description').boundingBox();
-      expect(box && desc, s.first).toBeTruthy();
-      expect(desc!.x + 50, `${s.first}: description at ${desc!.x}, row ends at ${box!.x + box!.width}`).toBeLessThanOrEqual(
-        box!.x + box!.width,
-      );
-    }
     await vs.screenshot('01-history-default-width');
     await vs.widenSidebar();
     rows = await vs.historyRows();
     await vs.screenshot('01-history');
 
-    // Groups as VS Code's chat list has them, in order, each followed by its sessions, newest first.
+    // The groups the sidecar gives (by calendar days in the local zone), in order, each followed
+    // by its sessions, newest first.
+    const groupOf = (at: Date) => {
+      const day = (d: Date) => Date.UTC(d.getFullYear(), d.getMonth(), d.getDate()) / DAY;
+      const days = day(new Date()) - day(at);
+      return days <= 0 ? 'Today' : days === 1 ? 'Yesterday' : days <= 7 ? 'Previous 7 days' : days <= 30 ? 'Previous 30 days' : 'Older';
+    };
     const expected: string[] = [];
     const byTime = [...seeded].sort((a, b) => b.at.getTime() - a.at.getTime());
-    const keys = [...new Set(byTime.map((s) => groupOf(new Date(s.at.getTime() - 30_000).toISOString(), new Date())))];
-    expect(keys.slice(0, 4)).toEqual(['today', 'yesterday', 'last7', 'last30']);
-    expect(keys[4]).toMatch(/^month:/);
-    for (const key of keys) {
-      expected.push(groupLabel(key, new Date()));
-      for (const s of byTime.filter((x) => groupOf(new Date(x.at.getTime() - 30_000).toISOString(), new Date()) === key))
-        expected.push(s.title ?? s.first);
+    for (const s of byTime) {
+      const g = groupOf(new Date(s.at.getTime() - 30_000));
+      if (!expected.includes(g)) expected.push(g);
+      expected.push(s.title ?? s.first);
     }
     const shown = rows.map((r) => r.trim()).map((r) => expected.find((e) => r === e || r.startsWith(`${e},`)) ?? `?${r}`);
     expect(shown).toEqual(expected);
     expect(expected).toContain('Previous 7 days');
     expect(expected).toContain('Previous 30 days');
+    expect(expected).toContain('Older');
 
-    // Each item (its screen-reader line): title, then "relative time · turns · model".
+    // Each item (its screen-reader line): title, then "time · turns · model" in local time.
     const today = rows.find((r) => r.startsWith('Idempotent refunds'))!;
-    expect(today).toMatch(/^Idempotent refunds, \d+ minutes? ago · 3 turns · claude-sonnet-4$/);
+    expect(today).toMatch(/^Idempotent refunds, \d\d:\d\d · 3 turns · claude-sonnet-4$/);
     const old = rows.find((r) => r.startsWith('Sketch the onboarding flow'))!;
-    expect(old).toMatch(/^Sketch the onboarding flow, \d{1,2} [A-Z][a-z]{2}( \d{4})? · 1 turn · gpt-4o$/);
-    // What the eye sees: a short time; under Yesterday no "yesterday" again.
+    expect(old).toMatch(/^Sketch the onboarding flow, [A-Z][a-z]{2} \d{1,2}(, \d{4})? · 1 turn · gpt-4o$/);
     await expect
       .poll(() => vs.historyRow('Idempotent refunds').locator('.label-description').innerText())
-      .toMatch(/^\d+ min · 3 turns · claude-sonnet-4$/);
+      .toMatch(/^\d\d:\d\d · 3 turns · claude-sonnet-4$/);
     const yesterday = await vs.historyRow('Why is the CI cache cold').locator('.label-description').innerText();
-    expect(yesterday).toMatch(/^(1 d|\d+ h) · 1 turn · gpt-4o$/);
-    expect(yesterday).not.toMatch(/yesterday/i);
-    // A long title is cut at a word, with an ellipsis.
-    const longLabel = await vs.historyRow('Retry failed payment').locator('.label-name').innerText();
-    expect(longLabel).toMatch(/^Retry failed payment\b.*…$/);
-    expect(longLabel.length).toBeLessThan(LONG.length);
+    expect(yesterday).toMatch(/^(Mon|Tue|Wed|Thu|Fri|Sat|Sun) \d\d:\d\d · 1 turn · gpt-4o$/);
+    // A long title is whole in its label: VS Code cuts it at the edge of the side bar.
+    expect(await vs.historyRow('Retry failed payment').locator('.label-name').innerText()).toBe(LONG);
   });
 
   it('shows a session the CLI writes while the page is open, without a reload', async () => {
@@ -120,14 +107,11 @@ describe('VS Code History (code-server)', () => {
     const id = await vs.seed({ at: new Date(), first: 'Live from the terminal', model: 'gpt-4o' });
     const rows = await vs.waitForRows((r) => r.some((x) => x.startsWith('Live from the terminal')), 'the new session');
     // Newest first: right under "Today".
-    expect(rows[0].trim()).toBe(S.groups.today);
-    expect(rows[1]).toMatch(/^Live from the terminal, (just now|\d+ minutes? ago) · 1 turn · gpt-4o$/);
+    expect(rows[0].trim()).toBe('Today');
+    expect(rows[1]).toMatch(/^Live from the terminal, \d\d:\d\d · 1 turn · gpt-4o$/);
     // An append to an existing session updates its turns in place.
     await vs.append(id, [{ kind: 'user', content: 'and one more thing' }]);
-    await vs.waitForRows(
-      (r) => r.some((x) => /^Live from the terminal, (just now|\d+ minutes? ago) · 2 turns · gpt-4o$/.test(x)),
-      'the appended turn',
-    );
+    await vs.waitForRows((r) => r.some((x) => /^Live from the terminal, \d\d:\d\d · 2 turns · gpt-4o$/.test(x)), 'the appended turn');
     await vs.screenshot('02-live-append');
   });
 
@@ -147,7 +131,8 @@ describe('VS Code History (code-server)', () => {
     await tab.waitFor({ timeout: 60_000 });
     await expect.poll(() => vs.editorText(), { timeout: 60_000 }).toContain('# Idempotent refunds');
     const text = await vs.editorText();
-    expect(text).toContain('## User');
+    expect(text).toContain('## Turn 1 · ');
+    expect(text).toContain('**You**');
     expect(text).toContain('Add idempotency to RefundService');
     expect(text).toContain('Answer 1 to: Add idempotency to RefundService');
     // Read-only: typing changes nothing.
