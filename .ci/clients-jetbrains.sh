@@ -40,10 +40,11 @@ javac --release 17 -Xlint:all -Xlint:-serial -Werror -encoding UTF-8 -d "$out/ma
   $(find "$src/main/java/dev/levelcode/sessions/core" -name '*.java')
 javac --release 17 -encoding UTF-8 -d "$out/test" -cp "$out/main:$gson:$junit" $(find "$src/test/java" -name '*.java')
 
-shot=${LEVELCODE_SCREENSHOT:-$out/history.png}
+# The README's pictures go to LEVELCODE_SCREENSHOTS when it is set (clients/jetbrains/screenshots.sh).
+shots=${LEVELCODE_SCREENSHOTS:-$out/screenshots}
 set +e
 xvfb-run -a -s "-screen 0 1280x1024x24" \
-  java -Dlevelcode.repo="$repo" -Dlevelcode.screenshot="$shot" -Djava.awt.headless=false \
+  java -Dlevelcode.repo="$repo" -Dlevelcode.screenshots="$shots" -Djava.awt.headless=false \
     -jar "$junit" -cp "$out/main:$out/test:$gson" --scan-class-path "$out/test" \
     --disable-banner --disable-ansi-colors --details=summary >"$out/junit.log" 2>&1
 rc=$?

@@ -66,6 +66,21 @@ cmd('LevelSearch', function(a)
   require('levelcode').search(a.args, a.bang)
 end, { nargs = '+', bang = true, desc = 'LevelCode: search chats (! fills the quickfix list)' })
 
+cmd('LevelImport', function(a)
+  require('levelcode').import(a.args)
+end, {
+  nargs = '?',
+  complete = function(lead)
+    local names = vim.tbl_keys(require('levelcode.import').labels)
+    table.insert(names, 'all')
+    table.sort(names)
+    return vim.tbl_filter(function(n)
+      return n:sub(1, #lead) == lead
+    end, names)
+  end,
+  desc = 'LevelCode: import chats from other AI tools (Claude Code, Codex, ...) into History',
+})
+
 -- `:help levelcode` needs the help tags beside the vimdoc, and neither a plain package nor a
 -- checkout added with `rtp:append` makes them. Made here when missing or older than the doc
 -- (one stat a start when current); doc/tags is git-ignored. A read-only install is left alone.

@@ -51,7 +51,7 @@ describe('imported sessions', () => {
     await nvim.command('LevelHistory');
     const history = await nvim.select(1);
     expect(history.items).toHaveLength(1);
-    expect(history.items[0]).toMatch(/ · 4 turns · claude-sonnet-4-5-20250929 · from Claude Code$/);
+    expect(history.items[0]).toMatch(/ · Claude Code · .+ · 4 turns · claude-sonnet-4-5$/);
     await nvim.choose(history.items[0].slice(0, 20));
     const actions = await nvim.select(2);
     expect(actions.items).toEqual([
@@ -96,10 +96,10 @@ describe('imported sessions', () => {
       'the History buffer',
     );
     expect(lines[1]).toContain('c continue in its tool');
-    const imported = lines.findIndex((l) => l.endsWith('· from Claude Code'));
-    const own = lines.findIndex((l) => l.startsWith('One of ours'));
+    const imported = lines.findIndex((l) => l.includes(' · Claude Code · '));
+    const own = lines.findIndex((l) => l.startsWith('  One of ours'));
     expect(imported).toBeGreaterThan(1);
-    expect(lines[own]).not.toContain('from ');
+    expect(lines[own]).not.toContain('Claude Code');
 
     await nvim.lua(`vim.api.nvim_win_set_cursor(0, { ${own + 1}, 0 })`);
     await nvim.api.input('c');

@@ -59,6 +59,9 @@ function listed(ws: Workspace, archived = false): string[] {
 const historyLines = (nvim: Nvim, n: number) =>
   nvim.waitFor<string[]>(`(function() local l = T.buf().lines; return #l >= ${n} and l end)()`, `${n} History lines`);
 
+/** Rows with their local time (the sidecar's `view.time`, "14:05" today) as HH:MM. */
+const hhmm = (rows: string[]) => rows.map((r) => r.replace(/ · \d\d:\d\d · /, ' · HH:MM · '));
+
 describe('archive', () => {
   it('lists the archived chats with :LevelHistory archived and brings one back with Unarchive', async () => {
     const ws = workspace();
@@ -68,7 +71,7 @@ describe('archive', () => {
     await nvim.command('LevelHistory archived');
     const picker = await nvim.select(1);
     expect(picker.prompt).toContain('archived');
-    expect(picker.items).toEqual(['Why does the cache miss on cold start? · just now · 1 turn · archived']);
+    expect(hhmm(picker.items)).toEqual(['Why does the cache miss on cold start? · HH:MM · 1 turn · archived']);
     await nvim.choose('Why does the cache');
     const actions = await nvim.select(2);
     expect(actions.items).toContain('Unarchive');
@@ -86,8 +89,8 @@ describe('archive', () => {
     const { older, newer } = seed(ws);
     const nvim = await Nvim.start(ws);
     await nvim.command('LevelHistory!');
-    await historyLines(nvim, 4);
-    await nvim.lua(`vim.api.nvim_win_set_cursor(0, { 4, 0 })`);
+    await historyLines(nvim, 6);
+    await nvim.lua(`vim.api.nvim_win_set_cursor(0, { 6, 0 })`);
     await nvim.api.input('a');
     await nvim.note('archived “Why does the cache miss on cold start?”');
     await nvim.waitFor(`T.buf().lines[1]:find('· 1 chat$') ~= nil`, 'the archived chat to leave History');
@@ -100,11 +103,11 @@ describe('archive', () => {
     );
     expect(archived[0]).toBe(`LevelCode archived chats · ${ws.project} · 1 chat`);
     expect(archived[1]).toContain('a unarchive');
-    expect(archived[2]).toBe('Why does the cache miss on cold start? · just now · 1 turn · archived');
-    await nvim.lua(`vim.api.nvim_win_set_cursor(0, { 3, 0 })`);
+    expect(hhmm(archived.slice(2))).toEqual(['', 'Archived', '  Why does the cache miss on cold start? · HH:MM · 1 turn']);
+    await nvim.lua(`vim.api.nvim_win_set_cursor(0, { 5, 0 })`);
     await nvim.api.input('a');
     await nvim.note('unarchived “Why does the cache miss on cold start?”');
-    await nvim.waitFor(`T.buf().lines[3] == 'No archived chats for this project.'`, 'the archived list to empty');
+    await nvim.waitFor(`T.buf().lines[4] == 'No archived chats for this project.'`, 'the archived list to empty');
     await nvim.api.input('A');
     await nvim.waitFor(`T.buf().lines[1] == ${luaString(`LevelCode History · ${ws.project} · 2 chats`)}`, 'History again');
     expect(listed(ws)).toEqual([newer, older]);
@@ -179,16 +182,18 @@ describe(':LevelRetention', () => {
     expect(listed(ws, true).sort()).toEqual([a, b].sort());
 
     // Deleting counts every chat of the project; cancelling the confirmation deletes nothing.
-    await nvim.lua('T.confirm_answer = 2');
     await nvim.command('LevelRetention! delete');
+    const asked = await nvim.select(2);
+    expect(asked.kind).toBe('levelcode.confirm');
+    expect(asked.prompt).toBe(`Move 2 chats of ${ws.project} to the trash?`);
+    expect(asked.items).toEqual(['Move to the trash', 'Cancel']);
+    await nvim.choose('Cancel');
     await nvim.note('retention: nothing deleted.');
-    const [asked] = (await nvim.ui()).confirms;
-    expect(asked.msg).toBe(`Move 2 chats of ${ws.project} to the trash?`);
-    expect(asked.choices).toBe('&Delete\n&Cancel');
     expect(sessionFile(ws, a)).toBeDefined();
 
-    await nvim.lua('T.confirm_answer = 1');
     await nvim.command('LevelRetention! delete');
+    await nvim.select(3);
+    await nvim.choose('Move to the trash');
     const note = await nvim.note('retention: moved 2 chats to the trash.');
     expect(note.msg).toContain(':LevelUndo');
     expect(sessionFile(ws, a)).toBeUndefined();
@@ -222,9 +227,12 @@ describe('delete and undo', () => {
     await nvim.note('nothing to undo');
 
     await nvim.command('LevelHistory!');
-    await historyLines(nvim, 4);
-    await nvim.lua(`vim.api.nvim_win_set_cursor(0, { 3, 0 })`);
+    await historyLines(nvim, 6);
+    await nvim.lua(`vim.api.nvim_win_set_cursor(0, { 5, 0 })`);
     await nvim.api.input('D');
+    const ask = await nvim.select(3);
+    expect(ask.prompt).toContain('Move “Add idempotency to RefundService” to the trash?');
+    await nvim.choose('Move to the trash');
     await nvim.note('moved “Add idempotency to RefundService');
     await nvim.waitFor(`T.buf().lines[1]:find('· 1 chat$') ~= nil`, 'the deletion in History');
     await nvim.api.input('u');
@@ -262,10 +270,10 @@ describe('fork at a turn', () => {
     await nvim.choose('Fork from turn');
     const turns = await nvim.select(3);
     expect(turns.kind).toBe('levelcode.turn');
-    expect(turns.items).toEqual(['1 · Add idempotency to RefundService', '2 · and the tests?']);
-    await nvim.choose('1 · ');
+    expect(turns.items).toEqual(['1  Add idempotency to RefundService', '2  and the tests?']);
+    await nvim.choose('1  ');
     await nvim.note('forked “Add idempotency to RefundService” at turn 1');
-    await nvim.note('resumed “Add idempotency to RefundService” — verbatim (tier 1)');
+    await nvim.note('resumed “Add idempotency to RefundService” — the whole chat.');
     const fork = await nvim.lua<string>(`return require('levelcode').current()`);
     expect(fork).not.toBe(newer);
     const lines = sessionLines(ws, fork);
@@ -277,8 +285,8 @@ describe('fork at a turn', () => {
 
     await nvim.command('LevelHistory');
     const history = await nvim.select(4);
-    expect(history.items).toContain(
-      'Add idempotency to RefundService · just now · 1 turn · forked from “Add idempotency to RefundService” turn 1 (current)',
+    expect(hhmm(history.items)).toContain(
+      'Add idempotency to RefundService · HH:MM · 1 turn · forked from “Add idempotency to RefundService” turn 1 (current)',
     );
   });
 });
@@ -295,18 +303,21 @@ describe(':LevelRelink', () => {
     rmSync(old, { recursive: true }); // the folder moved away
     const nvim = await Nvim.start(ws);
 
-    await nvim.lua('T.confirm_answer = 2');
     await nvim.command(`LevelRelink ${old}`);
+    const ask = await nvim.select(1);
+    expect(ask.prompt).toBe(`Move 2 chats of ${old} to ${ws.project}?`);
+    expect(ask.items).toEqual(['Relink', 'Cancel']);
+    await nvim.choose('Cancel');
     await nvim.note('relink: nothing moved.');
-    expect((await nvim.ui()).confirms[0].msg).toBe(`Move 2 chats of ${old} to ${ws.project}?`);
     expect(listed(ws)).toEqual([]);
 
-    await nvim.lua('T.confirm_answer = 1');
     await nvim.command(`LevelRelink ${old}`);
+    await nvim.select(2);
+    await nvim.choose('Relink');
     await nvim.note(`relinked 2 chats: History of ${ws.project} lists them “moved from ${old}”.`);
     expect(listed(ws).sort()).toEqual([...ids].sort());
     await nvim.command('LevelHistory');
-    const items = (await nvim.select(1)).items;
+    const items = (await nvim.select(3)).items;
     expect(items).toHaveLength(2);
     for (const item of items) expect(item).toMatch(new RegExp(` · moved from ${old.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`));
 
@@ -332,15 +343,15 @@ describe('row state', () => {
     const nvim = await Nvim.start(ws);
     await nvim.command('LevelHistory');
     const items = (await nvim.select(1)).items;
-    expect(items).toEqual([
-      `Why does the cache miss on cold start? · just now · 2 turns · interrupted`,
-      `Add idempotency to RefundService · just now · 2 turns · open in another window (pid ${holder} on ${hostname()})`,
+    expect(hhmm(items)).toEqual([
+      `Why does the cache miss on cold start? · HH:MM · 2 turns · interrupted`,
+      `Add idempotency to RefundService · HH:MM · 2 turns · open in another window (pid ${holder} on ${hostname()})`,
     ]);
     await nvim.choose(null);
 
     // Once the other window lets go, the row is plain again.
     await other.stop();
     await nvim.command('LevelHistory');
-    expect((await nvim.select(2)).items[1]).toBe('Add idempotency to RefundService · just now · 2 turns');
+    expect(hhmm((await nvim.select(2)).items)[1]).toBe('Add idempotency to RefundService · HH:MM · 2 turns');
   });
 });

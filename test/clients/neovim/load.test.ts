@@ -54,11 +54,16 @@ describe('loading', () => {
     const cmd = await nvim.lua<string[]>(`return require('levelcode.config').command()`);
     expect(cmd).toEqual(['node', join(REPO, 'bin', 'levelcode-sessions.js'), 'serve', '--stdio']);
     // The lifecycle options become initializationOptions (protocol.md `initialize`).
-    expect(await nvim.lua(`return require('levelcode.config').init_options()`)).toEqual({ autoArchiveDays: 30 });
+    // …and the user's time zone, which the sidecar groups History in (an IANA name or "+05:30").
+    expect(await nvim.lua(`return require('levelcode.config').init_options()`)).toEqual({
+      autoArchiveDays: 30,
+      timeZone: expect.stringMatching(/^([A-Za-z_]+\/[A-Za-z_/+-]+|UTC|[+-]\d\d:\d\d)$/),
+    });
     await nvim.lua(`require('levelcode').setup({ auto_archive_days = 0, retention = { keep = 20, max_age_days = 90 } })`);
     expect(await nvim.lua(`return require('levelcode.config').init_options()`)).toEqual({
       autoArchiveDays: 0,
       retention: { keep: 20, maxAgeDays: 90 },
+      timeZone: expect.any(String),
     });
     const bad = await nvim.lua<string>(`local ok, e = pcall(require('levelcode').setup, { auto_archive_days = '30' }); return tostring(e)`);
     expect(bad).toContain('`auto_archive_days` must be a number');

@@ -67,7 +67,7 @@ describe('resume', () => {
     await nvim.select(2);
     await nvim.choose('Resume');
     const note = await nvim.note('resumed');
-    expect(note.msg).toBe('LevelCode: resumed “Add idempotency to RefundService” — verbatim (tier 1).');
+    expect(note.msg).toBe('LevelCode: resumed “Add idempotency to RefundService” — the whole chat.');
     const [result] = await nvim.lua<Record<string, unknown>[]>('return T.resumed');
     expect(result).toMatchObject({ id, tier: 1, readOnly: false });
     expect(result.conversation).toEqual([
@@ -171,7 +171,7 @@ describe('resume', () => {
     expect(offer.items).toEqual(['Open a copy', 'View transcript', 'Cancel']);
     await nvim.choose('Open a copy');
     const note = await nvim.note('resumed “Refunds”');
-    expect(note.msg).toMatch(new RegExp(`verbatim \\(tier 1\\)\\. \\(a copy of ${id}\\)$`));
+    expect(note.msg).toMatch(new RegExp(`the whole chat\\. \\(a copy of ${id}\\)$`));
     const copy = await nvim.lua<string>(`return require('levelcode').current()`);
     expect(copy).not.toBe(id);
     const copied = sessionLines(ws, copy).filter((l) => l.kind !== 'meta');
@@ -254,7 +254,8 @@ describe('tier-3 resume (two-step compaction)', () => {
     await nvim.choose('Resume from summary');
 
     const note = await nvim.note('resumed');
-    expect(note.msg).toContain('(tier 3).');
+    expect(note.msg).toContain('— from a new summary and the recent turns.');
+    expect(note.msg).not.toContain('tier');
     expect(note.msg).toContain('Resumed from summary — full transcript in History.');
 
     const [request] = await nvim.lua<{ id: string; messages: unknown[]; instructions: string }[]>('return T.summaries');
@@ -297,7 +298,8 @@ describe('tier-3 resume (two-step compaction)', () => {
     expect(offer.items).toEqual(['Open a copy', 'View transcript', 'Cancel']);
     await nvim.choose('Open a copy');
     const note = await nvim.note('resumed');
-    expect(note.msg).toContain('(tier 3). Resumed from summary — full transcript in History. (a copy of ' + id + ')');
+    expect(note.msg).toMatch(/from a new summary and the recent turns\. Resumed from .*History\. \(a copy of /);
+    expect(note.msg).toContain('(a copy of ' + id + ')');
     const [result] = await nvim.lua<{ id: string; conversation: unknown[] }[]>('return T.resumed');
     expect(result.id).not.toBe(id);
     expect(JSON.stringify(result.conversation)).toContain('swordfish-42');
@@ -403,7 +405,7 @@ describe('tier-3 resume in pieces (two steps, a head ten windows long)', () => {
     await nvim.waitFor('T.second', 'the second resume to end');
     expect(await nvim.lua('return T.second')).toBe('resumed');
     const note = await nvim.note('resumed');
-    expect(note.msg).toContain('(tier 3). Resumed from summary — full transcript in History.');
+    expect(note.msg).toMatch(/from a new summary and the recent turns\. Resumed from .*History\./);
     const rest = await nvim.lua<Call[]>('return T.summaries');
     expect(rest.map((c) => c.piece)).toEqual(rest.map((_, index) => ({ index, count: count - 3 })));
     for (const c of [...first, ...rest]) {

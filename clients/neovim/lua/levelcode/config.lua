@@ -112,8 +112,28 @@ function M.set(opts)
   current = merged
 end
 
----The sidecar's `initializationOptions`: auto-archive and retention (protocol.md `initialize`).
----Applied once when the sidecar starts, archiving only (it never deletes on its own).
+---The user's time zone for the sidecar's History groups and times: an IANA name when one is
+---known ($TZ such as "Europe/Berlin" or ":Europe/Berlin", else the zone /etc/localtime links
+---to), else today's UTC offset from os.date('%z') as "+02:00".
+---@return string
+function M.time_zone()
+  local tz = (vim.env.TZ or ''):gsub('^:', '')
+  if tz:match('^%a[%w_+-]*/[%w_+/-]+$') or tz == 'UTC' then
+    return tz
+  end
+  local link = uv.fs_readlink('/etc/localtime')
+  local name = link and link:match('zoneinfo/(.+)$')
+  if tz == '' and name and name:match('^%a[%w_+-]*/[%w_+/-]+$') then
+    return name
+  end
+  local z = os.date('%z')
+  local sign, h, m = tostring(z):match('^([+-])(%d%d)(%d%d)$')
+  return sign and (sign .. h .. ':' .. m) or '+00:00'
+end
+
+---The sidecar's `initializationOptions`: the time zone History is grouped in, auto-archive and
+---retention (protocol.md `initialize`). Applied once when the sidecar starts, archiving only
+---(it never deletes on its own).
 ---@return table
 function M.init_options()
   local days = math.max(0, math.floor(tonumber(current.auto_archive_days) or 0))
@@ -125,7 +145,7 @@ function M.init_options()
   if tonumber(r.max_age_days) and r.max_age_days > 0 then
     retention.maxAgeDays = math.floor(r.max_age_days)
   end
-  local opts = { autoArchiveDays = days }
+  local opts = { autoArchiveDays = days, timeZone = M.time_zone() }
   if next(retention) then
     opts.retention = retention
   end

@@ -93,9 +93,9 @@ function M.check()
 
   if vim.tbl_contains(server.features or {}, 'resume.compact') then
     if config.get().summarize then
-      r.ok('Long chats resume from a summary (tier 3) through your `summarize` function')
+      r.ok('Chats too long for your model resume from a summary your `summarize` function makes')
     else
-      r.info('Long chats need a summary to resume (tier 3): set `summarize` in setup() (:help levelcode-summarize)')
+      r.info('Chats too long for your model need a summary to resume: set `summarize` in setup() (:help levelcode-summarize)')
     end
   else
     r.warn('This sidecar has no two-step compaction (resume.compact): chats too long for the model cannot be resumed from Neovim')

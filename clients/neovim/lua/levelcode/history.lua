@@ -22,12 +22,11 @@ local lifecycle = require('levelcode.lifecycle')
 local rpc = require('levelcode.rpc')
 local config = require('levelcode.config')
 local util = require('levelcode.util')
+local ui = require('levelcode.ui')
 
 local M = {}
 
 M.actions = { 'Resume', 'Fork from turn…', 'Open transcript', 'Rename', 'Delete', 'Export as Markdown' }
-
-local HEADER_LINES = 2
 
 ---"Continue in Claude Code": the action of an imported session whose tool resumes by id.
 ---@param s table a SessionSummary
@@ -125,7 +124,7 @@ function M.handoff(s, cb, to)
   for _, t in ipairs(found) do
     table.insert(labels, t.label)
   end
-  vim.ui.select(labels, { prompt = 'Continue “' .. (s.title or s.id) .. '” in ', kind = 'levelcode.handoff' }, function(_, i)
+  ui.select(labels, { prompt = 'Continue “' .. (s.title or s.id) .. '” in ', kind = 'levelcode.handoff' }, function(_, i)
     if not i then
       return cb(nil, nil)
     end
@@ -238,7 +237,9 @@ function M.rename(s, title, cb)
   if title then
     return apply(title)
   end
-  vim.ui.input({ prompt = 'Rename chat: ', default = s.title or '' }, apply)
+  -- The full title, never a shortened one; nothing for a chat with no title yet.
+  local untitled = s.title == nil or s.title == vim.NIL or s.title == ''
+  ui.input({ prompt = 'Rename chat: ', default = untitled and '' or util.full_title(s) }, apply)
 end
 
 ---Offers the actions for one session.
@@ -247,13 +248,16 @@ end
 function M.choose_action(s, cb)
   -- The prompt is the row's detail (the other editors' tooltip): the device it was created on.
   local device = type(s.device) == 'string' and s.device ~= '' and (' (created on ' .. s.device .. ')') or ''
-  vim.ui.select(M.actions_for(s), { prompt = (s.title or s.id) .. device .. ' ', kind = 'levelcode.action' }, function(choice)
+  ui.select(M.actions_for(s), { prompt = (s.title or s.id) .. device .. ' ', kind = 'levelcode.action' }, function(choice)
     if not choice then
       return cb and cb({ code = 'cancelled', message = 'cancelled' }, nil)
     end
     M.act(s, choice, cb)
   end)
 end
+
+---What the empty History says: where chats of other tools come from.
+M.IMPORT_HINT = ':LevelImport brings in your chats from Claude Code, Codex, Gemini CLI and other AI tools.'
 
 ---Titles of every session listed lately, by id: a fork's row names its parent with them.
 local known_titles = {}
@@ -284,10 +288,10 @@ function M.pick(opts)
       if opts.archived then
         return util.notify('no archived chats for ' .. config.project() .. '.')
       end
-      return util.notify('no chats saved for ' .. config.project() .. ' yet.')
+      return util.notify('no chats saved for ' .. config.project() .. ' yet. ' .. M.IMPORT_HINT)
     end
     local live = session.live()
-    vim.ui.select(sessions, {
+    ui.select(sessions, {
       prompt = opts.prompt or (opts.archived and 'LevelCode archived chats ' or 'LevelCode History '),
       kind = 'levelcode.history',
       format_item = function(s)
@@ -309,13 +313,91 @@ end
 local view = {
   ---@type integer|nil
   buf = nil,
-  ---@type table[]
-  sessions = {},
+  ---@type table<integer, table> the session each line shows, by line number (headers: none)
+  by_line = {},
   ---@type boolean the archived chats instead of History (`A` switches)
   archived = false,
   rendering = false,
   again = false,
 }
+
+local ns = vim.api.nvim_create_namespace('levelcode_history')
+
+---The buffer's lines for a list: a title line, the keys, then a header line whenever the
+---sidecar's group changes (rows come in History's order, so each group is drawn once) and one
+---line a chat. Returns the lines, the session of each line, and the header lines.
+---@return string[], table<integer, table>, integer[]
+local function layout(sessions, archived)
+  local name = archived and 'LevelCode archived chats' or 'LevelCode History'
+  local n = #sessions
+  local lines = {
+    string.format('%s · %s · %d chat%s', name, config.project(), n, n == 1 and '' or 's'),
+    '<CR> actions  o open  R resume  f fork  c continue in its tool  r rename  p pin  a '
+      .. (archived and 'unarchive' or 'archive')
+      .. '  D delete  u undo  e export  A '
+      .. (archived and 'History' or 'archived')
+      .. '  q close',
+  }
+  local by_line, headers = {}, {}
+  local live, group = session.live(), nil
+  for _, s in ipairs(sessions) do
+    local v = util.view_of(s)
+    if v and v.group ~= group then
+      group = v.group
+      table.insert(lines, '')
+      table.insert(lines, v.groupLabel or v.group)
+      table.insert(headers, #lines)
+    end
+    table.insert(lines, (v and '  ' or '') .. util.format_session(s, live, known_titles, { grouped = v ~= nil }))
+    by_line[#lines] = s
+  end
+  if n == 0 then
+    table.insert(lines, '')
+    if archived then
+      table.insert(lines, 'No archived chats for this project.')
+    else
+      table.insert(lines, 'No chats saved for this project yet.')
+      table.insert(lines, M.IMPORT_HINT)
+    end
+  end
+  return lines, by_line, headers
+end
+
+---The id of the chat on the cursor's line in each window showing `buf`.
+local function cursors(buf)
+  local out = {}
+  for _, win in ipairs(vim.api.nvim_list_wins()) do
+    if vim.api.nvim_win_get_buf(win) == buf then
+      local s = view.by_line[vim.api.nvim_win_get_cursor(win)[1]]
+      out[win] = s and s.id or false
+    end
+  end
+  return out
+end
+
+---Draws `lines`, then puts each window's cursor back on the chat it was on (a pin, a rename
+---or another process's change re-sorts the rows: the cursor stays with its chat, never with a
+---line number that now shows another one).
+local function draw(buf, lines, by_line, headers)
+  local before = cursors(buf)
+  util.set_lines(buf, lines)
+  view.by_line = by_line
+  vim.api.nvim_buf_clear_namespace(buf, ns, 0, -1)
+  vim.api.nvim_buf_add_highlight(buf, ns, 'Title', 0, 0, -1)
+  vim.api.nvim_buf_add_highlight(buf, ns, 'Comment', 1, 0, -1)
+  for _, l in ipairs(headers) do
+    vim.api.nvim_buf_add_highlight(buf, ns, 'Label', l - 1, 0, -1)
+  end
+  for win, id in pairs(before) do
+    if id and vim.api.nvim_win_is_valid(win) then
+      for l, s in pairs(by_line) do
+        if s.id == id then
+          vim.api.nvim_win_set_cursor(win, { l, 0 })
+        end
+      end
+    end
+  end
+end
 
 local function render()
   local buf = view.buf
@@ -333,31 +415,12 @@ local function render()
     if not vim.api.nvim_buf_is_valid(buf) then
       return
     end
-    local lines
-    local name = archived and 'LevelCode archived chats' or 'LevelCode History'
     if err then
-      lines = { name .. ' · ' .. config.project(), 'could not list sessions: ' .. util.err_text(err) }
-      view.sessions = {}
+      local name = archived and 'LevelCode archived chats' or 'LevelCode History'
+      draw(buf, { name .. ' · ' .. config.project(), 'could not list sessions: ' .. util.err_text(err) }, {}, {})
     else
-      view.sessions = result.sessions or {}
-      local n = #view.sessions
-      lines = {
-        string.format('%s · %s · %d chat%s', name, config.project(), n, n == 1 and '' or 's'),
-        '<CR> actions  o open  R resume  f fork  c continue in its tool  r rename  p pin  a '
-          .. (archived and 'unarchive' or 'archive')
-          .. '  D delete  u undo  e export  A '
-          .. (archived and 'History' or 'archived')
-          .. '  q close',
-      }
-      local live = session.live()
-      for _, s in ipairs(view.sessions) do
-        table.insert(lines, util.format_session(s, live, known_titles))
-      end
-      if n == 0 then
-        table.insert(lines, archived and 'No archived chats for this project.' or 'No chats saved for this project yet.')
-      end
+      draw(buf, layout(result.sessions or {}, archived))
     end
-    util.set_lines(buf, lines)
     if view.again then
       view.again = false
       render()
@@ -365,11 +428,11 @@ local function render()
   end)
 end
 
----The session on the cursor's line of the History buffer.
+---The session on the cursor's line of the History buffer, read when the key is pressed: the
+---chat that line shows on the screen at that moment.
 ---@return table|nil
 local function under_cursor()
-  local line = vim.api.nvim_win_get_cursor(0)[1]
-  return view.sessions[line - HEADER_LINES]
+  return view.by_line[vim.api.nvim_win_get_cursor(0)[1]]
 end
 
 local function map(buf, lhs, fn, desc)
@@ -404,7 +467,6 @@ function M.open_buffer(archived)
       { 'p', 'Pin or unpin' },
       { 'a', 'Archive or unarchive' },
       { 'f', 'Fork from turn…' },
-      { 'D', 'Delete' },
       { 'e', 'Export as Markdown' },
       { 'c', 'Continue in tool' },
     }) do
@@ -413,6 +475,9 @@ function M.open_buffer(archived)
         M.act(s, action)
       end, 'LevelCode: ' .. action:lower())
     end
+    map(buf, 'D', function(s)
+      lifecycle.confirm_delete(s)
+    end, 'LevelCode: delete (asks first)')
     vim.keymap.set('n', 'u', function()
       lifecycle.undo()
     end, { buffer = buf, nowait = true, silent = true, desc = 'LevelCode: undo the last delete' })
@@ -432,6 +497,9 @@ function M.open_buffer(archived)
     end, { buffer = buf, nowait = true, silent = true, desc = 'LevelCode: close History' })
   end
   vim.api.nvim_set_current_buf(buf)
+  -- A long title wraps under itself (indented past the row's margin), never off the screen.
+  -- (:setlocal: a transcript opened in this window later keeps the user's own settings.)
+  vim.cmd('setlocal wrap linebreak breakindent breakindentopt=shift:4 cursorline')
   render()
   return buf
 end
@@ -452,10 +520,29 @@ end)
 
 -- Search ------------------------------------------------------------------------------------------
 
----Searches the project's sessions; results go to a picker, or to the quickfix list.
+---A search result's row: the chat's title, its date, and its best snippet, cut so the row fits
+---the window ("Idempotent refunds · 2026-12-02 · …use a Redis SET NX key per refund…").
+---@param r table a SearchSession
+---@return string
+function M.search_row(r)
+  local best = (r.hits or {})[1] or {}
+  local t = util.parse_iso(r.t or best.t)
+  local head = util.printable(util.one_line(r.title or r.sessionId)) .. (t and (' · ' .. os.date('%Y-%m-%d', t)) or '')
+  local hits = #(r.hits or {})
+  local snippet = util.printable(util.one_line(best.snippet or ''))
+  if snippet == '' then
+    return ui.cut(head, ui.row_width())
+  end
+  local more = hits > 1 and string.format(' (+%d)', hits - 1) or ''
+  return ui.cut(head .. ' · ' .. snippet, ui.row_width() - #more) .. more
+end
+
+---Searches the project's chats (session/search): one row a chat, best first, with its best
+---snippet, in a picker; or (`opts.quickfix`, `:LevelSearch!`) one quickfix entry a chat at its
+---best hit's line of the session file.
 ---@param query string
 ---@param opts {quickfix: boolean|nil, all: boolean|nil}|nil
----@param cb fun(err: any, hits: table[]|nil)|nil
+---@param cb fun(err: any, results: table[]|nil)|nil
 function M.search(query, opts, cb)
   opts = opts or {}
   cb = cb or function() end
@@ -464,41 +551,36 @@ function M.search(query, opts, cb)
       util.error('search failed: ' .. util.err_text(err))
       return cb(err, nil)
     end
-    local hits = result.results or result.hits or {}
-    if #hits == 0 then
+    local found = result.sessions or {}
+    if #found == 0 then
       util.notify('nothing found for “' .. query .. '”.')
-      return cb(nil, hits)
-    end
-    local function id_of(h)
-      return h.sessionId or h.id
-    end
-    local function text_of(h)
-      local title = util.printable(h.title or id_of(h))
-      return string.format('%s · %s · %s', title, util.relative_time(h.t), util.printable(util.one_line(h.snippet or '')))
+      return cb(nil, found)
     end
     if opts.quickfix then
       local items = {}
-      for _, h in ipairs(hits) do
+      for _, r in ipairs(found) do
+        local best = (r.hits or {})[1] or {}
         table.insert(items, {
-          filename = h.file,
-          lnum = (tonumber(h.seq) or 0) + 2, -- line 1 is the meta line; seq 0 is line 2
-          text = text_of(h),
+          filename = r.file or best.file,
+          lnum = (tonumber(best.seq) or 0) + 2, -- line 1 is the meta line; seq 0 is line 2
+          text = util.printable(util.one_line(r.title or r.sessionId)) .. ' · ' .. util.printable(util.one_line(best.snippet or '')),
         })
       end
       vim.fn.setqflist({}, ' ', { title = 'LevelCode search: ' .. query, items = items })
       vim.cmd('copen')
-      return cb(nil, hits)
+      return cb(nil, found)
     end
-    vim.ui.select(hits, {
-      prompt = 'LevelCode search: ' .. query .. ' ',
+    local total = tonumber(result.total) or #found
+    ui.select(found, {
+      prompt = string.format('LevelCode search: %s (%d chat%s) ', query, total, total == 1 and '' or 's'),
       kind = 'levelcode.search',
-      format_item = text_of,
-    }, function(h)
-      if h then
-        M.choose_action({ id = id_of(h), title = h.title })
+      format_item = M.search_row,
+    }, function(r)
+      if r then
+        M.choose_action({ id = r.sessionId, title = r.title })
       end
     end)
-    cb(nil, hits)
+    cb(nil, found)
   end)
 end
 

@@ -172,6 +172,13 @@ function M.rename(title)
   end)
 end
 
+---:LevelImport [tool]: the chats of other AI tools into History (without a tool: asks which,
+---listing what this machine has); progress in the command line.
+---@param tool string|nil
+function M.import(tool)
+  require('levelcode.import').run(tool ~= '' and tool or nil)
+end
+
 ---:LevelSearch[!] {query}
 ---@param query string
 ---@param bang boolean|nil quickfix list instead of a picker

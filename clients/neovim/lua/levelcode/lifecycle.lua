@@ -7,7 +7,7 @@
 --   * retention (:LevelRetention): the dry run in a scratch buffer, what would fall out and why;
 --     applied with `!` (archiving), deleting only when asked (`delete`), confirmed by count.
 --   * relink (:LevelRelink OLD [NEW]): the count of a dry run, a confirmation, then the move.
--- Confirmations go through vim.fn.confirm. Depends on levelcode.session, levelcode.resume,
+-- Questions and confirmations go through levelcode.ui (vim.ui.select: the user's picker). Depends on levelcode.session, levelcode.resume,
 -- levelcode.rpc, levelcode.config and levelcode.util.
 
 local uv = vim.uv or vim.loop -- vim.uv arrived in 0.10; vim.loop is its 0.7 name
@@ -15,6 +15,7 @@ local session = require('levelcode.session')
 local rpc = require('levelcode.rpc')
 local config = require('levelcode.config')
 local util = require('levelcode.util')
+local ui = require('levelcode.ui')
 
 local M = {}
 
@@ -155,6 +156,32 @@ function M.turns_of(events)
   return turns
 end
 
+---A turn picker's row: the number, right-aligned to the widest, and the first line of the
+---user's message cut to the window's width ("  7  Add a retry to the upload…").
+---@param t {n: integer, text: string}
+---@param count integer how many turns the picker lists
+---@return string
+function M.turn_row(t, count)
+  local num = string.format('%' .. #tostring(count) .. 'd', t.n)
+  return num .. '  ' .. ui.cut(util.printable(t.text), ui.row_width() - #num - 2)
+end
+
+---Asks before moving a chat to the trash (the History buffer's `D`): "Move “Title” to the
+---trash?", then deletes it with Undo. `cb` gets a 'cancelled' error when the user says no.
+---@param s table {id, title}
+---@param cb fun(err: any, result: any)|nil
+function M.confirm_delete(s, cb)
+  cb = cb or function() end
+  local title = util.printable(s.title or s.id)
+  local undo = (tonumber(config.get().undo_ms) or 0) > 0 and rpc.has_feature('restore') and ' (:LevelUndo brings it back)' or ''
+  ui.confirm('Move “' .. title .. '” to the trash?' .. undo .. ' ', 'Move to the trash', function(ok)
+    if not ok then
+      return cb({ code = 'cancelled', message = 'cancelled' }, nil)
+    end
+    M.delete(s, cb)
+  end)
+end
+
 ---Forks a chat at the turn the user picks, then resumes the fork (as Resume does).
 ---@param s table a SessionSummary (or {id, title})
 ---@param cb fun(err: any, result: any)|nil
@@ -171,11 +198,11 @@ function M.fork(s, cb)
       util.notify('“' .. title .. '” has no turns to fork from yet.')
       return cb({ code = 'empty', message = 'no turns' }, nil)
     end
-    vim.ui.select(turns, {
+    ui.select(turns, {
       prompt = 'Fork “' .. title .. '” from turn ',
       kind = 'levelcode.turn',
       format_item = function(t)
-        return string.format('%d · %s', t.n, t.text)
+        return M.turn_row(t, #turns)
       end,
     }, function(turn)
       if not turn then
@@ -329,10 +356,13 @@ function M.retention(opts, cb)
     local c = counts(plan)
     if c.delete > 0 then
       local msg = string.format('Move %s of %s to the trash%s?', plural(c.delete, 'chat'), config.project(), c.archive > 0 and (' and archive ' .. c.archive .. ' more') or '')
-      if vim.fn.confirm(msg, '&Delete\n&Cancel', 2, 'Warning') ~= 1 then
-        util.notify('retention: nothing deleted.')
-        return cb({ code = 'cancelled', message = 'cancelled' }, nil)
-      end
+      return ui.confirm(msg, 'Move to the trash', function(ok)
+        if not ok then
+          util.notify('retention: nothing deleted.')
+          return cb({ code = 'cancelled', message = 'cancelled' }, nil)
+        end
+        apply(true, cb)
+      end)
     end
     apply(true, cb)
   end)
@@ -368,17 +398,19 @@ function M.relink(old, new, cb)
       return cb(nil, plan)
     end
     local msg = string.format('Move %s of %s to %s?', plural(n, 'chat'), from, to)
-    if vim.fn.confirm(msg, '&Relink\n&Cancel', 2, 'Question') ~= 1 then
-      util.notify('relink: nothing moved.')
-      return cb({ code = 'cancelled', message = 'cancelled' }, nil)
-    end
-    session.relink(from, to, false, function(aerr, done)
-      if aerr then
-        util.error('could not relink ' .. from .. ': ' .. util.err_text(aerr))
-        return cb(aerr, nil)
+    ui.confirm(msg, 'Relink', function(ok)
+      if not ok then
+        util.notify('relink: nothing moved.')
+        return cb({ code = 'cancelled', message = 'cancelled' }, nil)
       end
-      util.notify(string.format('relinked %s: History of %s lists %s “moved from %s”.', plural(#(done.sessions or {}), 'chat'), to, n == 1 and 'it' or 'them', from))
-      cb(nil, done)
+      session.relink(from, to, false, function(aerr, done)
+        if aerr then
+          util.error('could not relink ' .. from .. ': ' .. util.err_text(aerr))
+          return cb(aerr, nil)
+        end
+        util.notify(string.format('relinked %s: History of %s lists %s “moved from %s”.', plural(#(done.sessions or {}), 'chat'), to, n == 1 and 'it' or 'them', from))
+        cb(nil, done)
+      end)
     end)
   end)
 end

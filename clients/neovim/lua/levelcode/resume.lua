@@ -1,6 +1,6 @@
 -- levelcode.resume: resuming a session into the model's context, as the user sees it.
 --
---   session/resume ──► tier 1/2: done (print the tier and the sidecar's honest note)
+--   session/resume ──► tier 1/2: done (say in plain words how: the whole chat, or from a summary)
 --        │
 --        ├─ needsConfirmation: ask "Resume from summary" / "Start fresh instead" (vim.ui.select),
 --        │                      then resume again with confirm = true, or start a new chat
@@ -18,6 +18,7 @@ local rpc = require('levelcode.rpc')
 local config = require('levelcode.config')
 local session = require('levelcode.session')
 local util = require('levelcode.util')
+local ui = require('levelcode.ui')
 
 local M = {}
 
@@ -35,10 +36,11 @@ M.last = nil
 ---@field confirm boolean|nil       the user already agreed to a costly summary
 ---@field quiet boolean|nil         no messages (the callback still gets everything)
 
-local TIER_TEXT = {
-  [1] = 'verbatim (tier 1)',
-  [2] = 'from an earlier summary plus the recent turns (tier 2)',
-  [3] = 'from a new summary plus the recent turns (tier 3)',
+---How a resume went, in the user's words (the sidecar's `tier` 1, 2, 3 never reaches them).
+local HOW = {
+  [1] = 'the whole chat',
+  [2] = 'from a summary and the recent turns',
+  [3] = 'from a new summary and the recent turns',
 }
 
 local function long()
@@ -114,7 +116,7 @@ local function finish(opts, result, cb, seen)
   M.last = result
   if not opts.quiet then
     local name = opts.title and ('“' .. opts.title .. '” ') or ''
-    local msg = string.format('resumed %s— %s.', name, TIER_TEXT[result.tier] or ('tier ' .. tostring(result.tier)))
+    local msg = string.format('resumed %s— %s.', name, HOW[result.tier] or HOW[3])
     if type(result.note) == 'string' and result.note ~= '' then
       msg = msg .. ' ' .. result.note
     end
@@ -221,7 +223,7 @@ local function ask_consent(opts, result, cb)
     ktokens(need.threshold)
   )
   local choices = { 'Resume from summary', 'Start fresh instead' }
-  vim.ui.select(choices, { prompt = prompt, kind = 'levelcode.consent' }, function(choice)
+  ui.select(choices, { prompt = prompt, kind = 'levelcode.consent' }, function(choice)
     if choice == choices[1] then
       M.resume(vim.tbl_extend('force', opts, { confirm = true }), cb)
     elseif choice == choices[2] then
@@ -243,7 +245,7 @@ end
 local function offer_copy(opts, result, cb)
   local held = result.heldBy and result.heldBy.pid and (' (process ' .. tostring(result.heldBy.pid) .. ')') or ''
   local choices = { 'Open a copy', 'View transcript', 'Cancel' }
-  vim.ui.select(choices, {
+  ui.select(choices, {
     prompt = 'This chat is open in another window' .. held .. '. ',
     kind = 'levelcode.readonly',
   }, function(choice)

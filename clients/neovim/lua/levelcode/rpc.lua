@@ -50,6 +50,8 @@ local state = {
   server = nil,
   ---@type table|nil serverInfo of the running sidecar
   server_info = nil,
+  ---@type table|nil the client object on_init was given
+  client = nil,
   ---@type fun(change: table)[]
   listeners = {},
   ---@type string|nil why the last start failed
@@ -103,6 +105,28 @@ local function on_did_change(_, params)
   end
 end
 
+---$/progress listeners by workDoneToken (a long request this client started with its own token).
+---@type table<string, fun(value: table)>
+local progress = {}
+
+local function on_progress(_, params)
+  local fn = type(params) == 'table' and progress[params.token]
+  if fn then
+    local ok, e = pcall(fn, params.value)
+    if not ok then
+      util.error('a progress listener failed: ' .. tostring(e))
+    end
+  end
+end
+
+---Calls `fn(value)` with every $/progress report ({kind, title, message, percentage}) of the
+---request started with `workDoneToken = token`; `fn = nil` stops.
+---@param token string
+---@param fn fun(value: table)|nil
+function M.on_progress(token, fn)
+  progress[token] = fn
+end
+
 local function exiting()
   return state.stopping or (vim.v.exiting ~= nil and vim.v.exiting ~= vim.NIL)
 end
@@ -113,7 +137,7 @@ local function on_exit(code, signal, client_id)
   end
   local was_ready = state.ready
   stop_init_timer()
-  state.client_id, state.ready, state.server, state.server_info, state.pid = nil, false, nil, nil, nil
+  state.client_id, state.ready, state.server, state.server_info, state.pid, state.client = nil, false, nil, nil, nil, nil
   fail_inflight('the sidecar stopped')
   if not was_ready then
     state.last_error = string.format('the sidecar exited (code %s) before it was ready; see :checkhealth levelcode', tostring(code))
@@ -177,13 +201,16 @@ local function start()
     root_dir = config.project(),
     init_options = config.init_options(),
     capabilities = capabilities(),
-    handlers = { ['session/didChange'] = on_did_change },
+    handlers = { ['session/didChange'] = on_did_change, ['$/progress'] = on_progress },
     flags = { exit_timeout = 2000 },
     on_init = function(client, result)
       stop_init_timer()
       local exp = result and result.capabilities and result.capabilities.experimental or {}
       state.server = exp.levelcodeSessions or {}
       state.server_info = result and result.serverInfo or {}
+      -- Neovim 0.7.2 lists the client (get_client_by_id) only after on_init returns: a request
+      -- made by a waiter flushed below must find it here.
+      state.client = client
       state.ready = true
       state.last_error = nil
       flush_waiting(client, nil)
@@ -230,7 +257,7 @@ end
 ---@param cb fun(client: table|nil, err: string|nil)
 function M.with_client(cb)
   if state.ready and state.client_id then
-    local client = vim.lsp.get_client_by_id(state.client_id)
+    local client = vim.lsp.get_client_by_id(state.client_id) or state.client
     if client then
       return cb(client, nil)
     end
@@ -246,7 +273,9 @@ end
 ---@param method string
 ---@param params table
 ---@param cb fun(err: table|nil, result: any)
----@param opts {timeout: integer|nil}|nil
+---`opts.handle`, a table, gets `cancel()`: $/cancelRequest for this request (the sidecar then
+---answers -32800); `handle.wanted = true` set before it is sent cancels it once it is.
+---@param opts {timeout: integer|nil, handle: table|nil}|nil
 function M.request(method, params, cb, opts)
   opts = opts or {}
   M.with_client(function(client, err)
@@ -276,6 +305,18 @@ function M.request(method, params, cb, opts)
     end)
     if not ok then
       return finish({ code = -32099, message = 'the sidecar is not running' }, nil)
+    end
+    if opts.handle then
+      opts.handle.cancel = function()
+        if not done then
+          pcall(call, client, 'cancel_request', request_id)
+          -- Neovim's client drops the sidecar's RequestCancelled answer: end it here.
+          finish({ code = -32800, message = method .. ' was cancelled' }, nil)
+        end
+      end
+      if opts.handle.wanted then -- cancelled before it could be sent
+        opts.handle.cancel()
+      end
     end
     local timeout = opts.timeout or config.get().request_timeout
     timer = uv.new_timer()
@@ -337,7 +378,7 @@ function M.stop()
   end
   -- Forget it at once: its exit is then not ours to report, and the next request starts anew.
   stop_init_timer()
-  state.client_id, state.ready, state.server, state.server_info, state.pid, state.cmd = nil, false, nil, nil, nil, nil
+  state.client_id, state.ready, state.server, state.server_info, state.pid, state.cmd, state.client = nil, false, nil, nil, nil, nil, nil
   fail_inflight('the sidecar was stopped')
   flush_waiting(nil, 'the sidecar was stopped')
   local client = vim.lsp.get_client_by_id(id)

@@ -16,6 +16,7 @@ local uv = vim.uv or vim.loop -- vim.uv arrived in 0.10; vim.loop is its 0.7 nam
 local rpc = require('levelcode.rpc')
 local config = require('levelcode.config')
 local util = require('levelcode.util')
+local ui = require('levelcode.ui')
 
 local M = {}
 
@@ -151,7 +152,7 @@ function M.continued_elsewhere(id, err, events, done)
   local data = type(err.data) == 'table' and err.data or {}
   local turn = type(data.turn) == 'number' and data.turn or nil
   local choices = { 'Open a copy', 'Cancel' }
-  vim.ui.select(choices, {
+  ui.select(choices, {
     prompt = 'This chat is continuing in another window: your last message was not added to it. ',
     kind = 'levelcode.conflict',
   }, function(choice)

@@ -1,6 +1,8 @@
 -- levelcode.transcript: a session as Markdown in Neovim. "Open transcript" shows it in a
 -- read-only scratch buffer (filetype=markdown, named after the session); "Export" puts the same
--- Markdown in a new buffer the user can :write, or writes it to a file.
+-- Markdown in a new buffer the user can :write, or writes it to a file. In the transcript
+-- buffer the export's <details> blocks (tool calls and results) read as one "▸ Tool call: `x`"
+-- line each, their bodies folded under it: no HTML on the screen.
 --
 -- The Markdown is the sidecar's (session/export, the one renderer of the project). A large
 -- session shows its end first: the last `transcript.tail_events` events (session/read) in a
@@ -24,6 +26,78 @@ local function set_lines(buf, lines)
   vim.bo[buf].modifiable = false
   vim.bo[buf].readonly = true
   vim.bo[buf].modified = false
+end
+
+local ENTITIES = { ['&lt;'] = '<', ['&gt;'] = '>', ['&amp;'] = '&', ['&quot;'] = '"', ['&#39;'] = "'" }
+
+---The export's Markdown made for reading in a buffer: each `<details><summary>S</summary>`
+---block (tool calls and results, thinking, system prompts) becomes one line "▸ S", its body
+---folded under it; no HTML is left. Lines inside code fences are left as they are.
+---@param lines string[]
+---@return string[] lines, table<integer, string> folds (foldexpr values by line number)
+function M.readable(lines)
+  local out, folds = {}, {}
+  local fence, depth = nil, 0
+  for _, line in ipairs(lines) do
+    local run = line:match('^%s*(```+)') or line:match('^%s*(~~~+)')
+    if fence then
+      if run and run:sub(1, 1) == fence:sub(1, 1) and #run >= #fence and line:match('^%s*[`~]+%s*$') then
+        fence = nil
+      end
+      table.insert(out, line)
+      folds[#out] = depth > 0 and tostring(depth) or '0'
+    elseif run then
+      fence = run
+      table.insert(out, line)
+      folds[#out] = depth > 0 and tostring(depth) or '0'
+    elseif line == '<details>' then
+      depth = depth + 1
+    elseif line == '</details>' then
+      depth = math.max(0, depth - 1)
+      if out[#out] == '' then
+        folds[#out] = depth > 0 and tostring(depth) or '0' -- the blank line after a block stays open
+      end
+    elseif line == '' and out[#out] == '' then
+      -- one blank line where a dropped <details> line left two
+    else
+      local summary = line:match('^<summary>(.*)</summary>$')
+      if summary then
+        summary = summary:gsub('<code>(.-)</code>', '`%1`'):gsub('&[%w#]+;', ENTITIES)
+        table.insert(out, '▸ ' .. summary)
+        folds[#out] = '>' .. tostring(math.max(1, depth))
+      else
+        table.insert(out, line)
+        folds[#out] = depth > 0 and tostring(depth) or '0'
+      end
+    end
+  end
+  return out, folds
+end
+
+---foldexpr values of each transcript buffer (its tool blocks fold under their "▸" line).
+---@type table<integer, table<integer, string>>
+local fold_levels = {}
+
+---The transcript's foldexpr: `v:lua.require'levelcode.transcript'.foldexpr(v:lnum)`.
+---@param lnum integer
+---@return string
+function M.foldexpr(lnum)
+  local levels = fold_levels[vim.api.nvim_get_current_buf()]
+  return levels and levels[lnum] or '0'
+end
+
+---Shows the Markdown of a session in `buf`, tool blocks folded.
+local function show_markdown(buf, text)
+  local lines, folds = M.readable(util.lines(text or ''))
+  fold_levels[buf] = folds
+  set_lines(buf, lines)
+  for _, win in ipairs(vim.api.nvim_list_wins()) do
+    if vim.api.nvim_win_get_buf(win) == buf then
+      vim.api.nvim_win_call(win, function()
+        vim.cmd([[setlocal foldmethod=expr foldexpr=v:lua.require'levelcode.transcript'.foldexpr(v:lnum) foldlevel=0]])
+      end)
+    end
+  end
 end
 
 ---Moves every window showing `buf` to its last line.
@@ -121,7 +195,7 @@ function M.open(opts, cb)
         util.error('could not load the transcript: ' .. util.err_text(err))
         return cb(err, buf)
       end
-      set_lines(buf, util.lines(result.content or ''))
+      show_markdown(buf, result.content)
       to_end(buf)
       cb(nil, buf)
     end)
@@ -173,7 +247,7 @@ function M.export(opts, cb)
       return cb(err, nil)
     end
     local lines = util.lines(result.content or '')
-    if opts.path and opts.path ~= '' then
+    if opts.path and opts.path ~= '' then -- a file keeps the export as it is (HTML folds on GitHub)
       local path = vim.fn.fnamemodify(vim.fn.expand(opts.path), ':p')
       local ok, werr = pcall(vim.fn.writefile, lines, path)
       if not ok or werr ~= 0 then
@@ -212,7 +286,7 @@ rpc.on_change(function(change)
       if err or not vim.api.nvim_buf_is_valid(buf) then
         return
       end
-      set_lines(buf, util.lines(result.content or ''))
+      show_markdown(buf, result.content)
       if followed then
         to_end(buf)
       end

@@ -163,22 +163,53 @@ function M.printable(s)
   return s
 end
 
----One History line: title · relative time · turns · model, then its state (M.session_state).
+---The row the sidecar computed for a History entry (`view` of session/list), or nil from a
+---sidecar that predates it.
+---@param s table a SessionSummary
+---@return table|nil
+function M.view_of(s)
+  return type(s.view) == 'table' and type(s.view.title) == 'string' and s.view or nil
+end
+
+---A History entry's title in full, on one line (the sidecar's `view.title`, never cut).
+---@param s table a SessionSummary
+---@return string
+function M.full_title(s)
+  local v = M.view_of(s)
+  return (v and v.title) or s.title or s.id
+end
+
+---One History line: the full title · the sidecar's metadata line (source · time · turns ·
+---model) · the state. Under a group header (`opts.grouped`, the History buffer) the state leaves
+---out what the header says ("pinned", "archived"). Nothing here computes a time or a group: both
+---come from the sidecar's `view` (a sidecar without it gets title · turns · model).
 ---@param s table a SessionSummary
 ---@param live_id string|nil the session this Neovim is chatting in
 ---@param titles table<string, string>|nil titles by id (to name a fork's parent)
+---@param opts {grouped: boolean|nil}|nil
 ---@return string
-function M.format_session(s, live_id, titles)
-  local parts = { M.printable(s.title or s.id) }
-  table.insert(parts, M.relative_time(s.updatedAt))
-  table.insert(parts, string.format('%d turn%s', s.turns or 0, s.turns == 1 and '' or 's'))
-  if type(s.model) == 'string' and s.model ~= '' then
-    table.insert(parts, M.printable(s.model))
+function M.format_session(s, live_id, titles, opts)
+  opts = opts or {}
+  local v = M.view_of(s)
+  local parts = { M.printable(M.full_title(s)) }
+  if v then
+    if type(v.description) == 'string' and v.description ~= '' then
+      table.insert(parts, M.printable(v.description))
+    end
+  else
+    if type(s.sourceLabel) == 'string' and s.sourceLabel ~= '' then
+      table.insert(parts, s.sourceLabel)
+    end
+    table.insert(parts, string.format('%d turn%s', s.turns or 0, s.turns == 1 and '' or 's'))
+    if type(s.model) == 'string' and s.model ~= '' then
+      table.insert(parts, M.printable(s.model))
+    end
   end
-  if type(s.sourceLabel) == 'string' and s.sourceLabel ~= '' then
-    table.insert(parts, 'from ' .. s.sourceLabel)
+  for _, st in ipairs(M.session_state(s, titles)) do
+    if not (opts.grouped and (st == 'pinned' or st == 'archived')) then
+      table.insert(parts, st)
+    end
   end
-  vim.list_extend(parts, M.session_state(s, titles))
   local line = table.concat(parts, ' · ')
   if live_id and s.id == live_id then
     line = line .. ' (current)'

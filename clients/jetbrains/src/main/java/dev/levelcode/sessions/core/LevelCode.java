@@ -23,6 +23,8 @@ public final class LevelCode implements AutoCloseable {
   public final Chat chat;
   public final Lifecycle lifecycle;
   public final Log log;
+  /** "Import Chats from Other AI Tools…". */
+  public final Importer importer;
 
   public LevelCode(Sidecar sidecar, String project, Ui ui, Chat.State state, Supplier<Settings> settings, Log log,
       PendingDeletes.Timers timers, Duration grace, Clock clock) {
@@ -34,6 +36,7 @@ public final class LevelCode implements AutoCloseable {
     this.chat = new Chat(sidecar, ui, state, settings, project, history, deletes, log);
     self[0] = chat;
     this.lifecycle = new Lifecycle(sidecar, ui, settings, project, history, chat, log);
+    this.importer = new Importer(sidecar, ui);
   }
 
   /** The usual build: settings read when the sidecar starts, the plugin's bundled sidecar if any. */

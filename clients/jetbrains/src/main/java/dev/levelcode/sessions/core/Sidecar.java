@@ -67,10 +67,10 @@ public final class Sidecar implements AutoCloseable {
     /** The lifecycle rules of initializationOptions: auto-archive days (0: off) and retention (null: none). */
     public Options withLifecycle(Integer days, Protocol.RetentionRules r) { return new Options(sidecarPath, bundled, store, consentThreshold, callbacks, requestTimeout, node, env, days, r); }
 
-    /** initializationOptions, or null when there is nothing to send. */
+    /** initializationOptions: the lifecycle options and the user's time zone. */
     Protocol.InitializationOptions initializationOptions() {
-      if (consentThreshold == null && autoArchiveDays == null && retention == null) return null;
-      return new Protocol.InitializationOptions(consentThreshold, null, autoArchiveDays, retention);
+      // The user's time zone: the sidecar groups History and writes its times in it.
+      return new Protocol.InitializationOptions(consentThreshold, null, autoArchiveDays, retention, java.time.ZoneId.systemDefault().getId());
     }
   }
 

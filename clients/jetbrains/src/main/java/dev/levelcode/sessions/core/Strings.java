@@ -30,8 +30,14 @@ public final class Strings {
     public static final String TOOL_WINDOW = "LevelCode History";
     public static final String UNTITLED = "Untitled chat";
     public static final String SEPARATOR = " · ";
-    public static final String SEARCH_PLACEHOLDER = "Search chats by title or first message";
+    public static final String SEARCH_PLACEHOLDER = "Search every message of every chat";
     public static final String EMPTY = "No chats in History yet.";
+    /** The empty History's second line, above its Import link. */
+    public static final String EMPTY_IMPORT = "Chats from Claude Code, Codex, Gemini CLI and other AI tools can be brought in:";
+    public static final String SEARCHING = "Searching…";
+    public static final String RESULTS = "Best matches";
+    public static String results(int n) { return plural(n, "chat matches", "chats match"); }
+    public static String searchFailed(String why) { return "Search failed: " + why; }
     public static final String NO_MATCH = "No chat matches the search.";
     public static final String LOADING = "Loading History…";
     public static final String SIDECAR_DOWN = "The History service is not running.";
@@ -101,13 +107,32 @@ public final class Strings {
     }
   }
 
-  public static final class Groups {
-    private Groups() {}
-    public static final String PINNED = "Pinned";
-    public static final String TODAY = "Today";
-    public static final String YESTERDAY = "Yesterday";
-    public static final String THIS_WEEK = "This week";
-    public static final String OLDER = "Older";
+  public static final class Import {
+    private Import() {}
+    public static final String ACTION = "Import Chats from Other AI Tools…";
+    public static final String LOOKING = "Looking for chats of other AI tools…";
+    public static final String CHOOSE = "Import chats from";
+    public static final String ALL = "all tools";
+    public static final String NOTHING_FOUND = "Found no chats of other AI tools on this machine (Claude Code, Codex, Gemini CLI, Cursor, opencode, …).";
+    public static final String CANCELLED = "Import cancelled; what was imported before stays in History.";
+    public static String allItem(int fresh) { return "All of them · " + plural(fresh, "chat", "chats") + " new or updated"; }
+    public static String toolItem(String label, int found, int fresh) {
+      return label + " · " + plural(found, "file", "files") + " found · " + fresh + " new or updated";
+    }
+    public static String progress(String label) { return "Importing " + label + "…"; }
+    public static String done(int imported, int updated) { return "Imported " + plural(imported, "chat", "chats") + ", updated " + updated + "."; }
+    public static String toolLine(String label, int imported, int updated, int unchanged, int problems) {
+      List<String> parts = new java.util.ArrayList<>();
+      if (imported > 0) parts.add(plural(imported, "new chat", "new chats"));
+      if (updated > 0) parts.add(updated + " updated");
+      if (unchanged > 0) parts.add(unchanged + " already in History");
+      if (problems > 0) parts.add(plural(problems, "problem", "problems"));
+      if (parts.isEmpty()) parts.add("nothing to import");
+      return label + ": " + String.join(", ", parts);
+    }
+    public static String unreadable(String path) { return "Could not read " + path; }
+    public static String failed(int n) { return plural(n, "chat", "chats") + " could not be written to the store"; }
+    public static String failedAll(String label, String why) { return "Could not import " + (label == null ? "chats" : label) + ": " + why; }
   }
 
   public static final class Actions {
@@ -261,12 +286,17 @@ public final class Strings {
     public static final String OPEN_COPY = "Open a Copy";
     public static final String FROM_SUMMARY = "Resume from summary";
     public static final String START_FRESH = "Start fresh instead";
-    public static final String NO_MODEL = "Resuming this chat needs a summary, and no AI assistant plugin has offered a model to make it (LevelCodeSessionsApi.setModel).";
+    /** No model to write a summary: what that means and what to do (an AI assistant plugin lends one through LevelCodeSessionsApi.setModel). */
+    public static final String NO_MODEL = "Resuming this chat needs a summary written by a language model, and no AI assistant plugin has lent one to LevelCode Sessions."
+        + " Install or enable an AI assistant plugin that works with LevelCode Sessions, or start fresh: the whole chat stays in History (Open Transcript).";
     public static final String NOTHING = "There is no chat to resume in this folder yet.";
     public static String progress(String t) { return "Resuming “" + t + "”…"; }
-    public static String tier(int tier) { return tier == 1 ? "verbatim" : tier == 2 ? "earlier work folded" : "from a summary"; }
+    /** How a resume rebuilt the chat, in the user's words (the sidecar's tier 1, 2, 3 never shows). */
+    public static String how(int tier) {
+      return tier == 1 ? "the whole chat" : tier == 2 ? "from a summary and the recent turns" : "from a new summary and the recent turns";
+    }
     public static String resumed(String t, int tier, String note) {
-      return "Resumed “" + t + "” (tier " + tier + ": " + tier(tier) + ")." + (note == null ? "" : " " + note);
+      return "Resumed “" + t + "”: " + how(tier) + "." + (note == null ? "" : " " + note);
     }
     public static String readOnly(String t) { return "“" + t + "” is open in another window; it is shown read-only."; }
     /** The consent question: the whole cost, over every summarise call (`calls`: the pieces). */

@@ -92,6 +92,10 @@ public final class Actions {
     @Override void run(LevelCodeProjectService s, LevelCode core) { core.lifecycle.applyRetention(); }
   }
 
+  public static final class ImportChats extends ProjectAction {
+    @Override void run(LevelCodeProjectService s, LevelCode core) { core.importer.run(); }
+  }
+
   public static final class Relink extends ProjectAction {
     @Override void run(LevelCodeProjectService s, LevelCode core) { core.lifecycle.relink(); }
   }

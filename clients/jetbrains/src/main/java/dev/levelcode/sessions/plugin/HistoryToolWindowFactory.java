@@ -32,7 +32,7 @@ public final class HistoryToolWindowFactory implements ToolWindowFactory, DumbAw
   private static void show(Project project, ToolWindow toolWindow, LevelCodeProjectService service) {
     Theme.current = IdeTheme.current();
     LevelCode core = service.core();
-    HistoryPanel panel = new HistoryPanel(core.history, core.chat, core.lifecycle);
+    HistoryPanel panel = new HistoryPanel(core.history, core.chat, core.lifecycle, core.importer);
     panel.setToolbarVisible(false); // the IDE's toolbar below stands in for the core's
     ActionManager actions = ActionManager.getInstance();
     panel.setPopupHandler((component, point) -> {

@@ -7,6 +7,7 @@ package dev.levelcode.sessions.core;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
@@ -76,7 +77,7 @@ class ChatTest {
     Protocol.ResumeResult r = Fixture.get(c.chat.resume(summary(c, id), false));
     assertEquals(1, r.tier());
     assertEquals(2, r.conversation().size());
-    assertEquals("Resumed “Add idempotency” (tier 1: verbatim).", ui.next().message());
+    assertEquals("Resumed “Add idempotency”: the whole chat.", ui.next().message());
     assertEquals(id, c.chat.current());
     assertEquals("Add idempotency", heard.get(0).title());
   }
@@ -101,7 +102,9 @@ class ChatTest {
     assertPiecesInOrder(calls);
     assertTrue(r.conversation().get(0).toString().contains("FACT: the pipeline deploys from main"), r.conversation().get(0).toString());
     assertTrue(r.agentMessages().get(0).toString().contains("FACT: the pipeline deploys from main"));
-    assertTrue(ui.next().message().endsWith("(tier 3: from a summary). Resumed from summary — full transcript in History."));
+    String said = ui.next().message();
+    assertTrue(said.contains(": from a new summary and the recent turns. "), said);
+    assertFalse(said.contains("tier"), said);
     assertCompactEvents(c, id, calls);
   }
 

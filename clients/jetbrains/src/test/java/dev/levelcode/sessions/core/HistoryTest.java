@@ -1,6 +1,5 @@
-// The History's pure parts: grouping by the local calendar (pinned first), the labels and
-// secondary text (with each row's state), relative times, the search filter, the export file
-// name, the turns Fork from Turn offers, and the delete-with-Undo state machine on a hand-driven
+// The History's pure parts: the labels and grey line from the sidecar's view (with each row's
+// state), how a narrow panel cuts it, the export file name, the turns Fork from Turn offers, and the delete-with-Undo state machine on a hand-driven
 // clock.
 package dev.levelcode.sessions.core;
 
@@ -9,7 +8,6 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.levelcode.sessions.core.history.Groups;
 import dev.levelcode.sessions.core.history.Labels;
 import dev.levelcode.sessions.core.history.PendingDeletes;
 import dev.levelcode.sessions.core.rpc.Protocol;
@@ -30,45 +28,41 @@ class HistoryTest {
     return new SessionSummary(id, "/p", title, true, updatedAt, updatedAt, turns, model, "first message", 1, 100, null, null, null);
   }
 
+  /** A summary with the sidecar's view of it (what session/list sends). */
+  static SessionSummary viewed(SessionSummary s, Protocol.View v) {
+    return new SessionSummary(s.id(), s.project(), s.title(), s.titled(), s.createdAt(), s.updatedAt(), s.turns(), s.model(), s.preview(),
+        s.v(), s.bytes(), s.source(), s.sourceLabel(), s.continueIn(), s.forkedFrom(), s.movedFrom(), s.pinned(), s.archived(),
+        s.unarchivedAt(), s.interrupted(), s.heldBy(), s.device(), v);
+  }
+
   @Test
-  void anImportedChatNamesItsToolInTheSecondaryTextAndTooltip() {
+  void theGreyLineIsTheSidecarsViewAndAnImportedChatNamesItsToolFirst() {
     ZonedDateTime noon = NOW.withHour(12);
     String at = noon.minusMinutes(5).toInstant().toString();
-    SessionSummary ours = s("2026-12-02T10-00-00-aaaa", at, "Ours", 2, "claude-sonnet-4");
-    SessionSummary imported = new SessionSummary("2026-12-02T10-00-00-bbbb", "/p", "Theirs", true, at, at, 2, "claude-sonnet-4",
-        "first message", 1, 100, new Protocol.Source("claude-code", "2.1.0", "/home/ada/.claude/projects/-p/8f1e.jsonl", "8f1e", "/p", null, null), "Claude Code", null);
-    assertEquals("5 min ago · 2 turns · claude-sonnet-4", Labels.secondary(ours, noon));
-    assertEquals("5 min ago · 2 turns · claude-sonnet-4 · Claude Code", Labels.secondary(imported, noon));
+    SessionSummary ours = viewed(s("2026-12-02T10-00-00-aaaa", at, "Ours", 2, "claude-sonnet-4"),
+        new Protocol.View("today", "Today", "Ours", "11:55", null, "2 turns", "claude-sonnet-4", "11:55 · 2 turns · claude-sonnet-4"));
+    SessionSummary imported = viewed(new SessionSummary("2026-12-02T10-00-00-bbbb", "/p", "Theirs", true, at, at, 2, "claude-sonnet-4-20250514",
+        "first message", 1, 100, new Protocol.Source("claude-code", "2.1.0", "/home/ada/.claude/projects/-p/8f1e.jsonl", "8f1e", "/p", null, null), "Claude Code", null),
+        new Protocol.View("today", "Today", "Theirs, in full", "11:55", "Claude Code", "2 turns", "claude-sonnet-4", "Claude Code · 11:55 · 2 turns · claude-sonnet-4"));
+    assertEquals("11:55 · 2 turns · claude-sonnet-4", Labels.secondary(ours));
+    assertEquals("Claude Code · 11:55 · 2 turns · claude-sonnet-4", Labels.secondary(imported));
+    assertEquals("Theirs, in full", Labels.label(imported));
     assertNull(Labels.sourceTool(ours));
     List<String> tip = Labels.tooltip(imported, noon);
     assertTrue(tip.contains("Imported from Claude Code 2.1.0 (its session 8f1e)"), tip.toString());
     assertTrue(tip.contains("Source file /home/ada/.claude/projects/-p/8f1e.jsonl"), tip.toString());
-    assertEquals(Labels.tooltip(ours, noon).size() + 2, tip.size());
-    SessionSummary codex = new SessionSummary("2026-12-02T10-00-00-cccc", "/p", "Codex one", true, at, at, 1, null,
-        "first message", 1, 100, new Protocol.Source("codex", null, "/home/ada/.codex/sessions/r.jsonl", "r1", "/p", null, null), "Codex", null);
-    assertEquals("5 min ago · 1 turn · Codex", Labels.secondary(codex, noon));
-    assertTrue(Labels.tooltip(codex, noon).contains("Imported from Codex (its session r1)"));
-    assertTrue(Labels.matches(imported, "claude code"));
-    assertFalse(Labels.matches(ours, "claude code"));
   }
 
   @Test
-  void groupsFollowTheLocalCalendar() {
-    assertEquals(Groups.Key.TODAY, Groups.groupOf("2026-12-01T23:10:00.000Z", NOW)); // 00:10 local
-    assertEquals(Groups.Key.YESTERDAY, Groups.groupOf("2026-12-01T22:50:00.000Z", NOW)); // 23:50 local, Tuesday
-    assertEquals(Groups.Key.THIS_WEEK, Groups.groupOf("2026-11-30T08:00:00.000Z", NOW)); // Monday
-    assertEquals(Groups.Key.OLDER, Groups.groupOf("2026-11-29T08:00:00.000Z", NOW)); // Sunday
-    assertEquals(Groups.Key.OLDER, Groups.groupOf("not a time", NOW));
-  }
-
-  @Test
-  void groupsAreNewestFirstAndInOrder() {
-    List<Groups.Group> g = Groups.group(List.of(
-        s("2026-11-01T00-00-00-aaaa", "2026-11-01T10:00:00.000Z", "old", 1, null),
-        s("2026-12-01T00-00-00-bbbb", "2026-12-01T23:20:00.000Z", "today b", 1, null),
-        s("2026-12-01T00-00-00-cccc", "2026-12-01T23:20:00.000Z", "today c", 1, null)), NOW);
-    assertEquals(List.of(Groups.Key.TODAY, Groups.Key.OLDER), g.stream().map(Groups.Group::key).toList());
-    assertEquals(List.of("today c", "today b"), g.get(0).items().stream().map(SessionSummary::title).toList());
+  void aNarrowPanelCutsTheModelFirstThenTheTurnsAndKeepsTheToolAndTime() {
+    Labels.Line line = new Labels.Line("Claude Code", "Mon 14:05", "12 turns", "claude-sonnet-4", List.of());
+    java.util.function.ToIntFunction<String> chars = String::length; // one unit a character
+    String full = "Claude Code · Mon 14:05 · 12 turns · claude-sonnet-4";
+    assertEquals(full, line.fit(full.length(), chars));
+    assertEquals("Claude Code · Mon 14:05 · 12 turns", line.fit(full.length() - 1, chars));
+    assertEquals("Claude Code · Mon 14:05", line.fit("Claude Code · Mon 14:05 · 12 turns".length() - 1, chars));
+    assertEquals("Claude Code · Mon…", line.fit(18, chars));
+    assertTrue(line.fit(12, chars).startsWith("Claude Code"));
   }
 
   static SessionSummary state(String id, boolean pinned, boolean archived, Protocol.ForkedFrom fork, String moved, Boolean interrupted,
@@ -79,25 +73,13 @@ class HistoryTest {
   }
 
   @Test
-  void pinnedChatsAreGroupedFirstNewestFirst() {
-    SessionSummary old = state("2026-10-01T00-00-00-aaaa", true, false, null, null, null, null);
-    List<Groups.Group> g = Groups.group(List.of(
-        s("2026-12-01T00-00-00-bbbb", "2026-12-01T23:20:00.000Z", "today", 1, null),
-        new SessionSummary(old.id(), "/p", "old pinned", true, "2026-10-01T10:00:00.000Z", "2026-10-01T10:00:00.000Z", 1, null, null, 1, 1,
-            null, null, null, null, null, true, false, null, null, null),
-        state("2026-12-01T00-00-00-cccc", true, false, null, null, null, null)), NOW);
-    assertEquals(List.of(Groups.Key.PINNED, Groups.Key.TODAY), g.stream().map(Groups.Group::key).toList());
-    assertEquals("Pinned", g.get(0).key().label);
-    assertEquals(List.of("T 2026-12-01T00-00-00-cccc", "old pinned"), g.get(0).items().stream().map(SessionSummary::title).toList());
-  }
-
-  @Test
   void aRowSaysItsStateInItsGreyLineAndTooltip() {
     ZonedDateTime noon = NOW.withHour(12);
     java.util.function.Function<String, String> titles = id -> id.equals("parent") ? "Plan  the\nmigration" : null;
     SessionSummary all = state("x", true, true, new Protocol.ForkedFrom("parent", 3), "/old/notes", true, new Protocol.HeldBy(4242, "box"));
-    assertEquals("5 min ago · 2 turns · m · pinned · archived · forked from “Plan the migration” turn 3 · moved from /old/notes"
-        + " · open in another window · interrupted", Labels.secondary(all, noon, titles));
+    // Pinned and archived have their icons; the rest of the state follows the sidecar's line.
+    assertEquals("2 turns · m · forked from “Plan the migration” turn 3 · moved from /old/notes"
+        + " · open in another window · interrupted", Labels.secondary(all, titles));
     List<String> tip = Labels.tooltip(all, noon, titles);
     assertTrue(tip.contains(Strings.State.PINNED_TIP), tip.toString());
     assertTrue(tip.contains(Strings.State.ARCHIVED_TIP), tip.toString());
@@ -107,19 +89,19 @@ class HistoryTest {
     assertTrue(tip.contains(Strings.State.INTERRUPTED_TIP), tip.toString());
     // A parent not listed here; a holder that names nothing.
     SessionSummary orphan = state("y", false, false, new Protocol.ForkedFrom("gone", 1), null, false, new Protocol.HeldBy(null, null));
-    assertEquals("5 min ago · 2 turns · m · forked at turn 1 of another chat · open in another window", Labels.secondary(orphan, noon, titles));
+    assertEquals("2 turns · m · forked at turn 1 of another chat · open in another window", Labels.secondary(orphan, titles));
     assertTrue(Labels.tooltip(orphan, noon, titles).contains("Forked from chat gone at turn 1"));
     assertTrue(Labels.tooltip(orphan, noon, titles).contains("Open in another window: resuming it here opens it read-only"));
     // A sync conflict's fork: continued on the device whose copy it is; the device in the tooltip.
     SessionSummary cont = state("w", false, false, new Protocol.ForkedFrom("parent", 2, "desktop"), null, false, null);
-    assertEquals("5 min ago · 2 turns · m · continued on desktop after turn 2", Labels.secondary(cont, noon, titles));
+    assertEquals("2 turns · m · continued on desktop after turn 2", Labels.secondary(cont, titles));
     assertTrue(Labels.tooltip(cont, noon, titles).contains(
         "Continued on desktop: “Plan the migration” went on there from turn 2 while the devices were apart (a sync conflict, kept whole)"));
     SessionSummary made = new SessionSummary("v", "/p", "T v", true, cont.createdAt(), cont.updatedAt(), 2, "m", "first", 1, 100, null,
         null, null, null, null, false, false, null, null, null, "laptop");
     assertTrue(Labels.tooltip(made, noon, titles).contains("Device laptop"), Labels.tooltip(made, noon, titles).toString());
     // None of it: the grey line as before.
-    assertEquals("5 min ago · 2 turns · m", Labels.secondary(state("z", false, false, null, null, null, null), noon, titles));
+    assertEquals("2 turns · m", Labels.secondary(state("z", false, false, null, null, null, null), titles));
     String home = System.getProperty("user.home");
     assertEquals("~/code/app", Labels.shortPath(home + "/code/app"));
   }
@@ -146,29 +128,11 @@ class HistoryTest {
   }
 
   @Test
-  void labelsSayTimeTurnsAndModel() {
-    ZonedDateTime noon = NOW.withHour(12);
-    assertEquals("just now", Labels.relativeTime(noon.minusSeconds(20).toInstant().toString(), noon));
-    assertEquals("5 min ago", Labels.relativeTime(noon.minusMinutes(5).toInstant().toString(), noon));
-    assertEquals("3 h ago", Labels.relativeTime(noon.minusHours(3).toInstant().toString(), noon));
-    assertEquals("yesterday", Labels.relativeTime(noon.minusDays(1).toInstant().toString(), noon));
-    assertEquals("4 days ago", Labels.relativeTime(noon.minusDays(4).toInstant().toString(), noon));
-    assertEquals("12 Mar", Labels.relativeTime("2026-03-12T10:00:00.000Z", noon));
-    assertEquals("12 Mar 2024", Labels.relativeTime("2024-03-12T10:00:00.000Z", noon));
-    SessionSummary one = s("2026-12-02T10-00-00-aaaa", noon.minusMinutes(5).toInstant().toString(), "  Fix   the\nbuild ", 1, "claude-sonnet-4");
+  void withoutAViewTheLabelIsTheTitleOnOneLine() {
+    SessionSummary one = s("2026-12-02T10-00-00-aaaa", "2026-12-02T10:00:00.000Z", "  Fix   the\nbuild ", 1, "claude-sonnet-4");
     assertEquals("Fix the build", Labels.label(one));
-    assertEquals("5 min ago · 1 turn · claude-sonnet-4", Labels.secondary(one, noon));
-    assertEquals("5 min ago · 3 turns", Labels.secondary(s("x", noon.minusMinutes(5).toInstant().toString(), "t", 3, null), noon));
+    assertEquals("1 turn · claude-sonnet-4", Labels.secondary(one));
     assertEquals(Strings.History.UNTITLED, Labels.label(s("x", "", "  ", 0, null)));
-  }
-
-  @Test
-  void searchMatchesEveryWordOfTitleOrPreview() {
-    SessionSummary one = s("x", "2026-12-01T10:00:00.000Z", "Idempotent refunds", 2, "claude-sonnet-4");
-    assertTrue(Labels.matches(one, "refunds IDEM"));
-    assertTrue(Labels.matches(one, "first"));
-    assertFalse(Labels.matches(one, "refunds redis"));
-    assertTrue(Labels.matches(one, "  "));
   }
 
   @Test

@@ -1,40 +1,25 @@
-// What a History entry says: its label (the title on one line), its secondary text
-// ("5 min ago · 3 turns · claude-sonnet-4", then "· Claude Code" for an imported chat, then its
-// state: pinned, archived, forked from “Title” turn N, moved from …, open in another window,
-// interrupted), its tooltip, relative times and the export file name; the same rules as
-// clients/vscode/src/history/labels.ts. Pure: callers pass `now` and how to find a title by id.
+// What a History entry says: its label (the full title on one line), its grey line (the
+// sidecar's view: source · time · turns · model, then its state: archived, forked from “Title”
+// turn N, moved from …, open in another window, interrupted; a pin has its icon), how that line
+// fits a narrow panel (the model goes first, then the turns; the tool and the time stay), its
+// tooltip and the export file name. The times and groups come from the sidecar (session/list's
+// `view`); the tooltip's exact times are local. Pure: callers pass `now` and how to find a title by id.
 package dev.levelcode.sessions.core.history;
 
 import dev.levelcode.sessions.core.Strings;
+import dev.levelcode.sessions.core.rpc.Protocol;
 import dev.levelcode.sessions.core.rpc.Protocol.SessionSummary;
 import java.text.Normalizer;
-import java.time.Duration;
 import java.time.Instant;
 import java.time.ZonedDateTime;
 import java.time.format.DateTimeFormatter;
-import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Function;
+import java.util.function.ToIntFunction;
 
 public final class Labels {
   private Labels() {}
-
-  /** "just now", "5 min ago", "3 h ago", "yesterday", "4 days ago", then "12 Mar" (or "12 Mar 2024"). */
-  public static String relativeTime(String iso, ZonedDateTime now) {
-    Instant t = Groups.parse(iso);
-    if (t == null) return Strings.Time.UNKNOWN;
-    long diff = Duration.between(t, now.toInstant()).toMillis();
-    if (diff < 60_000) return Strings.Time.JUST_NOW;
-    if (diff < 3_600_000) return Strings.Time.minutesAgo(diff / 60_000);
-    ZonedDateTime then = t.atZone(now.getZone());
-    long days = ChronoUnit.DAYS.between(then.toLocalDate(), now.toLocalDate());
-    if (days == 0) return Strings.Time.hoursAgo(diff / 3_600_000);
-    if (days == 1) return Strings.Time.YESTERDAY;
-    if (days < 7) return Strings.Time.daysAgo(days);
-    String base = then.getDayOfMonth() + " " + Strings.Time.MONTHS.get(then.getMonthValue() - 1);
-    return then.getYear() == now.getYear() ? base : base + " " + then.getYear();
-  }
 
   /** "2026-07-28 09:12" in the zone of `now`, for tooltips. */
   public static String localStamp(String iso, ZonedDateTime now) {
@@ -43,8 +28,9 @@ public final class Labels {
     return DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm").format(t.atZone(now.getZone()));
   }
 
-  /** The title on one line, never empty, its control and bidi characters escaped (printable). */
+  /** The full title on one line, never empty, its control and bidi characters escaped: the sidecar's `view.title`. */
   public static String label(SessionSummary s) {
+    if (s.view() != null && s.view().title() != null && !s.view().title().isBlank()) return s.view().title();
     String one = s.title() == null ? "" : printable(s.title().replaceAll("\\s+", " ").trim());
     return one.isEmpty() ? Strings.History.UNTITLED : one;
   }
@@ -73,18 +59,59 @@ public final class Labels {
     return b.toString();
   }
 
-  /** Relative time · turns · model (when known) · the tool an imported chat came from · its state. */
-  public static String secondary(SessionSummary s, ZonedDateTime now) { return secondary(s, now, id -> null); }
+  /**
+   * The grey line's parts: `source` and `time` always stay; a narrow panel drops `model` first,
+   * then `turns`, then cuts the state at its end.
+   */
+  public record Line(String source, String time, String turns, String model, List<String> states) {
+    private String join(boolean withTurns, boolean withModel, boolean withStates) {
+      List<String> parts = new ArrayList<>();
+      if (source != null && !source.isEmpty()) parts.add(source);
+      if (time != null && !time.isEmpty()) parts.add(time);
+      if (withTurns && turns != null && !turns.isEmpty()) parts.add(turns);
+      if (withModel && model != null && !model.isEmpty()) parts.add(model);
+      if (withStates) parts.addAll(states);
+      return String.join(Strings.History.SEPARATOR, parts);
+    }
 
-  /** As secondary(s, now); `titleOf` names the chat a fork was made from (null: not known here). */
-  public static String secondary(SessionSummary s, ZonedDateTime now, Function<String, String> titleOf) {
-    List<String> parts = new ArrayList<>(List.of(relativeTime(s.updatedAt(), now), Strings.History.turns(s.turns())));
-    if (s.model() != null && !s.model().isEmpty()) parts.add(printable(s.model()));
-    String tool = sourceTool(s);
-    if (tool != null) parts.add(tool);
-    parts.addAll(states(s, titleOf));
-    return String.join(Strings.History.SEPARATOR, parts);
+    /** Every part. */
+    public String full() { return join(true, true, true); }
+
+    /**
+     * The line in `max` pixels as `width` measures text: whole, else without the model, else
+     * without the turns too, else that cut at its end with "…" (the state goes first, then the
+     * time; the tool's name is the last to be cut).
+     */
+    public String fit(int max, ToIntFunction<String> width) {
+      for (String candidate : List.of(full(), join(true, false, true), join(false, false, true))) {
+        if (width.applyAsInt(candidate) <= max) return candidate;
+      }
+      return clip(join(false, false, true), max, width);
+    }
   }
+
+  /** `s` cut at its end with "…" to fit `max` as `width` measures text. */
+  public static String clip(String s, int max, ToIntFunction<String> width) {
+    if (width.applyAsInt(s) <= max) return s;
+    int end = s.length();
+    while (end > 0 && width.applyAsInt(s.substring(0, end) + "…") > max) end--;
+    return s.substring(0, end) + "…";
+  }
+
+  /** The grey line of `s` from the sidecar's view (a sidecar without it: turns and model). */
+  public static Line line(SessionSummary s, Function<String, String> titleOf) {
+    List<String> states = states(s, titleOf);
+    states.remove(Strings.State.PINNED); // the pin and archive icons say these
+    states.remove(Strings.State.ARCHIVED);
+    Protocol.View v = s.view();
+    if (v != null) return new Line(v.source(), v.time(), v.turns(), v.model(), states);
+    return new Line(sourceTool(s), null, Strings.History.turns(s.turns()), s.model() == null ? null : printable(s.model()), states);
+  }
+
+  /** The grey line of `s`, whole. */
+  public static String secondary(SessionSummary s, Function<String, String> titleOf) { return line(s, titleOf).full(); }
+
+  public static String secondary(SessionSummary s) { return secondary(s, id -> null); }
 
   /** The row's state, short, for the grey line: pinned, archived, forked, moved, held, interrupted. */
   public static List<String> states(SessionSummary s, Function<String, String> titleOf) {
@@ -154,11 +181,9 @@ public final class Labels {
     return Strings.History.tool(s.source().tool());
   }
 
-  /** A line for screen readers. */
-  public static String accessible(SessionSummary s, ZonedDateTime now) { return accessible(s, now, id -> null); }
-
-  public static String accessible(SessionSummary s, ZonedDateTime now, Function<String, String> titleOf) {
-    return label(s) + ", " + secondary(s, now, titleOf);
+  /** A line for screen readers: the title, then the whole grey line. */
+  public static String accessible(SessionSummary s, Function<String, String> titleOf) {
+    return label(s) + ", " + secondary(s, titleOf);
   }
 
   /** "Export as Markdown"'s file name: the title made safe for any file system, else the id. */
@@ -170,14 +195,5 @@ public final class Labels {
         .replaceAll("[. ]+$", "");
     if (base.length() > 80) base = base.substring(0, 80).trim();
     return (base.isEmpty() ? s.id() : base) + ".md";
-  }
-
-  /** Whether `s` matches the search field's text: every word in the title, preview, model or source tool, any case. */
-  public static boolean matches(SessionSummary s, String query) {
-    if (query == null || query.isBlank()) return true;
-    String hay = (label(s) + "\n" + (s.preview() == null ? "" : s.preview()) + "\n" + (s.model() == null ? "" : s.model())
-        + "\n" + (sourceTool(s) == null ? "" : sourceTool(s))).toLowerCase();
-    for (String w : query.toLowerCase().trim().split("\\s+")) if (!hay.contains(w)) return false;
-    return true;
   }
 }

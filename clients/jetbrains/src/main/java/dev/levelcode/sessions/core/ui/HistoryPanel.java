@@ -1,8 +1,10 @@
 // The History tool window's content, in Swing (what IntelliJ's own tool windows are made of): a
-// toolbar (New Chat, Resume Last Chat, Export Chat as Markdown, Refresh, Show All Projects, Show
-// Archived, More: Apply Retention…, Relink Chats from Another Folder…), a search field, and the
-// grouped list (Pinned first, then by time; each chat's title, then its time, turns, model and
-// state in grey), with a context menu (Resume, Open Transcript, Fork from Turn…, Rename…,
+// toolbar (New Chat, Resume Last Chat, Export Chat as Markdown, Import Chats from Other AI Tools,
+// Refresh, Show All Projects, Show Archived, More: Apply Retention…, Relink Chats from Another
+// Folder…), a search field (full text, through session/search), and the grouped list (the
+// sidecar's groups and headings; each chat's full title, cut at the panel's edge, then its tool,
+// time, turns, model and state in grey: a narrow panel drops the model first, then the turns,
+// keeping the tool and the time), an empty state that offers Import, and a context menu (Resume, Open Transcript, Fork from Turn…, Rename…,
 // Pin/Unpin, Archive/Unarchive, Copy as Markdown, Export…, Delete). Double-click or Enter
 // resumes, Delete deletes. It renders the HistoryModel's snapshots and calls Chat and Lifecycle
 // for every action: no logic of its own beyond which row is selected.
@@ -57,6 +59,11 @@ public final class HistoryPanel extends JPanel {
   private final HistoryModel model;
   private final Chat chat;
   private final Lifecycle lifecycle;
+  private final dev.levelcode.sessions.core.Importer importer;
+  private final java.awt.CardLayout cards = new java.awt.CardLayout();
+  private final JPanel center = new JPanel(cards);
+  private final JButton emptyImport = new JButton(Strings.Import.ACTION);
+  private final javax.swing.Timer searchDelay = new javax.swing.Timer(200, e -> searchNow());
   private final Theme theme = Theme.current;
   private final DefaultListModel<Row> rows = new DefaultListModel<>();
   private final JList<Row> list = new JList<>(rows);
@@ -69,17 +76,24 @@ public final class HistoryPanel extends JPanel {
   private JMenuItem pinItem;
   private JMenuItem archiveItem;
   private volatile HistoryModel.Snapshot shown;
+  private volatile boolean emptyShown;
   private final java.util.List<Consumer<HistoryModel.Snapshot>> renderedListeners = new java.util.concurrent.CopyOnWriteArrayList<>();
 
-  public HistoryPanel(HistoryModel model, Chat chat, Lifecycle lifecycle) {
+  public HistoryPanel(HistoryModel model, Chat chat, Lifecycle lifecycle) { this(model, chat, lifecycle, null); }
+
+  /** With an Importer: the toolbar and the empty History offer "Import Chats from Other AI Tools…". */
+  public HistoryPanel(HistoryModel model, Chat chat, Lifecycle lifecycle, dev.levelcode.sessions.core.Importer importer) {
     super(new BorderLayout());
     this.model = model;
     this.chat = chat;
     this.lifecycle = lifecycle;
+    this.importer = importer;
     setName("levelcode.history");
     setBackground(theme.background());
     add(top(), BorderLayout.NORTH);
-    add(listPane(), BorderLayout.CENTER);
+    center.add(listPane(), "list");
+    center.add(emptyPane(), "empty");
+    add(center, BorderLayout.CENTER);
     add(statusBar(), BorderLayout.SOUTH);
     buildMenu();
     model.onSnapshot(s -> SwingUtilities.invokeLater(() -> render(s)));
@@ -95,6 +109,7 @@ public final class HistoryPanel extends JPanel {
     toolbar.add(button("levelcode.newChat", Icons.NEW_CHAT, Strings.Actions.NEW_CHAT, chat::startNewChat));
     toolbar.add(button("levelcode.resumeLast", Icons.RESUME_LAST, Strings.Actions.RESUME_LAST, chat::resumeLast));
     toolbar.add(button("levelcode.export", Icons.EXPORT, Strings.Actions.EXPORT, () -> withSelected(chat::exportToFile)));
+    if (importer != null) toolbar.add(button("levelcode.import", Icons.IMPORT, Strings.Import.ACTION, this::importChats));
     toolbar.add(button("levelcode.refresh", Icons.REFRESH, Strings.Actions.REFRESH, model::refresh));
     toolbar.addSeparator(new Dimension(9, 16));
     JToggleButton all = new JToggleButton(Icons.ALL_PROJECTS);
@@ -118,10 +133,12 @@ public final class HistoryPanel extends JPanel {
     search.setBackground(theme.fieldBackground());
     search.setBorder(new SearchBorder());
     search.getAccessibleContext().setAccessibleName(Strings.History.SEARCH_PLACEHOLDER);
+    // Full-text search through the sidecar, once typing pauses (an empty field shows History at once).
+    searchDelay.setRepeats(false);
     search.getDocument().addDocumentListener(new DocumentListener() {
-      public void insertUpdate(DocumentEvent e) { model.search(search.getText()); }
-      public void removeUpdate(DocumentEvent e) { model.search(search.getText()); }
-      public void changedUpdate(DocumentEvent e) { model.search(search.getText()); }
+      public void insertUpdate(DocumentEvent e) { searchLater(); }
+      public void removeUpdate(DocumentEvent e) { searchLater(); }
+      public void changedUpdate(DocumentEvent e) { searchLater(); }
     });
     JPanel searchRow = new JPanel(new BorderLayout());
     searchRow.setBackground(theme.background());
@@ -133,6 +150,53 @@ public final class HistoryPanel extends JPanel {
     top.add(toolbar, BorderLayout.NORTH);
     top.add(searchRow, BorderLayout.SOUTH);
     return top;
+  }
+
+  private void searchLater() {
+    if (search.getText().isBlank()) {
+      searchDelay.stop();
+      searchNow();
+    } else {
+      searchDelay.restart();
+    }
+  }
+
+  private void searchNow() { model.search(search.getText()); }
+
+  /** Runs "Import Chats from Other AI Tools…". */
+  public void importChats() {
+    if (importer != null) importer.run();
+  }
+
+  /** The empty History: what it is, and the Import link. */
+  private JComponent emptyPane() {
+    JPanel p = new JPanel(new java.awt.GridBagLayout());
+    p.setName("levelcode.empty");
+    p.setBackground(theme.listBackground());
+    JPanel col = new JPanel();
+    col.setOpaque(false);
+    col.setLayout(new javax.swing.BoxLayout(col, javax.swing.BoxLayout.Y_AXIS));
+    JLabel title = new JLabel(Strings.History.EMPTY);
+    title.setFont(theme.font());
+    title.setForeground(theme.secondary());
+    JLabel hint = new JLabel("<html><div style='text-align:center;width:220px'>" + Strings.History.EMPTY_IMPORT + "</div></html>");
+    hint.setFont(theme.small());
+    hint.setForeground(theme.secondary());
+    emptyImport.setName("levelcode.empty.import");
+    emptyImport.setFont(theme.font());
+    emptyImport.setForeground(theme.accent());
+    emptyImport.setBorderPainted(false);
+    emptyImport.setContentAreaFilled(false);
+    emptyImport.setFocusPainted(false);
+    emptyImport.setCursor(java.awt.Cursor.getPredefinedCursor(java.awt.Cursor.HAND_CURSOR));
+    emptyImport.addActionListener(e -> importChats());
+    for (JComponent c : new JComponent[] {title, hint, emptyImport}) {
+      c.setAlignmentX(Component.CENTER_ALIGNMENT);
+      col.add(c);
+      col.add(javax.swing.Box.createVerticalStrut(6));
+    }
+    p.add(col);
+    return p;
   }
 
   private JButton button(String name, Icon icon, String tip, Runnable run) {
@@ -282,6 +346,11 @@ public final class HistoryPanel extends JPanel {
     status.setText((model.showsArchived() ? Strings.History.archivedCount(n) : Strings.History.count(n)) + (where == null ? "" : Strings.History.SEPARATOR + where)
         + (s.problems() > 0 ? Strings.History.SEPARATOR + Strings.History.problems(s.problems()) : ""));
     shown = s;
+    // The empty History (no chat at all, no search): the Import link instead of the list.
+    boolean offerImport = importer != null && s.rows().isEmpty() && model.query().isEmpty() && model.emptyOfChats()
+        && s.error() == null && !Strings.History.LOADING.equals(s.emptyText());
+    emptyShown = offerImport;
+    cards.show(center, offerImport ? "empty" : "list");
     list.repaint();
     for (Consumer<HistoryModel.Snapshot> l : renderedListeners) l.accept(s);
   }
@@ -328,6 +397,10 @@ public final class HistoryPanel extends JPanel {
   public JPopupMenu menu() { return menu; }
   public JPopupMenu moreMenu() { return more; }
   public JLabel status() { return status; }
+  /** The empty History's Import link (shown only when there is no chat at all). */
+  public JButton emptyImportLink() { return emptyImport; }
+  /** Whether the empty History with its Import link is showing instead of the list. */
+  public boolean showsEmptyImport() { return emptyShown; }
 
   /** Shows another context menu (the plugin's ActionPopupMenu) at a point of `list` instead of the core's. */
   public void setPopupHandler(java.util.function.BiConsumer<Component, java.awt.Point> h) { popupHandler = h; }
@@ -398,7 +471,7 @@ public final class HistoryPanel extends JPanel {
         drawClipped(g, e.label(), x, 19, w - x - right);
         g.setFont(theme.small());
         g.setColor(theme.secondary());
-        drawClipped(g, e.secondary(), x, 36, w - x - 12);
+        g.drawString(greyLine(e, w, g.getFontMetrics()), x, 36);
       }
       g.dispose();
     }
@@ -419,7 +492,7 @@ public final class HistoryPanel extends JPanel {
   @Override
   public void paint(Graphics g) {
     super.paint(g);
-    if (rows.isEmpty() && shown != null) {
+    if (rows.isEmpty() && shown != null && !emptyShown) {
       // The empty text, centred in the list as IntelliJ's StatusText is.
       Graphics2D g2 = (Graphics2D) g.create();
       g2.setRenderingHint(RenderingHints.KEY_TEXT_ANTIALIASING, RenderingHints.VALUE_TEXT_ANTIALIAS_ON);
@@ -454,6 +527,20 @@ public final class HistoryPanel extends JPanel {
 
     @Override
     public Insets getBorderInsets(Component c) { return new Insets(5, 29, 5, 8); }
+  }
+
+  /** The grey line of a row `w` pixels wide, as `fm` measures it: see Labels.Line.fit. */
+  private static String greyLine(Entry e, int w, FontMetrics fm) {
+    return e.line().fit(w - 38 - 12, fm::stringWidth);
+  }
+
+  /** The grey line the list draws for chat `id` at its present width (null when not listed). */
+  public String shownGreyLine(String id) {
+    FontMetrics fm = list.getFontMetrics(theme.small());
+    for (int i = 0; i < rows.size(); i++) {
+      if (rows.get(i) instanceof Entry e && e.session().id().equals(id)) return greyLine(e, list.getWidth(), fm);
+    }
+    return null;
   }
 
   /** An Action for the plugin's keymap or menus that runs `f` on the selected chat. */

@@ -75,6 +75,22 @@ public final class Icons {
     g.draw(h);
   });
 
+  /** A tray with an arrow in: Import Chats from Other AI Tools. */
+  public static final Icon IMPORT = icon(g -> {
+    Path2D tray = new Path2D.Double();
+    tray.moveTo(2.5, 9.5);
+    tray.lineTo(2.5, 13.5);
+    tray.lineTo(13.5, 13.5);
+    tray.lineTo(13.5, 9.5);
+    g.draw(tray);
+    g.draw(new Line2D.Double(8, 2.5, 8, 10));
+    Path2D h = new Path2D.Double();
+    h.moveTo(5, 7.2);
+    h.lineTo(8, 10.2);
+    h.lineTo(11, 7.2);
+    g.draw(h);
+  });
+
   /** A circular arrow: Refresh. */
   public static final Icon REFRESH = icon(g -> {
     g.draw(new Arc2D.Double(2.5, 2.5, 11, 11, 60, 290, Arc2D.OPEN));
