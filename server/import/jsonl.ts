@@ -7,7 +7,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import { isUtf8 } from 'node:buffer';
 import { type BigIntStats, lstatSync, readdirSync, realpathSync, statSync } from 'node:fs';
 import { stat } from 'node:fs/promises';
-import { MAX_DEPTH, tooDeep } from '../format/events.js';
+import { MAX_DEPTH, tooDeep } from '../format/text.js';
 import { openRegular } from '../store/files.js';
 import { dirname, join, sep } from 'node:path';
 import type { MappedEvent, SourceFile } from './types.js';
