@@ -28,7 +28,7 @@
 // Depends on the store (server/store/), the importer interface (./types.ts) and node:fs.
 
 import { createHash } from 'node:crypto';
-import { lstatSync, type Stats } from 'node:fs';
+import { lstatSync, statSync, type Stats } from 'node:fs';
 import { lstat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { MetaLine } from '../format/events.js';
@@ -121,6 +121,19 @@ export interface ImportOptions {
   signal?: AbortSignal;
   /** List the source files discovered in the report (what a follower watches). */
   seen?: boolean;
+  /**
+   * A targeted run (a follower told which files changed): these sources, each stat'ed again,
+   * instead of discovering every source of the jobs. A source no longer there is left out.
+   */
+  sources?: Source[];
+  /** Called with the sources a discovering run found (what a later targeted run takes). */
+  onDiscovered?: (sources: Source[]) => void;
+}
+
+/** One source file of one importer, as discovered. */
+export interface Source {
+  importer: Importer;
+  file: SourceFile;
 }
 
 /**
@@ -230,14 +243,20 @@ export async function runImport(store: SessionStore | StoreRef, jobs: ImportJob[
   const ledgerFile = o.ledger ?? ledgerPath(store.root);
   const ledger = loadLedger(ledgerFile, store.root);
   const trashed = await trashedImportIds(store.root).catch(() => new Set<string>());
-  const work: { importer: Importer; file: SourceFile }[] = [];
+  const work: Source[] = [];
   const counts = new Map<string, ToolCounts>();
   const countsOf = (tool: string): ToolCounts => {
     let c = counts.get(tool);
     if (!c) counts.set(tool, (c = { tool, found: 0, imported: 0, updated: 0, unchanged: 0, skipped: 0, problems: 0 }));
     return c;
   };
-  for (const job of jobs) {
+  for (const src of o.sources ?? []) {
+    const file = restat(src.file);
+    if (!file) continue;
+    work.push({ importer: src.importer, file });
+    countsOf(src.importer.tool).found++;
+  }
+  for (const job of o.sources ? [] : jobs) {
     if (job.roots.length === 0) continue; // a tool not looked for (none of its folders is there)
     const c = countsOf(job.importer.tool);
     for (const root of job.roots) {
@@ -254,6 +273,7 @@ export async function runImport(store: SessionStore | StoreRef, jobs: ImportJob[
     }
   }
   if (o.seen) report.seen = work.flatMap((w) => [w.file.path, ...(w.file.parts ?? [])]);
+  if (!o.sources) o.onDiscovered?.(work);
   const unknown = new Map<string, UnknownKind>();
   const run = new Run(store, ledger, report, !!o.dryRun, { trashed, unknown });
   const save = () => {
@@ -728,6 +748,29 @@ function cleanTitleEvent(ev: MappedEvent): MappedEvent {
   if (title === ev.title) return ev;
   if (title === '') return { kind: 'event', t: ev.t, type: 'source-record', raw: ev.raw };
   return { ...ev, title };
+}
+
+/**
+ * A discovered source stat'ed again as discovery stats it (jsonl.ts statFile, Claude Code's
+ * parts summed in): size, latest mtime, the file's own ctime and inode. Undefined when it is
+ * gone or is no longer a file. Only for sources discovery stat'ed that way (with a ctime).
+ */
+export function restat(f: SourceFile): SourceFile | undefined {
+  if (f.ctimeNs === undefined || f.unreadable !== undefined) return undefined;
+  try {
+    const st = statSync(f.path, { bigint: true });
+    if (!st.isFile()) return undefined;
+    let size = Number(st.size);
+    let mtimeNs = st.mtimeNs;
+    for (const p of f.parts ?? []) {
+      const ps = statSync(p, { bigint: true });
+      size += Number(ps.size);
+      if (ps.mtimeNs > mtimeNs) mtimeNs = ps.mtimeNs;
+    }
+    return { ...f, size, mtimeNs, ctimeNs: st.ctimeNs, ino: st.ino };
+  } catch {
+    return undefined;
+  }
 }
 
 /** One lstat, synchronous (a run with nothing new makes one a session: no thread-pool round trip). */
