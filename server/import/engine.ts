@@ -28,7 +28,7 @@
 // Depends on the store (server/store/), the importer interface (./types.ts) and node:fs.
 
 import { createHash } from 'node:crypto';
-import { lstatSync, statSync, type Stats } from 'node:fs';
+import { existsSync, lstatSync, statSync, type Stats } from 'node:fs';
 import { lstat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { MetaLine } from '../format/events.js';
@@ -495,11 +495,13 @@ class Run {
     }
   }
 
-  /** Each session the ledger names is still a file of ours (one lstat each). */
+  /**
+   * Each session the ledger names is still there (one access each: no Stats made, a run with
+   * nothing new does this for every session; appending opens it without following a link).
+   */
   private async stillOurs(last: LedgerEntry): Promise<boolean> {
     for (const s of last.sessions) {
-      const st = lstatQuiet(s.file);
-      if (!st?.isFile()) return false;
+      if (!existsSync(s.file)) return false;
       this.remember(s.id, s.file);
     }
     return true;
