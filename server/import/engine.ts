@@ -25,6 +25,9 @@
 //   becomes a session of its own beside the old one; a source that is gone is not seen: ours stays.
 // Each session is locked while it is compared and appended to, so two importers (the CLI and a
 // sidecar that follows the sources) never append the same events twice.
+// A run with nothing new opens no store (StoreRef: the schemas load with the first write) and
+// writes no ledger; a follower's targeted run takes the sources a watch named (`sources`),
+// stat'ed again, instead of discovering every source of its tools.
 // Depends on the store (server/store/), the importer interface (./types.ts) and node:fs.
 
 import { createHash } from 'node:crypto';
