@@ -39,7 +39,7 @@ import { projectFolders, realProjectPath } from '../listing/history.js';
 import { projectIdentity } from '../store/identity.js';
 import { isStoreError } from '../store/errors.js';
 import type { Staged } from '../store/staged.js';
-import type { SessionStore } from '../store/store.js';
+import type { SessionStore, ValidLine } from '../store/store.js';
 import { trashedImportIds } from '../store/trashed-imports.js';
 import {
   type Ledger,
@@ -620,21 +620,23 @@ class Run {
   private async appendHeld(s: MappedSession, id: string, fresh: MappedEvent[], seq: number): Promise<{ bytes: number; seq: number }> {
     const { validateBatch } = await parts();
     const store = await this.store();
-    const good = fresh.filter((ev, i) => {
+    // Each event is validated and serialised once, here, so that a bad one is left out alone;
+    // the store writes these lines as they are (appendValid). A compact covers the events
+    // before its place in our file, counted after the ones left out.
+    const good: ValidLine[] = [];
+    fresh.forEach((ev, i) => {
       try {
-        validateBatch([ev]);
-        return true;
+        good.push(validateBatch([withCoverage([ev], seq + good.length)[0]!])[0]!);
       } catch (e) {
         this.report.problems.push({
           path: s.source.path,
           message: `a record of the source was left out (event ${seq + i}): ${(e as Error).message}`,
         });
-        return false;
       }
     });
     let r: { lastSeq: number } = { lastSeq: seq - 1 };
     try {
-      if (good.length) r = await store.append(id, withCoverage(good, seq));
+      if (good.length) r = await store.appendValid(id, good);
     } catch (e) {
       throw writeFailure(e);
     }
