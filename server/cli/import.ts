@@ -54,8 +54,14 @@ export async function cmdImport(args: string[]): Promise<number> {
     throw new UsageError((e as Error).message);
   }
   const chosen = jobs.map((j) => j.importer);
-  const { SessionStore, resolveStoreRoot } = await import('../store/store.js');
-  const store = new SessionStore({ root: resolveStoreRoot(values.dir as string | undefined), agent: 'import' });
+  // Opened when the run first writes: a run with nothing new loads no schema (engine.ts StoreRef).
+  const { resolveStoreRoot } = await import('../store/files.js');
+  const root = resolveStoreRoot(values.dir as string | undefined);
+  let opened: import('../store/store.js').SessionStore | undefined;
+  const store = {
+    root,
+    open: async () => (opened ??= new (await import('../store/store.js')).SessionStore({ root, agent: 'import' })),
+  };
   const { runImport } = await import('../import/engine.js');
   const tty = process.stderr.isTTY && !values.json;
   const progress = tty ? (await import('./format.js')).progressLine((s) => process.stderr.write(s), 'importing', { bar: 30 }) : undefined;
@@ -64,7 +70,7 @@ export async function cmdImport(args: string[]): Promise<number> {
     report = await runImport(store, jobs, { dryRun: !!values['dry-run'], onProgress: progress?.update });
   } finally {
     progress?.end();
-    await store.releaseAll();
+    await opened?.releaseAll();
   }
   const { printable, printableText } = await import('../format/printable.js'); // printing is a boundary
   if (values.json) process.stdout.write(printableText(JSON.stringify(report, null, 2)) + '\n');

@@ -13,8 +13,8 @@ export const SCHEMA_VERSION = 1;
 
 // The session id pattern, oneLine, textOf and the nesting limit live in plain.ts; they are part
 // of this module's interface all the same.
-import { SESSION_ID_RE } from './text.js';
-export { SESSION_ID_RE, oneLine, textOf, MAX_DEPTH, tooDeep } from './text.js';
+import { SESSION_ID_RE, defineOwn } from './text.js';
+export { SESSION_ID_RE, oneLine, textOf, MAX_DEPTH, tooDeep, defineOwn } from './text.js';
 
 export const SessionId = z
   .string()
@@ -222,9 +222,4 @@ export function serializeLine(obj: Record<string, unknown>): string {
   const ordered: Record<string, unknown> = t === undefined ? { kind } : { kind, t };
   for (const k of Object.keys(rest)) defineOwn(ordered, k, rest[k]);
   return JSON.stringify(ordered);
-}
-
-/** Sets an own data property even for keys like `__proto__`, never touching a prototype. */
-export function defineOwn(target: Record<string, unknown>, key: string, value: unknown): void {
-  Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
 }

@@ -1,5 +1,6 @@
 // Plain text rules of the format that need no schema: the session id pattern, the one-line cut
-// used for titles and previews, a message's text, and the nesting limit every reader enforces.
+// used for titles and previews, a message's text, the nesting limit every reader enforces, and
+// defineOwn (a key set as data, never a prototype). No zod: importers load this, not events.ts.
 // Pure functions; depends on content.ts only.
 
 import { textsOf } from './content.js';
@@ -73,4 +74,9 @@ export function tooDeep(value: unknown, limit = MAX_DEPTH): boolean {
     }
   }
   return false;
+}
+
+/** Sets an own data property even for keys like `__proto__`, never touching a prototype. */
+export function defineOwn(target: Record<string, unknown>, key: string, value: unknown): void {
+  Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
 }

@@ -25,19 +25,21 @@
 //   becomes a session of its own beside the old one; a source that is gone is not seen: ours stays.
 // Each session is locked while it is compared and appended to, so two importers (the CLI and a
 // sidecar that follows the sources) never append the same events twice.
+// A run with nothing new opens no store (StoreRef: the schemas load with the first write) and
+// writes no ledger; a follower's targeted run takes the sources a watch named (`sources`),
+// stat'ed again, instead of discovering every source of its tools.
 // Depends on the store (server/store/), the importer interface (./types.ts) and node:fs.
 
 import { createHash } from 'node:crypto';
-import { lstatSync, type Stats } from 'node:fs';
+import { existsSync, lstatSync, statSync, type Stats } from 'node:fs';
 import { lstat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { SCHEMA_VERSION, type MetaLine } from '../format/events.js';
+import type { MetaLine } from '../format/events.js';
 import { projectFolders, realProjectPath } from '../listing/history.js';
-import { readMeta } from '../store/reader.js';
 import { projectIdentity } from '../store/identity.js';
 import { isStoreError } from '../store/errors.js';
-import { commitStaged, discardStaged, folderNames, stageSession, sweepStaged, type Staged } from '../store/staged.js';
-import { validateBatch, type SessionStore } from '../store/store.js';
+import type { Staged } from '../store/staged.js';
+import type { SessionStore, ValidLine } from '../store/store.js';
 import { trashedImportIds } from '../store/trashed-imports.js';
 import {
   type Ledger,
@@ -122,7 +124,49 @@ export interface ImportOptions {
   signal?: AbortSignal;
   /** List the source files discovered in the report (what a follower watches). */
   seen?: boolean;
+  /**
+   * A targeted run (a follower told which files changed): these sources, each stat'ed again,
+   * instead of discovering every source of the jobs. A source no longer there is left out.
+   */
+  sources?: Source[];
+  /** Called with the sources a discovering run found (what a later targeted run takes). */
+  onDiscovered?: (sources: Source[]) => void;
 }
+
+/** One source file of one importer, as discovered. */
+export interface Source {
+  importer: Importer;
+  file: SourceFile;
+}
+
+/**
+ * A store not opened yet: the engine opens it when it first writes or reads a session of ours,
+ * so a run with nothing new never loads the store's schemas (zod, ~0.1 s of a run that is
+ * otherwise a stat walk).
+ */
+export interface StoreRef {
+  root: string;
+  open(): Promise<SessionStore>;
+}
+
+/** What writing needs (the store, its staged files, its reader, the format's schemas): loaded on first use. */
+const writing = async () => {
+  const [store, staged, reader, events] = await Promise.all([
+    import('../store/store.js'),
+    import('../store/staged.js'),
+    import('../store/reader.js'),
+    import('../format/events.js'),
+  ]);
+  return { validateBatch: store.validateBatch, ...staged, readMeta: reader.readMeta, SCHEMA_VERSION: events.SCHEMA_VERSION };
+};
+let writingParts: ReturnType<typeof writing> | undefined;
+/** The parts once loaded (a batch staged has loaded them): what discard uses, synchronously. */
+let loadedParts: Awaited<ReturnType<typeof writing>> | undefined;
+const parts = () =>
+  (writingParts ??= writing().then((p) => {
+    loadedParts = p;
+    return p;
+  }));
 
 // ---- ids and signatures ----------------------------------------------------------------------
 
@@ -197,19 +241,25 @@ export function emptyReport(): ImportReport {
 /** The counters of a report that the per-tool lines split (ToolCounts). */
 const COUNTED = ['imported', 'updated', 'unchanged', 'skipped'] as const;
 
-export async function runImport(store: SessionStore, jobs: ImportJob[], o: ImportOptions = {}): Promise<ImportReport> {
+export async function runImport(store: SessionStore | StoreRef, jobs: ImportJob[], o: ImportOptions = {}): Promise<ImportReport> {
   const report = emptyReport();
   const ledgerFile = o.ledger ?? ledgerPath(store.root);
   const ledger = loadLedger(ledgerFile, store.root);
   const trashed = await trashedImportIds(store.root).catch(() => new Set<string>());
-  const work: { importer: Importer; file: SourceFile }[] = [];
+  const work: Source[] = [];
   const counts = new Map<string, ToolCounts>();
   const countsOf = (tool: string): ToolCounts => {
     let c = counts.get(tool);
     if (!c) counts.set(tool, (c = { tool, found: 0, imported: 0, updated: 0, unchanged: 0, skipped: 0, problems: 0 }));
     return c;
   };
-  for (const job of jobs) {
+  for (const src of o.sources ?? []) {
+    const file = restat(src.file);
+    if (!file) continue;
+    work.push({ importer: src.importer, file });
+    countsOf(src.importer.tool).found++;
+  }
+  for (const job of o.sources ? [] : jobs) {
     if (job.roots.length === 0) continue; // a tool not looked for (none of its folders is there)
     const c = countsOf(job.importer.tool);
     for (const root of job.roots) {
@@ -226,10 +276,11 @@ export async function runImport(store: SessionStore, jobs: ImportJob[], o: Impor
     }
   }
   if (o.seen) report.seen = work.flatMap((w) => [w.file.path, ...(w.file.parts ?? [])]);
+  if (!o.sources) o.onDiscovered?.(work);
   const unknown = new Map<string, UnknownKind>();
   const run = new Run(store, ledger, report, !!o.dryRun, { trashed, unknown });
   const save = () => {
-    if (o.dryRun) return;
+    if (o.dryRun || !run.changed) return; // nothing new: the ledger on disk says it all already
     try {
       saveLedger(ledgerFile, ledger);
     } catch (e) {
@@ -328,14 +379,42 @@ class Run {
   private batch: Staged[] = [];
   private batchBytes = 0;
   private pending: Pending[] = [];
+  /** The ledger was changed by this run (else it is not written again). */
+  changed = false;
+  /** Our files of sessions this run looked at, told to the store when it is opened (pathOf). */
+  private readonly located = new Map<string, string>();
+  private opened: SessionStore | undefined;
+  private opening: Promise<SessionStore> | undefined;
 
   constructor(
-    private readonly store: SessionStore,
+    private readonly ref: SessionStore | StoreRef,
     private readonly ledger: Ledger,
     private readonly report: ImportReport,
     private readonly dryRun: boolean,
     private readonly state: RunState,
   ) {}
+
+  /** The store, opened on first use (StoreRef), knowing every file of ours this run located. */
+  private store(): Promise<SessionStore> {
+    this.opening ??= (async () => {
+      const ref = this.ref as Partial<StoreRef> & { remember?: unknown };
+      const s = typeof ref.remember === 'function' ? (this.ref as SessionStore) : await (this.ref as StoreRef).open();
+      for (const [id, file] of this.located) s.remember(id, file);
+      this.opened = s;
+      return s;
+    })();
+    return this.opening;
+  }
+
+  private remember(id: string, file: string): void {
+    this.located.set(id, file);
+    this.opened?.remember(id, file);
+  }
+
+  private setEntry(path: string, entry: LedgerEntry): void {
+    this.ledger.files[path] = entry;
+    this.changed = true;
+  }
 
   batchFull(): boolean {
     return this.batch.length >= BATCH_SESSIONS || this.batchBytes >= BATCH_BYTES;
@@ -406,7 +485,7 @@ class Run {
     if (unknown.length) entry.unknown = unknown;
     if (!complete || this.dryRun) return;
     if (staged.length) this.pending.push({ path: file.path, entry, staged });
-    else this.ledger.files[file.path] = entry;
+    else this.setEntry(file.path, entry);
   }
 
   /** Adds a file's never-seen record kinds to the run's counts. */
@@ -419,12 +498,14 @@ class Run {
     }
   }
 
-  /** Each session the ledger names is still a file of ours (one lstat each). */
+  /**
+   * Each session the ledger names is still there (one access each: no Stats made, a run with
+   * nothing new does this for every session; appending opens it without following a link).
+   */
   private async stillOurs(last: LedgerEntry): Promise<boolean> {
     for (const s of last.sessions) {
-      const st = lstatQuiet(s.file);
-      if (!st?.isFile()) return false;
-      this.store.remember(s.id, s.file);
+      if (!existsSync(s.file)) return false;
+      this.remember(s.id, s.file);
     }
     return true;
   }
@@ -434,7 +515,7 @@ class Run {
     this.report.skippedFiles.push({ path: file.path, reason: `could not be read: ${message}` });
     if (this.dryRun) return;
     const tries = last?.failed && last.size === file.size && last.mtimeNs === file.mtimeNs.toString() ? last.failed.tries + 1 : 1;
-    this.ledger.files[file.path] = {
+    this.setEntry(file.path, {
       size: file.size,
       mtimeNs: file.mtimeNs.toString(),
       ...(file.ctimeNs !== undefined ? { ctimeNs: file.ctimeNs.toString(), ino: String(file.ino) } : {}),
@@ -442,7 +523,7 @@ class Run {
       sig: '',
       sessions: [],
       failed: { message, tries, retryAt: Date.now() + retryAfterMs(tries) },
-    };
+    });
   }
 
   /**
@@ -456,7 +537,7 @@ class Run {
     if (before && before.mapped <= s.events.length && before.mapped > 0 && eventSignature(s.events[before.mapped - 1]!) === before.last) {
       const st = lstatQuiet(before.file);
       if (st?.isFile() && st.size === before.bytes) {
-        this.store.remember(before.id, before.file);
+        this.remember(before.id, before.file);
         const fresh = s.events.slice(before.mapped);
         countOutcome(this.report, before.id, s.source, true, fresh.length);
         if (this.dryRun || fresh.length === 0) return { held: { ...before, mapped: s.events.length, last: lastSig } };
@@ -494,26 +575,26 @@ class Run {
       return { held, staged: true };
     }
     if (this.dryRun) {
-      const held = await heldEvents(this.store, id);
+      const held = await heldEvents(this.store(), id);
       countOutcome(this.report, id, s.source, true, newEvents(held.sigs, s.events).length);
       return { held: { id, key: keyOf(s), file, bytes: 0, seq: 0, mapped: 0, last: '' } };
     }
     if (!(await this.acquire(s, id))) return undefined;
     try {
-      const held = await heldEvents(this.store, id);
+      const held = await heldEvents(this.store(), id);
       const fresh = newEvents(held.sigs, s.events);
       countOutcome(this.report, id, s.source, held.count > 0, fresh.length);
       const done = fresh.length ? await this.appendHeld(s, id, fresh, held.count) : { bytes: (await lstat(file)).size, seq: held.count };
       return { held: { id, key: keyOf(s), file, ...done, mapped: s.events.length, last: lastSig } };
     } finally {
-      await this.store.release(id);
+      await (await this.store()).release(id);
     }
   }
 
   /** Takes a session's lock; false (reported, the next run tries again) when another process holds it. */
   private async acquire(s: MappedSession, id: string): Promise<boolean> {
     try {
-      await this.store.acquire(id);
+      await (await this.store()).acquire(id);
       return true;
     } catch (e) {
       if ((e as { code?: string }).code !== 'locked') throw writeFailure(e);
@@ -532,33 +613,39 @@ class Run {
       const done = await this.appendHeld(s, id, fresh, seq);
       return { ...done, file };
     } finally {
-      await this.store.release(id);
+      await (await this.store()).release(id);
     }
   }
 
   private async appendHeld(s: MappedSession, id: string, fresh: MappedEvent[], seq: number): Promise<{ bytes: number; seq: number }> {
-    const good = fresh.filter((ev, i) => {
+    const { validateBatch } = await parts();
+    const store = await this.store();
+    // Each event is validated and serialised once, here, so that a bad one is left out alone;
+    // the store writes these lines as they are (appendValid). A compact covers the events
+    // before its place in our file, counted after the ones left out.
+    const good: ValidLine[] = [];
+    fresh.forEach((ev, i) => {
       try {
-        validateBatch([ev]);
-        return true;
+        good.push(validateBatch([withCoverage([ev], seq + good.length)[0]!])[0]!);
       } catch (e) {
         this.report.problems.push({
           path: s.source.path,
           message: `a record of the source was left out (event ${seq + i}): ${(e as Error).message}`,
         });
-        return false;
       }
     });
     let r: { lastSeq: number } = { lastSeq: seq - 1 };
     try {
-      if (good.length) r = await this.store.append(id, withCoverage(good, seq));
+      if (good.length) r = await store.appendValid(id, good);
     } catch (e) {
       throw writeFailure(e);
     }
-    return { bytes: (await lstat(await this.store.pathOf(id))).size, seq: r.lastSeq + 1 };
+    return { bytes: (await lstat(await store.pathOf(id))).size, seq: r.lastSeq + 1 };
   }
 
   private async stage(s: MappedSession, id: string): Promise<Staged | undefined> {
+    const { SCHEMA_VERSION, stageSession, discardStaged } = await parts();
+    const store = await this.store();
     const project = await realProjectPath(s.source.project, false);
     // The project's git identity where its folder is still there, as for our own sessions, so
     // that History follows an imported session's folder when it moves (identity.ts).
@@ -578,7 +665,7 @@ class Run {
     };
     let staged: Staged;
     try {
-      staged = await stageSession(this.store, meta, withCoverage(s.events, 0), (i, message) =>
+      staged = await stageSession(store, meta, withCoverage(s.events, 0), (i, message) =>
         this.report.problems.push({ path: s.source.path, message: `a record of the source was left out (event ${i}): ${message}` }),
       );
     } catch (e) {
@@ -596,7 +683,8 @@ class Run {
 
   /** Our id for a mapped session and its file if we hold it (the id map: one readdir a folder a run). */
   private async locate(s: MappedSession): Promise<{ id: string; file?: string }> {
-    const ids = this.idMap();
+    const { readMeta, folderNames, sweepStaged } = await parts();
+    const ids = this.idMap(folderNames, sweepStaged);
     for (let probe = 0; ; probe++) {
       const id = importedId(s.idTime ?? s.createdAt, s.source, s.variant, probe);
       const file = ids.get(id);
@@ -604,16 +692,16 @@ class Run {
       if (this.batch.some((b) => b.id === id)) continue; // staged in this run for another source
       const src = (await readMeta(file)).meta.source as SourceRef | undefined;
       if (src && src.tool === s.source.tool && src.id === s.source.id && (src.variant ?? '') === (s.variant ?? '')) {
-        this.store.remember(id, file);
+        this.remember(id, file);
         return { id, file };
       }
     }
   }
 
-  private idMap(): Map<string, string> {
+  private idMap(folderNames: (dir: string) => string[], sweepStaged: (dir: string, names: string[]) => void): Map<string, string> {
     if (this.ids) return this.ids;
     const ids = new Map<string, string>();
-    for (const dir of projectFolders(this.store.root)) {
+    for (const dir of projectFolders(this.ref.root)) {
       let names: string[];
       try {
         names = folderNames(dir);
@@ -637,21 +725,21 @@ class Run {
     this.pending = [];
     let result: { visible: Staged[]; taken: Staged[] };
     try {
-      result = await commitStaged(batch);
+      result = batch.length ? await (await parts()).commitStaged(batch) : { visible: [], taken: [] };
     } catch (e) {
       throw writeFailure(e);
     }
     const taken = new Set(result.taken.map((s) => s.id));
     for (const p of pending) {
       if (p.staged.some((x) => taken.has(x.id))) continue; // another importer made it: compared next run
-      for (const x of p.staged) this.store.remember(x.id, x.file);
+      for (const x of p.staged) this.remember(x.id, x.file);
       p.entry.sessions.push(...p.staged);
-      this.ledger.files[p.path] = p.entry;
+      this.setEntry(p.path, p.entry);
     }
   }
 
   discard(): void {
-    for (const s of this.batch) discardStaged(s);
+    for (const s of this.batch) loadedParts?.discardStaged(s);
     this.batch = [];
     this.pending = [];
   }
@@ -667,6 +755,29 @@ function cleanTitleEvent(ev: MappedEvent): MappedEvent {
   if (title === ev.title) return ev;
   if (title === '') return { kind: 'event', t: ev.t, type: 'source-record', raw: ev.raw };
   return { ...ev, title };
+}
+
+/**
+ * A discovered source stat'ed again as discovery stats it (jsonl.ts statFile, Claude Code's
+ * parts summed in): size, latest mtime, the file's own ctime and inode. Undefined when it is
+ * gone or is no longer a file. Only for sources discovery stat'ed that way (with a ctime).
+ */
+export function restat(f: SourceFile): SourceFile | undefined {
+  if (f.ctimeNs === undefined || f.unreadable !== undefined) return undefined;
+  try {
+    const st = statSync(f.path, { bigint: true });
+    if (!st.isFile()) return undefined;
+    let size = Number(st.size);
+    let mtimeNs = st.mtimeNs;
+    for (const p of f.parts ?? []) {
+      const ps = statSync(p, { bigint: true });
+      size += Number(ps.size);
+      if (ps.mtimeNs > mtimeNs) mtimeNs = ps.mtimeNs;
+    }
+    return { ...f, size, mtimeNs, ctimeNs: st.ctimeNs, ino: st.ino };
+  } catch {
+    return undefined;
+  }
 }
 
 /** One lstat, synchronous (a run with nothing new makes one a session: no thread-pool round trip). */
@@ -710,8 +821,8 @@ function countOutcome(report: ImportReport, id: string, source: SourceRef, exist
   if (!existed || fresh > 0) report.sessions.push({ id, source });
 }
 
-async function heldEvents(store: SessionStore, id: string): Promise<{ sigs: string[]; count: number }> {
-  const r = await store.read(id);
+async function heldEvents(store: Promise<SessionStore>, id: string): Promise<{ sigs: string[]; count: number }> {
+  const r = await (await store).read(id);
   return { sigs: r.events.map((e) => eventSignature(e.event as MappedEvent)), count: r.totalEvents ?? r.events.length };
 }
 

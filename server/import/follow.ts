@@ -4,6 +4,9 @@
 // watch missed), and a run with nothing new costs a stat of each source (the engine's ledger).
 // What the engine writes lands in the store, whose own watcher (server/store/watch.ts) turns it
 // into session/didChange; what it could not import is told once per file and problem.
+// A run after a watch event that named only files the last full run discovered (a session
+// growing) is targeted: those sources are stat'ed and read, nothing else (engine `sources`).
+// Anything else (a new file, a folder event without a name, the sweep) is a full run.
 //
 // Watching: one fs.watch a folder, not recursive. Node 20's recursive fs.watch on Linux walks
 // the whole tree and puts an inotify watch on every file as well (thousands for a heavy user's
@@ -16,7 +19,8 @@
 import { statSync, watch, type FSWatcher } from 'node:fs';
 import { dirname, relative, resolve, sep } from 'node:path';
 import type { SessionStore } from '../store/store.js';
-import { NOT_READ_AGAIN, runImport, type ImportJob, type ImportProblem, type ImportReport } from './engine.js';
+import { join } from 'node:path';
+import { NOT_READ_AGAIN, runImport, type ImportJob, type ImportProblem, type ImportReport, type Source } from './engine.js';
 
 export interface FollowOptions {
   /** Quiet time after a change before the engine runs (ms). */
@@ -44,9 +48,17 @@ export interface Follower {
 export function followImports(store: SessionStore, jobs: ImportJob[], o: FollowOptions = {}): Follower {
   const debounceMs = o.debounceMs ?? 200;
   const pollMs = o.pollMs ?? 2000;
-  const sweepMs = o.sweepMs ?? 60_000;
+  const sweepMs = o.sweepMs ?? 120_000;
   const roots = jobs.flatMap((j) => j.roots.map((r) => resolve(r)));
-  const watches = new FolderWatches(roots, () => schedule(), !o.poll);
+  const targets = new Targets();
+  const watches = new FolderWatches(
+    roots,
+    (path) => {
+      targets.note(path);
+      schedule();
+    },
+    !o.poll,
+  );
   let closed = false;
   let timer: NodeJS.Timeout | undefined;
   let running: Promise<ImportReport> | undefined;
@@ -65,42 +77,38 @@ export function followImports(store: SessionStore, jobs: ImportJob[], o: FollowO
     } else pendingSince = now;
     timer = setTimeout(() => {
       timer = undefined;
-      runNow().catch((e) => {
+      runNow(false).catch((e) => {
         if (!closed) o.onError?.(e);
       });
     }, debounceMs);
     timer.unref();
   }
 
-  async function once(): Promise<ImportReport> {
-    const r = await runImport(store, jobs, { signal: ac.signal, seen: true });
+  async function once(full: boolean): Promise<ImportReport> {
+    const sources = targets.take(full);
+    const r = await runImport(store, jobs, {
+      signal: ac.signal,
+      ...(sources ? { sources } : { seen: true, onDiscovered: (work: Source[]) => targets.discovered(work) }),
+    });
     if (closed) return r;
-    watches.update(r.seen ?? []);
-    for (const p of r.problems) {
-      if (roots.includes(p.path) && !existsQuick(p.path)) continue; // a tool not installed (yet)
-      // A file waiting for its retry is the problem told when it failed, not a new one.
-      const message = p.message.endsWith(NOT_READ_AGAIN) ? p.message.slice(0, -NOT_READ_AGAIN.length) : p.message;
-      const key = `${p.path}\0${message}`;
-      if (told.has(key)) continue;
-      told.add(key);
-      o.onProblem?.({ ...p, tool: p.tool ?? '' });
-    }
+    if (!sources) watches.update(r.seen ?? []);
+    tellProblems(r, roots, told, o);
     o.onReport?.(r);
     return r;
   }
 
   /** One run at a time; a change during a run asks for exactly one more after it. */
-  function runNow(): Promise<ImportReport> {
+  function runNow(full = true): Promise<ImportReport> {
     if (closed) return Promise.reject(new Error('import following is closed'));
     if (!running) {
-      running = once().finally(() => (running = undefined));
+      running = once(full).finally(() => (running = undefined));
       return running;
     }
     again ??= running
       .catch(() => undefined)
       .then(() => {
         again = undefined;
-        return runNow();
+        return runNow(full);
       });
     return again;
   }
@@ -114,10 +122,15 @@ export function followImports(store: SessionStore, jobs: ImportJob[], o: FollowO
     if (timer || running) return;
     if (mode === 'poll' || Date.now() - lastSweep >= sweepMs) {
       lastSweep = Date.now();
+      targets.note(undefined); // the sweep: a full run
       schedule();
       return;
     }
-    for (const r of roots) if (!watches.has(r) && existsQuick(r)) return schedule();
+    for (const r of roots)
+      if (!watches.has(r) && existsQuick(r)) {
+        targets.note(undefined);
+        return schedule();
+      }
   }, pollMs);
   poller.unref();
   schedule();
@@ -135,6 +148,48 @@ export function followImports(store: SessionStore, jobs: ImportJob[], o: FollowO
   };
 }
 
+/** Each problem once (per file and message): a file waiting for its retry was told when it failed. */
+function tellProblems(r: ImportReport, roots: string[], told: Set<string>, o: FollowOptions): void {
+  for (const p of r.problems) {
+    if (roots.includes(p.path) && !existsQuick(p.path)) continue; // a tool not installed (yet)
+    const message = p.message.endsWith(NOT_READ_AGAIN) ? p.message.slice(0, -NOT_READ_AGAIN.length) : p.message;
+    const key = `${p.path}\0${message}`;
+    if (told.has(key)) continue;
+    told.add(key);
+    o.onProblem?.({ ...p, tool: p.tool ?? '' });
+  }
+}
+
+/** What a targeted run needs: the sources of the last full run, and the files named since the last run. */
+class Targets {
+  /** By the path of each source and of each of its parts. */
+  private known: Map<string, Source> | undefined;
+  /** Undefined: the next run is a full one. */
+  private named: Set<string> | undefined;
+
+  /** A watch event naming a file, or undefined (no name, a sweep, a new root): a full run. */
+  note(path: string | undefined): void {
+    if (path === undefined || !this.known?.has(path)) this.named = undefined;
+    else this.named?.add(path);
+  }
+
+  /** The sources of the run starting now (undefined: discover them all); collecting starts anew. */
+  take(full: boolean): Source[] | undefined {
+    const known = this.known;
+    const named = this.named;
+    this.named = new Set();
+    if (full || !named || !known) return undefined;
+    const sources = [...new Set([...named].map((p) => known.get(p)!))];
+    // Only a source discovery stat'ed file by file (with a ctime) can be stat'ed again alone (engine restat).
+    return sources.every((x) => x.file.ctimeNs !== undefined) ? sources : undefined;
+  }
+
+  discovered(work: Source[]): void {
+    this.known = new Map();
+    for (const w of work) for (const p of [w.file.path, ...(w.file.parts ?? [])]) this.known.set(p, w);
+  }
+}
+
 /** One fs.watch a folder: the roots, and each source's folder with its parents up to its root. */
 class FolderWatches {
   private readonly watchers = new Map<string, FSWatcher>();
@@ -144,7 +199,8 @@ class FolderWatches {
 
   constructor(
     private readonly roots: string[],
-    private readonly onChange: () => void,
+    /** A change in a watched folder: the file it names, or undefined when it names none. */
+    private readonly onChange: (path: string | undefined) => void,
     private readonly enabled: boolean,
   ) {}
 
@@ -180,11 +236,11 @@ class FolderWatches {
   private add(dir: string): void {
     if (this.watchers.has(dir)) return;
     try {
-      const w = watch(dir, { persistent: false }, () => this.onChange());
+      const w = watch(dir, { persistent: false }, (_event, name) => this.onChange(name ? join(dir, String(name)) : undefined));
       w.on('error', () => {
         w.close();
         this.watchers.delete(dir);
-        this.onChange(); // a folder removed or renamed: the next run sees what is there now
+        this.onChange(undefined); // a folder removed or renamed: the next run sees what is there now
       });
       this.watchers.set(dir, w);
     } catch (e) {

@@ -10,7 +10,7 @@
 import { createHash } from 'node:crypto';
 import { lstat, readdir, stat } from 'node:fs/promises';
 import { basename, dirname, isAbsolute, join, sep } from 'node:path';
-import { defineOwn, textOf } from '../format/events.js';
+import { defineOwn, textOf } from '../format/text.js';
 import { parseJson, readText } from './jsonl.js';
 import type { Importer, MappedEvent, MappedSession, SourceFile, SourceRef } from './types.js';
 

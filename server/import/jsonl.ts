@@ -7,7 +7,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import { isUtf8 } from 'node:buffer';
 import { type BigIntStats, lstatSync, readdirSync, realpathSync, statSync } from 'node:fs';
 import { stat } from 'node:fs/promises';
-import { MAX_DEPTH, tooDeep } from '../format/events.js';
+import { MAX_DEPTH, tooDeep } from '../format/text.js';
 import { openRegular } from '../store/files.js';
 import { dirname, join, sep } from 'node:path';
 import type { MappedEvent, SourceFile } from './types.js';
@@ -378,6 +378,10 @@ export async function entries(dir: string): Promise<{ name: string; dir: boolean
     if (noteUnreadable(dir, e)) return [];
     throw e;
   }
+  // A folder listed inside the root (not a symlink: its Dirent says so) is inside it too: no
+  // realpath of each (a readlink a path component; ~15 a project folder).
+  const seen = confinement.getStore()?.seen;
+  if (seen) for (const d of list) if (d.isDirectory()) seen.set(join(dir, d.name), true);
   return list
     .map((d) => ({ name: d.name, dir: d.isDirectory(), file: d.isFile() }))
     .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));

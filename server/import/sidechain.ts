@@ -3,7 +3,7 @@
 // the user's), placed beside the call that started them. Shared by the importers that read
 // subagent files (Qwen Code, opencode, cline). Pure: events in, events out.
 
-import { textOf } from '../format/events.js';
+import { textOf } from '../format/text.js';
 import type { MappedEvent } from './types.js';
 
 /** A subagent's events as sidechain agent events; markers and kept records stay as they are. */

@@ -12,7 +12,7 @@ import { lstat, readdir, stat } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { homedir } from 'node:os';
-import { defineOwn } from '../format/events.js';
+import { defineOwn } from '../format/text.js';
 import { parseJson, readText } from './jsonl.js';
 import type { Importer, MappedEvent, MappedSession, SourceFile } from './types.js';
 

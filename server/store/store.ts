@@ -559,7 +559,19 @@ export class SessionStore {
    * it, unless a client's own write claimed it meanwhile; one already held stays held.
    */
   async append(id: string, events: unknown[], o: { expectedSeq?: number; borrow?: boolean } = {}): Promise<AppendResult> {
-    const lines = validateBatch(events);
+    return this.appendValid(id, validateBatch(events), o);
+  }
+
+  /**
+   * Appends lines validateBatch made (as `append`, without validating again): for a caller that
+   * validated its events already, one at a time to leave a bad one out (the importer), so each
+   * event is checked and serialised once. A line that validateBatch did not make is refused
+   * (StoreError('invalid-events')) and nothing is written: the store still writes only what
+   * its reader accepts.
+   */
+  async appendValid(id: string, lines: readonly ValidLine[], o: { expectedSeq?: number; borrow?: boolean } = {}): Promise<AppendResult> {
+    if (!Array.isArray(lines) || !lines.every((l) => made.has(l)))
+      throw new StoreError('invalid-events', 'appendValid takes only lines made by validateBatch; nothing was written');
     return this.serial(id, async () => {
       let live: Live;
       try {
@@ -586,7 +598,7 @@ export class SessionStore {
   }
 
   /** append's write, on a session this store holds (`live`). */
-  private async appendHeld(id: string, live: Live, lines: ValidLine[], expectedSeq: number | undefined): Promise<AppendResult> {
+  private async appendHeld(id: string, live: Live, lines: readonly ValidLine[], expectedSeq: number | undefined): Promise<AppendResult> {
     this.writable();
     this.checkSame(live);
     if (lines.length === 0) return { appended: 0, firstSeq: live.lines, lastSeq: live.lines - 1 };
@@ -653,7 +665,7 @@ export class SessionStore {
     return events.some((e) => e.event.kind !== 'title' && e.event.kind !== 'event');
   }
 
-  private async afterAppend(live: Live, lines: ValidLine[], bufs: Buffer[], prefixLen: number): Promise<AppendResult> {
+  private async afterAppend(live: Live, lines: readonly ValidLine[], bufs: Buffer[], prefixLen: number): Promise<AppendResult> {
     const firstSeq = live.lines;
     const e = live.entry;
     if (live.torn) {
@@ -1004,10 +1016,19 @@ export class SessionStore {
   }
 }
 
-interface ValidLine {
-  text: string;
-  event: SessionEvent;
+declare const validated: unique symbol;
+/**
+ * An event that passed the schema, with the line it is written as. Only validateBatch makes one
+ * (the brand in the type, and `made` at run time), and it is frozen: what appendValid writes is
+ * what was checked.
+ */
+export interface ValidLine {
+  readonly text: string;
+  readonly event: SessionEvent;
+  readonly [validated]: true;
 }
+/** The lines validateBatch made: appendValid trusts these and no others. */
+const made = new WeakSet<object>();
 
 /** The first of these folders whose names cannot be looked up (no search permission), if any. */
 async function firstUnreadable(dirs: string[]): Promise<{ dir: string; code: string } | undefined> {
@@ -1064,7 +1085,9 @@ export function validateBatch(events: unknown[]): ValidLine[] {
       issues.push({ path: [i], message: `cannot be serialised as JSON (${(e as Error).message})` });
       return;
     }
-    out.push({ text, event: stamped as SessionEvent });
+    const line = Object.freeze({ text, event: stamped as SessionEvent }) as ValidLine;
+    made.add(line);
+    out.push(line);
   });
   if (issues.length > 0) {
     const first = issues[0] as { path: unknown[]; message: string };

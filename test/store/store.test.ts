@@ -5,7 +5,7 @@ import { mkdtemp, mkdir, readFile, writeFile, appendFile, rm, stat, readdir, rea
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
-import { SessionStore } from '../../server/store/store.js';
+import { SessionStore, validateBatch } from '../../server/store/store.js';
 import { projectSlug } from '../../server/store/slug.js';
 import { StoreError } from '../../server/store/errors.js';
 import { INDEX_FILE, cachedEntry, writeIndex } from '../../server/listing/catalog.js';
@@ -104,6 +104,25 @@ describe('create and append', () => {
     const r = await s.read(id);
     expect(typeof r.events[0].event.t).toBe('string');
     await expect(s.append(id, [{ kind: 'meta', t: '2026-01-01T00:00:00Z' }])).rejects.toMatchObject({ code: 'invalid-events' });
+  });
+
+  it('appendValid writes the lines validateBatch made as they are and refuses any other', async () => {
+    const s = mkStore();
+    const { id } = await s.create({ project });
+    const lines = validateBatch([user('once'), assistant('checked')]);
+    expect(Object.isFrozen(lines[0])).toBe(true);
+    const r = await s.appendValid(id, lines);
+    expect(r).toMatchObject({ appended: 2, firstSeq: 0, lastSeq: 1 });
+    const onDisk = (await readFile(await s.pathOf(id), 'utf8')).trim().split('\n').slice(1);
+    expect(onDisk).toEqual(lines.map((l) => l.text));
+    const before = await readFile(await s.pathOf(id));
+    // A look-alike (or a copy of a valid line with its text changed) is not trusted: nothing is written.
+    const forged = [{ ...lines[0]!, text: '{"kind":"nope"' }] as unknown as typeof lines;
+    await expect(s.appendValid(id, forged)).rejects.toMatchObject({ code: 'invalid-events' });
+    await expect(s.appendValid(id, [...lines, ...forged])).rejects.toMatchObject({ code: 'invalid-events' });
+    await expect(s.appendValid(id, 'x' as unknown as typeof lines)).rejects.toMatchObject({ code: 'invalid-events' });
+    expect(await readFile(await s.pathOf(id))).toEqual(before);
+    expect((await s.read(id)).events.map((e) => e.event.content)).toEqual(['once', 'checked']);
   });
 
   it('never overwrites: ids are unique even when created in the same second', async () => {
