@@ -7,11 +7,12 @@
 //     folder or below; outside one, a file somewhere under server/.
 // (b) every server/**/*.ts file's header (its opening comment lines, before the first line of code)
 //     names only files that exist: a name with a slash as in (a) (also relative to the file's own
-//     folder); a bare `name.ts` is in the file's own folder or is a module the file imports
+//     folder); a bare `name.md` is beside the file or at the root; a bare `name.ts` is in the
+//     file's own folder or is a module the file imports
 //     (statically or with import()), which is how "Depends on x.ts" stays true. A module named for
 //     another reason ("kept apart from store.ts") is written with its folder (`store/store.ts`)
 //     and only has to exist. A name after a possessive ("vscode-eslint's customMessages.ts") is
-//     another project's file and is not checked.
+//     another project's file, and a dotfile (.aider.chat.history.md) another tool's: not checked.
 // (c) no comment in server/** quotes a timing or an issue number: a number with a time unit
 //     (ns, µs, ms, s, seconds, minutes, hours), a ratio (`2x`, `1.5x`; `0.2x` is a version family
 //     and allowed), a percentage, or "issue N". Figures belong in bench/PERFORMANCE.md and commit
@@ -128,8 +129,13 @@ describe('file headers name only modules that exist, and that they import or sit
           const name = m[1];
           const before = l.slice(0, m.index);
           if (/[\w-]'s $/.test(before) && !/\.[a-z]+'s $/.test(before)) continue; // another project's file
+          if (/^\.[^./]/.test(name)) continue; // a tool's dotfile (.aider.chat.history.md)
           if (name.includes('/')) {
             if (!slashedExists(name, [dir, dirname(dir)])) wrong.push(`${f}:${line}: names ${name}, which does not exist`);
+          } else if (name.endsWith('.md')) {
+            // Notes beside the module, or one of the repository's documents.
+            if (!isFile(`${dir}/${name}`) && !isFile(name))
+              wrong.push(`${f}:${line}: names ${name}, which is neither in ${dir}/ nor at the root`);
           } else if (name.endsWith('.ts') || name.endsWith('.js')) {
             const ts = name.replace(/\.js$/, '.ts');
             if (isFile(`${dir}/${ts}`) || imports.has(ts)) continue;
