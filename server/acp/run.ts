@@ -43,7 +43,7 @@ export async function runProxy(o: RunOptions): Promise<number> {
   // The agent's stdout may stay open after it died (a process it started holds it): its exit
   // ends the relay all the same, a moment later, once what it wrote last is read.
   child.on('exit', () => setTimeout(() => child.stdout.destroy(), 300).unref());
-  // A signal goes to the agent; we end when it does (or 5 s later, whatever it does).
+  // A signal goes to the agent; we end when it does (or a moment later, whatever it does).
   const onSignal = (sig: NodeJS.Signals) => () => {
     child.kill(sig);
     setTimeout(() => process.exit(128 + 15), 5_000).unref();

@@ -587,7 +587,7 @@ async function cmdDelete(args: string[]): Promise<number> {
   return EXIT.ok;
 }
 
-// ---- restore, fork, relink (issue 24) -------------------------------------------------------
+// ---- restore, fork, relink ------------------------------------------------------------------
 
 async function cmdRestore(args: string[]): Promise<number> {
   const { values, positionals } = parse(args, {});

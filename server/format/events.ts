@@ -1,6 +1,6 @@
 // The on-disk session format, defined once. Every line of a session file is one of these
 // shapes; the sidecar, the CLI, the tests and protocol.schema.json all derive from here.
-// Depends on zod and plain.ts only: no fs, no JSON-RPC.
+// Depends on zod and text.ts only: no fs, no JSON-RPC.
 //
 // Provider payloads (`content`, `messages`) are opaque to us and kept verbatim: the schemas
 // check the envelope (kind, t, the fields we read) and pass every other key through untouched,
@@ -11,7 +11,7 @@ import { z } from 'zod';
 /** The schema version this build writes and fully understands. */
 export const SCHEMA_VERSION = 1;
 
-// The session id pattern, oneLine, textOf and the nesting limit live in plain.ts; they are part
+// The session id pattern, oneLine, textOf and the nesting limit live in text.ts; they are part
 // of this module's interface all the same.
 import { SESSION_ID_RE, defineOwn } from './text.js';
 export { SESSION_ID_RE, oneLine, textOf, MAX_DEPTH, tooDeep, defineOwn } from './text.js';
@@ -51,7 +51,7 @@ export const ImportSource = z
   .describe('The source of an imported session.');
 export type ImportSource = z.infer<typeof ImportSource>;
 
-// ---- Forks and moved folders (issue 24) ------------------------------------------------------
+// ---- Forks and moved folders ------------------------------------------------------------------
 
 /** The parent of a fork: its id and the last of its turns the fork holds. */
 export const ForkedFrom = z

@@ -1,9 +1,9 @@
-// Printing is a boundary (STYLE.md 11d): text from a session or another tool (titles, models,
-// paths, snippets) reaches a terminal or an editor's UI only with its control characters made
-// visible, the way git quotes odd paths. C0 and C1 controls, DEL, and the characters that
-// reorder or hide text (bidi embeddings, overrides and isolates, the marks, line and paragraph
-// separators) become escapes a person can read (\n, \t, \e, \x7f, \u202e); everything else is
-// kept. `--json` output does not go through here: JSON.stringify escapes what JSON must.
+// Printing is a boundary (an invariant of ARCHITECTURE.md): text from a session or another tool
+// (titles, models, paths, snippets) reaches a terminal or an editor's UI only with its control
+// characters made visible, the way git quotes odd paths. C0 and C1 controls, DEL, and the
+// characters that reorder or hide text (bidi embeddings, overrides and isolates, the marks, line
+// and paragraph separators) become escapes a person can read (\n, \t, \e, \x7f, \u202e); everything
+// else is kept. `--json` output does not go through here: JSON.stringify escapes what JSON must.
 // Pure functions, no dependencies. The clients carry the same rule (clients/*: printable).
 
 /** Characters escaped: C0, DEL, C1, and the bidi and separator characters. */

@@ -19,8 +19,8 @@
 //   a crash costs at most re-reading that batch, which the signature rule makes converge;
 // - a record the schema refuses (nested too deep) is reported and left out, the rest kept; a
 //   store that cannot be written (full, read-only) stops the run with a fatal problem;
-// - a source that cannot be read is not read again until it changes or its retry time (30 s,
-//   doubling) has come;
+// - a source that cannot be read is not read again until it changes or its retry time
+//   (ledger.ts retryAfterMs, doubling) has come;
 // - a real reset (the source starts again with another birth time) derives another id, so it
 //   becomes a session of its own beside the old one; a source that is gone is not seen: ours stays.
 // Each session is locked while it is compared and appended to, so two importers (the CLI and a

@@ -2,7 +2,7 @@
 // and maps their messages to our events. Two formats: one JSON document a session (0.1x-0.3x,
 // rewritten whole on every change) and the JSONL log (newer: a header, message records appended
 // and appended again as they complete, `$set` metadata patches, `$rewindTo` rewinds). Both are
-// replayed the way Gemini CLI's own loader replays them (chatRecordingService.ts), message by
+// replayed the way Gemini CLI's chatRecordingService.ts replays them, message by
 // message id, so a record written twice maps to one event, and a rewrite maps what did not change
 // to the same events. Field notes: gemini.md beside this file.
 // Depends on node:fs, node:path, node:crypto and the event format only.

@@ -110,7 +110,7 @@ export async function signatureAt(path: string, offset: number): Promise<string>
   }
 }
 
-/** The next retry of a file that failed `tries` times: 30 s doubling, at most a day. */
+/** The next retry of a file that failed `tries` times: half a minute, doubling, at most a day. */
 export function retryAfterMs(tries: number): number {
   return Math.min(86_400_000, 30_000 * 2 ** Math.max(0, tries - 1));
 }

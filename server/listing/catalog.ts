@@ -7,8 +7,8 @@
 // re-read whole; an entry without a file is dropped; a file without an entry is read. An
 // index.json that is missing, not JSON, of another format or for another folder counts as
 // empty and is rebuilt; so does one that is not a regular file (a symlink or a FIFO planted under
-// the name is never followed nor waited on: plain.ts openRegularSync). It is written atomically
-// (plain.ts replaceFileSync: a temp file of our own, then a rename that replaces a planted name
+// the name is never followed nor waited on: files.ts openRegularSync). It is written atomically
+// (files.ts replaceFileSync: a temp file of our own, then a rename that replaces a planted name
 // rather than writing through it), and a failed write is only a missed cache: listing still
 // answers from the files.
 //
@@ -428,9 +428,9 @@ export function planRefresh(dir: string, opts: { rebuild?: boolean } = {}): Refr
     reads: [],
   };
   // Performance: the files are stat'ed synchronously, then only the entries that changed are
-  // read. An async lstat costs ~25 µs of main-thread time (a promise and a bigint stats array
-  // each), lstatSync ~3 µs: at 2,700 sessions that is most of a warm listing, and the loop is
-  // too short (~10 ms) to matter to the sidecar's event loop (bench/PERFORMANCE.md).
+  // read. An async lstat costs several times a synchronous one in main-thread time (a promise
+  // and a bigint stats array each), which across a large store is most of a warm listing, and
+  // the loop is too short to matter to the sidecar's event loop (bench/PERFORMANCE.md).
   for (const name of names) {
     if (!name.endsWith('.jsonl')) continue;
     const id = name.slice(0, -6);
@@ -553,12 +553,12 @@ export async function removeEntry(dir: string, id: string): Promise<void> {
 
 // ---- Writers of one index, across processes ---------------------------------------------------
 //
-// Reliability (issue 8): every index write is a read-modify-write of the whole file. Two
+// Reliability: every index write is a read-modify-write of the whole file. Two
 // processes writing one folder's index at once (two sidecars, or a sidecar and the CLI, each
 // recording its own session's entry) lost each other's updates: the last rename won, and the
 // index kept a stale entry of the other's session until the next listing refolded it. Index
 // writes now take `index.lock` (the session lock's mechanism: an owner note, taken over at once
-// from a dead pid, stale after 10 s) for the few milliseconds of the read-modify-write. The
+// from a dead pid, stale after INDEX_LOCK_STALE_MS) for the moment of the read-modify-write. The
 // index is a cache: when the lock cannot be had (a read-only store, a full disk, a holder that
 // keeps it), the write goes ahead unlocked, as before. Loaded lazily: a warm listing never
 // writes, and must not load the lock library (bench/PERFORMANCE.md).
@@ -613,8 +613,8 @@ async function mergeNewer(dir: string, ours: IndexEntry[]): Promise<IndexEntry[]
 /**
  * The last few index files parsed by cachedEntry, by folder, with the size and mtime of the
  * index.json they were parsed from. Performance: a session/read of one session parsed its
- * folder's whole index for one entry (2-4 ms for the bench's busiest folder, against ~7 ms for
- * the rest of a 50-event tail). A stale copy is only ever a miss: callers check the entry
+ * folder's whole index for one entry, a sizeable part of the whole tail read
+ * (bench/PERFORMANCE.md). A stale copy is only ever a miss: callers check the entry
  * against its session file.
  */
 const recentIndexes = new Map<string, { size: bigint; mtimeNs: bigint; entries: Map<string, IndexEntry> }>();

@@ -1,9 +1,9 @@
 // history.cache: the text of the last `list --all --json`, kept in the store's cache folder
 // (cache-dir.ts) with what it was made from, so that the next one prints it without listing.
 //
-// Kept for one guardrail (issue 26): a warm `list --all --json` within 2x `node -e ''`, whole
-// process. Without it the listing reads and parses every folder's index.json, makes a row of
-// each of 2,700 entries and serializes them: 2.3x (bench/PERFORMANCE.md).
+// Kept for one guardrail: a warm `list --all --json`, whole process, against `node -e ''`.
+// Without it the listing reads and parses every folder's index.json, makes a row of each entry
+// and serializes them, which misses that guardrail (bench/PERFORMANCE.md).
 //
 // It is trusted only while everything its text was made from is as it was: the same project
 // folders, each folder's index.json with the same identity (inode, size, mtime and ctime: a

@@ -1,8 +1,8 @@
 // History: the listing of sessions, newest first, from the per-project index caches. Kept apart
-// from store.ts so that `levelcode-sessions list` loads neither zod (the reader's schemas) nor
+// from store/store.ts so that `levelcode-sessions list` loads neither zod (the reader's schemas) nor
 // the lock library: a warm listing only reads index.json files and stats the session files, and
 // the process start is most of what it costs (bench/PERFORMANCE.md: warm list). SessionStore.list
-// calls this; store.ts re-exports what moved here.
+// calls this; store/store.ts re-exports what moved here.
 // Depends on node:fs and ./catalog (which loads the reader only to rebuild an entry).
 
 import { lstatSync, readdirSync, type BigIntStats } from 'node:fs';
@@ -140,7 +140,7 @@ async function scope(
   return { dirs: projectFolders(root), relinked: new Set() };
 }
 
-// ---- Moved and relinked folders (issue 24) --------------------------------------------------
+// ---- Moved and relinked folders ---------------------------------------------------------------
 
 /** Whether a project listing shows entry `e`: its own, or one relinked into its folder. */
 function belongs(e: IndexEntry, project: string | undefined, relinked: Set<string>): boolean {
@@ -230,8 +230,8 @@ export async function listSessions(
       else plans.push(p);
     }
     // A folder is completed (its index written, under index.lock) as soon as its last file is
-    // read, while the reading goes on: a lock and an atomic write are ~2 ms each of waiting on
-    // the file system per folder, which at 48 folders was ~0.1 s after the reads.
+    // read, while the reading goes on: a lock and an atomic write are a wait on the file system
+    // per folder, which summed over many folders after the reads was a visible delay.
     const read = new Map<EntryJob, IndexEntry | Error>();
     const finishing: Promise<void>[] = [];
     const finish = (p: RefreshPlan) => {
@@ -331,10 +331,10 @@ export async function readEntries(
 // The sidecar's listing, kept in memory.
 //
 // A long-running process (the sidecar) lists again and again; re-reading and re-parsing every
-// index.json each time was 55 ms at 2,700 sessions (bench/PERFORMANCE.md: session/list). This
+// index.json each time missed the session/list guardrail (bench/PERFORMANCE.md). This
 // keeps each folder's entries (and the rows made from them) in memory, and never trusts them
 // over the files: every call lstat's each project folder and each session file in scope
-// (synchronously: ~1.5 µs each, 2,700 files in ~4 ms), and a folder is refreshed through
+// (synchronously: cheap each, a few ms for a large store), and a folder is refreshed through
 // refreshIndex (the same code as a cold process) as soon as one of its files differs in size
 // or mtime (ns) from its entry, a file appears or vanishes (its listing differs), or its own
 // mtime moved. Folders with problems (a symlink, an unreadable file) are not kept: they are
@@ -354,7 +354,7 @@ interface CachedFolder {
 /**
  * With a live fs.watch watcher (setWatched), a folder whose watcher has been quiet since its
  * files were last checked, less than this long ago, is not stat'ed file by file (only the
- * folder itself is): 2,700 lstat calls are ~4-8 ms, most of a warm session/list. The bound
+ * folder itself is): a large store's lstat calls are most of a warm session/list. The bound
  * caps how long memory is trusted if the kernel ever dropped an event.
  */
 const TRUST_WATCHER_MS = 2000;

@@ -1,7 +1,7 @@
 // Pins and archive: a session's place in History, from events appended to it (never a flag
 // rewritten in place, never a side file). `{"kind":"event","type":"pin"}` and `unpin`,
 // `archive` (with `auto: true` and a `reason` when the sweep made it) and `unarchive`: the latest
-// of each pair wins (reader.ts folds them into the index), and a message appended after an
+// of each pair wins (store/reader.ts folds them into the index), and a message appended after an
 // archive brings the session back. They are `event` lines, the kind for
 // "something that happened to the session", so a sidecar older than them reads them as markers it
 // passes over: it still lists and reads the session with no problem reported (protocol.md).

@@ -1,4 +1,4 @@
-// What a History row shows, computed once here for every client (issue 40): its date group in
+// What a History row shows, computed once here for every client: its date group in
 // the user's calendar ("Today", "Previous 7 days", ...), its full one-line title, a local time
 // label, the source tool's name, the turns and a short model name, and those joined in one
 // description line. The three editors draw these strings as they are, so they show the same

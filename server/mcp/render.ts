@@ -2,7 +2,7 @@
 // titles, dates, speakers and code fences kept, every piece citing its session id and turn
 // (`<id>#<turn>`, the turn being the event's seq). Sizes are bounded by the caller's budget;
 // whatever is cut says so and names the call that gets the rest, never a silent cut.
-// Depends on the core's Markdown helpers (markdown.ts, export.ts formatTime, plain.ts) only.
+// Depends on the core's Markdown helpers (markdown.ts, export.ts formatTime, text.ts) only.
 
 import { collectToolNames, formatTime } from '../export/export.js';
 import { fencedCode, sanitizeMarkdown } from '../export/markdown.js';

@@ -1,4 +1,4 @@
-// Tier 3 in pieces (issue 29): a head larger than the summariser's window is summarised in
+// Tier 3 in pieces: a head larger than the summariser's window is summarised in
 // several calls, each of which fits that window. This file holds the two plain computations the
 // planner (resume.ts) needs for that: packing whole turns into pieces, and shortening one turn
 // that is larger than a piece on its own (its oldest tool outputs elided first, then its longest

@@ -1,5 +1,5 @@
 // The resume planner: given a stored session's events and the model's context window, decide
-// what the model sees when the session is resumed. Three tiers (issue 4, the design's Phase 3):
+// what the model sees when the session is resumed. Three tiers (the design's Phase 3):
 //   1. verbatim     T <= B: the arrays rebuilt exactly as appended; no model call.
 //   2. incremental  the last compact event's briefing + the events after its coversThrough.
 //   3. compact      cut the head at a user-message boundary that orphans no tool pair, keep the
@@ -7,7 +7,7 @@
 //                   each fit the summariser's window (planResume says what the pieces are,
 //                   summaryRequest what one call sends, rollingCompact what a finished piece
 //                   appends, applyBriefing builds the context from the last piece's briefing).
-// Plain functions over plain data. Depends on events.ts, tokens.ts, elide.ts and pieces.ts only: no fs, no clock, no
+// Plain functions over plain data. Depends on events.ts, content.ts, tokens.ts, soft-cap.ts and pieces.ts only: no fs, no clock, no
 // JSON-RPC, no model calls. The caller (sidecar, CLI, tests) does the I/O and appends the
 // compact event that applyBriefing hands back.
 

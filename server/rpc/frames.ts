@@ -2,7 +2,7 @@
 // through here first, and a frame whose header cannot be honoured stops the stream before the
 // library sees it. vscode-jsonrpc buffers whatever a Content-Length says (a huge one grew the
 // sidecar without bound), reads a negative one as a TypeError and then neither answers nor
-// exits, and rescans a header with no terminator on every chunk (100 % CPU, quadratic). Here:
+// exits, and rescans a header with no terminator on every chunk (a core kept busy, quadratic). Here:
 // a header is at most MAX_HEADER_BYTES up to its blank line, names one Content-Length of decimal
 // digits, and a body is at most MAX_FRAME_BYTES (protocol.md "Framing"). Anything else calls
 // `onBad` once with the reason and passes nothing more; the sidecar logs it and exits 1 after

@@ -1,5 +1,5 @@
 // The sidecar protocol, defined once: one descriptor per method (its literal name, direction,
-// zod params and result), in the manner of vscode-eslint's customMessages.ts and ACP's schema.
+// zod params and result), in the manner of vscode-eslint's $shared/customMessages.ts and ACP's schema.
 // The server, the conformance tests, gen-schema.ts (protocol.schema.json) and the drift test
 // all read this file; protocol.md documents it in prose.
 //
@@ -297,7 +297,7 @@ export const sessionAppend = request(
   "Appends events; answers after they are fsync'd. Takes ownership of the session (for this write only with `release`).",
 );
 
-// session/release: ownership between writes (issue 28).
+// session/release: ownership between writes.
 export const sessionRelease = request(
   'session/release',
   'clientToServer',
@@ -663,7 +663,7 @@ export const sessionDelete = request(
   'Moves the session file to the OS trash (never unlinks) and releases it.',
 );
 
-// ---- Trash and restore (issue 24) -------------------------------------------------------------
+// ---- Trash and restore ------------------------------------------------------------------------
 
 export const sessionRestore = request(
   'session/restore',

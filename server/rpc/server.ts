@@ -24,7 +24,7 @@ const { createProtocolConnection, StreamMessageReader, StreamMessageWriter, Sock
 type ResponseError<D> = import('vscode-languageserver').ResponseError<D>;
 type CancellationToken = import('vscode-languageserver').CancellationToken;
 import type { SessionStore } from '../store/store.js';
-// From plain.ts, not history.ts (which re-exports it): history.ts and the catalog behind it are
+// From files.ts, not history.ts (which re-exports it): history.ts and the catalog behind it are
 // loaded with the store, after initialize has answered.
 import { resolveStoreRoot } from '../store/files.js';
 import { watchStore, type StoreWatcher } from '../store/watch.js';
@@ -42,7 +42,7 @@ import { CALLBACKS, DID_CHANGE, IMPORT_PROBLEM, PROTOCOL_VERSION, type Callback,
 
 // `initialize` is answered before the store, the handlers and zod behind them are loaded; they
 // are loaded just after it, and every other request (and shutdown) waits for them. Kept for the
-// start guardrail (4x `node -e ''`, wire.ts): what initialize needs must not import zod.
+// start guardrail (wire.ts, bench/PERFORMANCE.md): what initialize needs must not import zod.
 interface Core {
   store: SessionStore;
   ROUTES: typeof import('./handlers.js').ROUTES;
@@ -313,7 +313,7 @@ class Sidecar {
       exit: (code: number) => void this.finish(code),
     };
     const { reader, writer } = this.transport;
-    // Reliability (issue 8): a frame whose header cannot be read (no or a non-numeric
+    // Reliability: a frame whose header cannot be read (no or a non-numeric
     // Content-Length, bytes that are no header) puts the stream out of step for good:
     // vscode-jsonrpc reports it and then understands nothing more, so the sidecar used to sit
     // silent, answering nothing, until stdin closed. It now says why on stderr and exits (1) the

@@ -1,7 +1,7 @@
 // The protocol constants the sidecar needs to answer `initialize`, without zod: split from
 // protocol.ts (which re-exports them) so that `initialize` is answered before zod, the store
-// and the handlers load. Kept for the guardrail "sidecar start to `initialize` answered within
-// 4x `node -e ''`": with protocol.ts (zod) imported at start it measured 4.31x.
+// and the handlers load. Kept for the guardrail "sidecar start to `initialize` answered"
+// (bench/PERFORMANCE.md): with protocol.ts (zod) imported at start it was missed.
 // Depends on nothing.
 
 /** Bumped on any incompatible change to a method of protocol.ts. Clients read it from `initialize`. */
@@ -22,13 +22,13 @@ export const FEATURES = [
   'seal.title',
   'reindex',
   'import',
-  // issue 24: fork at a turn, restore from the trash (where it can be searched), relink
+  // Fork at a turn, restore from the trash (where it can be searched), relink
   'fork.atTurn',
   'restore',
   'relink',
   // Pins, archive and retention: session/pin, session/archive, session/retention, list's `archived`.
   'lifecycle',
-  // issue 38: session/resume's `target`, and session/handoff.
+  // session/resume's `target`, and session/handoff.
   'resume.targets',
   'handoff',
 ] as const;

@@ -8,11 +8,11 @@
 //     <name>-<hash>/               a store: its folder's name, and a hash of its real path
 //       imports.json               the import ledger (server/import/engine.ts)
 //       history.cache              the last `list --all --json` (listing/history-cache.ts)
-//       projects/<slug>/index.json the listing cache of one project folder (catalog.ts)
+//       projects/<slug>/index.json the listing cache of one project folder (listing/catalog.ts)
 //       search-<format>.sqlite     the search cache (search/cache.ts)
 //
 // A cache can be deleted at any time; whatever is found in its place that is not a regular file
-// is never followed nor written through (plain.ts openRegularSync, replaceFileSync).
+// is never followed nor written through (files.ts openRegularSync, replaceFileSync).
 
 import { lstatSync, mkdirSync, realpathSync } from 'node:fs';
 import { homedir } from 'node:os';

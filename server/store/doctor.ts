@@ -171,7 +171,7 @@ async function checkIndex(dir: string, findings: Finding[], fix?: boolean): Prom
 async function checkName(path: string, name: string, findings: Finding[], opts: Opts): Promise<'other' | 'session' | 'reindex'> {
   if (OLD_CACHES.some((c) => name === c || name.startsWith(`${c}.`))) findings.push(await oldCache(path, opts.fix));
   else if (/\.lock(\.takeover)?(\.(new|gone)-\d+-[a-z0-9]+)?$/.test(name) && !name.endsWith('.jsonl.lock') && name !== 'index.lock') {
-    // Issue 8: what a process killed while making or taking over a lock leaves (lock.ts).
+    // What a process killed while making or taking over a lock leaves (lock.ts).
     findings.push(await leftover(path, 'leftover of an interrupted lock', opts.fix));
   } else if (name.endsWith('.jsonl.lock') || name === 'index.lock') {
     // index.lock guards index writes across processes (catalog.ts), like a session's lock.

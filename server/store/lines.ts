@@ -2,7 +2,7 @@
 // Reads in fixed-size chunks so memory stays bounded by the lines a caller keeps, not by the
 // file. A caller that does not want a line's body (decided from its first bytes) never has it
 // buffered, which is how a list of a 134 MB session costs a few megabytes.
-// Depends on node:fs and plain.ts (its no-follow open).
+// Depends on node:fs and files.ts (its no-follow open).
 
 import { readSync } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';

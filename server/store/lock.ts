@@ -1,7 +1,7 @@
 // Session ownership: one writer per session file, across processes and windows.
 //
 // A writer holds `<id>.jsonl.lock` (a directory made by proper-lockfile, whose mtime the holder
-// refreshes; stale after 30 s by default) with `owner.json` inside naming its pid and host. A
+// refreshes; stale after DEFAULT_STALE_MS) with `owner.json` inside naming its pid and host. A
 // second writer gets StoreError('locked') and can still read. A lock whose owner is gone (same
 // host and PID namespace, pid no longer running) is taken over at once, so reopening an editor
 // after a crash never waits for the stale timeout; a lock from another host, from another PID
@@ -9,7 +9,7 @@
 // are not ours to see), or from a live pid, is honoured until it goes stale. A pid is evidence
 // only where it can be seen; elsewhere the lock's freshness (its mtime, refreshed by a live
 // owner) is the truth. A lock written on another host (a store shared or synced between
-// devices, issue 41) is "open on <host>" and never taken over by age alone: that host's clock and
+// devices) is "open on <host>" and never taken over by age alone: that host's clock and
 // refreshes are not ours to judge, and two devices appending at once is a sync conflict
 // (server/sync/conflicts.ts), never a corruption; `doctor --fix` removes one when asked.
 // Depends on node:fs, node:os and proper-lockfile; nothing of JSON-RPC.
@@ -23,8 +23,8 @@ import { dirname, join } from 'node:path';
 import { StoreError, fromFsError } from './errors.js';
 
 // proper-lockfile (with graceful-fs behind it) is loaded by the first lock taken: a listing, a
-// read, a resume or an export takes none, and its import was ~18 ms of the sidecar's first
-// request and of every CLI command that opens the store.
+// read, a resume or an export takes none, and its import was a visible part of the sidecar's
+// first request and of every CLI command that opens the store.
 const lockfileLib = async () => (await import('proper-lockfile')).default;
 
 export const DEFAULT_STALE_MS = 30_000;
@@ -62,7 +62,7 @@ export function pidVisible(o: { host?: unknown; pidns?: unknown }): boolean {
 // proper-lockfile removes its lock directory with rmdir; ours holds owner.json, so removal
 // must take the directory with its content.
 //
-// Reliability (issue 8): removal first renames the directory away (atomic), then deletes it: a
+// Reliability: removal first renames the directory away (atomic), then deletes it: a
 // process killed in the middle of `rm -r` used to leave the lock directory without its
 // owner.json, an anonymous lock that blocked the session for the whole stale timeout. A killed
 // remover now leaves only `<lock>.gone-<pid>-<random>`, which locks nothing (the next writer in the folder removes it: sweepLeftovers).
@@ -78,7 +78,7 @@ const lockFs = {
 };
 
 /**
- * Reliability (issue 8): the lock directory appears with its owner.json already inside. It is
+ * Reliability: the lock directory appears with its owner.json already inside. It is
  * built under a temporary name and renamed into place (atomic; fails when a lock exists), so a
  * writer killed between proper-lockfile's mkdir and the owner note no longer leaves an
  * anonymous lock that blocks the session for the whole stale timeout although its pid is gone,
@@ -116,7 +116,7 @@ const TAKEOVER_STALE_MS = 10_000;
 
 /**
  * Removes a lock whose owner is gone (or that went stale), unless another process is doing the
- * same. Reliability (issue 8): two writers that both saw a dead lock used to both remove it and
+ * same. Reliability: two writers that both saw a dead lock used to both remove it and
  * lock: the second removal deleted the first one's fresh lock, and both appended. Now a takeover
  * happens under `<lock>.takeover` (a file made exclusively: one process at a time), and the lock is inspected again
  * under it, so a lock that changed hands meanwhile (a live owner) is never removed. Resolves true
@@ -321,7 +321,7 @@ const LEFTOVER_NEW_MS = 60_000;
 const swept = new Map<string, number>();
 
 /**
- * Reliability (issue 43): the leftovers of a writer killed while it removed or made a lock
+ * Reliability: the leftovers of a writer killed while it removed or made a lock
  * (`<lock>.gone-*`, `<lock>.new-*`, `<lock>.takeover.new-*`) are removed by the next writer in
  * the folder, not only by `doctor --fix`. A tomb locks nothing and goes at once; a `.new-` one
  * only when older than LEFTOVER_NEW_MS (never one a live maker is about to rename into place).

@@ -179,7 +179,7 @@ export interface ReadOptions {
   end?: number;
   /**
    * Kept for callers that said so (doctor); every read is now of a regular file at `file`
-   * itself: opened without following a symlink or waiting on a FIFO (plain.ts openRegular).
+   * itself: opened without following a symlink or waiting on a FIFO (files.ts openRegular).
    */
   regularOnly?: boolean;
 }

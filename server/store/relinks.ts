@@ -3,9 +3,10 @@
 // folders as they are (not one byte appended: their meta line keeps the path they were recorded
 // under); this file says that sessions recorded under those paths now belong to this folder's
 // project, and the listing of that project shows them ("moved from OLD"). Append-only, one JSON
-// object a line: {"t", "from", "to", "projects", "sessions"}. Small and read synchronously:
+// object a line: {"t", "from", "to", "projects", "sessions"}. Small and read whole, through
+// files.ts readRegularText (a regular file only: never a symlink followed nor a FIFO waited on);
 // kept apart from relink.ts so that the listing loads no more than this.
-// Depends on node:fs only.
+// Depends on files.ts only.
 
 import { readRegularText } from './files.js';
 import { join } from 'node:path';

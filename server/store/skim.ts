@@ -1,7 +1,7 @@
-// The soft cap without decoding what it drops. Kept for the guardrail "resume of the 134 MB
-// session, tier 1, within 1.3x reading it + JSON.parse of each line" (issue 26): that session's
-// tool outputs are most of its bytes and the cap drops them, and decoding and parsing them only
-// to drop them made the resume 1.5x.
+// The soft cap without decoding what it drops. Kept for the guardrail "tier-1 resume of the
+// bench's largest session, against reading it + JSON.parse of each line" (bench/PERFORMANCE.md):
+// that session's tool outputs are most of its bytes and the cap drops them, and decoding and
+// parsing them only to drop them missed the guardrail.
 //
 // A long agent line, while the cap is still eliding, is read here: every `"content":"…"` string
 // of 1 KB or more is cut out of the raw bytes and a placeholder put in its place (outside a

@@ -404,7 +404,7 @@ export class SessionStore {
     this.writable();
     const file = await this.pathOf(id);
     // Held by its descriptor from here on: opened without following a symlink or waiting on a
-    // FIFO, and only if it is a regular file (plain.ts openRegularSync).
+    // FIFO, and only if it is a regular file (files.ts openRegularSync).
     let fd: number;
     try {
       fd = openRegularSync(file, constants.O_RDWR | constants.O_APPEND).fd;
@@ -669,7 +669,7 @@ export class SessionStore {
     const firstSeq = live.lines;
     const e = live.entry;
     if (live.torn) {
-      // The torn fragment is now a complete line of its own. Reliability (issue 8): it is folded
+      // The torn fragment is now a complete line of its own. Reliability: it is folded
       // from the file the way a rebuild folds it (foldDigest), not counted by hand, so that the
       // index entry stays exactly what a rebuild from the file gives (a fragment whose head is
       // intact is classified by its head there; a whole line that only lacked its '\n' is an
@@ -810,7 +810,7 @@ export class SessionStore {
     await removeEntry(join(file, '..'), id).catch(() => {});
   }
 
-  // ---- trash and restore, relink (issue 24) --------------------------------------------------
+  // ---- trash and restore, relink ---------------------------------------------------------------
 
   /**
    * Brings a session delete() moved to the OS trash back to its place, listed and resumable as

@@ -1,8 +1,8 @@
 // The store watcher: tells its caller when any process (this sidecar, another window's sidecar,
 // the CLI, a text editor) creates, appends to, retitles or deletes a session file.
 //
-// How: a first snapshot records every *.jsonl's size and mtime (synchronous stats, no opens:
-// 10-35 ms for 2,700 sessions), then each change is found by comparing with what was seen
+// How: a first snapshot records every *.jsonl's size and mtime (synchronous stats, no opens),
+// then each change is found by comparing with what was seen
 // last. In fs.watch mode (the store root for new project folders, each project folder for its
 // files) an event names the file, and only that file is stat'ed; a folder is re-listed only when
 // an event does not name a file. When fs.watch is unavailable (EMFILE, ENOSPC: inotify limits
@@ -11,12 +11,12 @@
 // over a few ticks).
 //
 // The meta line (for a change's `project`) is read only when a change of that file is reported,
-// never for the snapshot: reading 2,700 meta lines made the sidecar's start 0.6 s
+// never for the snapshot: reading every meta line made the sidecar's start miss its guardrail
 // (bench/PERFORMANCE.md). A deleted file whose project was never read is looked up in its
 // folder's index.json (a cache, but the file is gone: it is the best left).
 //
 // A growth whose new lines hold a title event is reported as 'renamed' (and as 'appended' as well
-// when other events came with it). Depends on node:fs, plain.ts and catalog.ts (the index lookup
+// when other events came with it). Depends on node:fs, files.ts and catalog.ts (the index lookup
 // above, loaded when a deletion needs it); nothing of JSON-RPC, nothing of the store beyond the
 // file layout <root>/<project folder>/<id>.jsonl.
 
@@ -150,9 +150,9 @@ class Watcher implements StoreWatcher {
   private sweepOrder: string[] = [];
   private sweepDirty = true;
   private sweepAt = 0;
-  // With deferStats the start watches the folders and lists them later, in settle(): at 2,700
-  // sessions the stats, and then the listings (48 readdirs, a name check and a path for each
-  // file: 25-35 ms at a slow hour), were most of our part of the sidecar's start before
+  // With deferStats the start watches the folders and lists them later, in settle(): in a large
+  // store the stats, and then the listings (a readdir a folder, a name check and a path for
+  // each file), were most of our part of the sidecar's start before
   // `initialize` could be answered (bench/PERFORMANCE.md: sidecar start). The folders watched
   // and not yet listed, in order.
   private unsettled: string[] | undefined;
@@ -273,14 +273,14 @@ class Watcher implements StoreWatcher {
 
   // -- polling mode ----------------------------------------------------------------------------
   //
-  // Stat'ing every file every 250 ms cost 28% of a core at 2,700 sessions. Instead, each tick:
+  // Stat'ing every file every tick cost a large share of a core in a large store. Instead, each tick:
   // the root and each project folder are stat'ed, and a folder is listed again only when its
   // mtime moved (a file created, deleted or renamed in it); files that changed in the last
   // minute are stat'ed (a session being written); and a 1/sweepTicks slice of all files is
-  // stat'ed, so an append to any other session is seen within sweepTicks periods (750 ms by
-  // default, under the 1 s the fallback promises). The stats are synchronous: about 1-3 µs each
-  // against ~25 µs of main-thread time for the promise-based call, and a tick's slice of 2,700
-  // files takes a few ms.
+  // stat'ed, so an append to any other session is seen within sweepTicks periods (within what
+  // protocol.md promises for the polling fallback). The stats are synchronous: a fraction of the
+  // main-thread time of the promise-based call, and a tick's slice of a large store takes a few
+  // milliseconds.
 
   private startPolling(): void {
     this.mode = 'poll';

@@ -1,4 +1,4 @@
-// Syncthing's conflict copies of sessions, made whole again with nothing lost (issue 41).
+// Syncthing's conflict copies of sessions, made whole again with nothing lost.
 //
 // Two devices that append to one session while apart leave, once they meet, the newer file
 // under the session's name and the other as `<id>.sync-conflict-<date>-<time>-<device>.jsonl`.

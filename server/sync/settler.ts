@@ -1,5 +1,5 @@
 // The sidecar's side of sync conflicts: the store watcher names each conflict copy it sees
-// (watch.ts onConflict); the settler resolves them one at a time (conflicts.ts), a moment after
+// (store/watch.ts onConflict); the settler resolves them one at a time (conflicts.ts), a moment after
 // they appear (Syncthing renames the old file, then moves the new one into place), and tries
 // again later those it had to leave (a session locked by another process, a copy still being
 // written). What it does goes to the log; the sessions it appends or forks reach the clients as
