@@ -58,7 +58,10 @@ export class Chat implements vscode.Disposable {
   }
 
   async newSession(opts: Api.NewSessionOptions = {}): Promise<{ id: string; project: string; createdAt: string }> {
-    const r = await this.sidecar.request('session/new', { project: opts.project ?? this.defaultProject(), ...(opts.model ? { model: opts.model } : {}) });
+    const r = await this.sidecar.request('session/new', {
+      project: opts.project ?? this.defaultProject(),
+      ...(opts.model ? { model: opts.model } : {}),
+    });
     await this.setCurrent(r.id);
     return r;
   }
@@ -166,7 +169,12 @@ export class Chat implements vscode.Disposable {
         { location: vscode.ProgressLocation.Notification, title: S.resume.progress(session.title), cancellable: true },
         // @history sends the context to vscode.lm: ask for it in that shape (tool calls as parts).
         (_p, token) =>
-          this.resumeQuiet(session.id, { copy: opts.copy, confirm, token, ...(by?.kind === 'participant' ? { target: 'vscode-lm' as const } : {}) }),
+          this.resumeQuiet(session.id, {
+            copy: opts.copy,
+            confirm,
+            token,
+            ...(by?.kind === 'participant' ? { target: 'vscode-lm' as const } : {}),
+          }),
       );
     let r: ResumeResult;
     try {

@@ -34,7 +34,11 @@ export function rowContext(base: string, s: Continuable): string {
 }
 
 /** The full path of `cmd` as the terminal would find it on PATH, or undefined when it is not there. */
-export async function findOnPath(cmd: string, env: NodeJS.ProcessEnv = process.env, platform = process.platform): Promise<string | undefined> {
+export async function findOnPath(
+  cmd: string,
+  env: NodeJS.ProcessEnv = process.env,
+  platform = process.platform,
+): Promise<string | undefined> {
   const exts = platform === 'win32' ? ['', ...(env.PATHEXT ?? '.EXE;.CMD;.BAT').split(';')] : [''];
   const dirs = isAbsolute(cmd) ? [''] : (env.PATH ?? env.Path ?? '').split(delimiter).filter(Boolean);
   for (const dir of dirs) {

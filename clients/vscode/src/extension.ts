@@ -1,6 +1,6 @@
 // The extension's entry point: wires the sidecar (sidecar.ts), the History view (historyView.ts),
-// the transcript documents (transcript.ts), the commands (commands.ts) and the chat state
-// (chat.ts), and returns the public API (api.d.ts) as the extension's exports.
+// the transcript documents (transcript.ts), the commands (commands/, one file a group) and the
+// chat state (chat.ts), and returns the public API (api.d.ts) as the extension's exports.
 // Everything that can be tested without VS Code lives in history/, prompt.ts and strings.ts.
 
 import * as vscode from 'vscode';
@@ -102,11 +102,16 @@ export async function activate(context: vscode.ExtensionContext): Promise<LevelC
   // Start now so the History is ready when first shown; a failure is reported by the sidecar.
   void sidecar.start().catch((e) => log.error(`sidecar: ${(e as Error).message}`));
 
+  return publicApi(sidecar, chat);
+}
+
+/** The public API (api.d.ts), returned as the extension's exports. */
+function publicApi(sidecar: Sidecar, chat: Chat): LevelCodeSessionsApi {
   // One writer per chat across windows: each API append after the first to a session carries
   // the seq it expects (api.d.ts append; chat.apiNextSeq, forgotten when the chat is resumed), so
   // a chat another window continued meanwhile is refused.
   const nextSeq = chat.apiNextSeq;
-  const api: LevelCodeSessionsApi = {
+  return {
     apiVersion: 1,
     newSession: async (opts) => {
       const r = await chat.newSession(opts);
@@ -120,7 +125,11 @@ export async function activate(context: vscode.ExtensionContext): Promise<LevelC
       return r;
     },
     list: async (opts = {}) => {
-      const scope = opts.project ? { project: opts.project } : opts.all || projects().length === 0 ? { all: true } : { project: projects()[0] };
+      const scope = opts.project
+        ? { project: opts.project }
+        : opts.all || projects().length === 0
+          ? { all: true }
+          : { project: projects()[0] };
       const out = [];
       let cursor: string | undefined;
       do {
@@ -140,7 +149,6 @@ export async function activate(context: vscode.ExtensionContext): Promise<LevelC
     onDidStartNewChat: chat.onDidStartNewChat,
     onDidChangeSessions: sidecar.onDidChangeSession,
   };
-  return api;
 }
 
 export async function deactivate(): Promise<void> {

@@ -169,7 +169,8 @@ export class HistoryProvider implements vscode.TreeDataProvider<HistoryNode>, vs
         });
         all.push(...page.sessions);
         problems += page.problems.length;
-        if (!archived) for (const p of page.problems) this.sidecar.log.warn(`History: ${p.file}${p.line ? `:${p.line}` : ''}: ${p.message}`);
+        if (!archived)
+          for (const p of page.problems) this.sidecar.log.warn(`History: ${p.file}${p.line ? `:${p.line}` : ''}: ${p.message}`);
         cursor = page.nextCursor;
       } while (cursor && all.length < MAX_SESSIONS);
     }

@@ -140,7 +140,10 @@ export class HistoryParticipant implements vscode.Disposable {
     this.loaded.nextSeq = read?.totalEvents;
     // Not fatal: a lock kept by mistake goes with the next seal or the sidecar's exit.
     await this.sidecar.request('session/release', { id: r.id }).catch(() => undefined);
-    await vscode.commands.executeCommand('workbench.action.chat.open', { query: `@history /${S.chat.resumedCommand}`, isPartialQuery: false });
+    await vscode.commands.executeCommand('workbench.action.chat.open', {
+      query: `@history /${S.chat.resumedCommand}`,
+      isPartialQuery: false,
+    });
   }
 
   /** New Chat: the next turn starts a fresh session. */
@@ -154,7 +157,11 @@ export class HistoryParticipant implements vscode.Disposable {
     return this.loaded?.id;
   }
 
-  private async handle(req: vscode.ChatRequest, stream: vscode.ChatResponseStream, token: vscode.CancellationToken): Promise<vscode.ChatResult> {
+  private async handle(
+    req: vscode.ChatRequest,
+    stream: vscode.ChatResponseStream,
+    token: vscode.CancellationToken,
+  ): Promise<vscode.ChatResult> {
     if (req.command === S.chat.resumedCommand) return this.showLoaded(stream);
     const model = await this.model.pick();
     if (!model) {
@@ -163,7 +170,9 @@ export class HistoryParticipant implements vscode.Disposable {
     }
     const messages = [
       ...(this.loaded?.messages ?? []).map(lmMessage),
-      ...this.said.map((m) => (m.role === 'assistant' ? vscode.LanguageModelChatMessage.Assistant(m.text) : vscode.LanguageModelChatMessage.User(m.text))),
+      ...this.said.map((m) =>
+        m.role === 'assistant' ? vscode.LanguageModelChatMessage.Assistant(m.text) : vscode.LanguageModelChatMessage.User(m.text),
+      ),
       vscode.LanguageModelChatMessage.User(req.prompt),
     ];
     let reply = '';
@@ -253,7 +262,8 @@ export class HistoryParticipant implements vscode.Disposable {
     stream.markdown(cli ? `${S.chat.noModel} ${S.chat.orCli(cli.label)}` : S.chat.noModel);
     if (this.loaded) stream.button({ command: 'vscode.open', arguments: [transcriptUri(this.loaded)], title: S.chat.openTranscript });
     stream.button({ command: 'workbench.extensions.search', arguments: ['@category:"AI" @sort:installs'], title: S.chat.getModel });
-    if (cli && this.loaded) stream.button({ command: 'levelcodeSessions.handoff', arguments: [this.loaded.id], title: S.chat.continueInCli(cli.label) });
+    if (cli && this.loaded)
+      stream.button({ command: 'levelcodeSessions.handoff', arguments: [this.loaded.id], title: S.chat.continueInCli(cli.label) });
   }
 
   dispose(): void {

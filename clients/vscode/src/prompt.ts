@@ -54,10 +54,11 @@ export function titlePrompt(instructions: string, messages: readonly { role: str
 
 /** A model's title answer made into one clean line (quotes, "Title:" and trailing dots dropped). */
 export function cleanTitle(answer: string): string {
-  const line = answer
-    .split(/\r?\n/)
-    .map((l) => l.trim())
-    .find((l) => l.length > 0) ?? '';
+  const line =
+    answer
+      .split(/\r?\n/)
+      .map((l) => l.trim())
+      .find((l) => l.length > 0) ?? '';
   return line
     .replace(/^(title\s*:\s*)/i, '')
     .replace(/^["'“”‘’`*#\s]+|["'“”‘’`*\s]+$/g, '')

@@ -182,7 +182,9 @@ export class Sidecar implements vscode.Disposable {
       NODE_EXTRA_CA_CERTS: '',
       LEVELCODE_SESSIONS_CONSENT_TOKENS: String(s.consentThreshold),
       // The sidecar writes debug lines only when asked; ask when this log channel shows them.
-      ...(this.log.logLevel <= vscode.LogLevel.Debug && this.log.logLevel !== vscode.LogLevel.Off ? { LEVELCODE_SESSIONS_LOG: 'debug' } : {}),
+      ...(this.log.logLevel <= vscode.LogLevel.Debug && this.log.logLevel !== vscode.LogLevel.Off
+        ? { LEVELCODE_SESSIONS_LOG: 'debug' }
+        : {}),
     };
     const own = s.sidecarPath;
     if (own) {
@@ -253,7 +255,8 @@ export class Sidecar implements vscode.Disposable {
 
   private onRunning(client: LanguageClient): void {
     if (client !== this.client) return;
-    const cap = (client.initializeResult?.capabilities.experimental as { levelcodeSessions?: ServerCapability } | undefined)?.levelcodeSessions;
+    const cap = (client.initializeResult?.capabilities.experimental as { levelcodeSessions?: ServerCapability } | undefined)
+      ?.levelcodeSessions;
     this.capability = cap;
     if (cap && cap.version !== PROTOCOL_VERSION) {
       this.log.error(S.sidecar.tooOld(cap.version, PROTOCOL_VERSION));

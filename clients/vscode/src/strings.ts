@@ -78,7 +78,8 @@ export const S = {
     interruptedTooltip: 'Interrupted: its last run stopped part way. Resume continues it.',
     pinnedTooltip: 'Pinned: listed first, never archived by retention.',
     archivedTooltip: 'Archived: out of History until unarchived or continued.',
-    forkedTooltip: (title: string | undefined, id: string, turn: number) => `Forked from ${title ? `“${title}” (${id})` : id} at turn ${turn}`,
+    forkedTooltip: (title: string | undefined, id: string, turn: number) =>
+      `Forked from ${title ? `“${title}” (${id})` : id} at turn ${turn}`,
     continuedTooltip: (device: string, title: string | undefined, id: string, turn: number) =>
       `Continued on ${device}: ${title ? `“${title}” (${id})` : id} went on there from turn ${turn} while the devices were apart (a sync conflict, kept whole)`,
     movedTooltip: (folder: string) => `Moved from ${folder}`,
@@ -179,7 +180,8 @@ export const S = {
     doneHead: (imported: number, updated: number) =>
       imported || updated ? `Imported ${plural(imported, 'chat', 'chats')}${updated ? `, updated ${updated}` : ''}:` : 'Import finished:',
     cancelledHead: (imported: number) => `Import cancelled after ${plural(imported, 'new chat', 'new chats')}:`,
-    elsewhere: (n: number) => `${plural(n, 'chat belongs', 'chats belong')} to other project folders: open one of those folders to see them.`,
+    elsewhere: (n: number) =>
+      `${plural(n, 'chat belongs', 'chats belong')} to other project folders: open one of those folders to see them.`,
     showHistory: 'Show History',
     showLog: 'Show Log',
   },
@@ -228,8 +230,10 @@ export const S = {
     getModel: 'Find a Language Model',
     continueInCli: (tool: string) => `Continue in ${tool}`,
     notSaved: (why: string) => `This turn was not saved to the chat's file: ${why}.`,
-    elsewhere: (title: string) => `This chat is continuing in another window: “${title}” moved on there, so this turn was not added to it. Open a copy to go on from here.`,
-    elsewhereShort: 'This chat is continuing in another window; this turn was not saved to it. Choose “Open a Copy” to go on here in a copy.',
+    elsewhere: (title: string) =>
+      `This chat is continuing in another window: “${title}” moved on there, so this turn was not added to it. Open a copy to go on from here.`,
+    elsewhereShort:
+      'This chat is continuing in another window; this turn was not saved to it. Choose “Open a Copy” to go on here in a copy.',
     inCopy: (title: string) => `Continuing in a copy of “${title}”; the original goes on in the other window.`,
   },
   chooser: {
@@ -253,4 +257,3 @@ export const S = {
     generic: (message: string) => message,
   },
 } as const;
-

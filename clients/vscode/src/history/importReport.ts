@@ -1,4 +1,4 @@
-// The words of "Import Chats from Other AI Tools…" (importChats.ts): what a dry run found per
+// The words of "Import Chats from Other AI Tools…" (commands/import.ts): what a dry run found per
 // tool, and what each tool's import did, in one report. Pure: no `vscode` import, so it is
 // unit-tested; the words come from strings.ts.
 

@@ -144,7 +144,12 @@ export function stateTooltip(s: SummaryLike, titleOf: TitleOf = () => undefined)
   if (s.forkedFrom)
     t.push(
       s.forkedFrom.device
-        ? S.state.continuedTooltip(printable(s.forkedFrom.device), parentTitle(s.forkedFrom.id, titleOf), s.forkedFrom.id, s.forkedFrom.turn)
+        ? S.state.continuedTooltip(
+            printable(s.forkedFrom.device),
+            parentTitle(s.forkedFrom.id, titleOf),
+            s.forkedFrom.id,
+            s.forkedFrom.turn,
+          )
         : S.state.forkedTooltip(parentTitle(s.forkedFrom.id, titleOf), s.forkedFrom.id, s.forkedFrom.turn),
     );
   if (s.movedFrom) t.push(S.state.movedTooltip(printable(s.movedFrom)));

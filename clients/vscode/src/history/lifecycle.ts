@@ -97,7 +97,11 @@ export interface RetentionItemLike {
 }
 
 /** Why a chat falls out, in words: "idle 45 days", "older than 90 days", "beyond the newest 20". */
-export function retentionReason(item: RetentionItemLike, rules: { idleDays: number | null; keep: number | null; maxAgeDays: number | null }, now: Date): string {
+export function retentionReason(
+  item: RetentionItemLike,
+  rules: { idleDays: number | null; keep: number | null; maxAgeDays: number | null },
+  now: Date,
+): string {
   const t = Date.parse(item.lastActive);
   const days = Number.isNaN(t) ? undefined : Math.floor((now.getTime() - t) / 86_400_000);
   if (item.reason === 'idle') return S.retention.idle(days ?? rules.idleDays ?? 0);

@@ -11,7 +11,7 @@ const dir = join(__dirname, '../../../../clients/vscode');
 const manifest = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8'));
 const nls = JSON.parse(readFileSync(join(dir, 'package.nls.json'), 'utf8')) as Record<string, string>;
 const config = readFileSync(join(dir, 'src/config.ts'), 'utf8');
-const commands = readFileSync(join(dir, 'src/commands.ts'), 'utf8');
+const commands = readFileSync(join(dir, 'src/commands/index.ts'), 'utf8');
 
 describe('manifest', () => {
   it('contributes every setting under levelcodeSessions.* with the defaults the code uses', () => {

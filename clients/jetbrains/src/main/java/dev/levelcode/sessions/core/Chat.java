@@ -2,7 +2,7 @@
 // application service alike: New Chat (seal the old session; once ever say "Previous chat saved to
 // History."), resume (the consent step, both tier-3 flows of protocol.md, read-only with "Open a
 // Copy"), resume last, open transcript, rename, delete with Undo, copy and export as Markdown.
-// Mirrors clients/vscode/src/chat.ts and commands.ts; the Ui answers the questions.
+// Mirrors clients/vscode/src/chat.ts and commands/; the Ui answers the questions.
 // One writer per chat across windows: each append carries `expectedSeq` (the seq the chat's next
 // event had when this window last wrote, resumed or made it); when another window continued the
 // current chat meanwhile (SessionConflict, or SessionLocked while it holds it), nothing is written

@@ -6,12 +6,12 @@
 // The words and counts are in history/importReport.ts.
 
 import * as vscode from 'vscode';
-import { codeOf, messageOf } from './chat';
-import { foundTools, foundWords, nameOf, reportWords, waiting, type ToolOutcome } from './history/importReport';
-import type { HistoryProvider } from './historyView';
-import { ErrorCodes, type ImportToolCounts } from './protocol';
-import type { Sidecar } from './sidecar';
-import { S } from './strings';
+import { codeOf, messageOf } from '../chat';
+import { foundTools, foundWords, nameOf, reportWords, waiting, type ToolOutcome } from '../history/importReport';
+import type { HistoryProvider } from '../historyView';
+import { ErrorCodes, type ImportToolCounts } from '../protocol';
+import type { Sidecar } from '../sidecar';
+import { S } from '../strings';
 
 export interface ImportDeps {
   sidecar: Sidecar;
