@@ -128,21 +128,25 @@ function jsonErrorOf(e: unknown): string {
   return m ? `not JSON from byte ${m[1]}` : 'not JSON';
 }
 
-/** Parses one event line. Returns the event or a problem message. */
-export function parseEventLine(bytes: Buffer): { event: SessionEvent; warning?: string } | { error: string } {
+/**
+ * Parses one event line. Returns the event or a problem message. `copy: false` leaves the fields
+ * an imported line names under `ofRaw` shared with its `raw` (format/derived.ts), for a reader
+ * that only looks (the listing's fold): a deep copy of each was a tenth of a cold listing.
+ */
+export function parseEventLine(bytes: Buffer, copy = true): { event: SessionEvent; warning?: string } | { error: string } {
   if (bytes.length === 0) return { error: 'empty line' };
   const valid = isUtf8(bytes);
   const parsed = parseJson(bytes);
   if (!parsed.ok) return { error: `not JSON (${parsed.error})` };
-  const r = checkEvent(parsed.value);
+  const r = checkEvent(parsed.value, copy);
   if ('error' in r) return r;
   return valid ? r : { ...r, warning: 'invalid UTF-8 (bytes replaced with U+FFFD)' };
 }
 
 /** The checks of a parsed line: an object, not too deep, a SessionEvent (events.ts's schema). */
-function checkEvent(line: unknown): { event: SessionEvent } | { error: string } {
+function checkEvent(line: unknown, copy = true): { event: SessionEvent } | { error: string } {
   if (!line || typeof line !== 'object' || Array.isArray(line)) return { error: 'not a JSON object' };
-  const v = restoreFromRaw(line); // an imported event's fields written as parts of its raw record (format/derived.ts)
+  const v = restoreFromRaw(line, copy); // an imported event's fields written as parts of its raw record (format/derived.ts)
   if (tooDeep(v)) return { error: `nested deeper than ${MAX_DEPTH} levels` };
   const checked = SessionEvent.safeParse(v);
   if (!checked.success) {
@@ -347,6 +351,10 @@ export interface Digest {
 }
 
 const CANON = /^\{"kind":"(user|assistant|agent|event|title|compact)","t":"([^"\\]{10,40})"/;
+/** An `event` line's type when it follows its time, as this store writes markers. */
+const EVENT_TYPE = /^,"type":"([^"\\]{1,40})"/;
+/** The `event` types the digest reads (applyEvent): any other is not parsed for the listing. */
+const DIGEST_EVENTS = new Set(['pin', 'unpin', 'archive', 'unarchive', 'interrupted', 'reaped']);
 
 export function emptyDigest(meta: MetaLine, metaEnd: number): Digest {
   return {
@@ -398,10 +406,12 @@ function digestFolder(d: Digest): { onLine: (line: Line) => void | false; want: 
   // `want` sees every line's first bytes before `onLine` sees the line, so its match is kept
   // for onLine rather than decoded and matched twice (a cold listing does this for every line).
   let head: RegExpExecArray | null = null;
+  let skipped = false; // the line is an `event` of a type the digest does not read
   const onLine = (line: Line): void | false => {
     if (!line.terminated) return false;
     d.lines++;
     d.folded = line.end + 1;
+    if (skipped) return;
     const m = head;
     if (m && m[1] !== 'user' && m[1] !== 'title' && m[1] !== 'event') {
       if (m[1] === 'assistant' || m[1] === 'agent') {
@@ -411,7 +421,7 @@ function digestFolder(d: Digest): { onLine: (line: Line) => void | false; want: 
       }
       return;
     }
-    const r = parseEventLine(line.bytes);
+    const r = parseEventLine(line.bytes, false);
     if ('error' in r) {
       d.bad++;
       return;
@@ -419,9 +429,21 @@ function digestFolder(d: Digest): { onLine: (line: Line) => void | false; want: 
     applyEvent(d, r.event);
   };
   const want = (p: Buffer): boolean => {
-    const m = (head = CANON.exec(p.toString('latin1', 0, 96)));
-    // `event` lines are parsed too: a pin or an archive is one (a few small markers a session).
-    return !m || m[1] === 'user' || m[1] === 'title' || m[1] === 'event';
+    const s = p.toString('latin1', 0, 96);
+    const m = (head = CANON.exec(s));
+    skipped = false;
+    if (!m || m[1] === 'user' || m[1] === 'title') return true;
+    if (m[1] !== 'event') return false;
+    // `event` lines are parsed when they may be a pin, an archive or an interruption. Others
+    // (an importer's `source-record`, a tool's verbatim record: a third of the lines of an
+    // imported Codex session) change nothing the digest holds, like an agent line: skipped by
+    // their head, as long as it names the type.
+    const t = EVENT_TYPE.exec(s.slice(m[0].length));
+    if (t && !DIGEST_EVENTS.has(t[1]!)) {
+      skipped = true;
+      return false;
+    }
+    return true;
   };
   return { onLine, want };
 }
