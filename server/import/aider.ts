@@ -96,7 +96,7 @@ export async function knownProjects(env: NodeJS.ProcessEnv, home: string): Promi
 /**
  * The project of each of our store's project folders. A folder's name is its project's slug, so
  * what its meta line said stays true: kept in a cache (store-projects.json in the store's cache
- * folder), a folder's meta line is read once, not on every import (400 folders: ~80 ms).
+ * folder), a folder's meta line is read once, not on every import (bench/PERFORMANCE.md).
  */
 async function storeProjects(store: string, env: NodeJS.ProcessEnv): Promise<string[]> {
   const cacheFile = join(cachePaths(store, env).dir, 'store-projects.json');

@@ -141,8 +141,8 @@ export interface Source {
 
 /**
  * A store not opened yet: the engine opens it when it first writes or reads a session of ours,
- * so a run with nothing new never loads the store's schemas (zod, ~0.1 s of a run that is
- * otherwise a stat walk).
+ * so a run with nothing new never loads the store's schemas (zod, a large part of a run that
+ * is otherwise a stat walk).
  */
 export interface StoreRef {
   root: string;

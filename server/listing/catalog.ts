@@ -528,7 +528,7 @@ export async function writeIndex(dir: string, entries: IndexEntry[]): Promise<vo
   // Not fsync'd: a cache. The rename makes it whole or absent to any reader; after a power cut
   // it may be the old index or an empty file, which is a miss (checked against each file's size
   // and mtime, or rebuilt as corrupt), never a wrong row. An fsync a folder was the largest part
-  // of a cold listing of a store of many projects (500 folders: ~1.7 of 8 s).
+  // of a cold listing of a store of many projects (bench/PERFORMANCE.md).
   replaceFileSync(file, JSON.stringify(body) + '\n', { mode: 0o600 });
 }
 
