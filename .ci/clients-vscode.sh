@@ -96,6 +96,8 @@ timed "npm run package:vscode" npm run package:vscode
 (cd clients/vscode && npm ls vscode-jsonrpc)
 test -f clients/vscode/levelcode-sessions.vsix
 timed "type check" npm --prefix clients/vscode run typecheck
+# The e2e tests import playwright-core's types from clients/vscode/node_modules (installed above).
+timed "type check (e2e tests)" npx tsc -p tsconfig.e2e.json
 
 # ---------------------------------------------------------------------------------------------
 section "tests: unit, then end to end in code-server"

@@ -198,7 +198,7 @@ describe('the doors: levelcode-sessions handoff and session/handoff', () => {
     const side2 = await startSidecar({ root: s.root, env: { CODEX_HOME: codexHome } });
     const err = await side2.call(P.sessionHandoff, { id: s.id, to: 'codex' }).catch((e) => e);
     expect((err as ResponseError<unknown>).code).toBe(RpcErrorCodes.HandoffFailed);
-    expect((err as ResponseError<{ path: string }>).data.path.startsWith(join(codexHome, 'sessions'))).toBe(true);
+    expect((err as ResponseError<{ path: string }>).data?.path.startsWith(join(codexHome, 'sessions'))).toBe(true);
     expect((err as Error).message).toContain(`cannot write ${codexHome}/sessions/`);
     await side2.stop();
   });

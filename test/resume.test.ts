@@ -26,6 +26,7 @@ import {
 } from '../server/resume/resume.js';
 import { estimateTokens, jsonLength, countForSeq, type TokenCounter } from '../server/resume/tokens.js';
 import { elideToCap } from '../server/store/soft-cap.js';
+import { at } from './helpers/items.js';
 
 // ---------------------------------------------------------------------------------------------
 // Helpers.
@@ -45,7 +46,7 @@ const compact = (briefing: string, coversThrough: number): SessionEvent => ({
 
 /** Numbers events from `start`, one apart unless `seqs` says otherwise. */
 function numbered(events: SessionEvent[], seqs?: number[]): SeqEvent[] {
-  return events.map((event, i) => ({ seq: seqs ? seqs[i] : i, event }));
+  return events.map((event, i) => ({ seq: seqs ? at(seqs, i) : i, event }));
 }
 
 /** The fake tokenizer: one token per '#' in the JSON. Headers, notes and roles cost nothing. */
@@ -421,12 +422,12 @@ describe('honesty lines', () => {
     const line = (e: SessionEvent) => ({ role: 'user', content: honestyLine(e) });
     expect(plan.context.conversation).toStrictEqual([
       { role: 'user', content: 'go' },
-      line(evs[2].event),
-      line(evs[4].event),
+      line(at(evs, 2).event),
+      line(at(evs, 4).event),
       { role: 'user', content: 'again' },
-      line(evs[6].event),
+      line(at(evs, 6).event),
     ]);
-    expect(plan.context.agentMessages).toStrictEqual([m1, line(evs[2].event), line(evs[4].event), line(evs[6].event)]);
+    expect(plan.context.agentMessages).toStrictEqual([m1, line(at(evs, 2).event), line(at(evs, 4).event), line(at(evs, 6).event)]);
     expect(plan.context.notes.map((n) => [n.seq, n.type])).toEqual([
       [2, 'interrupted'],
       [4, 'reload'],
@@ -485,7 +486,7 @@ describe('pieces', () => {
       expect(r.inputTokens).toBeLessThanOrEqual(summary.inputLimit);
       const recount = r.messages.reduce<number>((n, m) => n + estimateTokens(m), estimateTokens(r.instructions));
       expect(r.inputTokens).toBe(recount);
-      expect(r.inputTokens).toBeLessThanOrEqual(summary.pieces[i].inputTokens);
+      expect(r.inputTokens).toBeLessThanOrEqual(at(summary.pieces, i).inputTokens);
       expect(r.piece).toEqual({ index: i, count: summary.calls });
       expect(r.shortened).toBeUndefined();
       const own = i === 0 ? r.messages : r.messages.slice(1);
@@ -502,7 +503,7 @@ describe('pieces', () => {
     expect(summary.pieces.at(-1)!.coversThrough).toBe(summary.coversThrough);
     expect(summary.inputTokens).toBe(summary.pieces.reduce((n, p) => n + p.inputTokens, 0));
     // The briefing so far is cut to maxBriefingTokens, so the next piece still fits.
-    expect(estimateTokens(rs[1].messages[0])).toBeLessThanOrEqual(estimateTokens(briefingMessage('')) + summary.maxBriefingTokens);
+    expect(estimateTokens(at(rs, 1).messages[0])).toBeLessThanOrEqual(estimateTokens(briefingMessage('')) + summary.maxBriefingTokens);
   });
 
   it('shortens a turn larger than a piece: its oldest tool outputs first, and says so', () => {
@@ -521,7 +522,7 @@ describe('pieces', () => {
     ]);
     const plan = expectTier3(planResume(evs, { window: 3_000, keepTurns: 1, summaryWindow: 2_000 }));
     expect(plan.summary.calls).toBe(1);
-    expect(plan.summary.pieces[0].oversized).toBe(true);
+    expect(at(plan.summary.pieces, 0).oversized).toBe(true);
     const r = summaryRequest(plan, 0);
     expect(r.inputTokens).toBeLessThanOrEqual(plan.summary.inputLimit);
     expect(r.shortened).toEqual({ toolOutputs: 2, messages: 0 });
@@ -552,7 +553,7 @@ describe('pieces', () => {
     expect(() => rollingCompact(plan, plan.summary.calls - 1, 'x')).toThrow(RangeError);
     expect(() => summaryRequest(plan, 1)).toThrow(RangeError);
     const ev = rollingCompact(plan, 2, 'FACT ' + 'z'.repeat(40_000));
-    expect(ev).toMatchObject({ kind: 'compact', coversThrough: plan.summary.pieces[2].coversThrough, rolling: true });
+    expect(ev).toMatchObject({ kind: 'compact', coversThrough: at(plan.summary.pieces, 2).coversThrough, rolling: true });
     expect(estimateTokens(briefingMessage(ev.briefing))).toBeLessThanOrEqual(
       estimateTokens(briefingMessage('')) + plan.summary.maxBriefingTokens,
     );
@@ -669,11 +670,11 @@ describe('property: tier-3 cut', () => {
           const tailStart = plan.tailStartSeq ?? Infinity;
           const head = events.filter((e) => e.seq > from && e.seq < tailStart);
           const tail = events.filter((e) => e.seq >= tailStart);
-          if (plan.tailStartSeq !== null) expect(tail[0].event.kind).toBe('user');
+          if (plan.tailStartSeq !== null) expect(at(tail, 0).event.kind).toBe('user');
           if (prior === null) expect(head.length).toBeGreaterThan(0);
           const headIds = new Set(head.flatMap((e) => toolIds(e.event)));
           for (const e of tail) for (const id of toolIds(e.event)) expect(headIds.has(id)).toBe(false);
-          expect(plan.summary.coversThrough).toBe(head.length ? head[head.length - 1].seq : from);
+          expect(plan.summary.coversThrough).toBe(head.length ? at(head, head.length - 1).seq : from);
 
           const applied = applyBriefing(plan, 'b'.repeat(briefingLen));
           const { conversation, agentMessages, estimate } = applied.context;

@@ -9,6 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { projectSlug } from '../../server/store/slug.js';
 import { projectCache } from '../../server/store/cache-dir.js';
 import { cacheFile } from '../../server/search/cache.js';
+import { at } from '../helpers/items.js';
 
 const bin = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'bin', 'levelcode-sessions.js');
 let tmp: string;
@@ -54,7 +55,7 @@ describe('levelcode-sessions CLI', () => {
     const lines = (await readFile(file, 'utf8')).split('\n');
     expect(lines).toHaveLength(2);
     expect(lines[1]).toBe('');
-    const meta = JSON.parse(lines[0]);
+    const meta = JSON.parse(at(lines, 0));
     expect(Object.keys(meta)).toEqual(['kind', 'v', 'id', 'project', 'createdAt', 'title', 'model', 'device']);
     expect(meta).toMatchObject({ kind: 'meta', v: 1, id, project, title: null, model: 'claude-sonnet-4' });
   });
@@ -233,7 +234,7 @@ describe('levelcode-sessions CLI', () => {
     expect(open.code).toBe(1);
     const perms = findings(open).filter((f) => f.kind === 'permissions');
     expect(perms.map((f) => f.path).sort()).toEqual([projectCache(dir, 'index.json'), idx]);
-    expect(perms[0].message).toBe(perms[1].message);
+    expect(at(perms, 0).message).toBe(at(perms, 1).message);
     // A cache an older version kept in the store (here a temp file of one): named, removed by --fix.
     await writeFile(temp, 'half an index');
     const sessionBefore = await readFile(file);

@@ -11,6 +11,7 @@ import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { projectSlug } from '../../server/store/slug.js';
 import { projectCache } from '../../server/store/cache-dir.js';
+import { at } from '../helpers/items.js';
 
 const bin = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'bin', 'levelcode-sessions.js');
 const root = process.getuid?.() === 0;
@@ -198,7 +199,7 @@ describe('commands as gh and rg have them', () => {
   it('new takes the current folder as its project, as every other command does', async () => {
     const s = await store('new');
     const id = s.run(['new']).out.trim();
-    const meta = JSON.parse((await readFile(s.fileOf(id), 'utf8')).split('\n')[0]);
+    const meta = JSON.parse(at((await readFile(s.fileOf(id), 'utf8')).split('\n'), 0));
     expect(meta.project).toBe(s.project);
   });
 
@@ -209,7 +210,7 @@ describe('commands as gh and rg have them', () => {
       .out.split('\n')
       .filter((l) => l.includes(s.a) || l.includes(s.b));
     expect(rows).toHaveLength(2);
-    expect(rows[0].indexOf(rows[0].includes(s.a) ? s.a : s.b)).toBe(rows[1].indexOf(rows[1].includes(s.a) ? s.a : s.b));
+    expect(at(rows, 0).indexOf(at(rows, 0).includes(s.a) ? s.a : s.b)).toBe(at(rows, 1).indexOf(at(rows, 1).includes(s.a) ? s.a : s.b));
     expect(rows.find((l) => l.includes(s.b))).toMatch(/ - {16}\S+$/); // '-' padded to claude-sonnet-4's 15, then the two spaces
   });
 

@@ -10,6 +10,7 @@ import { cases as pi } from './cases/pi.js';
 import { cases as qwen } from './cases/qwen.js';
 import { cases as cont } from './cases/continue.js';
 import { cases as copilot } from './cases/copilot-cli.js';
+import { at } from '../helpers/items.js';
 
 const bin = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'bin', 'levelcode-sessions.js');
 let tmp: string;
@@ -47,7 +48,7 @@ beforeAll(async () => {
   home = join(tmp, 'home');
   await mkdir(home, { recursive: true });
   // Each case lays its tool's data folder out under the folder given: ~/.pi/agent, ~/.qwen, ...
-  for (const c of [pi[0], qwen[0], cont[0], copilot[0]]) await c.setup(home);
+  for (const c of [at(pi, 0), at(qwen, 0), at(cont, 0), at(copilot, 0)]) await c.setup(home);
 });
 afterAll(async () => {
   await rm(tmp, { recursive: true, force: true });

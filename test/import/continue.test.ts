@@ -11,6 +11,7 @@ import { textOf } from '../../server/format/events.js';
 import { runImport } from '../../server/import/engine.js';
 import { continueDev } from '../../server/import/continue.js';
 import { cases, compactedRoot } from './cases/continue.js';
+import { at } from '../helpers/items.js';
 
 const dirs: string[] = [];
 afterAll(async () => {
@@ -23,7 +24,7 @@ describe('continue: a document rewritten by a compaction', () => {
     dirs.push(base);
     const store = new SessionStore({ root: join(base, 'store'), agent: 'test' });
     const ledger = join(base, 'ledger.json');
-    const from = await cases[0].setup(join(base, 'src'));
+    const from = await at(cases, 0).setup(join(base, 'src'));
     await runImport(store, [{ importer: continueDev, roots: [from] }], { ledger });
     await compactedRoot(join(base, 'src'));
     const second = await runImport(store, [{ importer: continueDev, roots: [from] }], { ledger });
@@ -35,7 +36,7 @@ describe('continue: a document rewritten by a compaction', () => {
       if ((r.meta.source as { id: string }).id === 'dd471311-99d9-4e6e-a5e6-1c7f2f2505bd') main.push(r.events.map((x) => x.event));
     }
     expect(main).toHaveLength(1);
-    const events = main[0];
+    const events = at(main, 0);
     const users = events.filter((e) => e.kind === 'user').map((e) => textOf((e as { content: unknown }).content));
     expect(users).toEqual([
       'Please run a TOOL: print a word in the terminal.',
@@ -57,7 +58,7 @@ describe('continue: a session missing from sessions.json', () => {
     dirs.push(base);
     const store = new SessionStore({ root: join(base, 'store'), agent: 'test' });
     const ledger = join(base, 'ledger.json');
-    const from = await cases[0].setup(join(base, 'src'));
+    const from = await at(cases, 0).setup(join(base, 'src'));
     const sessions = join(from, 'sessions');
     await remove(join(sessions, 'sessions.json'));
     const file = join(sessions, 'dd471311-99d9-4e6e-a5e6-1c7f2f2505bd.json');

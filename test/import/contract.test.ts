@@ -21,6 +21,7 @@ import type { ContractCase, ExpectedSession } from './case.js';
 import { renderMarkdown } from '../../server/export/export.js';
 import { blocks } from '../../server/format/content.js';
 import { SEPARATOR } from '../../server/export/markdown.js';
+import { at } from '../helpers/items.js';
 
 const casesDir = fileURLToPath(new URL('./cases/', import.meta.url));
 const all: ContractCase[] = [];
@@ -87,7 +88,7 @@ function find(got: Ours[], exp: ExpectedSession, tool: string): Ours {
     hit.map((s) => s.source.id),
     `one session of ${tool} ${exp.id}${exp.variant ? ` (${exp.variant})` : ''}`,
   ).toEqual([exp.id]);
-  return hit[0];
+  return at(hit, 0);
 }
 
 /** tool_use/tool_result (or call/output) pairs: ids mentioned by two events or more. */
@@ -266,7 +267,7 @@ describe.each(all.map((c) => [c.name, c] as const))('import contract: %s', (_nam
     if (files.length === 0) return expect(c.tool).not.toBe('claude-code'); // whole-file JSON sources: their own cases
     await run(w, importer, from);
     // The file of a session that was imported (an empty file of the tool makes none).
-    const target = (await ours(w))[0].source.path;
+    const target = at(await ours(w), 0).source.path;
     // The tool writes whole lines: one that ends without its newline has been finished by it.
     if (!(await readFile(target, 'utf8')).endsWith('\n')) {
       await appendFile(target, '\n');
@@ -286,7 +287,8 @@ describe.each(all.map((c) => [c.name, c] as const))('import contract: %s', (_nam
     const after = await ours(w);
     const added = after.flatMap((s) => s.events).filter((e) => JSON.stringify((e as { raw?: unknown }).raw) === line);
     expect(added.length, 'the unknown record held once, verbatim').toBe(1);
-    const payload = (added[0] as { raw: { payload: Record<string, unknown> } }).raw.payload;
+    const held = added[0] as { raw?: { payload: Record<string, unknown> } };
+    const payload = held.raw!.payload;
     expect(Object.hasOwn(payload, '__proto__')).toBe(true);
     expect(Object.getPrototypeOf(payload)).toBe(Object.prototype);
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();

@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { gemini } from '../../server/import/gemini.js';
 import { cases, firstJson, LOG061 } from './cases/gemini.js';
+import { at, nonEmpty } from '../helpers/items.js';
 import { bare, checkCase, readAll, title, turns, userTexts } from './helpers.js';
 
 let dir: string;
@@ -29,8 +30,8 @@ describe('gemini contract cases', () => {
       }
       if (c.earlier) {
         const before = await readAll(gemini, await c.earlier(await mkdtemp(join(dir, 'earlier-'))));
-        const full = bare(sessions[0].events);
-        const early = bare(before[0].events);
+        const full = bare(at(sessions, 0).events);
+        const early = bare(at(before, 0).events);
         expect(early.length).toBeLessThan(full.length);
         expect(full.slice(0, early.length)).toEqual(early);
       }
@@ -49,11 +50,11 @@ describe('gemini JSONL replay', () => {
   it('reading the log cut at every line gives the earlier events as a prefix (the last may still be completing)', async () => {
     const { file, text } = await realLog();
     const lines = text.split('\n').filter(Boolean);
-    const full = bare((await gemini.read(await sourceOf(file)))[0].events);
+    const full = bare(at(await gemini.read(await sourceOf(file)), 0).events);
     for (let n = 1; n < lines.length; n++) {
       await writeFile(file, lines.slice(0, n).join('\n') + '\n');
       const got = await gemini.read(await sourceOf(file));
-      const events = got.length ? bare(got[0].events) : [];
+      const events = got.length ? bare(at(got, 0).events) : [];
       const settled = events.slice(0, -1);
       expect(full.slice(0, settled.length), `after ${n} lines`).toEqual(settled);
     }
@@ -61,27 +62,27 @@ describe('gemini JSONL replay', () => {
 
   it('a record written twice as it completes is one event, replaced in place; its results one more', async () => {
     const { file } = await realLog();
-    const [s] = await gemini.read(await sourceOf(file));
+    const [s] = nonEmpty(await gemini.read(await sourceOf(file)));
     // Each message id maps once: one event, or a call and its results (two events, one record).
     const raws = [...new Set(s.events.map((e) => e.raw).filter((r) => (r as { id?: string })?.id))];
     const ids = raws.map((r) => (r as { id: string }).id);
     expect(new Set(ids).size).toBe(ids.length);
     const i = s.events.findIndex((e) => e.kind === 'agent');
-    const [call, result] = [s.events[i], s.events[i + 1]];
+    const [call, result] = [at(s.events, i), at(s.events, i + 1)];
     expect((call.raw as { toolCalls?: unknown[] }).toolCalls).toHaveLength(1);
     expect(result.raw).toBe(call.raw);
     expect((call.messages as { role: string }[]).map((m) => m.role)).toEqual(['assistant']);
-    expect((result.messages as { role: string; content: { type: string }[] }[]).map((m) => [m.role, m.content[0].type])).toEqual([
+    expect((result.messages as { role: string; content: { type: string }[] }[]).map((m) => [m.role, m.content[0]?.type])).toEqual([
       ['user', 'tool_result'],
     ]);
   });
 
   it('the compression becomes a compact event whose briefing is the snapshot, covering the events before it', async () => {
     const { file } = await realLog();
-    const [s] = await gemini.read(await sourceOf(file));
+    const [s] = nonEmpty(await gemini.read(await sourceOf(file)));
     const i = s.events.findIndex((e) => e.kind === 'compact');
-    expect(s.events[i].briefing).toContain('<state_snapshot>');
-    expect(s.events[i].coversThrough).toBe(i - 1);
+    expect(at(s.events, i).briefing).toContain('<state_snapshot>');
+    expect(at(s.events, i).coversThrough).toBe(i - 1);
     // The turns before it stay: the transcript is never replaced.
     expect(userTexts(s.events.slice(0, i))).toEqual([
       'Create notes.txt containing hello, please.',
@@ -91,9 +92,9 @@ describe('gemini JSONL replay', () => {
 
   it('a torn last line is a problem, not a throw, and the events before it stand', async () => {
     const { file, text } = await realLog();
-    const before = bare((await gemini.read(await sourceOf(file)))[0].events);
+    const before = bare(at(await gemini.read(await sourceOf(file)), 0).events);
     await writeFile(file, text + '{"id":"x","type":"user","content":[{"text":"half');
-    const [s] = await gemini.read(await sourceOf(file));
+    const [s] = nonEmpty(await gemini.read(await sourceOf(file)));
     expect(bare(s.events)).toEqual(before);
     expect(s.problems).toHaveLength(1);
     expect(s.problems[0]).toMatch(/torn last line/);
@@ -104,7 +105,7 @@ describe('gemini JSONL replay', () => {
     const lines = text.split('\n');
     lines.splice(3, 0, 'not json at all');
     await writeFile(file, lines.join('\n'));
-    const [s] = await gemini.read(await sourceOf(file));
+    const [s] = nonEmpty(await gemini.read(await sourceOf(file)));
     expect(s.problems[0]).toMatch(/Line 4 is not JSON/);
     expect(s.events.some((e) => e.type === 'source-record' && e.unparsed === true && e.raw === 'not json at all')).toBe(true);
   });
@@ -120,7 +121,7 @@ describe('gemini JSONL replay', () => {
       { id: 'u3', timestamp: '2026-01-01T10:00:05.000Z', type: 'user', content: [{ text: 'second, again' }] },
       { $set: { summary: 'A rewound chat' } },
     ]);
-    const [s] = await gemini.read(await sourceOf(file));
+    const [s] = nonEmpty(await gemini.read(await sourceOf(file)));
     expect(userTexts(s.events)).toEqual(['first', 'second, again']);
     const rewind = s.events.find((e) => e.type === 'rewind')!;
     expect((rewind.dropped as { id: string }[]).map((d) => d.id)).toEqual(['u2', 'g2']);
@@ -137,7 +138,7 @@ describe('gemini JSONL replay', () => {
       ),
       { id: 'g1', timestamp: '2026-01-01T10:00:02.000Z', type: 'gemini', content: 'hello' },
     ]);
-    const [s] = await gemini.read(await sourceOf(file));
+    const [s] = nonEmpty(await gemini.read(await sourceOf(file)));
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
     expect(Object.getPrototypeOf(s)).toBe(Object.prototype);
     expect(turns(s.events)).toBe(1);
@@ -154,7 +155,7 @@ describe('gemini JSONL replay', () => {
       { id: 'x1', timestamp: '2026-01-01T10:00:02.000Z', type: 'brand_new_kind', payload: [1, 2] },
       { $future: true },
     ]);
-    const [s] = await gemini.read(await sourceOf(file));
+    const [s] = nonEmpty(await gemini.read(await sourceOf(file)));
     const kept = s.events.filter((e) => e.type === 'source-record').map((e) => e.raw);
     expect(kept).toEqual([{ id: 'x1', timestamp: '2026-01-01T10:00:02.000Z', type: 'brand_new_kind', payload: [1, 2] }, { $future: true }]);
   });
@@ -174,41 +175,41 @@ describe('gemini whole-file JSON and discovery', () => {
     const root = join(dir, '.gemini');
     await cp('test/fixtures/import/gemini/real/v0.20.2', root, { recursive: true });
     const { path, doc } = await firstJson(root);
-    const full = bare((await gemini.read(await sourceOf(path)))[0].events);
+    const full = bare(at(await gemini.read(await sourceOf(path)), 0).events);
     for (let n = 1; n < doc.messages.length; n++) {
       await writeFile(path, JSON.stringify({ ...doc, messages: doc.messages.slice(0, n) }, null, 2));
-      const early = bare((await gemini.read(await sourceOf(path)))[0].events);
+      const early = bare(at(await gemini.read(await sourceOf(path)), 0).events);
       expect(full.slice(0, early.length)).toEqual(early);
     }
     // Torn while Gemini CLI writes it: a problem, no events, never a throw.
     await writeFile(path, JSON.stringify(doc, null, 2).slice(0, 300));
-    const [torn] = await gemini.read(await sourceOf(path));
+    const [torn] = nonEmpty(await gemini.read(await sourceOf(path)));
     expect(torn.source.id).toBe('f5e51530-b864-432f-89d6-cb61a2931028');
     expect(torn.events).toEqual([]);
     expect(torn.problems[0]).toMatch(/not complete JSON/);
   });
 
   it('the project of a hash-named folder is the folder whose sha256 the session names', async () => {
-    const [s] = await readAll(gemini, await cases[0].setup(dir));
+    const [s] = nonEmpty(await readAll(gemini, await at(cases, 0).setup(dir)));
     expect(s.source.project).toBe('/tmp/levelcode-gemini-fixture/v0.20.2/project');
   });
 
   it('a migrated hash folder and a .json converted to .jsonl give one session, read from the .jsonl', async () => {
-    const files = await gemini.discover(await cases[2].setup(dir));
+    const files = await gemini.discover(await at(cases, 2).setup(dir));
     expect(files.map((f) => f.path.slice(f.path.lastIndexOf('/tmp/')))).toEqual([
       '/tmp/project/chats/session-2026-12-02T08-04-f5e51530.jsonl',
     ]);
   });
 
   it('one session file given as --from is read alone; a missing root throws', async () => {
-    const root = await cases[1].setup(dir);
+    const root = await at(cases, 1).setup(dir);
     const one = join(root, 'tmp/project/chats', LOG061);
     expect((await gemini.discover(one)).map((f) => f.path)).toEqual([one]);
     await expect(gemini.discover(join(dir, 'nope'))).rejects.toThrow(/ENOENT/);
   });
 
   it('an unreadable chats folder is an error, not an empty list', async () => {
-    const root = await cases[1].setup(dir);
+    const root = await at(cases, 1).setup(dir);
     const chats = join(root, 'tmp/project/chats');
     await chmod(chats, 0o000);
     try {
@@ -241,6 +242,5 @@ describe('gemini whole-file JSON and discovery', () => {
 });
 
 async function sourceOf(path: string) {
-  const [f] = await gemini.discover(path);
-  return f;
+  return at(await gemini.discover(path), 0, `discover(${path})`);
 }

@@ -29,7 +29,7 @@ export async function codexLayout(dir: string, files: { file: string; as?: strin
   for (const { file, as } of files) {
     const name = as ?? basename(file);
     const m = /rollout-(\d{4})-(\d{2})-(\d{2})/.exec(name);
-    const folder = archived ? join(root, 'archived_sessions') : join(root, 'sessions', ...(m ? [m[1], m[2], m[3]] : ['2026', '01', '01']));
+    const folder = archived ? join(root, 'archived_sessions') : join(root, 'sessions', ...(m ? m.slice(1, 4) : ['2026', '01', '01']));
     await mkdir(folder, { recursive: true });
     await cp(join(FIXTURES, 'codex', file), join(folder, name));
   }

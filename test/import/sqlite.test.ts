@@ -15,6 +15,7 @@ import { opencode } from '../../server/import/opencode.js';
 import { zed } from '../../server/import/zed.js';
 import { FIXTURES } from './layout.js';
 import { readAll, turns } from './helpers.js';
+import { nonEmpty } from '../helpers/items.js';
 
 type Db = { exec(s: string): void; prepare(s: string): { run(...a: unknown[]): unknown }; pragma(s: string): unknown; close(): void };
 const Database = createRequire(import.meta.url)('better-sqlite3') as new (p: string) => Db;
@@ -73,7 +74,7 @@ describe('SQLite sources', () => {
       const mainBytes = await sha(db);
       writer.exec('BEGIN IMMEDIATE');
       addPrompt(writer, SES, 2, 'not yet committed');
-      const [file] = await opencode.discover(root);
+      const [file] = nonEmpty(await opencode.discover(root));
       expect(file.parts).toEqual([`${db}-wal`]);
       const during = (await opencode.read(file)).find((s) => s.source.id === SES)!;
       expect(during.problems).toEqual([]);
@@ -81,7 +82,7 @@ describe('SQLite sources', () => {
       expect(texts).toContain('committed while the tool runs');
       expect(texts).not.toContain('not yet committed');
       writer.exec('COMMIT');
-      const [after] = await opencode.discover(root);
+      const [after] = nonEmpty(await opencode.discover(root));
       expect(after.size).toBeGreaterThan(file.size);
       const grown = (await opencode.read(after)).find((s) => s.source.id === SES)!;
       expect(turns(grown.events)).toBe(turns(during.events) + 1);

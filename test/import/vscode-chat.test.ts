@@ -12,6 +12,7 @@ import { vscodeChat } from '../../server/import/vscode-chat.js';
 import { countUnknownKinds, type UnknownKind } from '../../server/import/engine.js';
 import { cases, REAL_SESSIONS } from './cases/vscode.js';
 import { bare, checkCase, readAll, title, toolPairs, turns, userTexts } from './helpers.js';
+import { at, nonEmpty } from '../helpers/items.js';
 
 let dir: string;
 beforeEach(async () => {
@@ -33,17 +34,17 @@ describe('vscode contract cases', () => {
   it('the real log: VS Code stored a pending request, then its result, then pushed its parts', async () => {
     expect(REAL_SESSIONS.reduce((n, s) => n + s.requests, 0)).toBeGreaterThanOrEqual(4);
     expect(REAL_SESSIONS.some((s) => s.tools > 0)).toBe(true);
-    const sessions = await readAll(vscodeChat, await cases[0].setup(dir));
+    const sessions = await readAll(vscodeChat, await at(cases, 0).setup(dir));
     const withTool = sessions.find((s) => toolPairs(s.events) > 0)!;
     // One answer, an event a turn of the exchange: text and call, the result, the text after it.
     const agents = withTool.events.filter((e) => e.kind === 'agent');
     expect(agents).toHaveLength(3);
-    for (const a of agents) expect(a.raw).toBe(agents[0].raw);
+    for (const a of agents) expect(a.raw).toBe(at(agents, 0).raw);
     const blocks = agents.flatMap((a) =>
       (a.messages as { content: { type: string; text?: string; content?: string }[] }[]).flatMap((m) => m.content),
     );
     expect(blocks.map((b) => b.type)).toEqual(['text', 'tool_use', 'tool_result', 'text']);
-    expect(blocks[2].content).toBe('README.md\nnotes.txt');
+    expect(at(blocks, 2).content).toBe('README.md\nnotes.txt');
     // code-server keeps no workspace.json: the chat is filed under home, and says so.
     expect(withTool.source.project).toBe(homedir());
     expect(withTool.problems[0]).toMatch(/no workspace\.json/);
@@ -109,45 +110,44 @@ async function writeOps(ops: unknown[], name = 'sess-ops.jsonl', tail = '\n'): P
 }
 
 async function read(file: string) {
-  const [f] = await vscodeChat.discover(file);
-  return vscodeChat.read(f);
+  return vscodeChat.read(at(await vscodeChat.discover(file), 0, `discover(${file})`));
 }
 
 describe('vscode op-log replay', () => {
   it('replays every kind: snapshot, set, push with and without truncation, delete', async () => {
-    const [s] = await read(await writeOps(opLog()));
+    const [s] = nonEmpty(await read(await writeOps(opLog())));
     expect(s.source).toMatchObject({ tool: 'vscode', id: 'sess-ops', project: '/work/proj' });
     expect(s.problems).toEqual([]);
     expect(s.createdAt).toBe(new Date(T0).toISOString());
     expect(s.model).toBe('copilot/gpt-test');
     expect(s.events.map((e) => e.kind)).toEqual(['user', 'assistant', 'title', 'user', 'agent', 'agent', 'agent']);
-    expect(s.events[1].content).toEqual([
+    expect(at(s.events, 1).content).toEqual([
       { type: 'text', text: 'General ' },
       { type: 'text', text: 'Kenobi.' },
     ]);
     expect(title(s.events)).toBe('Greetings');
     expect(toolPairs(s.events)).toBe(1);
-    expect(Object.hasOwn(s.events[3].raw as object, 'pendingFlag')).toBe(false);
+    expect(Object.hasOwn(at(s.events, 3).raw as object, 'pendingFlag')).toBe(false);
     const blocks = s.events.slice(4).flatMap((e) => (e.messages as { content: Record<string, unknown>[] }[]).flatMap((m) => m.content));
     expect(blocks.find((b) => b.type === 'tool_use')).toMatchObject({ id: 'call-1', name: 'listFiles', input: { folder: '.' } });
   });
 
   it('a log read at every line gives the earlier events as a prefix; a pending request maps to its user message only', async () => {
     const ops = opLog();
-    const full = bare((await read(await writeOps(ops)))[0].events);
+    const full = bare(at(await read(await writeOps(ops)), 0).events);
     for (let n = 1; n <= ops.length; n++) {
       const got = await read(await writeOps(ops.slice(0, n)));
-      const events = got.length ? bare(got[0].events) : [];
+      const events = got.length ? bare(at(got, 0).events) : [];
       expect(full.slice(0, events.length), `after ${n} ops`).toEqual(events);
     }
     const pending = await read(await writeOps(ops.slice(0, 7)));
-    expect(pending[0].events.map((e) => e.kind)).toEqual(['user']);
+    expect(at(pending, 0).events.map((e) => e.kind)).toEqual(['user']);
   });
 
   it('inputState keystrokes change nothing mapped', async () => {
     const ops = opLog();
     const quiet = ops.filter((o) => !(Array.isArray(o.k) && o.k[0] === 'inputState'));
-    expect(bare((await read(await writeOps(ops)))[0].events)).toEqual(bare((await read(await writeOps(quiet)))[0].events));
+    expect(bare(at(await read(await writeOps(ops)), 0).events)).toEqual(bare(at(await read(await writeOps(quiet)), 0).events));
   });
 
   it('a reset in place (a new snapshot, fewer requests) maps the new state, whose first turn differs', async () => {
@@ -163,15 +163,15 @@ describe('vscode op-log replay', () => {
         },
       },
     ];
-    const [s] = await read(await writeOps(ops));
+    const [s] = nonEmpty(await read(await writeOps(ops)));
     expect(userTexts(s.events)).toEqual(['Fresh start']);
     expect(s.createdAt).toBe(new Date(T0 + 600_000).toISOString());
   });
 
   it('a half-written last line is skipped and reported; the events before it stand', async () => {
     const ops = opLog();
-    const before = bare((await read(await writeOps(ops)))[0].events);
-    const [s] = await read(await writeOps(ops, 'sess-ops.jsonl', '\n{"kind":2,"k":["requests"],"v":[{"requestId":"half'));
+    const before = bare(at(await read(await writeOps(ops)), 0).events);
+    const [s] = nonEmpty(await read(await writeOps(ops, 'sess-ops.jsonl', '\n{"kind":2,"k":["requests"],"v":[{"requestId":"half')));
     expect(bare(s.events)).toEqual(before);
     expect(s.problems).toEqual([
       `Line ${ops.length + 1} is a torn last line (VS Code may still be writing it); it is read again next time.`,
@@ -186,7 +186,7 @@ describe('vscode op-log replay', () => {
       { kind: 9, k: ['a'] },
       { kind: 1, k: [] },
     ];
-    const [s] = await read(await writeOps(ops));
+    const [s] = nonEmpty(await read(await writeOps(ops)));
     expect(turns(s.events)).toBe(2);
     expect(s.problems).toEqual(['4 changes in the log did not fit the session; they are kept as records of their own.']);
     const kept = s.events.filter((e) => e.type === 'source-record');
@@ -207,12 +207,12 @@ describe('vscode op-log replay', () => {
       { kind: 2, k: ['constructor', 'prototype', 'polluted'], v: ['x'] },
       JSON.parse('{"kind":1,"k":["requests",1,"message","__proto__"],"v":{"polluted":"msg"}}'),
     ];
-    const [s] = await read(await writeOps(ops));
+    const [s] = nonEmpty(await read(await writeOps(ops)));
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
     expect(Object.prototype).not.toHaveProperty('polluted');
     // A request's own `__proto__` key is data, carried with the rest of the request on the answer.
-    expect(Object.getPrototypeOf(s.events[0].raw)).toBe(Object.prototype);
-    const raw = s.events[1].raw as Record<string, unknown>;
+    expect(Object.getPrototypeOf(at(s.events, 0).raw)).toBe(Object.prototype);
+    const raw = at(s.events, 1).raw as Record<string, unknown>;
     expect(Object.getPrototypeOf(raw)).toBe(Object.prototype);
     expect(Object.getOwnPropertyDescriptor(raw, '__proto__')?.value).toEqual({ polluted: 'own' });
     expect(turns(s.events)).toBe(2);
@@ -230,12 +230,12 @@ describe('vscode op-log replay', () => {
     await mkdir(join(ws, 'chatSessions'), { recursive: true });
     await writeFile(join(ws, 'workspace.json'), JSON.stringify({ workspace: 'file:///work/multi/app.code-workspace' }));
     await writeFile(join(ws, 'chatSessions/v3.json'), JSON.stringify(doc));
-    const [s] = await readAll(vscodeChat, dir);
+    const [s] = nonEmpty(await readAll(vscodeChat, dir));
     expect(s.source.project).toBe('/work/multi');
     expect(s.events.map((e) => e.kind)).toEqual(['user', 'assistant', 'title']);
     // A torn document is a problem, not a throw.
     await writeFile(join(ws, 'chatSessions/v3.json'), JSON.stringify(doc).slice(0, 40));
-    const [torn] = await readAll(vscodeChat, dir);
+    const [torn] = nonEmpty(await readAll(vscodeChat, dir));
     expect(torn.problems[0]).toMatch(/not complete JSON/);
   });
 });

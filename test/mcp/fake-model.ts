@@ -172,11 +172,11 @@ function openai(
   const tools = (Array.isArray(b.tools) ? b.tools : []) as Record<string, unknown>[];
   // Codex offers an MCP server's tools as one namespace tool ({type: 'namespace', name, tools});
   // a call of one of them names the tool and its namespace.
-  const names = tools.flatMap((t) =>
+  const names = tools.flatMap((t): { full: string; name: string; namespace?: string }[] =>
     t.type === 'namespace' && Array.isArray(t.tools)
       ? (t.tools as { name: string }[]).map((x) => ({ full: `${String(t.name)}__${x.name}`, name: x.name, namespace: String(t.name) }))
       : typeof t.name === 'string'
-        ? [{ full: t.name, name: t.name, namespace: undefined }]
+        ? [{ full: t.name, name: t.name }]
         : [],
   );
   const tool = names.find((n) => n.full.endsWith(o.toolSuffix));

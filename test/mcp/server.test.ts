@@ -377,8 +377,9 @@ describe('resources', () => {
     expect(resources.map((r) => r.uri)).toContain(`levelcode-session://${decided}`);
     expect(resources.find((r) => r.uri === `levelcode-session://${decided}`)!.name).toBe('Refund retries');
     const { contents } = await mcp.client.readResource({ uri: `levelcode-session://${decided}` });
-    expect(contents[0]!.mimeType).toBe('text/markdown');
-    expect(String(contents[0]!.text)).toContain(`### Assistant (claude-test) · 2026-07-01 10:00 UTC · ${decided}#1`);
+    const page = contents[0]!;
+    expect(page.mimeType).toBe('text/markdown');
+    expect('text' in page ? page.text : page.blob).toContain(`### Assistant (claude-test) · 2026-07-01 10:00 UTC · ${decided}#1`);
   });
 
   it('an unknown session resource is an error', async () => {

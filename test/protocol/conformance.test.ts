@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { ERROR_CODES } from '../../server/rpc/errors.js';
 import { ALL_MESSAGES } from '../../server/rpc/protocol.js';
 import { REPO, Sidecar, cleanup, startSidecar, workspace } from '../helpers/sidecar.js';
+import { at } from '../helpers/items.js';
 
 const doc = readFileSync(join(REPO, 'protocol.md'), 'utf8');
 const section = (title: string) => {
@@ -79,12 +80,12 @@ describe('protocol.md tells the truth', () => {
   });
 
   it('its feature table is what initialize advertises, and every advertised method answers', async () => {
-    const table = rows(doc.slice(doc.indexOf('| feature | meaning |')), '| feature | meaning |').map(([f]) => f.replace(/`/g, ''));
+    const table = rows(doc.slice(doc.indexOf('| feature | meaning |')), '| feature | meaning |').map((r) => at(r, 0).replace(/`/g, ''));
     const { root } = workspace();
     const s = await startSidecar({ root });
     const features: string[] = s.initializeResult.capabilities.experimental.levelcodeSessions.features;
     expect([...features].sort()).toEqual([...table].sort());
-    const example = /"features": (\[[^\]]*\])/.exec(section('Lifecycle'))![1];
+    const example = at(/"features": (\[[^\]]*\])/.exec(section('Lifecycle')) ?? [], 1, 'the features example');
     expect([...JSON.parse(example)].sort()).toEqual([...features].sort());
     // reindex is advertised because it exists.
     expect(await s.conn.sendRequest('session/reindex', {})).toBeDefined();

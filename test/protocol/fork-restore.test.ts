@@ -9,6 +9,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { cleanup, fileOf, sessionWith, startSidecar, workspace } from '../helpers/sidecar.js';
 import { RpcErrorCodes } from '../../server/rpc/errors.js';
 import * as P from '../../server/rpc/protocol.js';
+import { at } from '../helpers/items.js';
 
 afterEach(cleanup);
 
@@ -42,7 +43,7 @@ describe('session/fork atTurn', () => {
     const copy = (await s.call(P.sessionRead, { id: f.id, from: 0 })).events;
     expect(copy.slice(0, 8)).toEqual(orig.slice(0, 8));
     expect(copy).toHaveLength(9);
-    expect(copy[8].event).toMatchObject({ kind: 'event', type: 'forked', from: id, throughSeq: 7, atTurn: 2 });
+    expect(at(copy, 8).event).toMatchObject({ kind: 'event', type: 'forked', from: id, throughSeq: 7, atTurn: 2 });
     // Every tool_use of the fork has its tool_result.
     const uses = JSON.stringify(copy).match(/"tool_use","id":"(t\d)"/g)?.length;
     const results = JSON.stringify(copy).match(/"tool_use_id":"t\d"/g)?.length;

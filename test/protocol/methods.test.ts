@@ -11,6 +11,7 @@ import * as P from '../../server/rpc/protocol.js';
 
 import { SESSION_ID_RE } from '../../server/format/events.js';
 import { projectCache } from '../../server/store/cache-dir.js';
+import { at, nonEmpty } from '../helpers/items.js';
 
 afterEach(cleanup);
 
@@ -27,7 +28,7 @@ describe('session/new', () => {
     const r = await s.call(P.sessionNew, { project: project + '/.', model: 'm1' });
     expect(r.id).toMatch(SESSION_ID_RE);
     expect(r.project).toBe(project);
-    const meta = JSON.parse(readFileSync(fileOf(root, r.id), 'utf8').split('\n')[0]);
+    const meta = JSON.parse(at(readFileSync(fileOf(root, r.id), 'utf8').split('\n'), 0));
     expect(meta).toMatchObject({ kind: 'meta', id: r.id, project, model: 'm1', title: null });
     expect(await s.editor.didChange.waitFor((c) => c.id === r.id)).toEqual({ id: r.id, project, change: 'created' });
     await s.stop();
@@ -55,7 +56,7 @@ describe('session/append', () => {
     // The reply came after the write: the bytes are in the file now.
     const lines = readFileSync(fileOf(root, id), 'utf8').trimEnd().split('\n');
     expect(lines).toHaveLength(4);
-    expect(JSON.parse(lines[3])).toMatchObject({ kind: 'event', type: 'checkpoint', n: 1 });
+    expect(JSON.parse(at(lines, 3))).toMatchObject({ kind: 'event', type: 'checkpoint', n: 1 });
     await s.stop();
   });
 
@@ -111,7 +112,7 @@ describe('session/list', () => {
     const both = await s.call(P.sessionList, { project, all: true });
     expect(both.sessions.map((x) => x.id).sort()).toEqual([...ids, elsewhere].sort());
     expect(full.sessions.map((x) => x.id)).toHaveLength(5);
-    expect(full.sessions[0].id).toBe(ids[0]);
+    expect(at(full.sessions, 0).id).toBe(ids[0]);
     expect(full.nextCursor).toBeUndefined();
     const sorted = [...full.sessions].sort((a, b) =>
       a.updatedAt === b.updatedAt ? (a.id < b.id ? 1 : -1) : a.updatedAt < b.updatedAt ? 1 : -1,
@@ -153,8 +154,8 @@ describe('session/read', () => {
     expect(tail.events.map((e) => e.seq)).toEqual([7, 8, 9, 10]);
     expect(tail.totalEvents).toBe(11);
     expect(tail.meta.id).toBe(id);
-    expect(tail.events[1].event).toMatchObject({ kind: 'user', content: 'u8' });
-    expect(tail.events[3].event).toMatchObject({ kind: 'title', title: 'u0', source: 'fallback' });
+    expect(at(tail.events, 1).event).toMatchObject({ kind: 'user', content: 'u8' });
+    expect(at(tail.events, 3).event).toMatchObject({ kind: 'title', title: 'u0', source: 'fallback' });
     const range = await s.call(P.sessionRead, { id, from: 2, to: 4 });
     expect(range.events.map((e) => e.seq)).toEqual([2, 3, 4]);
     const dflt = await s.call(P.sessionRead, { id });
@@ -261,7 +262,7 @@ describe('session/search', () => {
     expect(all.hits.map((h) => h.sessionId).sort()).toEqual([a, c].sort());
     const mine = await s.call(P.sessionSearch, { query: 'idempotency', project });
     expect(mine.hits.map((h) => h.sessionId)).toEqual([a]);
-    expect(mine.hits[0].snippet).toContain('idempotency');
+    expect(at(mine.hits, 0).snippet).toContain('idempotency');
     expect((await s.error('session/search', { query: '' })).code).toBe(RpcErrorCodes.InvalidParams);
     await s.stop();
   });
@@ -316,7 +317,7 @@ describe('session/seal', () => {
     const s = await startSidecar({
       root,
       callbacks: ['title'],
-      editor: { title: (p) => ({ title: `"Fix ${p.messages[0].text} flow."` }) },
+      editor: { title: (p) => ({ title: `"Fix ${at(p.messages, 0).text} flow."` }) },
     });
     const id = await sessionWith(s, project, [USER('refund'), ASSISTANT('ok')]);
     const r = await s.call(P.sessionSeal, { id });
@@ -387,7 +388,7 @@ describe('session/fork', () => {
     const s = await startSidecar({ root });
     const id = await sessionWith(s, project, [USER('from the future')]);
     const file = fileOf(root, id);
-    const [metaLine, ...rest] = readFileSync(file, 'utf8').split('\n');
+    const [metaLine, ...rest] = nonEmpty(readFileSync(file, 'utf8').split('\n'));
     writeFileSync(file, [JSON.stringify({ ...JSON.parse(metaLine), v: 2, futureField: { kept: true } }), ...rest].join('\n'));
     const before = (await s.call(P.sessionList, { project })).sessions.length;
     const e = await s.error('session/fork', { id });
@@ -408,7 +409,7 @@ describe('session/fork', () => {
     const orig = (await s.call(P.sessionRead, { id })).events;
     const copy = (await s.call(P.sessionRead, { id: f.id })).events;
     expect(copy.slice(0, 3)).toEqual(orig);
-    expect(copy[3].event).toMatchObject({ kind: 'event', type: 'forked', from: id, throughSeq: 2 });
+    expect(at(copy, 3).event).toMatchObject({ kind: 'event', type: 'forked', from: id, throughSeq: 2 });
     expect(existsSync(fileOf(root, f.id) + '.lock')).toBe(true);
     expect((await s.error('session/fork', { id: '2020-01-01T00-00-00-zzzz' })).code).toBe(RpcErrorCodes.UnknownSession);
     await s.stop();

@@ -24,6 +24,7 @@ import { RpcErrorCodes } from '../../server/rpc/errors.js';
 import * as P from '../../server/rpc/protocol.js';
 import { BRIEFING_HEADER, TIER3_NOTE } from '../../server/resume/resume.js';
 import { estimateTokens } from '../../server/resume/tokens.js';
+import { at } from '../helpers/items.js';
 
 afterEach(cleanup);
 
@@ -47,7 +48,7 @@ const inputOf = (p: { messages: unknown[]; instructions: string }) =>
 
 /** The fake model: refuses a request over `window`; else the "FACT:" lines it was sent. */
 function model(window = WINDOW) {
-  return (p: Summarize) => {
+  return (p: Omit<Summarize, 'id'>) => {
     const n = inputOf(p);
     if (n > window) throw new ResponseError(-32603, `input of ${n} tokens exceeds the model's window of ${window}`);
     const lines = new Set<string>();
@@ -171,7 +172,7 @@ describe('a head ten windows long, through the summarize callback', () => {
       initializationOptions: { consentThreshold: 10_000_000 },
     });
     const events = session(12);
-    (events[5] as { messages: { content: { content: string }[] }[] }).messages[1].content[0].content =
+    (events[5] as Ev & { messages: { content: { content: string }[] }[] }).messages[1]!.content[0]!.content =
       `huge output ${'x'.repeat(4 * 3 * WINDOW)}`;
     const id = await sessionWith(s, project, events);
     const r = await s.call(P.sessionResume, { id, contextWindow: WINDOW });
@@ -180,10 +181,10 @@ describe('a head ten windows long, through the summarize callback', () => {
     for (const c of sent) expect(inputOf(c)).toBeLessThanOrEqual(WINDOW);
     const short = sent.filter((c) => c.shortened);
     expect(short).toHaveLength(1);
-    expect(short[0].shortened).toMatchObject({ toolOutputs: 1, messages: 0 });
-    expect(short[0].instructions).toContain('1 tool outputs were elided (oldest first)');
-    expect(JSON.stringify(short[0].messages)).toContain('[tool output elided for the summariser:');
-    expect(turnsIn(short[0])).toContain(1);
+    expect(at(short, 0).shortened).toMatchObject({ toolOutputs: 1, messages: 0 });
+    expect(at(short, 0).instructions).toContain('1 tool outputs were elided (oldest first)');
+    expect(JSON.stringify(at(short, 0).messages)).toContain('[tool output elided for the summariser:');
+    expect(turnsIn(at(short, 0))).toContain(1);
     expect(readFileSync(fileOf(root, id), 'utf8')).toContain('x'.repeat(4 * 3 * WINDOW));
     await s.stop();
   });
@@ -227,14 +228,14 @@ describe('an interrupted compaction goes on from where it stopped', () => {
     // A new sidecar (the editor restarted): the consent figure is what is left; no piece twice.
     const s2 = await start({ root, callbacks: ['summarize'], editor: { summarize: model() } });
     const ask = await s2.call(P.sessionResume, { id, contextWindow: WINDOW, consentThreshold: 0 });
-    const total = first[0].piece!.count;
+    const total = at(first, 0).piece!.count;
     expect(ask.needsConfirmation!.calls).toBe(total - 3);
     const r = await s2.call(P.sessionResume, { id, contextWindow: WINDOW, consentThreshold: 0, confirm: true });
     expect(r.tier).toBe(3);
     expect((r.conversation[0] as { content: string }).content).toContain(FACT);
     const rest = summarizeCalls(s2);
     expect(rest).toHaveLength(total - 3);
-    expect(rest[0].messages[0]).toEqual({ role: 'user', content: `${BRIEFING_HEADER}\n\n${kept[2].briefing}` });
+    expect(at(rest, 0).messages[0]).toEqual({ role: 'user', content: `${BRIEFING_HEADER}\n\n${at(kept, 2).briefing}` });
     const done = first.slice(0, 3).flatMap(turnsIn);
     for (const c of rest) for (const t of turnsIn(c)) expect(done).not.toContain(t);
     expect(new Set([...done, ...rest.flatMap(turnsIn)]).size).toBe(done.length + rest.flatMap(turnsIn).length);
@@ -264,8 +265,8 @@ describe('an interrupted compaction goes on from where it stopped', () => {
     const r = await s.call(P.sessionResume, { id, contextWindow: WINDOW });
     expect(r.tier).toBe(3);
     const calls = summarizeCalls(s);
-    expect(calls[3].coversThrough).toBe(calls[2].coversThrough);
-    expect(turnsIn(calls[3])).toEqual(turnsIn(calls[2]));
+    expect(at(calls, 3).coversThrough).toBe(at(calls, 2).coversThrough);
+    expect(turnsIn(at(calls, 3))).toEqual(turnsIn(at(calls, 2)));
     await s.stop();
   });
 });

@@ -27,6 +27,7 @@ import * as P from '../../server/rpc/protocol.js';
 import { BRIEFING_HEADER, TIER2_NOTE, TIER3_NOTE, honestyLine, planResume } from '../../server/resume/resume.js';
 import { estimateTokens } from '../../server/resume/tokens.js';
 import type { SessionEvent } from '../../server/format/events.js';
+import { at } from '../helpers/items.js';
 
 afterEach(cleanup);
 
@@ -220,12 +221,12 @@ describe('tier 3 and tier 2', () => {
     expect(compact).toMatchObject({ kind: 'compact', briefing: FACT });
     const through = compact.coversThrough as number;
     // The head went to the summariser verbatim, in context order.
-    const call = summarizeCalls(s)[0].params as { messages: unknown[]; instructions: string; id: string };
+    const call = at(summarizeCalls(s), 0).params as { messages: unknown[]; instructions: string; id: string };
     expect(call.id).toBe(id);
     expect(call.messages).toEqual(headMessages(events.slice(0, through + 1)));
     // The tail starts at a user event, is verbatim, and keeps at most keepTurns turns.
     const tail = events.slice(through + 1);
-    expect(tail[0].kind).toBe('user');
+    expect(at(tail, 0).kind).toBe('user');
     expect(tail.filter((e) => e.kind === 'user').length).toBeLessThanOrEqual(4);
     const want = expectedArrays(tail);
     const brief = { role: 'user', content: `${BRIEFING_HEADER}\n\n${FACT}` };
@@ -284,7 +285,7 @@ describe('tier 3 and tier 2', () => {
     expect(readFileSync(fileOf(b.root, idB))).toEqual(before);
     const need = first.needsSummary!;
     expect(need.instructions).toContain(`at most ${need.maxBriefingTokens} tokens`);
-    expect(need.messages).toEqual((summarizeCalls(withCb)[0].params as { messages: unknown[] }).messages);
+    expect(need.messages).toEqual((at(summarizeCalls(withCb), 0).params as { messages: unknown[] }).messages);
     const done = await twoStep.call(P.sessionCompact, { id: idB, coversThrough: need.coversThrough, briefing: factSummary(need).briefing });
     expect(summarizeCalls(twoStep)).toEqual([]);
     expect(done).toMatchObject({ tier: 3, note: TIER3_NOTE });
@@ -304,7 +305,7 @@ describe('tier 3 and tier 2', () => {
     await s.call(P.sessionAppend, { id, events: more });
     const stored = eventsOf(root, id);
     const compactSeq = stored.findIndex((e) => e.kind === 'compact');
-    const through = stored[compactSeq].coversThrough as number;
+    const through = at(stored, compactSeq).coversThrough as number;
     const r = await s.call(P.sessionResume, { id, contextWindow: 4_000, keepTurns: 3 });
     expect(r).toMatchObject({ tier: 2, note: TIER2_NOTE });
     const want = expectedArrays(stored.slice(through + 1));
@@ -321,8 +322,8 @@ describe('tier 3 and tier 2', () => {
       stored.map((event, seq) => ({ seq, event: event as SessionEvent })),
       { window: 4_000, keepTurns: 3 },
     ).transcriptTokens;
-    expect(r.tokens.transcript).toBeGreaterThan(r.tokens.budget);
-    expect(r.tokens.transcript).toBeLessThan(wholeT); // the whole session was not read
+    expect(r.tokens!.transcript).toBeGreaterThan(r.tokens!.budget);
+    expect(r.tokens!.transcript).toBeLessThan(wholeT); // the whole session was not read
     expect(summarizeCalls(s)).toHaveLength(1);
     expect(eventsOf(root, id)).toEqual(stored);
     // A window the whole transcript fits: verbatim again (tier 1 wins over the briefing).
@@ -354,7 +355,7 @@ describe('tier 1 after a compact event', () => {
     expect(r.tier).toBe(1);
     expect(r.conversation).toEqual(expectedArrays(stored).conversation);
     expect(r.agentMessages).toEqual(expectedArrays(stored).agentMessages);
-    expect(r.tokens.transcript).toBe(
+    expect(r.tokens!.transcript).toBe(
       planResume(
         stored.map((event, seq) => ({ seq, event: event as SessionEvent })),
         { window: 20_000 },
@@ -545,7 +546,7 @@ describe("the design's exit test", () => {
       expect(c.messages.reduce<number>((n, m) => n + estimateTokens(m), estimateTokens(c.instructions))).toBeLessThanOrEqual(128_000);
     expect(JSON.stringify(calls[0])).toContain('HEAD-ONLY-MARKER');
     expect(JSON.stringify(calls[1])).not.toContain('HEAD-ONLY-MARKER');
-    expect(calls[1].messages[0]).toEqual({ role: 'user', content: `${BRIEFING_HEADER}\n\n${FACT}` });
+    expect(at(calls, 1).messages[0]).toEqual({ role: 'user', content: `${BRIEFING_HEADER}\n\n${FACT}` });
     // The fact reaches the model through the briefing, first in both arrays...
     expect(r.conversation[0]).toEqual({ role: 'user', content: `${BRIEFING_HEADER}\n\n${FACT}` });
     expect(r.agentMessages[0]).toEqual(r.conversation[0]);

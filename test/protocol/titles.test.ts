@@ -10,6 +10,7 @@ import { readFileSync, existsSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { cleanup, startSidecar, workspace, type Sidecar, type StartOptions, fileOf } from '../helpers/sidecar.js';
 import * as P from '../../server/rpc/protocol.js';
+import { at } from '../helpers/items.js';
 
 afterEach(cleanup);
 
@@ -144,7 +145,7 @@ describe('titles after the second user turn', () => {
     held.answer({ title: 'Late model title' });
     expect(await s.titleSettled(id)).toBe('existing');
     expect(titleEvents(root, id)).toEqual([expect.objectContaining({ title: 'My own name', source: 'user' })]);
-    expect((await s.call(P.sessionList, { project })).sessions[0].title).toBe('My own name');
+    expect(at((await s.call(P.sessionList, { project })).sessions, 0).title).toBe('My own name');
     await s.stop();
   });
 

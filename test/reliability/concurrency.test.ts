@@ -17,6 +17,7 @@ import * as P from '../../server/rpc/protocol.js';
 import { projectSlug } from '../../server/store/slug.js';
 import { figures, printFigures } from './figures.js';
 import { SideFile, checkFile, makeEvent, prng, readIndex, rebuildEntries, seedFromEnv, sha, type EventSpec } from './harness.js';
+import { at } from '../helpers/items.js';
 
 const seed = seedFromEnv();
 let base: string;
@@ -104,7 +105,7 @@ describe('two sidecars and the CLI on one project', () => {
         specs.push({ tag, n: n0 + k, size: rng.chance(0.2) ? rng.int(20_000, 200_000) : rng.int(10, 3000), shape: rng.int(0, 3) });
       const events = specs.map(makeEvent);
       const lines = events.map((e) => JSON.stringify(e));
-      specs.forEach((s, k) => sent.set(`${s.tag}.${s.n}`, sha(lines[k])));
+      specs.forEach((s, k) => sent.set(`${s.tag}.${s.n}`, sha(at(lines, k))));
       return { specs, events, lines };
     };
     const viaSidecar = async (sc: Sidecar, id: string, rounds: number) => {
@@ -128,7 +129,8 @@ describe('two sidecars and the CLI on one project', () => {
         totalEvents += specs.length;
       }
     };
-    const [a1, a2, b1, b2, c1, c2] = sessions.map((s) => s.id);
+    const idOf = (i: number) => at(sessions, i).id;
+    const [a1, a2, b1, b2, c1, c2] = [idOf(0), idOf(1), idOf(2), idOf(3), idOf(4), idOf(5)];
     await Promise.all([
       viaSidecar(a, a1, 60),
       viaSidecar(a, a2, 60),
@@ -196,7 +198,7 @@ describe('two writers for one session', () => {
     expect(cli.stderr).toMatch(/locked by another window \(sidecar \d+\)/);
     // Reads work for everyone, and nothing of the refused writers got in.
     const read = await b.call(P.sessionRead, { id });
-    expect(read.events.map((x) => (x.event as { content: string }).content)).toEqual(['mine']);
+    expect(read.events.map((x) => (x.event as Record<string, unknown>).content)).toEqual(['mine']);
     figures.faults++;
   });
 
@@ -275,7 +277,7 @@ describe('two writers for one session', () => {
       expect(lines).toHaveLength(2);
       wins += winners;
       // The winner lets go (seal), so the process list stays short.
-      const winner = contenders[results.indexOf(undefined)];
+      const winner = at(contenders, results.indexOf(undefined), 'the one contender that won');
       await winner.call(P.sessionSeal, { id });
     }
     expect(wins).toBe(rounds);

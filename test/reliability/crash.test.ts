@@ -53,6 +53,7 @@ import {
   type Rng,
 } from './harness.js';
 import { projectCache } from '../../server/store/cache-dir.js';
+import { at } from '../helpers/items.js';
 
 const TRIALS = Number(process.env.LCS_CRASH_TRIALS ?? 200);
 const CROWD = Number(process.env.LCS_CRASH_CROWD ?? 150);
@@ -259,7 +260,7 @@ describe('SIGKILL of the sidecar at random moments', () => {
             for (let k = 0; k < count; k++) specs.push({ tag, n: n++, size: plan.lineSize(), shape: r.int(0, 3) });
             const events = specs.map(makeEvent);
             const lines = events.map((e) => JSON.stringify(e));
-            specs.forEach((s, k) => sent.set(`${s.tag}.${s.n}`, sha(lines[k])));
+            specs.forEach((s, k) => sent.set(`${s.tag}.${s.n}`, sha(at(lines, k))));
             const pending = sc.conn.sendRequest('session/append', { id: sid, events });
             if (plan.afterAcks === 0) arm();
             let res: { appended: number; firstSeq: number; lastSeq: number };

@@ -20,6 +20,7 @@ import { type Sidecar, cleanup, startSidecar, ResponseError } from '../helpers/s
 import * as P from '../../server/rpc/protocol.js';
 import { projectSlug } from '../../server/store/slug.js';
 import { figures, printFigures } from './figures.js';
+import { at } from '../helpers/items.js';
 
 const RUNS = Number(process.env.LCS_FUZZ_RUNS ?? 300);
 const SEED = process.env.FC_SEED ? Number(process.env.FC_SEED) : (Date.now() ^ 0x5eed) >>> 0;
@@ -52,7 +53,7 @@ const GROUPS: string[][] = [
   ['session/search', 'session/rename', 'session/delete', 'session/seal'],
 ];
 // Methods added later land in the last group: every client-to-server method is fuzzed.
-for (const d of CLIENT_METHODS) if (!GROUPS.flat().includes(d.method)) GROUPS[GROUPS.length - 1].push(d.method);
+for (const d of CLIENT_METHODS) if (!GROUPS.flat().includes(d.method)) at(GROUPS, GROUPS.length - 1).push(d.method);
 
 // ---------------------------------------------------------------------------------------------
 // Generators

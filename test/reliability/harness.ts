@@ -13,6 +13,7 @@ import { INDEX_FORMAT, entryFromFile, newestFirst, type IndexEntry } from '../..
 import { toSessionEntry, type SessionEntry } from '../../server/listing/history.js';
 import { isSessionId } from '../../server/format/ids.js';
 import { projectCache } from '../../server/store/cache-dir.js';
+import { at } from '../helpers/items.js';
 
 // ---------------------------------------------------------------------------------------------
 // Seeded randomness
@@ -37,7 +38,7 @@ export function prng(seed: number) {
     next,
     /** An integer in [lo, hi]. */
     int: (lo: number, hi: number) => lo + Math.floor(next() * (hi - lo + 1)),
-    pick: <T>(xs: readonly T[]) => xs[Math.floor(next() * xs.length)],
+    pick: <T>(xs: readonly T[]): T => at(xs, Math.floor(next() * xs.length), 'pick'),
     chance: (p: number) => next() < p,
   };
 }
@@ -108,7 +109,7 @@ export class SideFile {
       id,
       firstSeq: ack.firstSeq,
       lastSeq: ack.lastSeq,
-      events: specs.map((spec, i) => ({ spec, sha: sha(lines[i]), bytes: Buffer.byteLength(lines[i]) })),
+      events: specs.map((spec, i) => ({ spec, sha: sha(at(lines, i)), bytes: Buffer.byteLength(at(lines, i)) })),
     };
     appendFileSync(this.path, JSON.stringify(rec) + '\n');
   }

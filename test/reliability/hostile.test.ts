@@ -558,7 +558,10 @@ describe('no cache decides the truth', () => {
     for (let t = 0; t < 350; t++) {
       const b = Buffer.from(good);
       const flips = rng.int(1, 4);
-      for (let f = 0; f < flips; f++) b[rng.int(0, b.length - 1)] ^= 1 << rng.int(0, 7);
+      for (let f = 0; f < flips; f++) {
+        const k = rng.int(0, b.length - 1);
+        b.writeUInt8(b.readUInt8(k) ^ (1 << rng.int(0, 7)), k);
+      }
       for (const x of ['-wal', '-shm']) rmSync(ix + x, { force: true });
       writeFileSync(ix, b);
       const q = rng.pick(words);

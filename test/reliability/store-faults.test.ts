@@ -65,7 +65,7 @@ describe('a real full disk', () => {
       // The file holds exactly the acknowledged events, no torn line.
       const r = await s.read(id);
       expect(r.problems).toEqual([]);
-      expect(r.events.map((e) => (e.event as { n: number }).n)).toEqual(acked);
+      expect(r.events.map((e) => (e.event as Record<string, unknown>).n)).toEqual(acked);
       figures.acknowledged += acked.length;
       // Listing still works (index writes may fail: it is a cache) and the old index is whole.
       const listed = await new SessionStore({ root }).list({ project });

@@ -48,7 +48,7 @@ const damages: [string, Damage][] = [
     'a byte changed near its end',
     (file) => {
       const b = readFileSync(file);
-      b[b.length - 10] ^= 0x01;
+      b.writeUInt8(b.readUInt8(b.length - 10) ^ 0x01, b.length - 10);
       writeFileSync(file, b);
     },
   ],

@@ -13,6 +13,7 @@ import { elideToCap, elisionMarker } from '../../server/store/soft-cap.js';
 import type { SeqEvent } from '../../server/format/events.js';
 import { readSession } from '../../server/store/reader.js';
 import { projectCache } from '../../server/store/cache-dir.js';
+import { at, nonEmpty } from '../helpers/items.js';
 
 let tmp: string;
 let root: string;
@@ -85,10 +86,10 @@ describe('create and append', () => {
     const read = await s.read(id);
     expect(read.problems).toEqual([]);
     expect(read.events.map((e) => e.event)).toEqual(evs);
-    expect(JSON.stringify(read.events[1].event.content)).toBe(JSON.stringify(blocks));
+    expect(JSON.stringify(at(read.events, 1).event.content)).toBe(JSON.stringify(blocks));
     // Lines on disk: kind and t first, the rest as given.
     const lines = (await readFile(await s.pathOf(id), 'utf8')).trim().split('\n');
-    expect(lines[3].startsWith('{"kind":"agent","t":"2026-07-28T09:00:02.000Z","messages":')).toBe(true);
+    expect(at(lines, 3).startsWith('{"kind":"agent","t":"2026-07-28T09:00:02.000Z","messages":')).toBe(true);
   });
 
   it('stamps t when it is missing and rejects invalid batches whole', async () => {
@@ -102,7 +103,7 @@ describe('create and append', () => {
     expect((bad.data.issues as { path: unknown[] }[]).map((i) => i.path[0])).toEqual(expect.arrayContaining([1, 2]));
     expect(await readFile(await s.pathOf(id))).toEqual(before);
     const r = await s.read(id);
-    expect(typeof r.events[0].event.t).toBe('string');
+    expect(typeof at(r.events, 0).event.t).toBe('string');
     await expect(s.append(id, [{ kind: 'meta', t: '2026-01-01T00:00:00Z' }])).rejects.toMatchObject({ code: 'invalid-events' });
   });
 
@@ -193,7 +194,7 @@ describe('listing', () => {
     const s = mkStore();
     const a = await s.create({ project });
     await s.append(a.id, [user('   \n' + 'w'.repeat(200) + '\nmore')]);
-    const [e] = (await s.list({ project })).sessions;
+    const [e] = nonEmpty((await s.list({ project })).sessions);
     expect(Array.from(e.title).length).toBeLessThanOrEqual(80);
     expect(e.title.endsWith('…')).toBe(true);
   });
@@ -223,7 +224,7 @@ describe('listing', () => {
     expect(sessions).toHaveLength(1);
     const r = await fresh.read(a.id);
     expect(r.events).toEqual([]);
-    expect(r.problems[0].message).toMatch(/torn last line/);
+    expect(at(r.problems, 0).message).toMatch(/torn last line/);
   });
 });
 
@@ -295,35 +296,35 @@ describe('index.json is a cache that heals itself', () => {
         JSON.stringify({ t: '2026-07-28T11:00:01.000Z', kind: 'user', content: 'by hand' }) +
         '\n',
     );
-    const grown = truth[1];
+    const grown = at(truth, 1);
     await appendFile(
       join(dir, `${grown.id}.jsonl`),
       JSON.stringify({ kind: 'user', t: '2026-07-28T12:00:00.000Z', content: 'later' }) + '\n',
     );
     const r = await mkStore().list({ project });
-    expect(r.sessions.map((e) => e.id)).toEqual([grown.id, id, truth[0].id]);
+    expect(r.sessions.map((e) => e.id)).toEqual([grown.id, id, at(truth, 0).id]);
     expect(r.sessions[0]).toMatchObject({ turns: 2, preview: 'later' });
     expect(r.sessions[1]).toMatchObject({ turns: 1, title: 'by hand' });
   });
 
   it('notices a change in place with the same size (mtime in nanoseconds)', async () => {
     const { dir, truth } = await setup();
-    const file = join(dir, `${truth[1].id}.jsonl`);
+    const file = join(dir, `${at(truth, 1).id}.jsonl`);
     const text = await readFile(file, 'utf8');
     await writeFile(file, text.replace('alpha', 'gamma'));
     const st = await stat(file);
     await utimes(file, st.atime, new Date(st.mtimeMs + 1));
     const r = await mkStore().list({ project });
-    expect(r.sessions[1].title).toBe('gamma');
+    expect(at(r.sessions, 1).title).toBe('gamma');
   });
 
   it('cachedEntry keeps a parsed index only while index.json is unchanged, and hands out copies', async () => {
     const { dir, truth } = await setup();
-    const id = truth[0].id;
+    const id = at(truth, 0).id;
     const first = await cachedEntry(dir, id);
-    expect(first).toMatchObject({ id, turns: truth[0].turns });
+    expect(first).toMatchObject({ id, turns: at(truth, 0).turns });
     first!.turns = 99;
-    expect((await cachedEntry(dir, id))!.turns).toBe(truth[0].turns);
+    expect((await cachedEntry(dir, id))!.turns).toBe(at(truth, 0).turns);
     // A new index.json (another process's write) is parsed again.
     const j = JSON.parse(await readFile(projectCache(dir, INDEX_FILE), 'utf8'));
     await writeIndex(
@@ -365,7 +366,7 @@ describe('torn lines', () => {
       [2, 'two'],
     ]);
     expect(r2.problems).toHaveLength(1);
-    expect(r2.problems[0].line).toBe(3);
+    expect(at(r2.problems, 0).line).toBe(3);
     const { sessions } = await s2.list({ project });
     expect(sessions[0]).toMatchObject({ turns: 2, preview: 'two' });
   });
@@ -379,7 +380,7 @@ describe('reading windows', () => {
     await s.append(a.id, evs);
     const tail = await s.read(a.id, { tail: 5 });
     expect(tail.events.map((e) => e.seq)).toEqual([45, 46, 47, 48, 49]);
-    expect(tail.events.map((e) => (e.event as { content: string }).content)).toEqual(['m45', 'm46', 'm47', 'm48', 'm49']);
+    expect(tail.events.map((e) => (e.event as Record<string, unknown>).content)).toEqual(['m45', 'm46', 'm47', 'm48', 'm49']);
     expect(tail.totalEvents).toBe(50);
     const all = await s.read(a.id, { tail: 500 });
     expect(all.events).toHaveLength(50);
@@ -548,9 +549,9 @@ describe('soft cap', () => {
     const b = elideToCap(events, 4000, 2500);
     expect(JSON.stringify(a)).toBe(JSON.stringify(b));
     expect(a.elided).toBe(2);
-    const msgs0 = (a.events[0].event as { messages: { content: { content: string }[] }[] }).messages;
-    expect(msgs0[0].content[0].content).toBe(elisionMarker(1000));
-    expect(msgs0[1].content[0].content).toBe(elisionMarker(1000));
+    const msgs0 = (at(a.events, 0).event as { messages: { content: { content: string }[] }[] }).messages;
+    expect(at(msgs0, 0).content[0]?.content).toBe(elisionMarker(1000));
+    expect(at(msgs0, 1).content[0]?.content).toBe(elisionMarker(1000));
     expect(a.events[1]).toBe(events[1]);
     expect(JSON.stringify(events)).toBe(snapshot);
   });

@@ -19,6 +19,7 @@ import { type Sidecar, startSidecar, ResponseError } from '../helpers/sidecar.js
 import * as P from '../../server/rpc/protocol.js';
 import { prng, seedFromEnv } from '../reliability/harness.js';
 import { Device, conflictCopies, converged, ignoredHere, pair, sleep, storeSessions, until } from './devices.js';
+import { at } from '../helpers/items.js';
 
 const base = mkdtempSync(join(tmpdir(), 'lcs-sync-'));
 const project = join(base, 'project');
@@ -288,8 +289,8 @@ describe('two real Syncthing devices', () => {
     const tb = (await sb.call(P.sessionList, { project })).sessions.filter((s: any) => s.id === id || s.forkedFrom?.id === id);
     expect(ta).toHaveLength(1);
     expect(tb).toHaveLength(1);
-    expect(ta[0].title).toBe(tb[0].title);
-    expect(['Alpha from A', 'Beta from B']).toContain(ta[0].title);
+    expect(at(ta, 0).title).toBe(at(tb, 0).title);
+    expect(['Alpha from A', 'Beta from B']).toContain(at(ta, 0).title);
     // Both titles are in the file: the rename travelled as data.
     const titles = storeSessions(A.store)
       .get(id)!

@@ -9,6 +9,6 @@ const LINE = /^\[levelcode-sessions \d+\] (error|warn|info|debug): (.*)$/s;
 /** The level and message of a sidecar log line; anything else (a crash trace) is an error. */
 export function parseSidecarLine(line: string): { level: LineLevel; message: string } {
   const m = LINE.exec(line);
-  if (m) return { level: m[1] as LineLevel, message: m[2] };
+  if (m) return { level: m[1] as LineLevel, message: m[2] ?? '' };
   return { level: 'error', message: line };
 }

@@ -16,26 +16,20 @@ import { fileURLToPath } from 'node:url';
 import { runImport } from '../../../server/import/engine.js';
 import { importerOf } from '../../../server/import/registry.js';
 import { SessionStore } from '../../../server/store/store.js';
-import { startFakeApi } from '../../../tools/fixtures/fake-api.mjs';
+import { type FakeApi, startFakeApi } from '../../../tools/fixtures/fake-api.mjs';
 import { AGENTS, type AgentSpec } from './agents.js';
 import { drive, INIT, type Driven } from './client.js';
 
 const REPO = resolve(fileURLToPath(new URL('../../..', import.meta.url)));
 const BIN = join(REPO, 'bin', 'levelcode-sessions.js');
 
-interface Api {
-  port: number;
-  requests: { method: string; url: string; body: Record<string, unknown> }[];
-  close(): Promise<void>;
-}
-
-let api: Api;
+let api: FakeApi;
 let tmp: string;
 let storeDir: string;
 beforeAll(async () => {
   for (const a of Object.values(AGENTS))
     if (!existsSync(a.command[0]!)) throw new Error(`${a.command[0]} is missing: run bash .ci/acp-agents.sh --install-only`);
-  api = (await startFakeApi()) as Api;
+  api = await startFakeApi();
   tmp = mkdtempSync(join(tmpdir(), 'lcs-acp-'));
   storeDir = join(tmp, 'store');
 });

@@ -21,7 +21,7 @@ import { importerOf } from '../../../server/import/registry.js';
 import { handOff } from '../../../server/handoff/handoff.js';
 // @ts-expect-error: a plain .mjs module without types
 import { codexConfig } from '../../../tools/fixtures/codex.mjs';
-import { startFakeApi } from '../../../tools/fixtures/fake-api.mjs';
+import { type FakeApi, startFakeApi } from '../../../tools/fixtures/fake-api.mjs';
 
 const REPO = resolve(fileURLToPath(new URL('../../..', import.meta.url)));
 const AI = process.env.LEVELCODE_AI_TOOLS ?? join(REPO, '.tools', 'ai');
@@ -29,21 +29,15 @@ const CLAUDE_BIN = join(AI, 'claude-code', 'node_modules', '.bin');
 const CODEX_BIN = join(AI, 'codex', 'node_modules', '.bin');
 const FIXTURES = join(REPO, 'test', 'fixtures', 'import');
 
-interface Api {
-  port: number;
-  requests: { method: string; url: string; body: Record<string, unknown> }[];
-  close(): Promise<void>;
-}
-
 let tmp: string;
-let api: Api;
+let api: FakeApi;
 const record: Record<string, unknown> = {};
 
 beforeAll(async () => {
   for (const bin of [join(CLAUDE_BIN, 'claude'), join(CODEX_BIN, 'codex')])
     if (!existsSync(bin)) throw new Error(`${bin} is missing: run bash .ci/handoff-clis.sh (it installs the CLIs)`);
   tmp = mkdtempSync(join(tmpdir(), 'lcs-handoff-'));
-  api = (await startFakeApi()) as Api;
+  api = await startFakeApi();
 });
 afterAll(async () => {
   await api?.close();

@@ -12,6 +12,7 @@ import { cpSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { Nvim, cli, cliSession, removeWorkspaces, sessionFile, stopAll, workspace, type Workspace } from './helpers.js';
 import { FIXTURES } from '../../import/layout.js';
+import { at } from '../../helpers/items.js';
 
 afterEach(async () => {
   await stopAll();
@@ -260,7 +261,7 @@ describe(':LevelImport', () => {
       require('levelcode.import').run('claude-code', function(err) T.import_err = err end)
       require('levelcode.import').run()
       T.choose('Cancel the import')`);
-    const ask = (await nvim.ui()).selects[0];
+    const ask = at((await nvim.ui()).selects, 0, 'selects');
     expect(ask.kind).toBe('levelcode.confirm');
     expect(ask.prompt).toContain('Importing Claude Code.');
     expect(ask.items).toEqual(['Cancel the import', 'Cancel']);

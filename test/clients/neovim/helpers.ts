@@ -13,6 +13,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { attach, type NeovimClient } from 'neovim';
+import { at } from '../../helpers/items.js';
 
 export const REPO = resolve(fileURLToPath(new URL('../../..', import.meta.url)));
 export const BIN = join(REPO, 'bin', 'levelcode-sessions.js');
@@ -221,7 +222,7 @@ export class Nvim {
   /** Waits for the n-th vim.ui.select (1-based) and returns it. */
   async select(n: number): Promise<SelectView> {
     await this.waitFor(`#T.selects >= ${n}`, `vim.ui.select #${n}`);
-    return (await this.ui()).selects[n - 1];
+    return at((await this.ui()).selects, n - 1, 'selects');
   }
 
   async choose(label: string | null): Promise<void> {
@@ -230,7 +231,7 @@ export class Nvim {
 
   async input(n: number): Promise<InputView> {
     await this.waitFor(`#T.inputs >= ${n}`, `vim.ui.input #${n}`);
-    return (await this.ui()).inputs[n - 1];
+    return at((await this.ui()).inputs, n - 1, 'inputs');
   }
 
   async answer(text: string | null): Promise<void> {
@@ -244,7 +245,7 @@ export class Nvim {
       `a message containing "${text}"`,
       timeoutMs,
     );
-    return (await this.ui()).notes[i - 1];
+    return at((await this.ui()).notes, i - 1, 'notes');
   }
 
   async notes(): Promise<Note[]> {

@@ -22,6 +22,7 @@ import {
   type Workspace,
 } from './helpers.js';
 import { environOf } from '../../helpers/proc.js';
+import { at } from '../../helpers/items.js';
 
 afterEach(async () => {
   await stopAll();
@@ -168,7 +169,7 @@ describe('History', () => {
     expect(sessionFile(ws, older)).toBeUndefined();
     const trashed = trashedFrom(ws, `${older}.jsonl`);
     expect(trashed).toBeDefined();
-    expect(JSON.parse(readFileSync(trashed!, 'utf8').split('\n')[0])).toMatchObject({ kind: 'meta', id: older });
+    expect(JSON.parse(at(readFileSync(trashed!, 'utf8').split('\n'), 0))).toMatchObject({ kind: 'meta', id: older });
 
     await nvim.command('LevelHistory');
     const after = await nvim.select(5);
@@ -295,8 +296,8 @@ describe('History', () => {
     const tokens = new MarkdownIt().parse(text, {});
     const headings = tokens.filter((t) => t.type === 'heading_open');
     expect(headings.filter((t) => t.tag === 'h1')).toHaveLength(1);
-    const inlineAfter = (t: (typeof tokens)[number]) => tokens[tokens.indexOf(t) + 1].content;
-    expect(inlineAfter(headings[0])).toBe('Add idempotency to RefundService');
+    const inlineAfter = (t: (typeof tokens)[number]) => at(tokens, tokens.indexOf(t) + 1).content;
+    expect(inlineAfter(at(headings, 0))).toBe('Add idempotency to RefundService');
     const h2 = headings.filter((t) => t.tag === 'h2').map(inlineAfter);
     // One heading per turn (the sidecar's export), the speakers inside it.
     expect(h2.filter((h) => /^Turn \d · /.test(h))).toHaveLength(2);
@@ -344,7 +345,7 @@ describe('History', () => {
       'the rename and the append in History',
     );
     expect(lines[0]).toBe(`LevelCode History · ${ws.project} · 3 chats`);
-    expect(hhmm([lines[5]])).toEqual(['  Brand new question from the terminal · HH:MM · 1 turn']);
+    expect(hhmm([at(lines, 5)])).toEqual(['  Brand new question from the terminal · HH:MM · 1 turn']);
 
     cli(ws, ['delete', id]);
     await nvim.waitFor(`T.buf().lines[1] == ${JSON.stringify(`LevelCode History · ${ws.project} · 2 chats`)}`, 'the deletion in History');
@@ -378,9 +379,9 @@ describe('History', () => {
       'quickfix entries',
     );
     expect(qf).toHaveLength(1);
-    expect(qf[0].text).toMatch(/^Why does the cache miss on cold start\? · .*cold start/);
-    expect(qf[0].lnum).toBe(2);
-    const file = await nvim.lua<string>('return vim.api.nvim_buf_get_name(...)', [qf[0].bufnr]);
+    expect(at(qf, 0).text).toMatch(/^Why does the cache miss on cold start\? · .*cold start/);
+    expect(at(qf, 0).lnum).toBe(2);
+    const file = await nvim.lua<string>('return vim.api.nvim_buf_get_name(...)', [at(qf, 0).bufnr]);
     expect(file).toMatch(/\.jsonl$/);
     expect(file).not.toContain(newer);
     expect(await nvim.lua('return vim.fn.getqflist({ title = 1 }).title')).toBe('LevelCode search: cold start');

@@ -9,6 +9,7 @@ import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'n
 import { join } from 'node:path';
 import { Nvim, cli, removeWorkspaces, stopAll, waitUntil, workspace, type Workspace } from './helpers.js';
 import { FIXTURES } from '../../import/layout.js';
+import { at, nonEmpty } from '../../helpers/items.js';
 
 afterEach(async () => {
   await stopAll();
@@ -52,7 +53,7 @@ describe('imported sessions', () => {
     const history = await nvim.select(1);
     expect(history.items).toHaveLength(1);
     expect(history.items[0]).toMatch(/ · Claude Code · .+ · 4 turns · claude-sonnet-4-5$/);
-    await nvim.choose(history.items[0].slice(0, 20));
+    await nvim.choose(at(history.items, 0).slice(0, 20));
     const actions = await nvim.select(2);
     expect(actions.items).toEqual([
       'Resume',
@@ -68,12 +69,12 @@ describe('imported sessions', () => {
     ]);
     await nvim.choose('Resume');
     await nvim.note('resumed');
-    const [resumed] = await nvim.lua<{ conversation: { role: string; content: unknown }[] }[]>('return T.resumed');
+    const [resumed] = nonEmpty(await nvim.lua<{ conversation: { role: string; content: unknown }[] }[]>('return T.resumed'));
     expect(resumed.conversation[0]).toEqual({ role: 'user', content: 'List the files here. TOOL' });
 
     await nvim.command('LevelHistory');
     await nvim.select(3);
-    await nvim.choose(history.items[0].slice(0, 20));
+    await nvim.choose(at(history.items, 0).slice(0, 20));
     await nvim.select(4);
     await nvim.choose('Continue in Claude Code');
     await waitUntil(() => existsSync(claude.out) && readFileSync(claude.out, 'utf8').split('\n').length >= 4, 'claude to start');

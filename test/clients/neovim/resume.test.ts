@@ -21,6 +21,7 @@ import {
   workspace,
   type Workspace,
 } from './helpers.js';
+import { at, nonEmpty } from '../../helpers/items.js';
 
 afterEach(async () => {
   await stopAll();
@@ -68,14 +69,14 @@ describe('resume', () => {
     await nvim.choose('Resume');
     const note = await nvim.note('resumed');
     expect(note.msg).toBe('LevelCode: resumed “Add idempotency to RefundService” — the whole chat.');
-    const [result] = await nvim.lua<Record<string, unknown>[]>('return T.resumed');
+    const [result] = nonEmpty(await nvim.lua<Record<string, unknown>[]>('return T.resumed'));
     expect(result).toMatchObject({ id, tier: 1, readOnly: false });
     expect(result.conversation).toEqual([
       { role: 'user', content: 'Add idempotency to RefundService' },
-      { role: 'assistant', content: SMALL[1].content },
-      { role: 'assistant', content: SMALL[3].content },
+      { role: 'assistant', content: at(SMALL, 1).content },
+      { role: 'assistant', content: at(SMALL, 3).content },
     ]);
-    expect(result.agentMessages).toEqual(SMALL[2].messages);
+    expect(result.agentMessages).toEqual(at(SMALL, 2).messages);
     expect(await nvim.lua(`return require('levelcode').current()`)).toBe(id);
     expect(await nvim.lua(`vim.cmd('doautocmd User LevelCodeResumed'); return require('levelcode').last_resume().id`)).toBe(id);
 
@@ -237,7 +238,7 @@ describe('tier-3 resume (two-step compaction)', () => {
     const ui = await nvim.ui();
     const errors = ui.notes.filter((n) => n.level >= 4).map((n) => n.msg);
     expect(errors, 'the sidecar must offer the two-step flow (needsConfirmation, then session/compact) to Neovim').toEqual([]);
-    return ui.selects[0];
+    return at(ui.selects, 0, 'selects');
   }
 
   it('asks for consent, summarises with the configured function, records the briefing and resumes on it', async () => {
@@ -258,12 +259,12 @@ describe('tier-3 resume (two-step compaction)', () => {
     expect(note.msg).not.toContain('tier');
     expect(note.msg).toContain('Resumed from summary — full transcript in History.');
 
-    const [request] = await nvim.lua<{ id: string; messages: unknown[]; instructions: string }[]>('return T.summaries');
+    const [request] = nonEmpty(await nvim.lua<{ id: string; messages: unknown[]; instructions: string }[]>('return T.summaries'));
     expect(request.id).toBe(id);
     expect(JSON.stringify(request.messages)).toContain('swordfish-42');
     expect(request.instructions.length).toBeGreaterThan(0);
 
-    const [result] = await nvim.lua<{ id: string; tier: number; conversation: unknown[] }[]>('return T.resumed');
+    const [result] = nonEmpty(await nvim.lua<{ id: string; tier: number; conversation: unknown[] }[]>('return T.resumed'));
     expect(result.id).toBe(id);
     expect(result.tier).toBe(3);
     expect(JSON.stringify(result.conversation)).toContain('swordfish-42');
@@ -279,8 +280,8 @@ describe('tier-3 resume (two-step compaction)', () => {
       .map((l) => JSON.parse(l) as Record<string, unknown>);
     const compact = added.filter((e) => e.kind === 'compact');
     expect(compact).toHaveLength(1);
-    expect(compact[0].briefing).toContain('swordfish-42');
-    expect(typeof compact[0].coversThrough).toBe('number');
+    expect(at(compact, 0).briefing).toContain('swordfish-42');
+    expect(typeof at(compact, 0).coversThrough).toBe('number');
   });
 
   it('offers a copy of a long session another Neovim owns, and resumes the copy from a summary', async () => {
@@ -300,7 +301,7 @@ describe('tier-3 resume (two-step compaction)', () => {
     const note = await nvim.note('resumed');
     expect(note.msg).toMatch(/from a new summary and the recent turns\. Resumed from .*History\. \(a copy of /);
     expect(note.msg).toContain('(a copy of ' + id + ')');
-    const [result] = await nvim.lua<{ id: string; conversation: unknown[] }[]>('return T.resumed');
+    const [result] = nonEmpty(await nvim.lua<{ id: string; conversation: unknown[] }[]>('return T.resumed'));
     expect(result.id).not.toBe(id);
     expect(JSON.stringify(result.conversation)).toContain('swordfish-42');
     expect(sessionLines(ws, result.id).filter((l) => l.kind === 'compact')).toHaveLength(1);
@@ -382,7 +383,7 @@ describe('tier-3 resume in pieces (two steps, a head ten windows long)', () => {
     expect(failure.msg).toContain('the summary failed (rate limited); the 3 parts summarised before are kept');
     const first = await nvim.lua<Call[]>('return T.summaries');
     expect(first).toHaveLength(4);
-    const count = first[0].piece.count;
+    const count = at(first, 0).piece.count;
     expect(count).toBeGreaterThanOrEqual(10);
     expect(first.map((c) => c.piece.index)).toEqual([0, 1, 2, 3]);
     const kept = readFileSync(sessionFile(ws, id)!, 'utf8');
@@ -415,9 +416,9 @@ describe('tier-3 resume in pieces (two steps, a head ten windows long)', () => {
     const done = first.slice(0, 3).flatMap((c) => c.turns);
     for (const c of rest) for (const t of c.turns) expect(done).not.toContain(t);
 
-    const [result] = await nvim.lua<{ tier: number; conversation: { content: string }[] }[]>('return T.resumed');
+    const [result] = nonEmpty(await nvim.lua<{ tier: number; conversation: { content: string }[] }[]>('return T.resumed'));
     expect(result.tier).toBe(3);
-    expect(result.conversation[0].content).toContain(FACT);
+    expect(at(result.conversation, 0).content).toContain(FACT);
     const after = readFileSync(sessionFile(ws, id)!, 'utf8');
     expect(after.startsWith(kept)).toBe(true);
     const added = after

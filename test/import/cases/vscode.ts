@@ -7,6 +7,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { ContractCase, ExpectedSession } from '../case.js';
+import { at } from '../../helpers/items.js';
 
 export const VSCODE_FIXTURES = resolve(fileURLToPath(new URL('.', import.meta.url)), '../../fixtures/import/vscode');
 const REAL = join(VSCODE_FIXTURES, 'real');
@@ -18,7 +19,7 @@ function realSessions(): { hash: string; file: string; id: string; requests: num
   for (const hash of readdirSync(ws)) {
     for (const file of readdirSync(join(ws, hash, 'chatSessions')).sort()) {
       const text = readFileSync(join(ws, hash, 'chatSessions', file), 'utf8');
-      const texts = [...text.matchAll(/"message":\{"text":"(@fixture [^"]*)"/g)].map((m) => m[1]);
+      const texts = [...text.matchAll(/"message":\{"text":"(@fixture [^"]*)"/g)].map((m) => at(m, 1));
       const uniq = [...new Set(texts)];
       const tools = new Set([...text.matchAll(/"toolCallId":"([^"]+)"/g)].map((m) => m[1])).size;
       out.push({ hash, file, id: file.replace(/\.jsonl?$/, ''), requests: uniq.length, texts: uniq, tools });

@@ -7,7 +7,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { VsCode, missingPrerequisites, reportIfFailed } from './harness';
+import { VsCode, missingPrerequisites, reportIfFailed } from './harness.js';
 
 const missing = missingPrerequisites();
 if (missing.length) {

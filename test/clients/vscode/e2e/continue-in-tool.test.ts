@@ -9,9 +9,9 @@ import { chmod, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { findOnPath } from '../../../../clients/vscode/src/continueIn';
-import { S } from '../../../../clients/vscode/src/strings';
-import { REPO, VsCode, missingPrerequisites, reportIfFailed } from './harness';
+import { findOnPath } from '../../../../clients/vscode/src/continueIn.js';
+import { S } from '../../../../clients/vscode/src/strings.js';
+import { REPO, VsCode, missingPrerequisites, reportIfFailed } from './harness.js';
 
 const missing = missingPrerequisites();
 if (missing.length) {

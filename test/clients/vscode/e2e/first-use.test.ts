@@ -4,7 +4,7 @@
 
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { basename } from 'node:path';
-import { VsCode, missingPrerequisites, reportIfFailed } from './harness';
+import { VsCode, missingPrerequisites, reportIfFailed } from './harness.js';
 
 const missing = missingPrerequisites();
 if (missing.length) {

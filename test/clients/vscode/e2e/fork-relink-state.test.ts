@@ -10,10 +10,10 @@ import { existsSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
-import { sessionAppend, sessionNew } from '../../../../server/rpc/protocol';
-import { S } from '../../../../clients/vscode/src/strings';
-import { startSidecar, type Sidecar } from '../../../helpers/sidecar';
-import { VsCode, missingPrerequisites, reportIfFailed } from './harness';
+import { sessionAppend, sessionNew } from '../../../../server/rpc/protocol.js';
+import { S } from '../../../../clients/vscode/src/strings.js';
+import { startSidecar, type Sidecar } from '../../../helpers/sidecar.js';
+import { VsCode, missingPrerequisites, reportIfFailed } from './harness.js';
 
 const missing = missingPrerequisites();
 if (missing.length) {

@@ -10,8 +10,8 @@
 import { cp, readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { FIXTURES } from '../../../import/layout';
-import { VsCode, missingPrerequisites, reportIfFailed } from './harness';
+import { FIXTURES } from '../../../import/layout.js';
+import { VsCode, missingPrerequisites, reportIfFailed } from './harness.js';
 // @ts-expect-error: a plain .mjs shared with the Neovim and JUnit suites, without types
 import { materialise } from '../../../fixtures/history-view/materialise.mjs';
 

@@ -6,12 +6,13 @@
 // each leaves the workbench as the next expects it (no open menus or inputs).
 
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { S } from '../../../../clients/vscode/src/strings';
+import { S } from '../../../../clients/vscode/src/strings.js';
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { VsCode, missingPrerequisites, reportIfFailed } from './harness';
-import { environOf } from '../../../helpers/proc';
+import { VsCode, missingPrerequisites, reportIfFailed } from './harness.js';
+import { environOf } from '../../../helpers/proc.js';
+import { at } from '../../../helpers/items.js';
 
 const missing = missingPrerequisites();
 if (missing.length) {
@@ -45,7 +46,7 @@ describe('VS Code History (code-server)', () => {
       title: 'Retry failed payment webhooks with exponential backoff and a dead-letter queue',
     },
   ];
-  const LONG = seeded[4].title!;
+  const LONG = at(seeded, 4).title!;
 
   beforeAll(async () => {
     vs = await VsCode.create();
@@ -107,7 +108,7 @@ describe('VS Code History (code-server)', () => {
     const id = await vs.seed({ at: new Date(), first: 'Live from the terminal', model: 'gpt-4o' });
     const rows = await vs.waitForRows((r) => r.some((x) => x.startsWith('Live from the terminal')), 'the new session');
     // Newest first: right under "Today".
-    expect(rows[0].trim()).toBe('Today');
+    expect(at(rows, 0).trim()).toBe('Today');
     expect(rows[1]).toMatch(/^Live from the terminal, \d\d:\d\d · 1 turn · gpt-4o$/);
     // An append to an existing session updates its turns in place.
     await vs.append(id, [{ kind: 'user', content: 'and one more thing' }]);
@@ -148,7 +149,7 @@ describe('VS Code History (code-server)', () => {
     await hover.waitFor({ timeout: 60_000 });
     const tip = (await hover.innerText()).replace(/\u00a0/g, ' ');
     expect(tip).toContain('Idempotent refunds');
-    expect(tip).toContain(`Session ${seeded[0].id}`);
+    expect(tip).toContain(`Session ${at(seeded, 0).id}`);
     expect(tip).toContain('3 turns · claude-sonnet-4');
     await vs.screenshot('03-tooltip', { x: 0, y: 0, width: 1100, height: 420 });
     await vs.page.mouse.move(900, 700);
@@ -167,7 +168,7 @@ describe('VS Code History (code-server)', () => {
   });
 
   it('copies a session as Markdown to the clipboard', async () => {
-    const s = seeded[1];
+    const s = at(seeded, 1);
     await vs.contextAction(s.first, 'Copy Chat as Markdown');
     const expected = (await vs.cli(['export', s.id])).trim();
     expect(expected).toContain(`# ${s.first}`);
@@ -184,7 +185,7 @@ describe('VS Code History (code-server)', () => {
   });
 
   it('renames a session through the UI, into the store', async () => {
-    const s = seeded[2];
+    const s = at(seeded, 2);
     await vs.contextAction(s.first, 'Rename Chat');
     const input = vs.page.locator('.quick-input-widget input');
     await input.waitFor({ state: 'visible', timeout: 60_000 });
@@ -193,7 +194,9 @@ describe('VS Code History (code-server)', () => {
     await vs.screenshot('05-rename-input');
     await vs.page.keyboard.press('Enter');
     const order = (r: string[]) =>
-      r.map((x) => x.split(',')[0]).map((x) => (x === s.first ? 'Migration plan' : x.startsWith('Migration plan') ? 'Migration plan' : x));
+      r
+        .map((x) => at(x.split(','), 0))
+        .map((x) => (x === s.first ? 'Migration plan' : x.startsWith('Migration plan') ? 'Migration plan' : x));
     const before = order(await vs.historyRows());
     const after = await vs.waitForRows((r) => r.some((x) => x.startsWith('Migration plan, second try,')), 'the new title');
     // A rename is no message: the chat keeps its place (History orders by the last message).
@@ -220,7 +223,7 @@ describe('VS Code History (code-server)', () => {
   });
 
   it('exports a session as a Markdown file', async () => {
-    const s = seeded[0];
+    const s = at(seeded, 0);
     await vs.contextAction(s.title!, 'Export Chat as Markdown');
     // code-server's own save dialog: a path in a quick input, the workspace folder proposed.
     const input = vs.page.locator('.quick-input-widget input').filter({ visible: true }).first();
@@ -253,8 +256,8 @@ describe('VS Code History (code-server)', () => {
   });
 
   it('deletes through the UI into the OS trash at once, with an Undo that restores the file', async () => {
-    const kept = seeded[3];
-    const gone = seeded[1];
+    const kept = at(seeded, 3);
+    const gone = at(seeded, 1);
     // Delete: the file goes to the OS trash at once; Undo brings the same bytes back.
     const bytes = await readFile((await vs.sessionFile(kept.id))!, 'utf8');
     await vs.contextAction(kept.first, 'Delete Chat');
@@ -287,7 +290,7 @@ describe('VS Code History (code-server)', () => {
   });
 
   it('Resume without a language model says so in one line, offers the transcript and takes no lock', async () => {
-    const first = seeded[0];
+    const first = at(seeded, 0);
     await vs.command('Notifications: Clear All Notifications');
     await vs.contextAction(first.title!, 'Resume Chat');
     const toast = await vs.waitForToast(S.chat.noModel);
@@ -347,7 +350,7 @@ async function trashedFiles(vs: VsCode): Promise<string[]> {
   for (const dir of [join(vs.root, 'xdg/data/Trash/info'), join(vs.root, 'home/.local/share/Trash/info')]) {
     for (const f of await readdir(dir).catch(() => [] as string[])) {
       const m = /^Path=(.*)$/m.exec(await readFile(join(dir, f), 'utf8'));
-      if (m) out.push(decodeURI(m[1]));
+      if (m) out.push(decodeURI(at(m, 1)));
     }
   }
   return out;

@@ -4,7 +4,7 @@
 // an Undo that brings it back, and an archived chat is what `list --archived` shows.
 
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { VsCode, missingPrerequisites, reportIfFailed } from './harness';
+import { VsCode, missingPrerequisites, reportIfFailed } from './harness.js';
 
 const missing = missingPrerequisites();
 if (missing.length) {

@@ -8,8 +8,9 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { S } from '../../../../clients/vscode/src/strings';
-import { VsCode, missingPrerequisites, REPO, reportIfFailed } from './harness';
+import { S } from '../../../../clients/vscode/src/strings.js';
+import { at } from '../../../helpers/items.js';
+import { VsCode, missingPrerequisites, REPO, reportIfFailed } from './harness.js';
 
 const missing = missingPrerequisites();
 if (missing.length) {
@@ -156,7 +157,7 @@ describe('VS Code @history participant (code-server)', () => {
     await vs.screenshot('chat-01-resumed');
     await say('And the tests?');
     await allowModelOnce(() => chatShows('FAKE REPLY 1.'));
-    const sent = chats()[0];
+    const sent = at(chats(), 0);
     expect(sent.roles).toEqual(['user', 'assistant', 'user', 'assistant', 'user']);
     expect(sent.text).toContain(`${SHORT}\nAnswer 1 to: ${SHORT}\nfollow-up 1\nAnswer 2 to: follow-up 1\nAnd the tests?`);
     await vs.screenshot('chat-02-turn');
@@ -196,7 +197,7 @@ describe('VS Code @history participant (code-server)', () => {
     await say('@history A fresh start');
     await chatShows(`FAKE REPLY ${n + 1}.`);
     // Nothing of the sealed chat went with it, and a new session holds the turn.
-    expect(chats()[n].roles).toEqual(['user']);
+    expect(at(chats(), n).roles).toEqual(['user']);
     await vs.until(
       async () => (await vs.cli(['list', '--project', vs.project])).includes('A fresh start'),
       'the fresh session in the History',
@@ -215,7 +216,7 @@ describe('VS Code @history participant (code-server)', () => {
     const before = chats().length;
     await say('Where were we?');
     await chatShows(`FAKE REPLY ${before + 1}.`);
-    const sent = chats()[before];
+    const sent = at(chats(), before);
     expect(sent.text).toContain(FACT);
     expect(sent.text).toContain('TURN-29');
     expect(sent.text).not.toContain('TURN-0:');
@@ -232,7 +233,7 @@ describe('VS Code @history participant (code-server)', () => {
     const n = chats().length;
     await say('And in staging?');
     await chatShows(`FAKE REPLY ${n + 1}.`);
-    expect(chats()[n].text).toContain('Imported answer: port 8443.');
+    expect(at(chats(), n).text).toContain('Imported answer: port 8443.');
     expect(readFileSync((await vs.sessionFile(imported!.id))!, 'utf8')).toBe(before);
     let fork: Record<string, unknown>[] = [];
     await vs.until(async () => {

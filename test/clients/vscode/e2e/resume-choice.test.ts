@@ -8,8 +8,8 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { S } from '../../../../clients/vscode/src/strings';
-import { VsCode, missingPrerequisites, REPO, WAIT, reportIfFailed } from './harness';
+import { S } from '../../../../clients/vscode/src/strings.js';
+import { VsCode, missingPrerequisites, REPO, WAIT, reportIfFailed } from './harness.js';
 
 const missing = missingPrerequisites();
 if (missing.length) {

@@ -10,8 +10,9 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { S } from '../../../../clients/vscode/src/strings';
-import { VsCode, missingPrerequisites, REPO, reportIfFailed } from './harness';
+import { S } from '../../../../clients/vscode/src/strings.js';
+import { VsCode, missingPrerequisites, REPO, reportIfFailed } from './harness.js';
+import { at } from '../../../helpers/items.js';
 
 const missing = missingPrerequisites();
 if (missing.length) {
@@ -111,7 +112,7 @@ describe('VS Code resume with the editor language model (code-server)', () => {
     for (const c of sent) expect(c.tokens).toBeLessThanOrEqual(2_000);
     const first2 = sent.slice(0, 2).flatMap((c) => c.turns);
     for (const c of sent.slice(3)) for (const t of c.turns) expect(first2).not.toContain(t);
-    expect(sent[3].turns).toEqual(sent[2].turns);
+    expect(at(sent, 3).turns).toEqual(at(sent, 2).turns);
     const all = await compacts();
     expect(all).toHaveLength(sent.length - 1);
     expect(all.slice(0, -1).every((e) => e.rolling === true)).toBe(true);

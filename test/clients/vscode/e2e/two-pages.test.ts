@@ -6,7 +6,7 @@
 
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
-import { VsCode, missingPrerequisites, reportIfFailed } from './harness';
+import { VsCode, missingPrerequisites, reportIfFailed } from './harness.js';
 
 const missing = missingPrerequisites();
 if (missing.length) {

@@ -10,8 +10,8 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { S } from '../../../../clients/vscode/src/strings';
-import { VsCode, missingPrerequisites, REPO, reportIfFailed } from './harness';
+import { S } from '../../../../clients/vscode/src/strings.js';
+import { VsCode, missingPrerequisites, REPO, reportIfFailed } from './harness.js';
 
 const missing = missingPrerequisites();
 if (missing.length) {

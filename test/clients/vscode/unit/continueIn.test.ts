@@ -7,8 +7,8 @@ import { readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CONTINUE_COMMANDS, findOnPath, isFolder, rowContext } from '../../../../clients/vscode/src/continueIn';
-import { IMPORTERS } from '../../../../server/import/registry';
+import { CONTINUE_COMMANDS, findOnPath, isFolder, rowContext } from '../../../../clients/vscode/src/continueIn.js';
+import { IMPORTERS } from '../../../../server/import/registry.js';
 
 const dir = join(__dirname, '../../../../clients/vscode');
 const manifest = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8'));

@@ -2,7 +2,8 @@
 // importReport.ts): what a dry run found per tool, and the report per tool after the import.
 
 import { describe, expect, it } from 'vitest';
-import { foundTools, foundWords, outcomeWords, reportWords } from '../../../../clients/vscode/src/history/importReport';
+import { foundTools, foundWords, outcomeWords, reportWords } from '../../../../clients/vscode/src/history/importReport.js';
+import { at } from '../../../helpers/items.js';
 
 const counts = (tool: string, label: string, found: number, imported: number, updated = 0, unchanged = 0) => ({
   tool,
@@ -34,8 +35,8 @@ describe('the dry run', () => {
       tools: [counts('zed', 'Zed', 0, 0), counts('codex', 'Codex', 3, 0, 0, 3), counts('claude-code', 'Claude Code', 12, 4, 1, 7)],
     });
     expect(found.map((t) => t.label)).toEqual(['Claude Code', 'Codex']);
-    expect(foundWords(found[0])).toBe('4 new chats · 1 with new messages · 7 already in History');
-    expect(foundWords(found[1])).toBe('3 already in History');
+    expect(foundWords(at(found, 0))).toBe('4 new chats · 1 with new messages · 7 already in History');
+    expect(foundWords(at(found, 1))).toBe('3 already in History');
     expect(foundWords(counts('pi', 'pi', 2, 0))).toBe('2 files, no chats in them');
   });
 });

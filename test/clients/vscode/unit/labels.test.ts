@@ -12,7 +12,7 @@ import {
   rowIcon,
   stateWords,
   tooltipLines,
-} from '../../../../clients/vscode/src/history/labels';
+} from '../../../../clients/vscode/src/history/labels.js';
 
 const at = (y: number, mo: number, d: number, h = 12, mi = 0, s = 0) => new Date(y, mo - 1, d, h, mi, s);
 const now = at(2026, 7, 29, 15, 30);

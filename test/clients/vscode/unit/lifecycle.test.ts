@@ -10,7 +10,7 @@ import {
   retentionParams,
   retentionReason,
   userTurns,
-} from '../../../../clients/vscode/src/history/lifecycle';
+} from '../../../../clients/vscode/src/history/lifecycle.js';
 
 describe('settings to the sidecar', () => {
   it('always sends autoArchiveDays (0 included, so the sidecar does not fall back to 30) and both retention rules', () => {

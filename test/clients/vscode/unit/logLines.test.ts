@@ -2,7 +2,7 @@
 // level in the extension's log channel.
 
 import { describe, expect, it } from 'vitest';
-import { parseSidecarLine } from '../../../../clients/vscode/src/logLines';
+import { parseSidecarLine } from '../../../../clients/vscode/src/logLines.js';
 
 describe('parseSidecarLine', () => {
   it.each([

@@ -6,6 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { at } from '../../../helpers/items.js';
 
 const dir = join(__dirname, '../../../../clients/vscode');
 const manifest = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8'));
@@ -16,16 +17,16 @@ const commands = readFileSync(join(dir, 'src/commands/index.ts'), 'utf8');
 describe('manifest', () => {
   it('contributes every setting under levelcodeSessions.* with the defaults the code uses', () => {
     const props = manifest.contributes.configuration.properties as Record<string, { default: unknown }>;
-    const defaults = /export const DEFAULTS: Settings = \{([\s\S]*?)\};/.exec(config)![1];
+    const defaults = at(/export const DEFAULTS: Settings = \{([\s\S]*?)\};/.exec(config) ?? [], 1, 'DEFAULTS in config.ts');
     const inCode = Object.fromEntries(
-      [...defaults.matchAll(/(\w+): ([^,\n]+),/g)].map((m) => [m[1], JSON.parse(m[2].replace(/_/g, '').replace(/'/g, '"'))]),
+      [...defaults.matchAll(/(\w+): ([^,\n]+),/g)].map((m) => [m[1], JSON.parse(at(m, 2).replace(/_/g, '').replace(/'/g, '"'))]),
     );
     expect(Object.keys(props).sort()).toEqual(
       Object.keys(inCode)
         .map((k) => `levelcodeSessions.${k}`)
         .sort(),
     );
-    for (const [k, v] of Object.entries(inCode)) expect(props[`levelcodeSessions.${k}`].default, k).toEqual(v);
+    for (const [k, v] of Object.entries(inCode)) expect(props[`levelcodeSessions.${k}`]?.default, k).toEqual(v);
   });
 
   it('registers every contributed command, all in the LevelCode category', () => {
@@ -48,7 +49,7 @@ describe('manifest', () => {
   });
 
   it('has a string for every %key%', () => {
-    const keys = [...JSON.stringify(manifest).matchAll(/"%([\w.]+)%"/g)].map((m) => m[1]);
+    const keys = [...JSON.stringify(manifest).matchAll(/"%([\w.]+)%"/g)].map((m) => at(m, 1));
     expect(keys.length).toBeGreaterThan(10);
     for (const k of keys) expect(nls[k], k).toBeTypeOf('string');
   });

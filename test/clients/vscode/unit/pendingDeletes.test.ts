@@ -3,7 +3,7 @@
 // failures come back, and shutdown carries out what the user asked for.
 
 import { describe, expect, it } from 'vitest';
-import { PendingDeletes, type Timers } from '../../../../clients/vscode/src/history/pendingDeletes';
+import { PendingDeletes, type Timers } from '../../../../clients/vscode/src/history/pendingDeletes.js';
 
 function fakeClock() {
   let now = 0;

@@ -2,7 +2,7 @@
 // from the sidecar's callbacks, and of the cleaning of a model's title.
 
 import { describe, expect, it } from 'vitest';
-import { cleanTitle, contentText, summarizePrompt, titlePrompt, transcriptForModel } from '../../../../clients/vscode/src/prompt';
+import { cleanTitle, contentText, summarizePrompt, titlePrompt, transcriptForModel } from '../../../../clients/vscode/src/prompt.js';
 
 describe('contentText', () => {
   it('reads strings, text blocks and tool blocks', () => {

@@ -2,7 +2,7 @@
 // plain words, never a "tier"; the no-model messages say how to get a model.
 
 import { describe, expect, it } from 'vitest';
-import { S } from '../../../../clients/vscode/src/strings';
+import { S } from '../../../../clients/vscode/src/strings.js';
 
 /** Every string S holds, and what its functions say for sample arguments. */
 function allWords(o: unknown): string[] {
