@@ -69,11 +69,11 @@ describe('ARCHITECTURE.md names only files that exist', () => {
         const heading = /^#{2,3} /.test(line) ? line : undefined;
         if (heading) {
           const m = /^### `([^`]+?)\/?`/.exec(heading);
-          folder = m && isPath(m[1]) ? m[1] : undefined;
+          folder = m?.[1] && isPath(m[1]) ? m[1] : undefined;
         }
         for (const span of line.matchAll(/`([^`]+)`/g)) {
-          for (const m of span[1].matchAll(NAME)) {
-            const name = m[1];
+          for (const m of (span[1] ?? '').matchAll(NAME)) {
+            const name = m[1] ?? '';
             const ok = name.includes('/')
               ? slashedExists(name, folder ? [folder] : [])
               : folder
@@ -110,7 +110,7 @@ function header(text: string): { line: number; text: string }[] {
 function importedNames(text: string): Set<string> {
   const names = new Set<string>();
   for (const m of text.matchAll(/(?:from\s+|import\s*\(\s*|import\s+)['"]([^'"]+)['"]/g)) {
-    const base = m[1].split('/').pop() ?? '';
+    const base = (m[1] ?? '').split('/').pop() ?? '';
     names.add(base.replace(/\.js$/, '.ts'));
     names.add(base);
   }
@@ -126,7 +126,7 @@ describe('file headers name only modules that exist, and that they import or sit
       const imports = importedNames(text);
       for (const { line, text: l } of header(text)) {
         for (const m of l.matchAll(NAME)) {
-          const name = m[1];
+          const name = m[1] ?? '';
           const before = l.slice(0, m.index);
           if (/[\w-]'s $/.test(before) && !/\.[a-z]+'s $/.test(before)) continue; // another project's file
           if (/^\.[^./]/.test(name)) continue; // a tool's dotfile (.aider.chat.history.md)

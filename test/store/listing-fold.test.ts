@@ -73,7 +73,7 @@ describe("the listing's fold", () => {
     expect(fromFold.firstUser).toMatch(/^first question/);
     expect(fromFold.preview).toMatch(/^second question/);
     // The reader's events are their own copies: the content is not the raw record's object.
-    const u = read.events[0]!.event as { content: unknown; raw: { message: { content: unknown } } };
+    const u = read.events[0]!.event as unknown as { content: unknown; raw: { message: { content: unknown } } };
     expect(u.content).toEqual(u.raw.message.content);
     expect(u.content).not.toBe(u.raw.message.content);
   });
