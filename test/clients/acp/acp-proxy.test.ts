@@ -319,12 +319,9 @@ describe.each(chosen)('$name behind the proxy', { timeout: 400_000 }, (agent) =>
         () => d.updates.some((u) => u.sessionId === id && JSON.stringify(u.update).includes('Working on it')),
         'the hanging turn',
       );
-      // The agent outlives a killed proxy (a hanging turn keeps it from reading its closed
-      // stdin); it is killed here so that no test run leaves it behind.
-      const agentTree = treeOf(d.proc.pid!);
+      // The agent outlives the killed proxy; d.close() ends it with the proxy's process group.
       d.proc.kill('SIGKILL');
       await d.exited;
-      killAll(agentTree);
       row = (await store().list({ project: cwd })).sessions.find((r) => r.source?.id === id)!;
       const events = (await store().load(row.id)).events.map((e) => e.event as Rec);
       expect(events.filter((e) => e.kind === 'user')).toHaveLength(2);

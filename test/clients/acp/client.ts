@@ -23,7 +23,9 @@ export interface Driven {
 
 /** `permission`: which option a permission request is answered with (default: allow). */
 export function drive(cmd: string, args: string[], o: { cwd: string; env: NodeJS.ProcessEnv; permission?: 'allow' | 'reject' }): Driven {
-  const proc = spawn(cmd, args, { cwd: o.cwd, env: o.env, stdio: ['pipe', 'pipe', 'pipe'] });
+  // A process group of its own: close() ends whatever the run left behind (an agent that
+  // outlives a killed proxy, or one behind a shell pipeline, does not read its closed stdin).
+  const proc = spawn(cmd, args, { cwd: o.cwd, env: o.env, stdio: ['pipe', 'pipe', 'pipe'], detached: true });
   const updates: Driven['updates'] = [];
   const permissions: Record<string, unknown>[] = [];
   const frames: Driven['frames'] = [];
@@ -82,6 +84,11 @@ export function drive(cmd: string, args: string[], o: { cwd: string; env: NodeJS
       const t = setTimeout(() => proc.kill('SIGTERM'), 5000);
       await exited;
       clearTimeout(t);
+      try {
+        process.kill(-proc.pid!, 'SIGKILL');
+      } catch {
+        // The group is empty: nothing was left behind.
+      }
     },
   };
 }
