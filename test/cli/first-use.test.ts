@@ -297,10 +297,16 @@ describe('commands as gh and rg have them', () => {
       '\n',
     );
     s.run(['append', s.a], big + '\n');
-    // The CLI's own exit status and stderr, with head closing the pipe after one line.
+    // The CLI's own exit status and stderr, with head closing the pipe after one line. --norc:
+    // bash reads ~/.bashrc when its stdin is a socket (as Node's pipes are) and SHLVL is low, and
+    // as another user it may not be allowed to.
     const r = spawnSync(
       'bash',
-      ['-c', `${JSON.stringify(process.execPath)} ${JSON.stringify(bin)} show ${s.a} | head -n 1 >/dev/null; echo "\${PIPESTATUS[0]}"`],
+      [
+        '--norc',
+        '-c',
+        `${JSON.stringify(process.execPath)} ${JSON.stringify(bin)} show ${s.a} | head -n 1 >/dev/null; echo "\${PIPESTATUS[0]}"`,
+      ],
       {
         cwd: s.project,
         env: env(s.dir),
