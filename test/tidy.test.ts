@@ -87,23 +87,9 @@ describe('ARCHITECTURE.md names only files that exist', () => {
   });
 });
 
-/** The opening comment lines of a source file, with their line numbers. */
+/** The opening comment lines of a source file (its header): its comments up to the first code. */
 function header(text: string): { line: number; text: string }[] {
-  const out: { line: number; text: string }[] = [];
-  let inBlock = false;
-  for (const [i, raw] of text.split('\n').entries()) {
-    const t = raw.trim();
-    if (inBlock) {
-      out.push({ line: i + 1, text: t });
-      if (t.includes('*/')) inBlock = false;
-    } else if (t.startsWith('//') || (i === 0 && t.startsWith('#!'))) {
-      out.push({ line: i + 1, text: t });
-    } else if (t.startsWith('/*')) {
-      out.push({ line: i + 1, text: t });
-      inBlock = !t.includes('*/');
-    } else if (t !== '') break;
-  }
-  return out;
+  return comments(text, { headerOnly: true });
 }
 
 /** The file names a module imports (`./x.js` and `../dir/x.js` as `x.ts`). */
@@ -163,8 +149,11 @@ const FIGURES: [RegExp, string][] = [
   [/\bissues?\s+#?\d+/i, 'an issue number'],
 ];
 
-/** The comment text of each line of a TypeScript file (line comments, block comments, JSDoc). */
-function comments(text: string): { line: number; text: string }[] {
+/**
+ * The comment text of each line of a TypeScript file (line comments, block comments, JSDoc,
+ * trailing comments), with line numbers; `headerOnly`: only those before the first code line.
+ */
+function comments(text: string, o: { headerOnly?: boolean } = {}): { line: number; text: string }[] {
   const out: { line: number; text: string }[] = [];
   let inBlock = false;
   for (const [i, raw] of text.split('\n').entries()) {
@@ -172,12 +161,12 @@ function comments(text: string): { line: number; text: string }[] {
     if (inBlock) {
       out.push({ line: i + 1, text: t });
       if (t.includes('*/')) inBlock = false;
-      continue;
-    }
-    if (t.startsWith('//')) out.push({ line: i + 1, text: t });
+    } else if (t.startsWith('//') || (i === 0 && t.startsWith('#!'))) out.push({ line: i + 1, text: t });
     else if (t.startsWith('/*')) {
       out.push({ line: i + 1, text: t });
       inBlock = !t.includes('*/');
+    } else if (o.headerOnly) {
+      if (t !== '') break;
     } else {
       // A trailing comment after code: ` // ...` (a URL's `://` has no space before it).
       const at = raw.search(/\s\/\/\s/);
