@@ -257,12 +257,22 @@ export class VsCode {
     const byDefault = manifest.contributes.configuration.properties[key]?.default;
     const saved = async () => ((JSON.parse(await readFile(file, 'utf8')) as Record<string, unknown>)[key] ?? byDefault) === value;
     await this.until(saved, `${key} saved`);
-    // code-server shows Settings as a modal editor: Escape closes the search's suggestions, then it.
-    for (let i = 0; i < 3 && (await editor.isVisible()); i++) await this.page.keyboard.press('Escape');
-    await editor.waitFor({ state: 'hidden', timeout: WAIT });
+    await this.closeSettings();
     if (opts.restarts) {
       await this.until(async () => (await this.sidecarPids()).some((p) => !before.includes(p)), `a new sidecar after ${key} changed`);
     }
+  }
+
+  /**
+   * Closes the Settings editor, which code-server shows as a modal editor, with the close button
+   * on its title bar. Not Escape: Escape closes it only while the focus is where no widget (the
+   * search box, a list) takes the key first, and on a busy machine the focus is not always there.
+   */
+  async closeSettings(): Promise<void> {
+    const editor = this.page.locator('.settings-editor').filter({ visible: true }).first();
+    if (await editor.isVisible())
+      await this.page.locator('.action-item a[aria-label^="Close Modal Editor"]').filter({ visible: true }).first().click();
+    await editor.waitFor({ state: 'hidden', timeout: WAIT });
   }
 
   /** Clicks a History title-bar action by its title ("Show Archived Chats"). */

@@ -317,10 +317,7 @@ describe('VS Code History (code-server)', () => {
     // The User tab (not only Remote) holds them.
     expect(await vs.page.locator('.settings-editor .settings-tabs-widget .action-label.checked').first().innerText()).toMatch(/^User/);
     await vs.screenshot('08-settings');
-    // code-server shows Settings as a modal editor: Escape closes the search's suggestions, then it.
-    const editor = vs.page.locator('.settings-editor').filter({ visible: true }).first();
-    for (let i = 0; i < 3 && (await editor.isVisible()); i++) await vs.page.keyboard.press('Escape');
-    await editor.waitFor({ state: 'hidden', timeout: 60_000 });
+    await vs.closeSettings();
   });
 
   it('starts the sidecar with NODE_EXTRA_CA_CERTS empty, the rest of the environment kept', async () => {
