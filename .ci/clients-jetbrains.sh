@@ -3,8 +3,9 @@
 # SDK, which cannot be downloaded here) against the real sidecar, and its Swing History panel on a
 # virtual display (Xvfb). Idempotent: installs Debian's JDK 17, JUnit 5, Gson and Xvfb only when
 # missing, builds dist/ when the bin has nothing to run, compiles the core and its tests with
-# javac (the plugin adapter, src/main/java/dev/levelcode/sessions/plugin, needs the SDK: it is
-# not compiled here), then runs the JUnit console launcher under xvfb-run and prints its summary.
+# javac, compiles the plugin adapter (src/main/java/dev/levelcode/sessions/plugin) against a stub
+# of exactly the IntelliJ API it uses (clients/jetbrains/stubs; checked by tools/jetbrains-stubs.mjs),
+# then runs the JUnit console launcher under xvfb-run and prints its summary.
 # The tests stop every sidecar and peer process they start.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -39,6 +40,16 @@ fi
 javac --release 17 -Xlint:all -Xlint:-serial -Werror -encoding UTF-8 -d "$out/main" -cp "$gson" \
   $(find "$src/main/java/dev/levelcode/sessions/core" -name '*.java')
 javac --release 17 -encoding UTF-8 -d "$out/test" -cp "$out/main:$gson:$junit" $(find "$src/test/java" -name '*.java')
+
+# The plugin adapter, against the stub of the IntelliJ API (the platform's jars cannot be
+# downloaded here; Debian's are 2018.3 and lack 35 of the 62 classes plugin/ uses). The stub set
+# must be exactly what plugin/ uses; javac checks every member plugin/ calls.
+node tools/jetbrains-stubs.mjs
+stubs=clients/jetbrains/stubs/src
+javac --release 17 -Xlint:all -Werror -encoding UTF-8 -d "$out/stubs" $(find "$stubs" -name '*.java')
+javac --release 17 -Xlint:all -Werror -encoding UTF-8 -d "$out/plugin" -cp "$out/stubs:$out/main:$gson" \
+  $(find "$src/main/java/dev/levelcode/sessions/plugin" -name '*.java')
+echo "clients-jetbrains: plugin/ compiled against the IntelliJ API stub"
 
 # The README's pictures go to LEVELCODE_SCREENSHOTS when it is set (clients/jetbrains/screenshots.sh).
 shots=${LEVELCODE_SCREENSHOTS:-$out/screenshots}

@@ -1,7 +1,7 @@
 // `levelcode-sessions acp [--name NAME] [--window TOKENS] -- AGENT [ARGS…]`: the recording ACP
 // proxy (server/acp/). A thin door: parse, hand over to server/acp/run.ts.
 
-import { EXIT, UsageError, parse } from './main.js';
+import { EXIT, UsageError, parse } from './args.js';
 
 export const ACP_HELP = `Usage: levelcode-sessions acp [--name NAME] [--window TOKENS] [--dir DIR] -- AGENT [ARGS…]
 

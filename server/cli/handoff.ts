@@ -2,7 +2,7 @@
 // session in an agent CLI by writing a new session of that tool (server/handoff/handoff.ts), and
 // prints the command that resumes it. A thin door: parse, call the core, print.
 
-import { EXIT, UsageError, parse } from './main.js';
+import { EXIT, UsageError, parse } from './args.js';
 
 export const HANDOFF_HELP = `Usage: levelcode-sessions handoff ID --to claude-code|codex [--dry-run] [--json]
 

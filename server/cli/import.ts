@@ -4,7 +4,7 @@
 
 import { homedir } from 'node:os';
 import { resolve } from 'node:path';
-import { EXIT, UsageError, parse } from './main.js';
+import { EXIT, UsageError, parse } from './args.js';
 
 function usage(tools: string[]): string {
   return `Usage: levelcode-sessions import [TOOL|all] [--from PATH] [--dry-run] [--verbose] [--json]

@@ -4,7 +4,6 @@
 // command so that a plain History listing starts fast.
 // Depends on the core; `serve` hands over to server/rpc.
 
-import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import { readRegularTextSync } from '../store/files.js';
 import { printableText } from '../format/printable.js';
@@ -12,8 +11,7 @@ import { join, sep } from 'node:path';
 import type { StoreError } from '../store/errors.js';
 import type { SessionEntry } from '../listing/history.js';
 import type { Problem } from '../store/reader.js';
-
-export const EXIT = { ok: 0, failure: 1, usage: 2, notFound: 3, locked: 4 } as const;
+import { EXIT, UsageError, isoOpt, parse, positiveInt } from './args.js';
 
 const USAGE = `levelcode-sessions — chat sessions that survive New Chat, reloads and crashes
 
@@ -177,19 +175,6 @@ A Model Context Protocol server over stdio: past sessions as read-only tools for
 Set LEVELCODE_CURRENT_SESSION to the agent's own session id to leave it out of results.`,
 };
 
-type Opts = ParseArgsConfig['options'];
-const common: Opts = { dir: { type: 'string' }, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } };
-
-export class UsageError extends Error {}
-
-export function parse(args: string[], options: Opts) {
-  try {
-    return parseArgs({ args, options: { ...common, ...options }, allowPositionals: true, strict: true });
-  } catch (e) {
-    throw new UsageError((e as Error).message);
-  }
-}
-
 // Printing is a boundary (format/printable.ts): whatever reaches the terminal has its control and
 // bidi characters escaped; JSON stays valid JSON (they become \uXXXX escapes).
 const out = (s: string) => outRaw(printableText(s));
@@ -200,18 +185,6 @@ const err = (s: string) => process.stderr.write(`levelcode-sessions: ${printable
 async function openStore(dir: string | undefined) {
   const { SessionStore, resolveStoreRoot } = await import('../store/store.js');
   return new SessionStore({ root: resolveStoreRoot(dir), agent: 'cli' });
-}
-
-function positiveInt(v: string | undefined, name: string): number | undefined {
-  if (v === undefined) return undefined;
-  if (!/^\d+$/.test(v) || Number(v) < 1) throw new UsageError(`--${name} takes a positive whole number, not ${JSON.stringify(v)}`);
-  return Number(v);
-}
-
-function isoOpt(v: string | undefined, name: string): string | undefined {
-  if (v === undefined) return undefined;
-  if (Number.isNaN(Date.parse(v))) throw new UsageError(`--${name} takes an ISO date or time, not ${JSON.stringify(v)}`);
-  return new Date(Date.parse(v)).toISOString();
 }
 
 /** Output piped into `head` or a pager that quits: end quietly, as a Unix filter does. */

@@ -7,7 +7,7 @@
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { readRegularTextSync } from '../store/files.js';
-import { EXIT, UsageError, parse } from './main.js';
+import { EXIT, UsageError, parse } from './args.js';
 import { FOLDER_ID, STIGNORE, STIGNORE_NAME } from '../sync/names.js';
 
 const USAGE = `Usage: levelcode-sessions sync init [--apply] [--syncthing-home DIR] [--dir DIR] [--json]

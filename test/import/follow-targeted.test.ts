@@ -62,13 +62,17 @@ it('the engine imports the sources it is given, stat-ed again, without discoveri
 it('a follower imports a grown session alone, and a new session file with a full run', async () => {
   const w = setup();
   const reports: ImportReport[] = [];
-  const f = followImports(w.store, w.jobs, { debounceMs: 50, pollMs: 3_600_000, sweepMs: 3_600_000, onReport: (r) => reports.push(r) });
+  let heard = () => {};
+  const onReport = (r: ImportReport) => (reports.push(r), heard());
+  const f = followImports(w.store, w.jobs, { debounceMs: 50, pollMs: 3_600_000, sweepMs: 3_600_000, onReport });
   try {
     expect(f.mode).toBe('watch');
-    const until = async (ok: () => boolean) => {
-      for (let i = 0; i < 600 && !ok(); i++) await new Promise((r) => setTimeout(r, 50));
-      expect(ok()).toBe(true);
-    };
+    // Resolves on the report (onReport) that makes `ok` true, or at once when one already did.
+    const until = (ok: () => boolean) =>
+      new Promise<void>((resolve) => {
+        heard = () => ok() && resolve();
+        heard();
+      });
     await until(() => reports.length > 0);
     const sources = reports[0]!.tools[0]!.found;
     expect(sources).toBeGreaterThan(1);

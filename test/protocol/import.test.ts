@@ -6,7 +6,7 @@
 import { appendFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { cleanup, startSidecar, tempDir, workspace } from '../helpers/sidecar.js';
+import { cleanup, startSidecar, tempDir, workspace, type Sidecar } from '../helpers/sidecar.js';
 import { RpcErrorCodes } from '../../server/rpc/errors.js';
 import * as P from '../../server/rpc/protocol.js';
 import { FIXTURES } from '../import/layout.js';
@@ -89,20 +89,27 @@ describe('initializationOptions.followImports', () => {
       writeFileSync(file, lines.slice(0, 3).join(''));
       const created = await s.editor.didChange.waitFor((c) => c.change === 'created');
       expect(created.project).toBe('/tmp/levelcode-fixture/demo');
-      // `created` comes with the meta line; the import's events follow it in the same run.
-      const entry = await until(async () => (await s.call(P.sessionList, { all: true })).sessions.find((e) => e.id === created.id));
+      // `created` comes with the meta line; the import's events follow it in the same run (in
+      // the same announcement, or in an `appended` one).
+      const entry = await onChanges(s, created.id, async () =>
+        (await s.call(P.sessionList, { all: true })).sessions.find((e) => e.id === created.id),
+      );
       expect(entry.source).toMatchObject({ tool: 'claude-code', id: UUID, path: file });
-      const first = await until(async () => (await s.call(P.sessionRead, { id: created.id })).events.length || undefined);
+      const first = await onChanges(
+        s,
+        created.id,
+        async () => (await s.call(P.sessionRead, { id: created.id })).events.length || undefined,
+      );
       expect(first).toBeGreaterThan(0);
 
       appendFileSync(file, lines.slice(3).join(''));
-      await s.editor.didChange.waitFor((c) => c.id === created.id && c.change === 'appended');
-      // More lines may still be landing; the session grows to what the whole file gives.
-      const whole = await until(async () => {
+      // The session grows to what the whole file gives: a dry run then finds nothing left.
+      await onChanges(s, created.id, async () => {
         const r = await s.call(P.sessionImport, { tool: 'claude-code', from: claude, dryRun: true });
         return r.imported + r.updated === 0 ? r : undefined;
       });
-      expect(whole.imported + whole.updated).toBe(0);
+      // The growth was announced (whenever the announcement lands, before or after the dry run).
+      await s.editor.didChange.waitFor((c) => c.id === created.id && c.change === 'appended');
       const grown = (await s.call(P.sessionRead, { id: created.id })).events.length;
       expect(grown).toBeGreaterThan(first);
       expect((await s.call(P.sessionList, { all: true })).sessions.map((e) => e.id)).toEqual([created.id]);
@@ -111,11 +118,15 @@ describe('initializationOptions.followImports', () => {
   }
 });
 
-/** `probe`'s first defined answer, asked again every 50 ms (the test's own timeout bounds it). */
-async function until<T>(probe: () => Promise<T | undefined>): Promise<T> {
+/**
+ * `probe`'s first defined answer: asked now, then again after each session/didChange of `id`.
+ * The next change is listened for before `probe` asks, so none is missed in between.
+ */
+async function onChanges<T>(s: Sidecar, id: string, probe: () => Promise<T | undefined>): Promise<T> {
   for (;;) {
+    const changed = s.editor.didChange.next((c) => c.id === id);
     const v = await probe();
     if (v !== undefined) return v;
-    await new Promise((r) => setTimeout(r, 50));
+    await changed;
   }
 }

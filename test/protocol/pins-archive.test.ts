@@ -130,11 +130,13 @@ describe('auto-archive and session/retention', () => {
     expect(ids((await s.call(P.sessionList, { project })).sessions)).toEqual([first]); // one kept
     await s.call(P.sessionRelease, { id: first }); // New Chat lets it go; the one held is skipped
     const second = await sessionWith(s, project, [USER_AT('the second chat', ago(1))]);
-    // A later sweep (every 200 ms here, six hours by default) lets the older one go, archived.
-    let archived: string[] = [];
-    while (!archived.includes(first)) {
-      await new Promise((r) => setTimeout(r, 100));
-      archived = ids((await s.call(P.sessionList, { project, archived: true })).sessions);
+    // A later sweep (every 200 ms here, six hours by default) lets the older one go, archived:
+    // its archive event is an append, which the sidecar announces (session/didChange). The
+    // next change is listened for before the list is read, so none is missed in between.
+    for (;;) {
+      const changed = s.editor.didChange.next((c) => c.id === first);
+      if (ids((await s.call(P.sessionList, { project, archived: true })).sessions).includes(first)) break;
+      await changed;
     }
     expect(ids((await s.call(P.sessionList, { project })).sessions)).toEqual([second]);
     expect(lastLine(fileOf(root, first))).toMatchObject({ kind: 'event', type: 'archive', auto: true, reason: 'keep' });

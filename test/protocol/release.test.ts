@@ -85,16 +85,17 @@ describe('session/release', () => {
 
   it('a release sent while appends are in flight waits for them: every turn lands, in order', async () => {
     const { root, project } = workspace();
-    const s = await startSidecar({ root });
+    const s = await startSidecar({ root, trace: 'messages' });
     const id = await sessionWith(s, project, [USER('first')]);
     const turns = Array.from({ length: 20 }, (_, i) => `turn ${i}`);
     const answers = turns.flatMap((t) => [s.call(P.sessionAppend, { id, events: [USER(t)] }), s.call(P.sessionRelease, { id })]);
     await Promise.all(answers);
     expect(said(root, id)).toEqual(['first', ...turns]);
     // The second user turn's title is written in the background, borrowing the lock for its
-    // write: once it is in, nothing holds the session (the test's timeout is the only clock).
-    const titled = () => readFileSync(fileOf(root, id), 'utf8').includes('"kind":"title"');
-    while (!titled() || existsSync(fileOf(root, id) + '.lock')) await new Promise((r) => setTimeout(r, 20));
+    // write and letting it go before the sidecar logs it: once it is in, nothing holds the session.
+    await s.titleSettled(id);
+    expect(readFileSync(fileOf(root, id), 'utf8')).toContain('"kind":"title"');
+    expect(existsSync(fileOf(root, id) + '.lock')).toBe(false);
     await s.stop();
   });
 

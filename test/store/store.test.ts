@@ -442,8 +442,19 @@ describe('locks', () => {
     const lost: string[] = [];
     const s1 = mkStore({ staleLockMs: 2000, onLockLost: (id) => lost.push(id) });
     const a = await s1.create({ project });
-    // Refreshes run every staleMs / 3; wait past the stale timeout with the lock held.
-    await new Promise((r) => setTimeout(r, 3500));
+    // The holder refreshes the lock folder's mtime (every staleMs / 3, at least 1 s). Wait, on the
+    // folder's change events, for a refresh that lands more than the stale timeout after the
+    // lock was taken: without the refreshes it would be stale by then.
+    const dir = `${await s1.pathOf(a.id)}.lock`;
+    const taken = (await stat(dir)).mtimeMs;
+    const { watch } = await import('node:fs');
+    await new Promise<void>((resolve, reject) => {
+      const watcher = watch(dir);
+      const done = (e?: unknown) => (watcher.close(), e ? reject(e) : resolve());
+      const check = () => stat(dir).then((st) => st.mtimeMs - taken > s1.staleLockMs && done(), done);
+      watcher.on('change', check).on('error', done);
+      void check();
+    });
     expect(lost).toEqual([]);
     expect(s1.holds(a.id)).toBe(true);
     await expect(s1.append(a.id, [user('still mine')])).resolves.toMatchObject({ appended: 1 });

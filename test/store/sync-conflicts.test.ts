@@ -203,10 +203,15 @@ describe('conflict copies of a session', () => {
   it('resolveAll finds the copies in every project folder; the watcher names them', async () => {
     const { id, file } = await session(1);
     const seen: string[] = [];
-    const w = await watchStore({ root, poll: true, pollMs: 50, onConflict: (f) => seen.push(f) }, () => undefined);
+    let heard = () => {};
+    const onConflict = (f: string) => (seen.push(f), heard());
+    const w = await watchStore({ root, poll: true, pollMs: 50, onConflict }, () => undefined);
     const copy = await conflictOf(file, id, [user('q2', '2026-07-28T09:00:05.000Z')]);
-    const deadline = Date.now() + 10_000;
-    while (!seen.includes(copy) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 25));
+    // The watcher names the copy: wait for its onConflict call.
+    await new Promise<void>((resolve) => {
+      heard = () => seen.includes(copy) && resolve();
+      heard();
+    });
     w.close();
     expect(seen).toContain(copy);
     const outs = await resolveAll(mk(), opts);

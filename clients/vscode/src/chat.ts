@@ -8,6 +8,7 @@ import * as vscode from 'vscode';
 import type * as Api from '../api';
 import type { Settings } from './config';
 import { installedHandoffTool } from './continueIn';
+import { codeOf, messageOf } from './errors';
 import type { ModelAdapter } from './lm';
 import { ErrorCodes, type ResumeResult, type SealResult, type SessionSummary } from './protocol';
 import type { Sidecar } from './sidecar';
@@ -238,15 +239,4 @@ export async function noModelNotice(session: Pick<SessionSummary, 'id' | 'title'
   if (pick === S.chat.openTranscript) await openTranscript(session);
   if (pick === S.chat.getModel) await vscode.commands.executeCommand('workbench.extensions.search', '@category:"AI" @sort:installs');
   if (pick && pick === cliButton) await vscode.commands.executeCommand('levelcodeSessions.handoff', session.id);
-}
-
-export function codeOf(e: unknown): number | undefined {
-  const c = (e as { code?: unknown } | undefined)?.code;
-  return typeof c === 'number' ? c : undefined;
-}
-
-export function messageOf(e: unknown): string {
-  if (codeOf(e) === ErrorCodes.UnknownSession) return S.errors.unknownSession;
-  if (codeOf(e) === ErrorCodes.SessionLocked) return S.errors.locked;
-  return e instanceof Error ? e.message : String(e);
 }

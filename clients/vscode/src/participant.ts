@@ -17,7 +17,7 @@ import type { ModelAdapter } from './lm';
 import type { ResumeResult } from './protocol';
 import type { Sidecar } from './sidecar';
 import { installedHandoffTool } from './continueIn';
-import { codeOf, messageOf } from './chat';
+import { codeOf, messageOf } from './errors';
 import { ErrorCodes } from './protocol';
 import { printable } from './printable';
 import { S } from './strings';

@@ -57,9 +57,7 @@ function M.readable(lines)
       if out[#out] == '' then
         folds[#out] = depth > 0 and tostring(depth) or '0' -- the blank line after a block stays open
       end
-    elseif line == '' and out[#out] == '' then
-      -- one blank line where a dropped <details> line left two
-    else
+    elseif line ~= '' or out[#out] ~= '' then -- else the second blank line a dropped <details> left
       local summary = line:match('^<summary>(.*)</summary>$')
       if summary then
         summary = summary:gsub('<code>(.-)</code>', '`%1`'):gsub('&[%w#]+;', ENTITIES)

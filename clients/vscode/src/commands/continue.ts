@@ -5,7 +5,7 @@
 // given, no shell in between.
 
 import * as vscode from 'vscode';
-import { messageOf } from '../chat';
+import { messageOf } from '../errors';
 import { findOnPath, HANDOFF_TOOLS, isFolder } from '../continueIn';
 import { itemLabel } from '../history/labels';
 import { S } from '../strings';

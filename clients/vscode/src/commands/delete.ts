@@ -4,7 +4,7 @@
 // for the undo seconds instead (history/pendingDeletes.ts) and Undo simply cancels it.
 
 import * as vscode from 'vscode';
-import { messageOf } from '../chat';
+import { messageOf } from '../errors';
 import { itemLabel } from '../history/labels';
 import type { SessionSummary } from '../protocol';
 import { S } from '../strings';

@@ -3,7 +3,7 @@
 // list does not hold). Each is one sidecar request; the History redraws from its answer.
 
 import * as vscode from 'vscode';
-import { messageOf } from '../chat';
+import { messageOf } from '../errors';
 import { itemLabel, localStamp } from '../history/labels';
 import type { SessionSummary } from '../protocol';
 import { S } from '../strings';

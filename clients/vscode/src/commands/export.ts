@@ -3,7 +3,7 @@
 // vscode.workspace.fs, so a save to a remote or virtual folder works as any editor save does.
 
 import * as vscode from 'vscode';
-import { messageOf } from '../chat';
+import { messageOf } from '../errors';
 import { exportFileName, itemLabel } from '../history/labels';
 import { S } from '../strings';
 import { type CommandDeps, type Target, target } from './target';

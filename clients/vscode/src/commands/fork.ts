@@ -3,7 +3,7 @@
 // Resume of the new chat as any Resume goes.
 
 import * as vscode from 'vscode';
-import { messageOf } from '../chat';
+import { messageOf } from '../errors';
 import { itemLabel } from '../history/labels';
 import { type Turn, userTurns } from '../history/lifecycle';
 import type { SessionSummary } from '../protocol';

@@ -4,7 +4,7 @@
 // chat; the row's button opens its transcript.
 
 import * as vscode from 'vscode';
-import { codeOf, messageOf } from '../chat';
+import { codeOf, messageOf } from '../errors';
 import { itemDescription, itemLabel } from '../history/labels';
 import { ErrorCodes, type SessionSummary } from '../protocol';
 import { S } from '../strings';

@@ -6,7 +6,7 @@
 // The words and counts are in history/importReport.ts.
 
 import * as vscode from 'vscode';
-import { codeOf, messageOf } from '../chat';
+import { codeOf, messageOf } from '../errors';
 import { foundTools, foundWords, nameOf, reportWords, waiting, type ToolOutcome } from '../history/importReport';
 import type { HistoryProvider } from '../historyView';
 import { ErrorCodes, type ImportToolCounts } from '../protocol';

@@ -5,7 +5,7 @@
 
 import { dirname } from 'node:path';
 import * as vscode from 'vscode';
-import { messageOf } from '../chat';
+import { messageOf } from '../errors';
 import { S } from '../strings';
 import type { CommandDeps } from './target';
 

@@ -4,7 +4,7 @@
 // choice of who continues, is Chat's (chat.ts).
 
 import * as vscode from 'vscode';
-import { messageOf } from '../chat';
+import { messageOf } from '../errors';
 import { itemLabel } from '../history/labels';
 import { S } from '../strings';
 import { openTranscript, openTranscriptPreview } from '../transcript';

@@ -5,7 +5,7 @@
 
 import { basename } from 'node:path';
 import * as vscode from 'vscode';
-import { messageOf } from '../chat';
+import { messageOf } from '../errors';
 import { localStamp } from '../history/labels';
 import { anyRetentionRule, retentionParams, retentionReason } from '../history/lifecycle';
 import { printable } from '../printable';

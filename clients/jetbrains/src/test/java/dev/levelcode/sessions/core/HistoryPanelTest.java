@@ -302,11 +302,13 @@ class HistoryPanelTest {
     click("levelcode.resumeLast");
     assertTrue(ui.await("Resumed").message().startsWith("Resumed “"));
 
-    // 12. New Chat from the toolbar seals the current chat (polled: the seal's didChange may
-    // redraw the panel before New Chat lets the chat go).
+    // 12. New Chat from the toolbar seals the current chat: awaited on New Chat's own event (the
+    // seal's didChange may redraw the panel before New Chat lets the chat go).
+    CompletableFuture<Chat.NewChat> newChat = new CompletableFuture<>();
+    Runnable stopListening = core.chat.onNewChat(newChat::complete);
     click("levelcode.newChat");
-    long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(Fixture.WAIT_S);
-    while (core.chat.current() != null && System.nanoTime() < end) Thread.sleep(50);
+    assertNotNull(newChat.get(Fixture.WAIT_S, TimeUnit.SECONDS).sealed());
+    stopListening.run();
     assertNull(core.chat.current());
   }
 

@@ -1,0 +1,8 @@
+// Stub of the IntelliJ Platform API: only what plugin/ uses (clients/jetbrains/stubs/README.md).
+package com.intellij.openapi.progress;
+
+public interface ProgressIndicator {
+  void setIndeterminate(boolean indeterminate);
+
+  boolean isCanceled();
+}

@@ -1,0 +1,4 @@
+// Stub of the IntelliJ Platform API: only what plugin/ uses (clients/jetbrains/stubs/README.md).
+package com.intellij.openapi.project;
+
+public interface DumbAware {}
