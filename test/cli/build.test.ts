@@ -18,7 +18,8 @@ describe('the build stamp', () => {
     const r = check();
     expect(r.stdout).toBe('dist/ is current\n');
     expect(r.status).toBe(0);
-    expect(readFileSync(join(repo, 'package.json'), 'utf8')).toContain('"test": "biome ci . && node tools/build.mjs --if-stale && ');
+    const test = (JSON.parse(readFileSync(join(repo, 'package.json'), 'utf8')) as { scripts: { test: string } }).scripts.test;
+    expect(test.split(' && ')).toContain('node tools/build.mjs --if-stale');
   });
 
   it('finds dist/ stale when it was built from other sources', () => {
