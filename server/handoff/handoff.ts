@@ -13,11 +13,10 @@ import { constants } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { contextConversation } from '../resume/context.js';
+import { contextConversation, contextRange } from '../resume/context.js';
 import { planResume } from '../resume/resume.js';
 import { openRegular } from '../store/files.js';
 import type { SessionStore } from '../store/store.js';
-import type { CompactEvent } from '../format/events.js';
 import { claudeCodeSession, codexSession, type NativeSession, type WriteInput } from './writers.js';
 
 export const HANDOFF_TOOLS = ['claude-code', 'codex'] as const;
@@ -131,13 +130,7 @@ export async function handOff(store: SessionStore, id: string, o: HandoffOptions
       `session ${id} (about ${plan.transcriptTokens} tokens) does not fit ${tool.label}'s model even from its last summary: resume it once in an editor (which summarises its head), then hand it off`,
       { tokens: plan.transcriptTokens },
     );
-  const conv =
-    plan.tier === 2
-      ? contextConversation(events, {
-          after: plan.coversThrough,
-          briefing: (events.find((e) => e.seq === plan.compactSeq)?.event as CompactEvent | undefined)?.briefing,
-        })
-      : contextConversation(events);
+  const conv = contextConversation(events, contextRange(plan, events));
   if (conv.messages.length === 0) throw new HandoffError('empty', `session ${id} holds no message to hand off`);
   const native = tool.write({
     conv,
