@@ -1,7 +1,7 @@
 // The client-to-server methods: each one validates nothing itself (server.ts did, against
 // protocol.ts), calls the core and shapes the answer. Rules that the CLI would need too live in
-// the core (store, resume planner, titles, export, fork), not here; what stays here is protocol
-// work: paging cursors, ownership bookkeeping per connection, callbacks, progress, cancellation.
+// the core (store, the resume workflow, the listing query, titles, export, fork), not here; what
+// stays here is protocol work: error codes, per-connection state, callbacks, progress, cancellation.
 //
 // Depends on the core and on the transport-neutral Context below; never on the connection.
 
@@ -9,8 +9,8 @@ import { CancellationTokenSource, ResponseError, type CancellationToken } from '
 import { textOf, type SeqEvent } from '../format/events.js';
 import type { SessionStore } from '../store/store.js';
 import { forkSession } from '../store/fork.js';
-import { arrange, historyOrder } from '../listing/lifecycle.js';
-import { parseZone, rowView, type Zone } from '../listing/view.js';
+import { CursorError, queryHistory } from '../listing/query.js';
+import { parseZone, type Zone } from '../listing/view.js';
 export { parseZone } from '../listing/view.js';
 import { DEFAULT_IDLE_DAYS, ruleValue, runRetention } from '../listing/retention.js';
 import { fallbackTitle, normalizeTitle, shouldGenerateTitle, titleInstructions, titleMaxTokens } from '../listing/title.js';
@@ -117,28 +117,6 @@ async function withProgress<T>(
 }
 
 // ---------------------------------------------------------------------------------------------
-// Paging: an opaque cursor naming the last row of the previous page, so rows created meanwhile
-// (they sort first) never shift the next page.
-
-function encodeCursor(e: { updatedAt: string; id: string; pinned: boolean }): string {
-  return Buffer.from(JSON.stringify([e.updatedAt, e.id, e.pinned])).toString('base64url');
-}
-
-/** A cursor: where the last page ended in History's order (pinned first; lifecycle.ts historyOrder). */
-function decodeCursor(c: string): { updatedAt: string; id: string; pinned: boolean } {
-  try {
-    const v = JSON.parse(Buffer.from(c, 'base64url').toString('utf8')) as unknown;
-    if (Array.isArray(v) && typeof v[0] === 'string' && typeof v[1] === 'string')
-      return { updatedAt: v[0], id: v[1], pinned: v[2] === true };
-  } catch {
-    /* fall through */
-  }
-  throw new ResponseError(RpcErrorCodes.InvalidParams, 'Invalid params for session/list at cursor: not a cursor this server made', {
-    issues: [{ code: 'custom', path: ['cursor'], message: 'not a cursor this server made' }],
-  });
-}
-
-// ---------------------------------------------------------------------------------------------
 // The methods.
 
 const sessionNew: Handler<typeof P.sessionNew> = async (p, _t, { store }) => {
@@ -175,19 +153,26 @@ const sessionRelease: Handler<typeof P.sessionRelease> = async (p, _t, { store }
   return { id: p.id, released: await store.letGo(p.id) };
 };
 
+/** History's main or archived list, a page at a time (listing/query.ts). */
 const sessionList: Handler<typeof P.sessionList> = async (p, _t, { store, sweeping, zone }) => {
-  const after = p.cursor === undefined ? undefined : decodeCursor(p.cursor);
-  await sweeping; // the start-up auto-archive, when there is one, is seen by the first listing
-  const listed = await store.list({ project: p.all ? undefined : p.project, all: p.all });
-  const { problems } = listed;
-  const sessions = arrange(listed.sessions, { archived: p.archived });
-  const rows = after ? sessions.filter((s) => historyOrder(s, after) > 0) : sessions;
-  const limit = p.limit ?? 100;
-  const page = await withHolders(store, await withSourceTool(rows.slice(0, limit)));
-  const now = Date.now();
-  const viewed = page.map((r) => ({ ...r, view: rowView(r, now, zone) })) as P.SessionSummary[];
-  const more = rows.length > limit;
-  return { sessions: viewed, problems, ...(more ? { nextCursor: encodeCursor(page[page.length - 1]!) } : {}) };
+  const query = {
+    project: p.project,
+    all: p.all,
+    list: p.archived ? ('archived' as const) : ('main' as const),
+    cursor: p.cursor,
+    limit: p.limit ?? 100,
+  };
+  let r: Awaited<ReturnType<typeof queryHistory>>;
+  try {
+    // The start-up auto-archive, when there is one, is seen by the first listing.
+    r = await queryHistory(store, query, { holders: true, labels: true, zone, waitFor: sweeping });
+  } catch (e) {
+    if (!(e instanceof CursorError)) throw e;
+    throw new ResponseError(RpcErrorCodes.InvalidParams, `Invalid params for session/list at cursor: ${e.message}`, {
+      issues: [{ code: 'custom', path: ['cursor'], message: e.message }],
+    });
+  }
+  return { sessions: r.rows as P.SessionSummary[], problems: r.problems, ...(r.nextCursor ? { nextCursor: r.nextCursor } : {}) };
 };
 
 /** session/export's zone: its `timeZone`, else the client's (initialize), else none (UTC). */
@@ -205,35 +190,6 @@ export function userZone(spec: string | undefined, log: { warn(m: string): void 
   if (zone) return zone;
   log.warn(`ignoring initializationOptions.timeZone ${JSON.stringify(spec)}: not an IANA time zone or an offset like +02:00`);
   return parseZone(undefined)!;
-}
-
-/**
- * The rows another live process owns get `heldBy` ("live in another window"). One stat of a
- * lock folder a row, for the page only: a listing of the whole store does not look at locks.
- */
-async function withHolders<T extends { id: string }>(store: SessionStore, rows: T[]): Promise<(T & Pick<P.SessionSummary, 'heldBy'>)[]> {
-  return Promise.all(
-    rows.map(async (r) => {
-      if (store.holds(r.id)) return r;
-      const info = await store.lockInfo(r.id).catch(() => undefined);
-      if (!info?.locked || info.byUs) return r;
-      return { ...r, heldBy: { ...(info.pid !== undefined ? { pid: info.pid } : {}), ...(info.host ? { host: info.host } : {}) } };
-    }),
-  );
-}
-
-/** Imported entries get their tool's name and, where the tool resumes by id, the command that does. */
-async function withSourceTool<T extends { source?: P.SessionSummary['source'] }>(
-  rows: T[],
-): Promise<(T & Pick<P.SessionSummary, 'sourceLabel' | 'continueIn'>)[]> {
-  if (!rows.some((r) => r.source)) return rows;
-  const { importerOf } = await import('../import/registry.js');
-  return rows.map((r) => {
-    const importer = r.source ? importerOf(r.source.tool) : undefined;
-    if (!r.source || !importer) return r;
-    const argv = importer.resumeCommand?.(r.source);
-    return { ...r, sourceLabel: importer.label, ...(argv ? { continueIn: { argv, cwd: r.source.project } } : {}) };
-  });
 }
 
 const DEFAULT_TAIL = 100;
