@@ -203,3 +203,32 @@ describe('the doors: levelcode-sessions handoff and session/handoff', () => {
     await side2.stop();
   });
 });
+
+describe('a long session handed off from its last briefing', () => {
+  it('tier 2: the briefing and what follows, planned without reading the head whole; the title from before the briefing', async () => {
+    const base = join(tmp, `long${++n}`);
+    const project = join(base, 'app');
+    await mkdir(project, { recursive: true });
+    const store = new SessionStore({ root: join(base, 'store'), agent: 'test' });
+    const { id } = await store.create({ project });
+    // A head of about 180k tokens (past Claude Code's 160k budget), titled early, then a compact
+    // event covering it and a short tail.
+    const head = Array.from({ length: 72 }, (_, i) => ({ kind: 'user', content: `HEAD-${i} ${'x'.repeat(10_000)}` }));
+    const r = await store.append(id, [{ kind: 'title', title: 'Migrate the billing tables', source: 'user' }, ...head]);
+    const last = r.lastSeq;
+    await store.append(id, [
+      { kind: 'compact', briefing: 'BRIEFING: billing tables moved to pg-stage-7, two left.', coversThrough: last },
+      { kind: 'user', content: 'TAIL: move the invoices table' },
+      { kind: 'assistant', content: [{ type: 'text', text: 'TAIL: done, invoices moved.' }] },
+    ]);
+    await store.release(id);
+    const out = await handOff(store, id, { to: 'claude-code', dryRun: true, version: '2.1.3', home: join(base, 'home') });
+    expect(out).toMatchObject({ tool: 'claude-code', tier: 2, messages: 2, dryRun: true }); // the briefing joins the user's turn
+    const real = await handOff(store, id, { to: 'claude-code', version: '2.1.3', home: join(base, 'home') });
+    const written = await readFile(real.path, 'utf8');
+    expect(written).toContain('BRIEFING: billing tables moved');
+    expect(written).toContain('TAIL: done, invoices moved.');
+    expect(written).not.toContain('HEAD-');
+    expect(written).toContain('Migrate the billing tables');
+  });
+});

@@ -14,7 +14,7 @@ import { mkdir } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { contextConversation, contextRange } from '../resume/context.js';
-import { planResume } from '../resume/resume.js';
+import { loadAndPlan } from '../resume/workflow.js';
 import { openRegular } from '../store/files.js';
 import type { SessionStore } from '../store/store.js';
 import { claudeCodeSession, codexSession, type NativeSession, type WriteInput } from './writers.js';
@@ -121,9 +121,9 @@ export async function handOff(store: SessionStore, id: string, o: HandoffOptions
         { installed },
       );
   }
-  const loaded = await store.load(id);
+  // Planned as a resume is (a long session is read from its last compact event on).
+  const { loaded, plan } = await loadAndPlan(store, id, { contextWindow: tool.window, budgetRatio: 0.8 });
   const events = loaded.events;
-  const plan = planResume(events, { window: tool.window, budgetRatio: 0.8 });
   if (plan.tier === 3)
     throw new HandoffError(
       'too-large',
@@ -135,7 +135,7 @@ export async function handOff(store: SessionStore, id: string, o: HandoffOptions
   const native = tool.write({
     conv,
     project: loaded.meta.project,
-    title: titleOf(events),
+    title: await titleOf(loaded),
     home: tool.home(env, o.home ?? homedir()),
     version: installed ?? tool.newest,
     id: randomUUID(),
@@ -158,12 +158,25 @@ export async function handOff(store: SessionStore, id: string, o: HandoffOptions
   };
 }
 
-function titleOf(events: readonly { event: { kind: string } }[]): string | null {
-  for (let i = events.length - 1; i >= 0; i--) {
-    const e = events[i]!.event as { kind: string; title?: string };
-    if (e.kind === 'title' && typeof e.title === 'string') return e.title;
+/** The latest title: in the events loaded, else among the lines before them (title lines only read). */
+async function titleOf(loaded: Awaited<ReturnType<typeof loadAndPlan>>['loaded']): Promise<string | null> {
+  const titleIn = (e: { kind: string } | undefined) => {
+    const t = e?.kind === 'title' ? (e as { title?: unknown }).title : undefined;
+    return typeof t === 'string' ? t : null;
+  };
+  for (let i = loaded.events.length - 1; i >= 0; i--) {
+    const t = titleIn(loaded.events[i]!.event);
+    if (t !== null) return t;
   }
-  return null;
+  let title: string | null = null;
+  await loaded.earlier?.(
+    (line) => {
+      title = titleIn(line.event);
+      return title === null;
+    },
+    { want: (kind) => kind === 'title' },
+  );
+  return title;
 }
 
 /** Creates `path` (and its folders) and writes `text`, failing if it exists; an error names the path. */

@@ -13,7 +13,7 @@
 import type { SeqEvent, SessionEvent } from '../format/events.js';
 import { isStoreError } from '../store/errors.js';
 import { forkSession } from '../store/fork.js';
-import type { ReadResult, SessionStore } from '../store/store.js';
+import type { ReadResult, ResumeLoad, SessionStore } from '../store/store.js';
 import { contextMessages, contextRange, summaryMessages } from './context.js';
 import {
   type AppliedBriefing,
@@ -405,7 +405,8 @@ function shaped(
  * their least (floorTokens: as if the soft cap had elided every tool output), and as soon as
  * that floor and the tail together pass B tier 1 is ruled out without reading further; a
  * session that might fit whole (or whose earlier bytes look like they fit) is loaded whole.
- * On the fast paths the plan's T (tokens.transcript) is a lower bound of the whole's.
+ * On the fast paths the plan's T (tokens.transcript) is a lower bound of the whole's, and
+ * `loaded.earlier` visits the lines before the load (store.ts ResumeLoad).
  * A request the planner refuses (RangeError) is ResumeError('invalid').
  */
 export async function loadAndPlan(
@@ -413,7 +414,7 @@ export async function loadAndPlan(
   id: string,
   p: PlanRequest,
   signal?: AbortSignal,
-): Promise<{ loaded: ReadResult; plan: ResumePlan }> {
+): Promise<{ loaded: ReadResult & Pick<Partial<ResumeLoad>, 'earlier'>; plan: ResumePlan }> {
   const fast = await store.loadForResume(id, { signal });
   if (fast.earlier) {
     const plan = planOrInvalid(fast.events, p);
