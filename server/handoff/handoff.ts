@@ -124,10 +124,12 @@ export async function handOff(store: SessionStore, id: string, o: HandoffOptions
   // Planned as a resume is (a long session is read from its last compact event on).
   const { loaded, plan } = await loadAndPlan(store, id, { contextWindow: tool.window, budgetRatio: 0.8 });
   const events = loaded.events;
+  // Read from its last compact event on, the session's size is known from below only.
+  const size = `${loaded.earlier ? 'at least' : 'about'} ${plan.transcriptTokens} tokens`;
   if (plan.tier === 3)
     throw new HandoffError(
       'too-large',
-      `session ${id} (about ${plan.transcriptTokens} tokens) does not fit ${tool.label}'s model even from its last summary: resume it once in an editor (which summarises its head), then hand it off`,
+      `session ${id} (${size}) does not fit ${tool.label}'s model even from its last summary: resume it once in an editor (which summarises its head), then hand it off`,
       { tokens: plan.transcriptTokens },
     );
   const conv = contextConversation(events, contextRange(plan, events));
