@@ -203,3 +203,53 @@ describe('the doors: levelcode-sessions handoff and session/handoff', () => {
     await side2.stop();
   });
 });
+
+describe('a long session handed off from its last briefing', () => {
+  /** A session of a ~180k-token head (past Claude Code's 160k budget), with a compact event after it when `briefed`. */
+  async function long(o: { briefed: boolean; tail?: string }): Promise<{ store: SessionStore; id: string; home: string }> {
+    const base = join(tmp, `long${++n}`);
+    const project = join(base, 'app');
+    await mkdir(project, { recursive: true });
+    const store = new SessionStore({ root: join(base, 'store'), agent: 'test' });
+    const { id } = await store.create({ project });
+    const head = Array.from({ length: 72 }, (_, i) => ({ kind: 'user', content: `HEAD-${i} ${'x'.repeat(10_000)}` }));
+    const r = await store.append(id, [{ kind: 'title', title: 'Migrate the billing tables', source: 'user' }, ...head]);
+    const briefing = { kind: 'compact', briefing: 'BRIEFING: billing tables moved to pg-stage-7, two left.', coversThrough: r.lastSeq };
+    await store.append(id, [
+      ...(o.briefed ? [briefing] : []),
+      { kind: 'user', content: o.tail ?? 'TAIL: move the invoices table' },
+      { kind: 'assistant', content: [{ type: 'text', text: 'TAIL: done, invoices moved.' }] },
+    ]);
+    await store.release(id);
+    return { store, id, home: join(base, 'home') };
+  }
+
+  it('too large even from its last briefing: refused with the size, "at least" when only the tail was read', async () => {
+    const whole = await long({ briefed: false });
+    const e1 = await handOff(whole.store, whole.id, { to: 'claude-code', dryRun: true, version: '2.1.3', home: whole.home }).catch(
+      (e: unknown) => e,
+    );
+    expect(e1).toMatchObject({ code: 'too-large' });
+    expect((e1 as Error).message).toMatch(
+      new RegExp(`^session ${whole.id} \\(about \\d+ tokens\\) does not fit Claude Code's model even from its last summary`),
+    );
+    const tail = await long({ briefed: true, tail: `TAIL ${'y'.repeat(700_000)}` });
+    const e2 = await handOff(tail.store, tail.id, { to: 'claude-code', dryRun: true, version: '2.1.3', home: tail.home }).catch(
+      (e: unknown) => e,
+    );
+    expect(e2).toMatchObject({ code: 'too-large' });
+    expect((e2 as Error).message).toMatch(new RegExp(`^session ${tail.id} \\(at least \\d+ tokens\\) does not fit`));
+  });
+
+  it('tier 2: the briefing and what follows, planned without reading the head whole; the title from before the briefing', async () => {
+    const { store, id, home } = await long({ briefed: true });
+    const out = await handOff(store, id, { to: 'claude-code', dryRun: true, version: '2.1.3', home });
+    expect(out).toMatchObject({ tool: 'claude-code', tier: 2, messages: 2, dryRun: true }); // the briefing joins the user's turn
+    const real = await handOff(store, id, { to: 'claude-code', version: '2.1.3', home });
+    const written = await readFile(real.path, 'utf8');
+    expect(written).toContain('BRIEFING: billing tables moved');
+    expect(written).toContain('TAIL: done, invoices moved.');
+    expect(written).not.toContain('HEAD-');
+    expect(written).toContain('Migrate the billing tables');
+  });
+});

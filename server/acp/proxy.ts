@@ -24,7 +24,8 @@ import type { SeqEvent } from '../format/events.js';
 import { isSessionId } from '../format/ids.js';
 import { forkSession } from '../store/fork.js';
 import type { SessionEntry, SessionStore } from '../store/store.js';
-import { type CompactPlan, DEFAULT_CONSENT_THRESHOLD, needsConsent, rollingCompact } from '../resume/resume.js';
+import { type CompactPlan, DEFAULT_CONSENT_THRESHOLD, needsConsent } from '../resume/resume.js';
+import { summarizePieces } from '../resume/workflow.js';
 import { SessionRecorder, type Recorded } from './record.js';
 import { type Earlier, earlierConversation, earlierFromSummary, replayUpdates, summaryPlanOf, summaryPrompt } from './replay.js';
 
@@ -598,19 +599,13 @@ export class AcpProxy {
     if (asked && !(await this.consent(s, plan))) return useFallback('rejected');
     try {
       const agentId = await this.hiddenSession(cwd);
-      let soFar: string | undefined;
-      for (let i = 0; i < plan.summary.calls; i++) {
-        const answer = await this.summaryOf(agentId, summaryPrompt(plan, i, soFar).text);
-        if (i < plan.summary.calls - 1) {
-          const rolling = rollingCompact(plan, i, answer);
-          await this.record(s, [{ ...rolling }]);
-          soFar = rolling.briefing;
-          continue;
-        }
-        const done = earlierFromSummary(plan, answer);
-        await this.record(s, [{ ...done.compact }]);
-        s.earlier = { ...done.earlier, text: done.earlier.text!, from, ...(asked ? { consent: 'allowed' as const } : {}) };
-      }
+      const applied = await summarizePieces(plan, {
+        summarize: (i, soFar) => this.summaryOf(agentId, summaryPrompt(plan, i, soFar).text),
+        append: (e) => this.record(s, [{ ...e }]),
+      });
+      // The briefing as recorded (already cut to fit): the same context the planner would make.
+      const done = earlierFromSummary(plan, applied.compact.briefing);
+      s.earlier = { ...done.earlier, text: done.earlier.text!, from, ...(asked ? { consent: 'allowed' as const } : {}) };
     } catch (e) {
       this.log(`the agent could not summarise the earlier conversation (${(e as Error).message}): its newest turns are given instead`);
       useFallback();

@@ -13,8 +13,8 @@
 // Pure functions over plain data: no fs, no streams.
 
 import { toConversation, type NeutralMessage, type NeutralPart } from '../format/conversation.js';
-import type { CompactEvent, SeqEvent } from '../format/events.js';
-import { contextConversation, summaryConversation } from '../resume/context.js';
+import type { SeqEvent } from '../format/events.js';
+import { contextConversation, contextRange, summaryConversation } from '../resume/context.js';
 import {
   type AppliedBriefing,
   applyBriefing,
@@ -204,13 +204,8 @@ export function transcriptOf(messages: readonly NeutralMessage[]): string[] {
 export function earlierConversation(events: readonly SeqEvent[], o: { window: number; budgetRatio?: number }): Earlier {
   const budgetRatio = o.budgetRatio ?? EARLIER_BUDGET_RATIO;
   const plan = planResume(events, { window: o.window, budgetRatio });
-  let conv;
-  let tier: 1 | 2 | 3 = 1;
-  if (plan.tier === 2) {
-    tier = 2;
-    const briefing = (events.find((e) => e.seq === plan.compactSeq)?.event as CompactEvent | undefined)?.briefing;
-    conv = contextConversation(events, { after: plan.coversThrough, briefing });
-  } else conv = contextConversation(events);
+  let tier: 1 | 2 | 3 = plan.tier === 2 ? 2 : 1;
+  const conv = contextConversation(events, contextRange(plan, events));
   let lines = transcriptOf(conv.messages);
   let leftOut = 0;
   const budget = Math.floor(o.window * budgetRatio);

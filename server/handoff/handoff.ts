@@ -13,11 +13,10 @@ import { constants } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { contextConversation } from '../resume/context.js';
-import { planResume } from '../resume/resume.js';
+import { contextConversation, contextRange } from '../resume/context.js';
+import { loadAndPlan } from '../resume/workflow.js';
 import { openRegular } from '../store/files.js';
 import type { SessionStore } from '../store/store.js';
-import type { CompactEvent } from '../format/events.js';
 import { claudeCodeSession, codexSession, type NativeSession, type WriteInput } from './writers.js';
 
 export const HANDOFF_TOOLS = ['claude-code', 'codex'] as const;
@@ -122,27 +121,23 @@ export async function handOff(store: SessionStore, id: string, o: HandoffOptions
         { installed },
       );
   }
-  const loaded = await store.load(id);
+  // Planned as a resume is (a long session is read from its last compact event on).
+  const { loaded, plan } = await loadAndPlan(store, id, { contextWindow: tool.window, budgetRatio: 0.8 });
   const events = loaded.events;
-  const plan = planResume(events, { window: tool.window, budgetRatio: 0.8 });
+  // Read from its last compact event on, the session's size is known from below only.
+  const size = `${loaded.earlier ? 'at least' : 'about'} ${plan.transcriptTokens} tokens`;
   if (plan.tier === 3)
     throw new HandoffError(
       'too-large',
-      `session ${id} (about ${plan.transcriptTokens} tokens) does not fit ${tool.label}'s model even from its last summary: resume it once in an editor (which summarises its head), then hand it off`,
+      `session ${id} (${size}) does not fit ${tool.label}'s model even from its last summary: resume it once in an editor (which summarises its head), then hand it off`,
       { tokens: plan.transcriptTokens },
     );
-  const conv =
-    plan.tier === 2
-      ? contextConversation(events, {
-          after: plan.coversThrough,
-          briefing: (events.find((e) => e.seq === plan.compactSeq)?.event as CompactEvent | undefined)?.briefing,
-        })
-      : contextConversation(events);
+  const conv = contextConversation(events, contextRange(plan, events));
   if (conv.messages.length === 0) throw new HandoffError('empty', `session ${id} holds no message to hand off`);
   const native = tool.write({
     conv,
     project: loaded.meta.project,
-    title: titleOf(events),
+    title: await titleOf(loaded),
     home: tool.home(env, o.home ?? homedir()),
     version: installed ?? tool.newest,
     id: randomUUID(),
@@ -165,12 +160,25 @@ export async function handOff(store: SessionStore, id: string, o: HandoffOptions
   };
 }
 
-function titleOf(events: readonly { event: { kind: string } }[]): string | null {
-  for (let i = events.length - 1; i >= 0; i--) {
-    const e = events[i]!.event as { kind: string; title?: string };
-    if (e.kind === 'title' && typeof e.title === 'string') return e.title;
+/** The latest title: in the events loaded, else among the lines before them (title lines only read). */
+async function titleOf(loaded: Awaited<ReturnType<typeof loadAndPlan>>['loaded']): Promise<string | null> {
+  const titleIn = (e: { kind: string } | undefined) => {
+    const t = e?.kind === 'title' ? (e as { title?: unknown }).title : undefined;
+    return typeof t === 'string' ? t : null;
+  };
+  for (let i = loaded.events.length - 1; i >= 0; i--) {
+    const t = titleIn(loaded.events[i]!.event);
+    if (t !== null) return t;
   }
-  return null;
+  let title: string | null = null;
+  await loaded.earlier?.(
+    (line) => {
+      title = titleIn(line.event);
+      return title === null;
+    },
+    { want: (kind) => kind === 'title' },
+  );
+  return title;
 }
 
 /** Creates `path` (and its folders) and writes `text`, failing if it exists; an error names the path. */

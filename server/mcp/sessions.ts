@@ -1,13 +1,15 @@
-// What the MCP tools ask of the store, on top of the core: search and listing with the two
-// filters the core does not have (the source tool an imported session came from, and the
-// calling agent's own session left out), the meta lines those filters read, and a window of a
-// session. Plain data in, plain data out; the text an agent reads is render.ts's.
+// What the MCP tools ask of the store, on top of the core: search and the History listing
+// (listing/query.ts) with the filters agents use (the source tool an imported session came
+// from, the calling agent's own session left out, last activity since/until), the meta lines
+// search hits are labelled from, and a window of a session. Plain data in, plain data out; the
+// text an agent reads is render.ts's.
 // Read-only: nothing here writes a session file (the listing and search refresh their caches,
 // index.json and the search cache, as the CLI's do).
-// Depends on the core only (history.ts, search.ts, reader.ts, store.ts); no MCP, no stdio.
+// Depends on the core only (history.ts, query.ts, search.ts, reader.ts, store.ts); no MCP, no stdio.
 
 import { stat } from 'node:fs/promises';
-import { listSessions, projectSessionFiles, realProjectPath, type SessionEntry } from '../listing/history.js';
+import { projectSessionFiles, realProjectPath, type SessionEntry } from '../listing/history.js';
+import { OWN_TOOL, type Origin, originOf, queryHistory } from '../listing/query.js';
 import { searchSessions, type SearchHit, type SearchProblem, type SessionMatch } from '../search/search.js';
 import { readMeta } from '../store/reader.js';
 import { StoreError } from '../store/errors.js';
@@ -15,15 +17,7 @@ import type { MetaLine, SeqEvent } from '../format/events.js';
 import type { Problem } from '../store/reader.js';
 import { SessionStore } from '../store/store.js';
 
-/** The tool a session belongs to: its meta line's `source.tool`, else ours. */
-export const OWN_TOOL = 'levelcode';
-
-/** Where an imported session came from (the meta line's `source`), as far as we read it. */
-export interface Origin {
-  tool: string;
-  /** The tool's own session id, when the meta line names one. */
-  id?: string;
-}
+export { OWN_TOOL, type Origin } from '../listing/query.js';
 
 /** The filters every query takes. */
 export interface Scope {
@@ -121,17 +115,6 @@ export class Sessions {
     return got;
   }
 
-  private allowed(id: string, origin: Origin, s: Scope): boolean {
-    if (s.source !== undefined && origin.tool !== s.source) return false;
-    if (s.exclude !== undefined && (id === s.exclude || origin.id === s.exclude)) return false;
-    return true;
-  }
-
-  /** Whether a scope filters by what only the meta lines say. */
-  private filtered(s: Scope): boolean {
-    return s.source !== undefined || s.exclude !== undefined;
-  }
-
   /**
    * Matches of `query` (the core's ranked search: sessions best first, each with its best hits),
    * `skip` sessions left out, at most `limit`. The source and exclude filters are the core's.
@@ -164,41 +147,24 @@ export class Sessions {
     return s.project === undefined ? undefined : (await projectSessionFiles(this.root, s.project)).files;
   }
 
-  /** Sessions newest first (by last activity), filtered, `skip` left out, at most `limit`. */
+  /**
+   * Sessions newest first (by last activity), archived ones too, filtered, `skip` left out, at
+   * most `limit`: History's query (listing/query.ts), each row with its origin.
+   */
   async list(s: Scope, skip: number, limit: number): Promise<{ rows: Row[]; total: number; problems: Problem[] }> {
-    const files = new Map<string, string>();
-    const r = await listSessions(this.root, s.project === undefined ? { all: true } : { project: s.project }, (e, file) =>
-      files.set(e.id, file),
-    );
-    const since = s.since ? Date.parse(s.since) : -Infinity;
-    const until = s.until ? Date.parse(s.until) : Infinity;
-    const inTime = r.sessions.filter((e) => {
-      const t = Date.parse(e.updatedAt);
-      return t >= since && t <= until;
+    const { project, source, since, until, exclude } = s;
+    const r = await queryHistory(this.store, {
+      ...(project === undefined ? { all: true } : { project }),
+      list: 'both',
+      order: 'recent',
+      source,
+      since,
+      until,
+      exclude,
+      offset: skip,
+      limit,
     });
-    const rows: Row[] = [];
-    let total = 0;
-    for (const e of inTime) {
-      // Meta lines are read for the rows shown, or for every row when a filter needs them.
-      const need = this.filtered(s) || (total >= skip && rows.length < limit);
-      if (!need) {
-        total++;
-        continue;
-      }
-      let origin: Origin = { tool: OWN_TOOL };
-      const file = files.get(e.id);
-      if (file) {
-        try {
-          origin = (await this.origin(file)).origin;
-        } catch {
-          /* listed a moment ago, unreadable now: shown as it was listed */
-        }
-      }
-      if (!this.allowed(e.id, origin, s)) continue;
-      if (total >= skip && rows.length < limit) rows.push({ ...e, origin });
-      total++;
-    }
-    return { rows, total, problems: r.problems };
+    return { rows: r.rows.map((e) => ({ ...e, origin: originOf(e) })), total: r.total, problems: r.problems };
   }
 
   /**

@@ -5,10 +5,21 @@
 // Pure functions over plain data: no fs, no JSON-RPC.
 
 import { toConversation, type Conversation, type NeutralMessage } from '../format/conversation.js';
-import type { SeqEvent } from '../format/events.js';
-import { honestyLine, pieceEvents, type CompactPlan, type SummaryRequest } from './resume.js';
+import type { CompactEvent, SeqEvent } from '../format/events.js';
+import { honestyLine, pieceEvents, type CompactPlan, type ResumePlan, type SummaryRequest } from './resume.js';
 import { summaryElisionMarker } from './pieces.js';
 import { render, type Rendered, type Target } from './targets.js';
+
+/**
+ * Which events a plan's context keeps: in tier 2 those after the briefing's coversThrough, with
+ * the briefing of the plan's compact event (looked up in `events`) first; else all of them.
+ * Tier 3's context is made from the plan's tail (tailEvents) and the new briefing instead.
+ */
+export function contextRange(plan: ResumePlan, events: readonly SeqEvent[]): { after?: number; briefing?: string | null } {
+  if (plan.tier !== 2) return {};
+  const compact = events.find((e) => e.seq === plan.compactSeq)?.event as CompactEvent | undefined;
+  return { after: plan.coversThrough, briefing: compact?.briefing };
+}
 
 /**
  * The conversation of the events after `after` (a briefing's coversThrough), with `briefing`

@@ -1,36 +1,21 @@
 // The client-to-server methods: each one validates nothing itself (server.ts did, against
 // protocol.ts), calls the core and shapes the answer. Rules that the CLI would need too live in
-// the core (store, resume planner, titles, export, fork), not here; what stays here is protocol
-// work: paging cursors, ownership bookkeeping per connection, callbacks, progress, cancellation.
+// the core (store, the resume workflow, the listing query, titles, export, fork), not here; what
+// stays here is protocol work: error codes, per-connection state, callbacks, progress, cancellation.
 //
 // Depends on the core and on the transport-neutral Context below; never on the connection.
 
 import { CancellationTokenSource, ResponseError, type CancellationToken } from 'vscode-languageserver';
-import { isStoreError } from '../store/errors.js';
-import { textOf, type CompactEvent, type SeqEvent, type SessionEvent } from '../format/events.js';
-import type { ReadResult, SessionStore } from '../store/store.js';
+import { textOf, type SeqEvent } from '../format/events.js';
+import type { SessionStore } from '../store/store.js';
 import { forkSession } from '../store/fork.js';
-import { arrange, historyOrder } from '../listing/lifecycle.js';
-import { parseZone, rowView, type Zone } from '../listing/view.js';
+import { CursorError, queryHistory } from '../listing/query.js';
+import { parseZone, type Zone } from '../listing/view.js';
 export { parseZone } from '../listing/view.js';
 import { DEFAULT_IDLE_DAYS, ruleValue, runRetention } from '../listing/retention.js';
 import { fallbackTitle, normalizeTitle, shouldGenerateTitle, titleInstructions, titleMaxTokens } from '../listing/title.js';
-import {
-  planResume,
-  floorTokens,
-  applyBriefing,
-  needsConsent,
-  rollingCompact,
-  summaryRequest,
-  tailEvents,
-  DEFAULT_CONSENT_THRESHOLD,
-  type CompactPlan,
-  type ResumePlan,
-  type SummaryRequest,
-} from '../resume/resume.js';
-import { CHARS_PER_TOKEN } from '../resume/tokens.js';
-import { contextMessages, summaryMessages } from '../resume/context.js';
-import type { ResumeTarget } from '../resume/targets.js';
+import { DEFAULT_CONSENT_THRESHOLD } from '../resume/resume.js';
+import { continueCompaction, keptText, PendingResumes, type PieceRequest, ResumeError, resumeSession } from '../resume/workflow.js';
 import { RpcErrorCodes, rpcError } from './errors.js';
 import * as P from './protocol.js';
 import type { LiveSearch } from './live-search.js';
@@ -62,7 +47,7 @@ export interface Context {
   titleTimeoutMs: number;
   consentThreshold: number;
   /** Tier-3 plans waiting for session/compact (the two-step flow), by session id. */
-  pendingCompactions: Map<string, PendingCompaction>;
+  pending: PendingResumes;
   /** Titles made in the background after a session's second user turn. */
   titles: TitleJobs;
   /** The start-up auto-archive while it runs (initializationOptions.autoArchiveDays), else undefined. */
@@ -75,41 +60,6 @@ export interface Context {
   zone: Zone;
   /** initializationOptions.timeZone when the client sent a valid one (session/export's default). */
   clientZone?: Zone;
-}
-
-export interface PendingCompaction {
-  plan: CompactPlan;
-  /** The session's line count when planned, plus the rolling compact events this flow appended
-   *  since (appends only add lines): a session that changed otherwise needs a new plan. */
-  events: number;
-  base: ResumeBase;
-  /** The piece whose briefing is awaited, and the briefing of the one before (as appended). */
-  piece: number;
-  briefingSoFar?: string;
-}
-
-/** The fields of a resume result that do not depend on the tier. */
-type ResumeBase = Pick<P.ResultOf<typeof P.sessionResume>, 'id' | 'readOnly' | 'heldBy' | 'problems' | 'forkedFrom' | 'tokens' | 'target'>;
-
-type Shaped = Pick<P.ResultOf<typeof P.sessionResume>, 'conversation' | 'agentMessages' | 'messages' | 'note' | 'changes'>;
-
-/**
- * The context of a plan in the client's target: `levelcode` is the planner's own pair of arrays;
- * every other target is made from the events the plan keeps (resume/context.ts), and its note
- * (what was dropped or repaired) follows the tier's chat line.
- */
-function shaped(
-  target: ResumeTarget | undefined,
-  pair: { conversation: unknown[]; agentMessages: unknown[] },
-  events: readonly SeqEvent[],
-  range: { after?: number; briefing?: string | null },
-  chatNote: string | null,
-): Shaped {
-  if (target === undefined || target === 'levelcode')
-    return { conversation: pair.conversation, agentMessages: pair.agentMessages, ...(chatNote ? { note: chatNote } : {}) };
-  const r = contextMessages(events, target, range);
-  const note = [chatNote, r.note].filter((x) => x !== null).join(' ');
-  return { conversation: [], agentMessages: [], messages: r.messages, ...(note ? { note } : {}), ...(r.note ? { changes: r.counts } : {}) };
 }
 
 export type Handler<D extends P.RequestDescriptor> = (
@@ -167,28 +117,6 @@ async function withProgress<T>(
 }
 
 // ---------------------------------------------------------------------------------------------
-// Paging: an opaque cursor naming the last row of the previous page, so rows created meanwhile
-// (they sort first) never shift the next page.
-
-function encodeCursor(e: { updatedAt: string; id: string; pinned: boolean }): string {
-  return Buffer.from(JSON.stringify([e.updatedAt, e.id, e.pinned])).toString('base64url');
-}
-
-/** A cursor: where the last page ended in History's order (pinned first; lifecycle.ts historyOrder). */
-function decodeCursor(c: string): { updatedAt: string; id: string; pinned: boolean } {
-  try {
-    const v = JSON.parse(Buffer.from(c, 'base64url').toString('utf8')) as unknown;
-    if (Array.isArray(v) && typeof v[0] === 'string' && typeof v[1] === 'string')
-      return { updatedAt: v[0], id: v[1], pinned: v[2] === true };
-  } catch {
-    /* fall through */
-  }
-  throw new ResponseError(RpcErrorCodes.InvalidParams, 'Invalid params for session/list at cursor: not a cursor this server made', {
-    issues: [{ code: 'custom', path: ['cursor'], message: 'not a cursor this server made' }],
-  });
-}
-
-// ---------------------------------------------------------------------------------------------
 // The methods.
 
 const sessionNew: Handler<typeof P.sessionNew> = async (p, _t, { store }) => {
@@ -225,19 +153,26 @@ const sessionRelease: Handler<typeof P.sessionRelease> = async (p, _t, { store }
   return { id: p.id, released: await store.letGo(p.id) };
 };
 
+/** History's main or archived list, a page at a time (listing/query.ts). */
 const sessionList: Handler<typeof P.sessionList> = async (p, _t, { store, sweeping, zone }) => {
-  const after = p.cursor === undefined ? undefined : decodeCursor(p.cursor);
-  await sweeping; // the start-up auto-archive, when there is one, is seen by the first listing
-  const listed = await store.list({ project: p.all ? undefined : p.project, all: p.all });
-  const { problems } = listed;
-  const sessions = arrange(listed.sessions, { archived: p.archived });
-  const rows = after ? sessions.filter((s) => historyOrder(s, after) > 0) : sessions;
-  const limit = p.limit ?? 100;
-  const page = await withHolders(store, await withSourceTool(rows.slice(0, limit)));
-  const now = Date.now();
-  const viewed = page.map((r) => ({ ...r, view: rowView(r, now, zone) })) as P.SessionSummary[];
-  const more = rows.length > limit;
-  return { sessions: viewed, problems, ...(more ? { nextCursor: encodeCursor(page[page.length - 1]!) } : {}) };
+  const query = {
+    project: p.project,
+    all: p.all,
+    list: p.archived ? ('archived' as const) : ('main' as const),
+    cursor: p.cursor,
+    limit: p.limit ?? 100,
+  };
+  let r: Awaited<ReturnType<typeof queryHistory>>;
+  try {
+    // The start-up auto-archive, when there is one, is seen by the first listing.
+    r = await queryHistory(store, query, { holders: true, labels: true, zone, waitFor: sweeping });
+  } catch (e) {
+    if (!(e instanceof CursorError)) throw e;
+    throw new ResponseError(RpcErrorCodes.InvalidParams, `Invalid params for session/list at cursor: ${e.message}`, {
+      issues: [{ code: 'custom', path: ['cursor'], message: e.message }],
+    });
+  }
+  return { sessions: r.rows as P.SessionSummary[], problems: r.problems, ...(r.nextCursor ? { nextCursor: r.nextCursor } : {}) };
 };
 
 /** session/export's zone: its `timeZone`, else the client's (initialize), else none (UTC). */
@@ -257,35 +192,6 @@ export function userZone(spec: string | undefined, log: { warn(m: string): void 
   return parseZone(undefined)!;
 }
 
-/**
- * The rows another live process owns get `heldBy` ("live in another window"). One stat of a
- * lock folder a row, for the page only: a listing of the whole store does not look at locks.
- */
-async function withHolders<T extends { id: string }>(store: SessionStore, rows: T[]): Promise<(T & Pick<P.SessionSummary, 'heldBy'>)[]> {
-  return Promise.all(
-    rows.map(async (r) => {
-      if (store.holds(r.id)) return r;
-      const info = await store.lockInfo(r.id).catch(() => undefined);
-      if (!info?.locked || info.byUs) return r;
-      return { ...r, heldBy: { ...(info.pid !== undefined ? { pid: info.pid } : {}), ...(info.host ? { host: info.host } : {}) } };
-    }),
-  );
-}
-
-/** Imported entries get their tool's name and, where the tool resumes by id, the command that does. */
-async function withSourceTool<T extends { source?: P.SessionSummary['source'] }>(
-  rows: T[],
-): Promise<(T & Pick<P.SessionSummary, 'sourceLabel' | 'continueIn'>)[]> {
-  if (!rows.some((r) => r.source)) return rows;
-  const { importerOf } = await import('../import/registry.js');
-  return rows.map((r) => {
-    const importer = r.source ? importerOf(r.source.tool) : undefined;
-    if (!r.source || !importer) return r;
-    const argv = importer.resumeCommand?.(r.source);
-    return { ...r, sourceLabel: importer.label, ...(argv ? { continueIn: { argv, cwd: r.source.project } } : {}) };
-  });
-}
-
 const DEFAULT_TAIL = 100;
 
 const sessionRead: Handler<typeof P.sessionRead> = async (p, _t, { store }) => {
@@ -300,291 +206,48 @@ const sessionFork: Handler<typeof P.sessionFork> = async (p, _t, { store }) => {
   return { id: f.meta.id, project: f.meta.project, createdAt: f.meta.createdAt, forkedFrom: f.forkedFrom, turn: f.turn, copied: f.copied };
 };
 
+/** A ResumeError (server/resume/workflow.ts) as the protocol's error; anything else as it is. */
+function resumeFailure(e: unknown): unknown {
+  if (!(e instanceof ResumeError)) return e;
+  switch (e.code) {
+    case 'invalid':
+      return new ResponseError(RpcErrorCodes.InvalidParams, e.message, { issues: [] });
+    case 'needs-summary-read-only':
+      return rpcError('FeatureUnavailable', e.message, e.data);
+    case 'empty-summary':
+      return rpcError('CallbackFailed', e.message, { callback: 'summarize' });
+    case 'not-awaited':
+    case 'changed':
+      return rpcError('ContentModified', e.message);
+  }
+}
+
 /**
- * Resume: take ownership (or answer read-only when another process holds the session), load,
- * plan with the core planner (server/resume/resume.ts), and for tier 3 ask consent when the
- * summary is costly, then get the briefing through the `summarize` callback, or hand the client
- * the head to summarise (`needsSummary`; it answers with session/compact). Nothing is written
- * before the briefing is in hand: a failed or cancelled summary leaves the file as it was.
+ * Resume (server/resume/workflow.ts): the workflow under a progress report, with the
+ * `summarize` callback when the client answers it (else the two-step flow through
+ * session/compact). Nothing is written before a briefing is in hand.
  */
 const sessionResume: Handler<typeof P.sessionResume> = async (p, token, ctx) =>
   withProgress(ctx, token, p.workDoneToken, 'Resuming session', async (progress) => {
-    const { store } = ctx;
     const cancel = anyOf(token, progress.token);
-    const threshold = p.consentThreshold ?? ctx.consentThreshold;
-    if (p.copy && p.confirm !== true) {
-      // Consent comes before the copy: answering needsConfirmation must write nothing, and the
-      // client calls again with the same params plus confirm (one copy, not two).
-      const { loaded, plan } = await loadAndPlan(store, p.id, p, abortSignalOf(cancel));
-      check(cancel);
-      if (needsConsent(plan, threshold)) {
-        const info = await store.lockInfo(p.id).catch(() => undefined);
-        const heldBy = info?.locked && !info.byUs ? { heldBy: { pid: info.pid, host: info.host } } : {};
-        const base: ResumeBase = {
-          id: p.id,
-          ...(p.target ? { target: p.target } : {}),
-          readOnly: !!info?.locked && !info.byUs,
-          ...heldBy,
-          problems: loaded.problems,
-          tokens: tokensOf(plan),
-        };
-        return confirmationAnswer(base, plan as CompactPlan, threshold);
-      }
-    }
-    const id = p.copy ? (await forkSession(store, p.id)).meta.id : p.id;
-    const heldBefore = store.holds(id);
-    const owner = await takeOrReadOnly(store, id);
-    const { loaded, plan } = await loadAndPlan(store, id, p, abortSignalOf(cancel));
-    check(cancel);
-    const base: ResumeBase = {
-      id,
-      ...(p.target ? { target: p.target } : {}),
-      ...owner,
-      problems: loaded.problems,
-      ...(p.copy ? { forkedFrom: p.id } : {}),
-      tokens: tokensOf(plan),
+    const request = { ...p, consentThreshold: p.consentThreshold ?? ctx.consentThreshold };
+    const deps = {
+      store: ctx.store,
+      pending: ctx.pending,
+      ...(ctx.callbacks.has('summarize') ? { summarize: (r: PieceRequest) => summarize(ctx, r, cancel) } : {}),
+      progress: (message: string, percentage: number) => progress.report(message, percentage),
+      signal: abortSignalOf(cancel),
     };
-    if (plan.tier !== 3) {
-      const range =
-        plan.tier === 2
-          ? {
-              after: plan.coversThrough,
-              briefing: (loaded.events.find((e) => e.seq === plan.compactSeq)?.event as CompactEvent | undefined)?.briefing,
-            }
-          : {};
-      return { ...base, tier: plan.tier, ...shaped(p.target, plan.context, loaded.events, range, plan.chatNote) };
-    }
-    if (owner.readOnly) {
-      const figures = { tier: 3 as const, inputTokens: plan.summary.inputTokens, coversThrough: plan.summary.coversThrough };
-      throw rpcError('FeatureUnavailable', 'this session needs a summary to resume, and this window cannot write it: open a copy', figures);
-    }
-    if (needsConsent(plan, threshold) && p.confirm !== true) {
-      // The user may well choose "Start fresh instead": a question takes no ownership, so give
-      // back a lock this call took (nothing was written; the confirmed call takes it again).
-      if (!heldBefore && !p.copy) await store.release(id);
-      return confirmationAnswer(base, plan, threshold);
-    }
-    if (!ctx.callbacks.has('summarize')) {
-      // The two-step flow: the client summarises piece by piece, each through session/compact.
-      const first = requestOrInvalid(plan, 0);
-      ctx.pendingCompactions.set(id, { plan, events: loaded.totalEvents ?? -1, base, piece: 0 });
-      return { ...base, tier: 3, conversation: [], agentMessages: [], needsSummary: needsSummaryOf(first, plan, base.target) };
-    }
-    // A two-step plan handed out earlier is void from here: this resume decides the compact events.
-    ctx.pendingCompactions.delete(id);
-    return summarizeInPieces(ctx, id, plan, base, progress, cancel);
+    return resumeSession(request, deps).catch((e: unknown) => {
+      throw resumeFailure(e);
+    });
   });
 
-/**
- * The callback flow: one session/summarize per piece, in order, each with the briefing so far.
- * A piece's briefing is appended (a rolling compact event) before the next piece is asked for,
- * so that a resume that fails or is cancelled after k pieces keeps those k, and the next resume
- * goes on from the last of them; nothing is written for a piece whose briefing is not in hand.
- */
-async function summarizeInPieces(
-  ctx: Context,
-  id: string,
-  plan: CompactPlan,
-  base: ResumeBase,
-  progress: Progress,
-  cancel: CancellationToken,
-): Promise<P.ResultOf<typeof P.sessionResume>> {
-  const calls = plan.summary.calls;
-  let soFar: string | undefined;
-  for (let i = 0; i < calls; i++) {
-    check(cancel);
-    progress.report(
-      calls > 1 ? `Summarising part ${i + 1} of ${calls} of the earlier session` : 'Summarising the earlier part of the session',
-      Math.floor((i / calls) * 100),
-    );
-    const request = inTarget(requestOrInvalid(plan, i, soFar), plan, base.target, soFar);
-    const briefing = await summarize(ctx, id, request, cancel, i);
-    check(cancel);
-    if (i === calls - 1) return compactAndResume(ctx, id, plan, briefing, base);
-    soFar = await appendRolling(ctx, id, plan, i, briefing);
-  }
-  throw new Error('unreachable: a plan has at least one piece');
-}
-
-/** Appends the rolling compact event of piece `index`; answers the briefing as appended. */
-async function appendRolling(ctx: Context, id: string, plan: CompactPlan, index: number, briefing: string): Promise<string> {
-  if (briefing.trim() === '') {
-    throw rpcError('CallbackFailed', `the summary of part ${index + 1} is empty; ${keptText(index)}`, { callback: 'summarize' });
-  }
-  const event = rollingCompact(plan, index, briefing);
-  await ctx.store.append(id, [event]);
-  return event.briefing;
-}
-
-/** What a failure after `done` pieces leaves. */
-function keptText(done: number): string {
-  return done === 0
-    ? 'the session is unchanged'
-    : `the ${done} parts summarised before are kept (compact events); resuming again goes on from there`;
-}
-
-function requestOrInvalid(plan: CompactPlan, index: number, soFar?: string): SummaryRequest {
-  try {
-    return summaryRequest(plan, index, soFar);
-  } catch (e) {
-    if (e instanceof RangeError) throw new ResponseError(RpcErrorCodes.InvalidParams, e.message, { issues: [] });
-    throw e;
-  }
-}
-
-/** A summarise request with its messages in the resume's target (the summariser reads what the resumed model would). */
-function inTarget(
-  r: SummaryRequest,
-  plan: CompactPlan,
-  target: ResumeTarget | undefined,
-  soFar?: string,
-): SummaryRequest & { target?: ResumeTarget } {
-  if (target === undefined || target === 'levelcode') return r;
-  return { ...r, messages: summaryMessages(plan, r, target, soFar).messages, target };
-}
-
-function needsSummaryOf(
-  request: SummaryRequest,
-  plan: CompactPlan,
-  target: ResumeTarget | undefined,
-  soFar?: string,
-): NonNullable<P.ResultOf<typeof P.sessionResume>['needsSummary']> {
-  const r = inTarget(request, plan, target, soFar);
-  const { messages, instructions, inputTokens, coversThrough, maxBriefingTokens, piece, shortened } = r;
-  return {
-    messages,
-    instructions,
-    ...(r.target ? { target: r.target } : {}),
-    inputTokens,
-    coversThrough,
-    maxBriefingTokens,
-    piece,
-    ...(shortened ? { shortened } : {}),
-  };
-}
-
-/**
- * Loads what the plan needs and plans. A session with a compact event is read from the event
- * after its coversThrough (store.loadForResume: a long session is not read whole). When the
- * events from there on exceed B, so does the whole transcript, and tiers 2 and 3 need nothing
- * before coversThrough: that plan is the plan. When they fit B, the whole session might too
- * (tier 1 is preferred to a briefing): the events before are read newest first and counted at
- * their least (floorTokens: as if the soft cap had elided every tool output), and as soon as
- * that floor and the tail together pass B tier 1 is ruled out without reading further; a
- * session that might fit whole (or whose earlier bytes look like they fit) is loaded whole.
- * On the fast paths the plan's T (tokens.transcript) is a lower bound of the whole's.
- */
-async function loadAndPlan(
-  store: SessionStore,
-  id: string,
-  p: P.ParamsOf<typeof P.sessionResume>,
-  signal: AbortSignal,
-): Promise<{ loaded: ReadResult; plan: ResumePlan }> {
-  const fast = await store.loadForResume(id, { signal });
-  if (fast.earlier) {
-    const plan = planOrInvalid(fast.events, p);
-    if (plan.tier !== 1) return { loaded: fast, plan };
-    const room = plan.budget - plan.transcriptTokens;
-    // Worth a try only when the earlier lines look too long to fit (a character a byte, four a
-    // token: a guess, which only decides what is read; the floor alone rules tier 1 out).
-    if (fast.earlierBytes / CHARS_PER_TOKEN > room) {
-      // Any subset of the earlier events bounds them from below, so the cheapest go first:
-      // lines other than agent turns (counted whole, and mostly short), then the agent turns,
-      // whose bytes are mostly tool output that the floor does not count.
-      let floor = 0;
-      const visit = (line: { seq: number; event?: SessionEvent }): boolean => {
-        if (line.event) floor += floorTokens({ seq: line.seq, event: line.event }, p.tokenCounts);
-        return floor <= room;
-      };
-      await fast.earlier(visit, { want: (kind) => kind !== 'agent', signal });
-      if (floor <= room) await fast.earlier(visit, { want: (kind) => kind === 'agent', signal });
-      if (floor > room) return { loaded: fast, plan: planOrInvalid(fast.events, p, floor) };
-    }
-    const whole = await fast.whole({ signal });
-    return { loaded: whole, plan: planOrInvalid(whole.events, p) };
-  }
-  return { loaded: fast, plan: planOrInvalid(fast.events, p) };
-}
-
-function planOrInvalid(events: readonly SeqEvent[], p: P.ParamsOf<typeof P.sessionResume>, earlierTokens = 0): ResumePlan {
-  try {
-    return planResume(events, {
-      window: p.contextWindow,
-      budgetRatio: p.budgetRatio,
-      keepTurns: p.keepTurns,
-      tokenCounts: p.tokenCounts,
-      earlierTokens,
-      summaryWindow: p.summaryWindow,
-    });
-  } catch (e) {
-    if (e instanceof RangeError) throw new ResponseError(RpcErrorCodes.InvalidParams, e.message, { issues: [] });
-    throw e;
-  }
-}
-
-function tokensOf(plan: ResumePlan): ResumeBase['tokens'] {
-  return { transcript: plan.transcriptTokens, budget: plan.budget, window: plan.window };
-}
-
-/** Tier 3 over the consent threshold: empty arrays, the figures, nothing written. */
-function confirmationAnswer(base: ResumeBase, plan: CompactPlan, threshold: number): P.ResultOf<typeof P.sessionResume> {
-  const { inputTokens, calls } = plan.summary;
-  return { ...base, tier: 3, conversation: [], agentMessages: [], needsConfirmation: { inputTokens, threshold, calls } };
-}
-
-/**
- * Appends the compact event for `briefing` (cut to fit the budget) and answers the resumed
- * context. Both tier-3 paths end here, so both append the same event. An empty briefing fails
- * before anything is written.
- */
-async function compactAndResume(
-  ctx: Context,
-  id: string,
-  plan: CompactPlan,
-  briefing: string,
-  base: ResumeBase,
-): Promise<P.ResultOf<typeof P.sessionResume>> {
-  if (briefing.trim() === '') {
-    throw rpcError('CallbackFailed', `the summary is empty; ${keptText(plan.summary.calls - 1)}`, { callback: 'summarize' });
-  }
-  const applied = applyBriefing(plan, briefing);
-  await ctx.store.append(id, [applied.compact]);
-  ctx.pendingCompactions.delete(id);
-  const c = applied.context;
-  return { ...base, tier: 3, ...shaped(base.target, c, tailEvents(plan), { briefing: applied.compact.briefing }, applied.chatNote) };
-}
-
-/**
- * The two-step flow's next step: the briefing of the piece session/resume (or the previous
- * session/compact) handed out. Before the last piece it appends a rolling compact event and
- * answers the next piece's needsSummary; for the last, the compact event and the context.
- */
-const sessionCompact: Handler<typeof P.sessionCompact> = async (p, _t, ctx) => {
-  const pending = ctx.pendingCompactions.get(p.id);
-  if (!pending || pending.plan.summary.pieces[pending.piece]!.coversThrough !== p.coversThrough) {
-    throw rpcError(
-      'ContentModified',
-      `no summary of ${p.id} through seq ${p.coversThrough} is awaited (the session changed, or the sidecar restarted): resume again`,
-    );
-  }
-  // Append-only: the session is unchanged exactly when it still has as many lines as planned.
-  if ((await ctx.store.read(p.id, { tail: 0 })).totalEvents !== pending.events) {
-    ctx.pendingCompactions.delete(p.id);
-    throw rpcError('ContentModified', `${p.id} changed since session/resume asked for its summary: resume again`);
-  }
-  const { plan } = pending;
-  if (pending.piece === plan.summary.calls - 1) return compactAndResume(ctx, p.id, plan, p.briefing, pending.base);
-  const next = requestOrInvalid(plan, pending.piece + 1, rollingCompact(plan, pending.piece, p.briefing).briefing);
-  const soFar = await appendRolling(ctx, p.id, plan, pending.piece, p.briefing);
-  ctx.pendingCompactions.set(p.id, { ...pending, events: pending.events + 1, piece: pending.piece + 1, briefingSoFar: soFar });
-  return {
-    ...pending.base,
-    tier: 3,
-    conversation: [],
-    agentMessages: [],
-    needsSummary: needsSummaryOf(next, plan, pending.base.target, soFar),
-  };
-};
+/** The two-step flow's next step (workflow.ts continueCompaction). */
+const sessionCompact: Handler<typeof P.sessionCompact> = async (p, _t, ctx) =>
+  continueCompaction({ store: ctx.store, pending: ctx.pending }, p).catch((e: unknown) => {
+    throw resumeFailure(e);
+  });
 
 /**
  * Hand-off (server/handoff/handoff.ts): a new session of the agent CLI, never a change to one
@@ -601,33 +264,13 @@ const sessionHandoff: Handler<typeof P.sessionHandoff> = async (p, _t, ctx) => {
   }
 };
 
-/** Takes the session's lock; another owner (or a newer schema) makes the result read-only. */
-async function takeOrReadOnly(store: SessionStore, id: string): Promise<{ readOnly: boolean; heldBy?: { pid?: number; host?: string } }> {
-  if (store.holds(id)) return { readOnly: false };
-  try {
-    await store.acquire(id);
-    return { readOnly: false };
-  } catch (e) {
-    if (!isStoreError(e, 'locked') && !isStoreError(e, 'schema-too-new')) throw e;
-    // The holder the refusal named (never looked up again: it may have let go meanwhile).
-    const owner = isStoreError(e, 'locked') ? (e.data as { heldBy?: { pid?: number; host?: string } } | undefined)?.heldBy : undefined;
-    return owner
-      ? {
-          readOnly: true,
-          heldBy: { ...(owner.pid !== undefined ? { pid: owner.pid } : {}), ...(owner.host !== undefined ? { host: owner.host } : {}) },
-        }
-      : { readOnly: true };
-  }
-}
-
 /**
  * The `summarize` callback for one piece; a failure keeps what earlier pieces appended and
  * writes nothing for this one (nothing is appended before it answers).
  */
-async function summarize(ctx: Context, id: string, r: SummaryRequest, cancel: CancellationToken, done: number): Promise<string> {
+async function summarize(ctx: Context, r: PieceRequest, cancel: CancellationToken): Promise<string> {
   try {
-    const { messages, instructions, piece, coversThrough, inputTokens, maxBriefingTokens, shortened } = r;
-    const target = (r as { target?: ResumeTarget }).target;
+    const { id, messages, instructions, target, piece, coversThrough, inputTokens, maxBriefingTokens, shortened } = r;
     const params = {
       id,
       messages,
@@ -648,7 +291,7 @@ async function summarize(ctx: Context, id: string, r: SummaryRequest, cancel: Ca
     check(cancel);
     const code = e instanceof ResponseError ? e.code : undefined;
     if (code === RpcErrorCodes.RequestCancelled) throw cancelled();
-    throw rpcError('CallbackFailed', `session/summarize failed: ${(e as Error).message}; ${keptText(done)}`, {
+    throw rpcError('CallbackFailed', `session/summarize failed: ${(e as Error).message}; ${keptText(r.piece.index)}`, {
       callback: 'summarize',
       code,
     });
@@ -720,9 +363,9 @@ const sessionRename: Handler<typeof P.sessionRename> = async (p, _t, { store, ti
   return { id: p.id, title: (await store.get(p.id)).title };
 };
 
-const sessionDelete: Handler<typeof P.sessionDelete> = async (p, _t, { store, pendingCompactions }) => {
+const sessionDelete: Handler<typeof P.sessionDelete> = async (p, _t, { store, pending }) => {
   await store.delete(p.id);
-  pendingCompactions.delete(p.id);
+  pending.forget(p.id);
   return { id: p.id };
 };
 
@@ -772,7 +415,7 @@ export function sweepAtStart(store: SessionStore, settings: Parameters<typeof ru
 const sessionSeal: Handler<typeof P.sessionSeal> = async (p, token, ctx) => {
   const { store } = ctx;
   await store.acquire(p.id); // another owner: SessionLocked now, before asking any model
-  ctx.pendingCompactions.delete(p.id);
+  ctx.pending.forget(p.id);
   try {
     // A title being made after the second user turn lands first: one title, never two.
     await ctx.titles.settled(p.id);
@@ -988,4 +631,4 @@ export const ROUTES: ReadonlyMap<string, Route> = new Map([
   route(P.sessionImport, sessionImport),
 ]);
 
-export { DEFAULT_CONSENT_THRESHOLD };
+export { DEFAULT_CONSENT_THRESHOLD, PendingResumes };

@@ -48,6 +48,8 @@ interface Core {
   ROUTES: typeof import('./handlers.js').ROUTES;
   DEFAULT_CONSENT_THRESHOLD: number;
   titles: TitleJobs;
+  /** Resume's two-step flows waiting for session/compact (resume/workflow.ts). */
+  pending: Context['pending'];
   sweeping: Context['sweeping'];
   retention: Context['retention'];
   search: LiveSearch;
@@ -158,7 +160,6 @@ class Sidecar {
   });
   private coreLoading: Promise<Core> | undefined;
   private callbacks = new Set<Callback>();
-  private readonly pendingCompactions: Context['pendingCompactions'] = new Map();
   /** initializationOptions.timeZone (else the sidecar's own), for session/list's `view`. */
   private zone: Context['zone'] | undefined;
   private clientZone: Context['clientZone'];
@@ -214,6 +215,7 @@ class Sidecar {
         ROUTES: handlers.ROUTES,
         DEFAULT_CONSENT_THRESHOLD: handlers.DEFAULT_CONSENT_THRESHOLD,
         titles: new handlers.TitleJobs(),
+        pending: new handlers.PendingResumes(),
         sweeping: this.sweeping,
         retention: this.retention,
         search: new LiveSearch(this.root, this.log),
@@ -536,7 +538,7 @@ class Sidecar {
       log: this.log,
       titleTimeoutMs: envInt('LEVELCODE_SESSIONS_TITLE_TIMEOUT_MS', 20_000),
       consentThreshold: this.consentThreshold ?? envInt('LEVELCODE_SESSIONS_CONSENT_TOKENS', core.DEFAULT_CONSENT_THRESHOLD),
-      pendingCompactions: this.pendingCompactions,
+      pending: core.pending,
       titles: core.titles,
       sweeping: core.sweeping,
       retention: core.retention,

@@ -136,7 +136,10 @@ describe('session/list', () => {
     const all = await s.call(P.sessionList, { all: true });
     expect(all.sessions.map((x) => x.id).sort()).toEqual([...ids, elsewhere].sort());
     expect((await s.call(P.sessionList, {})).sessions).toHaveLength(6);
-    expect((await s.error('session/list', { cursor: 'garbage' })).code).toBe(RpcErrorCodes.InvalidParams);
+    const bad = await s.error('session/list', { cursor: 'garbage' });
+    expect(bad.code).toBe(RpcErrorCodes.InvalidParams);
+    expect(bad.message).toBe('Invalid params for session/list at cursor: not a cursor this server made');
+    expect(bad.data).toEqual({ issues: [{ code: 'custom', path: ['cursor'], message: 'not a cursor this server made' }] });
     expect((await s.error('session/list', { limit: 0 })).code).toBe(RpcErrorCodes.InvalidParams);
     await s.stop();
   });
