@@ -3,25 +3,14 @@
 // the lock library: a warm listing only reads index.json files and stats the session files, and
 // the process start is most of what it costs (bench/PERFORMANCE.md: warm list). SessionStore.list
 // calls this; store/store.ts re-exports what moved here.
-// Depends on node:fs and ./catalog (which loads the reader only to rebuild an entry).
+// Depends on node:fs, ./catalog and ../store/entries (which loads the reader only to rebuild an entry).
 
 import { lstatSync, readdirSync, type BigIntStats } from 'node:fs';
 import { realpath, stat } from 'node:fs/promises';
 import { isAbsolute, join, resolve } from 'node:path';
 import { StoreError, fromFsError } from '../store/errors.js';
-import {
-  displayTitle,
-  finishRefresh,
-  mapLimit,
-  newestFirst,
-  planRefresh,
-  refreshIndex,
-  syncEntryReader,
-  type EntryJob,
-  type IndexEntry,
-  type RefreshPlan,
-  type RefreshResult,
-} from './catalog.js';
+import { displayTitle, finishRefresh, planRefresh, refreshIndex, type RefreshPlan, type RefreshResult } from './catalog.js';
+import { mapLimit, newestFirst, syncEntryReader, type EntryJob, type IndexEntry } from '../store/entries.js';
 import { projectFolderNames } from '../store/files.js';
 import { SESSION_ID_RE } from '../format/text.js';
 export { resolveStoreRoot } from '../store/files.js';

@@ -8,9 +8,9 @@
 //
 // The order of History: pinned sessions first, then newest first (updatedAt, then id). Archived
 // sessions leave the main list and are listed on their own (`list --archived`).
-// Depends on catalog.ts's newestFirst only: no fs.
+// Depends on store/entries.ts's newestFirst only: no fs.
 
-import { newestFirst } from './catalog.js';
+import { newestFirst } from '../store/entries.js';
 
 export const LIFECYCLE_TYPES = ['pin', 'unpin', 'archive', 'unarchive'] as const;
 export type LifecycleType = (typeof LIFECYCLE_TYPES)[number];

@@ -11,7 +11,8 @@ import { chmod, lstat, readdir, rm } from 'node:fs/promises';
 import { RELINKS_FILE } from './relinks.js';
 import { join } from 'node:path';
 import { SCHEMA_VERSION } from '../format/events.js';
-import { INDEX_FILE, indexPath, refreshIndex } from '../listing/catalog.js';
+import { refreshIndex } from '../listing/catalog.js';
+import { INDEX_FILE, indexPath } from './entries.js';
 import { projectCache } from './cache-dir.js';
 import { inspectLock, DEFAULT_STALE_MS } from './lock.js';
 import { readSession } from './reader.js';
@@ -174,7 +175,7 @@ async function checkName(path: string, name: string, findings: Finding[], opts: 
     // What a process killed while making or taking over a lock leaves (lock.ts).
     findings.push(await leftover(path, 'leftover of an interrupted lock', opts.fix));
   } else if (name.endsWith('.jsonl.lock') || name === 'index.lock') {
-    // index.lock guards index writes across processes (catalog.ts), like a session's lock.
+    // index.lock guards index writes across processes (entries.ts), like a session's lock.
     const f = await checkLock(path, opts.staleLockMs ?? DEFAULT_STALE_MS, opts.fix);
     if (f) findings.push(f);
   } else if (name === RELINKS_FILE) {

@@ -93,7 +93,7 @@ function metaOf(file: string, buf: Buffer, nl: number): MetaInfo {
 
 /**
  * readMeta and foldDigest over a whole file already in memory (`buf`, its first `bytes` bytes:
- * a small file read at once, catalog.ts entryFromFile). Undefined when the meta line does not
+ * a small file read at once, entries.ts entryFromFile). Undefined when the meta line does not
  * end inside `buf` (the caller then reads the file the streaming way, which may look further).
  */
 export function digestOfBuffer(file: string, buf: Buffer): { info: MetaInfo; d: Digest } | undefined {

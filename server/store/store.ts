@@ -6,9 +6,9 @@
 //   change is one appended batch, written with one write call and fsync'd before returning;
 // - the next append after a torn last line starts on a fresh line;
 // - files are 0600, folders 0700;
-// - index.json is a cache (./catalog.ts), never trusted over the files;
+// - index.json is a cache (./entries.ts), never trusted over the files;
 // - a file with a newer schema version is listed and read but never appended to.
-// Depends on node:fs, ./catalog, ./lock, ./reader, ./events; knows nothing of JSON-RPC or the CLI.
+// Depends on node:fs, ./entries, ./lock, ./reader, ./events; knows nothing of JSON-RPC or the CLI.
 
 import { access, chmod, lstat, mkdir, stat } from 'node:fs/promises';
 import { closeSync, constants, fstatSync, fsync, ftruncateSync, lstatSync, readSync, unlinkSync } from 'node:fs';
@@ -32,7 +32,7 @@ import { StoreError, fromFsError, isStoreError } from './errors.js';
 import { ListingCache, listSessions, projectFolders, realProjectPath, toSessionEntry, type SessionEntry } from '../listing/history.js';
 import { isSessionId, newSessionId } from '../format/ids.js';
 import { projectSlug } from './slug.js';
-import { cachedEntry, entryFromFile, mapLimit, removeEntry, upsertEntry, type IndexEntry } from '../listing/catalog.js';
+import { cachedEntry, entryFromFile, mapLimit, removeEntry, upsertEntry, type IndexEntry } from './entries.js';
 import { lifecycleEvent, type ArchiveReason } from '../listing/lifecycle.js';
 import { acquireLock, inspectLock, takeable, DEFAULT_STALE_MS, type Held } from './lock.js';
 import {
@@ -829,11 +829,16 @@ export class SessionStore {
     const { restoreFromTrash } = await import('./trash.js');
     const t = await restoreFromTrash(this.root, id, (dir) => this.ensureDir(dir));
     this.located.set(id, t.original);
-    const { refreshIndex } = await import('../listing/catalog.js');
-    await refreshIndex(dirname(t.original)).catch(() => {});
+    await this.indexRestored(id, t.original).catch(() => {});
     const meta = (await readMeta(t.original)).meta;
     if (meta.source) await (await import('./trashed-imports.js')).rememberTrashed(this.root, { id }, false).catch(() => {});
     return { project: meta.project, path: t.original, trashed: t.file };
+  }
+
+  /** Adds a restored session's entry to its folder's index (a cache: a failure is only a miss). */
+  private async indexRestored(id: string, file: string): Promise<void> {
+    const st = await stat(file, { bigint: true });
+    await upsertEntry(dirname(file), await entryFromFile(file, id, Number(st.size), st.mtimeNs));
   }
 
   /** Creates a project folder of the store (0700), as create() does. */

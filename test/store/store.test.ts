@@ -8,7 +8,7 @@ import { spawnSync } from 'node:child_process';
 import { SessionStore, validateBatch } from '../../server/store/store.js';
 import { projectSlug } from '../../server/store/slug.js';
 import { StoreError } from '../../server/store/errors.js';
-import { INDEX_FILE, cachedEntry, writeIndex } from '../../server/listing/catalog.js';
+import { INDEX_FILE, cachedEntry, writeIndex } from '../../server/store/entries.js';
 import { elideToCap, elisionMarker } from '../../server/store/soft-cap.js';
 import type { SeqEvent } from '../../server/format/events.js';
 import { readSession } from '../../server/store/reader.js';
