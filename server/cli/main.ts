@@ -758,7 +758,8 @@ async function cmdSearch(args: string[]): Promise<number> {
   const since = isoOpt(values.since as string | undefined, 'since');
   const until = isoOpt(values.until as string | undefined, 'until');
   // history.js, not store.js, as for list: search needs no zod and no lock library.
-  const { realProjectPath, resolveStoreRoot, projectSessionFiles } = await import('../listing/history.js');
+  const { realProjectPath, resolveStoreRoot } = await import('../store/files.js');
+  const { projectSessionFiles } = await import('../listing/history.js');
   const root = resolveStoreRoot(values.dir as string | undefined);
   const project = values.all
     ? undefined

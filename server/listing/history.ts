@@ -6,12 +6,10 @@
 // Depends on node:fs, ./catalog and ../store/entries (which loads the reader only to rebuild an entry).
 
 import { lstatSync, readdirSync, type BigIntStats } from 'node:fs';
-import { realpath, stat } from 'node:fs/promises';
-import { isAbsolute, join, resolve } from 'node:path';
-import { StoreError, fromFsError } from '../store/errors.js';
+import { join } from 'node:path';
 import { displayTitle, finishRefresh, planRefresh, refreshIndex, type RefreshPlan, type RefreshResult } from './catalog.js';
 import { mapLimit, newestFirst, syncEntryReader, type EntryJob, type IndexEntry } from '../store/entries.js';
-import { projectFolderNames } from '../store/files.js';
+import { projectFolders, realProjectPath } from '../store/files.js';
 import { SESSION_ID_RE } from '../format/text.js';
 export { resolveStoreRoot } from '../store/files.js';
 import type { Problem } from '../store/reader.js';
@@ -79,38 +77,6 @@ export function toSessionEntry(e: IndexEntry): SessionEntry {
     ...(e.unarchivedAt ? { unarchivedAt: e.unarchivedAt } : {}),
     ...(e.interrupted ? { interrupted: true as const } : {}),
   };
-}
-
-/** The real path of a project folder, as stored in meta lines. */
-export async function realProjectPath(project: string, mustExist: boolean): Promise<string> {
-  if (typeof project !== 'string' || project.length === 0 || project.includes('\0'))
-    throw new StoreError('invalid-project', 'project must be a non-empty path');
-  if (!isAbsolute(project) && !(await slugs()).isAbsoluteProjectPath(project))
-    throw new StoreError('invalid-project', `project must be an absolute path: ${project}`);
-  try {
-    const real = await realpath(project);
-    const st = await stat(real);
-    if (!st.isDirectory()) throw new StoreError('invalid-project', `project is not a directory: ${project}`);
-    return real;
-  } catch (e) {
-    if (e instanceof StoreError) throw e;
-    if (mustExist) throw new StoreError('invalid-project', `project folder does not exist: ${project}`);
-    return isAbsolute(project) ? resolve(project) : project;
-  }
-}
-
-/**
- * The project folders of the store (absolute paths): real folders only, since a symlink
- * planted in the store could lead outside it. A missing store has none. The one place that
- * lists the store; listings, lookups and reindexing all start here.
- */
-export function projectFolders(root: string): string[] {
-  try {
-    return projectFolderNames(root).map((name) => join(root, name));
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return [];
-    throw fromFsError(e, `cannot read the store ${root}`);
-  }
 }
 
 /**

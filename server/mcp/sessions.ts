@@ -7,7 +7,8 @@
 // Depends on the core only (history.ts, search.ts, reader.ts, store.ts); no MCP, no stdio.
 
 import { stat } from 'node:fs/promises';
-import { listSessions, projectSessionFiles, realProjectPath, type SessionEntry } from '../listing/history.js';
+import { listSessions, projectSessionFiles, type SessionEntry } from '../listing/history.js';
+import { realProjectPath } from '../store/files.js';
 import { searchSessions, type SearchHit, type SearchProblem, type SessionMatch } from '../search/search.js';
 import { readMeta } from '../store/reader.js';
 import { StoreError } from '../store/errors.js';

@@ -12,7 +12,16 @@
 
 import { access, chmod, lstat, mkdir, stat } from 'node:fs/promises';
 import { closeSync, constants, fstatSync, fsync, ftruncateSync, lstatSync, readSync, unlinkSync } from 'node:fs';
-import { createExclusiveSync, openRegular, openRegularSync, plantedKind, syncFolder, writeAllSync } from './files.js';
+import {
+  createExclusiveSync,
+  openRegular,
+  openRegularSync,
+  plantedKind,
+  projectFolders,
+  realProjectPath,
+  syncFolder,
+  writeAllSync,
+} from './files.js';
 import { dirname, join, resolve } from 'node:path';
 import {
   IncomingEvent,
@@ -29,7 +38,7 @@ import {
 import { projectIdentity } from './identity.js';
 import { OF_RAW, shareWithRaw } from '../format/derived.js';
 import { StoreError, fromFsError, isStoreError } from './errors.js';
-import { ListingCache, listSessions, projectFolders, realProjectPath, toSessionEntry, type SessionEntry } from '../listing/history.js';
+import { ListingCache, listSessions, toSessionEntry, type SessionEntry } from '../listing/history.js';
 import { isSessionId, newSessionId } from '../format/ids.js';
 import { projectSlug } from './slug.js';
 import { cachedEntry, entryFromFile, mapLimit, removeEntry, upsertEntry, type IndexEntry } from './entries.js';
