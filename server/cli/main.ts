@@ -623,7 +623,7 @@ async function cmdRelink(args: string[]): Promise<number> {
   const { values, positionals } = parse(args, { 'dry-run': { type: 'boolean' } });
   if (positionals.length !== 2) throw new UsageError('relink takes two folders: OLD NEW');
   const store = await openStore(values.dir as string | undefined);
-  const { relinkProject } = await import('../store/relink.js');
+  const { relinkProject } = await import('../maintenance/relink.js');
   const r = await relinkProject(store, await absolute(positionals[0]!), await absolute(positionals[1]!), { dryRun: !!values['dry-run'] });
   if (values.json) out(JSON.stringify(r, null, 2));
   else {
@@ -816,7 +816,7 @@ async function cmdDoctor(args: string[]): Promise<number> {
   const { values, positionals } = parse(args, { fix: { type: 'boolean' } });
   if (positionals.length) throw new UsageError('doctor takes no arguments');
   const { resolveStoreRoot } = await import('../store/store.js');
-  const { doctor, severity } = await import('../store/doctor.js');
+  const { doctor, severity } = await import('../maintenance/doctor.js');
   const root = resolveStoreRoot(values.dir as string | undefined);
   const report = await doctor(root, { fix: !!values.fix });
   // Format drift of the tools imported from (engine.ts): kinds their importers have never seen.

@@ -732,7 +732,7 @@ const sessionRestore: Handler<typeof P.sessionRestore> = async (p, _t, { store }
 };
 
 const sessionRelink: Handler<typeof P.sessionRelink> = async (p, _t, { store }) => {
-  const { relinkProject } = await import('../store/relink.js');
+  const { relinkProject } = await import('../maintenance/relink.js');
   return relinkProject(store, p.from, p.to, { dryRun: p.dryRun });
 };
 
