@@ -57,7 +57,7 @@ import {
   type Problem,
 } from './reader.js';
 import { eachLineBackward, kindOfHead, KIND_HEAD_BYTES } from './lines.js';
-import { elideToCap, StreamElider } from './soft-cap.js';
+import { elideToCap, StreamElider } from '../format/soft-cap.js';
 import { lockPathOf } from './lock.js';
 import { deviceName } from './device.js';
 

@@ -9,7 +9,7 @@ import { SessionStore, validateBatch } from '../../server/store/store.js';
 import { projectSlug } from '../../server/store/slug.js';
 import { StoreError } from '../../server/store/errors.js';
 import { INDEX_FILE, cachedEntry, writeIndex } from '../../server/store/entries.js';
-import { elideToCap, elisionMarker } from '../../server/store/soft-cap.js';
+import { elideToCap, elisionMarker } from '../../server/format/soft-cap.js';
 import type { SeqEvent } from '../../server/format/events.js';
 import { readSession } from '../../server/store/reader.js';
 import { projectCache } from '../../server/store/cache-dir.js';
