@@ -198,7 +198,7 @@ const outRaw = (s: string) => process.stdout.write(s.endsWith('\n') ? s : s + '\
 const err = (s: string) => process.stderr.write(`levelcode-sessions: ${printableText(s)}\n`);
 
 async function openStore(dir: string | undefined) {
-  const { SessionStore, resolveStoreRoot } = await import('../store/store.js');
+  const [{ SessionStore }, { resolveStoreRoot }] = await Promise.all([import('../store/store.js'), import('../store/files.js')]);
   return new SessionStore({ root: resolveStoreRoot(dir), agent: 'cli' });
 }
 
@@ -644,7 +644,8 @@ async function cmdLifecycle(cmd: 'pin' | 'unpin' | 'archive' | 'unarchive', args
   const store = await openStore(values.dir as string | undefined);
   let changed;
   try {
-    changed = cmd === 'pin' || cmd === 'unpin' ? await store.setPinned(id, on) : await store.setArchived(id, on);
+    const { setPinned, setArchived } = await import('../listing/lifecycle.js');
+    changed = cmd === 'pin' || cmd === 'unpin' ? await setPinned(store, id, on) : await setArchived(store, id, on);
   } finally {
     await store.releaseAll();
   }
@@ -694,7 +695,8 @@ async function cmdRetention(args: string[]): Promise<number> {
   const scope = values.project ? { project: await store.realProject(await absolute(values.project as string), false) } : { all: true };
   let r;
   try {
-    r = await runRetention(store, { scope, settings, dryRun: !!values['dry-run'] });
+    const { History } = await import('../listing/history.js');
+    r = await runRetention(new History(store), { scope, settings, dryRun: !!values['dry-run'] });
   } finally {
     await store.releaseAll();
   }
@@ -815,7 +817,7 @@ async function cmdSearch(args: string[]): Promise<number> {
 async function cmdDoctor(args: string[]): Promise<number> {
   const { values, positionals } = parse(args, { fix: { type: 'boolean' } });
   if (positionals.length) throw new UsageError('doctor takes no arguments');
-  const { resolveStoreRoot } = await import('../store/store.js');
+  const { resolveStoreRoot } = await import('../store/files.js');
   const { doctor, severity } = await import('../maintenance/doctor.js');
   const root = resolveStoreRoot(values.dir as string | undefined);
   const report = await doctor(root, { fix: !!values.fix });

@@ -12,6 +12,7 @@ import { lstatSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { oneLine } from '../format/text.js';
 import type { Problem } from '../store/reader.js';
+import type { SessionStore } from '../store/store.js';
 import { SESSION_ID_RE } from '../format/text.js';
 import {
   entryFromFile,
@@ -221,4 +222,27 @@ export async function finishRefresh(
     }
   }
   return { entries: out, problems, cacheProblems, stats };
+}
+
+/**
+ * Rebuilds index.json of one project's folder (by real path) or of every folder, re-reading
+ * every session file: the cache is thrown away, never the sessions. Cancellable between
+ * folders through `signal`; `onFolder` reports progress.
+ */
+export async function reindex(
+  store: SessionStore,
+  o: { project?: string; signal?: AbortSignal; onFolder?: (done: number, total: number) => void } = {},
+): Promise<{ projects: number; sessions: number; written: number; problems: Problem[] }> {
+  const dirs = o.project !== undefined ? [store.projectDirOf(await store.realProject(o.project, false))] : await store.projectDirs();
+  const out = { projects: 0, sessions: 0, written: 0, problems: [] as Problem[] };
+  for (const [i, dir] of dirs.entries()) {
+    if (o.signal?.aborted) throw o.signal.reason ?? new Error('aborted');
+    const r = await refreshIndex(dir, { rebuild: true });
+    out.projects++;
+    out.sessions += r.entries.length;
+    if (r.stats.written) out.written++;
+    out.problems.push(...r.problems);
+    o.onFolder?.(i + 1, dirs.length);
+  }
+  return out;
 }

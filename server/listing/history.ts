@@ -1,8 +1,9 @@
-// History: the listing of sessions, newest first, from the per-project index caches. Kept apart
-// from store/store.ts so that `levelcode-sessions list` loads neither zod (the reader's schemas) nor
-// the lock library: a warm listing only reads index.json files and stats the session files, and
-// the process start is most of what it costs (bench/PERFORMANCE.md: warm list). SessionStore.list
-// calls this; store/store.ts re-exports what moved here.
+// History: the listing of sessions, newest first, from the per-project index caches, over the
+// store (`History`: a store's listing and rows, `listSessions`: a root's, for a process that
+// opens no store). Kept apart from store/store.ts so that `levelcode-sessions list` loads neither
+// zod (the reader's schemas) nor the lock library: a warm listing only reads index.json files and
+// stats the session files, and the process start is most of what it costs (bench/PERFORMANCE.md:
+// warm list); History only names SessionStore's type.
 // Depends on node:fs, ./catalog and ../store/entries (which loads the reader only to rebuild an entry).
 
 import { lstatSync, readdirSync, type BigIntStats } from 'node:fs';
@@ -14,6 +15,7 @@ import { SESSION_ID_RE } from '../format/text.js';
 export { resolveStoreRoot } from '../store/files.js';
 import type { Problem } from '../store/reader.js';
 import { relinkedInto } from '../store/relinks.js';
+import type { SessionStore } from '../store/store.js';
 
 // Performance: slug.js (and node:crypto behind it, a few ms to load) is needed only to find one
 // project's folder, never by `list --all`: loaded when asked for.
@@ -220,6 +222,35 @@ export async function listSessions(
     return { sessions: linkImportedForks(await projectRows(root, project, dirs, all, problems, onEntry)), problems };
   all.sort(newestFirst);
   return { sessions: linkImportedForks(all.map(toSessionEntry)), problems };
+}
+
+/**
+ * A store's History: its listing (kept in memory between calls with `cache`, for a long-running
+ * process such as the sidecar: ListingCache) and one row. Every row listed tells the store where
+ * its session's file is (SessionStore.remember).
+ */
+export class History {
+  /** The in-memory listing (`cache`): a watcher reports folders that changed, and whether it is live. */
+  readonly cache: ListingCache | undefined;
+
+  constructor(
+    readonly store: SessionStore,
+    o: { cache?: boolean } = {},
+  ) {
+    this.cache = o.cache ? new ListingCache(store.root) : undefined;
+  }
+
+  /** Sessions newest first; by project (its real path, exactly) or all. */
+  async list(o: { project?: string; all?: boolean } = {}): Promise<{ sessions: SessionEntry[]; problems: Problem[] }> {
+    const onEntry = (e: IndexEntry, file: string) => this.store.remember(e.id, file);
+    if (this.cache) return this.cache.list(o, onEntry);
+    return listSessions(this.store.root, o, onEntry);
+  }
+
+  /** One History row, fresh from the file when the cached entry does not match it. */
+  async get(id: string): Promise<SessionEntry> {
+    return toSessionEntry(await this.store.entry(id));
+  }
 }
 
 /**

@@ -7,7 +7,7 @@
 // Depends on the core only (history.ts, search.ts, reader.ts, store.ts); no MCP, no stdio.
 
 import { stat } from 'node:fs/promises';
-import { listSessions, projectSessionFiles, type SessionEntry } from '../listing/history.js';
+import { listSessions, projectSessionFiles, toSessionEntry, type SessionEntry } from '../listing/history.js';
 import { realProjectPath } from '../store/files.js';
 import { searchSessions, type SearchHit, type SearchProblem, type SessionMatch } from '../search/search.js';
 import { readMeta } from '../store/reader.js';
@@ -209,7 +209,7 @@ export class Sessions {
   async window(id: string, from: number, to: number): Promise<Window> {
     const file = await this.store.pathOf(id);
     const { origin } = await this.origin(file);
-    const entry = await this.store.get(id);
+    const entry = toSessionEntry(await this.store.entry(id));
     const r = await this.store.read(id, { from, to });
     return { meta: r.meta, entry, origin, events: r.events, total: r.totalEvents ?? 0, problems: r.problems };
   }

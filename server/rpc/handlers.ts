@@ -10,7 +10,9 @@ import { isStoreError } from '../store/errors.js';
 import { textOf, type CompactEvent, type SeqEvent, type SessionEvent } from '../format/events.js';
 import type { ReadResult, SessionStore } from '../store/store.js';
 import { forkSession } from '../store/fork.js';
-import { arrange, historyOrder } from '../listing/lifecycle.js';
+import { arrange, historyOrder, setArchived, setPinned } from '../listing/lifecycle.js';
+import type { History } from '../listing/history.js';
+import { reindex } from '../listing/catalog.js';
 import { parseZone, rowView, type Zone } from '../listing/view.js';
 export { parseZone } from '../listing/view.js';
 import { DEFAULT_IDLE_DAYS, ruleValue, runRetention } from '../listing/retention.js';
@@ -52,6 +54,8 @@ export interface Progress {
 
 export interface Context {
   store: SessionStore;
+  /** The store's History, kept in memory between listings (listing/history.ts). */
+  history: History;
   /** Callbacks the client said it answers. */
   callbacks: ReadonlySet<P.Callback>;
   /** A server-to-client request; rejects with the client's error or on cancellation. */
@@ -225,10 +229,10 @@ const sessionRelease: Handler<typeof P.sessionRelease> = async (p, _t, { store }
   return { id: p.id, released: await store.letGo(p.id) };
 };
 
-const sessionList: Handler<typeof P.sessionList> = async (p, _t, { store, sweeping, zone }) => {
+const sessionList: Handler<typeof P.sessionList> = async (p, _t, { store, history, sweeping, zone }) => {
   const after = p.cursor === undefined ? undefined : decodeCursor(p.cursor);
   await sweeping; // the start-up auto-archive, when there is one, is seen by the first listing
-  const listed = await store.list({ project: p.all ? undefined : p.project, all: p.all });
+  const listed = await history.list({ project: p.all ? undefined : p.project, all: p.all });
   const { problems } = listed;
   const sessions = arrange(listed.sessions, { archived: p.archived });
   const rows = after ? sessions.filter((s) => historyOrder(s, after) > 0) : sessions;
@@ -659,7 +663,7 @@ const MIME = { markdown: 'text/markdown', json: 'application/json' } as const;
 
 const sessionReindex: Handler<typeof P.sessionReindex> = async (p, token, ctx) =>
   withProgress(ctx, token, p.workDoneToken, 'Rebuilding History indexes', async (progress) => {
-    const r = await ctx.store.reindex({
+    const r = await reindex(ctx.store, {
       project: p.project,
       signal: abortSignalOf(token, progress.token),
       onFolder: (done, total) => progress.report(`${done} of ${total} project folders`, Math.round((done / Math.max(1, total)) * 100)),
@@ -714,10 +718,10 @@ const sessionSearch: Handler<typeof P.sessionSearch> = async (p, token, ctx) =>
     }
   });
 
-const sessionRename: Handler<typeof P.sessionRename> = async (p, _t, { store, titles }) => {
+const sessionRename: Handler<typeof P.sessionRename> = async (p, _t, { store, history, titles }) => {
   titles.renamed(p.id); // the user's title wins over a model title still in the making
   await store.rename(p.id, p.title, 'user', { borrow: true });
-  return { id: p.id, title: (await store.get(p.id)).title };
+  return { id: p.id, title: (await history.get(p.id)).title };
 };
 
 const sessionDelete: Handler<typeof P.sessionDelete> = async (p, _t, { store, pendingCompactions }) => {
@@ -740,16 +744,16 @@ const sessionRelink: Handler<typeof P.sessionRelink> = async (p, _t, { store }) 
 
 /** Pin and archive append as rename does: a session held by another window answers SessionLocked. */
 const sessionPin: Handler<typeof P.sessionPin> = async (p, _t, { store }) => {
-  const changed = await store.setPinned(p.id, p.pinned, { borrow: true });
-  return { id: p.id, pinned: (await store.get(p.id)).pinned, changed };
+  const changed = await setPinned(store, p.id, p.pinned, { borrow: true });
+  return { id: p.id, pinned: (await store.entry(p.id)).pinned, changed };
 };
 
 const sessionArchive: Handler<typeof P.sessionArchive> = async (p, _t, { store }) => {
-  const changed = await store.setArchived(p.id, p.archived, { borrow: true });
-  return { id: p.id, archived: (await store.get(p.id)).archived, changed };
+  const changed = await setArchived(store, p.id, p.archived, { borrow: true });
+  return { id: p.id, archived: (await store.entry(p.id)).archived, changed };
 };
 
-const sessionRetention: Handler<typeof P.sessionRetention> = async (p, _t, { store, retention }) => {
+const sessionRetention: Handler<typeof P.sessionRetention> = async (p, _t, { store, history, retention }) => {
   const project = p.project === undefined ? undefined : await store.realProject(p.project, false);
   const settings = {
     // autoArchiveDays: 0 in initialize is off here too; absent there, the default.
@@ -758,14 +762,14 @@ const sessionRetention: Handler<typeof P.sessionRetention> = async (p, _t, { sto
     maxAgeDays: ruleValue(p.maxAgeDays, retention.maxAgeDays),
     delete: p.delete === true,
   };
-  return runRetention(store, { scope: project === undefined ? { all: true } : { project }, settings, dryRun: p.dryRun === true });
+  return runRetention(history, { scope: project === undefined ? { all: true } : { project }, settings, dryRun: p.dryRun === true });
 };
 
 export { ruleValue };
 
 /** The sidecar's sweep at start and every few hours (server.ts): archives only, over every project. */
-export function sweepAtStart(store: SessionStore, settings: Parameters<typeof runRetention>[1]['settings']) {
-  return runRetention(store, { scope: { all: true }, settings: { ...settings, delete: false }, dryRun: false });
+export function sweepAtStart(history: History, settings: Parameters<typeof runRetention>[1]['settings']) {
+  return runRetention(history, { scope: { all: true }, settings: { ...settings, delete: false }, dryRun: false });
 }
 
 /** What New Chat does to the old session: a title if it has none, a sealed event, the lock let go. */
@@ -778,7 +782,7 @@ const sessionSeal: Handler<typeof P.sessionSeal> = async (p, token, ctx) => {
     await ctx.titles.settled(p.id);
     const { title, titleSource } = await titleSession(ctx, p.id, token);
     await store.append(p.id, [{ kind: 'event', type: 'sealed' }]);
-    return { id: p.id, title: title ?? (await store.get(p.id)).title, titleSource };
+    return { id: p.id, title: title ?? (await ctx.history.get(p.id)).title, titleSource };
   } finally {
     await store.release(p.id);
   }
@@ -799,12 +803,12 @@ async function titleSession(
   token: CancellationToken,
 ): Promise<{ title: string | null; titleSource: 'existing' | 'model' | 'fallback' | 'none' }> {
   const { store } = ctx;
-  const before = await store.get(id);
+  const before = await ctx.history.get(id);
   if (before.titled) return { title: before.title, titleSource: 'existing' };
   const { events } = await store.read(id, { from: 0, to: TITLE_WINDOW - 1 });
   if (!shouldGenerateTitle(events, true)) return { title: null, titleSource: 'none' };
   const generated = await askTitle(ctx, id, events, token);
-  const now = await store.get(id);
+  const now = await ctx.history.get(id);
   // From here to the append's start nothing awaits: a rename either started before this check
   // (and is seen) or is queued behind this title (and wins as the latest).
   if (now.titled || ctx.titles.renamedByUser(id)) return { title: now.title, titleSource: 'existing' };
@@ -858,7 +862,7 @@ export class TitleJobs {
     await new Promise<void>((r) => setImmediate(r));
     if (this.done.has(id) || this.stop.token.isCancellationRequested) return;
     try {
-      const entry = await ctx.store.get(id);
+      const entry = await ctx.history.get(id);
       if (entry.titled) {
         this.done.add(id);
         return;
