@@ -338,6 +338,32 @@ describe('index.json is a cache that heals itself', () => {
     expect(await cachedEntry(dir, id)).toBeUndefined();
   });
 
+  it("an append's entry update: a missing index becomes its one entry, a corrupt one is left to the listing", async () => {
+    const { dir, truth, a } = await setup();
+    const idx = projectCache(dir, INDEX_FILE);
+    // Missing: the writer records only its own entry; the next listing reads the other file.
+    await rm(idx);
+    const s = mkStore();
+    await s.append(a.id, [user('alpha again', '2026-07-28T11:00:00.000Z')]);
+    await s.flushIndex();
+    const only = JSON.parse(await readFile(idx, 'utf8'));
+    expect(only.entries.map((e: { id: string }) => e.id)).toEqual([a.id]);
+    expect(only.entries[0]).toMatchObject({ turns: 2, preview: 'alpha again' });
+    const listed = await new History(mkStore()).list({ project });
+    expect(listed.sessions.map((e) => e.id)).toEqual([a.id, at(truth, 0).id]);
+    expect(listed.sessions[0]).toMatchObject({ turns: 2 });
+    expect(JSON.parse(await readFile(idx, 'utf8')).entries).toHaveLength(2);
+    // Corrupt: not overwritten by the writer (nothing the user has is behind it, but the listing
+    // is the one that reports and rebuilds it).
+    await writeFile(idx, '\0\0garbage');
+    await s.append(a.id, [user('alpha thrice', '2026-07-28T12:00:00.000Z')]);
+    await s.flushIndex();
+    expect(await readFile(idx, 'utf8')).toBe('\0\0garbage');
+    const healed = await new History(mkStore()).list({ project });
+    expect(healed.sessions[0]).toMatchObject({ id: a.id, turns: 3, preview: 'alpha thrice' });
+    expect(JSON.parse(await readFile(idx, 'utf8')).entries).toHaveLength(2);
+  });
+
   it('still lists when the index cannot be written', async () => {
     const { dir, truth } = await setup();
     await rm(projectCache(dir, INDEX_FILE));
