@@ -181,7 +181,7 @@ export async function entryFromFile(file: string, id: string, bytes: number, mti
   return entryOf(d, id, meta, bytes, mtimeNs, metaEnd);
 }
 
-/** What refreshIndex needs read from a session file to (re)build its entry. */
+/** What is read from a session file to (re)build its entry (listing/catalog.ts refreshIndex, the CLI's cold listing). */
 export interface EntryJob {
   file: string;
   id: string;
