@@ -12,7 +12,6 @@ import { displayTitle, finishRefresh, planRefresh, refreshIndex, type RefreshPla
 import { mapLimit, newestFirst, syncEntryReader, type EntryJob, type IndexEntry } from '../store/entries.js';
 import { projectFolders, realProjectPath } from '../store/files.js';
 import { SESSION_ID_RE } from '../format/text.js';
-export { resolveStoreRoot } from '../store/files.js';
 import type { Problem } from '../store/reader.js';
 import { relinkedInto } from '../store/relinks.js';
 import type { SessionStore } from '../store/store.js';

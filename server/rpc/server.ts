@@ -25,8 +25,8 @@ type ResponseError<D> = import('vscode-languageserver').ResponseError<D>;
 type CancellationToken = import('vscode-languageserver').CancellationToken;
 import type { SessionStore } from '../store/store.js';
 import type { History } from '../listing/history.js';
-// From files.ts, not history.ts (which re-exports it): history.ts and the catalog behind it are
-// loaded with the store, after initialize has answered.
+// From store/files.ts: history.ts and the catalog behind it are loaded with the store, after
+// initialize has answered.
 import { resolveStoreRoot } from '../store/files.js';
 import { watchStore, type StoreWatcher } from '../store/watch.js';
 import { ConflictSettler } from '../sync/settler.js';
