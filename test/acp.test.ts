@@ -22,6 +22,7 @@ import {
 import { pieceEvents, tailEvents, toolIds } from '../server/resume/resume.js';
 import { agentName } from '../server/acp/run.js';
 import { SessionStore } from '../server/store/store.js';
+import { History } from '../server/listing/history.js';
 import { estimateTokens } from '../server/resume/tokens.js';
 import { drive, INIT } from './clients/acp/client.js';
 
@@ -210,7 +211,7 @@ describe('an agent without session/load, list or resume, behind the proxy', () =
     } finally {
       await d.close();
     }
-    const rows = (await new SessionStore({ root: join(tmp, 'store') }).list({ project: cwd })).sessions;
+    const rows = (await new History(new SessionStore({ root: join(tmp, 'store') })).list({ project: cwd })).sessions;
     expect(rows).toHaveLength(1);
     expect(rows[0]!.source).toMatchObject({ tool: 'acp-agent', id: sessionId });
     expect(rows[0]!.turns).toBe(2);
@@ -264,7 +265,9 @@ describe('an agent without session/load, list or resume, behind the proxy', () =
       const told = JSON.stringify(d4.updates);
       expect(told).toContain('first words');
       expect(told).not.toContain('second words');
-      const fork = (await new SessionStore({ root: join(tmp, 'store') }).list({ project: cwd })).sessions.find((r) => r.forkedFrom);
+      const fork = (await new History(new SessionStore({ root: join(tmp, 'store') })).list({ project: cwd })).sessions.find(
+        (r) => r.forkedFrom,
+      );
       expect(fork).toMatchObject({ forkedFrom: { id: rows[0]!.id, turn: 1 }, source: { tool: 'acp-agent', id: forked.sessionId } });
     } finally {
       await d4.close();
@@ -382,7 +385,7 @@ describe('a resume that needs a summary, behind the proxy', () => {
   /** Resumes the saved chat, prompts once; answers what the editor saw and the continuation's events. */
   async function resumeAndPrompt(permission: 'allow' | 'reject', consentTokens?: string) {
     rmSync(log(), { force: true });
-    const before = new Set((await store().list({ project: cwd })).sessions.map((r) => r.id));
+    const before = new Set((await new History(store()).list({ project: cwd })).sessions.map((r) => r.id));
     const d = proxy(permission, consentTokens);
     try {
       await d.conn.agent.request('initialize', INIT as never);
@@ -391,7 +394,7 @@ describe('a resume that needs a summary, behind the proxy', () => {
     } finally {
       await d.close();
     }
-    const copy = (await store().list({ project: cwd })).sessions.find((r) => !before.has(r.id))!;
+    const copy = (await new History(store()).list({ project: cwd })).sessions.find((r) => !before.has(r.id))!;
     const events = (await store().load(copy.id)).events;
     const prompts = existsSync(log())
       ? readFileSync(log(), 'utf8')

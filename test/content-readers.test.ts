@@ -13,7 +13,7 @@ import { textOf } from '../server/format/text.js';
 import { renderMarkdown } from '../server/export/export.js';
 import { escapeHtml } from '../server/export/markdown.js';
 import { cutPoints, toolIds } from '../server/resume/resume.js';
-import { payloadHolders } from '../server/store/soft-cap.js';
+import { payloadHolders } from '../server/format/soft-cap.js';
 import { windowText } from '../server/mcp/render.js';
 import type { Window } from '../server/mcp/sessions.js';
 import { mixedMessages } from './fixtures/mixed-content.js';

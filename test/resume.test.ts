@@ -25,7 +25,7 @@ import {
   type ResumePlan,
 } from '../server/resume/resume.js';
 import { estimateTokens, jsonLength, countForSeq, type TokenCounter } from '../server/resume/tokens.js';
-import { elideToCap } from '../server/store/soft-cap.js';
+import { elideToCap } from '../server/format/soft-cap.js';
 import { at } from './helpers/items.js';
 
 // ---------------------------------------------------------------------------------------------

@@ -23,7 +23,8 @@ import type { AnyMessage, Stream } from '@agentclientprotocol/sdk';
 import type { SeqEvent } from '../format/events.js';
 import { isSessionId } from '../format/ids.js';
 import { forkSession } from '../store/fork.js';
-import type { SessionEntry, SessionStore } from '../store/store.js';
+import type { SessionStore } from '../store/store.js';
+import { History, type SessionEntry } from '../listing/history.js';
 import { type CompactPlan, DEFAULT_CONSENT_THRESHOLD, needsConsent } from '../resume/resume.js';
 import { summarizePieces } from '../resume/workflow.js';
 import { SessionRecorder, type Recorded } from './record.js';
@@ -108,9 +109,11 @@ export class AcpProxy {
   private readonly hidden = new Map<string, string[]>();
   caps: AgentCapabilities = { loadSession: false, list: false, resume: false, fork: false };
   private readonly log: (line: string) => void;
+  private readonly history: History;
 
   constructor(private readonly o: ProxyOptions) {
     this.log = o.log ?? ((l) => process.stderr.write(`[levelcode-sessions acp] ${l}\n`));
+    this.history = new History(o.store);
   }
 
   /** Resolves once every write queued so far is on disk (or failed and was logged). */
@@ -389,7 +392,7 @@ export class AcpProxy {
         if (
           m.error &&
           s?.storeId &&
-          (await this.o.store.get(s.storeId).then(
+          (await this.history.get(s.storeId).then(
             (e) => e.turns > 0,
             () => false,
           ))
@@ -443,7 +446,7 @@ export class AcpProxy {
   /** The store's session an id names: our own id, or an agent's id (this agent's first). */
   private async find(id: string, cwd: string | undefined): Promise<SessionEntry | null> {
     if (isSessionId(id)) {
-      const e = await this.o.store.get(id).catch(() => null);
+      const e = await this.history.get(id).catch(() => null);
       if (e) return e;
     }
     const rows = await this.rows(cwd, true);
@@ -452,7 +455,7 @@ export class AcpProxy {
 
   private async rows(cwd: string | undefined, all = false): Promise<SessionEntry[]> {
     try {
-      return (await this.o.store.list(cwd && !all ? { project: cwd } : { all: true })).sessions;
+      return (await this.history.list(cwd && !all ? { project: cwd } : { all: true })).sessions;
     } catch {
       return [];
     }

@@ -9,7 +9,8 @@ import { constants } from 'node:os';
 import { basename } from 'node:path';
 import { Readable, Writable } from 'node:stream';
 import { ndJsonStream } from '@agentclientprotocol/sdk';
-import { SessionStore, resolveStoreRoot } from '../store/store.js';
+import { SessionStore } from '../store/store.js';
+import { resolveStoreRoot } from '../store/files.js';
 import { AcpProxy } from './proxy.js';
 
 export interface RunOptions {

@@ -33,7 +33,7 @@ export async function cmdHandoff(args: string[]): Promise<number> {
   const to = values.to as string | undefined;
   if (to === undefined || !(HANDOFF_TOOLS as readonly string[]).includes(to))
     throw new UsageError(`handoff needs --to ${HANDOFF_TOOLS.join('|')}${to === undefined ? '' : ` (not ${JSON.stringify(to)})`}`);
-  const { SessionStore, resolveStoreRoot } = await import('../store/store.js');
+  const [{ SessionStore }, { resolveStoreRoot }] = await Promise.all([import('../store/store.js'), import('../store/files.js')]);
   const store = new SessionStore({ root: resolveStoreRoot(values.dir as string | undefined), agent: 'cli' });
   try {
     const r = await handOff(store, positionals[0]!, { to: to as (typeof HANDOFF_TOOLS)[number], dryRun: !!values['dry-run'] });

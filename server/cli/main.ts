@@ -183,7 +183,7 @@ const outRaw = (s: string) => process.stdout.write(s.endsWith('\n') ? s : s + '\
 const err = (s: string) => process.stderr.write(`levelcode-sessions: ${printableText(s)}\n`);
 
 async function openStore(dir: string | undefined) {
-  const { SessionStore, resolveStoreRoot } = await import('../store/store.js');
+  const [{ SessionStore }, { resolveStoreRoot }] = await Promise.all([import('../store/store.js'), import('../store/files.js')]);
   return new SessionStore({ root: resolveStoreRoot(dir), agent: 'cli' });
 }
 
@@ -596,7 +596,7 @@ async function cmdRelink(args: string[]): Promise<number> {
   const { values, positionals } = parse(args, { 'dry-run': { type: 'boolean' } });
   if (positionals.length !== 2) throw new UsageError('relink takes two folders: OLD NEW');
   const store = await openStore(values.dir as string | undefined);
-  const { relinkProject } = await import('../store/relink.js');
+  const { relinkProject } = await import('../maintenance/relink.js');
   const r = await relinkProject(store, await absolute(positionals[0]!), await absolute(positionals[1]!), { dryRun: !!values['dry-run'] });
   if (values.json) out(JSON.stringify(r, null, 2));
   else {
@@ -617,7 +617,8 @@ async function cmdLifecycle(cmd: 'pin' | 'unpin' | 'archive' | 'unarchive', args
   const store = await openStore(values.dir as string | undefined);
   let changed;
   try {
-    changed = cmd === 'pin' || cmd === 'unpin' ? await store.setPinned(id, on) : await store.setArchived(id, on);
+    const { setPinned, setArchived } = await import('../listing/lifecycle.js');
+    changed = cmd === 'pin' || cmd === 'unpin' ? await setPinned(store, id, on) : await setArchived(store, id, on);
   } finally {
     await store.releaseAll();
   }
@@ -667,7 +668,8 @@ async function cmdRetention(args: string[]): Promise<number> {
   const scope = values.project ? { project: await store.realProject(await absolute(values.project as string), false) } : { all: true };
   let r;
   try {
-    r = await runRetention(store, { scope, settings, dryRun: !!values['dry-run'] });
+    const { History } = await import('../listing/history.js');
+    r = await runRetention(new History(store), { scope, settings, dryRun: !!values['dry-run'] });
   } finally {
     await store.releaseAll();
   }
@@ -731,7 +733,8 @@ async function cmdSearch(args: string[]): Promise<number> {
   const since = isoOpt(values.since as string | undefined, 'since');
   const until = isoOpt(values.until as string | undefined, 'until');
   // history.js, not store.js, as for list: search needs no zod and no lock library.
-  const { realProjectPath, resolveStoreRoot, projectSessionFiles } = await import('../listing/history.js');
+  const { realProjectPath, resolveStoreRoot } = await import('../store/files.js');
+  const { projectSessionFiles } = await import('../listing/history.js');
   const root = resolveStoreRoot(values.dir as string | undefined);
   const project = values.all
     ? undefined
@@ -787,8 +790,8 @@ async function cmdSearch(args: string[]): Promise<number> {
 async function cmdDoctor(args: string[]): Promise<number> {
   const { values, positionals } = parse(args, { fix: { type: 'boolean' } });
   if (positionals.length) throw new UsageError('doctor takes no arguments');
-  const { resolveStoreRoot } = await import('../store/store.js');
-  const { doctor, severity } = await import('../store/doctor.js');
+  const { resolveStoreRoot } = await import('../store/files.js');
+  const { doctor, severity } = await import('../maintenance/doctor.js');
   const root = resolveStoreRoot(values.dir as string | undefined);
   const report = await doctor(root, { fix: !!values.fix });
   // Format drift of the tools imported from (engine.ts): kinds their importers have never seen.

@@ -35,7 +35,7 @@ import { existsSync, lstatSync, statSync, type Stats } from 'node:fs';
 import { lstat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { MetaLine } from '../format/events.js';
-import { projectFolders, realProjectPath } from '../listing/history.js';
+import { projectFolders, realProjectPath } from '../store/files.js';
 import { projectIdentity } from '../store/identity.js';
 import { isStoreError } from '../store/errors.js';
 import type { Staged } from '../store/staged.js';

@@ -1,32 +1,20 @@
-// History: the listing of sessions, newest first, from the per-project index caches. Kept apart
-// from store/store.ts so that `levelcode-sessions list` loads neither zod (the reader's schemas) nor
-// the lock library: a warm listing only reads index.json files and stats the session files, and
-// the process start is most of what it costs (bench/PERFORMANCE.md: warm list). SessionStore.list
-// calls this; store/store.ts re-exports what moved here.
-// Depends on node:fs and ./catalog (which loads the reader only to rebuild an entry).
+// History: the listing of sessions, newest first, from the per-project index caches, over the
+// store (`History`: a store's listing and rows, `listSessions`: a root's, for a process that
+// opens no store). Kept apart from store/store.ts so that `levelcode-sessions list` loads neither
+// zod (the reader's schemas) nor the lock library: a warm listing only reads index.json files and
+// stats the session files, and the process start is most of what it costs (bench/PERFORMANCE.md:
+// warm list); History only names SessionStore's type.
+// Depends on node:fs, ./catalog and ../store/entries (which loads the reader only to rebuild an entry).
 
 import { lstatSync, readdirSync, type BigIntStats } from 'node:fs';
-import { realpath, stat } from 'node:fs/promises';
-import { isAbsolute, join, resolve } from 'node:path';
-import { StoreError, fromFsError } from '../store/errors.js';
-import {
-  displayTitle,
-  finishRefresh,
-  mapLimit,
-  newestFirst,
-  planRefresh,
-  refreshIndex,
-  syncEntryReader,
-  type EntryJob,
-  type IndexEntry,
-  type RefreshPlan,
-  type RefreshResult,
-} from './catalog.js';
-import { projectFolderNames } from '../store/files.js';
+import { join } from 'node:path';
+import { displayTitle, finishRefresh, planRefresh, refreshIndex, type RefreshPlan, type RefreshResult } from './catalog.js';
+import { mapLimit, newestFirst, syncEntryReader, type EntryJob, type IndexEntry } from '../store/entries.js';
+import { projectFolders, realProjectPath } from '../store/files.js';
 import { SESSION_ID_RE } from '../format/text.js';
-export { resolveStoreRoot } from '../store/files.js';
 import type { Problem } from '../store/reader.js';
 import { relinkedInto } from '../store/relinks.js';
+import type { SessionStore } from '../store/store.js';
 
 // Performance: slug.js (and node:crypto behind it, a few ms to load) is needed only to find one
 // project's folder, never by `list --all`: loaded when asked for.
@@ -90,38 +78,6 @@ export function toSessionEntry(e: IndexEntry): SessionEntry {
     ...(e.unarchivedAt ? { unarchivedAt: e.unarchivedAt } : {}),
     ...(e.interrupted ? { interrupted: true as const } : {}),
   };
-}
-
-/** The real path of a project folder, as stored in meta lines. */
-export async function realProjectPath(project: string, mustExist: boolean): Promise<string> {
-  if (typeof project !== 'string' || project.length === 0 || project.includes('\0'))
-    throw new StoreError('invalid-project', 'project must be a non-empty path');
-  if (!isAbsolute(project) && !(await slugs()).isAbsoluteProjectPath(project))
-    throw new StoreError('invalid-project', `project must be an absolute path: ${project}`);
-  try {
-    const real = await realpath(project);
-    const st = await stat(real);
-    if (!st.isDirectory()) throw new StoreError('invalid-project', `project is not a directory: ${project}`);
-    return real;
-  } catch (e) {
-    if (e instanceof StoreError) throw e;
-    if (mustExist) throw new StoreError('invalid-project', `project folder does not exist: ${project}`);
-    return isAbsolute(project) ? resolve(project) : project;
-  }
-}
-
-/**
- * The project folders of the store (absolute paths): real folders only, since a symlink
- * planted in the store could lead outside it. A missing store has none. The one place that
- * lists the store; listings, lookups and reindexing all start here.
- */
-export function projectFolders(root: string): string[] {
-  try {
-    return projectFolderNames(root).map((name) => join(root, name));
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return [];
-    throw fromFsError(e, `cannot read the store ${root}`);
-  }
 }
 
 /**
@@ -265,6 +221,35 @@ export async function listSessions(
     return { sessions: linkImportedForks(await projectRows(root, project, dirs, all, problems, onEntry)), problems };
   all.sort(newestFirst);
   return { sessions: linkImportedForks(all.map(toSessionEntry)), problems };
+}
+
+/**
+ * A store's History: its listing (kept in memory between calls with `cache`, for a long-running
+ * process such as the sidecar: ListingCache) and one row. Every row listed tells the store where
+ * its session's file is (SessionStore.remember).
+ */
+export class History {
+  /** The in-memory listing (`cache`): a watcher reports folders that changed, and whether it is live. */
+  readonly cache: ListingCache | undefined;
+
+  constructor(
+    readonly store: SessionStore,
+    o: { cache?: boolean } = {},
+  ) {
+    this.cache = o.cache ? new ListingCache(store.root) : undefined;
+  }
+
+  /** Sessions newest first; by project (its real path, exactly) or all. */
+  async list(o: { project?: string; all?: boolean } = {}): Promise<{ sessions: SessionEntry[]; problems: Problem[] }> {
+    const onEntry = (e: IndexEntry, file: string) => this.store.remember(e.id, file);
+    if (this.cache) return this.cache.list(o, onEntry);
+    return listSessions(this.store.root, o, onEntry);
+  }
+
+  /** One History row, fresh from the file when the cached entry does not match it. */
+  async get(id: string): Promise<SessionEntry> {
+    return toSessionEntry(await this.store.entry(id));
+  }
 }
 
 /**

@@ -8,9 +8,11 @@
 //
 // The order of History: pinned sessions first, then newest first (updatedAt, then id). Archived
 // sessions leave the main list and are listed on their own (`list --archived`).
-// Depends on catalog.ts's newestFirst only: no fs.
+// setPinned and setArchived append through the store; the rest is plain data. Depends on
+// store/entries.ts's newestFirst and SessionStore's type.
 
-import { newestFirst } from './catalog.js';
+import { newestFirst } from '../store/entries.js';
+import type { SessionStore } from '../store/store.js';
 
 export const LIFECYCLE_TYPES = ['pin', 'unpin', 'archive', 'unarchive'] as const;
 export type LifecycleType = (typeof LIFECYCLE_TYPES)[number];
@@ -21,6 +23,30 @@ export type ArchiveReason = 'idle' | 'max-age' | 'keep';
 /** The event to append for a change of state. */
 export function lifecycleEvent(type: LifecycleType, o: { auto?: boolean; reason?: ArchiveReason } = {}): Record<string, unknown> {
   return { kind: 'event', type, ...(o.auto ? { auto: true } : {}), ...(o.reason ? { reason: o.reason } : {}) };
+}
+
+/**
+ * Pins or unpins a session: appends a `pin` or `unpin` event, unless it is so already (then
+ * nothing is written, and no lock is needed). Whether it appended. `borrow`: see
+ * SessionStore.append.
+ */
+export async function setPinned(store: SessionStore, id: string, pinned: boolean, o: { borrow?: boolean } = {}): Promise<boolean> {
+  if ((await store.entry(id)).pinned === pinned) return false;
+  await store.append(id, [lifecycleEvent(pinned ? 'pin' : 'unpin')], o);
+  return true;
+}
+
+/** Archives or unarchives a session the same way (`auto`, `reason`: what the sweep records). */
+export async function setArchived(
+  store: SessionStore,
+  id: string,
+  archived: boolean,
+  o: { auto?: boolean; reason?: ArchiveReason; borrow?: boolean } = {},
+): Promise<boolean> {
+  if ((await store.entry(id)).archived === archived) return false;
+  const { borrow, ...why } = o;
+  await store.append(id, [lifecycleEvent(archived ? 'archive' : 'unarchive', archived ? why : {})], { borrow });
+  return true;
 }
 
 interface Ordered {

@@ -7,14 +7,15 @@
 // Cost: a project listing reads the meta lines of each other project folder's newest sessions
 // (a few small reads a folder, remembered while the folder is unchanged); git is asked about
 // the listed folder only when one of those was a git repository whose folder is gone.
-// Depends on node:fs, ./catalog and ../store/identity.
+// Depends on node:fs, ./catalog, ../store/entries and ../store/identity.
 
 import { closeSync, lstatSync, readdirSync, readSync } from 'node:fs';
 import { openRegularSync } from '../store/files.js';
 import { join } from 'node:path';
 import { SESSION_ID_RE } from '../format/text.js';
 import { projectIdentity, sameRepo, type RepoIdentity } from '../store/identity.js';
-import { refreshIndex, type IndexEntry } from './catalog.js';
+import { refreshIndex } from './catalog.js';
+import type { IndexEntry } from '../store/entries.js';
 import type { Problem } from '../store/reader.js';
 
 /** Entries of other folders that belong to `project` because its folder moved there. */

@@ -10,8 +10,8 @@
 
 import type { Problem } from '../store/reader.js';
 import type { SessionStore } from '../store/store.js';
-import type { SessionEntry } from './history.js';
-import { newestFirst } from './catalog.js';
+import type { History, SessionEntry } from './history.js';
+import { newestFirst } from '../store/entries.js';
 import { historyOrder } from './lifecycle.js';
 import { type RowView, rowView, type Zone } from './view.js';
 
@@ -75,11 +75,11 @@ export interface QueryResult {
   problems: Problem[];
 }
 
-/** A page of History: store.list, then the lists, filters and page asked for, then the rows dressed. */
-export async function queryHistory(store: SessionStore, q: HistoryQuery, o: QueryOptions = {}): Promise<QueryResult> {
+/** A page of History: history.list, then the lists, filters and page asked for, then the rows dressed. */
+export async function queryHistory(history: History, q: HistoryQuery, o: QueryOptions = {}): Promise<QueryResult> {
   const after = q.cursor === undefined ? undefined : decodeCursor(q.cursor);
   await o.waitFor;
-  const listed = await store.list({ project: q.all ? undefined : q.project, all: q.all });
+  const listed = await history.list({ project: q.all ? undefined : q.project, all: q.all });
   const order = q.order === 'recent' ? newestFirst : historyOrder;
   const list = q.list ?? 'main';
   const since = q.since ? Date.parse(q.since) : Number.NEGATIVE_INFINITY;
@@ -97,7 +97,7 @@ export async function queryHistory(store: SessionStore, q: HistoryQuery, o: Quer
   const page: QueryRow[] = rows.slice(offset, offset + q.limit);
   const more = rows.length > offset + q.limit;
   let dressed = o.labels ? await withSourceTool(page) : page;
-  if (o.holders) dressed = await withHolders(store, dressed);
+  if (o.holders) dressed = await withHolders(history.store, dressed);
   if (o.zone) {
     const now = o.now ?? Date.now();
     const zone = o.zone;

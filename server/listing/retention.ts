@@ -12,9 +12,9 @@
 //             counts the main list, deleting every session of the project, archived included.
 // Depends on lifecycle.ts, and on the store for lock checks and appends (passed in).
 
-import type { SessionEntry } from './history.js';
+import type { History, SessionEntry } from './history.js';
 import type { SessionStore } from '../store/store.js';
-import { lastActive, type ArchiveReason } from './lifecycle.js';
+import { lastActive, setArchived, type ArchiveReason } from './lifecycle.js';
 import { SCHEMA_VERSION } from '../format/events.js';
 
 export const DEFAULT_IDLE_DAYS = 30;
@@ -88,15 +88,16 @@ export function planRetention(rows: SessionEntry[], s: RetentionSettings, now: n
 }
 
 /**
- * Plans and (unless `dryRun`) carries out retention over the sessions `store.list` gives for
+ * Plans and (unless `dryRun`) carries out retention over the sessions `history.list` gives for
  * `scope`. A dry run checks what the real run checks (locks, schema versions), so that it names
  * exactly what the run then does.
  */
 export async function runRetention(
-  store: SessionStore,
+  history: History,
   o: { scope: { project?: string; all?: boolean }; settings: RetentionSettings; dryRun: boolean; now?: number },
 ): Promise<RetentionReport> {
-  const { sessions } = await store.list(o.scope);
+  const { store } = history;
+  const { sessions } = await history.list(o.scope);
   const report: RetentionReport = { dryRun: o.dryRun, settings: o.settings, done: [], skipped: [] };
   const byId = new Map(sessions.map((r) => [r.id, r]));
   for (const item of planRetention(sessions, o.settings, o.now ?? Date.now())) {
@@ -129,5 +130,5 @@ async function leftAlone(store: SessionStore, id: string, v: number): Promise<st
 async function carryOut(store: SessionStore, item: RetentionItem): Promise<void> {
   if (item.action === 'delete') return store.delete(item.id);
   // Held only for this write: a session a request of this process holds (or claims meanwhile) stays held.
-  await store.setArchived(item.id, true, { auto: true, reason: item.reason, borrow: true });
+  await setArchived(store, item.id, true, { auto: true, reason: item.reason, borrow: true });
 }

@@ -8,8 +8,9 @@
 // Depends on the core only (history.ts, query.ts, search.ts, reader.ts, store.ts); no MCP, no stdio.
 
 import { stat } from 'node:fs/promises';
-import { projectSessionFiles, realProjectPath, type SessionEntry } from '../listing/history.js';
+import { History, projectSessionFiles, toSessionEntry, type SessionEntry } from '../listing/history.js';
 import { OWN_TOOL, type Origin, originOf, queryHistory } from '../listing/query.js';
+import { realProjectPath } from '../store/files.js';
 import { searchSessions, type SearchHit, type SearchProblem, type SessionMatch } from '../search/search.js';
 import { readMeta } from '../store/reader.js';
 import { StoreError } from '../store/errors.js';
@@ -70,12 +71,14 @@ export interface Window {
 export class Sessions {
   readonly root: string;
   private readonly store: SessionStore;
+  private readonly history: History;
   /** Meta lines by file, with the inode they were read from (a meta line never changes). */
   private readonly metas = new Map<string, { ino: number; origin: Origin; meta: MetaLine }>();
 
   constructor(root: string) {
     this.root = root;
     this.store = new SessionStore({ root, agent: 'mcp' });
+    this.history = new History(this.store);
   }
 
   /**
@@ -153,7 +156,7 @@ export class Sessions {
    */
   async list(s: Scope, skip: number, limit: number): Promise<{ rows: Row[]; total: number; problems: Problem[] }> {
     const { project, source, since, until, exclude } = s;
-    const r = await queryHistory(this.store, {
+    const r = await queryHistory(this.history, {
       ...(project === undefined ? { all: true } : { project }),
       list: 'both',
       order: 'recent',
@@ -174,7 +177,7 @@ export class Sessions {
   async window(id: string, from: number, to: number): Promise<Window> {
     const file = await this.store.pathOf(id);
     const { origin } = await this.origin(file);
-    const entry = await this.store.get(id);
+    const entry = toSessionEntry(await this.store.entry(id));
     const r = await this.store.read(id, { from, to });
     return { meta: r.meta, entry, origin, events: r.events, total: r.totalEvents ?? 0, problems: r.problems };
   }

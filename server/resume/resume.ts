@@ -13,7 +13,7 @@
 
 import { oneLine, type CompactEvent, type SeqEvent, type SessionEvent } from '../format/events.js';
 import { countAll, countWith, countForSeq, estimateTokens, type SeqTokenCounts, type TokenCounter } from './tokens.js';
-import { withoutToolPayloads } from '../store/soft-cap.js';
+import { withoutToolPayloads } from '../format/soft-cap.js';
 import { packPieces, shortenToFit, type TurnSpan } from './pieces.js';
 import { contentOf, toolIdsOf } from '../format/content.js';
 

@@ -10,6 +10,9 @@ import { textOf, type SeqEvent } from '../format/events.js';
 import type { SessionStore } from '../store/store.js';
 import { forkSession } from '../store/fork.js';
 import { CursorError, queryHistory } from '../listing/query.js';
+import { setArchived, setPinned } from '../listing/lifecycle.js';
+import type { History } from '../listing/history.js';
+import { reindex } from '../listing/catalog.js';
 import { parseZone, type Zone } from '../listing/view.js';
 export { parseZone } from '../listing/view.js';
 import { DEFAULT_IDLE_DAYS, ruleValue, runRetention } from '../listing/retention.js';
@@ -37,6 +40,8 @@ export interface Progress {
 
 export interface Context {
   store: SessionStore;
+  /** The store's History, kept in memory between listings (listing/history.ts). */
+  history: History;
   /** Callbacks the client said it answers. */
   callbacks: ReadonlySet<P.Callback>;
   /** A server-to-client request; rejects with the client's error or on cancellation. */
@@ -154,7 +159,7 @@ const sessionRelease: Handler<typeof P.sessionRelease> = async (p, _t, { store }
 };
 
 /** History's main or archived list, a page at a time (listing/query.ts). */
-const sessionList: Handler<typeof P.sessionList> = async (p, _t, { store, sweeping, zone }) => {
+const sessionList: Handler<typeof P.sessionList> = async (p, _t, { history, sweeping, zone }) => {
   const query = {
     project: p.project,
     all: p.all,
@@ -165,7 +170,7 @@ const sessionList: Handler<typeof P.sessionList> = async (p, _t, { store, sweepi
   let r: Awaited<ReturnType<typeof queryHistory>>;
   try {
     // The start-up auto-archive, when there is one, is seen by the first listing.
-    r = await queryHistory(store, query, { holders: true, labels: true, zone, waitFor: sweeping });
+    r = await queryHistory(history, query, { holders: true, labels: true, zone, waitFor: sweeping });
   } catch (e) {
     if (!(e instanceof CursorError)) throw e;
     throw new ResponseError(RpcErrorCodes.InvalidParams, `Invalid params for session/list at cursor: ${e.message}`, {
@@ -302,7 +307,7 @@ const MIME = { markdown: 'text/markdown', json: 'application/json' } as const;
 
 const sessionReindex: Handler<typeof P.sessionReindex> = async (p, token, ctx) =>
   withProgress(ctx, token, p.workDoneToken, 'Rebuilding History indexes', async (progress) => {
-    const r = await ctx.store.reindex({
+    const r = await reindex(ctx.store, {
       project: p.project,
       signal: abortSignalOf(token, progress.token),
       onFolder: (done, total) => progress.report(`${done} of ${total} project folders`, Math.round((done / Math.max(1, total)) * 100)),
@@ -357,10 +362,10 @@ const sessionSearch: Handler<typeof P.sessionSearch> = async (p, token, ctx) =>
     }
   });
 
-const sessionRename: Handler<typeof P.sessionRename> = async (p, _t, { store, titles }) => {
+const sessionRename: Handler<typeof P.sessionRename> = async (p, _t, { store, history, titles }) => {
   titles.renamed(p.id); // the user's title wins over a model title still in the making
   await store.rename(p.id, p.title, 'user', { borrow: true });
-  return { id: p.id, title: (await store.get(p.id)).title };
+  return { id: p.id, title: (await history.get(p.id)).title };
 };
 
 const sessionDelete: Handler<typeof P.sessionDelete> = async (p, _t, { store, pending }) => {
@@ -375,7 +380,7 @@ const sessionRestore: Handler<typeof P.sessionRestore> = async (p, _t, { store }
 };
 
 const sessionRelink: Handler<typeof P.sessionRelink> = async (p, _t, { store }) => {
-  const { relinkProject } = await import('../store/relink.js');
+  const { relinkProject } = await import('../maintenance/relink.js');
   return relinkProject(store, p.from, p.to, { dryRun: p.dryRun });
 };
 
@@ -383,16 +388,16 @@ const sessionRelink: Handler<typeof P.sessionRelink> = async (p, _t, { store }) 
 
 /** Pin and archive append as rename does: a session held by another window answers SessionLocked. */
 const sessionPin: Handler<typeof P.sessionPin> = async (p, _t, { store }) => {
-  const changed = await store.setPinned(p.id, p.pinned, { borrow: true });
-  return { id: p.id, pinned: (await store.get(p.id)).pinned, changed };
+  const changed = await setPinned(store, p.id, p.pinned, { borrow: true });
+  return { id: p.id, pinned: (await store.entry(p.id)).pinned, changed };
 };
 
 const sessionArchive: Handler<typeof P.sessionArchive> = async (p, _t, { store }) => {
-  const changed = await store.setArchived(p.id, p.archived, { borrow: true });
-  return { id: p.id, archived: (await store.get(p.id)).archived, changed };
+  const changed = await setArchived(store, p.id, p.archived, { borrow: true });
+  return { id: p.id, archived: (await store.entry(p.id)).archived, changed };
 };
 
-const sessionRetention: Handler<typeof P.sessionRetention> = async (p, _t, { store, retention }) => {
+const sessionRetention: Handler<typeof P.sessionRetention> = async (p, _t, { store, history, retention }) => {
   const project = p.project === undefined ? undefined : await store.realProject(p.project, false);
   const settings = {
     // autoArchiveDays: 0 in initialize is off here too; absent there, the default.
@@ -401,14 +406,14 @@ const sessionRetention: Handler<typeof P.sessionRetention> = async (p, _t, { sto
     maxAgeDays: ruleValue(p.maxAgeDays, retention.maxAgeDays),
     delete: p.delete === true,
   };
-  return runRetention(store, { scope: project === undefined ? { all: true } : { project }, settings, dryRun: p.dryRun === true });
+  return runRetention(history, { scope: project === undefined ? { all: true } : { project }, settings, dryRun: p.dryRun === true });
 };
 
 export { ruleValue };
 
 /** The sidecar's sweep at start and every few hours (server.ts): archives only, over every project. */
-export function sweepAtStart(store: SessionStore, settings: Parameters<typeof runRetention>[1]['settings']) {
-  return runRetention(store, { scope: { all: true }, settings: { ...settings, delete: false }, dryRun: false });
+export function sweepAtStart(history: History, settings: Parameters<typeof runRetention>[1]['settings']) {
+  return runRetention(history, { scope: { all: true }, settings: { ...settings, delete: false }, dryRun: false });
 }
 
 /** What New Chat does to the old session: a title if it has none, a sealed event, the lock let go. */
@@ -421,7 +426,7 @@ const sessionSeal: Handler<typeof P.sessionSeal> = async (p, token, ctx) => {
     await ctx.titles.settled(p.id);
     const { title, titleSource } = await titleSession(ctx, p.id, token);
     await store.append(p.id, [{ kind: 'event', type: 'sealed' }]);
-    return { id: p.id, title: title ?? (await store.get(p.id)).title, titleSource };
+    return { id: p.id, title: title ?? (await ctx.history.get(p.id)).title, titleSource };
   } finally {
     await store.release(p.id);
   }
@@ -442,12 +447,12 @@ async function titleSession(
   token: CancellationToken,
 ): Promise<{ title: string | null; titleSource: 'existing' | 'model' | 'fallback' | 'none' }> {
   const { store } = ctx;
-  const before = await store.get(id);
+  const before = await ctx.history.get(id);
   if (before.titled) return { title: before.title, titleSource: 'existing' };
   const { events } = await store.read(id, { from: 0, to: TITLE_WINDOW - 1 });
   if (!shouldGenerateTitle(events, true)) return { title: null, titleSource: 'none' };
   const generated = await askTitle(ctx, id, events, token);
-  const now = await store.get(id);
+  const now = await ctx.history.get(id);
   // From here to the append's start nothing awaits: a rename either started before this check
   // (and is seen) or is queued behind this title (and wins as the latest).
   if (now.titled || ctx.titles.renamedByUser(id)) return { title: now.title, titleSource: 'existing' };
@@ -501,7 +506,7 @@ export class TitleJobs {
     await new Promise<void>((r) => setImmediate(r));
     if (this.done.has(id) || this.stop.token.isCancellationRequested) return;
     try {
-      const entry = await ctx.store.get(id);
+      const entry = await ctx.history.get(id);
       if (entry.titled) {
         this.done.add(id);
         return;

@@ -24,8 +24,9 @@ const { createProtocolConnection, StreamMessageReader, StreamMessageWriter, Sock
 type ResponseError<D> = import('vscode-languageserver').ResponseError<D>;
 type CancellationToken = import('vscode-languageserver').CancellationToken;
 import type { SessionStore } from '../store/store.js';
-// From files.ts, not history.ts (which re-exports it): history.ts and the catalog behind it are
-// loaded with the store, after initialize has answered.
+import type { History } from '../listing/history.js';
+// From store/files.ts: history.ts and the catalog behind it are loaded with the store, after
+// initialize has answered.
 import { resolveStoreRoot } from '../store/files.js';
 import { watchStore, type StoreWatcher } from '../store/watch.js';
 import { ConflictSettler } from '../sync/settler.js';
@@ -45,6 +46,7 @@ import { CALLBACKS, DID_CHANGE, IMPORT_PROBLEM, PROTOCOL_VERSION, type Callback,
 // start guardrail (wire.ts, bench/PERFORMANCE.md): what initialize needs must not import zod.
 interface Core {
   store: SessionStore;
+  history: History;
   ROUTES: typeof import('./handlers.js').ROUTES;
   DEFAULT_CONSENT_THRESHOLD: number;
   titles: TitleJobs;
@@ -184,6 +186,7 @@ class Sidecar {
     this.coreLoading ??= (async () => {
       const loading = Promise.all([
         import('../store/store.js'),
+        import('../listing/history.js'),
         import('./handlers.js'),
         import('./protocol.js'),
         import('./live-search.js'),
@@ -193,25 +196,27 @@ class Sidecar {
       // session/list shows is what later changes are compared with. Taken while the modules
       // load: their files are read on libuv's threads meanwhile.
       this.watcher?.settle();
-      const [{ SessionStore }, handlers, P, { LiveSearch }] = await loading;
+      const [{ SessionStore }, { History }, handlers, P, { LiveSearch }] = await loading;
       const store = new SessionStore({
         root: this.root,
         agent: 'sidecar',
-        cacheListing: true,
         onLockLost: (id, err) => this.log.warn(`lost the lock of ${id}: ${err.message}`),
       });
+      // The listing kept in memory between calls, checked against the files on every call.
+      const history = new History(store, { cache: true });
       const options = P.InitializationOptions.safeParse(emptyToObject(this.initializationOptions));
       if (options.success) this.consentThreshold = options.data.consentThreshold;
       const timeZone = options.success ? options.data.timeZone : undefined;
       this.zone = handlers.userZone(timeZone, this.log);
       this.clientZone = timeZone === undefined ? undefined : (handlers.parseZone(timeZone) ?? undefined);
       if (!options.success) this.log.warn(`ignoring initializationOptions: ${options.error.issues[0]?.message ?? 'not an object'}`);
-      if (options.success) this.startSweep(store, handlers, options.data);
+      if (options.success) this.startSweep(history, handlers, options.data);
       // The listing kept in memory trusts a live fs.watch watcher for a bounded time (history.ts).
-      store.listingCache?.setWatched(this.watcher?.mode === 'watch');
+      history.cache?.setWatched(this.watcher?.mode === 'watch');
       if (options.success && options.data.followImports) await this.follow(store, options.data.followImports);
       this.core = {
         store,
+        history,
         ROUTES: handlers.ROUTES,
         DEFAULT_CONSENT_THRESHOLD: handlers.DEFAULT_CONSENT_THRESHOLD,
         titles: new handlers.TitleJobs(),
@@ -238,7 +243,7 @@ class Sidecar {
    * left open for weeks archives too), archiving only (never deleting). session/list waits for
    * the first sweep.
    */
-  private startSweep(store: SessionStore, handlers: typeof import('./handlers.js'), o: P.InitializationOptions): void {
+  private startSweep(history: History, handlers: typeof import('./handlers.js'), o: P.InitializationOptions): void {
     const off = (n: number | undefined) => handlers.ruleValue(n, null);
     const idleDays = o.autoArchiveDays === undefined ? undefined : off(o.autoArchiveDays);
     this.retention = { idleDays, keep: off(o.retention?.keep), maxAgeDays: off(o.retention?.maxAgeDays) };
@@ -246,7 +251,7 @@ class Sidecar {
     if (settings.idleDays === null && settings.keep === null && settings.maxAgeDays === null) return;
     const sweep = () =>
       handlers
-        .sweepAtStart(store, settings)
+        .sweepAtStart(history, settings)
         .then((r) => {
           for (const i of r.done) this.log.info(`auto-archived ${i.id} (${i.reason}, last active ${i.lastActive})`);
           for (const i of r.skipped) this.log.debug(`not auto-archived ${i.id}: ${i.skipped}`);
@@ -380,12 +385,12 @@ class Sidecar {
           // (loadCore): the answer needs only the mode.
           deferStats: true,
           onFallback: (reason) => {
-            this.core?.store.listingCache?.setWatched(false);
+            this.core?.history.cache?.setWatched(false);
             this.core?.search.touched(false);
             this.log.warn(reason);
           },
           onFolderTouched: (dir) => {
-            this.core?.store.listingCache?.touched(dir);
+            this.core?.history.cache?.touched(dir);
             this.core?.search.touchedFolder(dir);
           },
           // A Syncthing conflict copy of a session: made whole in the store (server/sync).
@@ -531,6 +536,7 @@ class Sidecar {
   private context(core: Core): Context {
     return {
       store: core.store,
+      history: core.history,
       callbacks: this.callbacks,
       ask: <R>(method: string, params: unknown, token?: CancellationToken) =>
         askClient<R>(this.conn.sendRequest(method, params, token) as Promise<R>, token),

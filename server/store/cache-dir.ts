@@ -8,7 +8,7 @@
 //     <name>-<hash>/               a store: its folder's name, and a hash of its real path
 //       imports.json               the import ledger (server/import/engine.ts)
 //       history.cache              the last `list --all --json` (listing/history-cache.ts)
-//       projects/<slug>/index.json the listing cache of one project folder (listing/catalog.ts)
+//       projects/<slug>/index.json the listing cache of one project folder (store/entries.ts)
 //       search-<format>.sqlite     the search cache (search/cache.ts)
 //
 // A cache can be deleted at any time; whatever is found in its place that is not a regular file

@@ -1,7 +1,7 @@
 // The store's files as files: where the store is and its project folders, and the opens and
 // writes that planted names (symlinks, FIFOs, devices) must not redirect (openRegularSync,
 // replaceFileSync, openRegular). Every read or write of a store or cache file goes through here.
-// Depends on node:fs, node:os and node:path only.
+// Depends on node:fs, node:os, node:path and ./errors (./slug, loaded for a relative Windows path).
 
 import {
   closeSync,
@@ -18,7 +18,9 @@ import {
   type BigIntStats,
 } from 'node:fs';
 import { homedir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { realpath, stat } from 'node:fs/promises';
+import { isAbsolute, join, resolve } from 'node:path';
+import { StoreError, fromFsError } from './errors.js';
 
 /** The store root: --dir, then LEVELCODE_SESSIONS_DIR, then ~/.levelcode/sessions. */
 export function resolveStoreRoot(dir?: string): string {
@@ -35,6 +37,38 @@ export function projectFolderNames(root: string): string[] {
   return readdirSync(root, { withFileTypes: true })
     .filter((d) => d.isDirectory() && !SYNC_TOOL_NAMES.has(d.name))
     .map((d) => d.name);
+}
+
+/** The real path of a project folder, as stored in meta lines. */
+export async function realProjectPath(project: string, mustExist: boolean): Promise<string> {
+  if (typeof project !== 'string' || project.length === 0 || project.includes('\0'))
+    throw new StoreError('invalid-project', 'project must be a non-empty path');
+  if (!isAbsolute(project) && !(await import('./slug.js')).isAbsoluteProjectPath(project))
+    throw new StoreError('invalid-project', `project must be an absolute path: ${project}`);
+  try {
+    const real = await realpath(project);
+    const st = await stat(real);
+    if (!st.isDirectory()) throw new StoreError('invalid-project', `project is not a directory: ${project}`);
+    return real;
+  } catch (e) {
+    if (e instanceof StoreError) throw e;
+    if (mustExist) throw new StoreError('invalid-project', `project folder does not exist: ${project}`);
+    return isAbsolute(project) ? resolve(project) : project;
+  }
+}
+
+/**
+ * The project folders of the store (absolute paths): real folders only, since a symlink
+ * planted in the store could lead outside it. A missing store has none. The one place that
+ * lists the store; listings, lookups and reindexing all start here.
+ */
+export function projectFolders(root: string): string[] {
+  try {
+    return projectFolderNames(root).map((name) => join(root, name));
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') return [];
+    throw fromFsError(e, `cannot read the store ${root}`);
+  }
 }
 
 /**

@@ -6,7 +6,7 @@
 // Events keep the object JSON.parse produced (never zod's copy), so provider content comes back
 // exactly as it was appended and a `__proto__` key stays a plain own property.
 // Every line is checked by events.ts's zod schemas, the one definition of the format.
-// Depends on node:fs, ../format, ./lines, ./soft-cap and ./skim; nothing of JSON-RPC.
+// Depends on node:fs, ../format (soft-cap.ts among it), ./lines and ./skim; nothing of JSON-RPC.
 
 import { readSync } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
@@ -16,7 +16,7 @@ import { restoreFromRaw } from '../format/derived.js';
 import { textOf, oneLine, tooDeep, MAX_DEPTH } from '../format/text.js';
 import { openRegular } from './files.js';
 import { forEachLine, forEachLineFd, forEachLineIn, forEachLineSync, lastLines, type Line } from './lines.js';
-import { StreamElider } from './soft-cap.js';
+import { StreamElider } from '../format/soft-cap.js';
 import { skimLine } from './skim.js';
 import { StoreError, fromFsError } from './errors.js';
 
@@ -93,7 +93,7 @@ function metaOf(file: string, buf: Buffer, nl: number): MetaInfo {
 
 /**
  * readMeta and foldDigest over a whole file already in memory (`buf`, its first `bytes` bytes:
- * a small file read at once, catalog.ts entryFromFile). Undefined when the meta line does not
+ * a small file read at once, entries.ts entryFromFile). Undefined when the meta line does not
  * end inside `buf` (the caller then reads the file the streaming way, which may look further).
  */
 export function digestOfBuffer(file: string, buf: Buffer): { info: MetaInfo; d: Digest } | undefined {

@@ -5,7 +5,7 @@
 // project, and the listing of that project shows them ("moved from OLD"). Append-only, one JSON
 // object a line: {"t", "from", "to", "projects", "sessions"}. Small and read whole, through
 // files.ts readRegularText (a regular file only: never a symlink followed nor a FIFO waited on);
-// kept apart from relink.ts so that the listing loads no more than this.
+// kept apart from maintenance/relink.ts so that the listing loads no more than this.
 // Depends on files.ts only.
 
 import { readRegularText } from './files.js';

@@ -8,8 +8,8 @@
 // string a quote is never escaped, so the pattern only ever matches a key and its string value;
 // a string's end is its first quote after an even run of backslashes). The rest is parsed and
 // checked as the ordinary path checks a line; the elider measures a cut payload by its raw
-// length (soft-cap.ts payloadBytes counts a payload as the JSON the line holds); every cut it
-// keeps is then decoded from its own bytes. The event is the ordinary path's, key order
+// length (format/soft-cap.ts payloadBytes counts a payload as the JSON the line holds); every
+// cut it keeps is then decoded from its own bytes. The event is the ordinary path's, key order
 // included (test/store/skim.test.ts compares the two).
 //
 // One difference, on purpose: the bytes of a payload the cap drops are never looked at, so a bad
@@ -17,13 +17,13 @@
 // make the line a problem, as it does on the ordinary path. Any other doubt (not UTF-8, a line
 // holding the placeholder tag, a kept cut that does not parse) leaves the line to the ordinary
 // path, with the elider as it was.
-// Depends on lines.ts and soft-cap.ts; no fs.
+// Depends on lines.ts and format/soft-cap.ts; no fs.
 
 import { isUtf8 } from 'node:buffer';
 import { randomBytes } from 'node:crypto';
 import type { SeqEvent, SessionEvent } from '../format/events.js';
 import { kindOfHead } from './lines.js';
-import { payloadBytes, type StreamElider } from './soft-cap.js';
+import { payloadBytes, type StreamElider } from '../format/soft-cap.js';
 
 /** Shorter lines take the ordinary path: there is too little in them to skip. */
 const MIN_LINE = 16 * 1024;

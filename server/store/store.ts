@@ -6,13 +6,22 @@
 //   change is one appended batch, written with one write call and fsync'd before returning;
 // - the next append after a torn last line starts on a fresh line;
 // - files are 0600, folders 0700;
-// - index.json is a cache (./catalog.ts), never trusted over the files;
+// - index.json is a cache (./entries.ts), never trusted over the files;
 // - a file with a newer schema version is listed and read but never appended to.
-// Depends on node:fs, ./catalog, ./lock, ./reader, ./events; knows nothing of JSON-RPC or the CLI.
+// Depends on node:fs, ./entries, ./lock, ./reader, ./events; knows nothing of JSON-RPC or the CLI.
 
 import { access, chmod, lstat, mkdir, stat } from 'node:fs/promises';
 import { closeSync, constants, fstatSync, fsync, ftruncateSync, lstatSync, readSync, unlinkSync } from 'node:fs';
-import { createExclusiveSync, openRegular, openRegularSync, plantedKind, syncFolder, writeAllSync } from './files.js';
+import {
+  createExclusiveSync,
+  openRegular,
+  openRegularSync,
+  plantedKind,
+  projectFolders,
+  realProjectPath,
+  syncFolder,
+  writeAllSync,
+} from './files.js';
 import { dirname, join, resolve } from 'node:path';
 import {
   IncomingEvent,
@@ -29,11 +38,9 @@ import {
 import { projectIdentity } from './identity.js';
 import { OF_RAW, shareWithRaw } from '../format/derived.js';
 import { StoreError, fromFsError, isStoreError } from './errors.js';
-import { ListingCache, listSessions, projectFolders, realProjectPath, toSessionEntry, type SessionEntry } from '../listing/history.js';
 import { isSessionId, newSessionId } from '../format/ids.js';
 import { projectSlug } from './slug.js';
-import { cachedEntry, entryFromFile, mapLimit, removeEntry, upsertEntry, type IndexEntry } from '../listing/catalog.js';
-import { lifecycleEvent, type ArchiveReason } from '../listing/lifecycle.js';
+import { cachedEntry, entryFromFile, mapLimit, removeEntry, upsertEntry, type IndexEntry } from './entries.js';
 import { acquireLock, inspectLock, takeable, DEFAULT_STALE_MS, type Held } from './lock.js';
 import {
   readMeta,
@@ -48,7 +55,7 @@ import {
   type Problem,
 } from './reader.js';
 import { eachLineBackward, kindOfHead, KIND_HEAD_BYTES } from './lines.js';
-import { elideToCap, StreamElider } from './soft-cap.js';
+import { elideToCap, StreamElider } from '../format/soft-cap.js';
 import { lockPathOf } from './lock.js';
 import { deviceName } from './device.js';
 
@@ -65,15 +72,7 @@ export interface StoreOptions {
   agent?: string;
   /** Called when a held lock is lost (removed or taken over by someone else). */
   onLockLost?: (id: string, err: Error) => void;
-  /**
-   * Keep the listing in memory between calls, checked against the files' stats on every call
-   * (history.ts, ListingCache): for a long-running process such as the sidecar.
-   */
-  cacheListing?: boolean;
 }
-
-// The History listing lives in history.ts (it must start without zod); re-exported here.
-export { resolveStoreRoot, toSessionEntry, type SessionEntry } from '../listing/history.js';
 
 export interface ReadResult {
   meta: MetaLine;
@@ -156,7 +155,6 @@ export class SessionStore {
   private readonly unindexed = new Map<string, Live>();
   private readonly indexWrites = new Set<Promise<void>>();
   private indexWriteScheduled = false;
-  private readonly listing: ListingCache | undefined;
 
   constructor(opts: StoreOptions) {
     this.root = resolve(opts.root);
@@ -164,7 +162,6 @@ export class SessionStore {
     this.staleLockMs = opts.staleLockMs ?? DEFAULT_STALE_MS;
     this.agent = opts.agent ?? 'process';
     this.onLockLost = opts.onLockLost;
-    this.listing = opts.cacheListing ? new ListingCache(this.root) : undefined;
   }
 
   // ---- paths ---------------------------------------------------------------------------------
@@ -757,26 +754,6 @@ export class SessionStore {
     await this.append(id, [{ kind: 'title', title: clean.slice(0, 500), source }], o);
   }
 
-  // ---- Pins and archive (lifecycle.ts) ---------------------------------------------------------
-
-  /**
-   * Pins or unpins a session: appends a `pin` or `unpin` event, unless it is so already (then
-   * nothing is written, and no lock is needed). Whether it appended.
-   */
-  async setPinned(id: string, pinned: boolean, o: { borrow?: boolean } = {}): Promise<boolean> {
-    if ((await this.get(id)).pinned === pinned) return false;
-    await this.append(id, [lifecycleEvent(pinned ? 'pin' : 'unpin')], o);
-    return true;
-  }
-
-  /** Archives or unarchives a session the same way (`auto`, `reason`: what the sweep records). */
-  async setArchived(id: string, archived: boolean, o: { auto?: boolean; reason?: ArchiveReason; borrow?: boolean } = {}): Promise<boolean> {
-    if ((await this.get(id)).archived === archived) return false;
-    const { borrow, ...why } = o;
-    await this.append(id, [lifecycleEvent(archived ? 'archive' : 'unarchive', archived ? why : {})], { borrow });
-    return true;
-  }
-
   /** Moves a session to the OS trash (never unlinks) and drops it from the index. */
   async delete(id: string): Promise<void> {
     const file = await this.pathOf(id);
@@ -829,11 +806,16 @@ export class SessionStore {
     const { restoreFromTrash } = await import('./trash.js');
     const t = await restoreFromTrash(this.root, id, (dir) => this.ensureDir(dir));
     this.located.set(id, t.original);
-    const { refreshIndex } = await import('../listing/catalog.js');
-    await refreshIndex(dirname(t.original)).catch(() => {});
+    await this.indexRestored(id, t.original).catch(() => {});
     const meta = (await readMeta(t.original)).meta;
     if (meta.source) await (await import('./trashed-imports.js')).rememberTrashed(this.root, { id }, false).catch(() => {});
     return { project: meta.project, path: t.original, trashed: t.file };
+  }
+
+  /** Adds a restored session's entry to its folder's index (a cache: a failure is only a miss). */
+  private async indexRestored(id: string, file: string): Promise<void> {
+    const st = await stat(file, { bigint: true });
+    await upsertEntry(dirname(file), await entryFromFile(file, id, Number(st.size), st.mtimeNs));
   }
 
   /** Creates a project folder of the store (0700), as create() does. */
@@ -856,19 +838,12 @@ export class SessionStore {
 
   // ---- reading -------------------------------------------------------------------------------
 
-  /** History: sessions newest first; by project (its real path, exactly) or all. */
-  async list(o: { project?: string; all?: boolean } = {}): Promise<{ sessions: SessionEntry[]; problems: Problem[] }> {
-    const onEntry = (e: IndexEntry, file: string) => this.located.set(e.id, file);
-    if (this.listing) return this.listing.list(o, onEntry);
-    return listSessions(this.root, o, onEntry);
-  }
-
-  /** One History row, fresh from the file when the cached entry does not match it. */
-  async get(id: string): Promise<SessionEntry> {
-    return toSessionEntry(await this.entry(id));
-  }
-
-  private async entry(id: string): Promise<IndexEntry> {
+  /**
+   * A session's index entry (store/entries.ts): the live one while this store holds it, else the
+   * cached one while it matches the file's size and mtime, else read from the file. What
+   * History's rows (listing/history.ts) and pins are made from.
+   */
+  async entry(id: string): Promise<IndexEntry> {
     const live = this.live.get(id);
     if (live) return live.entry;
     const file = await this.pathOf(id);
@@ -919,11 +894,6 @@ export class SessionStore {
     // elideToCap), so a 134 MB session's old tool outputs are never all held at once.
     const r = await readSession(file, { signal: o.signal, softCap: this.softCapBytes });
     return { meta: r.meta, events: r.events, problems: r.problems, totalEvents: r.lines, elided: r.elided };
-  }
-
-  /** The in-memory listing (cacheListing): a watcher reports folders that changed, and whether it is live. */
-  get listingCache(): ListingCache | undefined {
-    return this.listing;
   }
 
   /**
@@ -982,32 +952,6 @@ export class SessionStore {
       whole,
       ...(compact ? { compact } : {}),
     };
-  }
-
-  /**
-   * Rebuilds index.json of one project's folder (by real path) or of every folder, re-reading
-   * every session file: the cache is thrown away, never the sessions. Cancellable between
-   * folders through `signal`; `onFolder` reports progress.
-   */
-  async reindex(o: { project?: string; signal?: AbortSignal; onFolder?: (done: number, total: number) => void } = {}): Promise<{
-    projects: number;
-    sessions: number;
-    written: number;
-    problems: Problem[];
-  }> {
-    const { refreshIndex } = await import('../listing/catalog.js');
-    const dirs = o.project !== undefined ? [this.projectDirOf(await this.realProject(o.project, false))] : await this.projectDirs();
-    const out = { projects: 0, sessions: 0, written: 0, problems: [] as Problem[] };
-    for (const [i, dir] of dirs.entries()) {
-      if (o.signal?.aborted) throw o.signal.reason ?? new Error('aborted');
-      const r = await refreshIndex(dir, { rebuild: true });
-      out.projects++;
-      out.sessions += r.entries.length;
-      if (r.stats.written) out.written++;
-      out.problems.push(...r.problems);
-      o.onFolder?.(i + 1, dirs.length);
-    }
-    return out;
   }
 
   /** Every project folder in the store (absolute paths). */

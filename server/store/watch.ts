@@ -16,7 +16,7 @@
 // folder's index.json (a cache, but the file is gone: it is the best left).
 //
 // A growth whose new lines hold a title event is reported as 'renamed' (and as 'appended' as well
-// when other events came with it). Depends on node:fs, files.ts and catalog.ts (the index lookup
+// when other events came with it). Depends on node:fs, files.ts and entries.ts (the index lookup
 // above, loaded when a deletion needs it); nothing of JSON-RPC, nothing of the store beyond the
 // file layout <root>/<project folder>/<id>.jsonl.
 
@@ -476,8 +476,8 @@ class Watcher implements StoreWatcher {
           if (this.closed) return;
           if (f.kind === 'deleted') {
             const s = f.seen;
-            // The catalog is loaded only for this (the sidecar loads this module before
-            // `initialize` is answered, and the catalog with the store, after).
+            // entries.ts is loaded only for this (the sidecar loads this module before
+            // `initialize` is answered, and entries.ts with the store, after).
             const project = s.project || ((await cachedProject(s.dir, s.id)) ?? '');
             this.emit({ id: s.id, project, change: 'deleted' });
             continue;
@@ -540,7 +540,7 @@ function listDirs(root: string): string[] {
 
 /** A deleted session's project, from its folder's index.json. */
 async function cachedProject(dir: string, id: string): Promise<string | undefined> {
-  const { cachedEntry } = await import('../listing/catalog.js');
+  const { cachedEntry } = await import('./entries.js');
   return (await cachedEntry(dir, id).catch(() => undefined))?.project;
 }
 

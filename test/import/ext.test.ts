@@ -9,6 +9,7 @@ import { dirname, join } from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { SessionStore } from '../../server/store/store.js';
+import { History } from '../../server/listing/history.js';
 import { followImports } from '../../server/import/follow.js';
 import { runImport } from '../../server/import/engine.js';
 import { cline } from '../../server/import/cline.js';
@@ -44,7 +45,7 @@ async function clineWorld() {
 
 async function texts(store: SessionStore): Promise<string[]> {
   const out: string[] = [];
-  for (const e of (await store.list({ all: true })).sessions) {
+  for (const e of (await new History(store).list({ all: true })).sessions) {
     const r = await store.read(e.id);
     if (r.meta.source?.id === TASK) out.push(...r.events.map((x) => JSON.stringify((x.event as { raw?: unknown }).raw)));
   }
@@ -117,10 +118,10 @@ describe('aider: one file, many chats', () => {
     const grown = await runImport(store, [{ importer: aider, roots: [repo] }], { ledger });
     // The empty third chat now has an input (imported), and a fourth chat began.
     expect([grown.imported, grown.updated]).toEqual([2, 0]);
-    const ids = (await store.list({ all: true })).sessions.length;
+    const ids = (await new History(store).list({ all: true })).sessions.length;
     expect(ids).toBe(4);
     const sources = [];
-    for (const e of (await store.list({ all: true })).sessions) sources.push((await store.read(e.id)).meta.source?.id);
+    for (const e of (await new History(store).list({ all: true })).sessions) sources.push((await store.read(e.id)).meta.source?.id);
     expect(sources.sort()).toEqual([2, 18, 25, lines + 6].map((l) => aiderSessionId(file, l)).sort());
   });
 });

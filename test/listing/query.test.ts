@@ -9,6 +9,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CursorError, type HistoryQuery, OWN_TOOL, originOf, queryHistory } from '../../server/listing/query.js';
+import { History } from '../../server/listing/history.js';
+import { setArchived, setPinned } from '../../server/listing/lifecycle.js';
 import { parseZone } from '../../server/listing/view.js';
 import { SessionStore } from '../../server/store/store.js';
 
@@ -32,7 +34,7 @@ async function session(name: string, project: string, at: string, o: { source?: 
 }
 
 const names = (rows: { id: string }[]) => rows.map((r) => Object.keys(ids).find((k) => ids[k] === r.id) ?? r.id);
-const query = (q: Partial<HistoryQuery>) => queryHistory(store, { project: projA, limit: 100, ...q });
+const query = (q: Partial<HistoryQuery>) => queryHistory(new History(store), { project: projA, limit: 100, ...q });
 
 beforeAll(async () => {
   tmp = await mkdtemp(join(tmpdir(), 'lcs-query-'));
@@ -49,8 +51,8 @@ beforeAll(async () => {
   await session('cc', projA, day(6), {
     source: { tool: 'claude-code', id: 'c0ffee00-1111-2222-3333-444455556666', path: join(tmp, 'cc.jsonl'), project: projA },
   });
-  await store.setPinned(ids.a1!, true, { borrow: true });
-  await store.setArchived(ids.a3!, true, { borrow: true });
+  await setPinned(store, ids.a1!, true, { borrow: true });
+  await setArchived(store, ids.a3!, true, { borrow: true });
 });
 afterAll(async () => {
   await store.releaseAll();
@@ -124,7 +126,9 @@ describe('paging', () => {
     const waitFor = new Promise<void>((resolve) => setImmediate(resolve)).then(() => {
       waited = true;
     });
-    const err = await queryHistory(store, { project: projA, limit: 10, cursor: 'not-ours' }, { waitFor }).catch((e: unknown) => e);
+    const err = await queryHistory(new History(store), { project: projA, limit: 10, cursor: 'not-ours' }, { waitFor }).catch(
+      (e: unknown) => e,
+    );
     expect(err).toBeInstanceOf(CursorError);
     expect(err).toBeInstanceOf(RangeError);
     expect((err as Error).message).toBe('not a cursor this server made');
@@ -135,7 +139,7 @@ describe('paging', () => {
 describe('the rows of a page, dressed', () => {
   it("labels: an imported row gets its tool's name and the command that continues it; ours get neither", async () => {
     expect((await query({})).rows.every((x) => x.sourceLabel === undefined)).toBe(true);
-    const dressed = await queryHistory(store, { project: projA, limit: 100 }, { labels: true });
+    const dressed = await queryHistory(new History(store), { project: projA, limit: 100 }, { labels: true });
     const cc = dressed.rows.find((x) => x.id === ids.cc)!;
     expect(cc.sourceLabel).toBe('Claude Code');
     expect(cc.continueIn).toEqual({ argv: ['claude', '--resume', 'c0ffee00-1111-2222-3333-444455556666'], cwd: projA });
@@ -147,7 +151,7 @@ describe('the rows of a page, dressed', () => {
     await other.acquire(ids.a2!);
     await store.acquire(ids.a4!);
     try {
-      const r = await queryHistory(store, { project: projA, limit: 100 }, { holders: true });
+      const r = await queryHistory(new History(store), { project: projA, limit: 100 }, { holders: true });
       const byName = Object.fromEntries(r.rows.map((x) => [names([x])[0], x]));
       expect(byName.a2!.heldBy).toMatchObject({ pid: process.pid });
       expect(byName.a4!.heldBy).toBeUndefined();
@@ -161,7 +165,7 @@ describe('the rows of a page, dressed', () => {
 
   it("view: each row's group and time as seen at `now` in the zone", async () => {
     const zone = parseZone('UTC')!;
-    const r = await queryHistory(store, { project: projA, limit: 100 }, { zone, now: Date.parse(day(4)) + 3_600_000 });
+    const r = await queryHistory(new History(store), { project: projA, limit: 100 }, { zone, now: Date.parse(day(4)) + 3_600_000 });
     const a4 = r.rows.find((x) => x.id === ids.a4)!;
     expect(a4.view).toMatchObject({ group: 'today' });
     expect(r.rows.find((x) => x.id === ids.a2)!.view!.group).not.toBe('today');

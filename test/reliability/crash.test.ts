@@ -36,7 +36,7 @@ import { join } from 'node:path';
 import { Sidecar, cleanup } from '../helpers/sidecar.js';
 import * as P from '../../server/rpc/protocol.js';
 import { projectSlug } from '../../server/store/slug.js';
-import { doctor } from '../../server/store/doctor.js';
+import { doctor } from '../../server/maintenance/doctor.js';
 import { figures, printFigures } from './figures.js';
 import {
   SideFile,

@@ -9,7 +9,7 @@
 import { createHash } from 'node:crypto';
 import { appendFileSync, existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { INDEX_FORMAT, entryFromFile, newestFirst, type IndexEntry } from '../../server/listing/catalog.js';
+import { INDEX_FORMAT, entryFromFile, newestFirst, type IndexEntry } from '../../server/store/entries.js';
 import { toSessionEntry, type SessionEntry } from '../../server/listing/history.js';
 import { isSessionId } from '../../server/format/ids.js';
 import { projectCache } from '../../server/store/cache-dir.js';

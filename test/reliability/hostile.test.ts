@@ -36,6 +36,7 @@ import { BIN, ResponseError, cleanup, fileOf, startSidecar } from '../helpers/si
 import * as P from '../../server/rpc/protocol.js';
 import { projectSlug } from '../../server/store/slug.js';
 import { SessionStore } from '../../server/store/store.js';
+import { History } from '../../server/listing/history.js';
 import { StoreError } from '../../server/store/errors.js';
 import { searchSessions } from '../../server/search/search.js';
 import { SearchCache, cacheFile } from '../../server/search/cache.js';
@@ -626,7 +627,7 @@ describe('no cache decides the truth', () => {
         /* full: the old one stays */
       }
       for (let i = 0; i < 3; i++) {
-        await new SessionStore({ root }).list({ project: w.project });
+        await new History(new SessionStore({ root })).list({ project: w.project });
         expect(() => JSON.parse(readFileSync(projectCache(folder, 'index.json'), 'utf8'))).not.toThrow();
         expect(readdirSync(folder).filter((x) => x.startsWith('index.json.'))).toEqual([]);
       }

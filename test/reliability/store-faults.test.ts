@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os';
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { SessionStore } from '../../server/store/store.js';
+import { History } from '../../server/listing/history.js';
 import { projectSlug } from '../../server/store/slug.js';
 import { StoreError } from '../../server/store/errors.js';
 import { figures, printFigures } from './figures.js';
@@ -68,7 +69,7 @@ describe('a real full disk', () => {
       expect(r.events.map((e) => (e.event as Record<string, unknown>).n)).toEqual(acked);
       figures.acknowledged += acked.length;
       // Listing still works (index writes may fail: it is a cache) and the old index is whole.
-      const listed = await new SessionStore({ root }).list({ project });
+      const listed = await new History(new SessionStore({ root })).list({ project });
       expect(listed.sessions.map((x) => x.id)).toEqual([id]);
       const idx = projectCache(join(root, projectSlug(project)), 'index.json');
       expect(() => JSON.parse(readFileSync(idx, 'utf8'))).not.toThrow();
@@ -119,7 +120,7 @@ describe('a real full disk', () => {
       } catch {
         /* ENOSPC: the disk is now full */
       }
-      const r = await new SessionStore({ root }).list({ project });
+      const r = await new History(new SessionStore({ root })).list({ project });
       figures.faults++;
       expect(r.sessions.map((x) => x.id).sort()).toEqual([...ids].sort());
       expect(r.sessions.find((x) => x.id === ids[0])!.turns).toBe(2);
@@ -128,7 +129,7 @@ describe('a real full disk', () => {
       expect(await readFile(projectCache(dir, 'index.json'), 'utf8')).toBe(before);
       expect((await readdir(dirname(projectCache(dir, 'index.json')))).filter((n) => n.startsWith('index.json.'))).toEqual([]);
       await rm(filler, { force: true });
-      const healed = await new SessionStore({ root }).list({ project });
+      const healed = await new History(new SessionStore({ root })).list({ project });
       expect(healed.problems).toEqual([]);
       expect(JSON.parse(await readFile(projectCache(dir, 'index.json'), 'utf8')).entries).toHaveLength(5);
     } finally {
@@ -160,7 +161,7 @@ describe('a store that cannot be written', () => {
       expect(e.message).toMatch(/read-only|EROFS|permission/i);
       const created = await ro.create({ project }).catch((x) => x);
       expect(created).toBeInstanceOf(StoreError);
-      expect((await ro.list({ project })).sessions.map((x) => x.id)).toEqual([id]);
+      expect((await new History(ro).list({ project })).sessions.map((x) => x.id)).toEqual([id]);
       expect((await ro.read(id)).events).toHaveLength(1);
     } finally {
       umount(mnt);
@@ -170,7 +171,7 @@ describe('a store that cannot be written', () => {
   it('a missing store lists nothing and names unknown sessions', async () => {
     const s = new SessionStore({ root: join(tmp, 'nowhere') });
     figures.faults++;
-    expect(await s.list({ all: true })).toEqual({ sessions: [], problems: [] });
+    expect(await new History(s).list({ all: true })).toEqual({ sessions: [], problems: [] });
     await expect(s.read('2026-01-01T00-00-00-aaaa')).rejects.toMatchObject({ code: 'unknown-session' });
   });
 
@@ -191,8 +192,8 @@ describe('a store that cannot be written', () => {
     const e = await s.create({ project: p1 }).catch((x) => x);
     expect(e).toBeInstanceOf(StoreError);
     expect(e.message).toMatch(/not a folder/);
-    expect((await s.list({ all: true })).sessions.map((x) => x.id)).toEqual([b.id]);
-    const listed = await s.list({ project: p1 });
+    expect((await new History(s).list({ all: true })).sessions.map((x) => x.id)).toEqual([b.id]);
+    const listed = await new History(s).list({ project: p1 });
     expect(listed.sessions).toEqual([]);
     await expect(s.read(a.id)).rejects.toMatchObject({ code: 'unknown-session' });
     expect(await readFile(d1, 'utf8')).toBe('not a folder');
@@ -304,7 +305,7 @@ describe('hostile session files', () => {
     expect((Object.prototype as Record<string, unknown>).polluted).toBeUndefined();
     const proto = r.events.find((e) => (e.event as { content?: unknown }).content === 'proto')!.event as Record<string, unknown>;
     expect(Object.getPrototypeOf(proto)).toBe(Object.prototype);
-    const { sessions } = await s.list({ project });
+    const { sessions } = await new History(s).list({ project });
     expect(sessions[0]).toMatchObject({ id, turns: 4, preview: 'last' });
     // The CLI, in a process with a 300 MB heap limit, reads and exports it whole.
     for (const args of [
@@ -366,9 +367,9 @@ describe('escaping the store', () => {
     const linkedId = '2026-07-28T09-12-33-l1nk';
     await symlink(join(outside, `${foreignId}.jsonl`), join(root, projectSlug(project), `${linkedId}.jsonl`));
     figures.escapes += 2;
-    const all = await new SessionStore({ root }).list({ all: true });
+    const all = await new History(new SessionStore({ root })).list({ all: true });
     expect(all.sessions.map((x) => x.id)).toEqual([real.id]);
-    expect((await new SessionStore({ root }).list({ project: '/x' })).sessions).toEqual([]);
+    expect((await new History(new SessionStore({ root })).list({ project: '/x' })).sessions).toEqual([]);
     await expect(s.read(foreignId)).rejects.toMatchObject({ code: 'unknown-session' });
     await expect(s.read(linkedId)).rejects.toMatchObject({ code: 'unknown-session' });
     await expect(s.append(linkedId, [user('x')])).rejects.toMatchObject({ code: 'unknown-session' });

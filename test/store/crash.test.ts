@@ -7,6 +7,7 @@ import { join, dirname } from 'node:path';
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { SessionStore } from '../../server/store/store.js';
+import { History } from '../../server/listing/history.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const writer = join(here, '..', 'support', 'writer.mjs');
@@ -86,7 +87,7 @@ describe('SIGKILL mid-append', () => {
         expect(r.problems.length).toBeLessThanOrEqual(torn + 1);
         torn = r.problems.length;
         acknowledged = Math.max(acknowledged, last);
-        const listed = (await new SessionStore({ root }).list({ project })).sessions;
+        const listed = (await new History(new SessionStore({ root })).list({ project })).sessions;
         expect(listed.map((x) => x.id)).toEqual([id]);
       }
       expect(acknowledged).toBeGreaterThan(0);

@@ -6,7 +6,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { entryFromFile, syncEntryReader } from '../../server/listing/catalog.js';
+import { entryFromFile, syncEntryReader } from '../../server/store/entries.js';
 import { emptyDigest, foldEvents, readSession } from '../../server/store/reader.js';
 import { serializeLine } from '../../server/format/events.js';
 import { shareWithRaw } from '../../server/format/derived.js';

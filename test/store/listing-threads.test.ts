@@ -7,7 +7,7 @@ import { closeSync, openSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { forEachLine, forEachLineSync, PREFIX, type Line } from '../../server/store/lines.js';
-import { entryFromFile, type EntryJob } from '../../server/listing/catalog.js';
+import { entryFromFile, type EntryJob } from '../../server/store/entries.js';
 import { listSessions } from '../../server/listing/history.js';
 // The compiled module, as the CLI runs it (`npx tsc -p .` runs first).
 import * as compiled from '../../dist/listing/history.js';

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SessionStore } from '../../server/store/store.js';
 import { readSession } from '../../server/store/reader.js';
-import { elideToCap } from '../../server/store/soft-cap.js';
+import { elideToCap } from '../../server/format/soft-cap.js';
 
 let tmp: string;
 beforeEach(async () => {

@@ -6,10 +6,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { SessionStore, validateBatch } from '../../server/store/store.js';
+import { History } from '../../server/listing/history.js';
+import { setPinned } from '../../server/listing/lifecycle.js';
 import { projectSlug } from '../../server/store/slug.js';
 import { StoreError } from '../../server/store/errors.js';
-import { INDEX_FILE, cachedEntry, writeIndex } from '../../server/listing/catalog.js';
-import { elideToCap, elisionMarker } from '../../server/store/soft-cap.js';
+import { INDEX_FILE, cachedEntry, writeIndex } from '../../server/store/entries.js';
+import { elideToCap, elisionMarker } from '../../server/format/soft-cap.js';
 import type { SeqEvent } from '../../server/format/events.js';
 import { readSession } from '../../server/store/reader.js';
 import { projectCache } from '../../server/store/cache-dir.js';
@@ -61,7 +63,7 @@ describe('create and append', () => {
     expect((await stat(file)).mode & 0o777).toBe(0o600);
     expect((await stat(join(root, projectSlug(project)))).mode & 0o777).toBe(0o700);
     expect((await stat(root)).mode & 0o777).toBe(0o700);
-    const { sessions } = await s.list({ project });
+    const { sessions } = await new History(s).list({ project });
     expect(sessions.map((x) => x.id)).toEqual([meta.id]);
   });
 
@@ -162,7 +164,7 @@ describe('listing', () => {
     await s.rename(older.id, 'Renamed later');
     await s.append(older.id, [{ kind: 'event', t: new Date().toISOString(), type: 'sealed' }]);
     for (const store of [s, mkStore()]) {
-      const { sessions } = await store.list({ project });
+      const { sessions } = await new History(store).list({ project });
       expect(sessions.map((x) => x.id)).toEqual([newer.id, older.id]);
       expect(sessions[1]).toMatchObject({ title: 'Renamed later', updatedAt: '2026-07-28T09:00:05.000Z' });
     }
@@ -174,7 +176,7 @@ describe('listing', () => {
     await s.append(a.id, [user('first question\nsecond line', '2026-07-28T09:00:00.000Z'), assistant('x', '2026-07-28T09:00:05.000Z')]);
     const b = await s.create({ project });
     await s.append(b.id, [user('b one', '2026-07-28T10:00:00.000Z'), user('b two', '2026-07-28T10:01:00.000Z')]);
-    const { sessions } = await s.list({ project });
+    const { sessions } = await new History(s).list({ project });
     expect(sessions.map((x) => x.id)).toEqual([b.id, a.id]);
     expect(sessions[0]).toMatchObject({
       turns: 2,
@@ -186,7 +188,7 @@ describe('listing', () => {
     });
     expect(sessions[1]).toMatchObject({ turns: 1, title: 'first question', model: 'm1', updatedAt: '2026-07-28T09:00:05.000Z' });
     await s.rename(a.id, 'Idempotent refunds via Redis keys');
-    const again = await s.list({ project });
+    const again = await new History(s).list({ project });
     expect(again.sessions.find((x) => x.id === a.id)).toMatchObject({ title: 'Idempotent refunds via Redis keys', titled: true });
   });
 
@@ -194,7 +196,7 @@ describe('listing', () => {
     const s = mkStore();
     const a = await s.create({ project });
     await s.append(a.id, [user('   \n' + 'w'.repeat(200) + '\nmore')]);
-    const [e] = nonEmpty((await s.list({ project })).sessions);
+    const [e] = nonEmpty((await new History(s).list({ project })).sessions);
     expect(Array.from(e.title).length).toBeLessThanOrEqual(80);
     expect(e.title.endsWith('…')).toBe(true);
   });
@@ -208,9 +210,9 @@ describe('listing', () => {
     const s = mkStore();
     const x = await s.create({ project: p1 });
     const y = await s.create({ project: p2 });
-    expect((await s.list({ project: p1 })).sessions.map((e) => e.id)).toEqual([x.id]);
-    expect((await s.list({ project: p2 })).sessions.map((e) => e.id)).toEqual([y.id]);
-    expect((await s.list({ all: true })).sessions).toHaveLength(2);
+    expect((await new History(s).list({ project: p1 })).sessions.map((e) => e.id)).toEqual([x.id]);
+    expect((await new History(s).list({ project: p2 })).sessions.map((e) => e.id)).toEqual([y.id]);
+    expect((await new History(s).list({ all: true })).sessions).toHaveLength(2);
   });
 
   it('lists a session that crashed after one message (meta line plus a torn line)', async () => {
@@ -220,7 +222,7 @@ describe('listing', () => {
     await s.releaseAll();
     await appendFile(file, '{"kind":"user","t":"2026-07-28T09:00:00.000Z","content":"half wr');
     const fresh = mkStore();
-    const { sessions } = await fresh.list({ project });
+    const { sessions } = await new History(fresh).list({ project });
     expect(sessions).toHaveLength(1);
     const r = await fresh.read(a.id);
     expect(r.events).toEqual([]);
@@ -237,7 +239,7 @@ describe('index.json is a cache that heals itself', () => {
     await s.append(b.id, [user('beta', '2026-07-28T10:00:00.000Z'), user('beta 2', '2026-07-28T10:00:01.000Z')]);
     await s.releaseAll();
     const dir = join(root, projectSlug(project));
-    const truth = (await mkStore().list({ project })).sessions;
+    const truth = (await new History(mkStore()).list({ project })).sessions;
     return { dir, truth, a, b };
   }
   const corruptions: [string, (dir: string, ids: { a: string; b: string }) => Promise<void>][] = [
@@ -277,7 +279,7 @@ describe('index.json is a cache that heals itself', () => {
     it(`recovers from an index that is ${name}`, async () => {
       const { dir, truth, a, b } = await setup();
       await corrupt(dir, { a: a.id, b: b.id });
-      const r = await mkStore().list({ project });
+      const r = await new History(mkStore()).list({ project });
       expect(r.sessions).toEqual(truth);
       // And it was written back whole.
       const j = JSON.parse(await readFile(projectCache(dir, INDEX_FILE), 'utf8'));
@@ -301,7 +303,7 @@ describe('index.json is a cache that heals itself', () => {
       join(dir, `${grown.id}.jsonl`),
       JSON.stringify({ kind: 'user', t: '2026-07-28T12:00:00.000Z', content: 'later' }) + '\n',
     );
-    const r = await mkStore().list({ project });
+    const r = await new History(mkStore()).list({ project });
     expect(r.sessions.map((e) => e.id)).toEqual([grown.id, id, at(truth, 0).id]);
     expect(r.sessions[0]).toMatchObject({ turns: 2, preview: 'later' });
     expect(r.sessions[1]).toMatchObject({ turns: 1, title: 'by hand' });
@@ -314,7 +316,7 @@ describe('index.json is a cache that heals itself', () => {
     await writeFile(file, text.replace('alpha', 'gamma'));
     const st = await stat(file);
     await utimes(file, st.atime, new Date(st.mtimeMs + 1));
-    const r = await mkStore().list({ project });
+    const r = await new History(mkStore()).list({ project });
     expect(at(r.sessions, 1).title).toBe('gamma');
   });
 
@@ -336,11 +338,37 @@ describe('index.json is a cache that heals itself', () => {
     expect(await cachedEntry(dir, id)).toBeUndefined();
   });
 
+  it("an append's entry update: a missing index becomes its one entry, a corrupt one is left to the listing", async () => {
+    const { dir, truth, a } = await setup();
+    const idx = projectCache(dir, INDEX_FILE);
+    // Missing: the writer records only its own entry; the next listing reads the other file.
+    await rm(idx);
+    const s = mkStore();
+    await s.append(a.id, [user('alpha again', '2026-07-28T11:00:00.000Z')]);
+    await s.flushIndex();
+    const only = JSON.parse(await readFile(idx, 'utf8'));
+    expect(only.entries.map((e: { id: string }) => e.id)).toEqual([a.id]);
+    expect(only.entries[0]).toMatchObject({ turns: 2, preview: 'alpha again' });
+    const listed = await new History(mkStore()).list({ project });
+    expect(listed.sessions.map((e) => e.id)).toEqual([a.id, at(truth, 0).id]);
+    expect(listed.sessions[0]).toMatchObject({ turns: 2 });
+    expect(JSON.parse(await readFile(idx, 'utf8')).entries).toHaveLength(2);
+    // Corrupt: not overwritten by the writer (nothing the user has is behind it, but the listing
+    // is the one that reports and rebuilds it).
+    await writeFile(idx, '\0\0garbage');
+    await s.append(a.id, [user('alpha thrice', '2026-07-28T12:00:00.000Z')]);
+    await s.flushIndex();
+    expect(await readFile(idx, 'utf8')).toBe('\0\0garbage');
+    const healed = await new History(mkStore()).list({ project });
+    expect(healed.sessions[0]).toMatchObject({ id: a.id, turns: 3, preview: 'alpha thrice' });
+    expect(JSON.parse(await readFile(idx, 'utf8')).entries).toHaveLength(2);
+  });
+
   it('still lists when the index cannot be written', async () => {
     const { dir, truth } = await setup();
     await rm(projectCache(dir, INDEX_FILE));
     await mkdir(projectCache(dir, INDEX_FILE)); // a folder where the file should be
-    const r = await mkStore().list({ project });
+    const r = await new History(mkStore()).list({ project });
     expect(r.sessions).toEqual(truth);
     expect(r.problems).toEqual([]); // a cache not written is not a problem of the user's files
   });
@@ -367,7 +395,7 @@ describe('torn lines', () => {
     ]);
     expect(r2.problems).toHaveLength(1);
     expect(at(r2.problems, 0).line).toBe(3);
-    const { sessions } = await s2.list({ project });
+    const { sessions } = await new History(s2).list({ project });
     expect(sessions[0]).toMatchObject({ turns: 2, preview: 'two' });
   });
 });
@@ -430,7 +458,7 @@ describe('locks', () => {
     await expect(other.append(a.id, [user('another window')])).resolves.toMatchObject({ appended: 1 });
     await other.releaseAll();
     // A client's append queued behind the borrowed write claims the session: it stays held.
-    await Promise.all([s.setPinned(a.id, true, { borrow: true }), s.append(a.id, [user('mine')])]);
+    await Promise.all([setPinned(s, a.id, true, { borrow: true }), s.append(a.id, [user('mine')])]);
     expect(s.holds(a.id)).toBe(true);
     // A borrow of a session a client holds keeps it held.
     await s.rename(a.id, 'Later title', 'model', { borrow: true });
@@ -517,7 +545,7 @@ describe('schema versions', () => {
       '\n';
     await writeFile(file, body);
     const s = mkStore();
-    const { sessions } = await s.list({ project });
+    const { sessions } = await new History(s).list({ project });
     expect(sessions[0]).toMatchObject({ id, v: 2, turns: 1 });
     expect((await s.read(id)).events).toHaveLength(1);
     const e = await s.append(id, [user('x')]).catch((x) => x);
@@ -589,7 +617,7 @@ describe('delete', () => {
     const a = await s.create({ project });
     await s.append(a.id, [user('bye')]);
     await s.delete(a.id);
-    expect((await s.list({ project })).sessions).toEqual([]);
+    expect((await new History(s).list({ project })).sessions).toEqual([]);
     const infoDir = join(tmp, 'xdg-data', 'Trash', 'info');
     const infos = await Promise.all((await readdir(infoDir)).map((f) => readFile(join(infoDir, f), 'utf8')));
     expect(infos.some((i) => i.includes(`${a.id}.jsonl`))).toBe(true);

@@ -9,6 +9,7 @@ import { appendFile, copyFile, mkdir, mkdtemp, readdir, readFile, realpath, rm, 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SessionStore } from '../../server/store/store.js';
+import { History } from '../../server/listing/history.js';
 import { forkIdOf, resolveAll, resolveConflict } from '../../server/sync/conflicts.js';
 import { isConflictName, parseConflictName, STIGNORE } from '../../server/sync/names.js';
 import { inspectLock, acquireLock, takeable } from '../../server/store/lock.js';
@@ -105,7 +106,7 @@ describe('conflict copies of a session', () => {
     expect(after.startsWith(before)).toBe(true); // appended, never rewritten
     expect(await texts(file)).toEqual(['q1', 'a1', 'q2', 'a2']);
     expect(s.holds(id)).toBe(false); // opened only for this: let go
-    expect((await s.list({ project })).sessions).toHaveLength(1);
+    expect((await new History(s).list({ project })).sessions).toHaveLength(1);
   });
 
   it('diverged copies: the session stays, the copy becomes a fork "continued on <device>", both complete', async () => {
@@ -117,7 +118,7 @@ describe('conflict copies of a session', () => {
     const out = await resolveConflict(s, copy, opts);
     expect(out.action).toBe('forked');
     expect(await readFile(file, 'utf8')).toBe(before); // the user's session file is never rewritten
-    const list = (await s.list({ project })).sessions;
+    const list = (await new History(s).list({ project })).sessions;
     expect(list).toHaveLength(2);
     const fork = list.find((e) => e.id === out.fork)!;
     expect(fork.forkedFrom).toEqual({ id, turn: 2, device: 'desktop' });
@@ -154,7 +155,7 @@ describe('conflict copies of a session', () => {
     const forkCopy = join(forkFile, '..', `${one.fork}.sync-conflict-20260728-091600-QRSTUV2.jsonl`);
     await writeFile(forkCopy, f2);
     expect((await resolveConflict(mk(), forkCopy, opts)).action).toBe('absorbed');
-    expect((await mk().list({ project })).sessions).toHaveLength(2);
+    expect((await new History(mk()).list({ project })).sessions).toHaveLength(2);
   });
 
   it('titles, pins and archive markers merge: appended, no fork', async () => {
@@ -166,7 +167,7 @@ describe('conflict copies of a session', () => {
     const out = await resolveConflict(s, copy, opts);
     expect(out).toMatchObject({ action: 'merged', events: 1 });
     expect(await texts(file)).toEqual(['q1', 'a1', 'title:Alpha', 'pin', 'title:Beta']);
-    const list = (await s.list({ project })).sessions;
+    const list = (await new History(s).list({ project })).sessions;
     expect(list).toHaveLength(1);
     expect(list[0]).toMatchObject({ title: 'Beta', pinned: true });
   });
@@ -224,7 +225,7 @@ describe('devices and locks', () => {
   it('a session records the device it was created on; the listing carries it', async () => {
     const { id, file } = await session(0);
     expect(JSON.parse((await readFile(file, 'utf8')).split('\n')[0]!).device).toBe('laptop');
-    expect((await mk().get(id)).device).toBe('laptop');
+    expect((await new History(mk()).get(id)).device).toBe('laptop');
   });
 
   it('a lock of another host is "open on <host>", never taken over by age alone', async () => {

@@ -16,6 +16,7 @@ import { fileURLToPath } from 'node:url';
 import { runImport } from '../../../server/import/engine.js';
 import { importerOf } from '../../../server/import/registry.js';
 import { SessionStore } from '../../../server/store/store.js';
+import { History } from '../../../server/listing/history.js';
 import { type FakeApi, startFakeApi } from '../../../tools/fixtures/fake-api.mjs';
 import { AGENTS, type AgentSpec } from './agents.js';
 import { drive, INIT, type Driven } from './client.js';
@@ -160,7 +161,7 @@ describe.each(chosen)('$name behind the proxy', { timeout: 400_000 }, (agent) =>
       expect(d.permissions.length).toBeGreaterThan(0);
       expect(readFileSync(join(cwd, 'acp-proof.txt'), 'utf8')).toContain('levelcode-fixture');
       // On disk while the proxy still runs: the History lists it under cwd with the agent's name.
-      const rows = (await store().list({ project: cwd })).sessions;
+      const rows = (await new History(store()).list({ project: cwd })).sessions;
       const row = rows.find((r) => r.source?.id === sessionId);
       expect(row?.source?.tool).toBe(agent.name);
       storeId = row!.id;
@@ -281,7 +282,7 @@ describe.each(chosen)('$name behind the proxy', { timeout: 400_000 }, (agent) =>
       void partial;
       await d.exited;
       step('proxy exited');
-      const row = (await store().list({ project: cwd })).sessions.find((r) => r.source?.id === id)!;
+      const row = (await new History(store()).list({ project: cwd })).sessions.find((r) => r.source?.id === id)!;
       const events = (await store().load(row.id)).events.map((e) => e.event as Rec);
       expect(events.filter((e) => e.kind === 'user')).toHaveLength(2);
       expect(events.some((e) => e.type === 'interrupted')).toBe(true);
@@ -322,7 +323,7 @@ describe.each(chosen)('$name behind the proxy', { timeout: 400_000 }, (agent) =>
       // The agent outlives the killed proxy; d.close() ends it with the proxy's process group.
       d.proc.kill('SIGKILL');
       await d.exited;
-      row = (await store().list({ project: cwd })).sessions.find((r) => r.source?.id === id)!;
+      row = (await new History(store()).list({ project: cwd })).sessions.find((r) => r.source?.id === id)!;
       const events = (await store().load(row.id)).events.map((e) => e.event as Rec);
       expect(events.filter((e) => e.kind === 'user')).toHaveLength(2);
       expect(events.filter((e) => e.type === 'acp-stop')).toHaveLength(1);
@@ -403,7 +404,7 @@ describe.runIf(chosen.length === Object.keys(AGENTS).length)('across agents', { 
         const sent = JSON.stringify(turnRequests(agent, before)[0]);
         expect(sent).toContain('WRITE: save a word to a file');
         // The continuation is a fork of Claude's session, listed with this agent's name.
-        const rows = (await store().list({ project: cwd })).sessions;
+        const rows = (await new History(store()).list({ project: cwd })).sessions;
         const fork = rows.find((r) => r.forkedFrom?.id === from && r.source?.tool === agent.name);
         expect(fork).toBeTruthy();
         summaries[agent.name]!.fromClaude = { loaded: from, fork: fork!.id, nextRequestCarriesEarlier: true };
@@ -421,8 +422,8 @@ describe.runIf(chosen.length === Object.keys(AGENTS).length)('across agents', { 
     mkdirSync(project, { recursive: true });
     await runImport(store(), [{ importer: importerOf('codex')!, roots: [src] }], { ledger: join(tmp, 'ledger-codex.json') });
     // The chat with the shell call (the fixture holds several).
-    let row: Awaited<ReturnType<SessionStore['list']>>['sessions'][number] | undefined;
-    for (const r of (await store().list({ project })).sessions)
+    let row: Awaited<ReturnType<History['list']>>['sessions'][number] | undefined;
+    for (const r of (await new History(store()).list({ project })).sessions)
       if (r.source?.tool === 'codex' && JSON.stringify((await store().read(r.id)).events).includes('List the files here. TOOL')) row = r;
     expect(row).toBeTruthy();
     if (!row) return;

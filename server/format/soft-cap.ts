@@ -2,10 +2,11 @@
 // agent tool-result payloads replaced by a one-line marker until the estimate fits, oldest
 // first, so the same file always loads the same way. The file itself is never touched: the
 // full outputs stay on disk, in the transcript and in exports of the raw JSON.
-// Pure: no fs, no JSON-RPC.
+// Pure: no fs, no JSON-RPC. Applied by the store as it loads (store/store.ts, store/reader.ts)
+// and by resume to a conversation it sends.
 
-import type { SeqEvent } from '../format/events.js';
-import { partOf } from '../format/content.js';
+import type { SeqEvent } from './events.js';
+import { partOf } from './content.js';
 
 export function elisionMarker(bytes: number): string {
   return `[tool output elided on load: ${bytes} bytes; the full output is in the session file]`;

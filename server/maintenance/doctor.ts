@@ -1,22 +1,24 @@
 // The store's health check: unreadable lines, stale or corrupt indexes (in the cache folder,
-// cache-dir.ts), stale locks, schema versions, permissions, leftover temp files, and the caches an
-// older version kept in the store folder (index.json, search.idx, history.cache: ignored now,
-// named here, removed by --fix). `fix` repairs caches and metadata only (index files, lock
-// folders, temp files, modes, old caches): it never touches a session's content.
-// Depends on node:fs and the core; nothing of JSON-RPC.
+// store/cache-dir.ts), stale locks, schema versions, permissions, leftover temp files, and the
+// caches an older version kept in the store folder (index.json, search.idx, history.cache:
+// ignored now, named here, removed by --fix). `fix` repairs caches and metadata only (index
+// files, lock folders, temp files, modes, old caches): it never touches a session's content.
+// Maintenance, above the store and the listing: it reads the store's files and rebuilds the
+// listing's caches. Depends on node:fs, ../store and ../listing/catalog; nothing of JSON-RPC.
 
-import { TRASHED_IMPORTS_FILE } from './trashed-imports.js';
+import { TRASHED_IMPORTS_FILE } from '../store/trashed-imports.js';
 import type { Stats } from 'node:fs';
 import { chmod, lstat, readdir, rm } from 'node:fs/promises';
-import { RELINKS_FILE } from './relinks.js';
+import { RELINKS_FILE } from '../store/relinks.js';
 import { join } from 'node:path';
 import { SCHEMA_VERSION } from '../format/events.js';
-import { INDEX_FILE, indexPath, refreshIndex } from '../listing/catalog.js';
-import { projectCache } from './cache-dir.js';
-import { inspectLock, DEFAULT_STALE_MS } from './lock.js';
-import { readSession } from './reader.js';
+import { refreshIndex } from '../listing/catalog.js';
+import { INDEX_FILE, indexPath } from '../store/entries.js';
+import { projectCache } from '../store/cache-dir.js';
+import { inspectLock, DEFAULT_STALE_MS } from '../store/lock.js';
+import { readSession } from '../store/reader.js';
 import { isSessionId } from '../format/ids.js';
-import { SYNC_TOOL_NAMES, plantedKind } from './files.js';
+import { SYNC_TOOL_NAMES, plantedKind } from '../store/files.js';
 
 export type FindingKind =
   | 'unreadable-line'
@@ -171,14 +173,14 @@ async function checkIndex(dir: string, findings: Finding[], fix?: boolean): Prom
 async function checkName(path: string, name: string, findings: Finding[], opts: Opts): Promise<'other' | 'session' | 'reindex'> {
   if (OLD_CACHES.some((c) => name === c || name.startsWith(`${c}.`))) findings.push(await oldCache(path, opts.fix));
   else if (/\.lock(\.takeover)?(\.(new|gone)-\d+-[a-z0-9]+)?$/.test(name) && !name.endsWith('.jsonl.lock') && name !== 'index.lock') {
-    // What a process killed while making or taking over a lock leaves (lock.ts).
+    // What a process killed while making or taking over a lock leaves (store/lock.ts).
     findings.push(await leftover(path, 'leftover of an interrupted lock', opts.fix));
   } else if (name.endsWith('.jsonl.lock') || name === 'index.lock') {
-    // index.lock guards index writes across processes (catalog.ts), like a session's lock.
+    // index.lock guards index writes across processes (store/entries.ts), like a session's lock.
     const f = await checkLock(path, opts.staleLockMs ?? DEFAULT_STALE_MS, opts.fix);
     if (f) findings.push(f);
   } else if (name === RELINKS_FILE) {
-    // relink.ts: the folders this one's sessions came from
+    // relink.ts (store/relinks.ts): the folders this one's sessions came from
   } else if (name.includes('.sync-conflict-') && name.endsWith('.jsonl'))
     findings.push({
       kind: 'stray-file',

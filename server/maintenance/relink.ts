@@ -1,18 +1,18 @@
 // `levelcode-sessions relink OLD NEW`: the sessions of folder OLD become NEW's, by hand (for a
 // folder that is not a git repository, or sessions from before identities were recorded). The
 // session files are moved, unchanged, from OLD's project folder of the store to NEW's, and one
-// line appended to NEW's relinks.jsonl (relinks.ts) says they belong there; the record is written
+// line appended to NEW's relinks.jsonl (store/relinks.ts) says they belong there; the record is written
 // before any file moves, so a crash midway leaves every session listed in one of the two places.
 // Refused, moving nothing, while another process holds one of them.
-// Depends on the store.
+// Maintenance, above the store and the listing. Depends on ../store and ../listing/catalog.
 
 import { link, unlink } from 'node:fs/promises';
 import { closeSync, constants, fsyncSync, writeSync } from 'node:fs';
-import { openRegularSync } from './files.js';
+import { openRegularSync } from '../store/files.js';
 import { join } from 'node:path';
-import { StoreError, fromFsError } from './errors.js';
-import { RELINKS_FILE, relinkedInto, type RelinkRecord } from './relinks.js';
-import type { SessionStore } from './store.js';
+import { StoreError, fromFsError } from '../store/errors.js';
+import { RELINKS_FILE, relinkedInto, type RelinkRecord } from '../store/relinks.js';
+import type { SessionStore } from '../store/store.js';
 
 export interface RelinkResult {
   from: string;
