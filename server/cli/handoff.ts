@@ -1,10 +1,11 @@
-// `levelcode-sessions handoff ID --to claude-code|codex [--dry-run] [--json]`: continues a saved
+// `levelcode-sessions handoff ID --to TOOL [--dry-run] [--json]`: continues a saved
 // session in an agent CLI by writing a new session of that tool (server/handoff/handoff.ts), and
 // prints the command that resumes it. A thin door: parse, call the core, print.
 
 import { EXIT, UsageError, parse } from './args.js';
+import { HANDOFF_IDS } from '../import/tools.js';
 
-export const HANDOFF_HELP = `Usage: levelcode-sessions handoff ID --to claude-code|codex [--dry-run] [--json]
+export const HANDOFF_HELP = `Usage: levelcode-sessions handoff ID --to ${HANDOFF_IDS.join('|')} [--dry-run] [--json]
 
 Continues session ID in an agent CLI: writes a NEW session of that tool, in its own folder and
 format (Claude Code: ~/.claude/projects/<project>/<uuid>.jsonl; Codex:
@@ -13,7 +14,7 @@ summary and what follows, when the whole does not fit the tool's model), and pri
 that continues it, e.g. cd /work/app && claude --resume 5f0c...
 No file of the tool's is changed. A tool installed in a version whose format is not known here
 is refused.
-  --to TOOL    claude-code or codex
+  --to TOOL    ${HANDOFF_IDS.join(' or ')}
   --dry-run    say where it would be written and what it holds; write nothing
   --json       {tool, installed, id, path, argv, cwd, command, messages, tier, note, dryRun}`;
 

@@ -5,15 +5,19 @@
 import { homedir } from 'node:os';
 import { resolve } from 'node:path';
 import { EXIT, UsageError, parse } from './args.js';
+import { TOOLS } from '../import/tools.js';
 
-function usage(tools: string[]): string {
+/** The import help: the options, then every tool with its default folders (import/tools.ts). */
+function usage(): string {
+  const width = Math.max(...TOOLS.map((t) => t.id.length));
+  const tools = TOOLS.map((t) => `  ${t.id.padEnd(width)}  ${t.label}: ${t.folders}`).join('\n');
   return `Usage: levelcode-sessions import [TOOL|all] [--from PATH] [--dry-run] [--verbose] [--json]
 
 Copies the sessions of other AI tools into History, and on later runs only what is new.
 Nothing is ever removed from History, even when the tool deletes its own copy; a session you
 deleted from History stays deleted (restore brings it back).
 
-  TOOL        ${tools.join(', ')}; without one (or with all), every tool found
+  TOOL        one of the tools below; without one (or with all), every tool found
   --from PATH the tool's data folder as the tool lays it out, or one session file
               (default: the tool's own folder, e.g. ~/.claude, $CODEX_HOME or ~/.codex)
   --dry-run   say what would be imported; write nothing
@@ -25,6 +29,9 @@ Prints one line per tool: found (source files), imported, updated, unchanged, sk
 problems. Exit status: 0 when every session that could be read was written (problems inside
 files are warnings), 1 when a data folder could not be read or a session could not be written,
 2 for a usage error.
+
+Tools (TOOL  name: default folders):
+${tools}
 `;
 }
 
@@ -37,12 +44,11 @@ export async function cmdImport(args: string[]): Promise<number> {
     'dry-run': { type: 'boolean' },
     verbose: { type: 'boolean', short: 'v' },
   });
-  const { IMPORTERS, jobsFor } = await import('../import/registry.js');
-  const tools = IMPORTERS.map((i) => i.tool);
   if (values.help) {
-    process.stdout.write(usage(tools));
+    process.stdout.write(usage());
     return EXIT.ok;
   }
+  const { jobsFor } = await import('../import/registry.js');
   if (positionals.length > 1) throw new UsageError(`import takes at most one tool name (got ${positionals.join(' ')})`);
   const name = positionals[0] ?? 'all';
   const from = values.from as string | undefined;

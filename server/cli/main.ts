@@ -12,6 +12,7 @@ import type { StoreError } from '../store/errors.js';
 import type { SessionEntry } from '../listing/history.js';
 import type { Problem } from '../store/reader.js';
 import { EXIT, UsageError, isoOpt, parse, positiveInt } from './args.js';
+import { HANDOFF_IDS } from '../import/tools.js';
 
 const USAGE = `levelcode-sessions — chat sessions that survive New Chat, reloads and crashes
 
@@ -37,7 +38,7 @@ Usage:
   levelcode-sessions import [TOOL|all] [--from PATH] [--dry-run] [--json]
                                              other AI tools' sessions into History (import --help)
   levelcode-sessions sync init [--apply] | sync status   History on every device through Syncthing
-  levelcode-sessions handoff ID --to claude-code|codex [--dry-run] [--json]
+  levelcode-sessions handoff ID --to ${HANDOFF_IDS.join('|')} [--dry-run] [--json]
                                              continue a session in an agent CLI (a new session of its own)
   levelcode-sessions serve --stdio | --socket=PORT
   levelcode-sessions mcp [--project PATH]       MCP server over stdio: past sessions as tools for agents

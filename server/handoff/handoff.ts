@@ -5,61 +5,35 @@
 // (`claude --resume <uuid>`, `codex resume <uuid>`). It never opens an existing file of the
 // tool's for writing (the new file is created exclusively), and refuses when the tool
 // installed here is a version whose format we do not know.
-// The CLI's `handoff` and the sidecar's `session/handoff` both call `handOff`.
+// The CLI's `handoff` and the sidecar's `session/handoff` both call `handOff`. The tools it hands
+// off to are the descriptors of server/import/tools.ts that have `handoff` (bin, window, writer).
 
 import { spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { constants } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { homedir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { dirname } from 'node:path';
 import { contextConversation, contextRange } from '../resume/context.js';
 import { loadAndPlan } from '../resume/workflow.js';
 import { openRegular } from '../store/files.js';
 import type { SessionStore } from '../store/store.js';
-import { claudeCodeSession, codexSession, type NativeSession, type WriteInput } from './writers.js';
+import { HANDOFF_IDS, type HandoffInfo, type HandoffTool, toolOf } from '../import/tools.js';
 
-export const HANDOFF_TOOLS = ['claude-code', 'codex'] as const;
-export type HandoffTool = (typeof HANDOFF_TOOLS)[number];
+export { HANDOFF_IDS as HANDOFF_TOOLS, type HandoffTool } from '../import/tools.js';
 
-interface ToolInfo {
+/** What a hand-off needs of a tool: its descriptor's label and hand-off fields (import/tools.ts). */
+export interface ToolInfo extends HandoffInfo {
   label: string;
-  bin: string;
-  /** The tool's data folder. */
-  home(env: NodeJS.ProcessEnv, home: string): string;
-  /** Whether we know the format this version writes; the newest we know when it is not installed. */
-  known(v: [number, number, number]): boolean;
-  newest: string;
-  /** The model window the hand-off must fit (tokens). */
-  window: number;
-  write(w: WriteInput): NativeSession;
-  install: string;
 }
 
-export const TOOLS: Record<HandoffTool, ToolInfo> = {
-  'claude-code': {
-    label: 'Claude Code',
-    bin: 'claude',
-    home: (env, home) => env.CLAUDE_CONFIG_DIR || join(home, '.claude'),
-    // 1.0.x and 2.x write the same message lines (server/import/README.md).
-    known: ([maj]) => maj === 1 || maj === 2,
-    newest: '2.1.332',
-    window: 200_000,
-    write: claudeCodeSession,
-    install: 'npm install -g @anthropic-ai/claude-code',
-  },
-  codex: {
-    label: 'Codex',
-    bin: 'codex',
-    home: (env, home) => env.CODEX_HOME || join(home, '.codex'),
-    // Rollouts with session_meta and response_item lines: 0.58 to 0.171 read here.
-    known: ([maj, min]) => maj === 0 && min >= 58,
-    newest: '0.171.0',
-    window: 272_000,
-    write: codexSession,
-    install: 'npm install -g @openai/codex',
-  },
-};
+/** The tools a session can be handed off to, by id. */
+export const TOOLS = Object.fromEntries(
+  HANDOFF_IDS.map((id) => {
+    const t = toolOf(id)!;
+    return [id, { label: t.label, ...t.handoff! }];
+  }),
+) as Record<HandoffTool, ToolInfo>;
 
 export class HandoffError extends Error {
   constructor(
@@ -134,7 +108,8 @@ export async function handOff(store: SessionStore, id: string, o: HandoffOptions
     );
   const conv = contextConversation(events, contextRange(plan, events));
   if (conv.messages.length === 0) throw new HandoffError('empty', `session ${id} holds no message to hand off`);
-  const native = tool.write({
+  const write = await tool.writer();
+  const native = write({
     conv,
     project: loaded.meta.project,
     title: await titleOf(loaded),

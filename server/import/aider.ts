@@ -5,7 +5,7 @@
 // chat is a session whose id is derived from the file and its start line (Aider has no ids).
 // Each block of lines becomes one event with the block's text verbatim as its raw record.
 // `import all` looks for the file in the project folders other tools and our store know.
-// Field notes in ./README.md. Pure reading: no store, no writes.
+// Field notes in ./aider.md. Pure reading: no store, no writes.
 
 import { createHash } from 'node:crypto';
 import { lstat, readdir } from 'node:fs/promises';
@@ -14,14 +14,12 @@ import { openRegular, readRegularText, replaceFileSync, SYNC_TOOL_NAMES } from '
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { vscodeUserData } from './vscode-chat.js';
-import type { Importer, MappedEvent, MappedSession, SourceFile } from './types.js';
+import type { ImporterModule, MappedEvent, MappedSession, SourceFile } from './types.js';
 import { EPOCH, isFolder, keptRaw, readText, statFile } from './jsonl.js';
 
 export const HISTORY_FILE = '.aider.chat.history.md';
 
-export const aider: Importer = {
-  tool: 'aider',
-  label: 'Aider',
+export const aider: ImporterModule = {
   async defaultRoots(env, home) {
     const files = (await knownProjects(env, home)).map((p) => join(p, HISTORY_FILE));
     // lstat: a name planted there (a FIFO, a link) is still a root, and read() reports it.

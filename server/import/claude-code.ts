@@ -1,5 +1,5 @@
 // The Claude Code importer: ~/.claude/projects/<cwd slug>/<session uuid>.jsonl, one record a
-// line (field notes in ./README.md). Maps prompts to user events, text answers to assistant
+// line (field notes in ./claude-code.md). Maps prompts to user events, text answers to assistant
 // events, tool calls, tool results, thinking and sidechains (subagents, inline in 1.0.x, in
 // <uuid>/subagents/agent-*.jsonl in 2.x) to agent events, `isCompactSummary` lines to compact
 // events, custom-title/ai-title/summary lines to titles, and keeps every other line whole.
@@ -8,7 +8,7 @@
 // Pure reading: no store, no writes.
 
 import { basename, dirname, join } from 'node:path';
-import type { Importer, MappedEvent, MappedSession, SourceFile, SourceRef } from './types.js';
+import type { ImporterModule, MappedEvent, MappedSession, SourceFile, SourceRef } from './types.js';
 import { openRegular } from '../store/files.js';
 import { placeSidechain } from './sidechain.js';
 import {
@@ -73,17 +73,12 @@ function kindOf(raw: unknown): string | undefined {
   return raw.type;
 }
 
-export const claudeCode: Importer = {
-  tool: 'claude-code',
-  label: 'Claude Code',
+export const claudeCode: ImporterModule = {
   defaultRoots(env, home) {
     return [env.CLAUDE_CONFIG_DIR || join(home, '.claude')];
   },
   discover,
   read,
-  resumeCommand(source: SourceRef) {
-    return ['claude', '--resume', source.id];
-  },
   kinds: KINDS,
   kindOf,
 };

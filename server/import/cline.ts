@@ -6,13 +6,13 @@
 // `cline` CLI keeps the same layout under ~/.cline/data. Each API message becomes one event,
 // the message verbatim as its raw record, so a rewrite that only appended maps to the same
 // events plus the new ones. ui_messages gives the times (kept on disk, not copied).
-// Field notes in ./README.md. Pure reading: no store, no writes.
+// Field notes in ./cline.md. Pure reading: no store, no writes.
 
 import { homedir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { asSidechain, placeSidechain } from './sidechain.js';
 import { vscodeUserData } from './vscode-chat.js';
-import type { Importer, MappedEvent, MappedSession, SourceFile } from './types.js';
+import type { ImporterModule, MappedEvent, MappedSession, SourceFile } from './types.js';
 import { Clock, EPOCH, entries, exists, isFolder, isRecord, isoTime, keptRaw, parseJson, readText, statFile, str } from './jsonl.js';
 
 type Rec = Record<string, unknown>;
@@ -24,15 +24,8 @@ const META_FILE = 'task_metadata.json';
 /** Editors of the VS Code family where the extensions install, beyond those of the vscode importer. */
 const MORE_EDITORS = ['Cursor', 'Windsurf'];
 
-function makeImporter(
-  tool: string,
-  label: string,
-  extensionId: string,
-  cliData?: (env: NodeJS.ProcessEnv, home: string) => string,
-): Importer {
+function makeImporter(tool: string, extensionId: string, cliData?: (env: NodeJS.ProcessEnv, home: string) => string): ImporterModule {
   return {
-    tool,
-    label,
     defaultRoots(env, home) {
       const userData = vscodeUserData(env, home);
       const first = userData[0];
@@ -53,10 +46,8 @@ function makeImporter(
   };
 }
 
-export const cline = makeImporter('cline', 'Cline', 'saoudrizwan.claude-dev', (env, home) =>
-  join(env.CLINE_DIR || join(home, '.cline'), 'data'),
-);
-export const rooCode = makeImporter('roo-code', 'Roo Code', 'rooveterinaryinc.roo-cline');
+export const cline = makeImporter('cline', 'saoudrizwan.claude-dev', (env, home) => join(env.CLINE_DIR || join(home, '.cline'), 'data'));
+export const rooCode = makeImporter('roo-code', 'rooveterinaryinc.roo-cline');
 
 // ---- discovery ---------------------------------------------------------------------------------
 

@@ -1,5 +1,5 @@
 // The Codex CLI importer: $CODEX_HOME/sessions/YYYY/MM/DD/rollout-*.jsonl and
-// $CODEX_HOME/archived_sessions/ (field notes in ./README.md). Maps the user's prompts to user
+// $CODEX_HOME/archived_sessions/ (field notes in ./codex.md). Maps the user's prompts to user
 // events, answers to assistant events, function/custom/shell tool calls with their outputs,
 // reasoning and web searches to agent events, `compacted` to a compact event, and keeps every
 // other record whole (session_meta, turn_context, event_msg, records of later versions).
@@ -8,7 +8,7 @@
 // Pure reading: no store, no writes.
 
 import { basename, dirname, join } from 'node:path';
-import type { Importer, MappedEvent, MappedSession, SourceFile, SourceRef } from './types.js';
+import type { ImporterModule, MappedEvent, MappedSession, SourceFile, SourceRef } from './types.js';
 import { Clock, EPOCH, exists, isFolder, isRecord, isoTime, readJsonl, keptRaw, statFile, str, textOfContent, walkFiles } from './jsonl.js';
 
 /** What Codex puts in user-role messages for the model that the user did not type. */
@@ -59,17 +59,12 @@ function kindOf(raw: unknown): string | undefined {
 
 const ID_IN_NAME = /([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\.jsonl$/i;
 
-export const codex: Importer = {
-  tool: 'codex',
-  label: 'Codex',
+export const codex: ImporterModule = {
   defaultRoots(env, home) {
     return [env.CODEX_HOME || join(home, '.codex')];
   },
   discover,
   read,
-  resumeCommand(source: SourceRef) {
-    return ['codex', 'resume', source.id];
-  },
   kinds: KINDS,
   kindOf,
 };

@@ -8,26 +8,21 @@
 // keeps every turn we imported before a rewrite and appends the summary as a compact event.
 // User messages map to user events, assistant messages to assistant events (with tool calls:
 // agent events, their results from toolCallStates as the next agent event), `tool` messages to
-// tool results; system messages and unknown items are kept raw. Field notes: ./README.md.
+// tool results; system messages and unknown items are kept raw. Field notes: ./continue.md.
 
 import { basename, join } from 'node:path';
-import type { Importer, MappedEvent, MappedSession, SourceFile, SourceRef } from './types.js';
+import type { ImporterModule, MappedEvent, MappedSession, SourceFile, SourceRef } from './types.js';
 import { EPOCH, isFolder, isRecord, keptRaw, parseJson, readText, statFile, str, textOfContent } from './jsonl.js';
 import { entries } from './jsonl.js';
 
 type Rec = Record<string, unknown>;
 
-export const continueDev: Importer = {
-  tool: 'continue',
-  label: 'Continue',
+export const continueDev: ImporterModule = {
   defaultRoots(env, home) {
     return [env.CONTINUE_GLOBAL_DIR || join(home, '.continue')];
   },
   discover,
   read,
-  resumeCommand(source: SourceRef) {
-    return ['cn', '--fork', source.id];
-  },
   // A history item (`item/<role>`), a tool-calling message (`message/assistant`), the title, or
   // the document's other keys (`document/<key>`).
   kinds: {

@@ -5,11 +5,11 @@
 // the model saw), assistant.message to assistant events (with toolRequests: agent events),
 // tool.execution_complete to tool results (pairs by toolCallId), session.compaction_complete to
 // a compact event; everything else (session.start/resume/shutdown, turn markers, usage records,
-// system messages, tool.execution_start, later kinds) is kept raw. Field notes: ./README.md.
+// system messages, tool.execution_start, later kinds) is kept raw. Field notes: ./copilot-cli.md.
 // Pure reading: no store, no writes.
 
 import { basename, dirname, join } from 'node:path';
-import type { Importer, MappedEvent, MappedSession, SourceFile, SourceRef } from './types.js';
+import type { ImporterModule, MappedEvent, MappedSession, SourceFile, SourceRef } from './types.js';
 import {
   Clock,
   EPOCH,
@@ -60,17 +60,12 @@ function kindOf(raw: unknown): string | undefined {
     : raw.type;
 }
 
-export const copilotCli: Importer = {
-  tool: 'copilot-cli',
-  label: 'Copilot CLI',
+export const copilotCli: ImporterModule = {
   defaultRoots(env, home) {
     return [env.COPILOT_HOME || join(home, '.copilot')];
   },
   discover,
   read,
-  resumeCommand(source: SourceRef) {
-    return ['copilot', `--resume=${source.id}`];
-  },
   kinds: KINDS,
   kindOf,
 };

@@ -11,22 +11,17 @@
 
 import { stat } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
-import type { Importer, MappedEvent, MappedSession, SourceFile } from './types.js';
+import type { ImporterModule, MappedEvent, MappedSession, SourceFile } from './types.js';
 import { EPOCH, entries, exists, isFolder, isRecord, jsonlLines, keptRaw, readText, statFile } from './jsonl.js';
 import { dbFile } from './sqlite.js';
 import { readStore } from './cursor-agent-store.js';
 
-export const cursorAgent: Importer = {
-  tool: 'cursor-agent',
-  label: 'Cursor CLI',
+export const cursorAgent: ImporterModule = {
   defaultRoots(_env, home) {
     return [join(home, '.cursor')];
   },
   discover,
   read: (file) => (basename(file.path) === 'store.db' ? readStore(file) : read(file)),
-  resumeCommand(source) {
-    return ['cursor-agent', '--resume', source.id];
-  },
   // A transcript line or store.db message by its `role`, a marker line by its `type`.
   kinds: { mapped: ['user', 'assistant', 'tool'], hidden: ['system', 'turn_ended'] },
   kindOf(raw) {

@@ -12,14 +12,12 @@
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { Importer, MappedEvent, MappedSession, SourceFile } from './types.js';
+import type { ImporterModule, MappedEvent, MappedSession, SourceFile } from './types.js';
 import { Clock, EPOCH, entries, exists, isFolder, isRecord, isoTime, keptRaw, parseJson, readText, str } from './jsonl.js';
 import { dbFile, openReadOnly } from './sqlite.js';
 import type { ReadOnlyDb } from './sqlite.js';
 
-export const cursor: Importer = {
-  tool: 'cursor',
-  label: 'Cursor',
+export const cursor: ImporterModule = {
   defaultRoots(env, home) {
     if (process.platform === 'darwin') return [join(home, 'Library', 'Application Support', 'Cursor')];
     if (process.platform === 'win32') return [join(env.APPDATA || join(home, 'AppData', 'Roaming'), 'Cursor')];

@@ -12,7 +12,7 @@ import { lstat, readdir, stat } from 'node:fs/promises';
 import { basename, dirname, isAbsolute, join, sep } from 'node:path';
 import { defineOwn, textOf } from '../format/text.js';
 import { parseJson, readText } from './jsonl.js';
-import type { Importer, MappedEvent, MappedSession, SourceFile, SourceRef } from './types.js';
+import type { ImporterModule, MappedEvent, MappedSession, SourceFile } from './types.js';
 
 type Rec = Record<string, unknown>;
 
@@ -31,9 +31,7 @@ const META_KEYS = new Set([
 ]);
 const FINAL_STATUS = new Set(['success', 'error', 'cancelled']);
 
-export const gemini: Importer = {
-  tool: 'gemini',
-  label: 'Gemini CLI',
+export const gemini: ImporterModule = {
   defaultRoots(env, home) {
     // Gemini CLI puts .gemini under GEMINI_CLI_HOME when set, else under the home folder.
     const base = env.GEMINI_CLI_HOME && env.GEMINI_CLI_HOME.length > 0 ? env.GEMINI_CLI_HOME : home;
@@ -41,7 +39,6 @@ export const gemini: Importer = {
   },
   discover: discoverGemini,
   read: readGemini,
-  resumeCommand: (source: SourceRef) => ['gemini', '--resume', source.id],
   // A record is a message (`type`), a header, a `$set` patch (`$set/<key>` for a key it does
   // not know), a `$rewindTo`, or one key of a JSON document (`document/<key>`).
   kinds: {

@@ -8,22 +8,17 @@
 // kept verbatim under `raw`. The database is opened read-only (./sqlite.ts): never written.
 
 import { basename, dirname, join } from 'node:path';
-import type { Importer, MappedEvent, MappedSession, SourceFile, SourceRef } from './types.js';
+import type { ImporterModule, MappedEvent, MappedSession, SourceFile, SourceRef } from './types.js';
 import { Clock, EPOCH, entries, exists, isFolder, isRecord, isoTime, keptRaw, parseJson, readText, statFile, str } from './jsonl.js';
 import { asSidechain, placeSidechain } from './sidechain.js';
 import { dbFile, openReadOnly } from './sqlite.js';
 
-export const opencode: Importer = {
-  tool: 'opencode',
-  label: 'opencode',
+export const opencode: ImporterModule = {
   defaultRoots(env, home) {
     return [join(env.XDG_DATA_HOME || join(home, '.local', 'share'), 'opencode')];
   },
   discover,
   read,
-  resumeCommand(source) {
-    return ['opencode', '--session', source.id];
-  },
   // A kept record is a message's info (`message`), one of its parts (`part/<type>`) or the title.
   kinds: {
     mapped: ['part/text', 'part/tool', 'part/reasoning', 'part/compaction', 'title'],

@@ -5,11 +5,11 @@
 // assistant messages map to our user/assistant events, an assistant's toolCall blocks and the
 // toolResult messages to agent events (tool_use/tool_result pairs), `compaction` to a compact
 // event, `session_info.name` to a title; everything else (model and thinking-level changes,
-// labels, branch summaries, extension entries) is kept raw. Field notes: ./README.md.
+// labels, branch summaries, extension entries) is kept raw. Field notes: ./pi.md.
 // Pure reading: no store, no writes.
 
 import { basename, join } from 'node:path';
-import type { Importer, MappedEvent, MappedSession, SourceFile, SourceRef } from './types.js';
+import type { ImporterModule, MappedEvent, MappedSession, SourceFile, SourceRef } from './types.js';
 import {
   Clock,
   EPOCH,
@@ -27,18 +27,13 @@ import {
 
 type Rec = Record<string, unknown>;
 
-export const pi: Importer = {
-  tool: 'pi',
-  label: 'pi',
+export const pi: ImporterModule = {
   defaultRoots(env, home) {
     // pi keeps its sessions under PI_CODING_AGENT_DIR when set, else ~/.pi/agent.
     return [env.PI_CODING_AGENT_DIR || join(home, '.pi', 'agent')];
   },
   discover,
   read,
-  resumeCommand(source: SourceRef) {
-    return ['pi', '--session', source.path];
-  },
   // An entry's `type`; a message entry's `message/<role>`.
   kinds: {
     mapped: ['message/user', 'message/assistant', 'message/toolResult', 'message/bashExecution', 'compaction', 'session_info'],

@@ -8,10 +8,10 @@
 // Maps user and assistant records to our user/assistant events, functionCall parts and
 // tool_result records to agent events (pairs kept), `system/chat_compression` to a compact event,
 // `system/custom_title` to a title; the rest (telemetry, attribution snapshots, slash commands,
-// rewinds, later record kinds) is kept raw. Field notes: ./README.md. Pure reading.
+// rewinds, later record kinds) is kept raw. Field notes: ./qwen.md. Pure reading.
 
 import { basename, dirname, join } from 'node:path';
-import type { Importer, MappedEvent, MappedSession, SourceFile, SourceRef } from './types.js';
+import type { ImporterModule, MappedEvent, MappedSession, SourceFile, SourceRef } from './types.js';
 import {
   Clock,
   EPOCH,
@@ -34,9 +34,7 @@ import { asSidechain, placeSidechain } from './sidechain.js';
 
 type Rec = Record<string, unknown>;
 
-export const qwen: Importer = {
-  tool: 'qwen',
-  label: 'Qwen Code',
+export const qwen: ImporterModule = {
   defaultRoots(env, home) {
     // Session data goes under QWEN_RUNTIME_DIR when set, else QWEN_HOME, else ~/.qwen.
     const roots = [env.QWEN_RUNTIME_DIR, env.QWEN_HOME].filter((r): r is string => !!r);
@@ -44,9 +42,6 @@ export const qwen: Importer = {
   },
   discover,
   read,
-  resumeCommand(source: SourceRef) {
-    return ['qwen', '--resume', source.id];
-  },
   kinds: {
     mapped: ['user', 'assistant', 'tool_result', 'system/chat_compression', 'system/custom_title'],
     hidden: [

@@ -1,30 +1,21 @@
-// The importers this build knows, by the name the CLI and `source.tool` use. Adding a tool is
-// one module of server/import and one line here.
+// The importers this build knows, by the name the CLI and `source.tool` use: each tool's module
+// (loaded from its descriptor in tools.ts) with the descriptor's id, label and resume command.
+// Adding a tool is one entry in tools.ts; this file does not change.
 
-import type { Importer, MappedSession, SourceFile } from './types.js';
+import type { Importer, ImporterModule, MappedSession, SourceFile } from './types.js';
 import { confinedTo, rawBytesOf, unreadableFolders } from './jsonl.js';
-import { claudeCode } from './claude-code.js';
-import { codex } from './codex.js';
-import { gemini } from './gemini.js';
-import { vscodeChat } from './vscode-chat.js';
-import { cline, rooCode } from './cline.js';
-import { aider } from './aider.js';
-import { pi } from './pi.js';
-import { qwen } from './qwen.js';
-import { continueDev } from './continue.js';
-import { copilotCli } from './copilot-cli.js';
-import { opencode } from './opencode.js';
-import { zed } from './zed.js';
-import { cursorAgent } from './cursor-agent.js';
-import { cursor } from './cursor.js';
+import { TOOLS, resumeArgv, type ToolDescriptor } from './tools.js';
 
 /**
  * An importer that reads nothing outside the folder it is given (jsonl.ts confinedTo): discover
  * runs confined to its root and stamps each file with it; read runs confined to that root.
  */
-function confined(i: Importer): Importer {
+function confined(i: ImporterModule, tool: ToolDescriptor): Importer {
   return {
     ...i,
+    tool: tool.id,
+    label: tool.label,
+    ...(tool.resume ? { resumeCommand: (source) => resumeArgv(tool, source)! } : {}),
     discover: (root) =>
       confinedTo(root, async () => {
         const files: SourceFile[] = (await i.discover(root)).map((f) => ({ ...f, root }));
@@ -50,23 +41,9 @@ function withRawBytes(sessions: MappedSession[]): MappedSession[] {
   return sessions;
 }
 
-export const IMPORTERS: readonly Importer[] = [
-  claudeCode,
-  codex,
-  gemini,
-  vscodeChat,
-  cline,
-  rooCode,
-  aider,
-  pi,
-  qwen,
-  continueDev,
-  copilotCli,
-  opencode,
-  zed,
-  cursorAgent,
-  cursor,
-].map(confined);
+export const IMPORTERS: readonly Importer[] = await Promise.all(
+  (TOOLS as readonly ToolDescriptor[]).map(async (t) => confined(await t.importer(), t)),
+);
 
 export function importerOf(tool: string): Importer | undefined {
   return IMPORTERS.find((i) => i.tool === tool);

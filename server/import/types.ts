@@ -96,11 +96,11 @@ export interface SourceFile {
   unreadable?: string;
 }
 
-export interface Importer {
-  /** The name on the command line and in `source.tool`: 'claude-code'. */
-  tool: string;
-  /** The name people know: 'Claude Code'. */
-  label: string;
+/**
+ * What an importer module (server/import/<tool>.ts) exports. Its id, label and the command that
+ * continues a session in the tool are its descriptor's (tools.ts), joined to it by registry.ts.
+ */
+export interface ImporterModule {
   /**
    * The data folders the tool uses by default on this machine (those that exist or not). An
    * importer that must read files to know them (Aider: the project folders other tools
@@ -114,10 +114,18 @@ export interface Importer {
   discover(root: string): Promise<SourceFile[]>;
   /** Reads one source into its sessions. Bad content is a problem in the result, never a throw. */
   read(file: SourceFile): Promise<MappedSession[]>;
-  /** The command that continues the session in the tool itself, where the tool can resume by id. */
-  resumeCommand?(source: SourceRef): string[];
   /** The record kinds this importer knows (see RecordKinds); with kindOf, unknown kinds are counted. */
   kinds?: RecordKinds;
   /** The kind of one source record (a kept `raw`), as RecordKinds names kinds; undefined: not a record. */
   kindOf?(raw: unknown): string | undefined;
+}
+
+/** An importer as the registry gives it (registry.ts): the module with its descriptor's names. */
+export interface Importer extends ImporterModule {
+  /** The name on the command line and in `source.tool`: 'claude-code'. */
+  tool: string;
+  /** The name people know: 'Claude Code'. */
+  label: string;
+  /** The command that continues the session in the tool itself, where the tool can resume by id. */
+  resumeCommand?(source: SourceRef): string[];
 }

@@ -14,16 +14,14 @@ import { fileURLToPath } from 'node:url';
 import { homedir } from 'node:os';
 import { defineOwn } from '../format/text.js';
 import { parseJson, readText } from './jsonl.js';
-import type { Importer, MappedEvent, MappedSession, SourceFile } from './types.js';
+import type { ImporterModule, MappedEvent, MappedSession, SourceFile } from './types.js';
 
 type Rec = Record<string, unknown>;
 
 /** The user-data folder names of the VS Code family. */
 const PRODUCTS = ['Code', 'Code - Insiders', 'VSCodium', 'VSCodium - Insiders', 'Code - OSS'];
 
-export const vscodeChat: Importer = {
-  tool: 'vscode',
-  label: 'VS Code chat',
+export const vscodeChat: ImporterModule = {
   defaultRoots: vscodeUserData,
   discover: discoverVsCode,
   read: readVsCode,

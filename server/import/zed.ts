@@ -7,13 +7,11 @@
 // summary a title; every message is kept verbatim under `raw`. Read-only (./sqlite.ts).
 
 import { join } from 'node:path';
-import type { Importer, MappedEvent, MappedSession, SourceFile } from './types.js';
+import type { ImporterModule, MappedEvent, MappedSession, SourceFile } from './types.js';
 import { EPOCH, isFolder, isRecord, isoTime, keptRaw, parseJson, str } from './jsonl.js';
 import { dbFile, openReadOnly } from './sqlite.js';
 
-export const zed: Importer = {
-  tool: 'zed',
-  label: 'Zed',
+export const zed: ImporterModule = {
   defaultRoots(env, home) {
     if (process.platform === 'darwin') return [join(home, 'Library', 'Application Support', 'Zed')];
     return [join(env.XDG_DATA_HOME || join(home, '.local', 'share'), 'zed')];

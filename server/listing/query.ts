@@ -5,9 +5,10 @@
 // by opaque cursor or by offset; the page's rows can gain who holds them (`heldBy`), their
 // tool's label and continue-in command, and their view (group, relative time) in a zone.
 // Plain data in, plain data out: a bad cursor is a CursorError, which each door words.
-// Depends on the store (its listing and locks), listing's lifecycle and view, and the
-// importers' registry for labels (loaded only when a page has an imported row).
+// Depends on the store (its listing and locks), listing's lifecycle and view, and the tool
+// descriptors (import/tools.ts: plain data, no importer loaded) for labels and commands.
 
+import { resumeArgv, toolOf } from '../import/tools.js';
 import type { Problem } from '../store/reader.js';
 import type { SessionStore } from '../store/store.js';
 import type { History, SessionEntry } from './history.js';
@@ -96,7 +97,7 @@ export async function queryHistory(history: History, q: HistoryQuery, o: QueryOp
   const offset = q.offset ?? 0;
   const page: QueryRow[] = rows.slice(offset, offset + q.limit);
   const more = rows.length > offset + q.limit;
-  let dressed = o.labels ? await withSourceTool(page) : page;
+  let dressed = o.labels ? withSourceTool(page) : page;
   if (o.holders) dressed = await withHolders(history.store, dressed);
   if (o.zone) {
     const now = o.now ?? Date.now();
@@ -166,15 +167,11 @@ async function withHolders<T extends { id: string }>(store: SessionStore, rows: 
 }
 
 /** Imported rows get their tool's name and, where the tool resumes by id, the command that does. */
-async function withSourceTool<T extends Pick<SessionEntry, 'source'>>(
-  rows: T[],
-): Promise<(T & Pick<QueryRow, 'sourceLabel' | 'continueIn'>)[]> {
-  if (!rows.some((r) => r.source)) return rows;
-  const { importerOf } = await import('../import/registry.js');
+function withSourceTool<T extends Pick<SessionEntry, 'source'>>(rows: T[]): (T & Pick<QueryRow, 'sourceLabel' | 'continueIn'>)[] {
   return rows.map((r) => {
-    const importer = r.source ? importerOf(r.source.tool) : undefined;
-    if (!r.source || !importer) return r;
-    const argv = importer.resumeCommand?.(r.source);
-    return { ...r, sourceLabel: importer.label, ...(argv ? { continueIn: { argv, cwd: r.source.project } } : {}) };
+    const tool = r.source ? toolOf(r.source.tool) : undefined;
+    if (!r.source || !tool) return r;
+    const argv = resumeArgv(tool, r.source);
+    return { ...r, sourceLabel: tool.label, ...(argv ? { continueIn: { argv, cwd: r.source.project } } : {}) };
   });
 }

@@ -13,6 +13,7 @@ import { ForkedFrom, ImportSource, IncomingEvent, MetaLine, SessionEvent, Sessio
 // `initialize`), CALLBACKS and FEATURES live in wire.ts, which needs no zod.
 import { FEATURES, DID_CHANGE, IMPORT_PROBLEM } from './wire.js';
 import { RESUME_TARGETS } from '../resume/targets.js';
+import { HANDOFF_IDS } from '../import/tools.js';
 import { VIEW_GROUPS } from '../listing/view.js';
 export { PROTOCOL_VERSION, CALLBACKS, FEATURES, type Callback, type Feature } from './wire.js';
 
@@ -246,12 +247,28 @@ export const InitializationOptions = z
   .describe("`initializationOptions` of `initialize` (LSP's place for client settings). Unknown fields are ignored.");
 export type InitializationOptions = z.infer<typeof InitializationOptions>;
 
+export const ToolInfo = z
+  .object({
+    id: z.string().describe("The tool's name: `source.tool`, session/import's `tool`, session/handoff's `to`."),
+    label: z.string().describe('The name people know, for menus and rows: "Claude Code".'),
+    continueIn: z.boolean().describe("Whether session/list gives this tool's sessions a `continueIn` command."),
+    handoff: z
+      .object({
+        bin: z.string().describe('The command on PATH.'),
+        install: z.string().describe('How to install it.'),
+      })
+      .optional()
+      .describe('Present when a session can be handed off to this tool (session/handoff).'),
+  })
+  .describe('One AI tool this build knows.');
+
 export const ServerCapability = z
   .object({
     version: z.number().int().describe('PROTOCOL_VERSION of this sidecar.'),
     features: z.array(z.enum(FEATURES)).describe('Optional features this build has.'),
     store: z.string().describe('Absolute path of the store root.'),
     didChange: z.enum(['watch', 'poll']).optional().describe('How the store is watched (once known).'),
+    tools: z.array(ToolInfo).describe('The AI tools this build imports, in the order menus list them (server/import/tools.ts).'),
   })
   .describe('capabilities.experimental.levelcodeSessions in the `initialize` result.');
 export type ServerCapability = z.infer<typeof ServerCapability>;
@@ -510,11 +527,11 @@ export const sessionHandoff = request(
   'clientToServer',
   z.object({
     id: SessionId,
-    to: z.enum(['claude-code', 'codex']).describe('The agent CLI to continue the session in.'),
+    to: z.enum(HANDOFF_IDS).describe('The agent CLI to continue the session in.'),
     dryRun: z.boolean().optional().describe('Say where the new session would be written and what it holds; write nothing.'),
   }),
   z.object({
-    tool: z.enum(['claude-code', 'codex']),
+    tool: z.enum(HANDOFF_IDS),
     installed: z
       .string()
       .nullable()

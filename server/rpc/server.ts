@@ -32,6 +32,7 @@ import { watchStore, type StoreWatcher } from '../store/watch.js';
 import { ConflictSettler } from '../sync/settler.js';
 import type { LiveSearch } from './live-search.js';
 import { trashSearchable } from '../store/trash.js';
+import { toolsCapability } from '../import/tools.js';
 import type { Follower } from '../import/follow.js';
 import { mkdir } from 'node:fs/promises';
 import { Log } from './log.js';
@@ -431,6 +432,7 @@ class Sidecar {
       features,
       store: this.root,
       ...(mode ? { didChange: mode } : {}),
+      tools: toolsCapability(),
     };
     this.phase = 'running';
     this.log.info(`serving ${this.root} (callbacks: ${[...this.callbacks].join(', ') || 'none'}; didChange: ${mode ?? 'off'})`);

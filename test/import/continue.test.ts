@@ -9,9 +9,11 @@ import { SessionStore } from '../../server/store/store.js';
 import { listSessions } from '../../server/listing/history.js';
 import { textOf } from '../../server/format/events.js';
 import { runImport } from '../../server/import/engine.js';
-import { continueDev } from '../../server/import/continue.js';
+import { importerOf } from '../../server/import/registry.js';
 import { cases, compactedRoot } from './cases/continue.js';
 import { at } from '../helpers/items.js';
+
+const continueDev = importerOf('continue')!;
 
 const dirs: string[] = [];
 afterAll(async () => {

@@ -10,14 +10,16 @@ import { dirname, join } from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
-import { cursor } from '../../server/import/cursor.js';
 import { countUnknownKinds, type UnknownKind } from '../../server/import/engine.js';
 import { followImports } from '../../server/import/follow.js';
 import { SessionStore } from '../../server/store/store.js';
-import { cursorAgent } from '../../server/import/cursor-agent.js';
+import { importerOf } from '../../server/import/registry.js';
 import { A, C, cursorLayout, openWritable } from './cases/cursor.js';
 import { AGENT, STORE, storeLayout } from './cases/cursor-agent.js';
 import { FIXTURES } from './layout.js';
+
+const cursor = importerOf('cursor')!;
+const cursorAgent = importerOf('cursor-agent')!;
 
 let tmp: string;
 let n = 0;

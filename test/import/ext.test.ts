@@ -12,9 +12,12 @@ import { SessionStore } from '../../server/store/store.js';
 import { History } from '../../server/listing/history.js';
 import { followImports } from '../../server/import/follow.js';
 import { runImport } from '../../server/import/engine.js';
-import { cline } from '../../server/import/cline.js';
-import { aider, aiderSessionId } from '../../server/import/aider.js';
+import { importerOf } from '../../server/import/registry.js';
+import { aiderSessionId } from '../../server/import/aider.js';
 import { FIXTURES } from './layout.js';
+
+const cline = importerOf('cline')!;
+const aider = importerOf('aider')!;
 
 const bin = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'bin', 'levelcode-sessions.js');
 const TASK = '1767603600000';

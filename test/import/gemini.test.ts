@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { gemini } from '../../server/import/gemini.js';
+import { importerOf } from '../../server/import/registry.js';
 import { cases, firstJson, LOG061 } from './cases/gemini.js';
 import { at, nonEmpty } from '../helpers/items.js';
 import { bare, checkCase, readAll, title, turns, userTexts } from './helpers.js';
@@ -23,10 +24,10 @@ afterEach(async () => {
 describe('gemini contract cases', () => {
   for (const c of cases) {
     it(c.name, async () => {
-      const sessions = await checkCase(gemini, c, dir, expect);
+      const sessions = await checkCase(importerOf('gemini')!, c, dir, expect);
       for (const s of sessions) {
         if (c.real) expect(s.problems).toEqual([]);
-        expect(gemini.resumeCommand!(s.source)).toEqual(['gemini', '--resume', s.source.id]);
+        expect(importerOf('gemini')!.resumeCommand!(s.source)).toEqual(['gemini', '--resume', s.source.id]);
       }
       if (c.earlier) {
         const before = await readAll(gemini, await c.earlier(await mkdtemp(join(dir, 'earlier-'))));

@@ -1,9 +1,9 @@
 // Shared by the Gemini CLI and VS Code importers' own tests: counts over mapped events the way
 // History counts them, and running discover()+read() over a folder.
 
-import type { Importer, MappedEvent, MappedSession } from '../../server/import/types.js';
+import type { Importer, ImporterModule, MappedEvent, MappedSession } from '../../server/import/types.js';
 
-export async function readAll(importer: Importer, root: string): Promise<MappedSession[]> {
+export async function readAll(importer: ImporterModule, root: string): Promise<MappedSession[]> {
   const out: MappedSession[] = [];
   for (const f of await importer.discover(root)) out.push(...(await importer.read(f)));
   return out;

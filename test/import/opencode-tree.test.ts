@@ -5,7 +5,9 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { opencode } from '../../server/import/opencode.js';
+import { importerOf } from '../../server/import/registry.js';
+
+const opencode = importerOf('opencode')!;
 
 let root: string;
 beforeAll(async () => {

@@ -11,11 +11,13 @@ import { join } from 'node:path';
 import { SessionStore } from '../../server/store/store.js';
 import { runImport } from '../../server/import/engine.js';
 import { followImports } from '../../server/import/follow.js';
-import { opencode } from '../../server/import/opencode.js';
-import { zed } from '../../server/import/zed.js';
+import { importerOf } from '../../server/import/registry.js';
 import { FIXTURES } from './layout.js';
 import { readAll, turns } from './helpers.js';
 import { nonEmpty } from '../helpers/items.js';
+
+const opencode = importerOf('opencode')!;
+const zed = importerOf('zed')!;
 
 type Db = { exec(s: string): void; prepare(s: string): { run(...a: unknown[]): unknown }; pragma(s: string): unknown; close(): void };
 const Database = createRequire(import.meta.url)('better-sqlite3') as new (p: string) => Db;

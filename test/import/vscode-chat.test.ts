@@ -8,11 +8,13 @@ import { chmod, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { vscodeChat } from '../../server/import/vscode-chat.js';
+import { importerOf } from '../../server/import/registry.js';
 import { countUnknownKinds, type UnknownKind } from '../../server/import/engine.js';
 import { cases, REAL_SESSIONS } from './cases/vscode.js';
 import { bare, checkCase, readAll, title, toolPairs, turns, userTexts } from './helpers.js';
 import { at, nonEmpty } from '../helpers/items.js';
+
+const vscodeChat = importerOf('vscode')!;
 
 let dir: string;
 beforeEach(async () => {

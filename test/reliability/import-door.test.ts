@@ -15,8 +15,11 @@ import { join } from 'node:path';
 import { cleanup, startSidecar } from '../helpers/sidecar.js';
 import { projectSlug } from '../../server/store/slug.js';
 import * as P from '../../server/rpc/protocol.js';
-import { aider, HISTORY_FILE } from '../../server/import/aider.js';
+import { HISTORY_FILE } from '../../server/import/aider.js';
+import { importerOf } from '../../server/import/registry.js';
 import { cli, copyFixture, escapes, FIXTURES, HANG_MS, sandbox, type Sandbox } from './door.js';
+
+const aider = importerOf('aider')!;
 
 const boxes: Sandbox[] = [];
 const box = () => {

@@ -71,8 +71,11 @@ cmd('LevelImport', function(a)
 end, {
   nargs = '?',
   complete = function(lead)
-    local names = vim.tbl_keys(require('levelcode.import').labels)
-    table.insert(names, 'all')
+    -- The running sidecar's tools (its capability); only `all` before it has started.
+    local names = { 'all' }
+    for _, t in ipairs(require('levelcode.import').tools()) do
+      table.insert(names, t.id)
+    end
     table.sort(names)
     return vim.tbl_filter(function(n)
       return n:sub(1, #lead) == lead

@@ -2,35 +2,29 @@
 // carries `continueIn: {argv, cwd}` in session/list (the sidecar builds it: `claude --resume ID`,
 // `codex resume ID`, `gemini --resume ID`); the History row offers it beside Resume and runs argv
 // in an integrated terminal in cwd, never through a shell. Menu titles are static in a manifest,
-// so each tool has a command of its own, shown on rows whose contextValue names that tool.
+// so each tool has a command of its own, shown on rows whose contextValue names that tool: the
+// build generates those entries from the tool descriptors (tools/vscode-manifest.mjs), and
+// commands/index.ts registers every one the manifest lists. The agent CLIs a chat can be handed
+// off to are the sidecar's (its capability's `tools`); the extension keeps no list of tools.
 // Pure: no `vscode` import (the unit tests and the manifest test use it).
 
 import { constants } from 'node:fs';
 import { access, stat } from 'node:fs/promises';
 import { delimiter, isAbsolute, join } from 'node:path';
-
-/** The source tools the sidecar gives a continueIn for, and the command each row action runs. */
-export const CONTINUE_COMMANDS: Readonly<Record<string, string>> = {
-  'claude-code': 'levelcodeSessions.continueInClaudeCode',
-  codex: 'levelcodeSessions.continueInCodex',
-  gemini: 'levelcodeSessions.continueInGemini',
-  qwen: 'levelcodeSessions.continueInQwen',
-  'copilot-cli': 'levelcodeSessions.continueInCopilotCli',
-  'cursor-agent': 'levelcodeSessions.continueInCursorAgent',
-  opencode: 'levelcodeSessions.continueInOpencode',
-  pi: 'levelcodeSessions.continueInPi',
-  continue: 'levelcodeSessions.continueInContinue',
-};
+import type { HandoffParams, ToolInfo } from './protocol';
 
 export interface Continuable {
   source?: { tool: string };
   continueIn?: { argv: string[]; cwd: string };
 }
 
-/** A row's contextValue: "levelcodeSession", plus " continue:<tool>" where it can continue there. */
+/**
+ * A row's contextValue: "levelcodeSession", plus " continue:<tool>" where the sidecar gave a
+ * continueIn; the manifest's Continue in <tool> entries match on it.
+ */
 export function rowContext(base: string, s: Continuable): string {
   const tool = s.source?.tool;
-  return tool && s.continueIn && CONTINUE_COMMANDS[tool] ? `${base} continue:${tool}` : base;
+  return tool && s.continueIn ? `${base} continue:${tool}` : base;
 }
 
 /** The full path of `cmd` as the terminal would find it on PATH, or undefined when it is not there. */
@@ -55,15 +49,42 @@ export async function findOnPath(
   return undefined;
 }
 
-/** The agent CLIs a session can be handed off to (session/handoff): sidecar name, label, command. */
-export const HANDOFF_TOOLS = [
-  { to: 'claude-code', label: 'Claude Code', bin: 'claude' },
-  { to: 'codex', label: 'Codex', bin: 'codex' },
-] as const;
+/** An agent CLI a session can be handed off to (session/handoff): sidecar name, label, command, install line. */
+export interface HandoffTool {
+  to: HandoffParams['to'];
+  label: string;
+  bin: string;
+  install: string;
+}
+
+/** The agent CLIs of the sidecar's capability (`tools` with `handoff`), in its order. */
+export function handoffTools(tools: readonly ToolInfo[] | undefined): HandoffTool[] {
+  return (tools ?? []).flatMap((t) =>
+    t.handoff ? [{ to: t.id as HandoffParams['to'], label: t.label, bin: t.handoff.bin, install: t.handoff.install }] : [],
+  );
+}
+
+let known: readonly ToolInfo[] = [];
+
+/** The running sidecar's tools: sidecar.ts sets them each time it is ready. */
+export function setKnownTools(tools: readonly ToolInfo[] | undefined): void {
+  known = tools ?? [];
+}
+
+/** The hand-off tools of the running sidecar (none before it is ready). */
+export function knownHandoffTools(): HandoffTool[] {
+  return handoffTools(known);
+}
+
+/** What to install when none is on PATH: "Claude Code (npm install -g …) or Codex (npm install -g …)". */
+export function installLine(tools: readonly HandoffTool[]): string {
+  const each = tools.map((t) => `${t.label} (${t.install})`);
+  return each.length < 2 ? each.join('') : `${each.slice(0, -1).join(', ')} or ${each[each.length - 1]}`;
+}
 
 /** The first agent CLI a chat can be handed off to that is on PATH (Claude Code, then Codex). */
-export async function installedHandoffTool(): Promise<(typeof HANDOFF_TOOLS)[number] | undefined> {
-  for (const tool of HANDOFF_TOOLS) if (await findOnPath(tool.bin)) return tool;
+export async function installedHandoffTool(tools: readonly HandoffTool[] = knownHandoffTools()): Promise<HandoffTool | undefined> {
+  for (const tool of tools) if (await findOnPath(tool.bin)) return tool;
   return undefined;
 }
 

@@ -93,7 +93,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<LevelC
         history.refresh();
       }
     }),
-    ...registerCommands({ sidecar, history, chat, deletes, settings: () => settings, projects }),
+    ...registerCommands({ sidecar, history, chat, deletes, settings: () => settings, projects }, context.extension.packageJSON),
   );
   void vscode.commands.executeCommand('setContext', 'levelcodeSessions.hasCurrentChat', chat.current !== undefined);
 

@@ -6,6 +6,8 @@ import type * as P from '../../../server/rpc/protocol.js';
 
 export type SessionSummary = P.SessionSummary;
 export type ServerCapability = P.ServerCapability;
+/** One AI tool the sidecar knows (its capability's `tools`): id, label, continue-in, hand-off. */
+export type ToolInfo = P.ServerCapability['tools'][number];
 export type DidChangeParams = P.DidChangeParams;
 export type Feature = P.Feature;
 

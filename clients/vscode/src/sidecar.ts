@@ -39,7 +39,9 @@ import {
   type SummarizeResult,
   type TitleParams,
   type TitleResult,
+  type ToolInfo,
 } from './protocol';
+import { setKnownTools } from './continueIn';
 import { lifecycleInitOptions } from './history/lifecycle';
 import { parseSidecarLine } from './logLines';
 import { S } from './strings';
@@ -92,6 +94,11 @@ export class Sidecar implements vscode.Disposable {
 
   get store(): string | undefined {
     return this.capability?.store;
+  }
+
+  /** The AI tools the running sidecar knows (its capability's `tools`); none before it is ready. */
+  get tools(): readonly ToolInfo[] {
+    return this.capability?.tools ?? [];
   }
 
   has(feature: Feature): boolean {
@@ -258,6 +265,7 @@ export class Sidecar implements vscode.Disposable {
     const cap = (client.initializeResult?.capabilities.experimental as { levelcodeSessions?: ServerCapability } | undefined)
       ?.levelcodeSessions;
     this.capability = cap;
+    setKnownTools(cap?.tools);
     if (cap && cap.version !== PROTOCOL_VERSION) {
       this.log.error(S.sidecar.tooOld(cap.version, PROTOCOL_VERSION));
       void vscode.window.showErrorMessage(S.sidecar.tooOld(cap.version, PROTOCOL_VERSION));

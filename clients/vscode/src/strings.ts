@@ -195,7 +195,11 @@ export const S = {
   },
   handoff: {
     pickTitle: (title: string) => `Continue “${title}” in`,
-    none: 'No agent CLI on PATH to continue in: install Claude Code (npm install -g @anthropic-ai/claude-code) or Codex (npm install -g @openai/codex).',
+    /** `install`: what to install, "Claude Code (npm …) or Codex (npm …)" (continueIn.ts installLine); '' when the sidecar names none. */
+    none: (install: string) =>
+      install
+        ? `No agent CLI on PATH to continue in: install ${install}.`
+        : 'No agent CLI to continue in: the LevelCode sidecar names none.',
     progress: (tool: string) => `Writing a ${tool} session…`,
     failed: (tool: string, why: string) => `Could not continue in ${tool}: ${why}`,
     note: (tool: string, note: string) => `${tool}: ${note}`,

@@ -63,11 +63,32 @@ end
 ---"Continue in an agent CLI": any session, continued in Claude Code or Codex (session/handoff).
 M.HANDOFF = 'Continue in an agent CLI…'
 
----The agent CLIs a session can be handed off to: sidecar name, label, command on PATH, install line.
-M.handoff_tools = {
-  { to = 'claude-code', label = 'Claude Code', bin = 'claude', install = 'npm install -g @anthropic-ai/claude-code' },
-  { to = 'codex', label = 'Codex', bin = 'codex', install = 'npm install -g @openai/codex' },
-}
+---The agent CLIs a session can be handed off to, as the running sidecar's capability lists them
+---(`tools` with `handoff`): sidecar name, label, command on PATH, install line.
+---@return {to: string, label: string, bin: string, install: string}[]
+function M.handoff_tools()
+  local out = {}
+  for _, t in ipairs(require('levelcode.import').tools()) do
+    if type(t.handoff) == 'table' then
+      table.insert(out, { to = t.id, label = t.label, bin = t.handoff.bin, install = t.handoff.install })
+    end
+  end
+  return out
+end
+
+---"install Claude Code (npm …) or Codex (npm …)": what to install when no agent CLI is on PATH.
+---@param tools table[] M.handoff_tools()
+---@return string
+local function what_to_install(tools)
+  local each = {}
+  for _, t in ipairs(tools) do
+    table.insert(each, t.label .. ' (' .. t.install .. ')')
+  end
+  if #each <= 1 then
+    return table.concat(each)
+  end
+  return table.concat(each, ', ', 1, #each - 1) .. ' or ' .. each[#each]
+end
 
 ---Runs argv in a :terminal split in cwd (never through a shell); `cb(nil, {job, buf})`.
 local function in_terminal(argv, cwd, name, label, cb)
@@ -91,17 +112,15 @@ end
 ---@param to string|nil the tool ('claude-code' or 'codex'); asked when nil
 function M.handoff(s, cb, to)
   local found = {}
-  for _, t in ipairs(M.handoff_tools) do
+  local tools = M.handoff_tools()
+  for _, t in ipairs(tools) do
     if vim.fn.executable(t.bin) == 1 and (to == nil or to == t.to) then
       table.insert(found, t)
     end
   end
   if #found == 0 then
-    local msg = 'no agent CLI on PATH to continue in: install Claude Code ('
-      .. M.handoff_tools[1].install
-      .. ') or Codex ('
-      .. M.handoff_tools[2].install
-      .. ')'
+    local msg = #tools == 0 and 'no agent CLI to continue in: the sidecar is not running or names none'
+      or 'no agent CLI on PATH to continue in: install ' .. what_to_install(tools)
     util.warn(msg)
     return cb({ message = msg }, nil)
   end

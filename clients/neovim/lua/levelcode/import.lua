@@ -15,41 +15,39 @@ local util = require('levelcode.util')
 
 local M = {}
 
----The tools' names as people know them (the sidecar's importer labels), by importer name.
-M.labels = {
-  aider = 'Aider',
-  ['claude-code'] = 'Claude Code',
-  cline = 'Cline',
-  codex = 'Codex',
-  continue = 'Continue',
-  ['copilot-cli'] = 'Copilot CLI',
-  cursor = 'Cursor',
-  ['cursor-agent'] = 'Cursor CLI',
-  gemini = 'Gemini CLI',
-  opencode = 'opencode',
-  pi = 'pi',
-  qwen = 'Qwen Code',
-  vscode = 'VS Code chat',
-  zed = 'Zed',
-}
+---The AI tools the running sidecar knows (its capability's `tools`: {id, label, continueIn,
+---handoff?}); empty when it is not running. The plugin keeps no list of its own.
+---@return table[]
+function M.tools()
+  local server = rpc.server()
+  return (server and type(server.tools) == 'table') and server.tools or {}
+end
 
 ---@param t table a ToolCounts (or a tool name)
 ---@return string
 function M.label(t)
   local name = type(t) == 'table' and t.tool or t
-  return (type(t) == 'table' and type(t.label) == 'string' and t.label) or M.labels[name] or tostring(name)
+  if type(t) == 'table' and type(t.label) == 'string' then
+    return t.label
+  end
+  for _, known in ipairs(M.tools()) do
+    if known.id == name and type(known.label) == 'string' then
+      return known.label
+    end
+  end
+  return tostring(name)
 end
 
 local function plural(n, word)
   return string.format('%d %s%s', n, word, n == 1 and '' or 's')
 end
 
----The import in flight: {tool, label, cancel}, or nil.
+---The import in flight: {tool, cancel}, or nil.
 ---@type table|nil
 local running = nil
 local next_token = 0
 
----@return table|nil the import in flight ({tool, label})
+---@return table|nil the import in flight ({tool})
 function M.running()
   return running
 end
@@ -114,26 +112,29 @@ end
 local function start(tool, cb)
   next_token = next_token + 1
   local token = 'levelcode-import-' .. next_token
-  local label = tool == 'all' and 'chats of other AI tools' or M.label(tool)
   local handle = {}
-  running = { tool = tool, label = label }
+  running = { tool = tool }
+  -- Named when said: the label is the sidecar's, known once it has started.
+  local function label()
+    return tool == 'all' and 'chats of other AI tools' or M.label(tool)
+  end
   rpc.on_progress(token, function(value)
     if running and running.tool == tool and type(value) == 'table' and value.kind ~= 'end' then
       local pct = tonumber(value.percentage)
-      ui.echo(string.format('importing %s…%s%s', label, value.message and (' ' .. value.message) or '', pct and string.format(' (%d%%)', pct) or ''))
+      ui.echo(string.format('importing %s…%s%s', label(), value.message and (' ' .. value.message) or '', pct and string.format(' (%d%%)', pct) or ''))
     end
   end)
-  ui.echo('importing ' .. label .. '…')
+  ui.echo('importing ' .. label() .. '…')
   rpc.request('session/import', { tool = tool, workDoneToken = token }, function(err, r)
     rpc.on_progress(token, nil)
     running = nil
     ui.echo('')
     if err then
       if type(err) == 'table' and err.code == -32800 then
-        util.notify('import of ' .. label .. ' cancelled; what was imported before stays in History.')
+        util.notify('import of ' .. label() .. ' cancelled; what was imported before stays in History.')
         return cb(err, nil)
       end
-      util.error('could not import ' .. label .. ': ' .. util.err_text(err))
+      util.error('could not import ' .. label() .. ': ' .. util.err_text(err))
       return cb(err, nil)
     end
     local msg, level = M.summary(r)
@@ -150,10 +151,15 @@ local function start(tool, cb)
   end
 end
 
----Offers to cancel the import in flight.
+---Offers to cancel the import in flight. The tool is named by the sidecar's label: when the
+---import was asked for before the sidecar had started, this waits for it to be up (its start).
 local function offer_cancel(cb)
   local r = running
-  ui.confirm('Importing ' .. r.label .. '. ', 'Cancel the import', function(ok)
+  if not rpc.server() then
+    rpc.ensure_sync()
+  end
+  local label = r.tool == 'all' and 'chats of other AI tools' or M.label(r.tool)
+  ui.confirm('Importing ' .. label .. '. ', 'Cancel the import', function(ok)
     if ok and running == r and r.cancel then
       r.cancel()
     end

@@ -1,17 +1,17 @@
 // Going on in another tool's terminal: "Continue in <tool>" on an imported row runs that tool's
 // own resume command (the argv the sidecar names, continueIn.ts) in a terminal in its project
-// folder; "Continue in an agent CLI…" hands any chat off (session/handoff) to Claude Code or
-// Codex, whichever is on PATH, and runs its resume. The tool is the terminal's process, argv as
+// folder; "Continue in an agent CLI…" hands any chat off (session/handoff) to one of the agent
+// CLIs the sidecar names (Claude Code, Codex), whichever is on PATH, and runs its resume. The tool is the terminal's process, argv as
 // given, no shell in between.
 
 import * as vscode from 'vscode';
 import { messageOf } from '../errors';
-import { findOnPath, HANDOFF_TOOLS, isFolder } from '../continueIn';
+import { findOnPath, type HandoffTool, handoffTools, installLine, isFolder } from '../continueIn';
 import { itemLabel } from '../history/labels';
 import { S } from '../strings';
 import { type CommandDeps, type Target, target } from './target';
 
-type Found = { tool: (typeof HANDOFF_TOOLS)[number]; exe: string };
+type Found = { tool: HandoffTool; exe: string };
 
 /** Continue in <tool>: the tool's own resume command in a terminal in its project folder. */
 export async function continueInTool(deps: CommandDeps, arg: Target): Promise<void> {
@@ -51,7 +51,7 @@ export async function handoff(deps: CommandDeps, arg: Target): Promise<void> {
   const { sidecar } = deps;
   const s = await target(deps, arg, S.pick.resumePlaceholder);
   if (!s) return;
-  const pick = await pickHandoffTool(itemLabel(s));
+  const pick = await pickHandoffTool(handoffTools(sidecar.tools), itemLabel(s));
   if (!pick) return;
   const label = pick.tool.label;
   try {
@@ -69,14 +69,14 @@ export async function handoff(deps: CommandDeps, arg: Target): Promise<void> {
 }
 
 /** The hand-off tools on PATH: none (the user told so), the one there, or the one picked. */
-async function pickHandoffTool(title: string): Promise<Found | undefined> {
+async function pickHandoffTool(tools: HandoffTool[], title: string): Promise<Found | undefined> {
   const found: Found[] = [];
-  for (const tool of HANDOFF_TOOLS) {
+  for (const tool of tools) {
     const exe = await findOnPath(tool.bin);
     if (exe) found.push({ tool, exe });
   }
   if (found.length === 0) {
-    void vscode.window.showInformationMessage(S.handoff.none);
+    void vscode.window.showInformationMessage(S.handoff.none(installLine(tools)));
     return undefined;
   }
   if (found.length === 1) return found[0];

@@ -28,7 +28,12 @@ import type { CommandDeps, Target } from './target';
 
 export type { CommandDeps } from './target';
 
-export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
+/** The part of the extension's package.json read here: its commands. */
+export interface Manifest {
+  contributes?: { commands?: { command: string }[] };
+}
+
+export function registerCommands(deps: CommandDeps, manifest: Manifest): vscode.Disposable[] {
   const { sidecar, history } = deps;
   const on = (fn: (deps: CommandDeps, arg: Target) => Promise<void>) => (arg: Target) => fn(deps, arg);
   /** Delete and F2 on the History view: the selected row (nothing selected: nothing to do). */
@@ -59,16 +64,11 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
     r('levelcodeSessions.relinkFolder', () => relinkFolder(deps)),
     r('levelcodeSessions.copyMarkdown', on(copyMarkdown)),
     r('levelcodeSessions.exportMarkdown', on(exportMarkdown)),
-    // One command per tool, so each imported row's menu can say "Continue in Claude Code" (continueIn.ts).
-    r('levelcodeSessions.continueInClaudeCode', on(continueInTool)),
-    r('levelcodeSessions.continueInCodex', on(continueInTool)),
-    r('levelcodeSessions.continueInGemini', on(continueInTool)),
-    r('levelcodeSessions.continueInQwen', on(continueInTool)),
-    r('levelcodeSessions.continueInCopilotCli', on(continueInTool)),
-    r('levelcodeSessions.continueInCursorAgent', on(continueInTool)),
-    r('levelcodeSessions.continueInOpencode', on(continueInTool)),
-    r('levelcodeSessions.continueInPi', on(continueInTool)),
-    r('levelcodeSessions.continueInContinue', on(continueInTool)),
+    // One command per tool, so each imported row's menu can say "Continue in Claude Code": every
+    // continueIn<Tool> the manifest lists (generated from the tool descriptors, continueIn.ts).
+    ...(manifest.contributes?.commands ?? [])
+      .filter((c) => c.command.startsWith('levelcodeSessions.continueIn'))
+      .map((c) => r(c.command, on(continueInTool))),
     r('levelcodeSessions.handoff', on(handoff)),
     r('levelcodeSessions.importChats', () => importChats(deps)),
     r('levelcodeSessions.refresh', () => history.reload()),

@@ -1,29 +1,36 @@
-// Unit tests of "Continue in <tool>" (clients/vscode/src/continueIn.ts): every importer that
-// resumes by id has its command, menu entries and title in the manifest; a row names its tool in
-// its contextValue only when the sidecar gave a continueIn; PATH lookup finds executables only.
+// Unit tests of "Continue in <tool>" (clients/vscode/src/continueIn.ts): every tool descriptor
+// that resumes by id has its command, menu entries and title in the manifest (which the build
+// generates, tools/vscode-manifest.mjs); a row names its tool in its contextValue only when the
+// sidecar gave a continueIn; the hand-off tools are the capability's; PATH lookup finds executables only.
 
 import { chmod, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CONTINUE_COMMANDS, findOnPath, isFolder, rowContext } from '../../../../clients/vscode/src/continueIn.js';
-import { IMPORTERS } from '../../../../server/import/registry.js';
+import { findOnPath, handoffTools, isFolder, rowContext } from '../../../../clients/vscode/src/continueIn.js';
+import { TOOLS, toolsCapability, type ToolDescriptor } from '../../../../server/import/tools.js';
 
 const dir = join(__dirname, '../../../../clients/vscode');
 const manifest = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8'));
 const nls = JSON.parse(readFileSync(join(dir, 'package.nls.json'), 'utf8')) as Record<string, string>;
+const resumable = (TOOLS as readonly ToolDescriptor[]).filter((t) => t.resume);
+/** The command of each tool that resumes by id, by tool id. */
+const CONTINUE_COMMANDS = Object.fromEntries(resumable.map((t) => [t.id, `levelcodeSessions.continueIn${t.vscodeCommand}`]));
 
 describe('Continue in <tool> in the manifest', () => {
-  it('has a command for every importer that resumes by id, titled with its label', () => {
-    const resumable = IMPORTERS.filter((i) => i.resumeCommand).map((i) => i.tool);
-    expect(Object.keys(CONTINUE_COMMANDS).sort()).toEqual([...resumable].sort());
-    for (const imp of IMPORTERS.filter((i) => i.resumeCommand)) {
-      const id = CONTINUE_COMMANDS[imp.tool];
+  it('has a command for every tool that resumes by id, titled with its label, and no other', () => {
+    expect(resumable.length).toBeGreaterThan(0);
+    for (const t of resumable) {
+      const id = CONTINUE_COMMANDS[t.id];
       const cmd = manifest.contributes.commands.find((c: { command: string }) => c.command === id);
       expect(cmd, id).toBeDefined();
-      expect(nls[cmd.title.slice(1, -1)]).toBe(`Continue in ${imp.label}`);
+      expect(nls[cmd.title.slice(1, -1)]).toBe(`Continue in ${t.label}`);
     }
+    const listed = manifest.contributes.commands
+      .map((c: { command: string }) => c.command)
+      .filter((c: string) => c.startsWith('levelcodeSessions.continueIn'));
+    expect(listed.sort()).toEqual(Object.values(CONTINUE_COMMANDS).sort());
   });
 
   it("shows each one inline and in the context menu of its tool's rows only, never in the palette", () => {
@@ -54,14 +61,24 @@ describe('Continue in <tool> in the manifest', () => {
 });
 
 describe('rowContext', () => {
-  it('names the tool only where the sidecar gave a continueIn for a known tool', () => {
+  it('names the tool only where the sidecar gave a continueIn', () => {
     const c = { argv: ['claude', '--resume', 'X'], cwd: '/p' };
     expect(rowContext('levelcodeSession', {})).toBe('levelcodeSession');
     expect(rowContext('levelcodeSession', { source: { tool: 'claude-code' } })).toBe('levelcodeSession');
     expect(rowContext('levelcodeSession', { source: { tool: 'claude-code' }, continueIn: c })).toBe(
       'levelcodeSession continue:claude-code',
     );
-    expect(rowContext('levelcodeSession', { source: { tool: 'zed' }, continueIn: c })).toBe('levelcodeSession');
+    expect(rowContext('levelcodeSession', { source: { tool: 'windsurf' }, continueIn: c })).toBe('levelcodeSession continue:windsurf');
+  });
+});
+
+describe('handoffTools', () => {
+  it("are the capability's tools with a hand-off, in its order", () => {
+    expect(handoffTools(toolsCapability())).toEqual([
+      { to: 'claude-code', label: 'Claude Code', bin: 'claude', install: 'npm install -g @anthropic-ai/claude-code' },
+      { to: 'codex', label: 'Codex', bin: 'codex', install: 'npm install -g @openai/codex' },
+    ]);
+    expect(handoffTools(undefined)).toEqual([]);
   });
 });
 

@@ -33,7 +33,11 @@ describe('manifest', () => {
     const declared = (manifest.contributes.commands as { command: string; category: string }[]).map((c) => c.command);
     expect(new Set(declared).size).toBe(declared.length);
     const registered = [...commands.matchAll(/r\('(levelcodeSessions\.\w+)'/g)].map((m) => m[1]);
-    expect(registered.sort()).toEqual([...declared].sort());
+    // Continue in <tool>: one command a tool, generated into the manifest and registered from it.
+    expect(commands).toContain(".filter((c) => c.command.startsWith('levelcodeSessions.continueIn'))");
+    const generated = declared.filter((c) => c.startsWith('levelcodeSessions.continueIn'));
+    expect(generated.length).toBeGreaterThan(0);
+    expect([...registered, ...generated].sort()).toEqual([...declared].sort());
     for (const c of manifest.contributes.commands) expect(nls[c.category.slice(1, -1)]).toBe('LevelCode');
     for (const wanted of [
       'New Chat',

@@ -10,10 +10,11 @@ import java.util.concurrent.CompletableFuture;
 import java.util.function.Consumer;
 
 /**
- * "Continue in an agent CLI": any saved session handed off to Claude Code or Codex. The sidecar
- * writes a new session of that tool (session/handoff) and answers the command that resumes it;
- * the IDE adapter runs that command in its terminal. Plain Java: the tools found on PATH, the
- * one line said when there is none, and the request, tested by JUnit against the real sidecar.
+ * "Continue in an agent CLI": any saved session handed off to an agent CLI (Claude Code, Codex:
+ * the tools the sidecar's capability lists with `handoff`). The sidecar writes a new session of
+ * that tool (session/handoff) and answers the command that resumes it; the IDE adapter runs that
+ * command in its terminal. Plain Java: the tools found on PATH, the one line said when there is
+ * none, and the request, tested by JUnit against the real sidecar.
  */
 public final class Handoff {
   private Handoff() {}
@@ -21,9 +22,14 @@ public final class Handoff {
   /** An agent CLI: the sidecar's name for it, its label, its command, how to install it. */
   public record Tool(String to, String label, String bin, String install) {}
 
-  public static final List<Tool> TOOLS = List.of(
-      new Tool("claude-code", "Claude Code", "claude", "npm install -g @anthropic-ai/claude-code"),
-      new Tool("codex", "Codex", "codex", "npm install -g @openai/codex"));
+  /** The tools a session can be handed off to, as the sidecar's capability lists them (none without one). */
+  public static List<Tool> tools(Protocol.ServerCapability cap) {
+    List<Tool> out = new ArrayList<>();
+    if (cap == null || cap.tools() == null) return out;
+    for (Protocol.ToolInfo t : cap.tools())
+      if (t.handoff() != null) out.add(new Tool(t.id(), t.label(), t.handoff().bin(), t.handoff().install()));
+    return out;
+  }
 
   /**
    * What runs in the terminal: the tool's resume as argv in the project folder, and as one POSIX
@@ -32,10 +38,10 @@ public final class Handoff {
   public record Command(List<String> argv, String cwd, String shellLine, String title, String note) {}
 
   /** The tools whose command is an executable file in a folder of `path` (a PATH value), in order. */
-  public static List<Tool> onPath(String path) {
+  public static List<Tool> onPath(List<Tool> tools, String path) {
     List<Tool> out = new ArrayList<>();
     if (path == null) return out;
-    for (Tool t : TOOLS) {
+    for (Tool t : tools) {
       for (String dir : path.split(File.pathSeparator)) {
         if (dir.isEmpty()) continue;
         Path p = Path.of(dir, t.bin());
@@ -48,10 +54,13 @@ public final class Handoff {
     return out;
   }
 
-  /** The one line shown when no agent CLI is on PATH. */
-  public static String noneOnPath() {
-    return "No agent CLI on PATH to continue in: install Claude Code (" + TOOLS.get(0).install() + ") or Codex ("
-        + TOOLS.get(1).install() + ").";
+  /** The one line shown when no agent CLI is on PATH: "install Claude Code (npm …) or Codex (npm …)". */
+  public static String noneOnPath(List<Tool> tools) {
+    List<String> each = tools.stream().map(t -> t.label() + " (" + t.install() + ")").toList();
+    if (each.isEmpty()) return "No agent CLI to continue in: this sidecar hands off to none.";
+    String last = each.get(each.size() - 1);
+    String list = each.size() == 1 ? last : String.join(", ", each.subList(0, each.size() - 1)) + " or " + last;
+    return "No agent CLI on PATH to continue in: install " + list + ".";
   }
 
   /**
@@ -60,9 +69,14 @@ public final class Handoff {
    * Answers the command run, or null when nothing was (none on PATH, dismissed, or an error said).
    */
   public static CompletableFuture<Command> continueIn(Sidecar sidecar, Ui ui, String id, String title, String path, Consumer<Command> terminal) {
-    List<Tool> found = onPath(path);
+    return sidecar.start().thenCompose(cap -> continueIn(sidecar, tools(cap), ui, id, title, path, terminal));
+  }
+
+  private static CompletableFuture<Command> continueIn(Sidecar sidecar, List<Tool> tools, Ui ui, String id, String title, String path,
+      Consumer<Command> terminal) {
+    List<Tool> found = onPath(tools, path);
     if (found.isEmpty()) {
-      ui.notify(Ui.Kind.INFO, noneOnPath(), List.of());
+      ui.notify(Ui.Kind.INFO, noneOnPath(tools), List.of());
       return CompletableFuture.completedFuture(null);
     }
     CompletableFuture<Integer> pick = found.size() == 1 ? CompletableFuture.completedFuture(0)

@@ -43,9 +43,9 @@ public final class Importer {
     return out;
   }
 
-  /** The tool's name as people know it: the sidecar's label, else ours. */
+  /** The tool's name as people know it: the sidecar's label, else its id. */
   static String labelOf(Protocol.ToolCounts t) {
-    return t.label() != null && !t.label().isBlank() ? t.label() : Strings.History.tool(t.tool());
+    return t.label() != null && !t.label().isBlank() ? t.label() : t.tool();
   }
 
   /** The balloon at the end: the totals, then a line per tool that had files. */

@@ -46,27 +46,6 @@ public final class Strings {
     public static String created(String s) { return "Started " + s; }
     public static String sessionId(String id) { return "Session " + id; }
     public static String device(String name) { return "Device " + name; }
-    /** An importer's name as users know the tool ("claude-code": "Claude Code"); an unknown one as it is. */
-    public static String tool(String tool) {
-      return switch (tool) {
-        case "claude-code" -> "Claude Code";
-        case "codex" -> "Codex";
-        case "gemini" -> "Gemini CLI";
-        case "vscode" -> "VS Code";
-        case "cline" -> "Cline";
-        case "roo-code" -> "Roo Code";
-        case "aider" -> "Aider";
-        case "pi" -> "pi";
-        case "qwen" -> "Qwen Code";
-        case "continue" -> "Continue";
-        case "copilot-cli" -> "Copilot CLI";
-        case "opencode" -> "opencode";
-        case "zed" -> "Zed";
-        case "cursor-agent" -> "Cursor CLI";
-        case "cursor" -> "Cursor";
-        default -> tool;
-      };
-    }
     public static String imported(String tool, String version, String id) {
       return "Imported from " + tool + (version == null || version.isBlank() ? "" : " " + version) + " (its session " + id + ")";
     }

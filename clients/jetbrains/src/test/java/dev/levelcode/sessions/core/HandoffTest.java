@@ -33,9 +33,12 @@ class HandoffTest {
     Path bin = fx.root.resolve("bin");
     tool(bin, "codex", "codex-cli 0.171.0");
     Files.writeString(bin.resolve("claude"), "not executable");
-    assertEquals(List.of("codex"), Handoff.onPath("/nonexistent:" + bin).stream().map(Handoff.Tool::to).toList());
-    assertEquals(List.of(), Handoff.onPath("/nonexistent"));
-    assertTrue(Handoff.noneOnPath().contains("npm install -g @anthropic-ai/claude-code"));
+    List<Handoff.Tool> tools = Handoff.tools(fx.sidecar(o -> o).capability());
+    assertEquals(List.of("claude-code", "codex"), tools.stream().map(Handoff.Tool::to).toList());
+    assertEquals(List.of("codex"), Handoff.onPath(tools, "/nonexistent:" + bin).stream().map(Handoff.Tool::to).toList());
+    assertEquals(List.of(), Handoff.onPath(tools, "/nonexistent"));
+    assertEquals("No agent CLI on PATH to continue in: install Claude Code (npm install -g @anthropic-ai/claude-code) or Codex "
+        + "(npm install -g @openai/codex).", Handoff.noneOnPath(tools));
   }
 
   @Test
@@ -51,7 +54,7 @@ class HandoffTest {
     Path claudeHome = fx.root.resolve("claude-home");
     Sidecar s = fx.sidecar(o -> o.withEnv(Map.of("XDG_DATA_HOME", fx.data().toString(), "CLAUDE_CONFIG_DIR", claudeHome.toString(),
         "PATH", bin + ":" + System.getenv("PATH"))));
-    Handoff.Command c = Fixture.get(Handoff.start(s, id, "List the files", Handoff.TOOLS.get(0)));
+    Handoff.Command c = Fixture.get(Handoff.start(s, id, "List the files", Handoff.tools(s.capability()).get(0)));
     assertEquals("claude", c.argv().get(0));
     assertEquals("--resume", c.argv().get(1));
     assertEquals(fx.project.toString(), c.cwd());
@@ -84,7 +87,7 @@ class HandoffTest {
     }
     ScriptedUi none = new ScriptedUi();
     assertEquals(null, Fixture.get(Handoff.continueIn(s, none, id, "Plan the migration", "/nonexistent", ran::add)));
-    assertEquals(Handoff.noneOnPath(), none.said.take().message());
+    assertEquals(Handoff.noneOnPath(Handoff.tools(s.capability())), none.said.take().message());
     assertEquals(1, ran.size());
   }
 }

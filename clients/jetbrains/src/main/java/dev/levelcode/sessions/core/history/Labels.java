@@ -175,10 +175,10 @@ public final class Labels {
     return out;
   }
 
-  /** The tool an imported chat came from, as users name it; null for a chat of ours. */
+  /** The tool an imported chat came from, as the sidecar names it (else its id); null for a chat of ours. */
   public static String sourceTool(SessionSummary s) {
     if (s.source() == null || s.source().tool() == null || s.source().tool().isBlank()) return null;
-    return Strings.History.tool(s.source().tool());
+    return s.sourceLabel() != null && !s.sourceLabel().isBlank() ? s.sourceLabel() : s.source().tool();
   }
 
   /** A line for screen readers: the title, then the whole grey line. */

@@ -144,7 +144,14 @@ public final class Protocol {
   }
 
   @Schema("#/$defs/ServerCapability")
-  public record ServerCapability(int version, List<Feature> features, String store, Watch didChange) {}
+  public record ServerCapability(int version, List<Feature> features, String store, Watch didChange, List<ToolInfo> tools) {}
+
+  /** One AI tool the sidecar knows: its id, its label, and where it can continue a session. */
+  @Schema("#/$defs/ServerCapability/properties/tools/items")
+  public record ToolInfo(String id, String label, boolean continueIn, ToolHandoff handoff) {}
+
+  @Schema("#/$defs/ServerCapability/properties/tools/items/properties/handoff")
+  public record ToolHandoff(String bin, String install) {}
 
   // ---- client to server ----
 
