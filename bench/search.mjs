@@ -204,6 +204,6 @@ const before = join(REPO, 'bench', 'relevance-before.json');
 if (existsSync(before)) {
   const b = JSON.parse((await import('node:fs')).readFileSync(before, 'utf8'));
   console.log(
-    `\nRelevance before (substring, newest first): P@5 ${b.p5.toFixed(3)}, MRR ${b.mrr.toFixed(3)} over ${b.rows.length} queries; now: npx vitest run test/search-relevance.test.ts`,
+    `\nRelevance before (substring, newest first): P@5 ${b.p5.toFixed(3)}, MRR ${b.mrr.toFixed(3)} over ${b.rows.length} queries; now: npx vitest run test/search/search-relevance.test.ts`,
   );
 }

@@ -15,7 +15,7 @@
 //   _Interrupted · 09:13 UTC_          markers as one italic line
 // Times are UTC, or local in the zone a caller passes (session/export: the user's).
 // Message text never makes an h1 or h2, and whatever it leaves open is closed before the next
-// block (see markdown.ts for the rules and test/export.test.ts for the proof).
+// block (see markdown.ts for the rules and test/export/export.test.ts for the proof).
 
 import {
   defineOwn,

@@ -1,7 +1,7 @@
 // Generates protocol.schema.json (beside protocol.md, at the repository root) from the zod
 // schemas: every method's params and result (protocol.ts) and the on-disk lines (events.ts),
 // with z.toJSONSchema. `npm run schema` writes it; `node dist/rpc/gen-schema.js --check` exits 1
-// when the file is stale. test/protocol/drift.test.ts regenerates it in memory and fails on any
+// when the file is stale. test/rpc/drift.test.ts regenerates it in memory and fails on any
 // difference, and on a protocol.md whose recorded hash is not this file's.
 //
 // Depends on zod and the schema modules only: no fs at import time, no JSON-RPC.

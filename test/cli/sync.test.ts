@@ -1,5 +1,5 @@
 // `levelcode-sessions sync init` and `sync status` without a Syncthing (the real daemons are in
-// test/sync, npm run test:sync), and the CLI's turn at conflict copies: a synced store's copies are
+// test/sync/syncthing, npm run test:sync), and the CLI's turn at conflict copies: a synced store's copies are
 // resolved before a command reads it, and the copy goes to the OS trash (a temp XDG_DATA_HOME).
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -1,7 +1,7 @@
 // The relevance store: every importer contract case's fixtures (test/import/cases/, the real
 // tools' files and the public ones from /work/shared/fixtures copied under test/fixtures/import)
 // imported into one store, as a user who imported every tool would have it. The relevance test
-// (test/search-relevance.test.ts) and `npm run bench`'s quality table search it.
+// (test/search/search-relevance.test.ts) and `npm run bench`'s quality table search it.
 
 import { mkdir, readdir } from 'node:fs/promises';
 import { dirname, join } from 'node:path';

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // A minimal ACP agent on the official SDK (`agent()` of @agentclientprotocol/sdk), with none of
 // the optional session methods (no load, list or resume): for the proxy's latency figure in
-// bench/acp.mjs and for test/acp.test.ts (an agent that gains them through the proxy). It
+// bench/acp.mjs and for test/acp/acp.test.ts (an agent that gains them through the proxy). It
 // answers each prompt at once with three message chunks, a finished tool call and end_turn, so
 // that a round trip measures the transport and whatever sits in it, not a model. With
 // ACP_TEST_ECHO set, its first chunk repeats the prompt's text (what the agent was told). A

@@ -1,6 +1,6 @@
 // Unit tests of what a History entry says (clients/vscode/src/history/labels.ts): the label and
 // description from the sidecar's `view` with the row's state, tooltips and export file names.
-// (The groups and times themselves are the sidecar's: test/protocol/history-view.test.ts.)
+// (The groups and times themselves are the sidecar's: test/rpc/history-view.test.ts.)
 
 import { describe, expect, it } from 'vitest';
 import {

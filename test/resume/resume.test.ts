@@ -5,7 +5,7 @@
 
 import { describe, it, expect } from 'vitest';
 import fc from 'fast-check';
-import type { SeqEvent, SessionEvent } from '../server/format/events.js';
+import type { SeqEvent, SessionEvent } from '../../server/format/events.js';
 import {
   applyBriefing,
   briefingMessage,
@@ -23,10 +23,10 @@ import {
   TIER3_NOTE,
   type CompactPlan,
   type ResumePlan,
-} from '../server/resume/resume.js';
-import { estimateTokens, jsonLength, countForSeq, type TokenCounter } from '../server/resume/tokens.js';
-import { elideToCap } from '../server/format/soft-cap.js';
-import { at } from './helpers/items.js';
+} from '../../server/resume/resume.js';
+import { estimateTokens, jsonLength, countForSeq, type TokenCounter } from '../../server/resume/tokens.js';
+import { elideToCap } from '../../server/format/soft-cap.js';
+import { at } from '../helpers/items.js';
 
 // ---------------------------------------------------------------------------------------------
 // Helpers.

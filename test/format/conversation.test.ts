@@ -3,11 +3,11 @@
 // canonical) and compares the whole result. Then each validator is shown to reject what its API
 // rejects, so that the fixture sweep (resume-targets.test.ts) cannot pass by accident.
 import { describe, it, expect } from 'vitest';
-import { toConversation, type NeutralMessage } from '../server/format/conversation.js';
-import { canonical, render, NO_RESULT } from '../server/resume/targets.js';
-import { honestyLine } from '../server/resume/resume.js';
-import type { SeqEvent, SessionEvent } from '../server/format/events.js';
-import { VALIDATORS } from './support/validators.js';
+import { toConversation, type NeutralMessage } from '../../server/format/conversation.js';
+import { canonical, render, NO_RESULT } from '../../server/resume/targets.js';
+import { honestyLine } from '../../server/resume/resume.js';
+import type { SeqEvent, SessionEvent } from '../../server/format/events.js';
+import { VALIDATORS } from '../support/validators.js';
 
 const T = '2026-01-01T00:00:00.000Z';
 const seq = (events: Record<string, unknown>[]): SeqEvent[] => events.map((e, i) => ({ seq: i, event: { t: T, ...e } as SessionEvent }));

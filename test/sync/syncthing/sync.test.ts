@@ -15,11 +15,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type Sidecar, startSidecar, ResponseError } from '../helpers/sidecar.js';
-import * as P from '../../server/rpc/protocol.js';
-import { prng, seedFromEnv } from '../reliability/harness.js';
+import { type Sidecar, startSidecar, ResponseError } from '../../helpers/sidecar.js';
+import * as P from '../../../server/rpc/protocol.js';
+import { prng, seedFromEnv } from '../../reliability/harness.js';
 import { Device, conflictCopies, converged, ignoredHere, pair, sleep, storeSessions, until } from './devices.js';
-import { at } from '../helpers/items.js';
+import { at } from '../../helpers/items.js';
 
 const base = mkdtempSync(join(tmpdir(), 'lcs-sync-'));
 const project = join(base, 'project');

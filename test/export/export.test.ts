@@ -11,10 +11,10 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import MarkdownIt from 'markdown-it';
 import { describe, expect, it } from 'vitest';
-import { MetaLine, SessionEvent, type SeqEvent } from '../server/format/events.js';
-import { exportJson, renderMarkdown, sessionTitle, TURN_KINDS } from '../server/export/export.js';
-import { SEPARATOR, sanitizeMarkdown } from '../server/export/markdown.js';
-import { parseZone } from '../server/listing/view.js';
+import { MetaLine, SessionEvent, type SeqEvent } from '../../server/format/events.js';
+import { exportJson, renderMarkdown, sessionTitle, TURN_KINDS } from '../../server/export/export.js';
+import { SEPARATOR, sanitizeMarkdown } from '../../server/export/markdown.js';
+import { parseZone } from '../../server/listing/view.js';
 
 const md = new MarkdownIt({ html: true });
 type Token = ReturnType<typeof md.parse>[number];
@@ -416,7 +416,7 @@ describe('markdown export: the document', () => {
 // ---------------------------------------------------------------------------------------------
 // Golden files.
 
-const GOLDEN = join(import.meta.dirname, 'fixtures', 'export');
+const GOLDEN = join(import.meta.dirname, '..', 'fixtures', 'export');
 
 function readFixture(file: string): { meta: MetaLine; events: SeqEvent[] } {
   const lines = readFileSync(file, 'utf8').split('\n');

@@ -2,7 +2,7 @@
 // the instructions, and how a model's answer is cleaned. Pure data: no files, no sidecar.
 
 import { describe, it, expect } from 'vitest';
-import type { SeqEvent, SessionEvent } from '../server/format/events.js';
+import type { SeqEvent, SessionEvent } from '../../server/format/events.js';
 import {
   currentTitle,
   fallbackTitle,
@@ -10,7 +10,7 @@ import {
   shouldGenerateTitle,
   titleInstructions,
   titleMaxTokens,
-} from '../server/listing/title.js';
+} from '../../server/listing/title.js';
 
 const T0 = '2026-07-28T09:12:33.000Z';
 const user = (content: unknown): SessionEvent => ({ kind: 'user', t: T0, content }) as SessionEvent;

@@ -12,8 +12,8 @@ import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync, readdirSync, statSync, writeFileSync, existsSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join, relative } from 'node:path';
-import { BIN } from '../helpers/sidecar.js';
-import { STIGNORE } from '../../server/sync/names.js';
+import { BIN } from '../../helpers/sidecar.js';
+import { STIGNORE } from '../../../server/sync/names.js';
 
 /** The patterns of the ignore file `sync init` writes, as regexes over one path segment. */
 const IGNORED = STIGNORE.split('\n')

@@ -9,24 +9,24 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { SessionStore } from '../server/store/store.js';
-import { listSessions } from '../server/listing/history.js';
-import { runImport } from '../server/import/engine.js';
-import { importerOf } from '../server/import/registry.js';
-import { contextConversation } from '../server/resume/context.js';
-import { BRIEFING_HEADER } from '../server/resume/resume.js';
-import { render, toolName } from '../server/resume/targets.js';
-import { handOff, HANDOFF_TOOLS } from '../server/handoff/handoff.js';
-import * as P from '../server/rpc/protocol.js';
-import { RpcErrorCodes } from '../server/rpc/errors.js';
-import { cleanup, startSidecar, type ResponseError } from './helpers/sidecar.js';
-import type { ContractCase } from './import/case.js';
+import { SessionStore } from '../../server/store/store.js';
+import { listSessions } from '../../server/listing/history.js';
+import { runImport } from '../../server/import/engine.js';
+import { importerOf } from '../../server/import/registry.js';
+import { contextConversation } from '../../server/resume/context.js';
+import { BRIEFING_HEADER } from '../../server/resume/resume.js';
+import { render, toolName } from '../../server/resume/targets.js';
+import { handOff, HANDOFF_TOOLS } from '../../server/handoff/handoff.js';
+import * as P from '../../server/rpc/protocol.js';
+import { RpcErrorCodes } from '../../server/rpc/errors.js';
+import { cleanup, startSidecar, type ResponseError } from '../helpers/sidecar.js';
+import type { ContractCase } from '../import/case.js';
 
-const casesDir = fileURLToPath(new URL('./import/cases/', import.meta.url));
+const casesDir = fileURLToPath(new URL('../import/cases/', import.meta.url));
 const all: ContractCase[] = [];
 for (const f of (await readdir(casesDir)).filter((n) => n.endsWith('.ts')).sort())
   all.push(...((await import(join(casesDir, f))) as { cases: ContractCase[] }).cases);
-const bin = join(dirname(fileURLToPath(import.meta.url)), '..', 'bin', 'levelcode-sessions.js');
+const bin = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'bin', 'levelcode-sessions.js');
 
 let tmp: string;
 beforeAll(async () => {

@@ -1,24 +1,24 @@
 // Every reader of provider content agrees with the walker (server/format/content.ts) on one corpus
 // of Anthropic, OpenAI Chat and OpenAI Responses shapes: the export fixtures' sessions and the
-// mixed agent turn of test/content.test.ts. Export and MCP name each call and the result that
+// mixed agent turn of test/format/content.test.ts. Export and MCP name each call and the result that
 // answers it, textOf gives the text parts, resume never cuts between a call and its result, and
 // the soft cap finds the payloads the walker finds. Real files, read as JSONL; no sidecar.
 
 import { describe, it, expect } from 'vitest';
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import type { MetaLine, SeqEvent, SessionEvent } from '../server/format/events.js';
-import { blocks, parts, toolPairs } from '../server/format/content.js';
-import { textOf } from '../server/format/text.js';
-import { renderMarkdown } from '../server/export/export.js';
-import { escapeHtml } from '../server/export/markdown.js';
-import { cutPoints, toolIds } from '../server/resume/resume.js';
-import { payloadHolders } from '../server/format/soft-cap.js';
-import { windowText } from '../server/mcp/render.js';
-import type { Window } from '../server/mcp/sessions.js';
-import { mixedMessages } from './fixtures/mixed-content.js';
+import type { MetaLine, SeqEvent, SessionEvent } from '../../server/format/events.js';
+import { blocks, parts, toolPairs } from '../../server/format/content.js';
+import { textOf } from '../../server/format/text.js';
+import { renderMarkdown } from '../../server/export/export.js';
+import { escapeHtml } from '../../server/export/markdown.js';
+import { cutPoints, toolIds } from '../../server/resume/resume.js';
+import { payloadHolders } from '../../server/format/soft-cap.js';
+import { windowText } from '../../server/mcp/render.js';
+import type { Window } from '../../server/mcp/sessions.js';
+import { mixedMessages } from '../fixtures/mixed-content.js';
 
-const FIXTURES = join(import.meta.dirname, 'fixtures', 'export');
+const FIXTURES = join(import.meta.dirname, '..', 'fixtures', 'export');
 const T = '2026-07-28T09:12:33.000Z';
 
 /** The corpus: each export fixture as read from disk, and one session of the mixed shapes. */

@@ -9,10 +9,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { buildRelevanceStore } from './helpers/relevance-store.js';
-import { RELEVANCE, score, sessionKey } from './helpers/relevance-set.js';
-import { searchSessions } from '../server/search/search.js';
-import { callText, connect } from './mcp/harness.js';
+import { buildRelevanceStore } from '../helpers/relevance-store.js';
+import { RELEVANCE, score, sessionKey } from '../helpers/relevance-set.js';
+import { searchSessions } from '../../server/search/search.js';
+import { callText, connect } from '../mcp/harness.js';
 
 let dir: string;
 let root: string;

@@ -1,6 +1,6 @@
 // Syncthing's conflict copies made whole (server/sync/conflicts.ts), on real files: the copies
 // are made here as Syncthing makes them (the old file renamed, the new one in its place), so
-// every case runs in milliseconds; test/sync (npm run test:sync) makes them with two real daemons.
+// every case runs in milliseconds; test/sync/syncthing (npm run test:sync) makes them with two real daemons.
 // Also: the lock host rule (a lock of another host is never taken over by age alone), the
 // device in the meta line and the listing, and the names the ignore file keeps local.
 

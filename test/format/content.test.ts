@@ -3,8 +3,8 @@
 // texts and tool ids taken from the parts. Pure data: no files, no sidecar.
 
 import { describe, it, expect } from 'vitest';
-import { addToolNames, blocks, partOf, parts, textsOf, toolIdsOf, toolPairs } from '../server/format/content.js';
-import { mixedMessages } from './fixtures/mixed-content.js';
+import { addToolNames, blocks, partOf, parts, textsOf, toolIdsOf, toolPairs } from '../../server/format/content.js';
+import { mixedMessages } from '../fixtures/mixed-content.js';
 
 describe('partOf', () => {
   it('reads each block shape as its kind', () => {

@@ -7,9 +7,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { appendFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { QueryError, buildCache, searchSessions, syncFolders } from '../server/search/search.js';
-import { SearchCache } from '../server/search/cache.js';
-import { parseQuery } from '../server/search/query.js';
+import { QueryError, buildCache, searchSessions, syncFolders } from '../../server/search/search.js';
+import { SearchCache } from '../../server/search/cache.js';
+import { parseQuery } from '../../server/search/query.js';
 
 let dir: string;
 let root: string;

@@ -23,7 +23,7 @@ import { describe, it, expect } from 'vitest';
 import { readdirSync, readFileSync, existsSync, statSync } from 'node:fs';
 import { dirname, join, posix, resolve } from 'node:path';
 
-const root = resolve(import.meta.dirname, '..');
+const root = resolve(import.meta.dirname, '..', '..');
 const SKIP = new Set(['node_modules', '.git', '.tools', 'dist', 'build', 'out', '.gradle', '.vscode-test']);
 
 function walk(dir: string, out: string[] = []): string[] {

@@ -8,8 +8,8 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:f
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { SeqEvent, SessionEvent } from '../server/format/events.js';
-import { SessionRecorder } from '../server/acp/record.js';
+import type { SeqEvent, SessionEvent } from '../../server/format/events.js';
+import { SessionRecorder } from '../../server/acp/record.js';
 import {
   EARLIER_HEADER,
   earlierConversation,
@@ -18,13 +18,13 @@ import {
   SUMMARY_HEADER,
   summaryPlanOf,
   summaryPrompt,
-} from '../server/acp/replay.js';
-import { pieceEvents, tailEvents, toolIds } from '../server/resume/resume.js';
-import { agentName } from '../server/acp/run.js';
-import { SessionStore } from '../server/store/store.js';
-import { History } from '../server/listing/history.js';
-import { estimateTokens } from '../server/resume/tokens.js';
-import { drive, INIT } from './clients/acp/client.js';
+} from '../../server/acp/replay.js';
+import { pieceEvents, tailEvents, toolIds } from '../../server/resume/resume.js';
+import { agentName } from '../../server/acp/run.js';
+import { SessionStore } from '../../server/store/store.js';
+import { History } from '../../server/listing/history.js';
+import { estimateTokens } from '../../server/resume/tokens.js';
+import { drive, INIT } from '../clients/acp/client.js';
 
 type Rec = Record<string, unknown>;
 const note = (update: Rec): Rec => ({ jsonrpc: '2.0', method: 'session/update', params: { sessionId: 's1', update } });
@@ -158,7 +158,7 @@ describe('a saved session from another tool', () => {
 });
 
 it('the door: --help, a missing agent command, an agent that cannot start', () => {
-  const BIN = join(resolve(fileURLToPath(new URL('..', import.meta.url))), 'bin', 'levelcode-sessions.js');
+  const BIN = join(resolve(fileURLToPath(new URL('../..', import.meta.url))), 'bin', 'levelcode-sessions.js');
   const run = (args: string[]) => spawnSync(process.execPath, [BIN, ...args], { encoding: 'utf8', input: '' });
   const help = run(['acp', '--help']);
   expect(help.status).toBe(0);
@@ -181,7 +181,7 @@ it('names an agent from its command', () => {
 });
 
 describe('an agent without session/load, list or resume, behind the proxy', () => {
-  const REPO = resolve(fileURLToPath(new URL('..', import.meta.url)));
+  const REPO = resolve(fileURLToPath(new URL('../..', import.meta.url)));
   const BIN = join(REPO, 'bin', 'levelcode-sessions.js');
   const AGENT = join(REPO, 'test', 'support', 'acp-agent.mjs');
   let tmp: string;
@@ -347,7 +347,7 @@ describe('tier 3: summarised in pieces through the agent', () => {
 });
 
 describe('a resume that needs a summary, behind the proxy', () => {
-  const REPO = resolve(fileURLToPath(new URL('..', import.meta.url)));
+  const REPO = resolve(fileURLToPath(new URL('../..', import.meta.url)));
   const BIN = join(REPO, 'bin', 'levelcode-sessions.js');
   const AGENT = join(REPO, 'test', 'support', 'acp-agent.mjs');
   let tmp: string;
