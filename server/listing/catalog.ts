@@ -212,7 +212,9 @@ export async function finishRefresh(
   out.sort(newestFirst);
   if (plan.changed && opts.write !== false) {
     try {
-      await withIndexLock(dir, async () => writeIndex(dir, await mergeNewer(dir, out)));
+      // An entry kept as loaded yields to the one on disk now: a reindex may have rebuilt it.
+      const copied = (e: IndexEntry) => loaded.entries.get(e.id) === e;
+      await withIndexLock(dir, async () => writeIndex(dir, await mergeNewer(dir, out, copied)));
       stats.written = true;
     } catch (e) {
       cacheProblems.push({

@@ -400,9 +400,11 @@ export async function withIndexLock<T>(dir: string, fn: () => Promise<T>): Promi
 /**
  * A listing's entries, computed without the lock, reconciled under it with what another process
  * wrote meanwhile: an entry on disk that matches its file's current size and mtime wins over
- * ours when ours does not, and entries of files created since our readdir are kept.
+ * ours when ours does not, or when ours was only copied from the index we loaded (`copied`: a
+ * rebuild written since knows at least as much), and entries of files created since our readdir
+ * are kept.
  */
-export async function mergeNewer(dir: string, ours: IndexEntry[]): Promise<IndexEntry[]> {
+export async function mergeNewer(dir: string, ours: IndexEntry[], copied: (e: IndexEntry) => boolean = () => false): Promise<IndexEntry[]> {
   const disk = loadIndexSync(dir);
   if (!disk.trusted) return ours;
   const matches = (e: IndexEntry): boolean => {
@@ -418,7 +420,7 @@ export async function mergeNewer(dir: string, ours: IndexEntry[]): Promise<Index
   for (const e of ours) {
     seen.add(e.id);
     const d = disk.entries.get(e.id);
-    out.push(d && d !== e && !matches(e) && matches(d) ? d : e);
+    out.push(d && d !== e && (copied(e) || !matches(e)) && matches(d) ? d : e);
   }
   for (const d of disk.entries.values()) if (!seen.has(d.id) && matches(d)) out.push(d);
   return out.sort(newestFirst);
