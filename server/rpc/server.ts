@@ -291,6 +291,7 @@ class Sidecar {
       onReport: (r) => {
         if (r.imported || r.updated) this.log.info(`followImports: imported ${r.imported}, updated ${r.updated}`);
         for (const p of r.problems) this.log.debug(`followImports: ${p.path}: ${p.message}`);
+        this.log.debug('followImports: run done');
       },
       // Once per file and problem (the follower remembers what it told): the editor shows it.
       onProblem: (p) => {

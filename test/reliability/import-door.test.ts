@@ -12,7 +12,7 @@ import { execFileSync } from 'node:child_process';
 import { cpSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { ledgerPath } from '../../server/import/ledger.js';
 import { join } from 'node:path';
-import { cleanup, startSidecar } from '../helpers/sidecar.js';
+import { cleanup, type Sidecar, startSidecar } from '../helpers/sidecar.js';
 import { projectSlug } from '../../server/store/slug.js';
 import * as P from '../../server/rpc/protocol.js';
 import { HISTORY_FILE } from '../../server/import/aider.js';
@@ -28,6 +28,11 @@ const box = () => {
   return s;
 };
 const mkfifo = (path: string) => execFileSync('mkfifo', [path]);
+
+/** Resolves after `n` more follow runs of the sidecar (it logs each at debug: trace 'verbose'). */
+async function runsDone(side: Sidecar, n: number): Promise<void> {
+  for (let i = 0; i < n; i++) await side.editor.logs.next((l) => l.message.includes('followImports: run done'));
+}
 
 beforeAll(() => {
   if (process.getuid?.() !== 0) throw new Error('the reliability suite needs root; CI runs as root');
@@ -181,6 +186,7 @@ describe('a FIFO planted where a file is read: nothing waits', () => {
       root: s.store,
       env: { ...(s.env as Record<string, string>), LEVELCODE_SESSIONS_POLL: '1', LEVELCODE_SESSIONS_IMPORT_POLL_MS: '100' },
       initializationOptions: { followImports: { tools: ['aider'] } },
+      trace: 'verbose',
     });
     const told = await Promise.race([
       side.editor.importProblems.waitFor((p) => p.path === bad),
@@ -189,7 +195,7 @@ describe('a FIFO planted where a file is read: nothing waits', () => {
     expect(told).toMatchObject({ tool: 'aider', path: bad });
     // Many poll runs later: told once, and the file is not read again (its ledger entry waits
     // 30 s, doubling), where before every run re-read it and logged at debug level only.
-    await new Promise((r) => setTimeout(r, 2000));
+    await runsDone(side, 10);
     expect(side.editor.importProblems.items.filter((p) => p.path === bad)).toHaveLength(1);
     const ledger = JSON.parse(readFileSync(ledgerPath(s.store, s.env), 'utf8')) as {
       files: Record<string, { failed?: { tries: number; retryAt: number } }>;
@@ -215,14 +221,16 @@ describe('a FIFO planted where a file is read: nothing waits', () => {
       root: s.store,
       env: s.env as Record<string, string>,
       initializationOptions: { followImports: true },
+      trace: 'verbose',
     });
+    // A listing between follow runs, three times over.
     for (let i = 0; i < 3; i++) {
       const listed = await Promise.race([
         side.call(P.sessionList, { all: true }),
         new Promise((_, reject) => setTimeout(() => reject(new Error('session/list did not answer')), 20_000)),
       ]);
       expect(listed).toBeTruthy();
-      await new Promise((r) => setTimeout(r, 500));
+      await runsDone(side, 1);
     }
     await side.stop();
   });

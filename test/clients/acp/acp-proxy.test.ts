@@ -108,14 +108,6 @@ function killAgentOf(d: Driven): void {
   killAll(treeOf(d.proc.pid!));
 }
 
-async function until(check: () => boolean, what: string, ms = 30_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
-
 const summaries: Record<string, Rec> = {};
 const step = (what: string) => process.env.LEVELCODE_ACP_DEBUG && process.stderr.write(`[step ${new Date().toISOString()}] ${what}\n`);
 
@@ -272,10 +264,8 @@ describe.each(chosen)('$name behind the proxy', { timeout: 400_000 }, (agent) =>
         (r) => ({ ok: r }),
         (e: Error) => ({ error: e.message }),
       );
-      await until(
-        () => d.updates.some((u) => u.sessionId === id && JSON.stringify(u.update).includes('Working on it')),
-        'the hanging turn',
-      );
+      // The hanging turn has started.
+      await d.update((u) => u.sessionId === id && JSON.stringify(u.update).includes('Working on it'));
       const partial = d.updates.length;
       killAgentOf(d);
       expect(await hanging).toHaveProperty('error');
@@ -316,10 +306,8 @@ describe.each(chosen)('$name behind the proxy', { timeout: 400_000 }, (agent) =>
       const id = created.sessionId as string;
       await prompt(d, id, 'TOOL: print a word');
       void prompt(d, id, 'HANG again').catch(() => undefined);
-      await until(
-        () => d.updates.some((u) => u.sessionId === id && JSON.stringify(u.update).includes('Working on it')),
-        'the hanging turn',
-      );
+      // The hanging turn has started.
+      await d.update((u) => u.sessionId === id && JSON.stringify(u.update).includes('Working on it'));
       // The agent outlives the killed proxy; d.close() ends it with the proxy's process group.
       d.proc.kill('SIGKILL');
       await d.exited;

@@ -13,6 +13,8 @@ export interface Driven {
   conn: ClientConnection;
   /** Every session/update, in order, as received (the notification's params). */
   updates: { sessionId: string; update: Record<string, unknown> }[];
+  /** The first session/update, received or still to come, that matches. */
+  update(pred: (u: Driven['updates'][number]) => boolean): Promise<Driven['updates'][number]>;
   permissions: Record<string, unknown>[];
   /** Every line from the process (stdout) and to it (stdin), in order. */
   frames: { dir: 'in' | 'out'; line: string }[];
@@ -27,6 +29,11 @@ export function drive(cmd: string, args: string[], o: { cwd: string; env: NodeJS
   // outlives a killed proxy, or one behind a shell pipeline, does not read its closed stdin).
   const proc = spawn(cmd, args, { cwd: o.cwd, env: o.env, stdio: ['pipe', 'pipe', 'pipe'], detached: true });
   const updates: Driven['updates'] = [];
+  let waiters: { pred: (u: Driven['updates'][number]) => boolean; resolve: (u: Driven['updates'][number]) => void }[] = [];
+  const update: Driven['update'] = (pred) => {
+    const found = updates.find(pred);
+    return found ? Promise.resolve(found) : new Promise((resolve) => waiters.push({ pred, resolve }));
+  };
   const permissions: Record<string, unknown>[] = [];
   const frames: Driven['frames'] = [];
   const stderr: string[] = [];
@@ -53,7 +60,13 @@ export function drive(cmd: string, args: string[], o: { cwd: string; env: NodeJS
   proc.stdin!.on('error', () => undefined);
   const app = client({ name: 'levelcode-test-client' })
     .onNotification(methods.client.session.update, ({ params }) => {
-      updates.push(params as Driven['updates'][number]);
+      const u = params as Driven['updates'][number];
+      updates.push(u);
+      waiters = waiters.filter((w) => {
+        if (!w.pred(u)) return true;
+        w.resolve(u);
+        return false;
+      });
     })
     .onRequest(methods.client.session.requestPermission, ({ params }) => {
       permissions.push(params as Record<string, unknown>);
@@ -74,6 +87,7 @@ export function drive(cmd: string, args: string[], o: { cwd: string; env: NodeJS
     proc,
     conn,
     updates,
+    update,
     permissions,
     frames,
     stderr,
