@@ -276,7 +276,8 @@ class LifecycleTest {
     assertEquals(2, f.turns());
     assertTrue(entry(s, fork).secondary().endsWith(" · forked from “Plan the migration” turn 2"), entry(s, fork).secondary());
     assertTrue(entry(s, fork).tooltip().contains("Forked from “Plan the migration” at turn 2"), entry(s, fork).tooltip());
-    assertTrue(ui.await("Resumed").message().startsWith("Resumed “Plan the migration"));
+    String resumed = ui.await("Resumed").message();
+    assertTrue(resumed.startsWith("Resumed “Plan the migration"), resumed);
   }
 
   @Test
