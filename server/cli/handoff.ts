@@ -29,15 +29,15 @@ function safe(s: string): string {
 export async function cmdHandoff(args: string[]): Promise<number> {
   const { values, positionals } = parse(args, { to: { type: 'string' }, 'dry-run': { type: 'boolean' } });
   if (values.help) return (process.stdout.write(`${HANDOFF_HELP}\n`), EXIT.ok);
-  const { HANDOFF_TOOLS, HandoffError, TOOLS, handOff } = await import('../handoff/handoff.js');
+  const { HandoffError, TOOLS, handOff } = await import('../handoff/handoff.js');
   if (positionals.length !== 1) throw new UsageError('handoff takes one session id');
   const to = values.to as string | undefined;
-  if (to === undefined || !(HANDOFF_TOOLS as readonly string[]).includes(to))
-    throw new UsageError(`handoff needs --to ${HANDOFF_TOOLS.join('|')}${to === undefined ? '' : ` (not ${JSON.stringify(to)})`}`);
+  if (to === undefined || !(HANDOFF_IDS as readonly string[]).includes(to))
+    throw new UsageError(`handoff needs --to ${HANDOFF_IDS.join('|')}${to === undefined ? '' : ` (not ${JSON.stringify(to)})`}`);
   const [{ SessionStore }, { resolveStoreRoot }] = await Promise.all([import('../store/store.js'), import('../store/files.js')]);
   const store = new SessionStore({ root: resolveStoreRoot(values.dir as string | undefined), agent: 'cli' });
   try {
-    const r = await handOff(store, positionals[0]!, { to: to as (typeof HANDOFF_TOOLS)[number], dryRun: !!values['dry-run'] });
+    const r = await handOff(store, positionals[0]!, { to: to as (typeof HANDOFF_IDS)[number], dryRun: !!values['dry-run'] });
     if (values.json) process.stdout.write(`${JSON.stringify(r, null, 2)}\n`);
     else {
       const tool = TOOLS[r.tool];

@@ -20,7 +20,7 @@ import { openRegular } from '../store/files.js';
 import type { SessionStore } from '../store/store.js';
 import { HANDOFF_IDS, type HandoffInfo, type HandoffTool, toolOf } from '../import/tools.js';
 
-export { HANDOFF_IDS as HANDOFF_TOOLS, type HandoffTool } from '../import/tools.js';
+export { HANDOFF_IDS, type HandoffTool } from '../import/tools.js';
 
 /** What a hand-off needs of a tool: its descriptor's label and hand-off fields (import/tools.ts). */
 export interface ToolInfo extends HandoffInfo {

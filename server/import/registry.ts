@@ -1,10 +1,11 @@
 // The importers this build knows, by the name the CLI and `source.tool` use: each tool's module
-// (loaded from its descriptor in tools.ts) with the descriptor's id, label and resume command.
+// (loaded from its descriptor in tools.ts) with the descriptor's id and label. The resume command
+// is the descriptor's (tools.ts resumeArgv).
 // Adding a tool is one entry in tools.ts; this file does not change.
 
 import type { Importer, ImporterModule, MappedSession, SourceFile } from './types.js';
 import { confinedTo, rawBytesOf, unreadableFolders } from './jsonl.js';
-import { TOOLS, resumeArgv, type ToolDescriptor } from './tools.js';
+import { TOOLS, type ToolDescriptor } from './tools.js';
 
 /**
  * An importer that reads nothing outside the folder it is given (jsonl.ts confinedTo): discover
@@ -15,7 +16,6 @@ function confined(i: ImporterModule, tool: ToolDescriptor): Importer {
     ...i,
     tool: tool.id,
     label: tool.label,
-    ...(tool.resume ? { resumeCommand: (source) => resumeArgv(tool, source)! } : {}),
     discover: (root) =>
       confinedTo(root, async () => {
         const files: SourceFile[] = (await i.discover(root)).map((f) => ({ ...f, root }));

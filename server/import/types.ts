@@ -126,6 +126,4 @@ export interface Importer extends ImporterModule {
   tool: string;
   /** The name people know: 'Claude Code'. */
   label: string;
-  /** The command that continues the session in the tool itself, where the tool can resume by id. */
-  resumeCommand?(source: SourceRef): string[];
 }

@@ -9,6 +9,7 @@ import { CancellationTokenSource, ResponseError, type CancellationToken } from '
 import { textOf, type SeqEvent } from '../format/events.js';
 import type { SessionStore } from '../store/store.js';
 import { forkSession } from '../store/fork.js';
+import { labelOf } from '../import/tools.js';
 import { CursorError, queryHistory } from '../listing/query.js';
 import { setArchived, setPinned } from '../listing/lifecycle.js';
 import type { History } from '../listing/history.js';
@@ -566,7 +567,7 @@ async function askTitle(ctx: Context, id: string, events: readonly SeqEvent[], t
 
 /** session/import: the CLI's `import --json`, over the wire. */
 const sessionImport: Handler<typeof P.sessionImport> = async (p, token, ctx) => {
-  const [{ jobsFor, importerOf }, { runImport }, { existsSync }, { homedir }, { isAbsolute }] = await Promise.all([
+  const [{ jobsFor }, { runImport }, { existsSync }, { homedir }, { isAbsolute }] = await Promise.all([
     import('../import/registry.js'),
     import('../import/engine.js'),
     import('node:fs'),
@@ -596,7 +597,7 @@ const sessionImport: Handler<typeof P.sessionImport> = async (p, token, ctx) => 
     // A folder named by `from` that cannot be read fails the request, as the CLI exits non-zero.
     const unreadable = p.from !== undefined ? report.problems.find((x) => x.path === p.from) : undefined;
     if (unreadable) throw rpcError('InvalidParams', `session/import: cannot read ${unreadable.path}: ${unreadable.message}`, { report });
-    const tools = report.tools.map((t) => ({ ...t, label: importerOf(t.tool)?.label ?? t.tool }));
+    const tools = report.tools.map((t) => ({ ...t, label: labelOf(t.tool) }));
     return { ...report, tools } as P.ResultOf<typeof P.sessionImport>;
   });
 };

@@ -16,7 +16,7 @@ import { importerOf } from '../../server/import/registry.js';
 import { contextConversation } from '../../server/resume/context.js';
 import { BRIEFING_HEADER } from '../../server/resume/resume.js';
 import { render, toolName } from '../../server/resume/targets.js';
-import { handOff, HANDOFF_TOOLS } from '../../server/handoff/handoff.js';
+import { handOff, HANDOFF_IDS } from '../../server/handoff/handoff.js';
 import * as P from '../../server/rpc/protocol.js';
 import { RpcErrorCodes } from '../../server/rpc/errors.js';
 import { cleanup, startSidecar, type ResponseError } from '../helpers/sidecar.js';
@@ -75,7 +75,7 @@ const envFor = (home: string) => ({ PATH: '/nonexistent', HOME: home });
 
 describe('hand-off round trip: every fixture, written for each tool and read back by our importer of it', () => {
   describe.each(all.map((c) => [c.name, c] as const))('%s', (_name, c) => {
-    it.each(HANDOFF_TOOLS.map((t) => [t]))('to %s', async (to) => {
+    it.each(HANDOFF_IDS.map((t) => [t]))('to %s', async (to) => {
       const { store, ids } = await imported(c);
       for (const id of ids) {
         const before = await stepsOf(store, id);

@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { gemini } from '../../server/import/gemini.js';
 import { importerOf } from '../../server/import/registry.js';
+import { resumeArgv, toolOf } from '../../server/import/tools.js';
 import { cases, firstJson, LOG061 } from './cases/gemini.js';
 import { at, nonEmpty } from '../helpers/items.js';
 import { bare, checkCase, readAll, title, turns, userTexts } from './helpers.js';
@@ -27,7 +28,7 @@ describe('gemini contract cases', () => {
       const sessions = await checkCase(importerOf('gemini')!, c, dir, expect);
       for (const s of sessions) {
         if (c.real) expect(s.problems).toEqual([]);
-        expect(importerOf('gemini')!.resumeCommand!(s.source)).toEqual(['gemini', '--resume', s.source.id]);
+        expect(resumeArgv(toolOf('gemini')!, s.source)).toEqual(['gemini', '--resume', s.source.id]);
       }
       if (c.earlier) {
         const before = await readAll(gemini, await c.earlier(await mkdtemp(join(dir, 'earlier-'))));

@@ -3,7 +3,7 @@
 
 import { describe, expect, it } from 'vitest';
 import { HANDOFF_IDS, TOOLS, labelOf, resumeArgv, toolOf, toolsCapability, type ToolDescriptor } from '../../server/import/tools.js';
-import { IMPORTERS, importerOf } from '../../server/import/registry.js';
+import { IMPORTERS } from '../../server/import/registry.js';
 import { TOOLS as HANDOFF_INFO } from '../../server/handoff/handoff.js';
 
 const all = TOOLS as readonly ToolDescriptor[];
@@ -27,7 +27,7 @@ describe('tool descriptors', () => {
     for (const t of all) {
       const mod = await t.importer();
       expect(typeof mod.discover, t.id).toBe('function');
-      expect(importerOf(t.id)?.resumeCommand !== undefined, t.id).toBe(t.resume !== undefined);
+      expect(resumeArgv(t, { id: 'S', path: '/s' }) !== undefined, t.id).toBe(t.resume !== undefined);
     }
   });
 
@@ -37,7 +37,7 @@ describe('tool descriptors', () => {
     expect(resumeArgv(toolOf('copilot-cli')!, src)).toEqual(['copilot', '--resume=S1']);
     expect(resumeArgv(toolOf('pi')!, src)).toEqual(['pi', '--session', '/p/s.jsonl']);
     expect(resumeArgv(toolOf('zed')!, src)).toBeUndefined();
-    expect(importerOf('codex')!.resumeCommand!({ tool: 'codex', id: 'X', path: '/x', project: '/' })).toEqual(['codex', 'resume', 'X']);
+    expect(resumeArgv(toolOf('codex')!, { id: 'X', path: '/x' })).toEqual(['codex', 'resume', 'X']);
   });
 
   it('give the hand-off tools, labels and the capability', async () => {

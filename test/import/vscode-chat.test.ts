@@ -9,6 +9,7 @@ import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { importerOf } from '../../server/import/registry.js';
+import { toolOf } from '../../server/import/tools.js';
 import { countUnknownKinds, type UnknownKind } from '../../server/import/engine.js';
 import { cases, REAL_SESSIONS } from './cases/vscode.js';
 import { bare, checkCase, readAll, title, toolPairs, turns, userTexts } from './helpers.js';
@@ -308,6 +309,6 @@ describe('vscode discovery', () => {
         expect.arrayContaining(['/x/Code', '/d/code-server']),
       );
     }
-    expect(vscodeChat.resumeCommand).toBeUndefined();
+    expect(toolOf('vscode')!.resume).toBeUndefined();
   });
 });
