@@ -4,5 +4,9 @@ package com.intellij.openapi.progress;
 public interface ProgressIndicator {
   void setIndeterminate(boolean indeterminate);
 
+  void setFraction(double fraction);
+
+  void setText2(String text);
+
   boolean isCanceled();
 }

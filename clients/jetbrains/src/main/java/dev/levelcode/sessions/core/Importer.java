@@ -80,9 +80,11 @@ public final class Importer {
 
   /** Imports one tool (or "all") under the progress indicator and reports per tool. */
   public CompletableFuture<Protocol.ImportResult> run(Choice c) {
+    WorkProgress work = sidecar.workProgress();
     CompletableFuture<Protocol.ImportResult> task =
-        sidecar.request(Protocol.IMPORT, new Protocol.ImportParams(c.tool(), null, null, null), Sidecar.LONG_TIMEOUT);
-    return ui.withProgress(Strings.Import.progress(c.label()), task).thenApply(r -> {
+        sidecar.request(Protocol.IMPORT, new Protocol.ImportParams(c.tool(), null, null, work.token()), Sidecar.LONG_TIMEOUT);
+    task.whenComplete((r, e) -> sidecar.forget(work));
+    return ui.withProgress(Strings.Import.progress(c.label()), work, task).thenApply(r -> {
       boolean bad = (r.unreadable() != null && !r.unreadable().isEmpty()) || r.failed() > 0;
       ui.notify(bad ? Ui.Kind.WARNING : Ui.Kind.INFO, summary(r), List.of());
       return r;

@@ -7,6 +7,7 @@
 // start() is called again. stop() sends shutdown and exit and waits for the process to end.
 package dev.levelcode.sessions.core;
 
+import com.google.gson.JsonElement;
 import com.google.gson.JsonObject;
 import dev.levelcode.sessions.core.rpc.Connection;
 import dev.levelcode.sessions.core.rpc.Json;
@@ -25,10 +26,12 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
 import java.util.function.Function;
 
@@ -92,6 +95,8 @@ public final class Sidecar implements AutoCloseable {
   private final List<Consumer<Protocol.DidChangeParams>> changeListeners = new CopyOnWriteArrayList<>();
   private final List<Consumer<StatusEvent>> statusListeners = new CopyOnWriteArrayList<>();
   private final List<Long> restarts = new ArrayList<>();
+  private final Map<String, WorkProgress> progress = new ConcurrentHashMap<>();
+  private final AtomicLong nextToken = new AtomicLong();
   private final ScheduledExecutorService restarter = Executors.newSingleThreadScheduledExecutor(r -> {
     Thread t = new Thread(r, "levelcode-sidecar-restart");
     t.setDaemon(true);
@@ -208,6 +213,7 @@ public final class Sidecar implements AutoCloseable {
     Process p = pb.start();
     Connection c = new Connection(p.getInputStream(), p.getOutputStream(), log, "levelcode-rpc");
     c.onNotification(Protocol.DID_CHANGE, e -> changeListeners.forEach(l -> l.accept(e)));
+    c.onNotification("$/progress", this::progressed);
     c.onRequest(Protocol.SUMMARIZE, params -> {
       var h = summarize;
       return h == null ? CompletableFuture.failedFuture(new IllegalStateException(Strings.Model.NONE)) : h.apply(params);
@@ -337,6 +343,30 @@ public final class Sidecar implements AutoCloseable {
   public synchronized Optional<Process> process() { return Optional.ofNullable(process); }
 
   // ---- requests ----
+
+  /**
+   * A work-done token for one request, whose `$/progress` reports it keeps until the sidecar's
+   * `end`, or until `forget` (for a request that fails before any end).
+   */
+  public WorkProgress workProgress() {
+    WorkProgress w = new WorkProgress("levelcode-jb-" + nextToken.incrementAndGet());
+    progress.put(w.id(), w);
+    return w;
+  }
+
+  public void forget(WorkProgress w) { progress.remove(w.id()); }
+
+  private void progressed(JsonElement raw) {
+    if (!raw.isJsonObject()) return;
+    JsonObject p = raw.getAsJsonObject();
+    JsonElement token = p.get("token");
+    JsonElement value = p.get("value");
+    if (token == null || !token.isJsonPrimitive() || value == null || !value.isJsonObject()) return;
+    WorkProgress w = progress.get(token.getAsString());
+    if (w == null) return; // a token this client did not give (the sidecar's own, created by request)
+    w.take(value.getAsJsonObject());
+    if (value.getAsJsonObject().has("kind") && "end".equals(value.getAsJsonObject().get("kind").getAsString())) progress.remove(w.id());
+  }
 
   public <P, R> CompletableFuture<R> request(Protocol.Method<P, R> m, P params) {
     boolean longOne = m == Protocol.RESUME || m == Protocol.EXPORT || m == Protocol.SEARCH || m == Protocol.REINDEX;

@@ -46,5 +46,13 @@ public interface Ui {
   void copyToClipboard(String text);
 
   /** Shows `title` while `task` runs; the user's Cancel cancels `task`. Answers `task`. */
-  <T> CompletableFuture<T> withProgress(String title, CompletableFuture<T> task);
+  default <T> CompletableFuture<T> withProgress(String title, CompletableFuture<T> task) {
+    return withProgress(title, null, task);
+  }
+
+  /**
+   * The same, with the sidecar's reports for the task (null: none): their text under the title,
+   * and a determinate bar once they carry a percentage.
+   */
+  <T> CompletableFuture<T> withProgress(String title, WorkProgress work, CompletableFuture<T> task);
 }

@@ -2,7 +2,7 @@
 // balloons (the "LevelCode Sessions" notification group) with action links (Undo), a popup list
 // with speed search for choices (Fork from Turn…, Relink…), a checklist dialog (Apply
 // Retention…), the save dialog, a read-only Markdown editor tab, the clipboard, and a
-// cancellable background progress. Wiring
+// cancellable background progress (a determinate bar once the sidecar reports percentages). Wiring
 // only: what to ask and what to do with the answer is the core's (Chat).
 package dev.levelcode.sessions.plugin;
 
@@ -26,6 +26,7 @@ import com.intellij.openapi.ui.popup.JBPopupListener;
 import com.intellij.openapi.ui.popup.LightweightWindowEvent;
 import com.intellij.testFramework.LightVirtualFile;
 import dev.levelcode.sessions.core.Ui;
+import dev.levelcode.sessions.core.WorkProgress;
 import java.awt.datatransfer.StringSelection;
 import java.nio.file.Path;
 import java.util.List;
@@ -131,7 +132,7 @@ final class IdeUi implements Ui {
   }
 
   @Override
-  public <T> CompletableFuture<T> withProgress(String title, CompletableFuture<T> task) {
+  public <T> CompletableFuture<T> withProgress(String title, WorkProgress work, CompletableFuture<T> task) {
     ApplicationManager.getApplication().invokeLater(() -> ProgressManager.getInstance().run(new Task.Backgroundable(project, title, true) {
       @Override
       public void run(ProgressIndicator indicator) {
@@ -141,6 +142,7 @@ final class IdeUi implements Ui {
             task.cancel(true); // $/cancelRequest to the sidecar
             return;
           }
+          if (work != null) show(work, indicator);
           try {
             task.get(100, TimeUnit.MILLISECONDS);
           } catch (Exception ignored) {
@@ -150,5 +152,16 @@ final class IdeUi implements Ui {
       }
     }));
     return task;
+  }
+
+  /** The sidecar's latest report: its text under the title, a determinate bar once it has a percentage. */
+  private static void show(WorkProgress work, ProgressIndicator indicator) {
+    Integer pct = work.percentage();
+    if (pct != null) {
+      indicator.setIndeterminate(false);
+      indicator.setFraction(pct / 100.0);
+    }
+    String m = work.message();
+    if (m != null) indicator.setText2(m);
   }
 }

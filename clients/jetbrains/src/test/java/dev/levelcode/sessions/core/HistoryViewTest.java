@@ -9,6 +9,7 @@ package dev.levelcode.sessions.core;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.google.gson.JsonArray;
@@ -259,6 +260,7 @@ class HistoryViewTest {
 
     // The toolbar's Import, with all of them.
     ui.chooser = items -> 0;
+    ui.steps.clear();
     HistoryPanelTest.onEdt(() -> {
       for (java.awt.Component c : panel.toolbar().getComponents()) if ("levelcode.import".equals(c.getName())) ((javax.swing.AbstractButton) c).doClick();
       return null;
@@ -267,6 +269,12 @@ class HistoryViewTest {
     ScriptedUi.Said all = ui.await("Imported 1 chat");
     assertTrue(all.message().contains("Claude Code: 1 new chat"), all.message());
     assertTrue(all.message().contains("Codex: 1 already in History"), all.message());
+    // The indicator follows the sidecar's $/progress for this import: files and a percentage.
+    assertEquals(Strings.Import.progress(Strings.Import.ALL), ui.progressTitles.get(ui.progressTitles.size() - 1));
+    WorkProgress.Step last = ui.steps.isEmpty() ? null : ui.steps.get(ui.steps.size() - 1);
+    assertNotNull(last, "no $/progress report reached the indicator");
+    assertEquals(100, last.percentage(), ui.steps.toString());
+    assertTrue(last.message() != null && last.message().matches("(\\d+) of \\1 source files"), ui.steps.toString());
     await(x -> x.sessions().size() == 2);
   }
 }

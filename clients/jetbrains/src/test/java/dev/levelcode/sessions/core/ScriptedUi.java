@@ -9,6 +9,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
@@ -87,8 +88,16 @@ final class ScriptedUi implements Ui {
   @Override
   public void copyToClipboard(String text) { clipboard = text; }
 
+  /** Every progress shown: its title, and the sidecar's reports for it as they came. */
+  final List<String> progressTitles = new CopyOnWriteArrayList<>();
+  final List<WorkProgress.Step> steps = new CopyOnWriteArrayList<>();
+
   @Override
-  public <T> CompletableFuture<T> withProgress(String title, CompletableFuture<T> task) { return task; }
+  public <T> CompletableFuture<T> withProgress(String title, WorkProgress work, CompletableFuture<T> task) {
+    progressTitles.add(title);
+    if (work != null) work.onStep(steps::add);
+    return task;
+  }
 
   /** The next message said (waits at most Fixture.WAIT_S). */
   Said next() throws InterruptedException {
