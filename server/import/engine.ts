@@ -665,8 +665,13 @@ class Run {
     };
     let staged: Staged;
     try {
-      staged = await stageSession(store, meta, withCoverage(s.events, 0), (i, message) =>
-        this.report.problems.push({ path: s.source.path, message: `a record of the source was left out (event ${i}): ${message}` }),
+      staged = await stageSession(
+        store,
+        meta,
+        s.events,
+        (i, message) =>
+          this.report.problems.push({ path: s.source.path, message: `a record of the source was left out (event ${i}): ${message}` }),
+        (ev, seq) => withCoverage([ev as MappedEvent], seq)[0],
       );
     } catch (e) {
       throw writeFailure(e);

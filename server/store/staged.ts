@@ -36,13 +36,16 @@ const WRITE_CHUNK = 4 << 20;
 /**
  * Writes a new session (meta line and events) under a hidden name in its project folder. An
  * event the schema refuses (nested too deep, not serialisable) is left out and passed to
- * `onBad` with its index; the rest is written. Nothing is durable or visible until commitStaged.
+ * `onBad` with its index; the rest is written. `at` sees each event with the seq it will have
+ * (what was left out before it not counted) and answers the event to write. Nothing is durable
+ * or visible until commitStaged.
  */
 export async function stageSession(
   store: SessionStore,
   meta: MetaLine,
   events: unknown[],
   onBad: (index: number, message: string) => void,
+  at: (event: unknown, seq: number) => unknown = (e) => e,
 ): Promise<Staged> {
   const dir = store.projectDirOf(meta.project);
   await store.prepareProjectDir(dir);
@@ -69,7 +72,7 @@ export async function stageSession(
     for (let i = 0; i < events.length; i++) {
       let text: string;
       try {
-        text = validateBatch([events[i]])[0]!.text;
+        text = validateBatch([at(events[i], written)])[0]!.text;
       } catch (e) {
         onBad(i, (e as Error).message);
         continue;

@@ -168,3 +168,63 @@ it('a source that cannot be read is not read again until it changes; one that gr
     await rm(tmp, { recursive: true, force: true });
   }
 });
+
+it("a tool's compaction covers the event just before it, also when a record before it was left out", async () => {
+  const tmp = await mkdtemp(join(tmpdir(), 'lcs-engine-cover-'));
+  try {
+    const source = join(tmp, 'chat.log');
+    await writeFile(source, 'x');
+    let deep: unknown = 'bottom';
+    for (let i = 0; i < 600; i++) deep = [deep]; // deeper than the schema takes: left out
+    const events = (grown: boolean) => [
+      { kind: 'user', t: T, content: 'first question', raw: { n: 1 } },
+      { kind: 'user', t: T, content: 'second question', raw: { n: 2 } },
+      { kind: 'user', t: T, content: 'a bad one', raw: { n: 3, deep } },
+      { kind: 'compact', t: T, briefing: 'the tool compacted here', coversThrough: 0, raw: { n: 4 } },
+      { kind: 'user', t: T, content: 'after the compaction', raw: { n: 5 } },
+      ...(grown
+        ? [
+            { kind: 'user', t: T, content: 'another bad one', raw: { n: 6, deep } },
+            { kind: 'compact', t: T, briefing: 'compacted again', coversThrough: 0, raw: { n: 7 } },
+          ]
+        : []),
+    ];
+    let grown = false;
+    const importer: Importer = {
+      tool: 'test',
+      label: 'Test',
+      defaultRoots: () => [],
+      discover: async () => [{ path: source, size: grown ? 2 : 1, mtimeNs: grown ? 2n : 1n }],
+      read: async (f): Promise<MappedSession[]> => [
+        {
+          source: { tool: 'test', path: f.path, id: 'one', project: tmp },
+          createdAt: T,
+          events: events(grown) as MappedSession['events'],
+          problems: [],
+        },
+      ],
+    };
+    const store = new SessionStore({ root: join(tmp, 'store') });
+    const o = { ledger: join(tmp, 'ledger.json') };
+    const r = await runImport(store, [{ importer, roots: [tmp] }], o);
+    expect(r).toMatchObject({ imported: 1 });
+    expect(r.problems.map((p) => p.message).join('\n')).toMatch(/left out/);
+    const covered = async () => {
+      const [s] = (await listSessions(store.root, {})).sessions;
+      const read = await store.read(s!.id);
+      return read.events.flatMap((e, i) =>
+        e.event.kind === 'compact' ? [{ coversThrough: e.event.coversThrough, before: read.events[i - 1]!.seq }] : [],
+      );
+    };
+    // Held: first question (0), second question (1), the compaction (2): it covers seq 1.
+    expect(await covered()).toEqual([{ coversThrough: 1, before: 1 }]);
+    grown = true;
+    await writeFile(source, 'xx');
+    await runImport(store, [{ importer, roots: [tmp] }], o);
+    const after = await covered();
+    expect(after).toHaveLength(2);
+    for (const c of after) expect(c.coversThrough).toBe(c.before);
+  } finally {
+    await rm(tmp, { recursive: true, force: true });
+  }
+});
