@@ -14,6 +14,9 @@
 //   signature (a hash of the record it came from, kept verbatim under `raw`): only events we do
 //   not hold yet are appended. That one rule covers a file rewritten in place, a rewind, a torn
 //   last line completed later and a lost ledger; what we hold is never removed or rewritten;
+// - a new session's History entry is made from the events written (no file read back) and the
+//   run ends by writing them into the folders' index.json (a cache), so the History after an
+//   import is warm;
 // - a new session is written whole under a hidden name and made visible with its batch (one
 //   durability barrier: the batch's fsyncs together, store/staged.ts); the ledger records a batch's files only after it, so
 //   a crash costs at most re-reading that batch, which the signature rule makes converge;
@@ -34,7 +37,9 @@ import { createHash } from 'node:crypto';
 import { existsSync, lstatSync, statSync, type Stats } from 'node:fs';
 import { lstat } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { MetaLine } from '../format/events.js';
+import type { MetaLine, SessionEvent } from '../format/events.js';
+import type { IndexEntry } from '../store/entries.js';
+import type { Digest } from '../store/reader.js';
 import { projectFolders, realProjectPath } from '../store/files.js';
 import { projectIdentity } from '../store/identity.js';
 import { isStoreError } from '../store/errors.js';
@@ -151,13 +156,22 @@ export interface StoreRef {
 
 /** What writing needs (the store, its staged files, its reader, the format's schemas): loaded on first use. */
 const writing = async () => {
-  const [store, staged, reader, events] = await Promise.all([
+  const [store, staged, reader, events, entries] = await Promise.all([
     import('../store/store.js'),
     import('../store/staged.js'),
     import('../store/reader.js'),
     import('../format/events.js'),
+    import('../store/entries.js'),
   ]);
-  return { validateBatch: store.validateBatch, ...staged, readMeta: reader.readMeta, SCHEMA_VERSION: events.SCHEMA_VERSION };
+  return {
+    validateBatch: store.validateBatch,
+    ...staged,
+    readMeta: reader.readMeta,
+    digestOfEvents: reader.digestOfEvents,
+    entryOf: entries.entryOf,
+    upsertEntries: entries.upsertEntries,
+    SCHEMA_VERSION: events.SCHEMA_VERSION,
+  };
 };
 let writingParts: ReturnType<typeof writing> | undefined;
 /** The parts once loaded (a batch staged has loaded them): what discard uses, synchronously. */
@@ -319,6 +333,7 @@ export async function runImport(store: SessionStore | StoreRef, jobs: ImportJob[
     report.failed++;
     await run.commit().catch(() => run.discard());
   }
+  await run.writeIndexes();
   save();
   report.tools = [...counts.values()];
   report.unknownKinds = [...unknown.values()].sort((a, b) =>
@@ -379,6 +394,10 @@ class Run {
   private batch: Staged[] = [];
   private batchBytes = 0;
   private pending: Pending[] = [];
+  /** A new session's History digest, from the events staged (committed: its index entry). */
+  private readonly digests = new Map<string, { meta: MetaLine; metaEnd: number; d: Digest }>();
+  /** Index entries of the sessions this run made, by folder: written once at its end (writeIndexes). */
+  private readonly entries = new Map<string, IndexEntry[]>();
   /** The ledger was changed by this run (else it is not written again). */
   changed = false;
   /** Our files of sessions this run looked at, told to the store when it is opened (pathOf). */
@@ -644,7 +663,7 @@ class Run {
   }
 
   private async stage(s: MappedSession, id: string): Promise<Staged | undefined> {
-    const { SCHEMA_VERSION, stageSession, discardStaged } = await parts();
+    const { SCHEMA_VERSION, stageSession, discardStaged, digestOfEvents } = await parts();
     const store = await this.store();
     const project = await realProjectPath(s.source.project, false);
     // The project's git identity where its folder is still there, as for our own sessions, so
@@ -664,13 +683,16 @@ class Run {
       ...(repo ? { repo: { ...repo } } : {}),
     };
     let staged: Staged;
+    const left = new Set<number>();
     try {
       staged = await stageSession(
         store,
         meta,
         s.events,
-        (i, message) =>
-          this.report.problems.push({ path: s.source.path, message: `a record of the source was left out (event ${i}): ${message}` }),
+        (i, message) => {
+          left.add(i);
+          this.report.problems.push({ path: s.source.path, message: `a record of the source was left out (event ${i}): ${message}` });
+        },
         (ev, seq) => withCoverage([ev as MappedEvent], seq)[0],
       );
     } catch (e) {
@@ -680,6 +702,11 @@ class Run {
       discardStaged(staged); // nothing importable in it: no 0-turn row
       return undefined;
     }
+    // Its History row from the events in hand, so that the first listing after an import reads
+    // no file it made (a new user's History right after the first import).
+    const kept = (left.size ? s.events.filter((_, i) => !left.has(i)) : s.events) as unknown as SessionEvent[];
+    const metaEnd = Buffer.byteLength(JSON.stringify(meta)) + 1;
+    this.digests.set(staged.id, { meta, metaEnd, d: digestOfEvents(meta, metaEnd, kept, staged.bytes) });
     this.ids?.set(id, staged.file);
     this.batch.push(staged);
     this.batchBytes += staged.bytes;
@@ -735,12 +762,43 @@ class Run {
       throw writeFailure(e);
     }
     const taken = new Set(result.taken.map((s) => s.id));
+    await this.entriesOf(result.visible);
+    for (const s of batch) this.digests.delete(s.id);
     for (const p of pending) {
       if (p.staged.some((x) => taken.has(x.id))) continue; // another importer made it: compared next run
       for (const x of p.staged) this.remember(x.id, x.file);
       p.entry.sessions.push(...p.staged);
       this.setEntry(p.path, p.entry);
     }
+  }
+
+  /** The index entries of sessions just made visible, each checked against its file's stat. */
+  private async entriesOf(visible: Staged[]): Promise<void> {
+    const { entryOf } = await parts();
+    for (const s of visible) {
+      const got = this.digests.get(s.id);
+      if (!got) continue;
+      let st;
+      try {
+        st = await lstat(s.file, { bigint: true });
+      } catch {
+        continue; // gone already: the listing finds out
+      }
+      if (Number(st.size) !== s.bytes) continue; // changed since: the listing reads it
+      const list = this.entries.get(s.dir) ?? this.entries.set(s.dir, []).get(s.dir)!;
+      list.push(entryOf(got.d, s.id, got.meta, s.bytes, st.mtimeNs, got.metaEnd));
+    }
+  }
+
+  /**
+   * Writes the index entries of the sessions this run made, a folder at a time (a cache: a
+   * failure costs only a slower first listing, which reads those files).
+   */
+  async writeIndexes(): Promise<void> {
+    if (this.entries.size === 0) return;
+    const { upsertEntries } = await parts();
+    for (const [dir, list] of this.entries) await upsertEntries(dir, list).catch(() => {});
+    this.entries.clear();
   }
 
   discard(): void {

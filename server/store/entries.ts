@@ -1,6 +1,7 @@
 // index.json: the per-project cache of one digest a session file (an IndexEntry), the store's
 // own: the append path keeps its session's entry current (SessionStore.create, afterAppend,
-// delete), and the listing (listing/catalog.ts refreshIndex) brings a whole folder up to date
+// delete), an import writes the entries of the sessions it made (import/engine.ts, from the
+// events it wrote, so the first History after an import reads none of them), and the listing (listing/catalog.ts refreshIndex) brings a whole folder up to date
 // from it. It can be deleted at any time. It lives in the user's cache folder, not in the store
 // (cache-dir.ts).
 //
@@ -238,7 +239,8 @@ function readSmall(file: string, bytes: number): Buffer {
   }
 }
 
-function entryOf(
+/** The entry of a session file from its digest and meta line, as a rebuild from the file makes it. */
+export function entryOf(
   d: Digest,
   id: string,
   meta: {
@@ -352,6 +354,16 @@ export async function upsertEntry(dir: string, entry: IndexEntry): Promise<void>
     const loaded = loadIndexSync(dir);
     if (!loaded.trusted && loaded.problem) return;
     loaded.entries.set(entry.id, entry);
+    await writeIndex(dir, [...loaded.entries.values()].sort(newestFirst));
+  });
+}
+
+/** upsertEntry for several entries of one folder (an import's new sessions): one rewrite. */
+export async function upsertEntries(dir: string, entries: IndexEntry[]): Promise<void> {
+  await withIndexLock(dir, async () => {
+    const loaded = loadIndexSync(dir);
+    if (!loaded.trusted && loaded.problem) return;
+    for (const e of entries) loaded.entries.set(e.id, e);
     await writeIndex(dir, [...loaded.entries.values()].sort(newestFirst));
   });
 }

@@ -497,6 +497,18 @@ function applyEvent(d: Digest, ev: SessionEvent): void {
   }
 }
 
+/**
+ * The digest of a session written whole from events in memory (an import's new session): what
+ * folding its file of `bytes` bytes gives, without reading it back.
+ */
+export function digestOfEvents(meta: MetaLine, metaEnd: number, events: SessionEvent[], bytes: number): Digest {
+  const d = emptyDigest(meta, metaEnd);
+  for (const ev of events) applyEvent(d, ev);
+  d.lines = events.length;
+  d.folded = bytes;
+  return d;
+}
+
 /** Folds events already in memory (after an append) into a digest. */
 export function foldEvents(d: Digest, events: SessionEvent[], lineBytes: number[], startOffset: number): Digest {
   let off = startOffset;

@@ -12,6 +12,9 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { SessionStore } from '../../server/store/store.js';
 import { listSessions } from '../../server/listing/history.js';
+import { refreshIndex } from '../../server/listing/catalog.js';
+import { loadIndexSync } from '../../server/store/entries.js';
+import { projectFolders } from '../../server/store/files.js';
 import { toolIds } from '../../server/resume/resume.js';
 import { textOf, type SessionEvent } from '../../server/format/events.js';
 import { runImport, eventSignature, type ImportReport } from '../../server/import/engine.js';
@@ -80,6 +83,8 @@ async function ours(w: ReturnType<typeof world>): Promise<Ours[]> {
   }
   return out;
 }
+
+const byId = (a: { id: string }, b: { id: string }): number => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
 
 /** Our session made from an expected one: found by the tool's id and the variant. */
 function find(got: Ours[], exp: ExpectedSession, tool: string): Ours {
@@ -171,6 +176,16 @@ describe.each(all.map((c) => [c.name, c] as const))('import contract: %s', (_nam
     const from = await c.setup(w.src);
     const r = await run(w, importer, from);
     expect(r.imported).toBe(c.sessions.length);
+    // History's index, written by the import from the events in hand (no file read back), is
+    // what a rebuild from the files gives.
+    let indexed = 0;
+    for (const dir of projectFolders(w.store.root)) {
+      const written = [...loadIndexSync(dir).entries.values()].sort(byId);
+      const rebuilt = (await refreshIndex(dir, { rebuild: true, write: false })).entries.sort(byId);
+      expect(written, `the index of ${dir}`).toEqual(rebuilt);
+      indexed += written.length;
+    }
+    expect(indexed).toBe(c.sessions.length);
     const got = await ours(w);
     checkExpected(got, c);
     // Every event keeps the record it came from; every meta line names its source.
