@@ -400,6 +400,18 @@ export async function importFigures(o) {
       load: l,
       raw: r,
     });
+    // What a new user sees next: History right after that first import (its index written by
+    // the import), before anything else has listed.
+    const first = await timedOnce(process.execPath, [bin, 'list', '--all', '--limit', '50', '--dir', store], env);
+    row({
+      figure: 'History right after the first import, first 50 rows',
+      ours: `${fmt(first.ms)}, ${first.peakMb.toFixed(0)} MB`,
+      baseline: `node -e '' ${fmt(nodeStart.ms)}`,
+      ratio: ratio(first.ms, nodeStart.ms),
+      target: '(as a warm listing)',
+      ok: true,
+      load: load(),
+    });
     const src = m.bytes;
     const st = duBytes(store);
     row({
