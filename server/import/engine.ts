@@ -52,6 +52,7 @@ import {
   saveLedger,
   signatureAt,
 } from './ledger.js';
+import { sourceLineOf } from './jsonl.js';
 import { cleanTitle } from './titles.js';
 import type { Importer, MappedEvent, MappedSession, SourceFile, SourceRef } from './types.js';
 
@@ -626,7 +627,7 @@ class Run {
     const good: ValidLine[] = [];
     fresh.forEach((ev, i) => {
       try {
-        good.push(validateBatch([withCoverage([ev], seq + good.length)[0]!])[0]!);
+        good.push(validateBatch([withCoverage([ev], seq + good.length)[0]!], sourceLineOf)[0]!);
       } catch (e) {
         this.report.problems.push({
           path: s.source.path,
@@ -665,8 +666,13 @@ class Run {
     };
     let staged: Staged;
     try {
-      staged = await stageSession(store, meta, withCoverage(s.events, 0), (i, message) =>
-        this.report.problems.push({ path: s.source.path, message: `a record of the source was left out (event ${i}): ${message}` }),
+      staged = await stageSession(
+        store,
+        meta,
+        withCoverage(s.events, 0),
+        (i, message) =>
+          this.report.problems.push({ path: s.source.path, message: `a record of the source was left out (event ${i}): ${message}` }),
+        sourceLineOf, // a record's own line written as its `raw` (jsonl.ts)
       );
     } catch (e) {
       throw writeFailure(e);
