@@ -386,6 +386,10 @@ class Run {
   private readonly located = new Map<string, string>();
   private opened: SessionStore | undefined;
   private opening: Promise<SessionStore> | undefined;
+  /** Store folders this run made and checked (staged.ts StageOptions.prepared). */
+  private readonly prepared = new Set<string>();
+  /** Each source project's real path, resolved once a run (a realpath and a stat each). */
+  private readonly realPaths = new Map<string, Promise<string>>();
 
   constructor(
     private readonly ref: SessionStore | StoreRef,
@@ -647,7 +651,7 @@ class Run {
   private async stage(s: MappedSession, id: string): Promise<Staged | undefined> {
     const { SCHEMA_VERSION, stageSession, discardStaged } = await parts();
     const store = await this.store();
-    const project = await realProjectPath(s.source.project, false);
+    const project = await this.realProject(s.source.project);
     // The project's git identity where its folder is still there, as for our own sessions, so
     // that History follows an imported session's folder when it moves (identity.ts).
     const repo = await projectIdentity(project);
@@ -672,7 +676,7 @@ class Run {
         withCoverage(s.events, 0),
         (i, message) =>
           this.report.problems.push({ path: s.source.path, message: `a record of the source was left out (event ${i}): ${message}` }),
-        sourceLineOf, // a record's own line written as its `raw` (jsonl.ts)
+        { rawSource: sourceLineOf, prepared: this.prepared }, // a record's own line written as its `raw` (jsonl.ts)
       );
     } catch (e) {
       throw writeFailure(e);
@@ -685,6 +689,12 @@ class Run {
     this.batch.push(staged);
     this.batchBytes += staged.bytes;
     return staged;
+  }
+
+  private realProject(project: string): Promise<string> {
+    let p = this.realPaths.get(project);
+    if (!p) this.realPaths.set(project, (p = realProjectPath(project, false)));
+    return p;
   }
 
   /** Our id for a mapped session and its file if we hold it (the id map: one readdir a folder a run). */

@@ -6,7 +6,6 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { isAscii, isUtf8 } from 'node:buffer';
 import { type BigIntStats, closeSync, lstatSync, readdirSync, readSync, realpathSync, statSync } from 'node:fs';
-import { stat } from 'node:fs/promises';
 import { MAX_DEPTH, tooDeep } from '../format/text.js';
 import { openRegular, openRegularSync } from '../store/files.js';
 import { dirname, join, sep } from 'node:path';
@@ -267,10 +266,12 @@ const confinement = new AsyncLocalStorage<Confinement>();
  * the folder two levels up, where a tool keeps what it writes beside one session).
  */
 export async function confinedTo<T>(root: string, f: () => Promise<T>): Promise<T> {
-  const isDir = await stat(root).then(
-    (s) => s.isDirectory(),
-    () => false,
-  );
+  let isDir = false;
+  try {
+    isDir = statSync(root).isDirectory(); // synchronous: a first import confines each of its reads
+  } catch {
+    /* not there: a file's folder two levels up, as for a file */
+  }
   const base = isDir ? root : dirname(dirname(root));
   return confinement.run({ root: base, seen: new Map(), notUtf8: new Map(), rawBytes: new Map(), unreadable: [] }, f);
 }

@@ -33,22 +33,35 @@ const STAGE_MARK = '.importing-';
 /** Lines are gathered into writes of this size: a huge session never sits in memory twice. */
 const WRITE_CHUNK = 4 << 20;
 
+export interface StageOptions {
+  /** The bytes an event's `raw` was parsed from, written as they are (store.ts validateImported). */
+  rawSource?: RawSource;
+  /**
+   * Project folders made and checked already in this run (prepareProjectDir: four file-system
+   * round trips a session otherwise); those this call prepares are added.
+   */
+  prepared?: Set<string>;
+}
+
 /**
  * Writes a new session (meta line and events) under a hidden name in its project folder. An
  * event the schema refuses (nested too deep, not serialisable) is left out and passed to
  * `onBad` with its index; the rest is written. Nothing is durable or visible until commitStaged.
- * `rawSource` gives the bytes an event's `raw` was parsed from, written as they are (store.ts
- * validateImported).
+ * StageOptions say where an event's `raw` bytes are and which folders are ready.
  */
 export async function stageSession(
   store: SessionStore,
   meta: MetaLine,
   events: unknown[],
   onBad: (index: number, message: string) => void,
-  rawSource?: RawSource,
+  o: StageOptions = {},
 ): Promise<Staged> {
+  const { rawSource, prepared } = o;
   const dir = store.projectDirOf(meta.project);
-  await store.prepareProjectDir(dir);
+  if (!prepared?.has(dir)) {
+    await store.prepareProjectDir(dir);
+    prepared?.add(dir);
+  }
   const temp = join(dir, `.${meta.id}.jsonl${STAGE_MARK}${process.pid}`);
   let fd: number;
   try {
