@@ -57,6 +57,8 @@ export const LINE_CAP = 64 << 20;
 const HEAD_BYTES = 1 << 20;
 const READ_CHUNK = 1 << 20;
 const READ_YIELD = 8;
+/** Read past the size the file had when opened (a writer still appending). */
+const READ_TAIL = 64 << 10;
 
 /**
  * The lines of a JSONL file as jsonlLines gives them, read as a stream with a bounded buffer
@@ -69,10 +71,10 @@ export async function readJsonl(path: string, problems: string[]): Promise<Sourc
   await mustBeInside(dirname(path));
   // Read synchronously (a thread-pool round trip a chunk was a fifth of a first import's wall
   // time on a busy machine), letting other work in every READ_YIELD chunks: parsing is synchronous anyway.
-  const { fd } = openRegularSync(path); // no symlink followed, no FIFO waited on
+  const { fd, st } = openRegularSync(path); // no symlink followed, no FIFO waited on
+  const size0 = Number(st.size);
   try {
     const out: SourceLine[] = [];
-    const buf = Buffer.allocUnsafe(READ_CHUNK);
     let parts: Buffer[] = [];
     let kept = 0;
     let bytes = 0;
@@ -80,7 +82,7 @@ export async function readJsonl(path: string, problems: string[]): Promise<Sourc
     const take = (b: Buffer) => {
       bytes += b.length;
       if (bytes <= LINE_CAP) {
-        parts.push(Buffer.from(b)); // a copy: buf is read into again
+        parts.push(b); // a slice of its chunk, which is never read into again
         kept += b.length;
         return;
       }
@@ -96,7 +98,7 @@ export async function readJsonl(path: string, problems: string[]): Promise<Sourc
     };
     const end = (torn: boolean) => {
       lineNo++;
-      const line = parts.length === 1 ? parts[0]! : Buffer.concat(parts, kept); // one part is a copy already
+      const line = parts.length === 1 ? parts[0]! : Buffer.concat(parts, kept);
       // An ASCII line (most of a tool's log) decoded byte for byte: several times faster than UTF-8's decoder.
       const ascii = isAscii(line);
       const text = line.toString(ascii ? 'latin1' : 'utf8');
@@ -122,6 +124,9 @@ export async function readJsonl(path: string, problems: string[]): Promise<Sourc
     };
     for (let pos = 0, k = 1; ; k++) {
       if (k % READ_YIELD === 0) await new Promise((r) => setImmediate(r));
+      // A buffer of its own a chunk (the file's size at most): a line inside it is kept as a slice
+      // (its record's source line, keepSource), never copied.
+      const buf = Buffer.allocUnsafeSlow(pos < size0 ? Math.min(READ_CHUNK, size0 - pos) : READ_TAIL);
       const bytesRead = readSync(fd, buf, 0, buf.length, pos);
       if (bytesRead === 0) break;
       pos += bytesRead;
