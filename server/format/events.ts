@@ -223,3 +223,36 @@ export function serializeLine(obj: Record<string, unknown>): string {
   for (const k of Object.keys(rest)) defineOwn(ordered, k, rest[k]);
   return JSON.stringify(ordered);
 }
+
+/**
+ * serializeLine's line cut around its `raw` value: `head + JSON.stringify(obj.raw) + tail` is
+ * serializeLine(obj), so a writer that holds the bytes `raw` was parsed from writes those in
+ * between instead of serialising the record again. Undefined when the line has no `raw`.
+ */
+export function serializeAroundRaw(obj: Record<string, unknown>): { head: string; tail: string } | undefined {
+  if (obj.raw === undefined || !Object.hasOwn(obj, 'raw')) return undefined;
+  // The members as JSON.stringify writes an object's: `"key":value`, comma-separated, a member
+  // whose value does not serialise (undefined) left out.
+  let head = '{';
+  let tail = '';
+  let inTail = false;
+  let first = true;
+  const member = (k: string, v: unknown) => {
+    if (k === 'raw') {
+      head += `${first ? '' : ','}"raw":`;
+      inTail = true;
+      first = false;
+      return;
+    }
+    const json = JSON.stringify(v);
+    if (json === undefined) return;
+    const m = `${first ? '' : ','}${JSON.stringify(k)}:${json}`;
+    first = false;
+    if (inTail) tail += m;
+    else head += m;
+  };
+  member('kind', obj.kind);
+  member('t', obj.t);
+  for (const k of Object.keys(obj)) if (k !== 'kind' && k !== 't') member(k, obj[k]);
+  return { head, tail: tail + '}' };
+}

@@ -57,6 +57,7 @@ import {
   saveLedger,
   signatureAt,
 } from './ledger.js';
+import { sourceLineOf } from './jsonl.js';
 import { cleanTitle } from './titles.js';
 import type { Importer, MappedEvent, MappedSession, SourceFile, SourceRef } from './types.js';
 
@@ -404,6 +405,10 @@ class Run {
   private readonly located = new Map<string, string>();
   private opened: SessionStore | undefined;
   private opening: Promise<SessionStore> | undefined;
+  /** Store folders this run made and checked (staged.ts StageOptions.prepared). */
+  private readonly prepared = new Set<string>();
+  /** Each source project's real path, resolved once a run (a realpath and a stat each). */
+  private readonly realPaths = new Map<string, Promise<string>>();
 
   constructor(
     private readonly ref: SessionStore | StoreRef,
@@ -645,7 +650,7 @@ class Run {
     const good: ValidLine[] = [];
     fresh.forEach((ev, i) => {
       try {
-        good.push(validateBatch([withCoverage([ev], seq + good.length)[0]!])[0]!);
+        good.push(validateBatch([withCoverage([ev], seq + good.length)[0]!], sourceLineOf)[0]!);
       } catch (e) {
         this.report.problems.push({
           path: s.source.path,
@@ -665,7 +670,7 @@ class Run {
   private async stage(s: MappedSession, id: string): Promise<Staged | undefined> {
     const { SCHEMA_VERSION, stageSession, discardStaged, digestOfEvents } = await parts();
     const store = await this.store();
-    const project = await realProjectPath(s.source.project, false);
+    const project = await this.realProject(s.source.project);
     // The project's git identity where its folder is still there, as for our own sessions, so
     // that History follows an imported session's folder when it moves (identity.ts).
     const repo = await projectIdentity(project);
@@ -693,7 +698,8 @@ class Run {
           left.add(i);
           this.report.problems.push({ path: s.source.path, message: `a record of the source was left out (event ${i}): ${message}` });
         },
-        (ev, seq) => withCoverage([ev as MappedEvent], seq)[0],
+        // A record's own line written as its `raw` (jsonl.ts); a compaction covers the event before it.
+        { rawSource: sourceLineOf, prepared: this.prepared, withSeq: (ev, seq) => withCoverage([ev as MappedEvent], seq)[0] },
       );
     } catch (e) {
       throw writeFailure(e);
@@ -711,6 +717,12 @@ class Run {
     this.batch.push(staged);
     this.batchBytes += staged.bytes;
     return staged;
+  }
+
+  private realProject(project: string): Promise<string> {
+    let p = this.realPaths.get(project);
+    if (!p) this.realPaths.set(project, (p = realProjectPath(project, false)));
+    return p;
   }
 
   /** Our id for a mapped session and its file if we hold it (the id map: one readdir a folder a run). */

@@ -44,6 +44,8 @@ export interface RecordKinds {
  * One event mapped from the source: an event of ours (kind, t and the kind's fields), with the
  * source record(s) it was made from under `raw`, verbatim (parsed JSON, never re-shaped). A
  * record we do not map becomes `{kind: 'event', type: 'source-record', raw}` so nothing is lost.
+ * A record readJsonl parsed is never changed after: the store writes the line it came from as
+ * its `raw` (jsonl.ts sourceLineOf).
  */
 export type MappedEvent = { kind: EventKind; t: string; raw?: unknown } & Record<string, unknown>;
 

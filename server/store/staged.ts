@@ -7,7 +7,7 @@
 // hidden files the next import sweeps; a full disk leaves nothing visible; so a session never
 // appears without its events, and a 0-turn row cannot come from an import.
 // The barrier is the fsyncs of the batch's files issued together, then of their folders.
-// Depends on the store's files helpers, the event schema (validateBatch) and node:fs.
+// Depends on the store's files helpers, the event schema (validateImported) and node:fs.
 
 import { closeSync, constants, linkSync, readdirSync, unlinkSync } from 'node:fs';
 import { join } from 'node:path';
@@ -15,7 +15,7 @@ import type { MetaLine } from '../format/events.js';
 import { fromFsError } from './errors.js';
 import { openForSync, openRegularSync, writeAllSync } from './files.js';
 import { pidAlive } from './lock.js';
-import { validateBatch, type SessionStore } from './store.js';
+import { validateImported, type RawSource, type SessionStore } from './store.js';
 
 export interface Staged {
   id: string;
@@ -30,25 +30,43 @@ export interface Staged {
 }
 
 const STAGE_MARK = '.importing-';
-/** Lines are gathered into writes of about this size: a huge session never sits in memory twice. */
+/** Lines are gathered into writes of this size: a huge session never sits in memory twice. */
 const WRITE_CHUNK = 4 << 20;
+
+export interface StageOptions {
+  /** The bytes an event's `raw` was parsed from, written as they are (store.ts validateImported). */
+  rawSource?: RawSource;
+  /**
+   * Project folders made and checked already in this run (prepareProjectDir: four file-system
+   * round trips a session otherwise); those this call prepares are added.
+   */
+  prepared?: Set<string>;
+  /**
+   * Sees each event with the seq it will have (what was left out before it not counted) and
+   * answers the event to write (an import's compaction covers the event before it).
+   */
+  withSeq?: (event: unknown, seq: number) => unknown;
+}
 
 /**
  * Writes a new session (meta line and events) under a hidden name in its project folder. An
  * event the schema refuses (nested too deep, not serialisable) is left out and passed to
- * `onBad` with its index; the rest is written. `at` sees each event with the seq it will have
- * (what was left out before it not counted) and answers the event to write. Nothing is durable
- * or visible until commitStaged.
+ * `onBad` with its index; the rest is written. Nothing is durable or visible until commitStaged.
+ * StageOptions say where an event's `raw` bytes are and which folders are ready.
  */
 export async function stageSession(
   store: SessionStore,
   meta: MetaLine,
   events: unknown[],
   onBad: (index: number, message: string) => void,
-  at: (event: unknown, seq: number) => unknown = (e) => e,
+  o: StageOptions = {},
 ): Promise<Staged> {
+  const { rawSource, prepared, withSeq } = o;
   const dir = store.projectDirOf(meta.project);
-  await store.prepareProjectDir(dir);
+  if (!prepared?.has(dir)) {
+    await store.prepareProjectDir(dir);
+    prepared?.add(dir);
+  }
   const temp = join(dir, `.${meta.id}.jsonl${STAGE_MARK}${process.pid}`);
   let fd: number;
   try {
@@ -59,29 +77,41 @@ export async function stageSession(
   let bytes = 0;
   let written = 0;
   try {
-    let parts: Buffer[] = [Buffer.from(JSON.stringify(meta) + '\n')];
-    let pending = parts[0]!.length;
+    // Lines are encoded straight into one buffer, a record's source bytes copied in as its
+    // `raw` (rawSource), and written when it is full: no string or buffer of each line.
+    const buf = Buffer.allocUnsafe(WRITE_CHUNK);
+    let at = 0;
     const flush = () => {
-      if (!pending) return;
-      const buf = parts.length === 1 ? parts[0]! : Buffer.concat(parts, pending);
-      writeAllSync(fd, buf);
-      bytes += pending;
-      parts = [];
-      pending = 0;
+      if (!at) return;
+      writeAllSync(fd, buf.subarray(0, at));
+      bytes += at;
+      at = 0;
     };
+    const put = (piece: string | Buffer) => {
+      if (typeof piece === 'string' && buf.length - at >= piece.length * 3) {
+        at += buf.write(piece, at); // fits for sure (UTF-8: at most 3 bytes a UTF-16 unit): no byteLength pass
+        return;
+      }
+      const size = typeof piece === 'string' ? Buffer.byteLength(piece) : piece.length;
+      if (at + size > buf.length) flush();
+      if (size > buf.length) {
+        writeAllSync(fd, typeof piece === 'string' ? Buffer.from(piece) : piece);
+        bytes += size;
+      } else at += typeof piece === 'string' ? buf.write(piece, at) : piece.copy(buf, at);
+    };
+    put(`${JSON.stringify(meta)}\n`);
     for (let i = 0; i < events.length; i++) {
-      let text: string;
+      let line: { head: string; raw?: Buffer; tail: string };
       try {
-        text = validateBatch([at(events[i], written)])[0]!.text;
+        line = validateImported(withSeq ? withSeq(events[i], written) : events[i], rawSource);
       } catch (e) {
         onBad(i, (e as Error).message);
         continue;
       }
-      const b = Buffer.from(text + '\n');
-      parts.push(b);
-      pending += b.length;
+      put(line.head);
+      if (line.raw) put(line.raw);
+      if (line.tail) put(line.tail);
       written++;
-      if (pending >= WRITE_CHUNK) flush();
     }
     flush();
   } catch (e) {

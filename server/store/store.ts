@@ -28,6 +28,7 @@ import {
   MetaLine,
   SCHEMA_VERSION,
   SessionEvent,
+  serializeAroundRaw,
   serializeLine,
   tooDeep,
   MAX_DEPTH,
@@ -987,57 +988,107 @@ async function firstUnreadable(dirs: string[]): Promise<{ dir: string; code: str
   return undefined;
 }
 
+/**
+ * The bytes a record of an import was parsed from, when the caller has them (import/jsonl.ts
+ * sourceLineOf): written as the event's `raw` instead of serialising the record again.
+ */
+export type RawSource = (raw: unknown) => Buffer | undefined;
+
 /** Validates a batch; throws StoreError('invalid-events') with zod issues naming the index. */
-export function validateBatch(events: unknown[]): ValidLine[] {
+export function validateBatch(events: unknown[], rawSource?: RawSource): ValidLine[] {
   if (!Array.isArray(events)) throw new StoreError('invalid-events', 'events must be an array');
   const now = new Date().toISOString();
   const out: ValidLine[] = [];
   const issues: unknown[] = [];
   events.forEach((raw, i) => {
-    const head = IncomingEvent.safeParse(raw);
-    if (!head.success) {
-      for (const iss of head.error.issues) issues.push({ ...iss, path: [i, ...iss.path] });
-      return;
-    }
-    const obj = raw as Record<string, unknown>;
-    if (tooDeep(obj)) {
-      issues.push({ path: [i], message: `nested deeper than ${MAX_DEPTH} levels` });
-      return;
-    }
-    if (obj.kind === 'meta') {
-      issues.push({ path: [i, 'kind'], message: 'meta lines are written by the store only' });
-      return;
-    }
-    if (Object.hasOwn(obj, OF_RAW)) {
-      // A reader puts `ofRaw` fields back and drops the key: one sent in would be lost unsaid.
-      issues.push({ path: [i, OF_RAW], message: `${OF_RAW} is written by the store only` });
-      return;
-    }
-    const stamped: Record<string, unknown> = obj.t === undefined ? { kind: obj.kind, t: now } : obj;
-    if (obj.t === undefined)
-      for (const k of Object.keys(obj))
-        if (k !== 'kind') Object.defineProperty(stamped, k, { value: obj[k], enumerable: true, writable: true, configurable: true });
-    const full = SessionEvent.safeParse(stamped);
-    if (!full.success) {
-      for (const iss of full.error.issues) issues.push({ ...iss, path: [i, ...iss.path] });
-      return;
-    }
+    const ok = checkEvent(raw, i, now, issues);
+    if (!ok) return;
     let text: string;
     try {
-      text = serializeLine(shareWithRaw(stamped)); // parts of an imported record written once (format/derived.ts)
+      const shared = shareWithRaw(ok); // parts of an imported record written once (format/derived.ts)
+      const cut = rawSource && cutAroundRaw(shared, rawSource);
+      text = cut ? cut.head + cut.raw.toString('utf8') + cut.tail : serializeLine(shared);
     } catch (e) {
       issues.push({ path: [i], message: `cannot be serialised as JSON (${(e as Error).message})` });
       return;
     }
-    const line = Object.freeze({ text, event: stamped as SessionEvent }) as ValidLine;
+    const line = Object.freeze({ text, event: ok as SessionEvent }) as ValidLine;
     made.add(line);
     out.push(line);
   });
-  if (issues.length > 0) {
-    const first = issues[0] as { path: unknown[]; message: string };
-    throw new StoreError('invalid-events', `invalid event at ${first.path.join('.')}: ${first.message}`, { issues });
-  }
+  throwIssues(issues);
   return out;
+}
+
+/**
+ * One event of an import checked as validateBatch checks it, as the pieces of its line: `head`,
+ * then the source's bytes of its `raw` when rawSource has them (else `raw` is serialised into
+ * `head`), then `tail` (with the line's '\n'). Throws StoreError('invalid-events') as validateBatch.
+ * For a new session written whole (store/staged.ts): no string of the whole line is made.
+ */
+export function validateImported(event: unknown, rawSource?: RawSource): { head: string; raw?: Buffer; tail: string } {
+  const issues: unknown[] = [];
+  const ok = checkEvent(event, 0, '', issues);
+  if (!ok) {
+    throwIssues(issues);
+    throw new StoreError('invalid-events', 'invalid event');
+  }
+  try {
+    const shared = shareWithRaw(ok);
+    const cut = rawSource && cutAroundRaw(shared, rawSource);
+    return cut ? { head: cut.head, raw: cut.raw, tail: `${cut.tail}\n` } : { head: `${serializeLine(shared)}\n`, tail: '' };
+  } catch (e) {
+    throw new StoreError('invalid-events', `invalid event at 0: cannot be serialised as JSON (${(e as Error).message})`, {
+      issues: [{ path: [0], message: `cannot be serialised as JSON (${(e as Error).message})` }],
+    });
+  }
+}
+
+/** The line cut around `raw` where the source's bytes of it are known. */
+function cutAroundRaw(shared: Record<string, unknown>, rawSource: RawSource): { head: string; raw: Buffer; tail: string } | undefined {
+  const raw = rawSource(shared.raw);
+  if (!raw) return undefined;
+  const around = serializeAroundRaw(shared);
+  return around && { ...around, raw };
+}
+
+/** One incoming event checked (head, nesting, schema) and stamped with a time where it has none; undefined with issues. */
+function checkEvent(raw: unknown, i: number, now: string, issues: unknown[]): Record<string, unknown> | undefined {
+  const head = IncomingEvent.safeParse(raw);
+  if (!head.success) {
+    for (const iss of head.error.issues) issues.push({ ...iss, path: [i, ...iss.path] });
+    return undefined;
+  }
+  const obj = raw as Record<string, unknown>;
+  if (tooDeep(obj)) {
+    issues.push({ path: [i], message: `nested deeper than ${MAX_DEPTH} levels` });
+    return undefined;
+  }
+  if (obj.kind === 'meta') {
+    issues.push({ path: [i, 'kind'], message: 'meta lines are written by the store only' });
+    return undefined;
+  }
+  if (Object.hasOwn(obj, OF_RAW)) {
+    // A reader puts `ofRaw` fields back and drops the key: one sent in would be lost unsaid.
+    issues.push({ path: [i, OF_RAW], message: `${OF_RAW} is written by the store only` });
+    return undefined;
+  }
+  const stamped: Record<string, unknown> = obj.t === undefined ? { kind: obj.kind, t: now || new Date().toISOString() } : obj;
+  if (obj.t === undefined)
+    for (const k of Object.keys(obj))
+      if (k !== 'kind') Object.defineProperty(stamped, k, { value: obj[k], enumerable: true, writable: true, configurable: true });
+  const full = SessionEvent.safeParse(stamped);
+  if (!full.success) {
+    for (const iss of full.error.issues) issues.push({ ...iss, path: [i, ...iss.path] });
+    return undefined;
+  }
+  return stamped;
+}
+
+function throwIssues(issues: unknown[]): void {
+  if (issues.length === 0) return;
+  const first = issues[0] as { path: unknown[]; message: string };
+  throw new StoreError('invalid-events', `invalid event at ${first.path.join('.')}: ${first.message}`, { issues });
 }
 
 function closeQuietly(fd: number): void {
