@@ -1,26 +1,58 @@
-// The sidecar's search: one search cache (search/cache.ts) kept open for the sidecar's life,
-// built in the background at start when it was never built (reported with $/progress), while
-// session/search answers by scanning the files; then kept current before each search: only
-// the project folders the store watcher saw touched since the last sync (every folder when no
-// fs.watch watcher is live), so a search over an unchanged store does no file system work at
-// all, and one after an append stats one folder's files, not the store's.
-// Syncs are one at a time (one SQLite connection, one transaction).
-// Depends on the search core; JSON-RPC only through the `progress` function it is given.
+// The sidecar's search: one search cache (search/cache.ts) kept open for the sidecar's life and
+// kept current before each search: only the project folders the store watcher saw touched since
+// the last sync (every folder when no fs.watch watcher is live), so a search over an unchanged
+// store does no file system work at all, and one after an append stats one folder's files.
+//
+// A long build never runs on the main thread, which answers session/list and appends: a first
+// build (the cache missing, or of an older format) and a catch-up with more than WORKER_BYTES to
+// index (a big import) run on a worker thread (search/build-worker.ts) that opens the same
+// database file, reported with $/progress; the main thread closes its connection meanwhile and
+// opens the cache again when the worker is done. During a first build a search answers by
+// scanning the files (so the first search is never a wall); during a catch-up it waits for it
+// (the cache holds the rest of the store, and a scan would read all of it). A small sync (an
+// append) stays here: a worker's start would cost more than it. Shutdown terminates the worker:
+// what it committed stays, and the cache's `built` marker says whether the build was finished.
+// Where no worker can run (its file missing, or no cache folder to share), the build runs here,
+// yielding every few milliseconds.
+// Syncs are one at a time. Depends on the search core; JSON-RPC only through `progress`.
 
-import { SearchCache } from '../search/cache.js';
-import { buildCache, listSessionFiles, searchSessions, syncFolders, type SearchOptions, type SearchResult } from '../search/search.js';
+import { existsSync, statSync } from 'node:fs';
+import { readdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Worker } from 'node:worker_threads';
+import { SearchCache, cacheFile } from '../search/cache.js';
+import {
+  buildCache,
+  listSessionFiles,
+  searchSessions,
+  syncFolders,
+  type SearchOptions,
+  type SearchProblem,
+  type SearchResult,
+} from '../search/search.js';
 
-/** How long a search waits for a build in progress before it scans instead. */
+/** How long a search waits for a first build in progress before it scans instead. */
 const WAIT_FOR_BUILD_MS = 250;
+/** Bytes to index above which a sync runs on the worker thread (about 100 ms of indexing here). */
+const WORKER_BYTES = 2 << 20;
+/** The worker's file: dist/search/ in the repository's build, dist/sidecar/search/ in the VS Code bundle. */
+const WORKER = new URL('../search/build-worker.js', import.meta.url);
 
 interface Progress {
   report(message: string, percentage?: number): void;
   done(): void;
+  token?: { isCancellationRequested: boolean; onCancellationRequested(f: () => void): unknown };
 }
+type Log = { warn(m: string): void; info(m: string): void };
 
 export class LiveSearch {
   private cache: SearchCache | null = null;
-  private building: Promise<void> | undefined;
+  /** The first build in progress (searches scan meanwhile). */
+  private first: Promise<void> | undefined;
+  /** Set when a worker failed: later builds run on the main thread. */
+  private noWorker = false;
+  private progress: (title: string) => Promise<Progress> = async () => ({ report: () => undefined, done: () => undefined });
   /** Whether a change may have happened anywhere since the last sync. */
   private changed = true;
   /** Project folders the watcher saw touched since the last sync. */
@@ -32,12 +64,13 @@ export class LiveSearch {
 
   constructor(
     private readonly root: string,
-    private readonly log: { warn(m: string): void; info(m: string): void },
+    private readonly log: Log,
   ) {}
 
   /** Opens the cache, and builds it in the background when it was never built. */
   start(progress: (title: string) => Promise<Progress>, watched: boolean): void {
     this.watched = watched;
+    this.progress = progress;
     try {
       this.cache = SearchCache.open(this.root);
     } catch (e) {
@@ -46,30 +79,12 @@ export class LiveSearch {
     }
     if (this.cache.built) return;
     const cache = this.cache;
-    this.building = this.serial(async () => {
+    this.first = this.serial(async () => {
       const files = await listSessionFiles(this.root);
-      // An empty store (a first start) is built at once, with no progress to show.
-      const p = files.length ? await progress('Indexing sessions for search') : { report: () => undefined, done: () => undefined };
-      const t0 = Date.now();
-      try {
-        let shown = -1;
-        await buildCache(cache, this.root, {
-          files,
-          signal: this.aborter.signal,
-          yieldMs: 20,
-          onProgress: (done, total) => {
-            const pct = total ? Math.floor((done / total) * 100) : 100;
-            if (pct !== shown) p.report(`${done}/${total} sessions`, (shown = pct));
-          },
-        });
-        this.changed = true; // what changed while building is looked at by the next search
-        this.log.info(`search cache built in ${Date.now() - t0} ms`);
-      } catch (e) {
-        if (!this.aborter.signal.aborted) this.log.warn(`search cache not built, searches scan the files: ${(e as Error).message}`);
-      } finally {
-        p.done();
-        this.building = undefined;
-      }
+      if (this.canOffload() && pendingBytes(cache, files) > WORKER_BYTES) await this.offload(true);
+      else await this.buildHere(cache, files);
+    }).finally(() => {
+      this.first = undefined;
     });
   }
 
@@ -86,18 +101,17 @@ export class LiveSearch {
 
   /** A search: from the cache once built (synced first when something changed), else by scanning. */
   async search(query: string, opts: SearchOptions): Promise<SearchResult> {
-    // A build about to end (a small store) is waited for a moment; a long one is not.
-    if (this.building) await Promise.race([this.building, new Promise((r) => setTimeout(r, WAIT_FOR_BUILD_MS))]);
-    const cache = this.cache;
-    if (!cache || this.building || !cache.built) return searchSessions(this.root, query, { ...opts, cache: null });
+    const scan = () => searchSessions(this.root, query, { ...opts, cache: null });
+    // A first build about to end (a small store) is waited for a moment; a long one is not.
+    if (this.first) await Promise.race([this.first, new Promise((r) => setTimeout(r, WAIT_FOR_BUILD_MS))]);
+    if (this.first) return scan();
     return this.serial(async () => {
-      const fresh = this.watched && !this.changed;
-      const dirs = [...this.dirs];
-      this.changed = false;
-      this.dirs.clear();
+      const problems: SearchProblem[] = [];
       try {
-        if (fresh && dirs.length) await syncFolders(cache, dirs);
-        return await searchSessions(this.root, query, { ...opts, cache, fresh });
+        const cache = await this.synced(problems);
+        if (!cache) return scan();
+        const r = await searchSessions(this.root, query, { ...opts, cache, fresh: true });
+        return { ...r, problems: [...problems, ...r.problems] };
       } catch (e) {
         this.changed = true;
         throw e;
@@ -105,7 +119,7 @@ export class LiveSearch {
     });
   }
 
-  /** Stops a build in progress and closes the cache. */
+  /** Stops a build in progress (the worker is terminated) and closes the cache. */
   async close(): Promise<void> {
     this.aborter.abort();
     await this.queue.catch(() => undefined);
@@ -113,9 +127,164 @@ export class LiveSearch {
     this.cache = null;
   }
 
+  /**
+   * The cache brought up to date with what the watcher saw change (null: none is built): here
+   * when there is little to index, else on the worker thread, which this search waits for.
+   */
+  private async synced(problems: SearchProblem[]): Promise<SearchCache | null> {
+    const cache = this.cache;
+    if (!cache?.built) return null;
+    const fresh = this.watched && !this.changed;
+    const dirs = [...this.dirs];
+    this.changed = false;
+    this.dirs.clear();
+    if (fresh && !dirs.length) return cache;
+    const files = fresh ? await folderFiles(dirs) : await listSessionFiles(this.root, problems);
+    if (this.canOffload() && pendingBytes(cache, files) > WORKER_BYTES) {
+      await this.offload(false);
+      // What changed while the worker ran (little): synced here.
+      this.changed = false;
+      if (this.cache?.built) await buildCache(this.cache, this.root, { problems });
+      return this.cache?.built ? this.cache : null;
+    }
+    if (fresh) await syncFolders(cache, dirs, problems);
+    else await buildCache(cache, this.root, { files, problems });
+    return cache;
+  }
+
+  /** A worker can share the cache: its file is there, and so is the cache's (not one in memory). */
+  private canOffload(): boolean {
+    return !this.noWorker && existsSync(fileURLToPath(WORKER)) && existsSync(cacheFile(this.root));
+  }
+
+  /**
+   * Brings the cache up to date on the worker thread, with $/progress; the main thread's
+   * connection is closed meanwhile and opened again after. When the worker fails, or what it
+   * built did not last (the cache removed meanwhile), a first build runs here instead.
+   */
+  private async offload(first: boolean): Promise<void> {
+    this.cache?.close();
+    this.cache = null;
+    const p = await this.progress(first ? 'Indexing sessions for search' : 'Indexing new sessions for search');
+    const t0 = Date.now();
+    let cancelled = false;
+    try {
+      const unreadable = await runWorker(this.root, p, this.aborter.signal);
+      const what = first ? 'built' : 'brought up to date';
+      this.log.info(
+        `search cache ${what} on a worker thread in ${Date.now() - t0} ms${unreadable ? ` (${unreadable} files unreadable)` : ''}`,
+      );
+    } catch (e) {
+      cancelled = e instanceof Cancelled;
+      if (cancelled) this.log.info('search cache build cancelled: searches scan the files until it is built');
+      else if (!this.aborter.signal.aborted) {
+        this.log.warn(`search cache not built on a worker thread: ${(e as Error).message}`);
+        this.noWorker = true;
+      }
+    } finally {
+      p.done();
+    }
+    this.changed = true; // what changed while it ran is looked at by the next search
+    if (this.aborter.signal.aborted) return;
+    try {
+      this.cache = SearchCache.open(this.root);
+    } catch (e) {
+      this.log.warn(`search cache not usable, searches scan the files: ${(e as Error).message}`);
+      return;
+    }
+    if (!this.cache.built && !cancelled) await this.buildHere(this.cache, await listSessionFiles(this.root));
+  }
+
+  /** The first build on the main thread, yielding every 20 ms (a small store, or no worker). */
+  private async buildHere(cache: SearchCache, files: string[]): Promise<void> {
+    // An empty store (a first start) is built at once, with no progress to show.
+    const p = files.length ? await this.progress('Indexing sessions for search') : { report: () => undefined, done: () => undefined };
+    const t0 = Date.now();
+    try {
+      let shown = -1;
+      await buildCache(cache, this.root, {
+        files,
+        signal: this.aborter.signal,
+        yieldMs: 20,
+        onProgress: (done, total) => {
+          const pct = total ? Math.floor((done / total) * 100) : 100;
+          if (pct !== shown) p.report(`${done}/${total} sessions`, (shown = pct));
+        },
+      });
+      this.changed = true; // what changed while building is looked at by the next search
+      this.log.info(`search cache built in ${Date.now() - t0} ms`);
+    } catch (e) {
+      if (!this.aborter.signal.aborted) this.log.warn(`search cache not built, searches scan the files: ${(e as Error).message}`);
+    } finally {
+      p.done();
+    }
+  }
+
   private serial<T>(fn: () => Promise<T>): Promise<T> {
     const run = this.queue.then(fn, fn);
     this.queue = run.catch(() => undefined);
     return run;
   }
+}
+
+class Cancelled extends Error {}
+
+/**
+ * Runs search/build-worker.ts: progress reported as it posts it, cancelled by the client's
+ * progress cancel or `signal` (the worker terminated). Resolves with how many files were unreadable.
+ */
+function runWorker(root: string, p: Progress, signal: AbortSignal): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const worker = new Worker(WORKER, { workerData: { root } });
+    let problems: number | undefined;
+    const stop = () => void worker.terminate();
+    signal.addEventListener('abort', stop, { once: true });
+    p.token?.onCancellationRequested(stop);
+    worker.on('message', (m: { done?: number; total?: number; problems?: unknown[] }) => {
+      if (m.problems) problems = m.problems.length;
+      else if (typeof m.done === 'number' && m.total) p.report(`${m.done}/${m.total} sessions`, Math.floor((m.done / m.total) * 100));
+    });
+    worker.once('error', (e) => {
+      problems = undefined;
+      reject(e);
+    });
+    worker.once('exit', (code) => {
+      signal.removeEventListener('abort', stop);
+      if (problems !== undefined) resolve(problems);
+      else if (p.token?.isCancellationRequested && !signal.aborted) reject(new Cancelled('cancelled'));
+      else reject(new Error(signal.aborted ? 'stopped' : `the worker exited (${code})`));
+    });
+  });
+}
+
+/** Bytes of `files` the cache has not indexed: a new or replaced file's size, a grown one's new part. */
+function pendingBytes(cache: SearchCache, files: readonly string[]): number {
+  const known = new Map<string, { size: number; done: number; ino: string; mtime: number }>();
+  for (const f of cache.files.values()) known.set(f.path, f);
+  let bytes = 0;
+  for (const path of files) {
+    let st;
+    try {
+      st = statSync(path);
+    } catch {
+      continue; // the sync says why
+    }
+    const f = known.get(path);
+    if (f && f.size === st.size && f.mtime === st.mtimeMs && f.ino === String(st.ino)) continue;
+    bytes += f && f.size >= 0 && f.ino === String(st.ino) && st.size >= f.done ? st.size - f.done : st.size;
+  }
+  return bytes;
+}
+
+/** The session files of some project folders (one that cannot be read: syncFolders says why). */
+async function folderFiles(dirs: readonly string[]): Promise<string[]> {
+  const lists = await Promise.all(
+    dirs.map((d) =>
+      readdir(d).then(
+        (names) => names.filter((n) => n.endsWith('.jsonl')).map((n) => join(d, n)),
+        () => [],
+      ),
+    ),
+  );
+  return lists.flat();
 }
