@@ -235,7 +235,9 @@ class Cancelled extends Error {}
  */
 function runWorker(root: string, p: Progress, signal: AbortSignal): Promise<number> {
   return new Promise((resolve, reject) => {
-    const worker = new Worker(WORKER, { workerData: { root } });
+    // Its stdout goes to stderr: the sidecar's stdout carries protocol frames only.
+    const worker = new Worker(WORKER, { workerData: { root }, stdout: true });
+    worker.stdout.pipe(process.stderr, { end: false });
     let problems: number | undefined;
     const stop = () => void worker.terminate();
     signal.addEventListener('abort', stop, { once: true });
