@@ -34,7 +34,7 @@ import {
 
 /** How long a search waits for a first build in progress before it scans instead. */
 const WAIT_FOR_BUILD_MS = 250;
-/** Bytes to index above which a sync runs on the worker thread (about 100 ms of indexing here). */
+/** Bytes to index above which a sync runs on the worker thread (below it, an append's sync stays brief). */
 const WORKER_BYTES = 2 << 20;
 /** The worker's file: dist/search/ in the repository's build, dist/sidecar/search/ in the VS Code bundle. */
 const WORKER = new URL('../search/build-worker.js', import.meta.url);
@@ -195,7 +195,7 @@ export class LiveSearch {
     if (!this.cache.built && !cancelled) await this.buildHere(this.cache, await listSessionFiles(this.root));
   }
 
-  /** The first build on the main thread, yielding every 20 ms (a small store, or no worker). */
+  /** The first build on the main thread, in short slices (a small store, or no worker). */
   private async buildHere(cache: SearchCache, files: string[]): Promise<void> {
     // An empty store (a first start) is built at once, with no progress to show.
     const p = files.length ? await this.progress('Indexing sessions for search') : { report: () => undefined, done: () => undefined };

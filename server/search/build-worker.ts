@@ -9,8 +9,8 @@
 // transaction in progress, and the cache's `built` marker is written only once every file is
 // indexed, so a half-built cache is never searched as a whole one.
 //
-// Its own file because a worker thread runs a file: tsc puts it at dist/search/build-worker.js,
-// the VS Code bundle at dist/sidecar/search/build-worker.js (clients/vscode/build.mjs), both
+// Its own file because a worker thread runs a file: tsc puts it in dist/search/, the VS Code
+// bundle in its sidecar's search/ folder (clients/vscode/build.mjs), both
 // `../search/build-worker.js` from the code that starts it. Depends on cache.ts and search.ts.
 
 import { parentPort, workerData } from 'node:worker_threads';

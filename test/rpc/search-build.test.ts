@@ -3,13 +3,16 @@
 // it runs (before its $/progress end), session/search answers meanwhile by scanning (ranked:
 // false) with the matches the built cache gives afterwards, and a build cut short by shutdown
 // leaves a cache whose `built` marker is set only if the build had finished; the next start goes
-// on with it and ends with the same answer. Ordered by events only: no clock is read.
+// on with it and ends with the same answer; a built cache that suddenly has 40 MB more to index
+// (an import) catches up on the worker too, lists answering meanwhile and the search waiting for
+// it. Ordered by events only: no clock is read.
 
 import { spawnSync } from 'node:child_process';
+import { cpSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { REPO, cleanup, startSidecar, tempDir, type Sidecar } from '../helpers/sidecar.js';
+import { REPO, cleanup, startSidecar, tempDir, workspace, type Sidecar } from '../helpers/sidecar.js';
 import * as P from '../../server/rpc/protocol.js';
 import { FORMAT } from '../../server/search/cache.js';
 import { cachePaths } from '../../server/store/cache-dir.js';
@@ -20,6 +23,8 @@ const WORD = 'idempotency'; // bench/corpus.mjs SEARCH_WORD: in a few hundred ev
 let root: string;
 let base: string;
 let sessions: number;
+/** How many sessions hold WORD (the first test's answer, which the others compare with). */
+let wordTotal = 0;
 
 beforeAll(() => {
   base = tempDir('lcs-build-');
@@ -78,6 +83,7 @@ describe('the search cache built on a worker thread', () => {
     const ranked = await s.call(P.sessionSearch, { query: WORD, limit: 1000 });
     expect(ranked.ranked).toBe(true);
     expect(ranked.total).toBe(scanned.total);
+    wordTotal = ranked.total;
     expect(new Set(ranked.sessions.map((x) => x.sessionId))).toEqual(new Set(scanned.sessions.map((x) => x.sessionId)));
     await s.stop();
     expect(s.stderr).toMatch(/search cache built on a worker thread/);
@@ -103,5 +109,25 @@ describe('the search cache built on a worker thread', () => {
     expect(r.total).toBe(want.total);
     expect(r.hits.map((h) => h.cite).sort()).toEqual(want.hits.map((h) => h.cite).sort());
     await Promise.all([again.stop(), clean.stop()]);
+  }, 180_000);
+
+  it('brings a built cache up to date on the worker when much is new (an import): lists answer, the search waits for it', async () => {
+    const { root: other, base: otherBase } = workspace();
+    const s = await startSidecar({ root: other, env: { LEVELCODE_SESSIONS_CACHE: join(otherBase, 'cache') }, workDoneProgress: true });
+    expect((await s.call(P.sessionSearch, { query: WORD })).total).toBe(0); // an empty store: built at once
+    cpSync(root, other, { recursive: true }); // 40 MB of sessions arrive at once
+    const searched = s.call(P.sessionSearch, { query: WORD, limit: 1000 });
+    const begin = await s.editor.progress.waitFor((p) => p.value.kind === 'begin' && p.value.title === 'Indexing new sessions for search');
+    let ended = false;
+    void s.editor.progress.waitFor((p) => p.token === begin.token && p.value.kind === 'end').then(() => (ended = true));
+    const list = await s.call(P.sessionList, { all: true, limit: 1000 });
+    expect(ended).toBe(false); // answered while the worker indexed
+    expect(list.sessions.length).toBe(sessions);
+    const r = await searched;
+    expect(ended).toBe(true); // the search waited for the catch-up (its end comes first on the stream)
+    expect(r.ranked).toBe(true);
+    expect(r.total).toBe(wordTotal);
+    await s.stop();
+    expect(s.stderr).toMatch(/search cache brought up to date on a worker thread/);
   }, 180_000);
 });
