@@ -165,11 +165,18 @@ export class LiveSearch {
   private async offload(first: boolean): Promise<void> {
     this.cache?.close();
     this.cache = null;
-    const p = await this.progress(first ? 'Indexing sessions for search' : 'Indexing new sessions for search');
+    // The worker starts at once; the progress shows once the client has made it.
+    let p: Progress | undefined;
+    const stop = new AbortController();
+    const created = this.progress(first ? 'Indexing sessions for search' : 'Indexing new sessions for search').then((made) => {
+      made.token?.onCancellationRequested(() => stop.abort(new Cancelled('cancelled')));
+      return (p = made);
+    });
     const t0 = Date.now();
     let cancelled = false;
     try {
-      const unreadable = await runWorker(this.root, p, this.aborter.signal);
+      const report = (done: number, total: number) => p?.report(`${done}/${total} sessions`, Math.floor((done / total) * 100));
+      const unreadable = await runWorker(this.root, report, AbortSignal.any([this.aborter.signal, stop.signal]));
       const what = first ? 'built' : 'brought up to date';
       this.log.info(
         `search cache ${what} on a worker thread in ${Date.now() - t0} ms${unreadable ? ` (${unreadable} files unreadable)` : ''}`,
@@ -182,7 +189,8 @@ export class LiveSearch {
         this.noWorker = true;
       }
     } finally {
-      p.done();
+      if (p) p.done();
+      else void created.then((made) => made.done());
     }
     this.changed = true; // what changed while it ran is looked at by the next search
     if (this.aborter.signal.aborted) return;
@@ -230,10 +238,10 @@ export class LiveSearch {
 class Cancelled extends Error {}
 
 /**
- * Runs search/build-worker.ts: progress reported as it posts it, cancelled by the client's
- * progress cancel or `signal` (the worker terminated). Resolves with how many files were unreadable.
+ * Runs search/build-worker.ts, passing on its progress; `signal` terminates it (and is what it
+ * rejects with). Resolves with how many files were unreadable.
  */
-function runWorker(root: string, p: Progress, signal: AbortSignal): Promise<number> {
+function runWorker(root: string, onProgress: (done: number, total: number) => void, signal: AbortSignal): Promise<number> {
   return new Promise((resolve, reject) => {
     // Its stdout goes to stderr: the sidecar's stdout carries protocol frames only.
     const worker = new Worker(WORKER, { workerData: { root }, stdout: true });
@@ -241,20 +249,15 @@ function runWorker(root: string, p: Progress, signal: AbortSignal): Promise<numb
     let problems: number | undefined;
     const stop = () => void worker.terminate();
     signal.addEventListener('abort', stop, { once: true });
-    p.token?.onCancellationRequested(stop);
     worker.on('message', (m: { done?: number; total?: number; problems?: unknown[] }) => {
       if (m.problems) problems = m.problems.length;
-      else if (typeof m.done === 'number' && m.total) p.report(`${m.done}/${m.total} sessions`, Math.floor((m.done / m.total) * 100));
+      else if (typeof m.done === 'number' && m.total) onProgress(m.done, m.total);
     });
-    worker.once('error', (e) => {
-      problems = undefined;
-      reject(e);
-    });
+    worker.once('error', reject);
     worker.once('exit', (code) => {
       signal.removeEventListener('abort', stop);
       if (problems !== undefined) resolve(problems);
-      else if (p.token?.isCancellationRequested && !signal.aborted) reject(new Cancelled('cancelled'));
-      else reject(new Error(signal.aborted ? 'stopped' : `the worker exited (${code})`));
+      else reject(signal.aborted ? signal.reason : new Error(`the worker exited (${code})`));
     });
   });
 }

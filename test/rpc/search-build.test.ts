@@ -5,7 +5,8 @@
 // leaves a cache whose `built` marker is set only if the build had finished; the next start goes
 // on with it and ends with the same answer; a built cache that suddenly has 40 MB more to index
 // (an import) catches up on the worker too, lists answering meanwhile and the search waiting for
-// it. Ordered by events only: no clock is read.
+// it; a client that cancels the build's progress stops it. Ordered by events only: no clock is
+// read.
 
 import { spawnSync } from 'node:child_process';
 import { cpSync } from 'node:fs';
@@ -129,5 +130,21 @@ describe('the search cache built on a worker thread', () => {
     expect(r.total).toBe(wordTotal);
     await s.stop();
     expect(s.stderr).toMatch(/search cache brought up to date on a worker thread/);
+  }, 180_000);
+
+  it('stops the first build when the client cancels its progress; searches then scan', async () => {
+    const cache = join(base, 'cache-c');
+    const s = await startSidecar({ root, env: { LEVELCODE_SESSIONS_CACHE: cache }, workDoneProgress: true, trace: 'messages' });
+    void s.call(P.sessionList, { limit: 1 });
+    const build = await buildProgress(s);
+    await s.conn.sendNotification('window/workDoneProgress/cancel', { token: build.begin.token });
+    await build.end;
+    // Logged before the end is sent: which of the two happened (a fast machine may finish first).
+    const cancelled = s.editor.logs.items.some((l) => /search cache build cancelled/.test(l.message));
+    const r = await s.call(P.sessionSearch, { query: WORD, limit: 1000 });
+    expect(r.ranked).toBe(!cancelled);
+    expect(r.total).toBe(wordTotal);
+    await s.stop();
+    expect(builtMarker(cache)).toBe(cancelled ? undefined : '1');
   }, 180_000);
 });
