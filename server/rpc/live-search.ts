@@ -25,6 +25,7 @@ import { SearchCache, cacheFile } from '../search/cache.js';
 import {
   buildCache,
   listSessionFiles,
+  parseQuery,
   searchSessions,
   syncFolders,
   type SearchOptions,
@@ -105,11 +106,23 @@ export class LiveSearch {
     // A first build about to end (a small store) is waited for a moment; a long one is not.
     if (this.first) await Promise.race([this.first, new Promise((r) => setTimeout(r, WAIT_FOR_BUILD_MS))]);
     if (this.first) return scan();
+    // A query that does not read is refused before any sync (searchSessions throws QueryError).
+    const q = parseQuery(query);
+    if (q.errors.length || !q.terms.length) return scan();
     return this.serial(async () => {
       const problems: SearchProblem[] = [];
+      let cache: SearchCache | null;
       try {
-        const cache = await this.synced(problems);
-        if (!cache) return scan();
+        cache = await this.synced(problems);
+      } catch (e) {
+        // A cache SQLite finds damaged on the way: this search reads the files; the next one syncs again.
+        if (this.aborter.signal.aborted) throw e;
+        this.log.warn(`search cache not brought up to date, this search reads the files: ${(e as Error).message}`);
+        this.changed = true;
+        cache = null;
+      }
+      if (!cache) return scan();
+      try {
         const r = await searchSessions(this.root, query, { ...opts, cache, fresh: true });
         return { ...r, problems: [...problems, ...r.problems] };
       } catch (e) {
