@@ -4,21 +4,19 @@
 // store does no file system work at all, and one after an append stats one folder's files.
 //
 // A long build never runs on the main thread, which answers session/list and appends: a first
-// build (the cache missing, or of an older format) and a catch-up with more than WORKER_BYTES to
-// index (a big import) run on a worker thread (search/build-worker.ts) that opens the same
-// database file, reported with $/progress; the main thread closes its connection meanwhile and
-// opens the cache again when the worker is done. During a first build a search answers by
-// scanning the files (so the first search is never a wall); during a catch-up it waits for it
-// (the cache holds the rest of the store, and a scan would read all of it). A small sync (an
-// append) stays here: a worker's start would cost more than it. Shutdown terminates the worker:
-// what it committed stays, and the cache's `built` marker says whether the build was finished.
-// Where no worker can run (its file missing, or no cache folder to share), the build runs here,
-// yielding every few milliseconds.
+// build (the cache missing, or of an older format) and a catch-up with more than WORKER_BYTES of
+// session files new to the cache (a big import; looked at when the watcher saw new sessions, or
+// does not watch: appends to known files are small and synced here) run on a worker thread
+// (search/build-worker.ts) that opens the same database file, reported with $/progress; the main
+// thread closes its connection meanwhile and opens the cache again when the worker is done.
+// During a first build a search answers by scanning the files (so the first search is never a
+// wall); during a catch-up it waits for it (the cache holds the rest of the store, and a scan
+// would read all of it). Shutdown terminates the worker: what it committed stays, and the
+// cache's `built` marker says whether the build was finished. Where no worker can run (its file
+// missing, or no cache folder to share), the build runs here, yielding every few milliseconds.
 // Syncs are one at a time. Depends on the search core; JSON-RPC only through `progress`.
 
 import { existsSync, statSync } from 'node:fs';
-import { readdir } from 'node:fs/promises';
-import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { SearchCache, cacheFile } from '../search/cache.js';
@@ -152,7 +150,12 @@ export class LiveSearch {
     this.changed = false;
     this.dirs.clear();
     if (fresh && !dirs.length) return cache;
-    const files = fresh ? await folderFiles(dirs) : await listSessionFiles(this.root, problems);
+    // The watcher saw no new session (it would have said `touched`): appends, synced here.
+    if (fresh) {
+      await syncFolders(cache, dirs, problems);
+      return cache;
+    }
+    const files = await listSessionFiles(this.root, problems);
     if (this.canOffload() && pendingBytes(cache, files) > WORKER_BYTES) {
       await this.offload(false);
       // What changed while the worker ran (little): synced here.
@@ -160,8 +163,7 @@ export class LiveSearch {
       if (this.cache?.built) await buildCache(this.cache, this.root, { problems });
       return this.cache?.built ? this.cache : null;
     }
-    if (fresh) await syncFolders(cache, dirs, problems);
-    else await buildCache(cache, this.root, { files, problems });
+    await buildCache(cache, this.root, { files, problems });
     return cache;
   }
 
@@ -275,34 +277,22 @@ function runWorker(root: string, onProgress: (done: number, total: number) => vo
   });
 }
 
-/** Bytes of `files` the cache has not indexed: a new or replaced file's size, a grown one's new part. */
+/**
+ * About how many bytes of `files` a sync would index: the size of each file the cache does not
+ * hold (a new one, or one marked to be read again). A file it holds is taken to have grown by
+ * appends, which are small, so that the search after an append stats nothing its sync does not.
+ */
 function pendingBytes(cache: SearchCache, files: readonly string[]): number {
-  const known = new Map<string, { size: number; done: number; ino: string; mtime: number }>();
-  for (const f of cache.files.values()) known.set(f.path, f);
+  const held = new Set<string>();
+  for (const f of cache.files.values()) if (f.size >= 0) held.add(f.path);
   let bytes = 0;
   for (const path of files) {
-    let st;
+    if (held.has(path)) continue;
     try {
-      st = statSync(path);
+      bytes += statSync(path).size;
     } catch {
-      continue; // the sync says why
+      // the sync says why
     }
-    const f = known.get(path);
-    if (f && f.size === st.size && f.mtime === st.mtimeMs && f.ino === String(st.ino)) continue;
-    bytes += f && f.size >= 0 && f.ino === String(st.ino) && st.size >= f.done ? st.size - f.done : st.size;
   }
   return bytes;
-}
-
-/** The session files of some project folders (one that cannot be read: syncFolders says why). */
-async function folderFiles(dirs: readonly string[]): Promise<string[]> {
-  const lists = await Promise.all(
-    dirs.map((d) =>
-      readdir(d).then(
-        (names) => names.filter((n) => n.endsWith('.jsonl')).map((n) => join(d, n)),
-        () => [],
-      ),
-    ),
-  );
-  return lists.flat();
 }
