@@ -119,6 +119,8 @@ export class LiveSearch {
         this.changed = true;
         cache = null;
       }
+      // Shutting down (a catch-up it waited for was stopped): no scan of the whole store now.
+      if (this.aborter.signal.aborted) throw new Error('the sidecar is shutting down');
       if (!cache) return scan();
       try {
         const r = await searchSessions(this.root, query, { ...opts, cache, fresh: true });
