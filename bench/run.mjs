@@ -191,11 +191,19 @@ class Sidecar {
     });
     s.conn.onNotification('window/logMessage', () => {});
     if (o.summarize) s.conn.onRequest('session/summarize', o.summarize);
+    // `o.progress(value)`: the client shows work-done progress; every $/progress value is passed on.
+    if (o.progress) {
+      s.conn.onRequest('window/workDoneProgress/create', () => null);
+      s.conn.onNotification('$/progress', (p) => o.progress(p.value));
+    }
     s.conn.listen();
     s.init = await s.conn.sendRequest('initialize', {
       processId: process.pid,
       rootUri: null,
-      capabilities: { experimental: { levelcodeSessions: { callbacks: o.summarize ? ['summarize'] : [] } } },
+      capabilities: {
+        window: { workDoneProgress: !!o.progress },
+        experimental: { levelcodeSessions: { callbacks: o.summarize ? ['summarize'] : [] } },
+      },
     });
     s.readyMs = performance.now() - s.t0;
     await s.conn.sendNotification('initialized', {});
@@ -492,6 +500,61 @@ async function figRpcList() {
       verdict: verdict(ours.median < 10),
     });
   });
+}
+
+/**
+ * session/list while the sidecar builds its search cache for the first time (the cache removed
+ * before it starts), against the same sidecar's list once the build is over: one call every
+ * 100 ms, as a person scrolling History, for the whole build and then as many again.
+ */
+async function figRpcListBuild() {
+  const id = 'rpc-list-build';
+  if (!haveRpc() || !searchCacheModule)
+    return record({ id, what: 'session/list during a first search build', na: 'no search cache in this build' });
+  await timedOnce(process.execPath, cli('list', '--all', '--json')); // the listing's own caches warm
+  deleteSearchIndexes();
+  let phase = 'starting';
+  const progress = (v) => {
+    if (v.kind === 'begin' && /search/i.test(v.title ?? '')) phase = 'building';
+    else if (v.kind === 'end' && phase === 'building') phase = 'built';
+  };
+  const during = [];
+  const after = [];
+  await withSidecar(
+    {},
+    async (s) => {
+      const t0 = performance.now();
+      await s.call('session/list', { all: true }); // the core loads; the build starts
+      while (phase === 'starting' && performance.now() - t0 < 30_000) await sleep(10);
+      const built0 = performance.now();
+      while (phase === 'building') {
+        during.push((await s.call('session/list', { all: true })).ms);
+        await sleep(100);
+      }
+      const buildMs = performance.now() - built0;
+      for (let i = 0; i < Math.max(20, Math.min(during.length, 100)); i++) {
+        after.push((await s.call('session/list', { all: true })).ms);
+        await sleep(100);
+      }
+      if (!during.length) throw new Error(`no build seen (${phase})`);
+      const ours = stats(during);
+      const base = stats(after);
+      record({
+        id,
+        what: `session/list (first page, all projects) while the sidecar builds its search cache (${(buildMs / 1000).toFixed(0)} s, ${during.length} calls)`,
+        baselineWhat: 'the same sidecar, the same call once the build is over',
+        target: 'median within 2x the baseline (issue 39)',
+        ours,
+        p95: pct(during, 95),
+        peakMb: s.hwmMb(),
+        baseline: base,
+        ratio: ours.median / base.median,
+        detail: { buildMs, p95Baseline: pct(after, 95) },
+        verdict: verdict(ours.median <= 2 * base.median),
+      });
+    },
+    { progress },
+  );
 }
 
 /**
@@ -1310,6 +1373,7 @@ async function main() {
     ['list-cold', () => figListCold()],
     ['list-warm', () => figListWarm()],
     ['rpc-list', () => figRpcList()],
+    ['rpc-list-build', () => figRpcListBuild()],
     ['append', () => figAppend(m)],
     ['resume', () => figResume(m)],
     ['resume-pieces', () => figResumePieces(m)],

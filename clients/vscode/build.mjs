@@ -2,8 +2,9 @@
 // `vscode` module external) and the sidecar bundled from ../../server so that the .vsix needs no
 // separate install (dist/sidecar/, ESM, pure Node).
 //
-// The sidecar is one ES module (dist/sidecar/cli/main.js) with a package.json beside it that
-// says so and carries the version. Two things esbuild cannot see are handled here: server/rpc/
+// The sidecar is one ES module (dist/sidecar/cli/main.js), plus the search cache's worker thread
+// (dist/sidecar/search/build-worker.js), with a package.json above them that says so and carries
+// the version. Two things esbuild cannot see are handled here: server/rpc/
 // lsp.ts requires vscode-languageserver through createRequire (lspStatic below), and the `trash`
 // package finds its macOS/Windows helper binaries next to its own module (new URL('macos-trash',
 // import.meta.url)), so they are copied next to the output file that holds that code. Native
@@ -107,7 +108,9 @@ async function buildSidecar() {
   const out = join(dist, 'sidecar');
   const result = await esbuild.build({
     ...common,
-    entryPoints: { 'cli/main': join(here, 'sidecar/main.mjs') },
+    // The search cache's build thread (server/rpc/live-search.ts starts it) is a file of its own,
+    // where the sidecar looks for it: ../search/build-worker.js from cli/main.js, as in dist/.
+    entryPoints: { 'cli/main': join(here, 'sidecar/main.mjs'), 'search/build-worker': join(repo, 'server/search/build-worker.ts') },
     outdir: out,
     format: 'esm',
     banner: { js: esmRequireBanner },

@@ -353,7 +353,9 @@ export class SearchCache {
     const tool = typeof m.source?.tool === 'string' && m.source.tool ? m.source.tool : 'levelcode';
     const sid = typeof m.source?.id === 'string' ? m.source.id : '';
     const project = typeof m.project === 'string' ? m.project : '';
-    const row = [path, m.id, project, tool, sid, '', st.size, st.mtime, st.ino, end, 0, 0, 0];
+    // Size -1 until the file is indexed whole (index()): a build cut short between two commits
+    // leaves a file that is looked at again, never one trusted half-indexed.
+    const row = [path, m.id, project, tool, sid, '', -1, st.mtime, st.ino, end, 0, 0, 0];
     const id = Number(this.ins.file.run(...row).lastInsertRowid);
     const f = { id, path, session: m.id, project, tool, sid, title: '', ...st, done: end, seq: 0, last: 0, titled: 0 };
     this.remember(f);

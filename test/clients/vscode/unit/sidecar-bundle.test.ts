@@ -3,15 +3,16 @@
 // repository's CLI, and it runs where the .vsix puts it: in a folder with no node_modules around
 // it, under the Node the editor forks it with (the repository's Node 20, and the Node 24 that
 // code-server runs, from the tools folder .ci/clients-vscode.sh fills). There it answers
-// --version with the repository's version, answers `initialize`, and reads the SQLite sources
-// (opencode, Zed, Cursor and its CLI's store.db) as the repository's sidecar does: under Node 24 through node:sqlite, since the
-// bundle carries no native module.
+// --version with the repository's version, answers `initialize`, builds the search cache on its
+// worker thread (a file of the bundle of its own), and reads the SQLite sources (opencode, Zed,
+// Cursor and its CLI's store.db) as the repository's sidecar does: under Node 24 through
+// node:sqlite, since the bundle carries no native module.
 
 import { spawnSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { sessionImport } from '../../../../server/rpc/protocol.js';
+import { sessionImport, sessionList, sessionSearch } from '../../../../server/rpc/protocol.js';
 import { BIN, cleanup, startSidecar, tempDir } from '../../../helpers/sidecar.js';
 import { FIXTURES } from '../../../import/layout.js';
 
@@ -91,6 +92,26 @@ describe('the bundled sidecar', () => {
       expect(s.initializeResult.capabilities).toBeTruthy();
     });
   }
+
+  it('builds the search cache on its worker thread under Node 24 (node:sqlite), then searches ranked', async () => {
+    const root = join(tempDir(), 'store');
+    const made = spawnSync(
+      process.execPath,
+      [join(repo, 'bench', 'corpus.mjs'), '--out', root, '--sessions', '60', '--total-mb', '6', '--huge', '', '--projects', '2'],
+      { encoding: 'utf8' },
+    );
+    expect(made.status, made.stderr).toBe(0);
+    const env = { LEVELCODE_SESSIONS_CACHE: join(root, '..', 'cache') };
+    const s = await startSidecar({ root, env, program: [NODE24, installedBundle()], workDoneProgress: true });
+    void s.call(sessionList, { limit: 1 }); // loads the core, which starts the build
+    const begin = await s.editor.progress.waitFor((p) => p.value.kind === 'begin' && p.value.title === 'Indexing sessions for search');
+    await s.editor.progress.waitFor((p) => p.token === begin.token && p.value.kind === 'end');
+    const r = await s.call(sessionSearch, { query: 'idempotency' });
+    expect(r.ranked).toBe(true);
+    expect(r.total).toBeGreaterThan(0);
+    await s.stop();
+    expect(s.stderr).toMatch(/search cache built on a worker thread/);
+  });
 
   it('imports the SQLite sources under Node 24 (node:sqlite) as the repository sidecar does', async () => {
     const bundled = await imported([NODE24, installedBundle()]);
