@@ -171,6 +171,7 @@ const writing = async () => {
     digestOfEvents: reader.digestOfEvents,
     entryOf: entries.entryOf,
     upsertEntries: entries.upsertEntries,
+    mapLimit: entries.mapLimit,
     SCHEMA_VERSION: events.SCHEMA_VERSION,
   };
 };
@@ -808,8 +809,9 @@ class Run {
    */
   async writeIndexes(): Promise<void> {
     if (this.entries.size === 0) return;
-    const { upsertEntries } = await parts();
-    for (const [dir, list] of this.entries) await upsertEntries(dir, list).catch(() => {});
+    const { upsertEntries, mapLimit } = await parts();
+    // A few folders at once: each is a lock, a write and a rename, mostly waits on the file system.
+    await mapLimit([...this.entries], 8, ([dir, list]) => upsertEntries(dir, list).catch(() => {}));
     this.entries.clear();
   }
 
