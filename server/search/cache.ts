@@ -9,6 +9,11 @@
 // text is in the contentless FTS5 table `fts` under the same rowid. Contentless: the text is in
 // the session files already; a hit is read back from there (search.ts). The rowid says whose
 // row it is (rowId: file, seq, role), so a query learns a match's session with no join.
+// And the same words a session at a time, in the contentless FTS5 table `docs` (one column a
+// role, no positions: detail=column), a document per part of a file (docId: file, part; a part
+// is at most a build's slice), which ranks sessions without scoring each of their events. An
+// append starts a new part, unless the last one is small: then that part is read again from the
+// file and replaced, so a session written a turn at a time stays a few documents.
 //
 // Kept current by the listing's change detection: a file whose size, mtime and inode are the
 // ones read is trusted; one that grew with the same inode, its indexed part ending at a line's
@@ -29,16 +34,19 @@ import { cachePaths, ensureCacheFolder } from '../store/cache-dir.js';
 import { restoreFromRaw } from '../format/derived.js';
 import { openRegularSync, plantedKind } from '../store/files.js';
 import { forEachLineSync } from '../store/lines.js';
-import { ROLES, eventTexts, roleOf, type Role } from './texts.js';
+import { ROLES, eventTexts, roleOf, type EventText, type Role } from './texts.js';
 
 /** Bumped when the schema or what is indexed changes: a new name, so an old file is never misread. */
-export const FORMAT = 2;
+export const FORMAT = 3;
 
 /** Rowids: file id x 2^29 + seq x 8 + role (2^24 files, 2^26 events a file, within 2^53). */
 export const FILE_SPAN = 2 ** 29;
 const MAX_FILE = 2 ** 24;
 const MAX_SEQ = 2 ** 26;
 const rowId = (file: number, seq: number, role: Role): number => file * FILE_SPAN + seq * 8 + ROLES.indexOf(role);
+/** Rowids of `docs`: file id x 2^20 + part. */
+export const DOC_SPAN = 2 ** 20;
+const docId = (file: number, part: number): number => file * DOC_SPAN + part;
 /** A rowid's file id, seq and role. */
 export const rowOf = (id: number): { file: number; seq: number; role: Role } => ({
   file: Math.floor(id / FILE_SPAN),
@@ -104,9 +112,11 @@ CREATE TABLE IF NOT EXISTS about (key TEXT PRIMARY KEY, value TEXT);
 CREATE TABLE IF NOT EXISTS files (
   id INTEGER PRIMARY KEY, path TEXT UNIQUE NOT NULL, session TEXT NOT NULL, project TEXT NOT NULL,
   tool TEXT NOT NULL, sid TEXT NOT NULL, title TEXT NOT NULL, size INTEGER NOT NULL, mtime REAL NOT NULL, ino TEXT NOT NULL,
-  done INTEGER NOT NULL, seq INTEGER NOT NULL, last INTEGER NOT NULL, titled INTEGER NOT NULL);
+  done INTEGER NOT NULL, seq INTEGER NOT NULL, last INTEGER NOT NULL, titled INTEGER NOT NULL,
+  part INTEGER NOT NULL, pstart INTEGER NOT NULL);
 CREATE TABLE IF NOT EXISTS rows (id INTEGER PRIMARY KEY, off INTEGER NOT NULL, len INTEGER NOT NULL, t INTEGER NOT NULL);
-CREATE VIRTUAL TABLE IF NOT EXISTS fts USING fts5(body, content='', contentless_delete=1, ${TOKENIZE});
+CREATE VIRTUAL TABLE IF NOT EXISTS fts USING fts5(body, content='', contentless_delete=1, detail=none, ${TOKENIZE});
+CREATE VIRTUAL TABLE IF NOT EXISTS docs USING fts5(${ROLES.join(', ')}, content='', contentless_delete=1, ${TOKENIZE});
 `;
 
 /** A file as the cache knows it. */
@@ -128,6 +138,9 @@ export interface FileRow {
   last: number;
   /** 1: `title` is a title event's, 0: the first user line's. */
   titled: number;
+  /** Its last document in `docs` (perhaps empty, so not written), and the byte where its lines begin. */
+  part: number;
+  pstart: number;
 }
 
 /** Where the search cache of the store at `root` lives. */
@@ -135,8 +148,10 @@ export const cacheFile = (root: string): string => join(cachePaths(root).dir, `s
 
 /** Texts of one event longer than this are indexed up to it (a 50 MB tool output is not prose). */
 const MAX_TEXT = 256 << 10;
-/** Bytes a file is read in between two pauses of a build. */
+/** Bytes a file is read in between two pauses of a build; a document of `docs` holds at most a slice. */
 const SLICE = 4 << 20;
+/** A file's last document smaller than this is replaced by an append, not followed by a new one. */
+const MERGE = 256 << 10;
 
 /** How a sync runs: see SearchCache.sync. */
 export interface SyncOptions {
@@ -153,7 +168,7 @@ export class SearchCache {
   /** Files by id, as in the files table. */
   readonly files = new Map<number, FileRow>();
   private readonly byPath = new Map<string, FileRow>();
-  private readonly ins: { file: Stmt; row: Stmt; fts: Stmt; upd: Stmt };
+  private readonly ins: { file: Stmt; row: Stmt; fts: Stmt; doc: Stmt; upd: Stmt };
   /** Whether a first build has completed (until then a search scans, search.ts). */
   built: boolean;
 
@@ -161,11 +176,12 @@ export class SearchCache {
     this.db = db;
     this.ins = {
       file: db.prepare(
-        'INSERT INTO files (path, session, project, tool, sid, title, size, mtime, ino, done, seq, last, titled) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)',
+        'INSERT INTO files (path, session, project, tool, sid, title, size, mtime, ino, done, seq, last, titled, part, pstart) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,0,0)',
       ),
       row: db.prepare('INSERT INTO rows (id, off, len, t) VALUES (?,?,?,?)'),
       fts: db.prepare('INSERT INTO fts (rowid, body) VALUES (?,?)'),
-      upd: db.prepare('UPDATE files SET title=?, size=?, mtime=?, ino=?, done=?, seq=?, last=?, titled=? WHERE id=?'),
+      doc: db.prepare(`INSERT INTO docs (rowid, ${ROLES.join(', ')}) VALUES (?,?,?,?,?,?)`),
+      upd: db.prepare('UPDATE files SET title=?, size=?, mtime=?, ino=?, done=?, seq=?, last=?, titled=?, part=?, pstart=? WHERE id=?'),
     };
     for (const f of db.prepare('SELECT * FROM files').all() as FileRow[]) this.remember(f);
     this.built = (db.prepare("SELECT value FROM about WHERE key='built'").get() as { value: string } | undefined)?.value === '1';
@@ -222,6 +238,7 @@ export class SearchCache {
     const range = [f.id * FILE_SPAN, (f.id + 1) * FILE_SPAN];
     this.db.prepare('DELETE FROM fts WHERE rowid IN (SELECT id FROM rows WHERE id >= ? AND id < ?)').run(...range);
     this.db.prepare('DELETE FROM rows WHERE id >= ? AND id < ?').run(...range);
+    this.db.prepare('DELETE FROM docs WHERE rowid >= ? AND rowid < ?').run(f.id * DOC_SPAN, (f.id + 1) * DOC_SPAN);
     this.db.prepare('DELETE FROM files WHERE id = ?').run(f.id);
     this.files.delete(f.id);
     this.byPath.delete(f.path);
@@ -312,7 +329,15 @@ export class SearchCache {
         f = undefined;
       }
       let off = f?.done ?? 0;
-      const state = { title: f?.title ?? '', titled: f?.titled ?? 0, last: f?.last ?? 0, seq: f?.seq ?? 0 };
+      const state = { title: f?.title ?? '', titled: f?.titled ?? 0, last: f?.last ?? 0, seq: f?.seq ?? 0, doc: new Doc() };
+      let [part, pstart] = [f?.part ?? 0, f?.pstart ?? 0];
+      if (f && st.size === f.done)
+        [part, pstart] = [f.part, f.pstart]; // touched, not grown: nothing new
+      else if (f && f.done - f.pstart < MERGE) {
+        // Its last document is small: read again from the file, and replaced with the new lines'.
+        forEachLineSync(fd, (l) => void (l.terminated && docTexts(parseEvent(l.bytes), state.doc)), { from: pstart, to: f.done });
+        this.db.prepare('DELETE FROM docs WHERE rowid = ?').run(docId(f.id, part));
+      } else if (f) [part, pstart] = [part + 1, off];
       // A torn last line is indexed once it is whole; a line longer than a slice is read whole.
       const slice = (to: number) =>
         forEachLineSync(
@@ -330,15 +355,25 @@ export class SearchCache {
         if (next === off) next = slice(st.size);
         if (next === off || !f) break;
         off = next;
+        // A document a slice: a new part begins here.
+        if (off < st.size && state.doc.bytes > 0) [part, pstart] = [this.flush(f.id, part, state), off];
         await pause();
       }
       if (!f) return;
+      if (state.doc.bytes > 0) this.flush(f.id, part, state);
       const { title, titled, last, seq } = state;
-      Object.assign(f, { title, titled, last, seq, ...st, done: off });
-      this.ins.upd.run(title, st.size, st.mtime, st.ino, off, seq, last, titled, f.id);
+      Object.assign(f, { title, titled, last, seq, ...st, done: off, part, pstart });
+      this.ins.upd.run(title, st.size, st.mtime, st.ino, off, seq, last, titled, part, pstart, f.id);
     } finally {
       closeSync(fd);
     }
+  }
+
+  /** Writes the document `part` of a file from what `s.doc` holds, and empties it; the next part's number. */
+  private flush(file: number, part: number, s: { doc: Doc }): number {
+    this.ins.doc.run(docId(file, part), ...ROLES.map((r) => s.doc.texts[r].join('\n')));
+    s.doc = new Doc();
+    return part + 1;
   }
 
   /** A file's row, made from its meta line (session id, project, source tool and id); undefined when it is not one. */
@@ -355,33 +390,34 @@ export class SearchCache {
     const project = typeof m.project === 'string' ? m.project : '';
     const row = [path, m.id, project, tool, sid, '', st.size, st.mtime, st.ino, end, 0, 0, 0];
     const id = Number(this.ins.file.run(...row).lastInsertRowid);
-    const f = { id, path, session: m.id, project, tool, sid, title: '', ...st, done: end, seq: 0, last: 0, titled: 0 };
+    const f = { id, path, session: m.id, project, tool, sid, title: '', ...st, done: end, seq: 0, last: 0, titled: 0, part: 0, pstart: 0 };
     this.remember(f);
     return f;
   }
 
   /**
-   * Indexes one event line: a row per role its texts are in. A line that is not JSON is skipped.
+   * Indexes one event line: a row per role its texts are in, and its texts into the session's
+   * document. A line that is not JSON is skipped.
    * `s`: the session's title (its latest title event, else its first user line) and newest time.
    */
-  private indexLine(file: number, line: Buffer, off: number, seq: number, s: { title: string; titled: number; last: number }): void {
+  private indexLine(
+    file: number,
+    line: Buffer,
+    off: number,
+    seq: number,
+    s: { title: string; titled: number; last: number; doc: Doc },
+  ): void {
     if (seq >= MAX_SEQ) return; // 67 million events in one file: the rest is not searchable
-    let ev: Record<string, unknown>;
-    try {
-      ev = restoreFromRaw(JSON.parse(line.toString('utf8')) as Record<string, unknown>, false);
-    } catch {
-      return;
-    }
-    if (!ev || typeof ev !== 'object') return;
+    const ev = parseEvent(line);
+    if (!ev) return;
     const t = typeof ev.t === 'string' ? Date.parse(ev.t) : Number.NaN;
     const time = Number.isNaN(t) ? 0 : t;
     if (time > s.last) s.last = time;
     const byRole = new Map<Role, string[]>();
-    for (const p of eventTexts(ev)) {
-      const role = roleOf(p.where);
-      const list = byRole.get(role) ?? [];
-      list.push(p.text.length > MAX_TEXT ? p.text.slice(0, MAX_TEXT) : p.text);
-      byRole.set(role, list);
+    for (const p of docTexts(ev, s.doc)) {
+      const list = byRole.get(p.role) ?? [];
+      list.push(p.text);
+      byRole.set(p.role, list);
       if (p.where === 'title') Object.assign(s, { title: p.text, titled: 1 });
       else if (p.where === 'user' && !s.titled && !s.title) s.title = p.text.slice(0, 200).replace(/\s+/g, ' ').trim();
     }
@@ -392,6 +428,35 @@ export class SearchCache {
       this.ins.fts.run(id, texts.join('\n'));
     }
   }
+}
+
+/** The texts of a session's document being made, by role. */
+class Doc {
+  readonly texts = Object.fromEntries(ROLES.map((r) => [r, [] as string[]])) as Record<Role, string[]>;
+  bytes = 0;
+}
+
+/** An event line read; null when it is not JSON of an object. */
+function parseEvent(line: Buffer): Record<string, unknown> | null {
+  try {
+    const ev = restoreFromRaw(JSON.parse(line.toString('utf8')) as Record<string, unknown>, false);
+    return ev && typeof ev === 'object' ? ev : null;
+  } catch {
+    return null;
+  }
+}
+
+/** An event's texts (each cut at MAX_TEXT) with their roles, added to `doc` too. */
+function docTexts(ev: Record<string, unknown> | null, doc: Doc): { where: EventText['where']; role: Role; text: string }[] {
+  const out = [];
+  for (const p of ev ? eventTexts(ev) : []) {
+    const role = roleOf(p.where);
+    const text = p.text.length > MAX_TEXT ? p.text.slice(0, MAX_TEXT) : p.text;
+    doc.texts[role].push(text);
+    doc.bytes += text.length;
+    out.push({ where: p.where, role, text });
+  }
+  return out;
 }
 
 function byteAt(fd: number, at: number): number {

@@ -20,7 +20,7 @@ import { closeSync, readSync, rmSync, statSync } from 'node:fs';
 import { basename, join, sep } from 'node:path';
 import { restoreFromRaw } from '../format/derived.js';
 import { openRegularSync } from '../store/files.js';
-import { FILE_SPAN, SearchCache, arrays, cacheFile, rowOf, type FileRow, type SyncOptions } from './cache.js';
+import { DOC_SPAN, FILE_SPAN, SearchCache, arrays, cacheFile, rowOf, type FileRow, type SyncOptions } from './cache.js';
 import { find, ftsTerm, parseQuery, projectMatches, type Query, type Term } from './query.js';
 import { ROLES, eventTexts, roleOf, tokens, type EventText, type Role, type SearchWhere } from './texts.js';
 
@@ -230,8 +230,8 @@ interface Row {
   at?: { off: number; len: number };
 }
 
-/** A SELECT of the rows matching an FTS5 expression within the query's event filters. */
-function matching(q: Query, columns: string): { sql: string; args: unknown[] } {
+/** A SELECT of the events matching an FTS5 expression (`?`) within the query's event filters, and `more`. */
+function matching(q: Query, columns: string, more = ''): { sql: string; args: unknown[] } {
   let sql = `SELECT ${columns} FROM fts`;
   const where = ['fts MATCH ?'];
   const args: unknown[] = [];
@@ -239,6 +239,7 @@ function matching(q: Query, columns: string): { sql: string; args: unknown[] } {
   if (q.since) where.push('r.t >= ?'), args.push(Date.parse(q.since));
   if (q.until) where.push('r.t <= ?'), args.push(Date.parse(q.until));
   if (q.role) where.push(`fts.rowid % 8 = ${ROLES.indexOf(q.role)}`);
+  if (more) where.push(more);
   return { sql: `${sql} WHERE ${where.join(' AND ')}`, args };
 }
 
@@ -260,65 +261,110 @@ const recency = (last: number, now: number): number => 1 + RECENCY * 2 ** (-Math
 /** Best rows kept a session: 3 make its score, the rest stand in for hits that fail their check. */
 const KEEP = 6;
 
-/** A matching session: its file, its best rows (best first) and its score. */
+/** A matching session: its file, its best rows (best first; found when its page is made, when absent) and its score. */
 interface Ranked {
   file: FileRow;
-  best: Row[];
+  best?: Row[];
   score: number;
 }
 
-/** The sessions of `cache` matching the query, best first (see the top). */
+const eventFilters = (q: Query): boolean => q.since !== undefined || q.until !== undefined || q.role !== undefined;
+
+/** A term as a query of the events' table, which has no positions: its words, all of them. */
+const eventTerm = (t: Term): string =>
+  t.words.map((w, i) => ftsTerm({ words: [w], prefix: t.prefix && i === t.words.length - 1, text: '' })).join(' AND ');
+
+/** Sessions reranked by what their events hold (an event with every term, the query as a phrase). */
+const RERANK = 50;
+
+/**
+ * The sessions of `cache` holding every term (within the event filters) and no excluded one,
+ * best first: BM25 of their documents in `docs` (a column a role, weighted by WEIGHT; a
+ * session's parts summed 1, 1/2, 1/4...) times the recency boost; then the first RERANK of them
+ * doubled when one event holds every term and again when the session holds the query's words
+ * as a phrase.
+ */
 function rank(cache: SearchCache, q: Query, opts: SearchOptions): Ranked[] {
   const { db } = cache;
-  const filesWith = (t: Term, filtered: boolean): Set<number> => {
-    const m = filtered
-      ? matching(q, `DISTINCT fts.rowid / ${FILE_SPAN}`)
-      : { sql: `SELECT DISTINCT rowid / ${FILE_SPAN} FROM fts WHERE fts MATCH ?`, args: [] };
-    return new Set(arrays(db, m.sql, ftsTerm(t), ...m.args).map((r) => r[0] as number));
-  };
-  // Sessions holding every term (a one-term query's are those of its rows, below) and none excluded.
+  const filesOf = (sql: string, span: number, ...args: unknown[]) =>
+    new Set(arrays(db, sql, ...args).map((r) => Math.floor((r[0] as number) / span)));
+  const inDocs = (m: string) => filesOf('SELECT rowid FROM docs WHERE docs MATCH ?', DOC_SPAN, m);
+  // Sessions holding every term (a query of one word: those its scores find, below), none excluded.
   let candidates: Set<number> | undefined;
-  if (q.terms.length > 1)
+  const filtered = eventFilters(q);
+  if (q.terms.length > 1 || q.terms[0]!.words.length > 1 || filtered)
     for (const t of q.terms) {
-      const has = filesWith(t, true);
+      let has = inDocs(ftsTerm(t));
+      if (filtered) {
+        const m = matching(q, `DISTINCT fts.rowid / ${FILE_SPAN}`);
+        const inRange = filesOf(m.sql, 1, eventTerm(t), ...m.args);
+        has = new Set([...has].filter((id) => inRange.has(id)));
+      }
       candidates = new Set([...(candidates ?? has)].filter((id) => has.has(id)));
-      if (candidates.size === 0) break;
+      if (candidates.size === 0) return [];
     }
   const gone = new Set<number>();
-  for (const t of q.excluded) for (const id of filesWith(t, false)) gone.add(id);
-  // Events holding every term, and the terms' words as one phrase: boosted (see the top).
-  const ids = (m: string) => new Set(arrays(db, 'SELECT rowid FROM fts WHERE fts MATCH ?', m).map((r) => r[0] as number));
-  const every = q.terms.length > 1 ? ids(q.terms.map(ftsTerm).join(' AND ')) : undefined;
-  const phrase = q.terms.length > 1 ? ids(ftsTerm(wholePhrase(q))) : undefined;
-  const m = matching(q, 'fts.rowid, -bm25(fts)');
-  // A session's best rows; `floor`: KEEP rows score at least this, so one below it is not kept.
-  const bySession = new Map<number, { rows: Row[]; floor: number }>();
-  if (candidates?.size !== 0)
-    for (const [id, raw] of arrays(db, m.sql, q.terms.map(ftsTerm).join(' OR '), ...m.args) as [number, number][]) {
-      const file = Math.floor(id / FILE_SPAN);
-      if ((candidates && !candidates.has(file)) || gone.has(file)) continue;
-      const s = raw * WEIGHT[ROLES[id % 8]!] * (every?.has(id) ? 2 : 1) * (phrase?.has(id) ? 2 : 1);
-      const b = bySession.get(file);
-      if (!b) bySession.set(file, { rows: [{ id, s }], floor: -Infinity });
-      else if (s > b.floor && b.rows.push({ id, s }) > 4 * KEEP) b.floor = b.rows.sort((x, y) => y.s - x.s).splice(KEEP)[0]!.s;
-    }
+  for (const t of q.excluded) for (const id of inDocs(ftsTerm(t))) gone.add(id);
+  const parts = new Map<number, number[]>();
+  const weights = ROLES.map((r) => WEIGHT[r]).join(', ');
+  const match = `${q.role ? `{${q.role}} : ` : ''}(${q.terms.map(ftsTerm).join(' OR ')})`;
+  for (const [id, s] of arrays(db, `SELECT rowid, -bm25(docs, ${weights}) FROM docs WHERE docs MATCH ?`, match) as [number, number][]) {
+    const file = Math.floor(id / DOC_SPAN);
+    if ((candidates && !candidates.has(file)) || gone.has(file)) continue;
+    const p = parts.get(file);
+    if (p) p.push(s);
+    else parts.set(file, [s]);
+  }
   const now = Date.now();
   const order: Ranked[] = [];
-  for (const [id, { rows }] of bySession) {
+  for (const [id, scores] of parts) {
     const file = cache.files.get(id);
     if (!allowedFile(file, q, opts)) continue;
-    const best = rows.sort((a, b) => b.s - a.s || b.id - a.id).slice(0, KEEP);
-    const rel = best.slice(0, 3).reduce((sum, r, i) => sum + r.s / 2 ** i, 0);
-    order.push({ file, best, score: rel * recency(file.last, now) });
+    const rel = scores.sort((a, b) => b - a).reduce((sum, s, i) => sum + s / 2 ** i, 0);
+    order.push({ file, score: rel * recency(file.last, now) });
   }
-  order.sort((a, b) => b.score - a.score || b.file.last - a.file.last || a.file.session.localeCompare(b.file.session));
+  const byScore = (a: Ranked, b: Ranked) => b.score - a.score || b.file.last - a.file.last || a.file.session.localeCompare(b.file.session);
+  order.sort(byScore);
+  if (q.terms.length > 1) {
+    const top = order.slice(0, RERANK);
+    const every = q.terms.map(eventTerm).join(' AND ');
+    const phrase = ftsTerm(wholePhrase(q));
+    const has = (table: string, span: number, m: string, f: FileRow) =>
+      db
+        .prepare(`SELECT 1 FROM ${table} WHERE ${table} MATCH ? AND rowid >= ? AND rowid < ? LIMIT 1`)
+        .get(m, f.id * span, (f.id + 1) * span) !== undefined;
+    for (const o of top) o.score *= (has('fts', FILE_SPAN, every, o.file) ? 2 : 1) * (has('docs', DOC_SPAN, phrase, o.file) ? 2 : 1);
+    order.splice(0, top.length, ...top.sort(byScore));
+  }
   return order;
+}
+
+/** Events matched a session, at most, to choose its hits from (its newest). */
+const CHOOSE = 200;
+
+/**
+ * A session's best events: those holding a term (within the event filters), weighted by role
+ * and doubled when they hold every term, the newer first among equals; KEEP of them (the rest
+ * stand in for hits that fail their check). Its newest CHOOSE matches are looked at, and its
+ * newest holding every term.
+ */
+function bestRows(cache: SearchCache, f: FileRow, q: Query): Row[] {
+  const m = matching(q, 'fts.rowid', 'fts.rowid >= ? AND fts.rowid < ?');
+  const sql = `${m.sql} ORDER BY fts.rowid DESC LIMIT ${CHOOSE}`;
+  const ids = (e: string) => arrays(cache.db, sql, e, ...m.args, f.id * FILE_SPAN, (f.id + 1) * FILE_SPAN).map((r) => r[0] as number);
+  const every = new Set(q.terms.length > 1 ? ids(q.terms.map(eventTerm).join(' AND ')) : []);
+  const rows = [...new Set([...every, ...ids(q.terms.map((t) => `(${eventTerm(t)})`).join(' OR '))])].map((id) => ({
+    id,
+    s: WEIGHT[ROLES[id % 8]!] * (every.has(id) ? 2 : 1),
+  }));
+  return rows.sort((a, b) => b.s - a.s || b.id - a.id).slice(0, KEEP);
 }
 
 function ranked(cache: SearchCache, q: Query, opts: SearchOptions, problems: SearchProblem[]): SearchResult {
   const where = cache.db.prepare('SELECT off, len FROM rows WHERE id = ?');
   const at = (r: Row) => where.get(r.id) as Row['at'];
-  return page(rank(cache, q, opts), q, opts, problems, at, (o) => cache.stale(o.file.id), cache.files.size, true);
+  const best = (o: Ranked) => (o.best ??= bestRows(cache, o.file, q));
+  return page(rank(cache, q, opts), q, opts, problems, at, best, (o) => cache.stale(o.file.id), cache.files.size, true);
 }
 
 /** The event whose line is `len` bytes at `off`, ending in a newline; null when it is not. */
@@ -353,6 +399,7 @@ function page(
   opts: SearchOptions,
   problems: SearchProblem[],
   at: (r: Row) => Row['at'],
+  bestOf: (o: Ranked) => Row[],
   stale: (o: Ranked) => void,
   files: number,
   isRanked: boolean,
@@ -363,7 +410,8 @@ function page(
   let total = order.length;
   let i = startOf(opts);
   for (; i < order.length && sessions.length < limit; i++) {
-    const { file, best, score } = order[i]!;
+    const { file, score } = order[i]!;
+    const best = bestOf(order[i]!);
     // A title set again unchanged is one hit (its newest, which comes first): shown once.
     const seen = new Set<string>();
     const hits: SearchHit[] = [];
@@ -388,8 +436,10 @@ function page(
       else if (!seen.has(`${hit.where}\0${hit.snippet}`)) seen.add(`${hit.where}\0${hit.snippet}`), hits.push(hit);
       if (hits.length === want) break;
     }
-    // A session none of whose hits checks out is left out (its file is indexed again).
+    // A session none of whose hits checks out (or with none: its documents and events disagree)
+    // is left out, and its file indexed again.
     if (hits.length === 0) {
+      if (best.length === 0) stale(order[i]!);
       total--;
       continue;
     }
@@ -534,6 +584,7 @@ async function scan(listed: string[], q: Query, opts: SearchOptions, problems: S
       await mem.sync(batch, { problems, signal: opts.signal, yieldMs: 50 });
       const where = mem.db.prepare('SELECT off, len FROM rows WHERE id = ?');
       for (const o of rank(mem, q, opts)) {
+        o.best = bestRows(mem, o.file, q);
         for (const r of o.best) r.at = where.get(r.id) as Row['at'];
         found.push(o);
       }
@@ -548,6 +599,7 @@ async function scan(listed: string[], q: Query, opts: SearchOptions, problems: S
     opts,
     problems,
     () => undefined,
+    (o) => o.best ?? [],
     () => undefined,
     listed.length,
     false,
