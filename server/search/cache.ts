@@ -9,9 +9,12 @@
 // text is in the contentless FTS5 table `fts` under the same rowid. Contentless: the text is in
 // the session files already; a hit is read back from there (search.ts). The rowid says whose
 // row it is (rowId: file, seq, role), so a query learns a match's session with no join.
-// And the same words a session at a time, in the contentless FTS5 table `docs` (one column a
-// role, no positions: detail=column), a document per part of a file (docId: file, part; a part
-// is at most a build's slice), which ranks sessions without scoring each of their events. An
+// And the same words a session at a time, a document per part of a file (docId: file, part; a
+// part is at most a build's slice), which rank sessions without scoring each of their events:
+// the conversation's (user, assistant, title, compact: a column each) in the contentless FTS5
+// table `docs`, scored by BM25; the tools' calls and results in `tools`, only matched (most of
+// the words, whose positions BM25 would walk for every query). The events' table has no
+// positions (detail=none): it says which events of a session hold the words. An
 // append starts a new part, unless the last one is small: then that part is read again from the
 // file and replaced, so a session written a turn at a time stays a few documents.
 //
@@ -37,16 +40,23 @@ import { forEachLineSync } from '../store/lines.js';
 import { ROLES, eventTexts, roleOf, type EventText, type Role } from './texts.js';
 
 /** Bumped when the schema or what is indexed changes: a new name, so an old file is never misread. */
-export const FORMAT = 3;
+export const FORMAT = 4;
 
 /** Rowids: file id x 2^29 + seq x 8 + role (2^24 files, 2^26 events a file, within 2^53). */
 export const FILE_SPAN = 2 ** 29;
 const MAX_FILE = 2 ** 24;
 const MAX_SEQ = 2 ** 26;
 const rowId = (file: number, seq: number, role: Role): number => file * FILE_SPAN + seq * 8 + ROLES.indexOf(role);
-/** Rowids of `docs`: file id x 2^20 + part. */
+/** The columns of `docs`: the roles but the tools'. */
+export const PROSE = ROLES.filter((r) => r !== 'tool');
+/** Rowids of `docs` and `tools`: file id x 2^20 + part. */
 export const DOC_SPAN = 2 ** 20;
-const docId = (file: number, part: number): number => file * DOC_SPAN + part;
+const docId = (file: number, part: number): bigint => BigInt(file * DOC_SPAN + part);
+/**
+ * The rowids of a file in a table of `span` rowids a file, [from, to), as integers: bound as a
+ * JavaScript number, a bound is a REAL, and FTS5 then reads every row of a MATCH, not the range.
+ */
+export const rowidRange = (file: number, span: number): [bigint, bigint] => [BigInt(file * span), BigInt((file + 1) * span)];
 /** A rowid's file id, seq and role. */
 export const rowOf = (id: number): { file: number; seq: number; role: Role } => ({
   file: Math.floor(id / FILE_SPAN),
@@ -116,7 +126,8 @@ CREATE TABLE IF NOT EXISTS files (
   part INTEGER NOT NULL, pstart INTEGER NOT NULL);
 CREATE TABLE IF NOT EXISTS rows (id INTEGER PRIMARY KEY, off INTEGER NOT NULL, len INTEGER NOT NULL, t INTEGER NOT NULL);
 CREATE VIRTUAL TABLE IF NOT EXISTS fts USING fts5(body, content='', contentless_delete=1, detail=none, ${TOKENIZE});
-CREATE VIRTUAL TABLE IF NOT EXISTS docs USING fts5(${ROLES.join(', ')}, content='', contentless_delete=1, ${TOKENIZE});
+CREATE VIRTUAL TABLE IF NOT EXISTS docs USING fts5(${PROSE.join(', ')}, content='', contentless_delete=1, ${TOKENIZE});
+CREATE VIRTUAL TABLE IF NOT EXISTS tools USING fts5(body, content='', contentless_delete=1, ${TOKENIZE});
 `;
 
 /** A file as the cache knows it. */
@@ -168,7 +179,7 @@ export class SearchCache {
   /** Files by id, as in the files table. */
   readonly files = new Map<number, FileRow>();
   private readonly byPath = new Map<string, FileRow>();
-  private readonly ins: { file: Stmt; row: Stmt; fts: Stmt; doc: Stmt; upd: Stmt };
+  private readonly ins: { file: Stmt; row: Stmt; fts: Stmt; doc: Stmt; tools: Stmt; upd: Stmt };
   /** Whether a first build has completed (until then a search scans, search.ts). */
   built: boolean;
 
@@ -180,7 +191,8 @@ export class SearchCache {
       ),
       row: db.prepare('INSERT INTO rows (id, off, len, t) VALUES (?,?,?,?)'),
       fts: db.prepare('INSERT INTO fts (rowid, body) VALUES (?,?)'),
-      doc: db.prepare(`INSERT INTO docs (rowid, ${ROLES.join(', ')}) VALUES (?,?,?,?,?,?)`),
+      doc: db.prepare(`INSERT INTO docs (rowid, ${PROSE.join(', ')}) VALUES (?,?,?,?,?)`),
+      tools: db.prepare('INSERT INTO tools (rowid, body) VALUES (?,?)'),
       upd: db.prepare('UPDATE files SET title=?, size=?, mtime=?, ino=?, done=?, seq=?, last=?, titled=?, part=?, pstart=? WHERE id=?'),
     };
     for (const f of db.prepare('SELECT * FROM files').all() as FileRow[]) this.remember(f);
@@ -238,7 +250,8 @@ export class SearchCache {
     const range = [f.id * FILE_SPAN, (f.id + 1) * FILE_SPAN];
     this.db.prepare('DELETE FROM fts WHERE rowid IN (SELECT id FROM rows WHERE id >= ? AND id < ?)').run(...range);
     this.db.prepare('DELETE FROM rows WHERE id >= ? AND id < ?').run(...range);
-    this.db.prepare('DELETE FROM docs WHERE rowid >= ? AND rowid < ?').run(f.id * DOC_SPAN, (f.id + 1) * DOC_SPAN);
+    for (const t of ['docs', 'tools'])
+      this.db.prepare(`DELETE FROM ${t} WHERE rowid >= ? AND rowid < ?`).run(...rowidRange(f.id, DOC_SPAN));
     this.db.prepare('DELETE FROM files WHERE id = ?').run(f.id);
     this.files.delete(f.id);
     this.byPath.delete(f.path);
@@ -313,8 +326,13 @@ export class SearchCache {
     }
   }
 
-  /** Records that every file has been indexed once (searches then use the cache). */
+  /**
+   * Records that every file has been indexed once (searches then use the cache), the events' and
+   * the conversations' indexes merged into one segment first: a session's events are then found
+   * by a seek, not a walk of each segment's list (what a page of hits asks, session by session).
+   */
   markBuilt(): void {
+    for (const t of ['fts', 'docs']) this.db.exec(`INSERT INTO ${t}(${t}) VALUES ('optimize')`);
     this.db.prepare("INSERT OR REPLACE INTO about VALUES ('built', '1')").run();
     this.built = true;
   }
@@ -336,7 +354,7 @@ export class SearchCache {
       else if (f && f.done - f.pstart < MERGE) {
         // Its last document is small: read again from the file, and replaced with the new lines'.
         forEachLineSync(fd, (l) => void (l.terminated && docTexts(parseEvent(l.bytes), state.doc)), { from: pstart, to: f.done });
-        this.db.prepare('DELETE FROM docs WHERE rowid = ?').run(docId(f.id, part));
+        for (const t of ['docs', 'tools']) this.db.prepare(`DELETE FROM ${t} WHERE rowid = ?`).run(docId(f.id, part));
       } else if (f) [part, pstart] = [part + 1, off];
       // A torn last line is indexed once it is whole; a line longer than a slice is read whole.
       const slice = (to: number) =>
@@ -371,7 +389,10 @@ export class SearchCache {
 
   /** Writes the document `part` of a file from what `s.doc` holds, and empties it; the next part's number. */
   private flush(file: number, part: number, s: { doc: Doc }): number {
-    this.ins.doc.run(docId(file, part), ...ROLES.map((r) => s.doc.texts[r].join('\n')));
+    const id = docId(file, part);
+    const t = s.doc.texts;
+    if (PROSE.some((r) => t[r].length)) this.ins.doc.run(id, ...PROSE.map((r) => t[r].join('\n')));
+    if (t.tool.length) this.ins.tools.run(id, t.tool.join('\n'));
     s.doc = new Doc();
     return part + 1;
   }

@@ -20,9 +20,9 @@ import { closeSync, readSync, rmSync, statSync } from 'node:fs';
 import { basename, join, sep } from 'node:path';
 import { restoreFromRaw } from '../format/derived.js';
 import { openRegularSync } from '../store/files.js';
-import { DOC_SPAN, FILE_SPAN, SearchCache, arrays, cacheFile, rowOf, type FileRow, type SyncOptions } from './cache.js';
+import { DOC_SPAN, FILE_SPAN, PROSE, SearchCache, arrays, cacheFile, rowOf, rowidRange, type FileRow, type SyncOptions } from './cache.js';
 import { find, ftsTerm, parseQuery, projectMatches, type Query, type Term } from './query.js';
-import { ROLES, eventTexts, roleOf, tokens, type EventText, type Role, type SearchWhere } from './texts.js';
+import { ROLES, eventTexts, fold, isAscii, roleOf, tokens, type EventText, type Role, type SearchWhere } from './texts.js';
 
 export type { SearchWhere } from './texts.js';
 export { parseQuery } from './query.js';
@@ -230,12 +230,12 @@ interface Row {
   at?: { off: number; len: number };
 }
 
-/** A SELECT of the events matching an FTS5 expression (`?`) within the query's event filters, and `more`. */
+/** A SELECT of the events matching an FTS5 expression (`?`) within the query's event filters, and `more` (`r`: their rows). */
 function matching(q: Query, columns: string, more = ''): { sql: string; args: unknown[] } {
   let sql = `SELECT ${columns} FROM fts`;
   const where = ['fts MATCH ?'];
   const args: unknown[] = [];
-  if (q.since || q.until) sql += ' JOIN rows r ON r.id = fts.rowid';
+  if (q.since || q.until || columns.includes('r.')) sql += ' JOIN rows r ON r.id = fts.rowid';
   if (q.since) where.push('r.t >= ?'), args.push(Date.parse(q.since));
   if (q.until) where.push('r.t <= ?'), args.push(Date.parse(q.until));
   if (q.role) where.push(`fts.rowid % 8 = ${ROLES.indexOf(q.role)}`);
@@ -279,49 +279,59 @@ const RERANK = 50;
 
 /**
  * The sessions of `cache` holding every term (within the event filters) and no excluded one,
- * best first: BM25 of their documents in `docs` (a column a role, weighted by WEIGHT; a
- * session's parts summed 1, 1/2, 1/4...) times the recency boost; then the first RERANK of them
- * doubled when one event holds every term and again when the session holds the query's words
- * as a phrase.
+ * best first. A session's relevance: BM25 of its conversation's documents in `docs` (a column a
+ * role, weighted by WEIGHT; its parts summed 1, 1/2, 1/4...), plus, for each term its tools'
+ * calls and results hold, the term's IDF over sessions times the tools' weight (BM25 of one
+ * occurrence: `tools` is matched, never scored); times the recency boost. Then the first RERANK
+ * are doubled when one event holds every term and again when the session holds the query's
+ * words as a phrase.
  */
 function rank(cache: SearchCache, q: Query, opts: SearchOptions): Ranked[] {
   const { db } = cache;
   const filesOf = (sql: string, span: number, ...args: unknown[]) =>
     new Set(arrays(db, sql, ...args).map((r) => Math.floor((r[0] as number) / span)));
-  const inDocs = (m: string) => filesOf('SELECT rowid FROM docs WHERE docs MATCH ?', DOC_SPAN, m);
-  // Sessions holding every term (a query of one word: those its scores find, below), none excluded.
-  let candidates: Set<number> | undefined;
-  const filtered = eventFilters(q);
-  if (q.terms.length > 1 || q.terms[0]!.words.length > 1 || filtered)
-    for (const t of q.terms) {
-      let has = inDocs(ftsTerm(t));
-      if (filtered) {
-        const m = matching(q, `DISTINCT fts.rowid / ${FILE_SPAN}`);
-        const inRange = filesOf(m.sql, 1, eventTerm(t), ...m.args);
-        has = new Set([...has].filter((id) => inRange.has(id)));
-      }
-      candidates = new Set([...(candidates ?? has)].filter((id) => has.has(id)));
-      if (candidates.size === 0) return [];
+  const docs = q.role !== 'tool';
+  const tools = !q.role || q.role === 'tool';
+  const inDocs = (m: string) => (docs ? filesOf('SELECT rowid FROM docs WHERE docs MATCH ?', DOC_SPAN, m) : new Set<number>());
+  const inTools = (m: string) => (tools ? filesOf('SELECT rowid FROM tools WHERE tools MATCH ?', DOC_SPAN, m) : new Set<number>());
+  const role = q.role && q.role !== 'tool' ? `{${q.role}} : ` : '';
+  // Each term: the sessions holding it (within the event filters), and those whose tools do.
+  const terms = q.terms.map((t) => {
+    const tool = inTools(ftsTerm(t));
+    let has = new Set([...inDocs(role + ftsTerm(t)), ...tool]);
+    if (eventFilters(q)) {
+      const m = matching(q, `DISTINCT fts.rowid / ${FILE_SPAN}`);
+      const inRange = filesOf(m.sql, 1, eventTerm(t), ...m.args);
+      has = new Set([...has].filter((id) => inRange.has(id)));
     }
+    const n = has.size;
+    return { has, tool, idf: Math.log((cache.files.size - n + 0.5) / (n + 0.5) + 1) };
+  });
   const gone = new Set<number>();
-  for (const t of q.excluded) for (const id of inDocs(ftsTerm(t))) gone.add(id);
+  for (const t of q.excluded) for (const id of [...inDocs(ftsTerm(t)), ...inTools(ftsTerm(t))]) gone.add(id);
+  const [first, ...rest] = terms.map((t) => t.has).sort((a, b) => a.size - b.size);
+  const candidates = [...first!].filter((id) => !gone.has(id) && rest.every((s) => s.has(id)));
   const parts = new Map<number, number[]>();
-  const weights = ROLES.map((r) => WEIGHT[r]).join(', ');
-  const match = `${q.role ? `{${q.role}} : ` : ''}(${q.terms.map(ftsTerm).join(' OR ')})`;
-  for (const [id, s] of arrays(db, `SELECT rowid, -bm25(docs, ${weights}) FROM docs WHERE docs MATCH ?`, match) as [number, number][]) {
-    const file = Math.floor(id / DOC_SPAN);
-    if ((candidates && !candidates.has(file)) || gone.has(file)) continue;
-    const p = parts.get(file);
-    if (p) p.push(s);
-    else parts.set(file, [s]);
-  }
+  const weights = PROSE.map((r) => WEIGHT[r]).join(', ');
+  if (docs && candidates.length)
+    for (const [id, s] of arrays(
+      db,
+      `SELECT rowid, -bm25(docs, ${weights}) FROM docs WHERE docs MATCH ?`,
+      `${role}(${q.terms.map(ftsTerm).join(' OR ')})`,
+    ) as [number, number][]) {
+      const file = Math.floor(id / DOC_SPAN);
+      const p = parts.get(file);
+      if (p) p.push(s);
+      else parts.set(file, [s]);
+    }
   const now = Date.now();
   const order: Ranked[] = [];
-  for (const [id, scores] of parts) {
+  for (const id of candidates) {
     const file = cache.files.get(id);
     if (!allowedFile(file, q, opts)) continue;
-    const rel = scores.sort((a, b) => b - a).reduce((sum, s, i) => sum + s / 2 ** i, 0);
-    order.push({ file, score: rel * recency(file.last, now) });
+    const prose = (parts.get(id) ?? []).sort((a, b) => b - a).reduce((sum, s, i) => sum + s / 2 ** i, 0);
+    const tool = terms.reduce((sum, t) => sum + (t.tool.has(id) ? t.idf * WEIGHT.tool : 0), 0);
+    order.push({ file, score: (prose + tool) * recency(file.last, now) });
   }
   const byScore = (a: Ranked, b: Ranked) => b.score - a.score || b.file.last - a.file.last || a.file.session.localeCompare(b.file.session);
   order.sort(byScore);
@@ -329,11 +339,9 @@ function rank(cache: SearchCache, q: Query, opts: SearchOptions): Ranked[] {
     const top = order.slice(0, RERANK);
     const every = q.terms.map(eventTerm).join(' AND ');
     const phrase = ftsTerm(wholePhrase(q));
-    const has = (table: string, span: number, m: string, f: FileRow) =>
-      db
-        .prepare(`SELECT 1 FROM ${table} WHERE ${table} MATCH ? AND rowid >= ? AND rowid < ? LIMIT 1`)
-        .get(m, f.id * span, (f.id + 1) * span) !== undefined;
-    for (const o of top) o.score *= (has('fts', FILE_SPAN, every, o.file) ? 2 : 1) * (has('docs', DOC_SPAN, phrase, o.file) ? 2 : 1);
+    const inPhrase = new Set([...inDocs(role + phrase), ...inTools(phrase)]);
+    const event = db.prepare('SELECT 1 FROM fts WHERE fts MATCH ? AND rowid >= ? AND rowid < ? LIMIT 1');
+    for (const o of top) o.score *= (event.get(every, ...rowidRange(o.file.id, FILE_SPAN)) ? 2 : 1) * (inPhrase.has(o.file.id) ? 2 : 1);
     order.splice(0, top.length, ...top.sort(byScore));
   }
   return order;
@@ -343,22 +351,24 @@ function rank(cache: SearchCache, q: Query, opts: SearchOptions): Ranked[] {
 const CHOOSE = 200;
 
 /**
- * A session's best events: those holding a term (within the event filters), weighted by role
- * and doubled when they hold every term, the newer first among equals; KEEP of them (the rest
- * stand in for hits that fail their check). Its newest CHOOSE matches are looked at, and its
- * newest holding every term.
+ * A session's best events: those holding a term (within the event filters), weighted by role,
+ * doubled when they hold every term, and the shorter the better (their lines are read, and a
+ * short event makes a clear snippet); KEEP of them (the rest stand in for hits that fail their
+ * check). Its newest CHOOSE matches are looked at, and its newest holding every term.
  */
 function bestRows(cache: SearchCache, f: FileRow, q: Query): Row[] {
-  const m = matching(q, 'fts.rowid', 'fts.rowid >= ? AND fts.rowid < ?');
+  const m = matching(q, 'fts.rowid, r.off, r.len', 'fts.rowid >= ? AND fts.rowid < ?');
   const sql = `${m.sql} ORDER BY fts.rowid DESC LIMIT ${CHOOSE}`;
-  const ids = (e: string) => arrays(cache.db, sql, e, ...m.args, f.id * FILE_SPAN, (f.id + 1) * FILE_SPAN).map((r) => r[0] as number);
-  const every = new Set(q.terms.length > 1 ? ids(q.terms.map(eventTerm).join(' AND ')) : []);
-  const rows = [...new Set([...every, ...ids(q.terms.map((t) => `(${eventTerm(t)})`).join(' OR '))])].map((id) => ({
-    id,
-    s: WEIGHT[ROLES[id % 8]!] * (every.has(id) ? 2 : 1),
-  }));
-  return rows.sort((a, b) => b.s - a.s || b.id - a.id).slice(0, KEEP);
+  const rows = (e: string) => arrays(cache.db, sql, e, ...m.args, ...rowidRange(f.id, FILE_SPAN)) as [number, number, number][];
+  const every = new Set(q.terms.length > 1 ? rows(q.terms.map(eventTerm).join(' AND ')).map((r) => r[0]) : []);
+  const best = new Map<number, Row>();
+  for (const [id, off, len] of rows(q.terms.map((t) => `(${eventTerm(t)})`).join(' OR ')))
+    best.set(id, { id, s: (WEIGHT[ROLES[id % 8]!] * (every.has(id) ? 2 : 1)) / (1 + len / SHORT_LINE), at: { off, len } });
+  return [...best.values()].sort((a, b) => b.s - a.s || b.id - a.id).slice(0, KEEP);
 }
+
+/** An event line this long weighs half a short one's, when its hits are chosen. */
+const SHORT_LINE = 4096;
 
 function ranked(cache: SearchCache, q: Query, opts: SearchOptions, problems: SearchProblem[]): SearchResult {
   const where = cache.db.prepare('SELECT off, len FROM rows WHERE id = ?');
@@ -476,15 +486,21 @@ function decodeCursor(c: string): number {
 /** The hit of an event whose texts hold a term (the text holding the most terms); null when none does. */
 function hitOf(ev: Record<string, unknown>, texts: EventText[], f: FileRow, seq: number, q: Query, opts: SearchOptions): SearchHit | null {
   let best: { text: EventText; found: [number, number][]; terms: number } | null = null;
-  for (const text of texts) {
-    const toks = wordsNear(text.text, q);
+  const look = (text: string, toks: ReturnType<typeof tokens>) => {
     const found: [number, number][] = [];
     let terms = 0;
     for (const t of q.terms) {
-      const at = find(text.text, t, toks);
+      const at = find(text, t, toks);
       if (at.length) terms++;
       found.push(...at);
     }
+    return { found, terms };
+  };
+  for (const text of texts) {
+    const near = wordsNear(text.text, q);
+    let { found, terms } = look(text.text, near);
+    // Its first places held no term (a phrase's first word, often alone): the whole text cut.
+    if (!terms && near.length && text.text.length > LONG_TEXT) ({ found, terms } = look(text.text, tokens(text.text)));
     if (terms && (!best || terms > best.terms || (terms === best.terms && found.length > best.found.length))) best = { text, found, terms };
   }
   if (!best) return null;
@@ -503,19 +519,25 @@ const LONG_TEXT = 4 << 10;
 const NEAR = 512;
 
 /**
- * The words of `text`, or of a long text the words near each place its lowercase holds a term's
- * first word (a tool output of megabytes is not cut whole to check one hit). A term whose
- * letters are not found so (diacritics, case folding beyond toLowerCase) has the whole text cut.
+ * The words of `text` that may hold a term: none when no term's first word is in it (its
+ * lowercase, or beyond ASCII its folded form), all of them in a short text, and in a long one
+ * those near the first places its lowercase holds a term's first word (a tool output of
+ * megabytes is not cut whole to check one hit; hitOf cuts it whole when these hold no term).
  */
 function wordsNear(text: string, q: Query): ReturnType<typeof tokens> {
-  if (text.length <= LONG_TEXT) return tokens(text);
   const lower = text.toLowerCase();
+  const firsts = q.terms.map((t) => t.words[0]!);
+  if (!firsts.some((w) => lower.includes(w))) {
+    if (isAscii(text)) return [];
+    const folded = fold(text);
+    return firsts.some((w) => folded.includes(w)) ? tokens(text) : [];
+  }
+  if (text.length <= LONG_TEXT) return tokens(text);
   const spans: [number, number][] = [];
-  for (const t of q.terms) {
+  for (const w of firsts) {
     let n = 0;
-    for (let at = lower.indexOf(t.words[0]!); at >= 0 && n < 16; at = lower.indexOf(t.words[0]!, at + 1), n++)
+    for (let at = lower.indexOf(w); at >= 0 && n < 4; at = lower.indexOf(w, at + 1), n++)
       spans.push([Math.max(0, at - NEAR), Math.min(text.length, at + NEAR * 2)]);
-    if (n === 0) return tokens(text);
   }
   spans.sort((a, b) => a[0] - b[0]);
   const out: ReturnType<typeof tokens> = [];
