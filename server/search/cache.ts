@@ -76,9 +76,16 @@ export interface Db {
   close(): void;
 }
 
+type ArrayStmt = Stmt & { raw?: (on: boolean) => Stmt; setReturnArrays?: (on: boolean) => void };
+/** Statements of `arrays`, by database and text: a search runs the same few again and again. */
+const prepared = new WeakMap<Db, Map<string, ArrayStmt>>();
+
 /** The rows of a query as arrays: no object a row (better-sqlite3's raw mode, node:sqlite's setReturnArrays). */
 export function arrays(db: Db, sql: string, ...args: unknown[]): unknown[][] {
-  const s = db.prepare(sql) as Stmt & { raw?: (on: boolean) => Stmt; setReturnArrays?: (on: boolean) => void };
+  let byDb = prepared.get(db);
+  if (!byDb) prepared.set(db, (byDb = new Map()));
+  let s = byDb.get(sql);
+  if (!s) byDb.set(sql, (s = db.prepare(sql) as ArrayStmt));
   if (s.raw) return s.raw(true).all(...args) as unknown[][];
   if (s.setReturnArrays) s.setReturnArrays(true);
   return s.all(...args).map((r) => (Array.isArray(r) ? r : Object.values(r as object)));
