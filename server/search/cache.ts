@@ -118,13 +118,15 @@ function open(path: string): Db {
 /** How text is cut into words (texts.ts says the same in JavaScript, for queries). */
 export const TOKENIZE = `tokenize="unicode61 remove_diacritics 2 categories 'L* N* Co M*'"`;
 
+const MMAP = 'PRAGMA mmap_size = 4294967296;';
+
 // synchronous OFF: a cache torn by a power cut is found broken and rebuilt (or a hit fails its check);
 // mmap: a fresh process (the CLI) reads the pages a bm25 needs without a read() each.
 const SCHEMA = `
 PRAGMA journal_mode = WAL;
 PRAGMA synchronous = OFF;
 PRAGMA cache_size = -32768;
-PRAGMA mmap_size = 4294967296;
+${MMAP}
 CREATE TABLE IF NOT EXISTS about (key TEXT PRIMARY KEY, value TEXT);
 CREATE TABLE IF NOT EXISTS files (
   id INTEGER PRIMARY KEY, path TEXT UNIQUE NOT NULL, session TEXT NOT NULL, project TEXT NOT NULL,
@@ -275,6 +277,8 @@ export class SearchCache {
    * go to `problems` and are dropped. Yields between files and slices when `yieldMs` have passed.
    */
   async sync(paths: readonly string[], o: SyncOptions = {}): Promise<void> {
+    // A first build reads back what it merges without mmap: mapped pages would count as its memory.
+    if (!this.built) this.db.exec('PRAGMA mmap_size = 0');
     const todo: { path: string; st: { size: number; mtime: number; ino: string } }[] = [];
     const seen = new Set<string>();
     for (const path of paths) {
@@ -342,6 +346,7 @@ export class SearchCache {
     for (const t of ['fts', 'docs']) this.db.exec(`INSERT INTO ${t}(${t}) VALUES ('optimize')`);
     this.db.prepare("INSERT OR REPLACE INTO about VALUES ('built', '1')").run();
     this.built = true;
+    this.db.exec(MMAP);
   }
 
   /** Indexes a file: its new lines when it only grew, else all of it, a slice at a time (pause between). */
