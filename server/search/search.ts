@@ -364,7 +364,8 @@ function bestRows(cache: SearchCache, f: FileRow, q: Query): Row[] {
   const best = new Map<number, Row>();
   for (const [id, off, len] of rows(q.terms.map((t) => `(${eventTerm(t)})`).join(' OR ')))
     best.set(id, { id, s: (WEIGHT[ROLES[id % 8]!] * (every.has(id) ? 2 : 1)) / (1 + len / SHORT_LINE), at: { off, len } });
-  return [...best.values()].sort((a, b) => b.s - a.s || b.id - a.id).slice(0, KEEP);
+  // A phrase's events hold its words, not always side by side: more of them stand by.
+  return [...best.values()].sort((a, b) => b.s - a.s || b.id - a.id).slice(0, q.terms.some((t) => t.words.length > 1) ? 2 * KEEP : KEEP);
 }
 
 /** An event line this long weighs half a short one's, when its hits are chosen. */
@@ -442,8 +443,10 @@ function page(
           q,
           opts,
         );
-      if (!hit) stale(order[i]!);
-      else if (!seen.has(`${hit.where}\0${hit.snippet}`)) seen.add(`${hit.where}\0${hit.snippet}`), hits.push(hit);
+      // Not what was indexed: looked at again. (An event holding a phrase's words apart is no news.)
+      if (!hit) {
+        if (!(ev && holdsWords(eventTexts(ev), q))) stale(order[i]!);
+      } else if (!seen.has(`${hit.where}\0${hit.snippet}`)) seen.add(`${hit.where}\0${hit.snippet}`), hits.push(hit);
       if (hits.length === want) break;
     }
     // A session none of whose hits checks out (or with none: its documents and events disagree)
@@ -497,10 +500,7 @@ function hitOf(ev: Record<string, unknown>, texts: EventText[], f: FileRow, seq:
     return { found, terms };
   };
   for (const text of texts) {
-    const near = wordsNear(text.text, q);
-    let { found, terms } = look(text.text, near);
-    // Its first places held no term (a phrase's first word, often alone): the whole text cut.
-    if (!terms && near.length && text.text.length > LONG_TEXT) ({ found, terms } = look(text.text, tokens(text.text)));
+    const { found, terms } = look(text.text, wordsNear(text.text, q));
     if (terms && (!best || terms > best.terms || (terms === best.terms && found.length > best.found.length))) best = { text, found, terms };
   }
   if (!best) return null;
@@ -514,31 +514,58 @@ function hitOf(ev: Record<string, unknown>, texts: EventText[], f: FileRow, seq:
   return { sessionId, project: f.project, title: f.title, seq, cite: `${sessionId}#${seq}`, kind, where, t, snippet, ranges, file: f.path };
 }
 
+/** Whether the texts hold every word of a term, in any order (as the events' table says of a phrase). */
+function holdsWords(texts: EventText[], q: Query): boolean {
+  const all = texts.map((t) => t.text).join('\n');
+  const lower = all.toLowerCase();
+  if (q.terms.some((t) => t.words.every((w) => lower.includes(w)))) return true;
+  const folded = fold(all);
+  return q.terms.some((t) => t.words.every((w) => folded.includes(w)));
+}
+
 /** Texts longer than this are cut into words only around where a term's letters are. */
 const LONG_TEXT = 4 << 10;
 const NEAR = 512;
 
+/** Each term's words as a pattern over a lowercase text: whole words in order, anything but a word between. */
+const anchors = new WeakMap<Query, RegExp[]>();
+function anchorsOf(q: Query): RegExp[] {
+  let a = anchors.get(q);
+  if (!a) {
+    const esc = (w: string) => w.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+    const [w, nw] = ['[\\p{L}\\p{N}\\p{M}\\p{Co}]', '[^\\p{L}\\p{N}\\p{M}\\p{Co}]'];
+    a = q.terms.map((t) => new RegExp(`(?<!${w})${t.words.map(esc).join(`${nw}+`)}${t.prefix ? '' : `(?!${w})`}`, 'gu'));
+    anchors.set(q, a);
+  }
+  return a;
+}
+
 /**
- * The words of `text` that may hold a term: none when no term's first word is in it (its
- * lowercase, or beyond ASCII its folded form), all of them in a short text, and in a long one
- * those near the first places its lowercase holds a term's first word (a tool output of
- * megabytes is not cut whole to check one hit; hitOf cuts it whole when these hold no term).
+ * The words of `text` that may hold a term: none when no term is in its lowercase (or, beyond
+ * ASCII, no term's first word in its folded form), all of them in a short text, and in a long
+ * one those near the first places its lowercase holds a term (a tool output of megabytes is not
+ * cut whole to check one hit; hitOf cuts one beyond ASCII whole when these hold no term).
  */
 function wordsNear(text: string, q: Query): ReturnType<typeof tokens> {
   const lower = text.toLowerCase();
-  const firsts = q.terms.map((t) => t.words[0]!);
-  if (!firsts.some((w) => lower.includes(w))) {
+  const spans: [number, number][] = [];
+  for (const re of anchorsOf(q)) {
+    re.lastIndex = 0;
+    for (let m = re.exec(lower), n = 0; m && n < 4; m = re.exec(lower), n++)
+      spans.push([Math.max(0, m.index - NEAR), Math.min(text.length, m.index + m[0].length + NEAR)]);
+  }
+  if (spans.length === 0) {
     if (isAscii(text)) return [];
-    const folded = fold(text);
-    return firsts.some((w) => folded.includes(w)) ? tokens(text) : [];
+    // Beyond ASCII: a short text folded and looked at again; a long one cut near its terms' words.
+    if (text.length <= 4 * LONG_TEXT) {
+      const folded = fold(text);
+      return anchorsOf(q).some((re) => ((re.lastIndex = 0), re.test(folded))) ? tokens(text) : [];
+    }
+    for (const w of q.terms.flatMap((t) => t.words))
+      for (let at = lower.indexOf(w), n = 0; at >= 0 && n < 4; at = lower.indexOf(w, at + 1), n++)
+        spans.push([Math.max(0, at - NEAR), Math.min(text.length, at + w.length + NEAR)]);
   }
   if (text.length <= LONG_TEXT) return tokens(text);
-  const spans: [number, number][] = [];
-  for (const w of firsts) {
-    let n = 0;
-    for (let at = lower.indexOf(w); at >= 0 && n < 4; at = lower.indexOf(w, at + 1), n++)
-      spans.push([Math.max(0, at - NEAR), Math.min(text.length, at + NEAR * 2)]);
-  }
   spans.sort((a, b) => a[0] - b[0]);
   const out: ReturnType<typeof tokens> = [];
   let end = 0;
