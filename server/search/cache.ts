@@ -227,8 +227,11 @@ export class SearchCache {
         db = open(path);
         db.exec(SCHEMA);
         const format = db.prepare("SELECT value FROM about WHERE key='format'").get() as { value: string } | undefined;
-        if (!format) db.prepare("INSERT OR IGNORE INTO about VALUES ('format', ?)").run(String(FORMAT));
-        else if (format.value !== String(FORMAT)) throw new Error(`format ${format.value}`);
+        if (!format) {
+          db.prepare("INSERT OR IGNORE INTO about VALUES ('format', ?)").run(String(FORMAT));
+          // Words held in memory before a table writes a segment: fewer, larger segments to merge.
+          for (const t of ['fts', 'docs', 'tools']) db.exec(`INSERT INTO ${t}(${t}, rank) VALUES ('hashsize', ${8 << 20})`);
+        } else if (format.value !== String(FORMAT)) throw new Error(`format ${format.value}`);
         // File ids used up (rowId): made anew, like any cache that does not fit.
         if (((db.prepare('SELECT max(id) AS n FROM files').get() as { n: number | null }).n ?? 0) >= MAX_FILE / 2) throw new Error('full');
         return new SearchCache(db);
