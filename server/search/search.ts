@@ -3,13 +3,16 @@
 // cache.ts's SQLite FTS5 database.
 //
 // A session matches when it holds every term (each in any of its events, within the query's
-// event filters) and none of the excluded ones. The ranking (BM25 of a session's three best
-// events, weighted by role, boosted for every term and the whole phrase, times a recency boost)
-// is protocol.md's "Search queries"; its constants are WEIGHT, RECENCY and HALF_LIFE_DAYS below.
+// event filters) and none of the excluded ones. The ranking is a session's, never an event's
+// (BM25 of its conversation weighted by role, the IDF of each term its tools hold, boosted for
+// an event holding every term and for the whole phrase, times a recency boost; `rank` below), as
+// protocol.md's "Search queries" says; its constants are WEIGHT, RECENCY and HALF_LIFE_DAYS
+// below. Only the page's sessions have their events looked up, to show their best (`bestRows`).
 //
 // No cache decides the truth: every hit shown is read back from its file at its offset and
 // checked to hold a term (only the hits shown); one that does not is dropped and its file indexed
-// again by the next search. Until the cache's first build is done a search scans the files
+// again by the next search (unless it holds a phrase's words apart: the events' table has no
+// positions). Until the cache's first build is done a search scans the files
 // (scan, below) with the same matching and ranking, so the first search is never a wall.
 //
 // Tolerant: an unreadable file or folder becomes a problem; only an abort or a query that does
@@ -258,7 +261,7 @@ const idOf = (f: FileRow): string => basename(f.path, '.jsonl');
 
 const recency = (last: number, now: number): number => 1 + RECENCY * 2 ** (-Math.max(0, now - last) / 86_400_000 / HALF_LIFE_DAYS);
 
-/** Best rows kept a session: 3 make its score, the rest stand in for hits that fail their check. */
+/** Best rows kept a session: the first make its hits, the rest stand in for hits that fail their check. */
 const KEEP = 6;
 
 /** A matching session: its file, its best rows (best first; found when its page is made, when absent) and its score. */
