@@ -232,8 +232,16 @@ describe('ranked search', () => {
   });
 
   it('scanning (before a first build) finds the same sessions', async () => {
-    for (const q of ['paging', 'deploy tool:codex', 'haystack', '"deploy script"']) {
+    for (const q of [
+      'paging',
+      'deploy tool:codex',
+      'haystack',
+      '"deploy script"',
+      'haystack role:tool',
+      'paging since:2026-11-01 until:2026-11-30',
+    ]) {
       const ranked = await searchSessions(root, q, { limit: 50 });
+      expect(ranked.total, q).toBeGreaterThan(0);
       const scanned = await searchSessions(root, q, { limit: 50, cache: null });
       expect(scanned.ranked).toBe(false);
       expect(scanned.sessions.map((s) => s.sessionId).sort(), q).toEqual(ranked.sessions.map((s) => s.sessionId).sort());
