@@ -9,6 +9,14 @@
 // text is in the contentless FTS5 table `fts` under the same rowid. Contentless: the text is in
 // the session files already; a hit is read back from there (search.ts). The rowid says whose
 // row it is (rowId: file, seq, role), so a query learns a match's session with no join.
+// And the same words a session at a time, a document per part of a file (docId: file, part; a
+// part is at most a build's slice), which rank sessions without scoring each of their events:
+// the conversation's (user, assistant, title, compact: a column each) in the contentless FTS5
+// table `docs`, scored by BM25; the tools' calls and results in `tools`, only matched (most of
+// the words, whose positions BM25 would walk for every query). The events' table has no
+// positions (detail=none): it says which events of a session hold the words. An
+// append starts a new part, unless the last one is small: then that part is read again from the
+// file and replaced, so a session written a turn at a time stays a few documents.
 //
 // Kept current by the listing's change detection: a file whose size, mtime and inode are the
 // ones read is trusted; one that grew with the same inode, its indexed part ending at a line's
@@ -29,16 +37,26 @@ import { cachePaths, ensureCacheFolder } from '../store/cache-dir.js';
 import { restoreFromRaw } from '../format/derived.js';
 import { openRegularSync, plantedKind } from '../store/files.js';
 import { forEachLineSync } from '../store/lines.js';
-import { ROLES, eventTexts, roleOf, type Role } from './texts.js';
+import { ROLES, eventTexts, roleOf, type EventText, type Role } from './texts.js';
 
 /** Bumped when the schema or what is indexed changes: a new name, so an old file is never misread. */
-export const FORMAT = 2;
+export const FORMAT = 4;
 
 /** Rowids: file id x 2^29 + seq x 8 + role (2^24 files, 2^26 events a file, within 2^53). */
 export const FILE_SPAN = 2 ** 29;
 const MAX_FILE = 2 ** 24;
 const MAX_SEQ = 2 ** 26;
 const rowId = (file: number, seq: number, role: Role): number => file * FILE_SPAN + seq * 8 + ROLES.indexOf(role);
+/** The columns of `docs`: the roles but the tools'. */
+export const PROSE = ROLES.filter((r) => r !== 'tool');
+/** Rowids of `docs` and `tools`: file id x 2^20 + part. */
+export const DOC_SPAN = 2 ** 20;
+const docId = (file: number, part: number): bigint => BigInt(file * DOC_SPAN + part);
+/**
+ * The rowids of a file in a table of `span` rowids a file, [from, to), as integers: bound as a
+ * JavaScript number, a bound is a REAL, and FTS5 then reads every row of a MATCH, not the range.
+ */
+export const rowidRange = (file: number, span: number): [bigint, bigint] => [BigInt(file * span), BigInt((file + 1) * span)];
 /** A rowid's file id, seq and role. */
 export const rowOf = (id: number): { file: number; seq: number; role: Role } => ({
   file: Math.floor(id / FILE_SPAN),
@@ -58,9 +76,16 @@ export interface Db {
   close(): void;
 }
 
+type ArrayStmt = Stmt & { raw?: (on: boolean) => Stmt; setReturnArrays?: (on: boolean) => void };
+/** Statements of `arrays`, by database and text: a search runs the same few again and again. */
+const prepared = new WeakMap<Db, Map<string, ArrayStmt>>();
+
 /** The rows of a query as arrays: no object a row (better-sqlite3's raw mode, node:sqlite's setReturnArrays). */
 export function arrays(db: Db, sql: string, ...args: unknown[]): unknown[][] {
-  const s = db.prepare(sql) as Stmt & { raw?: (on: boolean) => Stmt; setReturnArrays?: (on: boolean) => void };
+  let byDb = prepared.get(db);
+  if (!byDb) prepared.set(db, (byDb = new Map()));
+  let s = byDb.get(sql);
+  if (!s) byDb.set(sql, (s = db.prepare(sql) as ArrayStmt));
   if (s.raw) return s.raw(true).all(...args) as unknown[][];
   if (s.setReturnArrays) s.setReturnArrays(true);
   return s.all(...args).map((r) => (Array.isArray(r) ? r : Object.values(r as object)));
@@ -93,20 +118,25 @@ function open(path: string): Db {
 /** How text is cut into words (texts.ts says the same in JavaScript, for queries). */
 export const TOKENIZE = `tokenize="unicode61 remove_diacritics 2 categories 'L* N* Co M*'"`;
 
+const MMAP = 'PRAGMA mmap_size = 4294967296;';
+
 // synchronous OFF: a cache torn by a power cut is found broken and rebuilt (or a hit fails its check);
 // mmap: a fresh process (the CLI) reads the pages a bm25 needs without a read() each.
 const SCHEMA = `
 PRAGMA journal_mode = WAL;
 PRAGMA synchronous = OFF;
 PRAGMA cache_size = -32768;
-PRAGMA mmap_size = 4294967296;
+${MMAP}
 CREATE TABLE IF NOT EXISTS about (key TEXT PRIMARY KEY, value TEXT);
 CREATE TABLE IF NOT EXISTS files (
   id INTEGER PRIMARY KEY, path TEXT UNIQUE NOT NULL, session TEXT NOT NULL, project TEXT NOT NULL,
   tool TEXT NOT NULL, sid TEXT NOT NULL, title TEXT NOT NULL, size INTEGER NOT NULL, mtime REAL NOT NULL, ino TEXT NOT NULL,
-  done INTEGER NOT NULL, seq INTEGER NOT NULL, last INTEGER NOT NULL, titled INTEGER NOT NULL);
+  done INTEGER NOT NULL, seq INTEGER NOT NULL, last INTEGER NOT NULL, titled INTEGER NOT NULL,
+  part INTEGER NOT NULL, pstart INTEGER NOT NULL);
 CREATE TABLE IF NOT EXISTS rows (id INTEGER PRIMARY KEY, off INTEGER NOT NULL, len INTEGER NOT NULL, t INTEGER NOT NULL);
-CREATE VIRTUAL TABLE IF NOT EXISTS fts USING fts5(body, content='', contentless_delete=1, ${TOKENIZE});
+CREATE VIRTUAL TABLE IF NOT EXISTS fts USING fts5(body, content='', contentless_delete=1, detail=none, ${TOKENIZE});
+CREATE VIRTUAL TABLE IF NOT EXISTS docs USING fts5(${PROSE.join(', ')}, content='', contentless_delete=1, ${TOKENIZE});
+CREATE VIRTUAL TABLE IF NOT EXISTS tools USING fts5(body, content='', contentless_delete=1, ${TOKENIZE});
 `;
 
 /** A file as the cache knows it. */
@@ -128,6 +158,9 @@ export interface FileRow {
   last: number;
   /** 1: `title` is a title event's, 0: the first user line's. */
   titled: number;
+  /** Its last document in `docs` (perhaps empty, so not written), and the byte where its lines begin. */
+  part: number;
+  pstart: number;
 }
 
 /** Where the search cache of the store at `root` lives. */
@@ -135,8 +168,10 @@ export const cacheFile = (root: string): string => join(cachePaths(root).dir, `s
 
 /** Texts of one event longer than this are indexed up to it (a 50 MB tool output is not prose). */
 const MAX_TEXT = 256 << 10;
-/** Bytes a file is read in between two pauses of a build. */
+/** Bytes a file is read in between two pauses of a build; a document of `docs` holds at most a slice. */
 const SLICE = 4 << 20;
+/** A file's last document smaller than this is replaced by an append, not followed by a new one. */
+const MERGE = 256 << 10;
 
 /** How a sync runs: see SearchCache.sync. */
 export interface SyncOptions {
@@ -153,7 +188,7 @@ export class SearchCache {
   /** Files by id, as in the files table. */
   readonly files = new Map<number, FileRow>();
   private readonly byPath = new Map<string, FileRow>();
-  private readonly ins: { file: Stmt; row: Stmt; fts: Stmt; upd: Stmt };
+  private readonly ins: { file: Stmt; row: Stmt; fts: Stmt; doc: Stmt; tools: Stmt; upd: Stmt };
   /** Whether a first build has completed (until then a search scans, search.ts). */
   built: boolean;
 
@@ -161,11 +196,13 @@ export class SearchCache {
     this.db = db;
     this.ins = {
       file: db.prepare(
-        'INSERT INTO files (path, session, project, tool, sid, title, size, mtime, ino, done, seq, last, titled) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)',
+        'INSERT INTO files (path, session, project, tool, sid, title, size, mtime, ino, done, seq, last, titled, part, pstart) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,0,0)',
       ),
       row: db.prepare('INSERT INTO rows (id, off, len, t) VALUES (?,?,?,?)'),
       fts: db.prepare('INSERT INTO fts (rowid, body) VALUES (?,?)'),
-      upd: db.prepare('UPDATE files SET title=?, size=?, mtime=?, ino=?, done=?, seq=?, last=?, titled=? WHERE id=?'),
+      doc: db.prepare(`INSERT INTO docs (rowid, ${PROSE.join(', ')}) VALUES (?,?,?,?,?)`),
+      tools: db.prepare('INSERT INTO tools (rowid, body) VALUES (?,?)'),
+      upd: db.prepare('UPDATE files SET title=?, size=?, mtime=?, ino=?, done=?, seq=?, last=?, titled=?, part=?, pstart=? WHERE id=?'),
     };
     for (const f of db.prepare('SELECT * FROM files').all() as FileRow[]) this.remember(f);
     this.built = (db.prepare("SELECT value FROM about WHERE key='built'").get() as { value: string } | undefined)?.value === '1';
@@ -190,8 +227,11 @@ export class SearchCache {
         db = open(path);
         db.exec(SCHEMA);
         const format = db.prepare("SELECT value FROM about WHERE key='format'").get() as { value: string } | undefined;
-        if (!format) db.prepare("INSERT OR IGNORE INTO about VALUES ('format', ?)").run(String(FORMAT));
-        else if (format.value !== String(FORMAT)) throw new Error(`format ${format.value}`);
+        if (!format) {
+          db.prepare("INSERT OR IGNORE INTO about VALUES ('format', ?)").run(String(FORMAT));
+          // Words held in memory before a table writes a segment: fewer, larger segments to merge.
+          for (const t of ['fts', 'docs', 'tools']) db.exec(`INSERT INTO ${t}(${t}, rank) VALUES ('hashsize', ${8 << 20})`);
+        } else if (format.value !== String(FORMAT)) throw new Error(`format ${format.value}`);
         // File ids used up (rowId): made anew, like any cache that does not fit.
         if (((db.prepare('SELECT max(id) AS n FROM files').get() as { n: number | null }).n ?? 0) >= MAX_FILE / 2) throw new Error('full');
         return new SearchCache(db);
@@ -222,6 +262,8 @@ export class SearchCache {
     const range = [f.id * FILE_SPAN, (f.id + 1) * FILE_SPAN];
     this.db.prepare('DELETE FROM fts WHERE rowid IN (SELECT id FROM rows WHERE id >= ? AND id < ?)').run(...range);
     this.db.prepare('DELETE FROM rows WHERE id >= ? AND id < ?').run(...range);
+    for (const t of ['docs', 'tools'])
+      this.db.prepare(`DELETE FROM ${t} WHERE rowid >= ? AND rowid < ?`).run(...rowidRange(f.id, DOC_SPAN));
     this.db.prepare('DELETE FROM files WHERE id = ?').run(f.id);
     this.files.delete(f.id);
     this.byPath.delete(f.path);
@@ -238,6 +280,8 @@ export class SearchCache {
    * go to `problems` and are dropped. Yields between files and slices when `yieldMs` have passed.
    */
   async sync(paths: readonly string[], o: SyncOptions = {}): Promise<void> {
+    // A first build reads back what it merges without mmap: mapped pages would count as its memory.
+    if (!this.built) this.db.exec('PRAGMA mmap_size = 0');
     const todo: { path: string; st: { size: number; mtime: number; ino: string } }[] = [];
     const seen = new Set<string>();
     for (const path of paths) {
@@ -296,10 +340,16 @@ export class SearchCache {
     }
   }
 
-  /** Records that every file has been indexed once (searches then use the cache). */
+  /**
+   * Records that every file has been indexed once (searches then use the cache), the events' and
+   * the conversations' indexes merged into one segment first: a session's events are then found
+   * by a seek, not a walk of each segment's list (what a page of hits asks, session by session).
+   */
   markBuilt(): void {
+    for (const t of ['fts', 'docs']) this.db.exec(`INSERT INTO ${t}(${t}) VALUES ('optimize')`);
     this.db.prepare("INSERT OR REPLACE INTO about VALUES ('built', '1')").run();
     this.built = true;
+    this.db.exec(MMAP);
   }
 
   /** Indexes a file: its new lines when it only grew, else all of it, a slice at a time (pause between). */
@@ -312,7 +362,15 @@ export class SearchCache {
         f = undefined;
       }
       let off = f?.done ?? 0;
-      const state = { title: f?.title ?? '', titled: f?.titled ?? 0, last: f?.last ?? 0, seq: f?.seq ?? 0 };
+      const state = { title: f?.title ?? '', titled: f?.titled ?? 0, last: f?.last ?? 0, seq: f?.seq ?? 0, doc: new Doc() };
+      let [part, pstart] = [f?.part ?? 0, f?.pstart ?? 0];
+      if (f && st.size === f.done)
+        [part, pstart] = [f.part, f.pstart]; // touched, not grown: nothing new
+      else if (f && f.done - f.pstart < MERGE) {
+        // Its last document is small: read again from the file, and replaced with the new lines'.
+        forEachLineSync(fd, (l) => void (l.terminated && docTexts(parseEvent(l.bytes), state.doc)), { from: pstart, to: f.done });
+        for (const t of ['docs', 'tools']) this.db.prepare(`DELETE FROM ${t} WHERE rowid = ?`).run(docId(f.id, part));
+      } else if (f) [part, pstart] = [part + 1, off];
       // A torn last line is indexed once it is whole; a line longer than a slice is read whole.
       const slice = (to: number) =>
         forEachLineSync(
@@ -330,15 +388,28 @@ export class SearchCache {
         if (next === off) next = slice(st.size);
         if (next === off || !f) break;
         off = next;
+        // A document a slice: a new part begins here.
+        if (off < st.size && state.doc.bytes > 0) [part, pstart] = [this.flush(f.id, part, state), off];
         await pause();
       }
       if (!f) return;
+      if (state.doc.bytes > 0) this.flush(f.id, part, state);
       const { title, titled, last, seq } = state;
-      Object.assign(f, { title, titled, last, seq, ...st, done: off });
-      this.ins.upd.run(title, st.size, st.mtime, st.ino, off, seq, last, titled, f.id);
+      Object.assign(f, { title, titled, last, seq, ...st, done: off, part, pstart });
+      this.ins.upd.run(title, st.size, st.mtime, st.ino, off, seq, last, titled, part, pstart, f.id);
     } finally {
       closeSync(fd);
     }
+  }
+
+  /** Writes the document `part` of a file from what `s.doc` holds, and empties it; the next part's number. */
+  private flush(file: number, part: number, s: { doc: Doc }): number {
+    const id = docId(file, part);
+    const t = s.doc.texts;
+    if (PROSE.some((r) => t[r].length)) this.ins.doc.run(id, ...PROSE.map((r) => t[r].join('\n')));
+    if (t.tool.length) this.ins.tools.run(id, t.tool.join('\n'));
+    s.doc = new Doc();
+    return part + 1;
   }
 
   /** A file's row, made from its meta line (session id, project, source tool and id); undefined when it is not one. */
@@ -357,33 +428,34 @@ export class SearchCache {
     // leaves a file that is looked at again, never one trusted half-indexed.
     const row = [path, m.id, project, tool, sid, '', -1, st.mtime, st.ino, end, 0, 0, 0];
     const id = Number(this.ins.file.run(...row).lastInsertRowid);
-    const f = { id, path, session: m.id, project, tool, sid, title: '', ...st, done: end, seq: 0, last: 0, titled: 0 };
+    const f = { id, path, session: m.id, project, tool, sid, title: '', ...st, done: end, seq: 0, last: 0, titled: 0, part: 0, pstart: 0 };
     this.remember(f);
     return f;
   }
 
   /**
-   * Indexes one event line: a row per role its texts are in. A line that is not JSON is skipped.
+   * Indexes one event line: a row per role its texts are in, and its texts into the session's
+   * document. A line that is not JSON is skipped.
    * `s`: the session's title (its latest title event, else its first user line) and newest time.
    */
-  private indexLine(file: number, line: Buffer, off: number, seq: number, s: { title: string; titled: number; last: number }): void {
+  private indexLine(
+    file: number,
+    line: Buffer,
+    off: number,
+    seq: number,
+    s: { title: string; titled: number; last: number; doc: Doc },
+  ): void {
     if (seq >= MAX_SEQ) return; // 67 million events in one file: the rest is not searchable
-    let ev: Record<string, unknown>;
-    try {
-      ev = restoreFromRaw(JSON.parse(line.toString('utf8')) as Record<string, unknown>, false);
-    } catch {
-      return;
-    }
-    if (!ev || typeof ev !== 'object') return;
+    const ev = parseEvent(line);
+    if (!ev) return;
     const t = typeof ev.t === 'string' ? Date.parse(ev.t) : Number.NaN;
     const time = Number.isNaN(t) ? 0 : t;
     if (time > s.last) s.last = time;
     const byRole = new Map<Role, string[]>();
-    for (const p of eventTexts(ev)) {
-      const role = roleOf(p.where);
-      const list = byRole.get(role) ?? [];
-      list.push(p.text.length > MAX_TEXT ? p.text.slice(0, MAX_TEXT) : p.text);
-      byRole.set(role, list);
+    for (const p of docTexts(ev, s.doc)) {
+      const list = byRole.get(p.role) ?? [];
+      list.push(p.text);
+      byRole.set(p.role, list);
       if (p.where === 'title') Object.assign(s, { title: p.text, titled: 1 });
       else if (p.where === 'user' && !s.titled && !s.title) s.title = p.text.slice(0, 200).replace(/\s+/g, ' ').trim();
     }
@@ -394,6 +466,35 @@ export class SearchCache {
       this.ins.fts.run(id, texts.join('\n'));
     }
   }
+}
+
+/** The texts of a session's document being made, by role. */
+class Doc {
+  readonly texts = Object.fromEntries(ROLES.map((r) => [r, [] as string[]])) as Record<Role, string[]>;
+  bytes = 0;
+}
+
+/** An event line read; null when it is not JSON of an object. */
+function parseEvent(line: Buffer): Record<string, unknown> | null {
+  try {
+    const ev = restoreFromRaw(JSON.parse(line.toString('utf8')) as Record<string, unknown>, false);
+    return ev && typeof ev === 'object' ? ev : null;
+  } catch {
+    return null;
+  }
+}
+
+/** An event's texts (each cut at MAX_TEXT) with their roles, added to `doc` too. */
+function docTexts(ev: Record<string, unknown> | null, doc: Doc): { where: EventText['where']; role: Role; text: string }[] {
+  const out = [];
+  for (const p of ev ? eventTexts(ev) : []) {
+    const role = roleOf(p.where);
+    const text = p.text.length > MAX_TEXT ? p.text.slice(0, MAX_TEXT) : p.text;
+    doc.texts[role].push(text);
+    doc.bytes += text.length;
+    out.push({ where: p.where, role, text });
+  }
+  return out;
 }
 
 function byteAt(fd: number, at: number): number {

@@ -3,13 +3,16 @@
 // cache.ts's SQLite FTS5 database.
 //
 // A session matches when it holds every term (each in any of its events, within the query's
-// event filters) and none of the excluded ones. The ranking (BM25 of a session's three best
-// events, weighted by role, boosted for every term and the whole phrase, times a recency boost)
-// is protocol.md's "Search queries"; its constants are WEIGHT, RECENCY and HALF_LIFE_DAYS below.
+// event filters) and none of the excluded ones. The ranking is a session's, never an event's
+// (BM25 of its conversation weighted by role, the IDF of each term its tools hold, boosted for
+// an event holding every term and for the whole phrase, times a recency boost; `rank` below), as
+// protocol.md's "Search queries" says; its constants are WEIGHT, RECENCY and HALF_LIFE_DAYS
+// below. Only the page's sessions have their events looked up, to show their best (`bestRows`).
 //
 // No cache decides the truth: every hit shown is read back from its file at its offset and
 // checked to hold a term (only the hits shown); one that does not is dropped and its file indexed
-// again by the next search. Until the cache's first build is done a search scans the files
+// again by the next search (unless it holds a phrase's words apart: the events' table has no
+// positions). Until the cache's first build is done a search scans the files
 // (scan, below) with the same matching and ranking, so the first search is never a wall.
 //
 // Tolerant: an unreadable file or folder becomes a problem; only an abort or a query that does
@@ -20,9 +23,9 @@ import { closeSync, readSync, rmSync, statSync } from 'node:fs';
 import { basename, join, sep } from 'node:path';
 import { restoreFromRaw } from '../format/derived.js';
 import { openRegularSync } from '../store/files.js';
-import { FILE_SPAN, SearchCache, arrays, cacheFile, rowOf, type FileRow, type SyncOptions } from './cache.js';
+import { DOC_SPAN, FILE_SPAN, PROSE, SearchCache, arrays, cacheFile, rowOf, rowidRange, type FileRow, type SyncOptions } from './cache.js';
 import { find, ftsTerm, parseQuery, projectMatches, type Query, type Term } from './query.js';
-import { ROLES, eventTexts, roleOf, tokens, type EventText, type Role, type SearchWhere } from './texts.js';
+import { ROLES, eventTexts, fold, isAscii, roleOf, tokens, type EventText, type Role, type SearchWhere } from './texts.js';
 
 export type { SearchWhere } from './texts.js';
 export { parseQuery } from './query.js';
@@ -230,15 +233,16 @@ interface Row {
   at?: { off: number; len: number };
 }
 
-/** A SELECT of the rows matching an FTS5 expression within the query's event filters. */
-function matching(q: Query, columns: string): { sql: string; args: unknown[] } {
+/** A SELECT of the events matching an FTS5 expression (`?`) within the query's event filters, and `more` (`r`: their rows). */
+function matching(q: Query, columns: string, more = ''): { sql: string; args: unknown[] } {
   let sql = `SELECT ${columns} FROM fts`;
   const where = ['fts MATCH ?'];
   const args: unknown[] = [];
-  if (q.since || q.until) sql += ' JOIN rows r ON r.id = fts.rowid';
+  if (q.since || q.until || columns.includes('r.')) sql += ' JOIN rows r ON r.id = fts.rowid';
   if (q.since) where.push('r.t >= ?'), args.push(Date.parse(q.since));
   if (q.until) where.push('r.t <= ?'), args.push(Date.parse(q.until));
   if (q.role) where.push(`fts.rowid % 8 = ${ROLES.indexOf(q.role)}`);
+  if (more) where.push(more);
   return { sql: `${sql} WHERE ${where.join(' AND ')}`, args };
 }
 
@@ -257,68 +261,124 @@ const idOf = (f: FileRow): string => basename(f.path, '.jsonl');
 
 const recency = (last: number, now: number): number => 1 + RECENCY * 2 ** (-Math.max(0, now - last) / 86_400_000 / HALF_LIFE_DAYS);
 
-/** Best rows kept a session: 3 make its score, the rest stand in for hits that fail their check. */
+/** Best rows kept a session: the first make its hits, the rest stand in for hits that fail their check. */
 const KEEP = 6;
 
-/** A matching session: its file, its best rows (best first) and its score. */
+/** A matching session: its file, its best rows (best first; found when its page is made, when absent) and its score. */
 interface Ranked {
   file: FileRow;
-  best: Row[];
+  best?: Row[];
   score: number;
 }
 
-/** The sessions of `cache` matching the query, best first (see the top). */
+const eventFilters = (q: Query): boolean => q.since !== undefined || q.until !== undefined || q.role !== undefined;
+
+/** A term as a query of the events' table, which has no positions: its words, all of them. */
+const eventTerm = (t: Term): string =>
+  t.words.map((w, i) => ftsTerm({ words: [w], prefix: t.prefix && i === t.words.length - 1, text: '' })).join(' AND ');
+
+/** Sessions reranked by what their events hold (an event with every term, the query as a phrase). */
+const RERANK = 50;
+
+/**
+ * The sessions of `cache` holding every term (within the event filters) and no excluded one,
+ * best first. A session's relevance: BM25 of its conversation's documents in `docs` (a column a
+ * role, weighted by WEIGHT; its parts summed 1, 1/2, 1/4...), plus, for each term its tools'
+ * calls and results hold, the term's IDF over sessions times the tools' weight (BM25 of one
+ * occurrence: `tools` is matched, never scored); times the recency boost. Then the first RERANK
+ * are doubled when one event holds every term and again when the session holds the query's
+ * words as a phrase.
+ */
 function rank(cache: SearchCache, q: Query, opts: SearchOptions): Ranked[] {
   const { db } = cache;
-  const filesWith = (t: Term, filtered: boolean): Set<number> => {
-    const m = filtered
-      ? matching(q, `DISTINCT fts.rowid / ${FILE_SPAN}`)
-      : { sql: `SELECT DISTINCT rowid / ${FILE_SPAN} FROM fts WHERE fts MATCH ?`, args: [] };
-    return new Set(arrays(db, m.sql, ftsTerm(t), ...m.args).map((r) => r[0] as number));
-  };
-  // Sessions holding every term (a one-term query's are those of its rows, below) and none excluded.
-  let candidates: Set<number> | undefined;
-  if (q.terms.length > 1)
-    for (const t of q.terms) {
-      const has = filesWith(t, true);
-      candidates = new Set([...(candidates ?? has)].filter((id) => has.has(id)));
-      if (candidates.size === 0) break;
+  const filesOf = (sql: string, span: number, ...args: unknown[]) =>
+    new Set(arrays(db, sql, ...args).map((r) => Math.floor((r[0] as number) / span)));
+  const docs = q.role !== 'tool';
+  const tools = !q.role || q.role === 'tool';
+  const inDocs = (m: string) => (docs ? filesOf('SELECT rowid FROM docs WHERE docs MATCH ?', DOC_SPAN, m) : new Set<number>());
+  const inTools = (m: string) => (tools ? filesOf('SELECT rowid FROM tools WHERE tools MATCH ?', DOC_SPAN, m) : new Set<number>());
+  const role = q.role && q.role !== 'tool' ? `{${q.role}} : ` : '';
+  // Each term: the sessions holding it (within the event filters), and those whose tools do.
+  const terms = q.terms.map((t) => {
+    const tool = inTools(ftsTerm(t));
+    let has = new Set([...inDocs(role + ftsTerm(t)), ...tool]);
+    if (eventFilters(q)) {
+      const m = matching(q, `DISTINCT fts.rowid / ${FILE_SPAN}`);
+      const inRange = filesOf(m.sql, 1, eventTerm(t), ...m.args);
+      has = new Set([...has].filter((id) => inRange.has(id)));
     }
+    const n = has.size;
+    return { has, tool, idf: Math.log((cache.files.size - n + 0.5) / (n + 0.5) + 1) };
+  });
   const gone = new Set<number>();
-  for (const t of q.excluded) for (const id of filesWith(t, false)) gone.add(id);
-  // Events holding every term, and the terms' words as one phrase: boosted (see the top).
-  const ids = (m: string) => new Set(arrays(db, 'SELECT rowid FROM fts WHERE fts MATCH ?', m).map((r) => r[0] as number));
-  const every = q.terms.length > 1 ? ids(q.terms.map(ftsTerm).join(' AND ')) : undefined;
-  const phrase = q.terms.length > 1 ? ids(ftsTerm(wholePhrase(q))) : undefined;
-  const m = matching(q, 'fts.rowid, -bm25(fts)');
-  // A session's best rows; `floor`: KEEP rows score at least this, so one below it is not kept.
-  const bySession = new Map<number, { rows: Row[]; floor: number }>();
-  if (candidates?.size !== 0)
-    for (const [id, raw] of arrays(db, m.sql, q.terms.map(ftsTerm).join(' OR '), ...m.args) as [number, number][]) {
-      const file = Math.floor(id / FILE_SPAN);
-      if ((candidates && !candidates.has(file)) || gone.has(file)) continue;
-      const s = raw * WEIGHT[ROLES[id % 8]!] * (every?.has(id) ? 2 : 1) * (phrase?.has(id) ? 2 : 1);
-      const b = bySession.get(file);
-      if (!b) bySession.set(file, { rows: [{ id, s }], floor: -Infinity });
-      else if (s > b.floor && b.rows.push({ id, s }) > 4 * KEEP) b.floor = b.rows.sort((x, y) => y.s - x.s).splice(KEEP)[0]!.s;
+  for (const t of q.excluded) for (const id of [...inDocs(ftsTerm(t)), ...inTools(ftsTerm(t))]) gone.add(id);
+  const [first, ...rest] = terms.map((t) => t.has).sort((a, b) => a.size - b.size);
+  const candidates = [...first!].filter((id) => !gone.has(id) && rest.every((s) => s.has(id)));
+  const parts = new Map<number, number[]>();
+  const weights = PROSE.map((r) => WEIGHT[r]).join(', ');
+  if (docs && candidates.length)
+    for (const [id, s] of arrays(
+      db,
+      `SELECT rowid, -bm25(docs, ${weights}) FROM docs WHERE docs MATCH ?`,
+      `${role}(${q.terms.map(ftsTerm).join(' OR ')})`,
+    ) as [number, number][]) {
+      const file = Math.floor(id / DOC_SPAN);
+      const p = parts.get(file);
+      if (p) p.push(s);
+      else parts.set(file, [s]);
     }
   const now = Date.now();
   const order: Ranked[] = [];
-  for (const [id, { rows }] of bySession) {
+  for (const id of candidates) {
     const file = cache.files.get(id);
     if (!allowedFile(file, q, opts)) continue;
-    const best = rows.sort((a, b) => b.s - a.s || b.id - a.id).slice(0, KEEP);
-    const rel = best.slice(0, 3).reduce((sum, r, i) => sum + r.s / 2 ** i, 0);
-    order.push({ file, best, score: rel * recency(file.last, now) });
+    const prose = (parts.get(id) ?? []).sort((a, b) => b - a).reduce((sum, s, i) => sum + s / 2 ** i, 0);
+    const tool = terms.reduce((sum, t) => sum + (t.tool.has(id) ? t.idf * WEIGHT.tool : 0), 0);
+    order.push({ file, score: (prose + tool) * recency(file.last, now) });
   }
-  order.sort((a, b) => b.score - a.score || b.file.last - a.file.last || a.file.session.localeCompare(b.file.session));
+  const byScore = (a: Ranked, b: Ranked) => b.score - a.score || b.file.last - a.file.last || a.file.session.localeCompare(b.file.session);
+  order.sort(byScore);
+  if (q.terms.length > 1) {
+    const top = order.slice(0, RERANK);
+    const every = q.terms.map(eventTerm).join(' AND ');
+    const phrase = ftsTerm(wholePhrase(q));
+    const inPhrase = new Set([...inDocs(role + phrase), ...inTools(phrase)]);
+    const event = db.prepare('SELECT 1 FROM fts WHERE fts MATCH ? AND rowid >= ? AND rowid < ? LIMIT 1');
+    for (const o of top) o.score *= (event.get(every, ...rowidRange(o.file.id, FILE_SPAN)) ? 2 : 1) * (inPhrase.has(o.file.id) ? 2 : 1);
+    order.splice(0, top.length, ...top.sort(byScore));
+  }
   return order;
 }
+
+/** Events matched a session, at most, to choose its hits from (its newest). */
+const CHOOSE = 200;
+
+/**
+ * A session's best events: those holding a term (within the event filters), weighted by role,
+ * doubled when they hold every term, and the shorter the better (their lines are read, and a
+ * short event makes a clear snippet); KEEP of them (the rest stand in for hits that fail their
+ * check). Its newest CHOOSE matches are looked at, and its newest holding every term.
+ */
+function bestRows(cache: SearchCache, f: FileRow, q: Query): Row[] {
+  const m = matching(q, 'fts.rowid, r.off, r.len', 'fts.rowid >= ? AND fts.rowid < ?');
+  const sql = `${m.sql} ORDER BY fts.rowid DESC LIMIT ${CHOOSE}`;
+  const rows = (e: string) => arrays(cache.db, sql, e, ...m.args, ...rowidRange(f.id, FILE_SPAN)) as [number, number, number][];
+  const every = new Set(q.terms.length > 1 ? rows(q.terms.map(eventTerm).join(' AND ')).map((r) => r[0]) : []);
+  const best = new Map<number, Row>();
+  for (const [id, off, len] of rows(q.terms.map((t) => `(${eventTerm(t)})`).join(' OR ')))
+    best.set(id, { id, s: (WEIGHT[ROLES[id % 8]!] * (every.has(id) ? 2 : 1)) / (1 + len / SHORT_LINE), at: { off, len } });
+  // A phrase's events hold its words, not always side by side: more of them stand by.
+  return [...best.values()].sort((a, b) => b.s - a.s || b.id - a.id).slice(0, q.terms.some((t) => t.words.length > 1) ? 2 * KEEP : KEEP);
+}
+
+/** An event line this long weighs half a short one's, when its hits are chosen. */
+const SHORT_LINE = 4096;
 
 function ranked(cache: SearchCache, q: Query, opts: SearchOptions, problems: SearchProblem[]): SearchResult {
   const where = cache.db.prepare('SELECT off, len FROM rows WHERE id = ?');
   const at = (r: Row) => where.get(r.id) as Row['at'];
-  return page(rank(cache, q, opts), q, opts, problems, at, (o) => cache.stale(o.file.id), cache.files.size, true);
+  const best = (o: Ranked) => (o.best ??= bestRows(cache, o.file, q));
+  return page(rank(cache, q, opts), q, opts, problems, at, best, (o) => cache.stale(o.file.id), cache.files.size, true);
 }
 
 /** The event whose line is `len` bytes at `off`, ending in a newline; null when it is not. */
@@ -353,6 +413,7 @@ function page(
   opts: SearchOptions,
   problems: SearchProblem[],
   at: (r: Row) => Row['at'],
+  bestOf: (o: Ranked) => Row[],
   stale: (o: Ranked) => void,
   files: number,
   isRanked: boolean,
@@ -363,7 +424,8 @@ function page(
   let total = order.length;
   let i = startOf(opts);
   for (; i < order.length && sessions.length < limit; i++) {
-    const { file, best, score } = order[i]!;
+    const { file, score } = order[i]!;
+    const best = bestOf(order[i]!);
     // A title set again unchanged is one hit (its newest, which comes first): shown once.
     const seen = new Set<string>();
     const hits: SearchHit[] = [];
@@ -384,12 +446,16 @@ function page(
           q,
           opts,
         );
-      if (!hit) stale(order[i]!);
-      else if (!seen.has(`${hit.where}\0${hit.snippet}`)) seen.add(`${hit.where}\0${hit.snippet}`), hits.push(hit);
+      // Not what was indexed: looked at again. (An event holding a phrase's words apart is no news.)
+      if (!hit) {
+        if (!(ev && holdsWords(eventTexts(ev), q))) stale(order[i]!);
+      } else if (!seen.has(`${hit.where}\0${hit.snippet}`)) seen.add(`${hit.where}\0${hit.snippet}`), hits.push(hit);
       if (hits.length === want) break;
     }
-    // A session none of whose hits checks out is left out (its file is indexed again).
+    // A session none of whose hits checks out (or with none: its documents and events disagree)
+    // is left out, and its file indexed again.
     if (hits.length === 0) {
+      if (best.length === 0) stale(order[i]!);
       total--;
       continue;
     }
@@ -426,15 +492,18 @@ function decodeCursor(c: string): number {
 /** The hit of an event whose texts hold a term (the text holding the most terms); null when none does. */
 function hitOf(ev: Record<string, unknown>, texts: EventText[], f: FileRow, seq: number, q: Query, opts: SearchOptions): SearchHit | null {
   let best: { text: EventText; found: [number, number][]; terms: number } | null = null;
-  for (const text of texts) {
-    const toks = wordsNear(text.text, q);
+  const look = (text: string, toks: ReturnType<typeof tokens>) => {
     const found: [number, number][] = [];
     let terms = 0;
     for (const t of q.terms) {
-      const at = find(text.text, t, toks);
+      const at = find(text, t, toks);
       if (at.length) terms++;
       found.push(...at);
     }
+    return { found, terms };
+  };
+  for (const text of texts) {
+    const { found, terms } = look(text.text, wordsNear(text.text, q));
     if (terms && (!best || terms > best.terms || (terms === best.terms && found.length > best.found.length))) best = { text, found, terms };
   }
   if (!best) return null;
@@ -448,25 +517,58 @@ function hitOf(ev: Record<string, unknown>, texts: EventText[], f: FileRow, seq:
   return { sessionId, project: f.project, title: f.title, seq, cite: `${sessionId}#${seq}`, kind, where, t, snippet, ranges, file: f.path };
 }
 
+/** Whether the texts hold every word of a term, in any order (as the events' table says of a phrase). */
+function holdsWords(texts: EventText[], q: Query): boolean {
+  const all = texts.map((t) => t.text).join('\n');
+  const lower = all.toLowerCase();
+  if (q.terms.some((t) => t.words.every((w) => lower.includes(w)))) return true;
+  const folded = fold(all);
+  return q.terms.some((t) => t.words.every((w) => folded.includes(w)));
+}
+
 /** Texts longer than this are cut into words only around where a term's letters are. */
 const LONG_TEXT = 4 << 10;
 const NEAR = 512;
 
+/** Each term's words as a pattern over a lowercase text: whole words in order, anything but a word between. */
+const anchors = new WeakMap<Query, RegExp[]>();
+function anchorsOf(q: Query): RegExp[] {
+  let a = anchors.get(q);
+  if (!a) {
+    const esc = (w: string) => w.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+    const [w, nw] = ['[\\p{L}\\p{N}\\p{M}\\p{Co}]', '[^\\p{L}\\p{N}\\p{M}\\p{Co}]'];
+    a = q.terms.map((t) => new RegExp(`(?<!${w})${t.words.map(esc).join(`${nw}+`)}${t.prefix ? '' : `(?!${w})`}`, 'gu'));
+    anchors.set(q, a);
+  }
+  return a;
+}
+
 /**
- * The words of `text`, or of a long text the words near each place its lowercase holds a term's
- * first word (a tool output of megabytes is not cut whole to check one hit). A term whose
- * letters are not found so (diacritics, case folding beyond toLowerCase) has the whole text cut.
+ * The words of `text` that may hold a term: none when no term is in its lowercase (or, beyond
+ * ASCII, no term's first word in its folded form), all of them in a short text, and in a long
+ * one those near the first places its lowercase holds a term (a tool output of megabytes is not
+ * cut whole to check one hit; hitOf cuts one beyond ASCII whole when these hold no term).
  */
 function wordsNear(text: string, q: Query): ReturnType<typeof tokens> {
-  if (text.length <= LONG_TEXT) return tokens(text);
   const lower = text.toLowerCase();
   const spans: [number, number][] = [];
-  for (const t of q.terms) {
-    let n = 0;
-    for (let at = lower.indexOf(t.words[0]!); at >= 0 && n < 16; at = lower.indexOf(t.words[0]!, at + 1), n++)
-      spans.push([Math.max(0, at - NEAR), Math.min(text.length, at + NEAR * 2)]);
-    if (n === 0) return tokens(text);
+  for (const re of anchorsOf(q)) {
+    re.lastIndex = 0;
+    for (let m = re.exec(lower), n = 0; m && n < 4; m = re.exec(lower), n++)
+      spans.push([Math.max(0, m.index - NEAR), Math.min(text.length, m.index + m[0].length + NEAR)]);
   }
+  if (spans.length === 0) {
+    if (isAscii(text)) return [];
+    // Beyond ASCII: a short text folded and looked at again; a long one cut near its terms' words.
+    if (text.length <= 4 * LONG_TEXT) {
+      const folded = fold(text);
+      return anchorsOf(q).some((re) => ((re.lastIndex = 0), re.test(folded))) ? tokens(text) : [];
+    }
+    for (const w of q.terms.flatMap((t) => t.words))
+      for (let at = lower.indexOf(w), n = 0; at >= 0 && n < 4; at = lower.indexOf(w, at + 1), n++)
+        spans.push([Math.max(0, at - NEAR), Math.min(text.length, at + w.length + NEAR)]);
+  }
+  if (text.length <= LONG_TEXT) return tokens(text);
   spans.sort((a, b) => a[0] - b[0]);
   const out: ReturnType<typeof tokens> = [];
   let end = 0;
@@ -534,6 +636,7 @@ async function scan(listed: string[], q: Query, opts: SearchOptions, problems: S
       await mem.sync(batch, { problems, signal: opts.signal, yieldMs: 50 });
       const where = mem.db.prepare('SELECT off, len FROM rows WHERE id = ?');
       for (const o of rank(mem, q, opts)) {
+        o.best = bestRows(mem, o.file, q);
         for (const r of o.best) r.at = where.get(r.id) as Row['at'];
         found.push(o);
       }
@@ -548,6 +651,7 @@ async function scan(listed: string[], q: Query, opts: SearchOptions, problems: S
     opts,
     problems,
     () => undefined,
+    (o) => o.best ?? [],
     () => undefined,
     listed.length,
     false,

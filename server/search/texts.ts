@@ -99,6 +99,8 @@ const WORD = /[\p{L}\p{N}\p{Co}\p{M}]+/gu;
 const MARKS = /\p{M}/gu;
 
 const ASCII = /^[\x00-\x7f]*$/;
+/** Whether a text is ASCII only: its lowercase is its folded form, letter for letter. */
+export const isAscii = (text: string): boolean => ASCII.test(text);
 
 /** A word as FTS5 stores it: lowercase, diacritics removed. */
 export const fold = (w: string): string => (ASCII.test(w) ? w.toLowerCase() : w.normalize('NFKD').replace(MARKS, '').toLowerCase());

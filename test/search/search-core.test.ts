@@ -1,14 +1,15 @@
 // The ranked search's core over real files in a temp store: the query language, paging with a
 // total independent of the page, the cache kept current by appends and rewrites, a hit that no
 // longer checks out dropped (and its file indexed again), long texts, and the same answers
-// from the cache and by scanning.
+// from the cache and by scanning; a session written a turn at a time, a phrase apart, and the
+// conversation ranked before tool output.
 
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { appendFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { QueryError, buildCache, searchSessions, syncFolders } from '../../server/search/search.js';
-import { SearchCache } from '../../server/search/cache.js';
+import { DOC_SPAN, SearchCache, rowidRange } from '../../server/search/cache.js';
 import { parseQuery } from '../../server/search/query.js';
 
 let dir: string;
@@ -177,9 +178,70 @@ describe('ranked search', () => {
     expect((await searchSessions(root, 'beaver')).total).toBe(1); // indexed again
   });
 
+  it('a session written a turn at a time stays a few documents, every turn found', async () => {
+    const file = session('2026-11-06T10-00-00-turns', '/w/turns', [user('turn zero ocelot')]);
+    const cache = SearchCache.open(root);
+    try {
+      await buildCache(cache, root);
+      for (let i = 1; i <= 12; i++) {
+        appendFileSync(file, line(user(`turn ${i} ocelot${i}`, `2026-11-06T10:${String(i).padStart(2, '0')}:00.000Z`)));
+        await syncFolders(cache, [dirname(file)]);
+      }
+      const f = [...cache.files.values()].find((x) => x.path === file)!;
+      const parts = cache.db
+        .prepare('SELECT count(*) AS n FROM docs WHERE rowid >= ? AND rowid < ?')
+        .get(...rowidRange(f.id, DOC_SPAN)) as { n: number };
+      expect(parts.n).toBe(1);
+      for (const w of ['ocelot', 'ocelot1', 'ocelot7', 'ocelot12'])
+        expect(
+          (await searchSessions(root, w, { cache, fresh: true })).sessions.map((m) => m.sessionId),
+          w,
+        ).toEqual(['2026-11-06T10-00-00-turns']);
+    } finally {
+      cache.close();
+    }
+  });
+
+  it('a phrase whose words are apart in an event is no hit there, and leaves the file trusted', async () => {
+    const file = session('2026-11-07T10-00-00-apart', '/w/apart', [
+      user('kettle and black'),
+      user('a kettle black as night', '2026-11-01T10:03:00.000Z'),
+    ]);
+    expect((await searchSessions(root, '"kettle black"')).hits.map((h) => h.cite)).toEqual(['2026-11-07T10-00-00-apart#1']);
+    const cache = SearchCache.open(root);
+    try {
+      expect([...cache.files.values()].find((x) => x.path === file)!.size).toBeGreaterThan(0);
+    } finally {
+      cache.close();
+    }
+    expect((await searchSessions(root, '"black kettle"')).total).toBe(0);
+  });
+
+  it('a word the conversation holds ranks before one only in tool output', async () => {
+    session('2026-11-08T10-00-00-talk', '/w/rank', [user('why does the gazebo leak?')]);
+    session('2026-11-08T10-00-01-tool', '/w/rank', [
+      {
+        kind: 'agent',
+        t: '2026-11-01T10:02:00.000Z',
+        messages: [{ role: 'user', content: [{ type: 'tool_result', tool_use_id: 'b', content: 'gazebo.txt written' }] }],
+      },
+    ]);
+    const r = await searchSessions(root, 'gazebo');
+    expect(r.sessions.map((m) => m.sessionId)).toEqual(['2026-11-08T10-00-00-talk', '2026-11-08T10-00-01-tool']);
+    expect(r.sessions[1]!.hits[0]!.where).toBe('tool-output');
+  });
+
   it('scanning (before a first build) finds the same sessions', async () => {
-    for (const q of ['paging', 'deploy tool:codex', 'haystack', '"deploy script"']) {
+    for (const q of [
+      'paging',
+      'deploy tool:codex',
+      'haystack',
+      '"deploy script"',
+      'haystack role:tool',
+      'paging since:2026-11-01 until:2026-11-30',
+    ]) {
       const ranked = await searchSessions(root, q, { limit: 50 });
+      expect(ranked.total, q).toBeGreaterThan(0);
       const scanned = await searchSessions(root, q, { limit: 50, cache: null });
       expect(scanned.ranked).toBe(false);
       expect(scanned.sessions.map((s) => s.sessionId).sort(), q).toEqual(ranked.sessions.map((s) => s.sessionId).sort());
