@@ -20,8 +20,9 @@ import {
   writeSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ledgerPath } from '../../server/import/ledger.js';
 import { BIN } from '../helpers/sidecar.js';
 import { prng, seedFromEnv } from './harness.js';
 
@@ -159,34 +160,33 @@ describe('import under SIGKILL', () => {
     const want = snapshot(reference);
     const store = join(dir, 'store');
     const cache = join(dir, 'cache');
-    // The first rename of the run is the ledger's (new sessions are linked, not renamed): the
-    // batch is on disk and visible, the ledger not yet written.
-    const traced = spawnSync(
-      'strace',
-      [
-        '-f',
-        '-qq',
-        '-o',
-        '/dev/null',
-        '-e',
-        'trace=rename,renameat,renameat2',
-        '-e',
-        'inject=rename,renameat,renameat2:signal=KILL:when=1',
-        process.execPath,
-        BIN,
-        'import',
-        'claude-code',
-        '--dir',
-        store,
-      ],
-      { env: importEnv(home, cache), encoding: 'utf8' },
-    );
+    // The kill comes at the ledger's rename over imports.json, when the batch and History's
+    // index entries are on disk and the ledger not yet written. strace (without -f: Node's main
+    // thread only, where the ledger and the index files are renamed; the lock files are renamed
+    // on other threads) counts renames, so the main thread's renames up to the ledger's are
+    // counted first on another store from the same files (the same in every run: the index
+    // writes all end before the ledger is saved).
+    const ledgerFile = ledgerPath(store, importEnv(home, cache));
+    const renames = ['-e', 'trace=rename,renameat,renameat2'];
+    const strace = (extra: string[], out: string, s: string, c: string) =>
+      spawnSync('strace', ['-qq', '-o', out, ...renames, ...extra, process.execPath, BIN, 'import', 'claude-code', '--dir', s], {
+        env: importEnv(home, c),
+        encoding: 'utf8',
+      });
+    const counted = join(dir, 'renames.txt');
+    expect(strace([], counted, join(dir, 'count-store'), join(dir, 'count-cache')).status).toBe(0);
+    const calls = readFileSync(counted, 'utf8')
+      .split('\n')
+      .filter((l) => /^rename/.test(l));
+    const nth = calls.findIndex((l) => l.includes('imports.json"')) + 1;
+    expect(nth, calls.join('\n')).toBeGreaterThan(0);
+    const traced = strace([`-e`, `inject=rename,renameat,renameat2:signal=KILL:when=${nth}`], '/dev/null', store, cache);
     expect(traced.signal ?? traced.status).not.toBe(0);
-    const ledger = readdirSync(cache, { recursive: true }).map(String);
+    expect(existsSync(ledgerFile), 'no ledger yet').toBe(false);
     expect(
-      ledger.some((f) => f.endsWith('imports.json')),
-      `no ledger yet: ${ledger.join(', ')}`,
-    ).toBe(false);
+      readdirSync(dirname(ledgerFile)).some((f) => f.startsWith('imports.json.')),
+      'its temp file is there',
+    ).toBe(true);
     expect(snapshot(store)).toEqual(want);
     const again = runImport(home, store, cache);
     expect(again.status, again.stderr).toBe(0);
