@@ -300,27 +300,45 @@ function collect(file: string, seq: number, line: Line, events: SeqEvent[], prob
 }
 
 /**
- * The last `n` events of a session. `lines` (the number of line positions after the meta line)
- * lets seqs be given without reading the whole file; without it the seqs are counted.
+ * The last `n` events of a session, numbered without reading the whole file: `at` is what an
+ * index entry knows (`lines` line positions after the meta line up to byte `folded`). The file
+ * may have grown since (an import or another writer appending while this reads): a line's seq
+ * is then `lines` plus the line starts between `folded` and it, counted from the bytes after
+ * `folded` (a cost that follows the growth, not the session). `total` is the number of line
+ * positions the file held as read. Only a file shorter than `folded` (rewritten in place) is
+ * counted from its start.
  */
 export async function readTail(
   file: string,
   n: number,
-  lines: number,
-): Promise<{ meta: MetaLine; events: SeqEvent[]; problems: Problem[] }> {
+  at: { lines: number; folded: number },
+): Promise<{ meta: MetaLine; events: SeqEvent[]; problems: Problem[]; total: number }> {
   const { meta, metaEnd } = await readMeta(file);
   const problems: Problem[] = [];
   const events: SeqEvent[] = [];
-  // Read a few extra lines so that unreadable ones do not shrink the window much.
   let got;
+  let firstSeq;
   try {
     got = await lastLines(file, n, metaEnd);
+    firstSeq = await seqOfFirst(file, got.lines, got.size < at.folded ? { lines: 0, folded: metaEnd } : at);
   } catch (e) {
     throw fromFsError(e, `cannot read ${file}`);
   }
-  const firstSeq = lines - got.lines.length;
   got.lines.forEach((line, i) => collect(file, firstSeq + i, line, events, problems));
-  return { meta, events, problems };
+  return { meta, events, problems, total: got.lines.length ? firstSeq + got.lines.length : at.lines };
+}
+
+/** The seq of the first of `lines` (consecutive, the file's last): see readTail. */
+async function seqOfFirst(file: string, lines: Line[], at: { lines: number; folded: number }): Promise<number> {
+  if (lines.length === 0) return at.lines;
+  const first = lines[0]!.start;
+  if (first <= at.folded) {
+    const k = lines.findIndex((l) => l.start >= at.folded);
+    return at.lines - (k === -1 ? lines.length : k);
+  }
+  let between = 0;
+  await forEachLine(file, () => void between++, { from: at.folded, to: first, borrow: true });
+  return at.lines + between;
 }
 
 // ---- Summaries for the index ------------------------------------------------------------------

@@ -870,19 +870,11 @@ export class SessionStore {
   async read(id: string, o: { tail?: number; from?: number; to?: number } = {}): Promise<ReadResult> {
     const file = await this.pathOf(id);
     if (o.tail !== undefined) {
+      // The entry numbers the lines up to where it stopped; what the file gained since (another
+      // writer, a torn last line) is counted by readTail.
       const entry = await this.entry(id);
-      let lines = entry.lines;
-      let st;
-      try {
-        // Stat again even when we own the session: a writer that ignores locks may have
-        // grown it behind our back, leaving a torn line whose position counts.
-        st = await stat(file);
-      } catch (e) {
-        throw fromFsError(e, `cannot stat session ${id}`);
-      }
-      if (entry.folded < st.size) lines += 1; // a torn last line holds a position
-      const r = await readTail(file, o.tail, lines);
-      return { ...r, totalEvents: lines };
+      const r = await readTail(file, o.tail, entry);
+      return { meta: r.meta, events: r.events, problems: r.problems, totalEvents: r.total };
     }
     const r = await readSession(file, { from: o.from, to: o.to });
     return { meta: r.meta, events: r.events, problems: r.problems, totalEvents: r.lines };

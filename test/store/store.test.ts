@@ -13,7 +13,7 @@ import { StoreError } from '../../server/store/errors.js';
 import { INDEX_FILE, cachedEntry, writeIndex } from '../../server/store/entries.js';
 import { elideToCap, elisionMarker } from '../../server/format/soft-cap.js';
 import type { SeqEvent } from '../../server/format/events.js';
-import { readSession } from '../../server/store/reader.js';
+import { readSession, readTail } from '../../server/store/reader.js';
 import { projectCache } from '../../server/store/cache-dir.js';
 import { at, nonEmpty } from '../helpers/items.js';
 
@@ -414,6 +414,30 @@ describe('reading windows', () => {
     expect(all.events).toHaveLength(50);
     const range = await s.read(a.id, { from: 10, to: 12 });
     expect(range.events.map((e) => e.seq)).toEqual([10, 11, 12]);
+  });
+
+  it('numbers a tail right when the file grew after its index entry was taken', async () => {
+    // What a sidecar saw while an import appended to the session between its entry and its read:
+    // the tail's seqs ran from the stale count and went negative.
+    const s = mkStore();
+    const a = await s.create({ project });
+    await s.append(a.id, [user('m0'), user('m1')]);
+    const stale = await s.entry(a.id);
+    const file = await s.pathOf(a.id);
+    await s.append(
+      a.id,
+      Array.from({ length: 8 }, (_, i) => user(`m${i + 2}`)),
+    );
+    await appendFile(file, '{"kind":"user","t":"2026-07-28T09:12:33Z","con'); // and a torn line
+    const whole = await readSession(file);
+    const seqOf = new Map(whole.events.map((e) => [(e.event as Record<string, unknown>).content, e.seq]));
+    for (const n of [3, 9, 50]) {
+      const r = await readTail(file, n, stale);
+      expect(r.total, `tail ${n}`).toBe(11);
+      for (const e of r.events) expect(e.seq, `tail ${n}`).toBe(seqOf.get((e.event as Record<string, unknown>).content));
+      expect(r.events.at(-1)?.seq).toBe(9);
+    }
+    expect((await s.read(a.id, { tail: 4 })).totalEvents).toBe(11);
   });
 });
 
