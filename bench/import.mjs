@@ -10,8 +10,9 @@
 // Codex's envelope with function calls and event_msg lines), every session's cwd a real folder
 // so the project-identity lookup runs as it would on a user's machine.
 //
-// Usage: node bench/import.mjs [--out DIR] [--sessions N] [--total-mb N] [--bin PATH]
+// Usage: node bench/import.mjs [--out DIR] [--sessions N] [--total-mb N] [--big-mb N] [--bin PATH]
 //          [--runs N] [--cpu-seconds N] [--only a,b] [--json FILE]
+// --big-mb sets the largest session's size (40 MB; peak memory must not follow it).
 // --bin runs another build (the "before" figures: a copy of main's bin/ and dist/).
 // Also called by bench/run.mjs (`--only import` there runs these figures alone).
 
@@ -237,7 +238,7 @@ export function writeToolCorpus(out, o) {
   const projects = Array.from({ length: o.projects }, (_, i) => join(work, `proj-${i}-${text(r, 1).replace(/[^a-z]/g, 'x') || 'p'}`));
   for (const p of projects) mkdirSync(p, { recursive: true });
   // Session sizes: log-normal around a median, scaled to the total, plus two large ones.
-  const big = [40 * MB, 18 * MB];
+  const big = [(o.bigMb ?? 40) * MB, 18 * MB];
   const raw = Array.from({ length: o.sessions - big.length }, () => r.logn(120_000, 1.3));
   const scale = (o.totalMb * MB - big.reduce((a, b) => a + b, 0)) / raw.reduce((a, b) => a + b, 0);
   const sizes = [...raw.map((x) => Math.max(2000, Math.round(x * scale))), ...big];
@@ -356,9 +357,15 @@ export async function importFigures(o) {
   const out = o.out;
   let m;
   if (existsSync(join(out, 'manifest.json'))) m = JSON.parse(readFileSync(join(out, 'manifest.json'), 'utf8'));
-  if (!m || m.options.sessions !== o.sessions || m.options.totalMb !== o.totalMb || m.options.seed !== o.seed) {
+  if (
+    !m ||
+    m.options.sessions !== o.sessions ||
+    m.options.totalMb !== o.totalMb ||
+    m.options.seed !== o.seed ||
+    (m.options.bigMb ?? 40) !== (o.bigMb ?? 40)
+  ) {
     process.stderr.write(`bench/import: writing ${o.sessions} sessions, ~${o.totalMb} MB in Claude Code's and Codex's formats to ${out}\n`);
-    m = writeToolCorpus(out, { sessions: o.sessions, totalMb: o.totalMb, seed: o.seed, projects: o.projects });
+    m = writeToolCorpus(out, { sessions: o.sessions, totalMb: o.totalMb, seed: o.seed, projects: o.projects, bigMb: o.bigMb });
   }
   const home = m.home;
   const store = join(out, 'store');
@@ -588,6 +595,7 @@ async function cli() {
       'total-mb': { type: 'string', default: '1100' },
       projects: { type: 'string', default: '500' },
       seed: { type: 'string', default: '2663' },
+      'big-mb': { type: 'string', default: '40' },
       bin: { type: 'string' },
       runs: { type: 'string', default: '3' },
       'cpu-seconds': { type: 'string', default: '60' },
@@ -601,6 +609,7 @@ async function cli() {
     totalMb: Number(values['total-mb']),
     projects: Number(values.projects),
     seed: Number(values.seed),
+    bigMb: Number(values['big-mb']),
     bin: values.bin && resolve(values.bin),
     runs: Number(values.runs),
     cpuSeconds: Number(values['cpu-seconds']),

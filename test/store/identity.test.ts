@@ -39,3 +39,35 @@ it('asks git only where a .git, a worktree file or a bare repository is at or ab
     rmSync(tmp, { recursive: true, force: true });
   }
 });
+
+it("gives each folder of a repository git's own prefix, roots and remotes, a nested or broken .git included", async () => {
+  const tmp = realpathSync(mkdtempSync(join(tmpdir(), 'lcs-identity-')));
+  try {
+    const repo = join(tmp, 'mono');
+    for (const d of ['a/b', 'c', 'inner/x', 'broken/y']) mkdirSync(join(repo, d), { recursive: true });
+    git(repo, 'init', '-q');
+    git(repo, 'commit', '-q', '--allow-empty', '-m', 'root');
+    git(repo, 'remote', 'add', 'origin', 'https://example.com/mono.git');
+    const inner = join(repo, 'inner');
+    git(inner, 'init', '-q');
+    git(inner, 'commit', '-q', '--allow-empty', '-m', 'inner root');
+    mkdirSync(join(repo, 'broken', '.git')); // a .git git does not take: it looks further up
+    const rootOf = (dir: string) => git(dir, 'rev-list', '--max-parents=0', 'HEAD').stdout.trim();
+    const cases: [string, string, string][] = [
+      [repo, '', rootOf(repo)],
+      [join(repo, 'a', 'b'), 'a/b/', rootOf(repo)],
+      [join(repo, 'c'), 'c/', rootOf(repo)],
+      [inner, '', rootOf(inner)],
+      [join(inner, 'x'), 'x/', rootOf(inner)],
+      [join(repo, 'broken', 'y'), 'broken/y/', rootOf(repo)],
+    ];
+    for (const [dir, prefix, root] of cases) {
+      expect(git(dir, 'rev-parse', '--show-prefix').stdout.trim()).toBe(prefix); // what git says, for the record
+      const id = await projectIdentity(dir);
+      expect(id, dir).toMatchObject({ prefix, roots: [root] });
+      expect(id?.remotes, dir).toEqual(dir.startsWith(inner) ? undefined : ['https://example.com/mono']);
+    }
+  } finally {
+    rmSync(tmp, { recursive: true, force: true });
+  }
+});
