@@ -105,6 +105,16 @@ export class Sidecar implements vscode.Disposable {
     return this.capability?.features.includes(feature) ?? false;
   }
 
+  /**
+   * Whether the sidecar has `feature`, once it is up: a command run while it (re)starts (a
+   * setting changed a moment ago) waits for its capability rather than taking its absence for
+   * "not supported". False when it cannot start.
+   */
+  async supports(feature: Feature): Promise<boolean> {
+    await this.start().catch(() => undefined);
+    return this.has(feature);
+  }
+
   get running(): boolean {
     return this.client?.state === State.Running;
   }

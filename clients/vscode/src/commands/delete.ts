@@ -14,7 +14,7 @@ export async function remove(deps: CommandDeps, arg: Target): Promise<void> {
   const s = await target(deps, arg, S.pick.deletePlaceholder);
   if (!s) return;
   // Where the sidecar can restore from the trash, the file goes there at once; else deferred.
-  if (deps.sidecar.has('restore')) return trashNow(deps, s);
+  if (await deps.sidecar.supports('restore')) return trashNow(deps, s);
   return deferDelete(deps, s);
 }
 

@@ -19,7 +19,7 @@ export async function forkFromTurn(deps: CommandDeps, arg: Target): Promise<void
   const s = await target(deps, arg, S.pick.forkPlaceholder);
   if (!s) return;
   const title = itemLabel(s);
-  if (!sidecar.has('fork.atTurn')) {
+  if (!(await sidecar.supports('fork.atTurn'))) {
     void vscode.window.showInformationMessage(S.fork.unavailable);
     return;
   }

@@ -13,7 +13,7 @@ import type { CommandDeps } from './target';
 const TITLES_SHOWN = 10;
 
 export async function relinkFolder({ sidecar, history }: CommandDeps): Promise<void> {
-  if (!sidecar.has('relink')) {
+  if (!(await sidecar.supports('relink'))) {
     void vscode.window.showInformationMessage(S.relink.unavailable);
     return;
   }

@@ -19,7 +19,7 @@ import type { CommandDeps } from './target';
  * in a modal naming the count), applied to the chats left checked.
  */
 export async function applyRetention(deps: CommandDeps): Promise<void> {
-  if (!deps.sidecar.has('lifecycle')) return;
+  if (!(await deps.sidecar.supports('lifecycle'))) return;
   if (!anyRetentionRule(deps.settings())) {
     void vscode.window.showInformationMessage(S.retention.nothingOff);
     return;
