@@ -671,7 +671,16 @@ class Run {
   private async stage(s: MappedSession, id: string): Promise<Staged | undefined> {
     const { SCHEMA_VERSION, stageSession, discardStaged, digestOfEvents } = await parts();
     const store = await this.store();
-    const project = await this.realProject(s.source.project);
+    let project: string;
+    try {
+      project = await this.realProject(s.source.project);
+    } catch (e) {
+      // A folder no session of ours can name (the tool recorded a relative cwd): this session
+      // is left out and said so; the rest of the import goes on.
+      if (!isStoreError(e) || e.code !== 'invalid-project') throw e;
+      this.report.problems.push({ path: s.source.path, message: `session ${s.source.id} left out: ${e.message}` });
+      return undefined;
+    }
     // The project's git identity where its folder is still there, as for our own sessions, so
     // that History follows an imported session's folder when it moves (identity.ts).
     const repo = await projectIdentity(project);

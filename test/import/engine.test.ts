@@ -1,6 +1,7 @@
 // The engine's id rule at its edge: two sources born in the same second whose derived ids meet
 // each get a session of their own (the second probes the next id), on every run; and the git
-// identity an imported session records, so that it follows its folder's move.
+// identity an imported session records, so that it follows its folder's move; and a session
+// whose folder is no absolute path, left out alone.
 import { it, expect } from 'vitest';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -224,6 +225,44 @@ it("a tool's compaction covers the event just before it, also when a record befo
     const after = await covered();
     expect(after).toHaveLength(2);
     for (const c of after) expect(c.coversThrough).toBe(c.before);
+  } finally {
+    await rm(tmp, { recursive: true, force: true });
+  }
+});
+
+it('a session whose folder is a relative path is left out and said so; the rest is imported', async () => {
+  const tmp = await mkdtemp(join(tmpdir(), 'lcs-engine-'));
+  try {
+    const files: SourceFile[] = ['good', 'relative'].map((id) => ({ path: join(tmp, `${id}.log`), size: 1, mtimeNs: 1n }));
+    for (const f of files) await writeFile(f.path, 'x');
+    const importer: Importer = {
+      tool: 'test',
+      label: 'Test',
+      defaultRoots: () => [],
+      discover: async () => files,
+      read: async (f): Promise<MappedSession[]> => {
+        const id = f.path.replace(/^.*\/|\.log$/g, '');
+        const project = id === 'good' ? tmp : 'work/app'; // as a tool that recorded `cwd: "work/app"`
+        return [
+          {
+            source: { tool: 'test', path: f.path, id, project },
+            createdAt: T,
+            events: [{ kind: 'user', t: T, content: id, raw: { id } }],
+            problems: [],
+          },
+        ];
+      },
+    };
+    const store = new SessionStore({ root: join(tmp, 'store') });
+    const r = await runImport(store, [{ importer, roots: [tmp] }], { ledger: join(tmp, 'ledger.json') });
+    expect(r).toMatchObject({ imported: 1, skipped: 1, failed: 0 });
+    expect(r.problems).toEqual([
+      expect.objectContaining({
+        path: files[1]!.path,
+        message: expect.stringMatching(/^session relative left out: .*absolute path: work\/app/),
+      }),
+    ]);
+    expect((await listSessions(store.root, {})).sessions.map((s) => s.source?.id)).toEqual(['good']);
   } finally {
     await rm(tmp, { recursive: true, force: true });
   }
