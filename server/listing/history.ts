@@ -8,8 +8,9 @@
 
 import { lstatSync, readdirSync, type BigIntStats } from 'node:fs';
 import { join } from 'node:path';
+import { firstPage, pageOf, type PageAsk } from './first-page.js';
 import { displayTitle, finishRefresh, planRefresh, refreshIndex, type RefreshPlan, type RefreshResult } from './catalog.js';
-import { mapLimit, newestFirst, syncEntryReader, type EntryJob, type IndexEntry } from '../store/entries.js';
+import { entryFromFile, mapLimit, newestFirst, syncEntryReader, type EntryJob, type IndexEntry } from '../store/entries.js';
 import { projectFolders, realProjectPath } from '../store/files.js';
 import { SESSION_ID_RE } from '../format/text.js';
 import type { Problem } from '../store/reader.js';
@@ -161,7 +162,7 @@ export async function listSessions(
   root: string,
   o: { project?: string; all?: boolean } = {},
   onEntry?: (e: IndexEntry, file: string) => void,
-  opts: { threads?: boolean } = {},
+  opts: { threads?: boolean; firstPage?: PageAsk & { show: (rows: SessionEntry[]) => void } } = {},
 ): Promise<{ sessions: SessionEntry[]; problems: Problem[] }> {
   const problems: Problem[] = [];
   const { dirs, project, relinked } = await scope(root, o);
@@ -193,15 +194,18 @@ export async function listSessions(
     const finish = (p: RefreshPlan) => {
       finishing.push(finishRefresh(p, read).then((r) => void results.set(p.dir, r)));
     };
+    if (opts.firstPage && project === undefined && plans.some((p) => p.reads.length || p.folds.length))
+      await showFirstPage(plans, [...results.values()], read, opts.firstPage);
     const left = new Map<RefreshPlan, number>();
     const planOf = new Map<EntryJob, RefreshPlan>();
     for (const p of plans) {
-      left.set(p, p.reads.length);
-      for (const j of p.reads) planOf.set(j, p);
-      if (p.reads.length === 0) finish(p);
+      const unread = p.reads.filter((j) => !read.has(j));
+      left.set(p, unread.length);
+      for (const j of unread) planOf.set(j, p);
+      if (unread.length === 0) finish(p);
     }
     await readEntries(
-      plans.flatMap((p) => p.reads),
+      plans.flatMap((p) => p.reads.filter((j) => !read.has(j))),
       {
         into: read,
         onRead: (job) => {
@@ -221,6 +225,34 @@ export async function listSessions(
     return { sessions: linkImportedForks(await projectRows(root, project, dirs, all, problems, onEntry)), problems };
   all.sort(newestFirst);
   return { sessions: linkImportedForks(all.map(toSessionEntry)), problems };
+}
+
+/**
+ * The CLI's cold listing shows its first page before reading the rest (first-page.ts): from the
+ * entries still valid and the files to read, newest mtime first. A file that grew is read whole
+ * for it (moved from the plan's folds to its reads, so it is read once). Every listing of the
+ * whole store (`--all`); a project's adds its moved folders, and is one folder's reading.
+ */
+async function showFirstPage(
+  plans: RefreshPlan[],
+  done: RefreshResult[],
+  read: Map<EntryJob, IndexEntry | Error>,
+  ask: PageAsk & { show: (rows: SessionEntry[]) => void },
+): Promise<void> {
+  for (const p of plans) {
+    for (const f of p.folds) p.reads.push({ id: f.id, file: f.file, bytes: f.bytes, mtimeNs: f.mtimeNs });
+    p.folds = [];
+  }
+  const known = [...plans.flatMap((p) => p.out), ...done.flatMap((r) => r.entries)];
+  const readOne = await syncEntryReader();
+  const page = await firstPage(
+    known,
+    plans.flatMap((p) => p.reads),
+    readOne,
+    read,
+    ask,
+  );
+  ask.show(linkImportedForks(page.map(toSessionEntry)));
 }
 
 /**
@@ -244,6 +276,14 @@ export class History {
     const onEntry = (e: IndexEntry, file: string) => this.store.remember(e.id, file);
     if (this.cache) return this.cache.list(o, onEntry);
     return listSessions(this.store.root, o, onEntry);
+  }
+
+  /**
+   * The first page of a cold listing of every project, before every file is read (ListingCache.coldPage);
+   * undefined when the listing is warm (then `list` answers at once) or not kept in memory.
+   */
+  async coldPage(ask: PageAsk, hooks: ColdHooks = {}): Promise<{ sessions: SessionEntry[]; problems: Problem[] } | undefined> {
+    return this.cache?.coldPage(ask, (e: IndexEntry, file: string) => this.store.remember(e.id, file), hooks);
   }
 
   /** One History row, fresh from the file when the cached entry does not match it. */
@@ -350,8 +390,24 @@ const TRUST_WATCHER_MS = 2000;
  */
 const RECENT_MS = 1000;
 
+/** What the background build after a cold page reports (ListingCache.coldPage). */
+export interface ColdHooks {
+  /** Project folders completed, of all. */
+  onFolder?: (done: number, total: number) => void;
+  /** The build is over (whatever its outcome). */
+  onDone?: () => void;
+}
+
 export class ListingCache {
   private readonly folders = new Map<string, CachedFolder>();
+  /** The listing of every project being completed after a cold page: other listings wait for it. */
+  private building: Promise<unknown> | undefined;
+  /**
+   * Hears of each session the complete listing places on a cold page that page did not show
+   * (a pinned session further back, a file dated before its last message): the sidecar sends
+   * session/didChange `listed` for it.
+   */
+  onLate: ((row: SessionEntry) => void) | undefined;
   private readonly rows = new WeakMap<IndexEntry, SessionEntry>();
   private merged: { key: string; gen: number; rows: SessionEntry[] } | undefined;
   /** Bumped whenever a folder's entries are replaced or dropped. */
@@ -382,6 +438,87 @@ export class ListingCache {
     o: { project?: string; all?: boolean } = {},
     onEntry?: (e: IndexEntry, file: string) => void,
   ): Promise<{ sessions: SessionEntry[]; problems: Problem[] }> {
+    while (this.building) await this.building;
+    return this.listNow(o, onEntry);
+  }
+
+  /**
+   * The first page of every project's listing when nothing is kept in memory yet and files must
+   * be read (no usable index.json): read newest mtime first until the page is known
+   * (first-page.ts), then the whole listing is completed in the background (the event loop
+   * stays free: async reads), every index written; a listing asked meanwhile waits for it.
+   * When it is complete, each session it places on the page that the page lacked goes to
+   * `onLate`. Undefined (nothing read) when the listing is warm or already being completed.
+   * Its problems are those of the files it read; the complete listing reports them all.
+   */
+  async coldPage(
+    ask: PageAsk,
+    onEntry: (e: IndexEntry, file: string) => void,
+    hooks: ColdHooks = {},
+  ): Promise<{ sessions: SessionEntry[]; problems: Problem[] } | undefined> {
+    if (this.building || this.folders.size > 0) return undefined;
+    const dirs = projectFolders(this.root);
+    const plans = dirs.map((dir) => planRefresh(dir));
+    const unread = plans.flatMap((p) => ('done' in p ? [] : [...p.reads, ...p.folds.map(({ prev: _, ...job }) => job)]));
+    if (unread.length === 0) return undefined;
+    // From here until the listing is complete, every other listing waits (a second cold page
+    // would read and build it all again).
+    let open!: () => void;
+    const building = new Promise<void>((res) => (open = res));
+    this.building = building;
+    const over = () => {
+      if (this.building === building) this.building = undefined;
+      open();
+      hooks.onDone?.();
+    };
+    let page: IndexEntry[];
+    const problems: Problem[] = [];
+    try {
+      page = await this.readColdPage(dirs, plans, unread, ask, onEntry, problems);
+    } catch (e) {
+      over();
+      throw e;
+    }
+    void this.listNow({ all: true }, onEntry, hooks.onFolder)
+      .then((full) => {
+        // The same page from the complete listing: what it holds that the cold one lacked.
+        const shown = new Set(page.map((e) => e.id));
+        for (const r of pageOf(full.sessions, ask)) if (!shown.has(r.id)) this.onLate?.(r);
+      })
+      .catch(() => undefined) // its problems are the next listing's to report
+      .finally(over);
+    return { sessions: linkImportedForks(page.map((e) => this.rowOf(e))), problems };
+  }
+
+  /** coldPage's reading: the page's entries from the valid ones and the files read newest first. */
+  private async readColdPage(
+    dirs: string[],
+    plans: (RefreshPlan | { done: RefreshResult })[],
+    unread: EntryJob[],
+    ask: PageAsk,
+    onEntry: (e: IndexEntry, file: string) => void,
+    problems: Problem[],
+  ): Promise<IndexEntry[]> {
+    const files = new Map<string, string>();
+    const known: IndexEntry[] = [];
+    plans.forEach((p, i) => {
+      const entries = 'done' in p ? p.done.entries : p.out;
+      for (const e of entries) files.set(e.id, join(dirs[i]!, `${e.id}.jsonl`));
+      known.push(...entries);
+    });
+    for (const j of unread) files.set(j.id, j.file);
+    const read = new Map<EntryJob, IndexEntry | Error>();
+    const page = await firstPage(known, unread, (j) => entryFromFile(j.file, j.id, j.bytes, j.mtimeNs), read, ask);
+    for (const [job, got] of read) if (got instanceof Error) problems.push({ file: job.file, message: got.message });
+    for (const e of page) onEntry(e, files.get(e.id)!);
+    return page;
+  }
+
+  private async listNow(
+    o: { project?: string; all?: boolean } = {},
+    onEntry?: (e: IndexEntry, file: string) => void,
+    onFolder?: (done: number, total: number) => void,
+  ): Promise<{ sessions: SessionEntry[]; problems: Problem[] }> {
     const problems: Problem[] = [];
     const { dirs, project, relinked } = await scope(this.root, o);
     if (project === undefined) {
@@ -391,10 +528,12 @@ export class ListingCache {
     }
     const stale = dirs.filter((d) => !this.stillValid(d));
     const uncached: { dir: string; entries: IndexEntry[] }[] = [];
+    let folders = 0;
     await mapLimit(stale, 4, async (dir) => {
       const before = lstatOrUndefined(dir);
       const listedAt = Date.now();
       const r = await refreshIndex(dir);
+      onFolder?.(++folders, stale.length);
       problems.push(...r.problems);
       for (const e of r.entries) onEntry?.(e, join(dir, `${e.id}.jsonl`));
       // Problems about the index file itself are repaired by the refresh; any other (a file
