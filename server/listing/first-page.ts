@@ -8,7 +8,7 @@
 // take a place on it by date. The page is then exact but for what only an unread file's own
 // events could say: that it is pinned (it would go on top) or that its mtime is earlier than its
 // last message. The caller completes the listing afterwards and tells the user when the page
-// it showed differs (history.ts listSessions, ListingCache.coldPage).
+// it showed differs (history.ts listSessions, ListingCache.listFirst).
 // Depends on ./lifecycle (History's order) and ../store/entries (entries and their jobs).
 
 import type { EntryJob, IndexEntry } from '../store/entries.js';
@@ -19,6 +19,8 @@ export interface PageAsk {
   limit: number;
   /** The archived list's page instead of the main list's. */
   archived?: boolean;
+  /** Which entries are the listing's (a project's); all when absent. */
+  keep?: (e: IndexEntry) => boolean;
 }
 
 /** The entries of a page, in History's order, from `entries` (every one known): the main or archived list. */
@@ -75,7 +77,7 @@ export async function firstPage(
       }
       read.set(job, got);
     }
-    if (got instanceof Error) continue; // reported by the complete listing
+    if (got instanceof Error || (ask.keep && !ask.keep(got))) continue; // an error: reported by the complete listing
     // Only the new entry can change the page: it joins where it sorts.
     page = pageOf([...page, got], ask);
   }

@@ -9,7 +9,15 @@
 import { lstatSync, readdirSync, type BigIntStats } from 'node:fs';
 import { join } from 'node:path';
 import { firstPage, pageOf, type PageAsk } from './first-page.js';
-import { displayTitle, finishRefresh, planRefresh, refreshIndex, type RefreshPlan, type RefreshResult } from './catalog.js';
+import {
+  completeRefresh,
+  displayTitle,
+  finishRefresh,
+  planRefresh,
+  refreshIndex,
+  type RefreshPlan,
+  type RefreshResult,
+} from './catalog.js';
 import { entryFromFile, mapLimit, newestFirst, syncEntryReader, type EntryJob, type IndexEntry } from '../store/entries.js';
 import { projectFolders, realProjectPath } from '../store/files.js';
 import { SESSION_ID_RE } from '../format/text.js';
@@ -279,11 +287,16 @@ export class History {
   }
 
   /**
-   * The first page of a cold listing of every project, before every file is read (ListingCache.coldPage);
-   * undefined when the listing is warm (then `list` answers at once) or not kept in memory.
+   * A listing (every project's, or one's), or from a cold store its first page before every file is read
+   * (`partial`: ListingCache.listFirst; without the cache kept in memory, the whole listing).
    */
-  async coldPage(ask: PageAsk, hooks: ColdHooks = {}): Promise<{ sessions: SessionEntry[]; problems: Problem[] } | undefined> {
-    return this.cache?.coldPage(ask, (e: IndexEntry, file: string) => this.store.remember(e.id, file), hooks);
+  async listFirst(
+    o: { project?: string; all?: boolean },
+    ask: PageAsk,
+    hooks: ColdHooks = {},
+  ): Promise<{ sessions: SessionEntry[]; problems: Problem[]; partial?: true }> {
+    const onEntry = (e: IndexEntry, file: string) => this.store.remember(e.id, file);
+    return this.cache ? this.cache.listFirst(o, ask, onEntry, hooks) : listSessions(this.store.root, o, onEntry);
   }
 
   /** One History row, fresh from the file when the cached entry does not match it. */
@@ -390,7 +403,14 @@ const TRUST_WATCHER_MS = 2000;
  */
 const RECENT_MS = 1000;
 
-/** What the background build after a cold page reports (ListingCache.coldPage). */
+/** A folder planned before it is listed (ListingCache.listFirst): its stat then, and when. */
+interface Planned {
+  before: BigIntStats | undefined;
+  listedAt: number;
+  plan: RefreshPlan | { done: RefreshResult };
+}
+
+/** What the background build after a cold page reports (ListingCache.listFirst). */
 export interface ColdHooks {
   /** Project folders completed, of all. */
   onFolder?: (done: number, total: number) => void;
@@ -443,24 +463,32 @@ export class ListingCache {
   }
 
   /**
-   * The first page of every project's listing when nothing is kept in memory yet and files must
-   * be read (no usable index.json): read newest mtime first until the page is known
-   * (first-page.ts), then the whole listing is completed in the background (the event loop
-   * stays free: async reads), every index written; a listing asked meanwhile waits for it.
+   * Every project's listing, or its first page when nothing is kept in memory yet and files
+   * must be read (no usable index.json): the files read newest mtime first until the page is
+   * known (first-page.ts; `partial` is then set), then the whole listing completed in the
+   * background (async reads: the event loop stays free), every index written, from the same
+   * plans and without reading the page's files again; a listing asked meanwhile waits for it.
    * When it is complete, each session it places on the page that the page lacked goes to
-   * `onLate`. Undefined (nothing read) when the listing is warm or already being completed.
-   * Its problems are those of the files it read; the complete listing reports them all.
+   * `onLate`. A partial answer's problems are those found so far (folders and files stat'ed,
+   * files read).
    */
-  async coldPage(
+  async listFirst(
+    o: { project?: string; all?: boolean },
     ask: PageAsk,
     onEntry: (e: IndexEntry, file: string) => void,
     hooks: ColdHooks = {},
-  ): Promise<{ sessions: SessionEntry[]; problems: Problem[] } | undefined> {
-    if (this.building || this.folders.size > 0) return undefined;
-    const dirs = projectFolders(this.root);
-    const plans = dirs.map((dir) => planRefresh(dir));
+  ): Promise<{ sessions: SessionEntry[]; problems: Problem[]; partial?: true }> {
+    if (this.building) return this.list(o, onEntry);
+    const { dirs, project, relinked } = await scope(this.root, o);
+    if (dirs.every((d) => this.folders.has(d))) return this.list(o, onEntry);
+    // A project's page: its folder's sessions (relinked ones too); a moved folder's are read
+    // with the rest (moved.ts), and a row of theirs that belongs on the page goes to onLate.
+    const keep = (e: IndexEntry) => belongs(e, project, relinked);
+    // Each folder's stat before its plan: listNow keeps it, so a change after is seen next time.
+    const planned = new Map(dirs.map((dir) => [dir, { before: lstatOrUndefined(dir), listedAt: Date.now(), plan: planRefresh(dir) }]));
+    const plans = [...planned.values()].map((p) => p.plan);
     const unread = plans.flatMap((p) => ('done' in p ? [] : [...p.reads, ...p.folds.map(({ prev: _, ...job }) => job)]));
-    if (unread.length === 0) return undefined;
+    if (unread.length === 0) return this.listNow(o, onEntry, { planned });
     // From here until the listing is complete, every other listing waits (a second cold page
     // would read and build it all again).
     let open!: () => void;
@@ -471,15 +499,16 @@ export class ListingCache {
       open();
       hooks.onDone?.();
     };
-    let page: IndexEntry[];
+    const read = new Map<EntryJob, IndexEntry | Error>();
     const problems: Problem[] = [];
+    let page: IndexEntry[];
     try {
-      page = await this.readColdPage(dirs, plans, unread, ask, onEntry, problems);
+      page = await this.readColdPage(dirs, plans, unread, ask, { onEntry, read, problems, keep });
     } catch (e) {
       over();
       throw e;
     }
-    void this.listNow({ all: true }, onEntry, hooks.onFolder)
+    void this.listNow(o, onEntry, { planned, read, onFolder: hooks.onFolder })
       .then((full) => {
         // The same page from the complete listing: what it holds that the cold one lacked.
         const shown = new Set(page.map((e) => e.id));
@@ -487,37 +516,50 @@ export class ListingCache {
       })
       .catch(() => undefined) // its problems are the next listing's to report
       .finally(over);
-    return { sessions: linkImportedForks(page.map((e) => this.rowOf(e))), problems };
+    const row = (e: IndexEntry) => (project !== undefined && e.project !== project ? movedRow(e, project) : this.rowOf(e));
+    return { sessions: linkImportedForks(page.map(row)), problems, partial: true };
   }
 
-  /** coldPage's reading: the page's entries from the valid ones and the files read newest first. */
+  /** listFirst's reading: the page's entries from the valid ones and the files read newest first. */
   private async readColdPage(
     dirs: string[],
     plans: (RefreshPlan | { done: RefreshResult })[],
     unread: EntryJob[],
     ask: PageAsk,
-    onEntry: (e: IndexEntry, file: string) => void,
-    problems: Problem[],
+    o: {
+      onEntry: (e: IndexEntry, file: string) => void;
+      read: Map<EntryJob, IndexEntry | Error>;
+      problems: Problem[];
+      keep: (e: IndexEntry) => boolean;
+    },
   ): Promise<IndexEntry[]> {
     const files = new Map<string, string>();
     const known: IndexEntry[] = [];
     plans.forEach((p, i) => {
       const entries = 'done' in p ? p.done.entries : p.out;
       for (const e of entries) files.set(e.id, join(dirs[i]!, `${e.id}.jsonl`));
-      known.push(...entries);
+      known.push(...entries.filter(o.keep));
+      o.problems.push(...('done' in p ? p.done.problems : p.problems)); // a folder or file that cannot be read, a symlink
     });
     for (const j of unread) files.set(j.id, j.file);
-    const read = new Map<EntryJob, IndexEntry | Error>();
-    const page = await firstPage(known, unread, (j) => entryFromFile(j.file, j.id, j.bytes, j.mtimeNs), read, ask);
-    for (const [job, got] of read) if (got instanceof Error) problems.push({ file: job.file, message: got.message });
-    for (const e of page) onEntry(e, files.get(e.id)!);
+    const page = await firstPage(known, unread, (j) => entryFromFile(j.file, j.id, j.bytes, j.mtimeNs), o.read, { ...ask, keep: o.keep });
+    for (const [job, got] of o.read) if (got instanceof Error) o.problems.push({ file: job.file, message: got.message });
+    for (const e of page) o.onEntry(e, files.get(e.id)!);
     return page;
   }
 
+  /**
+   * The listing, refreshing the folders whose files changed. `pre`: folders planned already
+   * (listFirst), with the files read for its page, and progress by folder.
+   */
   private async listNow(
     o: { project?: string; all?: boolean } = {},
     onEntry?: (e: IndexEntry, file: string) => void,
-    onFolder?: (done: number, total: number) => void,
+    pre: {
+      planned?: Map<string, Planned>;
+      read?: Map<EntryJob, IndexEntry | Error>;
+      onFolder?: (done: number, total: number) => void;
+    } = {},
   ): Promise<{ sessions: SessionEntry[]; problems: Problem[] }> {
     const problems: Problem[] = [];
     const { dirs, project, relinked } = await scope(this.root, o);
@@ -530,10 +572,11 @@ export class ListingCache {
     const uncached: { dir: string; entries: IndexEntry[] }[] = [];
     let folders = 0;
     await mapLimit(stale, 4, async (dir) => {
-      const before = lstatOrUndefined(dir);
-      const listedAt = Date.now();
-      const r = await refreshIndex(dir);
-      onFolder?.(++folders, stale.length);
+      const planned = pre.planned?.get(dir);
+      const before = planned ? planned.before : lstatOrUndefined(dir);
+      const listedAt = planned ? planned.listedAt : Date.now();
+      const r = await (planned ? completeRefresh(planned.plan, pre.read ?? new Map()) : refreshIndex(dir));
+      pre.onFolder?.(++folders, stale.length);
       problems.push(...r.problems);
       for (const e of r.entries) onEntry?.(e, join(dir, `${e.id}.jsonl`));
       // Problems about the index file itself are repaired by the refresh; any other (a file

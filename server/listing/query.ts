@@ -59,9 +59,9 @@ export interface QueryOptions {
   /** Awaited once the query is checked, before the listing (the sidecar's start-up auto-archive). */
   waitFor?: Promise<unknown>;
   /**
-   * A first page of every project's History may be answered from a cold store before every
-   * file is read (History.coldPage; the rest is read in the background, reported to these hooks). Only
-   * for a plain first page: no cursor, offset or filter; `total` is then the page's rows.
+   * A first page of History may be answered from a cold store before every file is read
+   * (History.listFirst; the rest is read in the background, reported to these hooks). Only for
+   * a plain first page: no cursor, offset or filter; `total` is then the page's rows.
    */
   early?: ColdHooks;
 }
@@ -88,19 +88,14 @@ export async function queryHistory(history: History, q: HistoryQuery, o: QueryOp
   await o.waitFor;
   const order = q.order === 'recent' ? newestFirst : historyOrder;
   const list = q.list ?? 'main';
-  const plain =
-    !after &&
-    !q.offset &&
-    q.order !== 'recent' &&
-    list !== 'both' &&
-    (q.all || q.project === undefined) &&
-    !q.source &&
-    !q.since &&
-    !q.until &&
-    !q.exclude;
-  // One row more than the page: whether another page follows.
-  const cold = o.early && plain ? await history.coldPage({ limit: q.limit + 1, archived: list === 'archived' }, o.early) : undefined;
-  const listed = cold ?? (await history.list({ project: q.all ? undefined : q.project, all: q.all }));
+  // A cold first page (no cursor, offset or filter): one row more than the page, to know
+  // whether another page follows.
+  const plain = !after && !q.offset && q.order !== 'recent' && list !== 'both' && !q.source && !q.since && !q.until && !q.exclude;
+  const scope = { project: q.all ? undefined : q.project, all: q.all };
+  const listed =
+    o.early && plain
+      ? await history.listFirst(scope, { limit: q.limit + 1, archived: list === 'archived' }, o.early)
+      : await history.list(scope);
   const since = q.since ? Date.parse(q.since) : Number.NEGATIVE_INFINITY;
   const until = q.until ? Date.parse(q.until) : Number.POSITIVE_INFINITY;
   const matching = listed.sessions

@@ -1,5 +1,5 @@
 // session/list on a cold store, through the real sidecar over stdio on real files: the first page
-// of every project's History is answered from the newest files before the rest is read; the
+// of History (every project's or one's) is answered from the newest files before the rest is read; the
 // rest is read in the background under a progress report while other requests are answered;
 // a pinned session further back, which that page lacked, is announced by session/didChange
 // `listed`; and the next session/list is the exact answer a warm sidecar gives.
@@ -52,6 +52,18 @@ describe('a cold session/list', () => {
     expect(shape(await warm.call(P.sessionList, { all: true, limit: 2 }))).toEqual(shape(second));
     expect(warm.editor.didChange.items.filter((c) => c.change === 'listed')).toEqual([]);
     await warm.stop();
+  });
+
+  it("answers a project's first page the same way", async () => {
+    const { root } = workspace();
+    const made = writeColdStore(root, STORE);
+    const s = await startSidecar({ root });
+    // Project A: the archived newest left out, the pinned one not known yet.
+    expect(ids(await s.call(P.sessionList, { project: A, limit: 1 }))).toEqual([made[2]]);
+    expect(await s.editor.didChange.waitFor((c) => c.change === 'listed')).toEqual({ id: made[5], project: A, change: 'listed' });
+    expect(ids(await s.call(P.sessionList, { project: A, limit: 1 }))).toEqual([made[5]]);
+    expect(ids(await s.call(P.sessionList, { project: A }))).toEqual([made[5], made[2], made[4]]);
+    await s.stop();
   });
 
   it('answers a listing asked while the rest is read with the complete one', async () => {
