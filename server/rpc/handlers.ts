@@ -187,14 +187,18 @@ const sessionList: Handler<typeof P.sessionList> = async (p, _t, ctx) => {
   return { sessions: r.rows as P.SessionSummary[], problems: r.problems, ...(r.nextCursor ? { nextCursor: r.nextCursor } : {}) };
 };
 
-/** The background reading after a cold first page, under a progress report begun when it starts. */
+/**
+ * The background reading after a cold first page, under a progress report begun when it starts.
+ * It may outlive the connection (a shutdown meanwhile): a report that cannot be sent is dropped.
+ */
 function coldProgress(ctx: Context): { onFolder: (done: number, total: number) => void; onDone: () => void } {
   let progress: Promise<Progress> | undefined;
-  const begun = () => (progress ??= ctx.progress(undefined, 'Reading History'));
+  const use = (f: (p: Progress) => void) => void (progress ??= ctx.progress(undefined, 'Reading History')).then(f).catch(() => undefined);
   return {
-    onFolder: (done, total) =>
-      void begun().then((p) => p.report(`${done} of ${total} project folders`, Math.round((done / Math.max(1, total)) * 100))),
-    onDone: () => void progress?.then((p) => p.done()),
+    onFolder: (done, total) => use((p) => p.report(`${done} of ${total} project folders`, Math.round((done / Math.max(1, total)) * 100))),
+    onDone: () => {
+      if (progress) use((p) => p.done());
+    },
   };
 }
 
