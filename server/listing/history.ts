@@ -470,7 +470,7 @@ export class ListingCache {
    * plans and without reading the page's files again; a listing asked meanwhile waits for it.
    * When it is complete, each session it places on the page that the page lacked goes to
    * `onLate`. A partial answer's problems are those found so far (folders and files stat'ed,
-   * files read).
+   * files read). A page that needed every file is the complete listing, its indexes written.
    */
   async listFirst(
     o: { project?: string; all?: boolean },
@@ -507,6 +507,14 @@ export class ListingCache {
     } catch (e) {
       over();
       throw e;
+    }
+    if (unread.every((j) => read.has(j))) {
+      // The page needed every file: the listing is complete once the indexes are written.
+      try {
+        return await this.listNow(o, onEntry, { planned, read });
+      } finally {
+        over();
+      }
     }
     void this.listNow(o, onEntry, { planned, read, onFolder: hooks.onFolder })
       .then((full) => {
