@@ -2,7 +2,9 @@
 // The import figures of `npm run bench` (issue 44): a heavy user's history written in Claude
 // Code's and Codex's own formats (the corpus below), imported by the real binary, each figure
 // printed beside its baseline measured in the same run: `cat` of the same files, a `stat` walk
-// of them plus Node's start, `node -e ''` plus reading 50 sessions' heads.
+// of them plus Node's start, `node -e ''` plus reading 50 sessions' heads. The cold History is
+// timed to its 50th row on the child's stdout (what a user waits for: the CLI prints a cold
+// page first), with the whole process's time beside it for information.
 //
 // The corpus (seeded, deterministic): HOME/.claude/projects/<slug>/<uuid>.jsonl and
 // HOME/.codex/sessions/YYYY/MM/DD/rollout-*.jsonl, records shaped as the tools write them (user
@@ -272,7 +274,8 @@ export function writeToolCorpus(out, o) {
 // ---------------------------------------------------------------------------------------------
 // Measuring
 
-function timedOnce(cmd, args, env = {}) {
+/** `lines`: also the time (`linesMs`) until that many lines were on the child's stdout. */
+function timedOnce(cmd, args, env = {}, o = {}) {
   const tf = join(tmpdir(), `lcs-bench-import-time-${process.pid}`);
   return new Promise((res, rej) => {
     const t0 = performance.now();
@@ -282,7 +285,15 @@ function timedOnce(cmd, args, env = {}) {
     });
     let err = '';
     let out = '';
-    child.stdout.on('data', (b) => (out += b.toString()));
+    let linesMs;
+    let nl = 0;
+    child.stdout.on('data', (b) => {
+      out += b.toString();
+      if (o.lines && linesMs === undefined) {
+        for (const c of b) if (c === 10) nl++;
+        if (nl >= o.lines) linesMs = performance.now() - t0;
+      }
+    });
     child.stderr.on('data', (b) => (err += b.toString()));
     child.on('error', rej);
     child.on('close', (code) => {
@@ -292,6 +303,7 @@ function timedOnce(cmd, args, env = {}) {
       const num = (re) => Number(re.exec(rep)?.[1] ?? NaN);
       res({
         ms,
+        linesMs: linesMs ?? ms,
         code,
         out,
         err,
@@ -479,18 +491,36 @@ export async function importFigures(o) {
         for (const f of readdirSync(join(cacheRoot, d)))
           if (f !== 'imports.json') rmSync(join(cacheRoot, d, f), { recursive: true, force: true });
     };
-    const r = await median(runs, () => {
+    // The figure is the time until the 50th row is on the child's stdout: what the user waits
+    // for (the CLI prints a cold page first, then completes every index in the same process).
+    // The whole process's time follows, for information: that is the index being built.
+    const runsOf = [];
+    await median(runs, async () => {
       coldCaches();
-      return timedOnce(process.execPath, [bin, 'list', '--all', '--limit', '50', '--dir', store], env);
+      const x = await timedOnce(process.execPath, [bin, 'list', '--all', '--limit', '50', '--dir', store], env, { lines: 50 });
+      runsOf.push(x);
+      return x;
     });
+    const med = (k) => runsOf.map((x) => x[k]).sort((a, b) => a - b)[runsOf.length >> 1];
+    const rows50 = runsOf.map((x) => x.linesMs).sort((a, b) => a - b);
+    const r = { ms: med('linesMs'), min: rows50[0], max: rows50.at(-1), whole: med('ms'), peakMb: med('peakMb') };
     row({
-      figure: 'cold History, first 50 rows',
-      ours: `${fmt(r.ms)} (${fmt(r.min)}–${fmt(r.max)}), ${r.peakMb.toFixed(0)} MB`,
+      figure: 'cold History, first 50 rows on stdout',
+      ours: `${fmt(r.ms)} (${fmt(r.min)}–${fmt(r.max)})`,
       baseline: `node -e '' + 50 heads ${fmt(base.ms)}`,
       ratio: ratio(r.ms, base.ms),
       target: '≤ 1.5x',
       ok: r.ms <= 1.5 * base.ms,
       load: l,
+    });
+    row({
+      figure: 'cold History, whole process (every index built)',
+      ours: `${fmt(r.whole)}, ${r.peakMb.toFixed(0)} MB`,
+      baseline: `node -e '' + 50 heads ${fmt(base.ms)}`,
+      ratio: ratio(r.whole, base.ms),
+      target: '(information)',
+      ok: true,
+      load: load(),
     });
     // Leave the caches warm again for what follows.
     await timedOnce(process.execPath, [bin, 'list', '--all', '--limit', '50', '--dir', store], env);

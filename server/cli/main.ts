@@ -367,13 +367,17 @@ async function history(args: string[], here: boolean): Promise<number> {
   const hit = cache?.cachedHistory(root, format);
   if (hit) return (process.stdout.write(hit), EXIT.ok);
   const snap = cache?.snapshot(root);
+  // A cold `--all --limit N` as text shows its page before reading the rest (first-page.ts);
+  // --json is always the complete listing (scripts read it).
+  const now = new Date();
+  const early = all && limit && !values.json ? await earlyPage(limit, !!values.archived, now) : undefined;
   // history.js, not store.js: the listing needs no zod and no lock library (bench/PERFORMANCE.md).
   // threads: a one-shot process may read with blocking calls, and on two threads (history.ts).
   const listed = await (await import('../listing/history.js')).listSessions(
     root,
     { project: project && (await absolute(project)) },
     undefined,
-    { threads: true },
+    { threads: true, ...(early ? { firstPage: early.ask } : {}) },
   );
   const problems: Problem[] = listed.problems;
   // Pinned first; archived sessions only with --archived (lifecycle.ts, no zod either).
@@ -384,7 +388,8 @@ async function history(args: string[], here: boolean): Promise<number> {
     const text = printableText(`${JSON.stringify({ sessions: shown, problems }, null, 2)}\n`);
     out(text);
     if (snap && problems.length === 0) cache!.keepHistory(snap, format, text);
-  } else await printHistory(shown, problems, { root, project, all, here });
+  } else if (early?.printed) await early.settle(shown, problems);
+  else await printHistory(shown, problems, { root, project, all, here, now });
   if (unreadable.length === 0) return EXIT.ok;
   if (!values.json)
     err(
@@ -410,13 +415,58 @@ function shownProblems(problems: Problem[]): Problem[] {
   return problems.filter((p) => !shut.some((d) => p.file.startsWith(d)));
 }
 
+/**
+ * `list --all --limit N` on a cold store: the page is printed as soon as it is known (listing/
+ * first-page.ts), then the listing completes (every index written) and `settle` compares: rows
+ * only the whole store could place (a pinned session further back, a file whose mtime is older
+ * than its last message) are named on stderr in one line with the command that shows them.
+ */
+async function earlyPage(limit: number, archived: boolean, now: Date) {
+  const { historyLines } = await import('./format.js');
+  const lines = (rows: SessionEntry[]) => historyLines(rows, { showProject: true, now });
+  const early = {
+    printed: undefined as string[] | undefined,
+    keys: [] as string[],
+    ask: {
+      limit,
+      archived,
+      show: (rows: SessionEntry[]) => {
+        if (rows.length === 0) return; // nothing to show early: the complete listing says what there is
+        early.printed = lines(rows);
+        early.keys = rows.map(rowKey);
+        for (const l of early.printed) out(l);
+      },
+    },
+    settle: async (shown: SessionEntry[], problems: Problem[]) => {
+      printProblems(problems);
+      const keys = shown.map(rowKey);
+      const missing = shown.filter((r) => !early.keys.some((k) => k.startsWith(`${r.id} `))).length;
+      if (keys.join('\n') !== early.keys.join('\n'))
+        err(
+          `${missing === 1 ? '1 row of this page was' : `${missing || 'Some'} rows of this page were`} found only after it was printed (a pinned session, or a file dated before its last message); run 'levelcode-sessions ${process.argv.slice(2).map(shellWord).join(' ')}' again for the exact page`,
+        );
+    },
+  };
+  return early;
+}
+
+/** What a printed row shows that a complete listing may place or label otherwise. */
+const rowKey = (r: SessionEntry): string => `${r.id} ${r.pinned} ${r.forkedFrom?.id ?? ''}`;
+
+/** An argument as a POSIX shell reads it back. */
+const shellWord = (a: string): string => (/^[\w./=:@%+-]+$/.test(a) ? a : `'${a.replace(/'/g, `'\\''`)}'`);
+
+function printProblems(problems: Problem[]): void {
+  for (const p of shownProblems(problems))
+    err(`${cannotRead(p) ? 'error' : 'warning'}: ${p.file}${p.line ? `:${p.line}` : ''}: ${p.message}`);
+}
+
 async function printHistory(
   shown: SessionEntry[],
   problems: Problem[],
-  o: { root: string; project?: string; all: boolean; here: boolean },
+  o: { root: string; project?: string; all: boolean; here: boolean; now?: Date },
 ): Promise<void> {
-  for (const p of shownProblems(problems))
-    err(`${cannotRead(p) ? 'error' : 'warning'}: ${p.file}${p.line ? `:${p.line}` : ''}: ${p.message}`);
+  printProblems(problems);
   if (shown.length === 0) {
     if (problems.some(cannotRead)) return; // not "no sessions": they could not be read
     out(
@@ -428,7 +478,7 @@ async function printHistory(
   }
   const { historyLines } = await import('./format.js');
   if (!o.all && o.here) out(`History of ${o.project}`);
-  for (const l of historyLines(shown, { showProject: o.all })) out(l);
+  for (const l of historyLines(shown, { showProject: o.all, now: o.now })) out(l);
 }
 
 async function absolute(p: string): Promise<string> {

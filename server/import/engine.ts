@@ -34,7 +34,7 @@
 // Depends on the store (server/store/), the importer interface (./types.ts) and node:fs.
 
 import { createHash } from 'node:crypto';
-import { existsSync, lstatSync, statSync, type Stats } from 'node:fs';
+import { existsSync, lstatSync, statSync, utimesSync, type Stats } from 'node:fs';
 import { lstat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { MetaLine, SessionEvent } from '../format/events.js';
@@ -722,7 +722,9 @@ class Run {
     // no file it made (a new user's History right after the first import).
     const kept = (left.size ? s.events.filter((_, i) => !left.has(i)) : s.events) as unknown as SessionEvent[];
     const metaEnd = Buffer.byteLength(JSON.stringify(meta)) + 1;
-    this.digests.set(staged.id, { meta, metaEnd, d: digestOfEvents(meta, metaEnd, kept, staged.bytes) });
+    const d = digestOfEvents(meta, metaEnd, kept, staged.bytes);
+    this.digests.set(staged.id, { meta, metaEnd, d });
+    lastActivityAsMtime(staged.temp, d.updatedAt);
     this.ids?.set(id, staged.file);
     this.batch.push(staged);
     this.batchBytes += staged.bytes;
@@ -828,6 +830,22 @@ class Run {
     for (const s of this.batch) loadedParts?.discardStaged(s);
     this.batch = [];
     this.pending = [];
+  }
+}
+
+/**
+ * A new session file's mtime set to its last message (`updatedAt`), not the import's time: a
+ * cold History orders the files by mtime to read the newest first (protocol.md "Layout": a
+ * session file's mtime). Set before the batch's barrier and before the index entry records the
+ * mtime; a time it cannot set only costs that order.
+ */
+function lastActivityAsMtime(file: string, updatedAt: string): void {
+  const t = Date.parse(updatedAt);
+  if (Number.isNaN(t)) return;
+  try {
+    utimesSync(file, new Date(), new Date(t));
+  } catch {
+    /* the import's time stays: the listing still finds the session, later in a cold order */
   }
 }
 

@@ -52,17 +52,31 @@ export interface RefreshResult {
  * and writes it back when anything changed. Never touches a session file.
  */
 export async function refreshIndex(dir: string, opts: { write?: boolean; rebuild?: boolean } = {}): Promise<RefreshResult> {
-  const plan = planRefresh(dir, opts);
+  return completeRefresh(planRefresh(dir, opts), new Map(), opts);
+}
+
+/**
+ * refreshIndex from a plan made before: its files read (those not in `read` already: a cold
+ * page read them, history.ts ListingCache), then finishRefresh.
+ */
+export async function completeRefresh(
+  plan: RefreshPlan | { done: RefreshResult },
+  read: Map<EntryJob, IndexEntry | Error>,
+  opts: { write?: boolean } = {},
+): Promise<RefreshResult> {
   if ('done' in plan) return plan.done;
   // Entries read from scratch, concurrently (async: the sidecar's event loop stays free).
-  const read = new Map<EntryJob, IndexEntry | Error>();
-  await mapLimit(plan.reads, 16, async (job) => {
-    try {
-      read.set(job, await entryFromFile(job.file, job.id, job.bytes, job.mtimeNs));
-    } catch (e) {
-      read.set(job, e instanceof Error ? e : new Error(String(e)));
-    }
-  });
+  await mapLimit(
+    plan.reads.filter((j) => !read.has(j)),
+    16,
+    async (job) => {
+      try {
+        read.set(job, await entryFromFile(job.file, job.id, job.bytes, job.mtimeNs));
+      } catch (e) {
+        read.set(job, e instanceof Error ? e : new Error(String(e)));
+      }
+    },
+  );
   return finishRefresh(plan, read, opts);
 }
 

@@ -8,8 +8,17 @@
 
 import { lstatSync, readdirSync, type BigIntStats } from 'node:fs';
 import { join } from 'node:path';
-import { displayTitle, finishRefresh, planRefresh, refreshIndex, type RefreshPlan, type RefreshResult } from './catalog.js';
-import { mapLimit, newestFirst, syncEntryReader, type EntryJob, type IndexEntry } from '../store/entries.js';
+import { firstPage, pageOf, type PageAsk } from './first-page.js';
+import {
+  completeRefresh,
+  displayTitle,
+  finishRefresh,
+  planRefresh,
+  refreshIndex,
+  type RefreshPlan,
+  type RefreshResult,
+} from './catalog.js';
+import { entryFromFile, mapLimit, newestFirst, syncEntryReader, type EntryJob, type IndexEntry } from '../store/entries.js';
 import { projectFolders, realProjectPath } from '../store/files.js';
 import { SESSION_ID_RE } from '../format/text.js';
 import type { Problem } from '../store/reader.js';
@@ -161,7 +170,7 @@ export async function listSessions(
   root: string,
   o: { project?: string; all?: boolean } = {},
   onEntry?: (e: IndexEntry, file: string) => void,
-  opts: { threads?: boolean } = {},
+  opts: { threads?: boolean; firstPage?: PageAsk & { show: (rows: SessionEntry[]) => void } } = {},
 ): Promise<{ sessions: SessionEntry[]; problems: Problem[] }> {
   const problems: Problem[] = [];
   const { dirs, project, relinked } = await scope(root, o);
@@ -193,15 +202,18 @@ export async function listSessions(
     const finish = (p: RefreshPlan) => {
       finishing.push(finishRefresh(p, read).then((r) => void results.set(p.dir, r)));
     };
+    if (opts.firstPage && project === undefined && plans.some((p) => p.reads.length || p.folds.length))
+      await showFirstPage(plans, [...results.values()], read, opts.firstPage);
     const left = new Map<RefreshPlan, number>();
     const planOf = new Map<EntryJob, RefreshPlan>();
     for (const p of plans) {
-      left.set(p, p.reads.length);
-      for (const j of p.reads) planOf.set(j, p);
-      if (p.reads.length === 0) finish(p);
+      const unread = p.reads.filter((j) => !read.has(j));
+      left.set(p, unread.length);
+      for (const j of unread) planOf.set(j, p);
+      if (unread.length === 0) finish(p);
     }
     await readEntries(
-      plans.flatMap((p) => p.reads),
+      plans.flatMap((p) => p.reads.filter((j) => !read.has(j))),
       {
         into: read,
         onRead: (job) => {
@@ -221,6 +233,34 @@ export async function listSessions(
     return { sessions: linkImportedForks(await projectRows(root, project, dirs, all, problems, onEntry)), problems };
   all.sort(newestFirst);
   return { sessions: linkImportedForks(all.map(toSessionEntry)), problems };
+}
+
+/**
+ * The CLI's cold listing shows its first page before reading the rest (first-page.ts): from the
+ * entries still valid and the files to read, newest mtime first. A file that grew is read whole
+ * for it (moved from the plan's folds to its reads, so it is read once). Every listing of the
+ * whole store (`--all`); a project's adds its moved folders, and is one folder's reading.
+ */
+async function showFirstPage(
+  plans: RefreshPlan[],
+  done: RefreshResult[],
+  read: Map<EntryJob, IndexEntry | Error>,
+  ask: PageAsk & { show: (rows: SessionEntry[]) => void },
+): Promise<void> {
+  for (const p of plans) {
+    for (const f of p.folds) p.reads.push({ id: f.id, file: f.file, bytes: f.bytes, mtimeNs: f.mtimeNs });
+    p.folds = [];
+  }
+  const known = [...plans.flatMap((p) => p.out), ...done.flatMap((r) => r.entries)];
+  const readOne = await syncEntryReader();
+  const page = await firstPage(
+    known,
+    plans.flatMap((p) => p.reads),
+    readOne,
+    read,
+    ask,
+  );
+  ask.show(linkImportedForks(page.map(toSessionEntry)));
 }
 
 /**
@@ -244,6 +284,19 @@ export class History {
     const onEntry = (e: IndexEntry, file: string) => this.store.remember(e.id, file);
     if (this.cache) return this.cache.list(o, onEntry);
     return listSessions(this.store.root, o, onEntry);
+  }
+
+  /**
+   * A listing (every project's, or one's), or from a cold store its first page before every file is read
+   * (`partial`: ListingCache.listFirst; without the cache kept in memory, the whole listing).
+   */
+  async listFirst(
+    o: { project?: string; all?: boolean },
+    ask: PageAsk,
+    hooks: ColdHooks = {},
+  ): Promise<{ sessions: SessionEntry[]; problems: Problem[]; partial?: true }> {
+    const onEntry = (e: IndexEntry, file: string) => this.store.remember(e.id, file);
+    return this.cache ? this.cache.listFirst(o, ask, onEntry, hooks) : listSessions(this.store.root, o, onEntry);
   }
 
   /** One History row, fresh from the file when the cached entry does not match it. */
@@ -350,8 +403,31 @@ const TRUST_WATCHER_MS = 2000;
  */
 const RECENT_MS = 1000;
 
+/** A folder planned before it is listed (ListingCache.listFirst): its stat then, and when. */
+interface Planned {
+  before: BigIntStats | undefined;
+  listedAt: number;
+  plan: RefreshPlan | { done: RefreshResult };
+}
+
+/** What the background build after a cold page reports (ListingCache.listFirst). */
+export interface ColdHooks {
+  /** Project folders completed, of all. */
+  onFolder?: (done: number, total: number) => void;
+  /** The build is over (whatever its outcome). */
+  onDone?: () => void;
+}
+
 export class ListingCache {
   private readonly folders = new Map<string, CachedFolder>();
+  /** The listing of every project being completed after a cold page: other listings wait for it. */
+  private building: Promise<unknown> | undefined;
+  /**
+   * Hears of each session the complete listing places on a cold page that page did not show
+   * (a pinned session further back, a file dated before its last message): the sidecar sends
+   * session/didChange `listed` for it.
+   */
+  onLate: ((row: SessionEntry) => void) | undefined;
   private readonly rows = new WeakMap<IndexEntry, SessionEntry>();
   private merged: { key: string; gen: number; rows: SessionEntry[] } | undefined;
   /** Bumped whenever a folder's entries are replaced or dropped. */
@@ -382,6 +458,117 @@ export class ListingCache {
     o: { project?: string; all?: boolean } = {},
     onEntry?: (e: IndexEntry, file: string) => void,
   ): Promise<{ sessions: SessionEntry[]; problems: Problem[] }> {
+    while (this.building) await this.building;
+    return this.listNow(o, onEntry);
+  }
+
+  /**
+   * Every project's listing, or its first page when nothing is kept in memory yet and files
+   * must be read (no usable index.json): the files read newest mtime first until the page is
+   * known (first-page.ts; `partial` is then set), then the whole listing completed in the
+   * background (async reads: the event loop stays free), every index written, from the same
+   * plans and without reading the page's files again; a listing asked meanwhile waits for it.
+   * When it is complete, each session it places on the page that the page lacked goes to
+   * `onLate`. A partial answer's problems are those found so far (folders and files stat'ed,
+   * files read). A page that needed every file is the complete listing, its indexes written.
+   */
+  async listFirst(
+    o: { project?: string; all?: boolean },
+    ask: PageAsk,
+    onEntry: (e: IndexEntry, file: string) => void,
+    hooks: ColdHooks = {},
+  ): Promise<{ sessions: SessionEntry[]; problems: Problem[]; partial?: true }> {
+    if (this.building) return this.list(o, onEntry);
+    const { dirs, project, relinked } = await scope(this.root, o);
+    if (dirs.every((d) => this.folders.has(d))) return this.list(o, onEntry);
+    // A project's page: its folder's sessions (relinked ones too); a moved folder's are read
+    // with the rest (moved.ts), and a row of theirs that belongs on the page goes to onLate.
+    const keep = (e: IndexEntry) => belongs(e, project, relinked);
+    // Each folder's stat before its plan: listNow keeps it, so a change after is seen next time.
+    const planned = new Map(dirs.map((dir) => [dir, { before: lstatOrUndefined(dir), listedAt: Date.now(), plan: planRefresh(dir) }]));
+    const plans = [...planned.values()].map((p) => p.plan);
+    const unread = plans.flatMap((p) => ('done' in p ? [] : [...p.reads, ...p.folds.map(({ prev: _, ...job }) => job)]));
+    if (unread.length === 0) return this.listNow(o, onEntry, { planned });
+    // From here until the listing is complete, every other listing waits (a second cold page
+    // would read and build it all again).
+    let open!: () => void;
+    const building = new Promise<void>((res) => (open = res));
+    this.building = building;
+    const over = () => {
+      if (this.building === building) this.building = undefined;
+      open();
+      hooks.onDone?.();
+    };
+    const read = new Map<EntryJob, IndexEntry | Error>();
+    const problems: Problem[] = [];
+    let page: IndexEntry[];
+    try {
+      page = await this.readColdPage(dirs, plans, unread, ask, { onEntry, read, problems, keep });
+    } catch (e) {
+      over();
+      throw e;
+    }
+    if (unread.every((j) => read.has(j))) {
+      // The page needed every file: the listing is complete once the indexes are written.
+      try {
+        return await this.listNow(o, onEntry, { planned, read });
+      } finally {
+        over();
+      }
+    }
+    void this.listNow(o, onEntry, { planned, read, onFolder: hooks.onFolder })
+      .then((full) => {
+        // The same page from the complete listing: what it holds that the cold one lacked.
+        const shown = new Set(page.map((e) => e.id));
+        for (const r of pageOf(full.sessions, ask)) if (!shown.has(r.id)) this.onLate?.(r);
+      })
+      .catch(() => undefined) // its problems are the next listing's to report
+      .finally(over);
+    const row = (e: IndexEntry) => (project !== undefined && e.project !== project ? movedRow(e, project) : this.rowOf(e));
+    return { sessions: linkImportedForks(page.map(row)), problems, partial: true };
+  }
+
+  /** listFirst's reading: the page's entries from the valid ones and the files read newest first. */
+  private async readColdPage(
+    dirs: string[],
+    plans: (RefreshPlan | { done: RefreshResult })[],
+    unread: EntryJob[],
+    ask: PageAsk,
+    o: {
+      onEntry: (e: IndexEntry, file: string) => void;
+      read: Map<EntryJob, IndexEntry | Error>;
+      problems: Problem[];
+      keep: (e: IndexEntry) => boolean;
+    },
+  ): Promise<IndexEntry[]> {
+    const files = new Map<string, string>();
+    const known: IndexEntry[] = [];
+    plans.forEach((p, i) => {
+      const entries = 'done' in p ? p.done.entries : p.out;
+      for (const e of entries) files.set(e.id, join(dirs[i]!, `${e.id}.jsonl`));
+      known.push(...entries.filter(o.keep));
+      o.problems.push(...('done' in p ? p.done.problems : p.problems)); // a folder or file that cannot be read, a symlink
+    });
+    for (const j of unread) files.set(j.id, j.file);
+    const page = await firstPage(known, unread, (j) => entryFromFile(j.file, j.id, j.bytes, j.mtimeNs), o.read, { ...ask, keep: o.keep });
+    for (const [job, got] of o.read) if (got instanceof Error) o.problems.push({ file: job.file, message: got.message });
+    for (const e of page) o.onEntry(e, files.get(e.id)!);
+    return page;
+  }
+
+  /**
+   * The listing, refreshing the folders whose files changed. `pre`: folders planned already
+   * (listFirst), with the files read for its page, and progress by folder.
+   */
+  private async listNow(
+    o: { project?: string; all?: boolean } = {},
+    onEntry?: (e: IndexEntry, file: string) => void,
+    pre: {
+      planned?: Map<string, Planned>;
+      read?: Map<EntryJob, IndexEntry | Error>;
+      onFolder?: (done: number, total: number) => void;
+    } = {},
+  ): Promise<{ sessions: SessionEntry[]; problems: Problem[] }> {
     const problems: Problem[] = [];
     const { dirs, project, relinked } = await scope(this.root, o);
     if (project === undefined) {
@@ -391,10 +578,13 @@ export class ListingCache {
     }
     const stale = dirs.filter((d) => !this.stillValid(d));
     const uncached: { dir: string; entries: IndexEntry[] }[] = [];
+    let folders = 0;
     await mapLimit(stale, 4, async (dir) => {
-      const before = lstatOrUndefined(dir);
-      const listedAt = Date.now();
-      const r = await refreshIndex(dir);
+      const planned = pre.planned?.get(dir);
+      const before = planned ? planned.before : lstatOrUndefined(dir);
+      const listedAt = planned ? planned.listedAt : Date.now();
+      const r = await (planned ? completeRefresh(planned.plan, pre.read ?? new Map()) : refreshIndex(dir));
+      pre.onFolder?.(++folders, stale.length);
       problems.push(...r.problems);
       for (const e of r.entries) onEntry?.(e, join(dir, `${e.id}.jsonl`));
       // Problems about the index file itself are repaired by the refresh; any other (a file

@@ -11,7 +11,7 @@
 import { resumeArgv, toolOf } from '../import/tools.js';
 import type { Problem } from '../store/reader.js';
 import type { SessionStore } from '../store/store.js';
-import type { History, SessionEntry } from './history.js';
+import type { ColdHooks, History, SessionEntry } from './history.js';
 import { newestFirst } from '../store/entries.js';
 import { historyOrder } from './lifecycle.js';
 import { type RowView, rowView, type Zone } from './view.js';
@@ -58,6 +58,12 @@ export interface QueryOptions {
   now?: number;
   /** Awaited once the query is checked, before the listing (the sidecar's start-up auto-archive). */
   waitFor?: Promise<unknown>;
+  /**
+   * A first page of History may be answered from a cold store before every file is read
+   * (History.listFirst; the rest is read in the background, reported to these hooks). Only for
+   * a plain first page: no cursor, offset or filter; `total` is then the page's rows.
+   */
+  early?: ColdHooks;
 }
 
 export type QueryRow = SessionEntry & {
@@ -80,9 +86,16 @@ export interface QueryResult {
 export async function queryHistory(history: History, q: HistoryQuery, o: QueryOptions = {}): Promise<QueryResult> {
   const after = q.cursor === undefined ? undefined : decodeCursor(q.cursor);
   await o.waitFor;
-  const listed = await history.list({ project: q.all ? undefined : q.project, all: q.all });
   const order = q.order === 'recent' ? newestFirst : historyOrder;
   const list = q.list ?? 'main';
+  // A cold first page (no cursor, offset or filter): one row more than the page, to know
+  // whether another page follows.
+  const plain = !after && !q.offset && q.order !== 'recent' && list !== 'both' && !q.source && !q.since && !q.until && !q.exclude;
+  const scope = { project: q.all ? undefined : q.project, all: q.all };
+  const listed =
+    o.early && plain
+      ? await history.listFirst(scope, { limit: q.limit + 1, archived: list === 'archived' }, o.early)
+      : await history.list(scope);
   const since = q.since ? Date.parse(q.since) : Number.NEGATIVE_INFINITY;
   const until = q.until ? Date.parse(q.until) : Number.POSITIVE_INFINITY;
   const matching = listed.sessions

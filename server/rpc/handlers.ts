@@ -159,8 +159,14 @@ const sessionRelease: Handler<typeof P.sessionRelease> = async (p, _t, { store }
   return { id: p.id, released: await store.letGo(p.id) };
 };
 
-/** History's main or archived list, a page at a time (listing/query.ts). */
-const sessionList: Handler<typeof P.sessionList> = async (p, _t, { history, sweeping, zone }) => {
+/**
+ * History's main or archived list, a page at a time (listing/query.ts). A cold store's first
+ * page is answered before every file is read; the rest is read in the background under a
+ * progress report, and a session it finds that belonged on that page is announced by
+ * session/didChange `listed` (the sidecar wires History's onLate).
+ */
+const sessionList: Handler<typeof P.sessionList> = async (p, _t, ctx) => {
+  const { history, sweeping, zone } = ctx;
   const query = {
     project: p.project,
     all: p.all,
@@ -171,7 +177,7 @@ const sessionList: Handler<typeof P.sessionList> = async (p, _t, { history, swee
   let r: Awaited<ReturnType<typeof queryHistory>>;
   try {
     // The start-up auto-archive, when there is one, is seen by the first listing.
-    r = await queryHistory(history, query, { holders: true, labels: true, zone, waitFor: sweeping });
+    r = await queryHistory(history, query, { holders: true, labels: true, zone, waitFor: sweeping, early: coldProgress(ctx) });
   } catch (e) {
     if (!(e instanceof CursorError)) throw e;
     throw new ResponseError(RpcErrorCodes.InvalidParams, `Invalid params for session/list at cursor: ${e.message}`, {
@@ -180,6 +186,21 @@ const sessionList: Handler<typeof P.sessionList> = async (p, _t, { history, swee
   }
   return { sessions: r.rows as P.SessionSummary[], problems: r.problems, ...(r.nextCursor ? { nextCursor: r.nextCursor } : {}) };
 };
+
+/**
+ * The background reading after a cold first page, under a progress report begun when it starts.
+ * It may outlive the connection (a shutdown meanwhile): a report that cannot be sent is dropped.
+ */
+function coldProgress(ctx: Context): { onFolder: (done: number, total: number) => void; onDone: () => void } {
+  let progress: Promise<Progress> | undefined;
+  const use = (f: (p: Progress) => void) => void (progress ??= ctx.progress(undefined, 'Reading History')).then(f).catch(() => undefined);
+  return {
+    onFolder: (done, total) => use((p) => p.report(`${done} of ${total} project folders`, Math.round((done / Math.max(1, total)) * 100))),
+    onDone: () => {
+      if (progress) use((p) => p.done());
+    },
+  };
+}
 
 /** session/export's zone: its `timeZone`, else the client's (initialize), else none (UTC). */
 function exportZone(spec: string | undefined, ctx: Context): Zone | undefined {

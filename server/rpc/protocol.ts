@@ -180,7 +180,7 @@ export const SeqEventSchema = z
   .object({ seq: z.number().int().min(0).describe('0 is the first line after the meta line.'), event: SessionEvent })
   .describe('An event and its sequence number.');
 
-const Change = z.enum(['created', 'appended', 'renamed', 'deleted']);
+const Change = z.enum(['created', 'appended', 'renamed', 'deleted', 'listed']);
 
 // ---------------------------------------------------------------------------------------------
 // initialize: what each side advertises under capabilities.experimental.levelcodeSessions
@@ -906,7 +906,7 @@ export const sessionDidChange = notification(
   DID_CHANGE,
   'serverToClient',
   z.object({ id: SessionId, project: z.string(), change: Change }),
-  'A session was created, appended to, renamed or deleted, by any process.',
+  'A session was created, appended to, renamed or deleted, by any process; or (`listed`) a listing that completed after a cold first page places it on that page, which lacked it.',
 );
 
 export const importProblem = notification(

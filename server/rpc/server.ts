@@ -205,6 +205,11 @@ class Sidecar {
       });
       // The listing kept in memory between calls, checked against the files on every call.
       const history = new History(store, { cache: true });
+      // A session the complete listing places on a cold first page that page lacked (history.ts).
+      if (history.cache)
+        history.cache.onLate = (row) => {
+          if (this.phase === 'running') void this.conn.sendNotification(DID_CHANGE, { id: row.id, project: row.project, change: 'listed' });
+        };
       const options = P.InitializationOptions.safeParse(emptyToObject(this.initializationOptions));
       if (options.success) this.consentThreshold = options.data.consentThreshold;
       const timeZone = options.success ? options.data.timeZone : undefined;

@@ -78,7 +78,7 @@ export class Recorder<T> {
 export interface DidChange {
   id: string;
   project: string;
-  change: 'created' | 'appended' | 'renamed' | 'deleted';
+  change: 'created' | 'appended' | 'renamed' | 'deleted' | 'listed';
 }
 
 // ---------------------------------------------------------------------------------------------

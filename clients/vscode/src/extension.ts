@@ -76,7 +76,8 @@ export async function activate(context: vscode.ExtensionContext): Promise<LevelC
     sidecar.onDidChangeSession((c) => {
       log.debug(`didChange ${c.change} ${c.id}`);
       history.refresh();
-      if (c.change !== 'deleted') transcripts.changed(c.id);
+      // `listed`: only the session's place in History is news (a cold listing completed).
+      if (c.change !== 'deleted' && c.change !== 'listed') transcripts.changed(c.id);
     }),
     sidecar.onDidBecomeReady(() => {
       // The menus offer what this sidecar can do (an older one, or the user's own build, may not).

@@ -487,7 +487,8 @@ public final class Protocol {
     @SerializedName("created") CREATED,
     @SerializedName("appended") APPENDED,
     @SerializedName("renamed") RENAMED,
-    @SerializedName("deleted") DELETED
+    @SerializedName("deleted") DELETED,
+    @SerializedName("listed") LISTED
   }
 
   @Schema("#/$defs/SessionDidChangeParams")
