@@ -102,8 +102,12 @@ const ASCII = /^[\x00-\x7f]*$/;
 /** Whether a text is ASCII only: its lowercase is its folded form, letter for letter. */
 export const isAscii = (text: string): boolean => ASCII.test(text);
 
-/** A word as FTS5 stores it: lowercase, diacritics removed. */
-export const fold = (w: string): string => (ASCII.test(w) ? w.toLowerCase() : w.normalize('NFKD').replace(MARKS, '').toLowerCase());
+/**
+ * A word as FTS5 stores it: lowercase, diacritics removed. Canonical decomposition (NFD) only,
+ * as FTS5 folds: a compatibility form (NFKD) can be two words ("½" is "1⁄2"), which FTS5 reads
+ * as a phrase, an error in the events' table, and never matches what it stored ("½").
+ */
+export const fold = (w: string): string => (ASCII.test(w) ? w.toLowerCase() : w.normalize('NFD').replace(MARKS, '').toLowerCase());
 
 /** The words of `text` with where each is ([start, end) in UTF-16 units), folded. */
 export function tokens(text: string): { word: string; start: number; end: number }[] {
