@@ -92,7 +92,11 @@ export interface SealResult {
 export interface SessionChange {
   id: SessionId;
   project: string;
-  change: 'created' | 'appended' | 'renamed' | 'deleted';
+  /**
+   * `listed`: nothing in the session changed; History learnt its place late (a first listing
+   * of a store with no caches showed the newest page before reading every file).
+   */
+  change: 'created' | 'appended' | 'renamed' | 'deleted' | 'listed';
 }
 
 export interface ResumedEvent {
