@@ -83,7 +83,9 @@ describe('VS Code History: fork from a turn, relink, row state (code-server)', (
     const input = vs.page.locator('.quick-input-widget input').filter({ visible: true }).first();
     await input.waitFor();
     await input.fill(`${old}/`);
-    await vs.quickPickRows((r) => r.some((x) => x.includes('..')), 'the old folder listed');
+    // The old folder is empty: its listing is '..' alone. Any folder lists '..', so waiting for
+    // it alone could click OK on the folder shown before the typed path took.
+    await vs.quickPickRows((r) => r.length === 1 && r[0]!.includes('..'), 'the old (empty) folder listed');
     await vs.page.locator('.quick-input-widget .monaco-button', { hasText: S.relink.openLabel }).filter({ visible: true }).first().click();
     const asked = await vs.dialogButton('Relink 2 Chats');
     expect(asked).toContain(`Relink 2 chats from ${old} to ${vs.project}?`);
