@@ -16,6 +16,26 @@ import type { Importer, MappedSession, SourceFile } from '../../server/import/ty
 
 const T = '2026-01-01T00:00:00.000Z';
 
+/**
+ * A tool whose source files are `<id>.log` under `dir`, each one session of one user message
+ * (`content` given its id), in the folder `projectOf(id)` (dir by default).
+ */
+function logImporter(dir: string, ids: string[], content: (id: string) => string, projectOf = (_id: string) => dir) {
+  const files: SourceFile[] = ids.map((id) => ({ path: join(dir, `${id}.log`), size: 1, mtimeNs: 1n }));
+  const importer: Importer = {
+    tool: 'test',
+    label: 'Test',
+    defaultRoots: () => [],
+    discover: async () => files,
+    read: async (f): Promise<MappedSession[]> => {
+      const id = f.path.replace(/^.*\/|\.log$/g, '');
+      const source = { tool: 'test', path: f.path, id, project: projectOf(id) };
+      return [{ source, createdAt: T, events: [{ kind: 'user', t: T, content: content(id), raw: { id } }], problems: [] }];
+    },
+  };
+  return { files, importer };
+}
+
 it('two sources whose derived ids collide get two sessions, found again on the next run', async () => {
   const seen = new Map<string, string>();
   let pair: [string, string] | undefined;
@@ -27,24 +47,7 @@ it('two sources whose derived ids collide get two sessions, found again on the n
   }
   const tmp = await mkdtemp(join(tmpdir(), 'lcs-engine-'));
   try {
-    const files: SourceFile[] = pair.map((id) => ({ path: join(tmp, `${id}.log`), size: 1, mtimeNs: 1n }));
-    const importer: Importer = {
-      tool: 'test',
-      label: 'Test',
-      defaultRoots: () => [],
-      discover: async () => files,
-      read: async (f): Promise<MappedSession[]> => {
-        const id = f.path.replace(/^.*\/|\.log$/g, '');
-        return [
-          {
-            source: { tool: 'test', path: f.path, id, project: tmp },
-            createdAt: T,
-            events: [{ kind: 'user', t: T, content: `hello from ${id}`, raw: { id } }],
-            problems: [],
-          },
-        ];
-      },
-    };
+    const { files, importer } = logImporter(tmp, pair, (id) => `hello from ${id}`);
     const store = new SessionStore({ root: join(tmp, 'store') });
     const o = { ledger: join(tmp, 'ledger.json') };
     // The ledger's tail signature reads each source file: they must exist.
@@ -233,26 +236,14 @@ it("a tool's compaction covers the event just before it, also when a record befo
 it('a session whose folder is a relative path is left out and said so; the rest is imported', async () => {
   const tmp = await mkdtemp(join(tmpdir(), 'lcs-engine-'));
   try {
-    const files: SourceFile[] = ['good', 'relative'].map((id) => ({ path: join(tmp, `${id}.log`), size: 1, mtimeNs: 1n }));
+    // As a tool that recorded `cwd: "work/app"`.
+    const { files, importer } = logImporter(
+      tmp,
+      ['good', 'relative'],
+      (id) => id,
+      (id) => (id === 'good' ? tmp : 'work/app'),
+    );
     for (const f of files) await writeFile(f.path, 'x');
-    const importer: Importer = {
-      tool: 'test',
-      label: 'Test',
-      defaultRoots: () => [],
-      discover: async () => files,
-      read: async (f): Promise<MappedSession[]> => {
-        const id = f.path.replace(/^.*\/|\.log$/g, '');
-        const project = id === 'good' ? tmp : 'work/app'; // as a tool that recorded `cwd: "work/app"`
-        return [
-          {
-            source: { tool: 'test', path: f.path, id, project },
-            createdAt: T,
-            events: [{ kind: 'user', t: T, content: id, raw: { id } }],
-            problems: [],
-          },
-        ];
-      },
-    };
     const store = new SessionStore({ root: join(tmp, 'store') });
     const r = await runImport(store, [{ importer, roots: [tmp] }], { ledger: join(tmp, 'ledger.json') });
     expect(r).toMatchObject({ imported: 1, skipped: 1, failed: 0 });
