@@ -110,11 +110,5 @@ export const isAscii = (text: string): boolean => ASCII.test(text);
 export const fold = (w: string): string => (ASCII.test(w) ? w.toLowerCase() : w.normalize('NFD').replace(MARKS, '').toLowerCase());
 
 /** The words of `text` with where each is ([start, end) in UTF-16 units), folded. */
-export function tokens(text: string): { word: string; start: number; end: number }[] {
-  const out: { word: string; start: number; end: number }[] = [];
-  for (const m of text.matchAll(WORD)) {
-    const word = fold(m[0]);
-    if (word) out.push({ word, start: m.index, end: m.index + m[0].length });
-  }
-  return out;
-}
+export const tokens = (text: string): { word: string; start: number; end: number }[] =>
+  [...text.matchAll(WORD)].map((m) => ({ word: fold(m[0]), start: m.index, end: m.index + m[0].length })).filter((w) => w.word);
