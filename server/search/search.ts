@@ -253,42 +253,55 @@ const RERANK = 50;
  */
 function rank(cache: SearchCache, q: Query, opts: SearchOptions): Ranked[] {
   const { db } = cache;
-  const filesOf = (sql: string, span: number, ...args: unknown[]) =>
-    new Set(arrays(db, sql, ...args).map((r) => Math.floor((r[0] as number) / span)));
-  const none = new Set<number>();
-  const inDocs = (m: string) => (q.role === 'tool' ? none : filesOf('SELECT rowid FROM docs WHERE docs MATCH ?', DOC_SPAN, m));
-  const inTools = (m: string) => (q.role && q.role !== 'tool' ? none : filesOf('SELECT rowid FROM tools WHERE tools MATCH ?', DOC_SPAN, m));
+  // Per file id, in arrays (a common word: ten thousand sessions): terms held, the tools' IDFs, the parts' scores.
+  let n = 0;
+  for (const id of cache.files.keys()) n = Math.max(n, id + 1);
+  const [held, mark, toolMark, tool, one] = [
+    new Uint16Array(n),
+    new Uint16Array(n),
+    new Uint16Array(n),
+    new Float64Array(n),
+    new Float64Array(n),
+  ];
+  const more = new Map<number, number[]>();
+  const ids = (sql: string, m: string, ...args: unknown[]) =>
+    arrays(db, sql, m, ...args).map((r) => Math.floor((r[0] as number) / DOC_SPAN));
+  const inDocs = (m: string) => (q.role === 'tool' ? [] : ids('SELECT rowid FROM docs WHERE docs MATCH ?', m));
+  const inTools = (m: string) => (q.role && q.role !== 'tool' ? [] : ids('SELECT rowid FROM tools WHERE tools MATCH ?', m));
   const role = q.role && q.role !== 'tool' ? `{${q.role}} : ` : '';
-  // Each term: the sessions holding it (within the event filters), and those whose tools do.
-  const terms = q.terms.map((t) => {
-    const tool = inTools(ftsTerm(t));
-    let has = new Set([...inDocs(role + ftsTerm(t)), ...tool]);
-    if (eventFilters(q)) {
-      const m = matching(q, `DISTINCT fts.rowid / ${FILE_SPAN}`);
-      const inRange = filesOf(m.sql, 1, eventTerm(t), ...m.args);
-      has = new Set([...has].filter((id) => inRange.has(id)));
-    }
-    return { has, tool, idf: Math.log((cache.files.size - has.size + 0.5) / (has.size + 0.5) + 1) };
-  });
-  const gone = new Set(q.excluded.flatMap((t) => [...inDocs(ftsTerm(t)), ...inTools(ftsTerm(t))]));
-  const [first, ...rest] = terms.map((t) => t.has).sort((a, b) => a.size - b.size);
-  const candidates = [...first!].filter((id) => !gone.has(id) && rest.every((s) => s.has(id)));
-  const parts = new Map<number, number[]>();
-  if (q.role !== 'tool' && candidates.length) {
-    const sql = `SELECT rowid, -bm25(docs, ${PROSE.map((r) => WEIGHT[r]).join(', ')}) FROM docs WHERE docs MATCH ?`;
-    for (const [id, s] of arrays(db, sql, `${role}(${q.terms.map(ftsTerm).join(' OR ')})`) as [number, number][]) {
-      const file = Math.floor(id / DOC_SPAN);
-      parts.set(file, [...(parts.get(file) ?? []), s]);
-    }
+  // The conversations' scores, a part at a time (for one term, also the sessions whose conversation holds it).
+  const sql = `SELECT rowid, -bm25(docs, ${PROSE.map((r) => WEIGHT[r]).join(', ')}) FROM docs WHERE docs MATCH ?`;
+  const scored = (q.role === 'tool' ? [] : arrays(db, sql, `${role}(${q.terms.map(ftsTerm).join(' OR ')})`)) as [number, number][];
+  for (const [rowid, s] of scored) {
+    const id = Math.floor(rowid / DOC_SPAN);
+    if (one[id] === 0) one[id] = s;
+    else more.set(id, [...(more.get(id) ?? [one[id]!]), s]);
   }
+  // Each term: the sessions holding it (within the event filters), and those whose tools do.
+  q.terms.forEach((t, k) => {
+    const docs = q.terms.length === 1 ? scored.map((r) => Math.floor(r[0] / DOC_SPAN)) : inDocs(role + ftsTerm(t));
+    const tools = inTools(ftsTerm(t));
+    let inRange: Uint8Array | undefined;
+    if (eventFilters(q)) {
+      const m = matching(q, 'DISTINCT fts.rowid');
+      inRange = new Uint8Array(n);
+      for (const r of arrays(db, m.sql, eventTerm(t), ...m.args)) inRange[Math.floor((r[0] as number) / FILE_SPAN)] = 1;
+    }
+    let size = 0;
+    for (const list of [docs, tools])
+      for (const id of list) if (mark[id] !== k + 1 && (!inRange || inRange[id])) (mark[id] = k + 1), held[id]!++, size++;
+    const idf = Math.log((cache.files.size - size + 0.5) / (size + 0.5) + 1) * WEIGHT.tool;
+    for (const id of tools) if (toolMark[id] !== k + 1 && (!inRange || inRange[id])) (toolMark[id] = k + 1), (tool[id]! += idf);
+  });
+  for (const t of q.excluded) for (const id of [...inDocs(ftsTerm(t)), ...inTools(ftsTerm(t))]) held[id] = 0;
   const now = Date.now();
   const order: Ranked[] = [];
-  for (const id of candidates) {
-    const file = cache.files.get(id);
+  for (let id = 0; id < n; id++) {
+    const file = held[id] === q.terms.length ? cache.files.get(id) : undefined;
     if (!allowedFile(file, q, opts)) continue;
-    const prose = (parts.get(id) ?? []).sort((a, b) => b - a).reduce((sum, s, i) => sum + s / 2 ** i, 0);
-    const tool = terms.reduce((sum, t) => sum + (t.tool.has(id) ? t.idf * WEIGHT.tool : 0), 0);
-    order.push({ file, score: (prose + tool) * recency(file.last, now) });
+    const parts = more.get(id)?.sort((a, b) => b - a);
+    const prose = parts ? parts.reduce((sum, s, i) => sum + s / 2 ** i, 0) : one[id]!;
+    order.push({ file, score: (prose + tool[id]!) * recency(file.last, now) });
   }
   const byScore = (a: Ranked, b: Ranked) => b.score - a.score || b.file.last - a.file.last || a.file.session.localeCompare(b.file.session);
   order.sort(byScore);
@@ -445,20 +458,18 @@ function holdsWords(texts: EventText[], q: Query): boolean {
   return [all.toLowerCase(), fold(all)].some((s) => q.terms.some((t) => t.words.every((w) => s.includes(w))));
 }
 
-/** Each term's words as a pattern over a lowercase ASCII text: whole words in order, anything but a word between. */
+/** Each term's words as a pattern over a lowercase text: whole words in order, anything but a word between. */
 const patterns = new WeakMap<Query, RegExp[]>();
 const [W, NOT_W] = ['[\\p{L}\\p{N}\\p{M}\\p{Co}]', '[^\\p{L}\\p{N}\\p{M}\\p{Co}]+'];
 
 /**
- * Where in `text` each term is ([start, end) of each place). An ASCII text's lowercase is its
- * folded form letter for letter, so a pattern finds its terms without cutting it into words (a
- * tool output of megabytes is not cut to check one hit); beyond ASCII it is cut (texts.ts tokens).
+ * Where in `text` each term is ([start, end) of each place), by a pattern over its lowercase: a
+ * text is not cut into words to check one hit (a tool output of megabytes). The query's words are
+ * folded, so what the pattern finds is the term. Beyond ASCII a word may be the term only folded
+ * (café for cafe): when the pattern finds no term, a text whose folded form holds one is cut into
+ * words (texts.ts tokens).
  */
 function placesOf(text: string, q: Query): [number, number][][] {
-  if (!isAscii(text)) {
-    const toks = tokens(text);
-    return q.terms.map((t) => find(text, t, toks));
-  }
   let res = patterns.get(q);
   if (!res) {
     const esc = (w: string) => w.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
@@ -466,7 +477,12 @@ function placesOf(text: string, q: Query): [number, number][][] {
     patterns.set(q, res);
   }
   const lower = text.toLowerCase();
-  return res.map((re) => [...lower.matchAll(re)].map((m): [number, number] => [m.index, m.index + m[0].length]));
+  const found = res.map((re) => [...lower.matchAll(re)].map((m): [number, number] => [m.index, m.index + m[0].length]));
+  if (isAscii(text) || found.some((at) => at.length)) return found;
+  const folded = fold(text);
+  if (!res.some((re) => folded.search(re) >= 0)) return found;
+  const toks = tokens(text);
+  return q.terms.map((t) => find(text, t, toks));
 }
 
 /**
