@@ -1,23 +1,19 @@
 // The search cache: one SQLite FTS5 database a store, `search-<FORMAT>.sqlite` in its cache
-// folder (store/cache-dir.ts). It can be deleted at any time: it holds nothing the session files
-// do not, and the next search (or the sidecar at start) builds it again; a file that is not such
-// a database, or one of another format, is removed and rebuilt.
+// folder. It can be deleted at any time (it holds nothing the session files do not; the next
+// search or sidecar start builds it again); a file there that is not such a database, or is of
+// another format, is removed and rebuilt. It holds a row a file (`files`: the size, mtime and
+// inode read, the bytes indexed); a row an event's role (`rows`: offset, length, time) with its
+// words in the position-less FTS5 table `fts` (rowId: file, seq, role); and a session's words a
+// document per part of its file (docId: file, part): the conversation's in `docs` (a column a
+// role, scored by BM25), the tools' in `tools` (matched only). Contentless: hits are read back
+// from the files (search.ts). ARCHITECTURE.md says why it is so.
 //
-// It holds a row a file (its path, session, project, tool, title, the size, mtime and inode it
-// was read at, how many bytes are indexed); a row an event's role (`rows`: offset, length, time)
-// with its words in the contentless, position-less FTS5 table `fts` under the same rowid (rowId:
-// file, seq, role, so a match names its session with no join); and a session's words a document
-// per part of its file (docId: file, part; a part is at most a build's slice): the
-// conversation's in `docs` (a column a role, scored by BM25), the tools' in `tools` (matched
-// only). Contentless: every hit is read back from its file (search.ts). An append starts a new
-// part unless the last one is small: that part is then read again and replaced, so a session
-// written a turn at a time stays a few documents. ARCHITECTURE.md says why it is so.
-//
-// Kept current by the listing's change detection: a file whose size, mtime and inode are the
-// ones read is trusted; one that grew with the same inode, its indexed part ending at a line's
-// end, has its new lines indexed (sessions are append-only); any other is indexed again; a file
-// gone is dropped. SQLite: better-sqlite3 where it loads (Node 20), else node:sqlite (the VS Code
-// bundle). Depends on node:fs, store/, format/ and texts.ts; nothing of JSON-RPC.
+// Kept current by the listing's change detection: a file with the size, mtime and inode read is
+// trusted; one that grew with the same inode, its indexed part ending at a line's end, has its
+// new lines indexed (an append starts a new part unless the last is small: that one is read
+// again and replaced); any other is indexed again; a file gone is dropped. SQLite: better-sqlite3
+// where it loads, else node:sqlite (the VS Code bundle). Depends on node:fs, store/, format/ and
+// texts.ts; nothing of JSON-RPC.
 
 import { closeSync, readSync, rmSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -41,10 +37,7 @@ export const PROSE = ROLES.filter((r) => r !== 'tool');
 /** Rowids of `docs` and `tools`: file id x 2^20 + part. */
 export const DOC_SPAN = 2 ** 20;
 const docId = (file: number, part: number): bigint => BigInt(file * DOC_SPAN + part);
-/**
- * The rowids of a file in a table of `span` rowids a file, [from, to), as integers: bound as a
- * JavaScript number, a bound is a REAL, and FTS5 then reads every row of a MATCH, not the range.
- */
+/** A file's rowids in a table of `span` a file, [from, to), as integers (a REAL bound makes FTS5 read every match). */
 export const rowidRange = (file: number, span: number): [bigint, bigint] => [BigInt(file * span), BigInt((file + 1) * span)];
 /** A rowid's seq and role. */
 export const rowOf = (id: number): { seq: number; role: Role } => ({ seq: Math.floor((id % FILE_SPAN) / 8), role: ROLES[id % 8]! });

@@ -200,19 +200,9 @@ export async function searchSessions(root: string, query: string, opts: SearchOp
 // ---- Ranked, from the cache -------------------------------------------------------------------
 
 /** A matched event row of the cache: its rowid (cache.ts rowId), its weight, and its line's place. */
-interface Row {
-  id: number;
-  s: number;
-  off: number;
-  len: number;
-}
-
+type Row = { id: number; s: number; off: number; len: number };
 /** A matching session: its file, its score, its best rows (found when its page is made). */
-interface Ranked {
-  file: FileRow;
-  score: number;
-  best?: Row[];
-}
+type Ranked = { file: FileRow; score: number; best?: Row[] };
 
 const eventFilters = (q: Query): boolean => q.since !== undefined || q.until !== undefined || q.role !== undefined;
 
@@ -256,13 +246,8 @@ function rank(cache: SearchCache, q: Query, opts: SearchOptions): Ranked[] {
   // Per file id, in arrays (a common word: ten thousand sessions): terms held, the tools' IDFs, the parts' scores.
   let n = 0;
   for (const id of cache.files.keys()) n = Math.max(n, id + 1);
-  const [held, mark, toolMark, tool, one] = [
-    new Uint16Array(n),
-    new Uint16Array(n),
-    new Uint16Array(n),
-    new Float64Array(n),
-    new Float64Array(n),
-  ];
+  const [held, mark, toolMark] = [0, 0, 0].map(() => new Uint16Array(n)) as [Uint16Array, Uint16Array, Uint16Array];
+  const [tool, one] = [new Float64Array(n), new Float64Array(n)];
   const more = new Map<number, number[]>();
   const ids = (sql: string, m: string, ...args: unknown[]) =>
     arrays(db, sql, m, ...args).map((r) => Math.floor((r[0] as number) / DOC_SPAN));
@@ -399,21 +384,18 @@ function page(order: Ranked[], q: Query, opts: SearchOptions, problems: SearchPr
     const [{ project, title, tool }, t] = [file, new Date(file.last).toISOString()];
     sessions.push({ sessionId: idOf(file), project, title, tool, t, score: Math.round(score * 1000) / 1000, file: file.path, hits });
   }
-  const cursor = i < order.length ? { cursor: Buffer.from(JSON.stringify({ at: i })).toString('base64url') } : {};
+  const cursor = i < order.length ? { cursor: Buffer.from(`at:${i}`).toString('base64url') } : {};
   return { sessions, hits: sessions.flatMap((s) => s.hits), total, files, ...cursor, ranked: !!cache, problems };
 }
 
 /** A session's id: its file's name (the store's layout), never only what the cache says. */
 const idOf = (f: FileRow): string => basename(f.path, '.jsonl');
 
+/** A cursor: where the next page begins in the order, as `at:N` in base64url (opaque to a client). */
 function decodeCursor(c: string): number {
-  try {
-    const at = (JSON.parse(Buffer.from(c, 'base64url').toString('utf8')) as { at?: unknown }).at;
-    if (typeof at === 'number' && Number.isInteger(at) && at >= 0) return at;
-  } catch {
-    // below
-  }
-  throw new QueryError(`not a cursor this search gave: ${JSON.stringify(c)}`);
+  const at = /^at:(\d{1,15})$/.exec(Buffer.from(c, 'base64url').toString('utf8'))?.[1];
+  if (at === undefined) throw new QueryError(`not a cursor this search gave: ${JSON.stringify(c)}`);
+  return Number(at);
 }
 
 // ---- The hit of an event ----------------------------------------------------------------------
@@ -455,9 +437,12 @@ function hitOf(ev: Record<string, unknown>, role: Role, f: FileRow, seq: number,
 /** Whether the texts hold every word of a term, in any order (as the events' table says of a phrase). */
 function holdsWords(texts: EventText[], q: Query): boolean {
   const all = texts.map((t) => t.text).join('\n');
-  return [all.toLowerCase(), fold(all)].some((s) => q.terms.some((t) => t.words.every((w) => s.includes(w))));
+  const holds = (s: string) => q.terms.some((t) => t.words.every((w) => s.includes(w)));
+  return holds(all.toLowerCase()) || holds(fold(all));
 }
 
+/** Texts beyond ASCII longer than this are matched as written (lowercase), never folded whole for a hit. */
+const FOLD_TEXT = 16 << 10;
 /** Each term's words as a pattern over a lowercase text: whole words in order, anything but a word between. */
 const patterns = new WeakMap<Query, RegExp[]>();
 const [W, NOT_W] = ['[\\p{L}\\p{N}\\p{M}\\p{Co}]', '[^\\p{L}\\p{N}\\p{M}\\p{Co}]+'];
@@ -466,8 +451,8 @@ const [W, NOT_W] = ['[\\p{L}\\p{N}\\p{M}\\p{Co}]', '[^\\p{L}\\p{N}\\p{M}\\p{Co}]
  * Where in `text` each term is ([start, end) of each place), by a pattern over its lowercase: a
  * text is not cut into words to check one hit (a tool output of megabytes). The query's words are
  * folded, so what the pattern finds is the term. Beyond ASCII a word may be the term only folded
- * (café for cafe): when the pattern finds no term, a text whose folded form holds one is cut into
- * words (texts.ts tokens).
+ * (café for cafe): when the pattern finds no term, a text up to FOLD_TEXT long whose folded form
+ * holds one is cut into words (texts.ts tokens).
  */
 function placesOf(text: string, q: Query): [number, number][][] {
   let res = patterns.get(q);
@@ -478,7 +463,7 @@ function placesOf(text: string, q: Query): [number, number][][] {
   }
   const lower = text.toLowerCase();
   const found = res.map((re) => [...lower.matchAll(re)].map((m): [number, number] => [m.index, m.index + m[0].length]));
-  if (isAscii(text) || found.some((at) => at.length)) return found;
+  if (isAscii(text) || found.some((at) => at.length) || text.length > FOLD_TEXT) return found;
   const folded = fold(text);
   if (!res.some((re) => folded.search(re) >= 0)) return found;
   const toks = tokens(text);

@@ -1,10 +1,7 @@
-// What of an event is searchable, and how text is cut into words: the one place the search
-// cache (cache.ts), the scan and the check of a hit (search.ts) agree on. Words are what the
-// cache's FTS5 tokenizer makes them (cache.ts TOKENIZE): runs of letters, digits, marks and
-// private-use characters, folded to lowercase without diacritics; anything else separates
-// words. `tokens` does the same in JavaScript, so a hit found through the cache is checked
-// against the session file by the same rule.
-// Depends on format/ only.
+// What of an event is searchable, and how text is cut into words, for the cache (cache.ts), the
+// scan and the check of a hit (search.ts) alike. Words are what the cache's FTS5 tokenizer makes
+// them (cache.ts TOKENIZE): runs of letters, digits, marks and private-use characters, folded to
+// lowercase without diacritics; `tokens` does the same in JavaScript. Depends on format/ only.
 
 import { contentOf, walk } from '../format/content.js';
 
