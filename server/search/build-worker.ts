@@ -1,18 +1,9 @@
-// The search cache's long builds on a worker thread (rpc/live-search.ts starts it): a first build,
-// or a catch-up with much to index (a big import), so that the sidecar's main thread keeps
-// answering session/list and appends meanwhile. It opens the same database file (the main thread
-// holds no connection to it while this runs), brings it up to date with buildCache, and posts
-// `{ done, total }` as files are indexed (once a percent), then `{ problems }` when it is done.
-//
-// Its thread runs at a lower priority than the main thread's where the system allows it (Linux).
-// It commits every COMMIT_MS: a build cut short (the worker terminated when the sidecar quits)
-// keeps the files it finished, and the next start goes on from there. SQLite rolls back the
-// transaction in progress, and the cache's `built` marker is written only once every file is
-// indexed, so a half-built cache is never searched as a whole one.
-//
-// Its own file because a worker thread runs a file: tsc puts it in dist/search/, the VS Code
-// bundle in its sidecar's search/ folder (clients/vscode/build.mjs), both
-// `../search/build-worker.js` from the code that starts it. Depends on cache.ts and search.ts.
+// The worker thread of the sidecar's long builds of the search cache (rpc/live-search.ts starts
+// it): a first build, or a catch-up with much to index, so that the main thread keeps answering
+// meanwhile. It opens the same database file, brings it up to date with buildCache (committing
+// every COMMIT_MS: a build cut short keeps what it finished, and `built` is written only at the
+// end), and posts `{ done, total }` once a percent, then `{ problems }`. Its own file because a
+// thread runs a file (dist/search/, or the VS Code bundle's sidecar/search/).
 
 import { readlinkSync } from 'node:fs';
 import { getPriority, setPriority } from 'node:os';
@@ -23,10 +14,7 @@ import { buildCache, type SearchProblem } from './search.js';
 /** How often the build commits (and lets another process's write in). */
 const COMMIT_MS = 500;
 
-/**
- * Background work: on Linux this thread (not the process) is made nicer than the one answering
- * requests, so that on a busy machine a list waits less for the build. Elsewhere, as it is.
- */
+/** On Linux this thread (not the process) is made nicer than the one answering requests. */
 function nicer(): void {
   try {
     const tid = Number(readlinkSync('/proc/thread-self').split('/').pop());

@@ -1,33 +1,18 @@
-// The search cache: one SQLite FTS5 database a store, in its cache folder (store/cache-dir.ts),
-// `search-<FORMAT>.sqlite`. It can be deleted at any time: it holds nothing the session files do
-// not, and the next search (or the sidecar at start) builds it again. A file that is not such a
-// database, or one of another format, is removed and rebuilt.
+// The search cache: one SQLite FTS5 database a store, `search-<FORMAT>.sqlite` in its cache
+// folder. It can be deleted at any time (it holds nothing the session files do not; the next
+// search or sidecar start builds it again); a file there that is not such a database, or is of
+// another format, is removed and rebuilt. It holds a row a file (`files`: the size, mtime and
+// inode read, the bytes indexed); a row an event's role (`rows`: offset, length, time) with its
+// words in the position-less FTS5 table `fts` (rowId: file, seq, role); and a session's words a
+// document per part of its file (docId: file, part): the conversation's in `docs` (a column a
+// role, scored by BM25), the tools' in `tools` (matched only). Contentless: hits are read back
+// from the files (search.ts). ARCHITECTURE.md says why it is so.
 //
-// What it holds: a row a file (path, session id, project, source tool, title, the size, mtime
-// and inode it was read at, and how many bytes of it are indexed), and a row an event's role
-// (user, assistant, tool, title, compact) with the event's byte offset, length and time, whose
-// text is in the contentless FTS5 table `fts` under the same rowid. Contentless: the text is in
-// the session files already; a hit is read back from there (search.ts). The rowid says whose
-// row it is (rowId: file, seq, role), so a query learns a match's session with no join.
-// And the same words a session at a time, a document per part of a file (docId: file, part; a
-// part is at most a build's slice), which rank sessions without scoring each of their events:
-// the conversation's (user, assistant, title, compact: a column each) in the contentless FTS5
-// table `docs`, scored by BM25; the tools' calls and results in `tools`, only matched (most of
-// the words, whose positions BM25 would walk for every query). The events' table has no
-// positions (detail=none): it says which events of a session hold the words. An
-// append starts a new part, unless the last one is small: then that part is read again from the
-// file and replaced, so a session written a turn at a time stays a few documents.
-//
-// Kept current by the listing's change detection: a file whose size, mtime and inode are the
-// ones read is trusted; one that grew with the same inode, its indexed part ending at a line's
-// end, has its new lines indexed (sessions are append-only); any other is indexed again; a file
-// gone is dropped. An import, a rename (a title event), trash and restore are all one of these.
-//
-// Rejected: one database per project folder (a query over every project would open them all);
-// storing the text (doubles the size, and every hit is read from its file anyway).
-//
-// SQLite: better-sqlite3 where it loads (Node 20), else node:sqlite (the sidecar in the VS Code
-// bundle, on the editor's newer Node). Depends on node:fs, store/files.ts, store/cache-dir.ts,
+// Kept current by the listing's change detection: a file with the size, mtime and inode read is
+// trusted; one that grew with the same inode, its indexed part ending at a line's end, has its
+// new lines indexed (an append starts a new part unless the last is small: that one is read
+// again and replaced); any other is indexed again; a file gone is dropped. SQLite: better-sqlite3
+// where it loads, else node:sqlite (the VS Code bundle). Depends on node:fs, store/, format/ and
 // texts.ts; nothing of JSON-RPC.
 
 import { closeSync, readSync, rmSync, statSync } from 'node:fs';
@@ -52,23 +37,18 @@ export const PROSE = ROLES.filter((r) => r !== 'tool');
 /** Rowids of `docs` and `tools`: file id x 2^20 + part. */
 export const DOC_SPAN = 2 ** 20;
 const docId = (file: number, part: number): bigint => BigInt(file * DOC_SPAN + part);
-/**
- * The rowids of a file in a table of `span` rowids a file, [from, to), as integers: bound as a
- * JavaScript number, a bound is a REAL, and FTS5 then reads every row of a MATCH, not the range.
- */
+/** A file's rowids in a table of `span` a file, [from, to), as integers (a REAL bound makes FTS5 read every match). */
 export const rowidRange = (file: number, span: number): [bigint, bigint] => [BigInt(file * span), BigInt((file + 1) * span)];
-/** A rowid's file id, seq and role. */
-export const rowOf = (id: number): { file: number; seq: number; role: Role } => ({
-  file: Math.floor(id / FILE_SPAN),
-  seq: Math.floor((id % FILE_SPAN) / 8),
-  role: ROLES[id % 8]!,
-});
+/** A rowid's seq and role. */
+export const rowOf = (id: number): { seq: number; role: Role } => ({ seq: Math.floor((id % FILE_SPAN) / 8), role: ROLES[id % 8]! });
 
 /** What both drivers offer. */
 interface Stmt {
   run(...a: unknown[]): { lastInsertRowid: number | bigint };
   get(...a: unknown[]): unknown;
   all(...a: unknown[]): unknown[];
+  raw?: (on: boolean) => Stmt;
+  setReturnArrays?: (on: boolean) => void;
 }
 export interface Db {
   exec(sql: string): void;
@@ -76,36 +56,35 @@ export interface Db {
   close(): void;
 }
 
-type ArrayStmt = Stmt & { raw?: (on: boolean) => Stmt; setReturnArrays?: (on: boolean) => void };
 /** Statements of `arrays`, by database and text: a search runs the same few again and again. */
-const prepared = new WeakMap<Db, Map<string, ArrayStmt>>();
+const prepared = new WeakMap<Db, Map<string, Stmt>>();
 
 /** The rows of a query as arrays: no object a row (better-sqlite3's raw mode, node:sqlite's setReturnArrays). */
 export function arrays(db: Db, sql: string, ...args: unknown[]): unknown[][] {
-  let byDb = prepared.get(db);
-  if (!byDb) prepared.set(db, (byDb = new Map()));
-  let s = byDb.get(sql);
-  if (!s) byDb.set(sql, (s = db.prepare(sql) as ArrayStmt));
+  const byDb = prepared.get(db) ?? new Map<string, Stmt>();
+  prepared.set(db, byDb);
+  const s = byDb.get(sql) ?? db.prepare(sql);
+  byDb.set(sql, s);
   if (s.raw) return s.raw(true).all(...args) as unknown[][];
-  if (s.setReturnArrays) s.setReturnArrays(true);
+  s.setReturnArrays?.(true); // absent before Node 22.16: objects, made arrays
   return s.all(...args).map((r) => (Array.isArray(r) ? r : Object.values(r as object)));
 }
 
-type Open = (path: string) => Db;
-let opener: Open | undefined;
+let opener: ((path: string) => Db) | undefined;
 
 /** better-sqlite3 where it loads, else node:sqlite; an Error in words when neither does. */
 function open(path: string): Db {
   if (!opener) {
     const require = createRequire(import.meta.url);
+    type Driver = new (p: string, o: { timeout: number }) => Db;
     let why = '';
     try {
-      const B = require('better-sqlite3') as new (p: string, o: { timeout: number }) => Db;
+      const B = require('better-sqlite3') as Driver;
       opener = (p) => new B(p, { timeout: 5000 });
     } catch (e) {
       why = (e as Error).message.split('\n')[0] ?? '';
       try {
-        const { DatabaseSync } = require('node:sqlite') as { DatabaseSync: new (p: string, o: { timeout: number }) => Db };
+        const { DatabaseSync } = require('node:sqlite') as { DatabaseSync: Driver };
         opener = (p) => new DatabaseSync(p, { timeout: 5000 });
       } catch {
         throw new Error(`search needs better-sqlite3 (${why}) or Node 22.13 or later (this is ${process.version})`);
@@ -116,8 +95,7 @@ function open(path: string): Db {
 }
 
 /** How text is cut into words (texts.ts says the same in JavaScript, for queries). */
-export const TOKENIZE = `tokenize="unicode61 remove_diacritics 2 categories 'L* N* Co M*'"`;
-
+const TOKENIZE = `tokenize="unicode61 remove_diacritics 2 categories 'L* N* Co M*'"`;
 const MMAP = 'PRAGMA mmap_size = 4294967296;';
 
 // synchronous OFF: a cache torn by a power cut is found broken and rebuilt (or a hit fails its check);
@@ -139,7 +117,7 @@ CREATE VIRTUAL TABLE IF NOT EXISTS docs USING fts5(${PROSE.join(', ')}, content=
 CREATE VIRTUAL TABLE IF NOT EXISTS tools USING fts5(body, content='', contentless_delete=1, ${TOKENIZE});
 `;
 
-/** A file as the cache knows it. */
+/** A file as the cache knows it (its row in `files`). */
 export interface FileRow {
   id: number;
   path: string;
@@ -148,26 +126,34 @@ export interface FileRow {
   tool: string;
   /** The tool's own id of the session ('' for our own). */
   sid: string;
+  /** Its latest title event's (titled 1), else its first user line's (titled 0). */
   title: string;
+  titled: number;
+  /** As stat'ed when read: -1 until the file is indexed whole, or when a hit did not check out. */
   size: number;
   mtime: number;
   ino: string;
+  /** Bytes indexed, events seen, and the time of its newest event (ms). */
   done: number;
   seq: number;
-  /** Time of its newest event, ms. */
   last: number;
-  /** 1: `title` is a title event's, 0: the first user line's. */
-  titled: number;
   /** Its last document in `docs` (perhaps empty, so not written), and the byte where its lines begin. */
   part: number;
   pstart: number;
+}
+type Stat = Pick<FileRow, 'size' | 'mtime' | 'ino'>;
+
+/** An error reading `file` as a problem in words (a file gone is none: it is no longer a session). */
+export function cannotRead(file: string, e: unknown, problems: { file: string; message: string }[], what = 'cannot read'): void {
+  const code = (e as NodeJS.ErrnoException).code;
+  if (code !== 'ENOENT') problems.push({ file, message: `${what} (${code ?? (e as Error).message})` });
 }
 
 /** Where the search cache of the store at `root` lives. */
 export const cacheFile = (root: string): string => join(cachePaths(root).dir, `search-${FORMAT}.sqlite`);
 
 /** Texts of one event longer than this are indexed up to it (a 50 MB tool output is not prose). */
-const MAX_TEXT = 256 << 10;
+export const MAX_TEXT = 256 << 10;
 /** Bytes a file is read in between two pauses of a build; a document of `docs` holds at most a slice. */
 const SLICE = 4 << 20;
 /** A file's last document smaller than this is replaced by an append, not followed by a new one. */
@@ -183,28 +169,36 @@ export interface SyncOptions {
   yieldMs?: number;
 }
 
+/** A session being indexed: its title, newest time, events seen, and its document's texts by role. */
+interface Indexing {
+  title: string;
+  titled: number;
+  last: number;
+  seq: number;
+  doc: Record<Role, string[]>;
+  bytes: number;
+}
+const newDoc = () => Object.fromEntries(ROLES.map((r) => [r, [] as string[]])) as Record<Role, string[]>;
+
 export class SearchCache {
-  readonly db: Db;
   /** Files by id, as in the files table. */
   readonly files = new Map<number, FileRow>();
   private readonly byPath = new Map<string, FileRow>();
-  private readonly ins: { file: Stmt; row: Stmt; fts: Stmt; doc: Stmt; tools: Stmt; upd: Stmt };
+  private readonly ins: Record<'file' | 'row' | 'fts' | 'doc' | 'tools' | 'upd', Stmt>;
   /** Whether a first build has completed (until then a search scans, search.ts). */
   built: boolean;
 
-  private constructor(db: Db) {
-    this.db = db;
-    this.ins = {
-      file: db.prepare(
-        'INSERT INTO files (path, session, project, tool, sid, title, size, mtime, ino, done, seq, last, titled, part, pstart) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,0,0)',
-      ),
-      row: db.prepare('INSERT INTO rows (id, off, len, t) VALUES (?,?,?,?)'),
-      fts: db.prepare('INSERT INTO fts (rowid, body) VALUES (?,?)'),
-      doc: db.prepare(`INSERT INTO docs (rowid, ${PROSE.join(', ')}) VALUES (?,?,?,?,?)`),
-      tools: db.prepare('INSERT INTO tools (rowid, body) VALUES (?,?)'),
-      upd: db.prepare('UPDATE files SET title=?, size=?, mtime=?, ino=?, done=?, seq=?, last=?, titled=?, part=?, pstart=? WHERE id=?'),
+  private constructor(readonly db: Db) {
+    const sql = {
+      file: 'INSERT INTO files (path, session, project, tool, sid, title, size, mtime, ino, done, seq, last, titled, part, pstart) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,0,0)',
+      row: 'INSERT INTO rows (id, off, len, t) VALUES (?,?,?,?)',
+      fts: 'INSERT INTO fts (rowid, body) VALUES (?,?)',
+      doc: `INSERT INTO docs (rowid, ${PROSE.join(', ')}) VALUES (?,?,?,?,?)`,
+      tools: 'INSERT INTO tools (rowid, body) VALUES (?,?)',
+      upd: 'UPDATE files SET title=?, size=?, mtime=?, ino=?, done=?, seq=?, last=?, titled=?, part=?, pstart=? WHERE id=?',
     };
-    for (const f of db.prepare('SELECT * FROM files').all() as FileRow[]) this.remember(f);
+    this.ins = Object.fromEntries(Object.entries(sql).map(([k, v]) => [k, db.prepare(v)])) as typeof this.ins;
+    this.reload();
     this.built = (db.prepare("SELECT value FROM about WHERE key='built'").get() as { value: string } | undefined)?.value === '1';
   }
 
@@ -222,8 +216,9 @@ export class SearchCache {
     }
     for (let attempt = 0; ; attempt++) {
       let db: Db | undefined;
+      const all = [path, `${path}-wal`, `${path}-shm`];
       try {
-        if (path !== ':memory:') for (const f of [path, `${path}-wal`, `${path}-shm`]) if (plantedKind(f)) rmSync(f, { force: true });
+        if (path !== ':memory:') for (const f of all) if (plantedKind(f)) rmSync(f, { force: true });
         db = open(path);
         db.exec(SCHEMA);
         const format = db.prepare("SELECT value FROM about WHERE key='format'").get() as { value: string } | undefined;
@@ -237,20 +232,23 @@ export class SearchCache {
         return new SearchCache(db);
       } catch (e) {
         db?.close();
-        if (/search needs/.test((e as Error).message)) throw e;
-        if (attempt > 0) {
-          if (path === ':memory:') throw e;
-          path = ':memory:';
-          continue;
-        }
-        // Not ours, or broken: a cache, so made anew.
-        for (const f of [path, `${path}-wal`, `${path}-shm`]) rmSync(f, { force: true });
+        if (/search needs/.test((e as Error).message) || (attempt > 0 && path === ':memory:')) throw e;
+        // Not ours, or broken: a cache, so made anew (in memory when that fails too).
+        if (attempt > 0) path = ':memory:';
+        else for (const f of all) rmSync(f, { force: true });
       }
     }
   }
 
   close(): void {
     this.db.close();
+  }
+
+  /** The files as committed. */
+  private reload(): void {
+    this.files.clear();
+    this.byPath.clear();
+    for (const f of this.db.prepare('SELECT * FROM files').all() as FileRow[]) this.remember(f);
   }
 
   private remember(f: FileRow): void {
@@ -282,34 +280,27 @@ export class SearchCache {
   async sync(paths: readonly string[], o: SyncOptions = {}): Promise<void> {
     // A first build reads back what it merges without mmap: mapped pages would count as its memory.
     if (!this.built) this.db.exec('PRAGMA mmap_size = 0');
-    const todo: { path: string; st: { size: number; mtime: number; ino: string } }[] = [];
-    const seen = new Set<string>();
+    const todo: { path: string; st: Stat }[] = [];
     for (const path of paths) {
-      seen.add(path);
-      let st;
       try {
         const s = statSync(path);
-        st = { size: s.size, mtime: s.mtimeMs, ino: String(s.ino) };
+        const [st, f] = [{ size: s.size, mtime: s.mtimeMs, ino: String(s.ino) }, this.byPath.get(path)];
+        if (!f || f.size !== st.size || f.mtime !== st.mtime || f.ino !== st.ino) todo.push({ path, st });
       } catch (e) {
-        const code = (e as NodeJS.ErrnoException).code;
-        if (code !== 'ENOENT') o.problems?.push({ file: path, message: `cannot read (${code ?? (e as Error).message})` });
-        continue;
+        if (o.problems) cannotRead(path, e, o.problems);
       }
-      const f = this.byPath.get(path);
-      if (!f || f.size !== st.size || f.mtime !== st.mtime || f.ino !== st.ino) todo.push({ path, st });
     }
-    const within = o.within && new Set(o.within);
+    const [seen, within] = [new Set(paths), o.within && new Set(o.within)];
     const gone = [...this.byPath.values()].filter((f) => !seen.has(f.path) && (!within || within.has(dirname(f.path))));
     if (todo.length === 0 && gone.length === 0) return;
     let slice = Date.now();
     const pause = async () => {
-      if (o.yieldMs !== undefined && Date.now() - slice >= o.yieldMs) {
-        this.db.exec('COMMIT');
-        await new Promise((r) => setImmediate(r));
-        o.signal?.throwIfAborted();
-        this.db.exec('BEGIN IMMEDIATE');
-        slice = Date.now();
-      }
+      if (o.yieldMs === undefined || Date.now() - slice < o.yieldMs) return;
+      this.db.exec('COMMIT');
+      await new Promise((r) => setImmediate(r));
+      o.signal?.throwIfAborted();
+      this.db.exec('BEGIN IMMEDIATE');
+      slice = Date.now();
     };
     this.db.exec('BEGIN IMMEDIATE');
     try {
@@ -323,8 +314,7 @@ export class SearchCache {
           if ((e as Error).name === 'AbortError' || o.signal?.aborted) throw e;
           const had = this.byPath.get(path);
           if (had) this.forget(had);
-          const code = (e as NodeJS.ErrnoException).code;
-          if (code !== 'ENOENT') o.problems?.push({ file: path, message: `cannot read (${code ?? (e as Error).message})` });
+          if (o.problems) cannotRead(path, e, o.problems);
         }
         o.onProgress?.(++done, todo.length);
         await pause();
@@ -332,10 +322,7 @@ export class SearchCache {
       this.db.exec('COMMIT');
     } catch (e) {
       this.db.exec('ROLLBACK');
-      // Rolled back: what is in memory is reloaded from what was committed.
-      this.files.clear();
-      this.byPath.clear();
-      for (const f of this.db.prepare('SELECT * FROM files').all() as FileRow[]) this.remember(f);
+      this.reload();
       throw e;
     }
   }
@@ -353,7 +340,7 @@ export class SearchCache {
   }
 
   /** Indexes a file: its new lines when it only grew, else all of it, a slice at a time (pause between). */
-  private async index(path: string, st: { size: number; mtime: number; ino: string }, pause: () => Promise<void>): Promise<void> {
+  private async index(path: string, st: Stat, pause: () => Promise<void>): Promise<void> {
     const { fd } = openRegularSync(path);
     try {
       let f = this.byPath.get(path);
@@ -362,22 +349,20 @@ export class SearchCache {
         f = undefined;
       }
       let off = f?.done ?? 0;
-      const state = { title: f?.title ?? '', titled: f?.titled ?? 0, last: f?.last ?? 0, seq: f?.seq ?? 0, doc: new Doc() };
+      const s: Indexing = { title: f?.title ?? '', titled: f?.titled ?? 0, last: f?.last ?? 0, seq: f?.seq ?? 0, doc: newDoc(), bytes: 0 };
       let [part, pstart] = [f?.part ?? 0, f?.pstart ?? 0];
-      if (f && st.size === f.done)
-        [part, pstart] = [f.part, f.pstart]; // touched, not grown: nothing new
-      else if (f && f.done - f.pstart < MERGE) {
+      if (f && st.size > f.done && f.done - f.pstart < MERGE) {
         // Its last document is small: read again from the file, and replaced with the new lines'.
-        forEachLineSync(fd, (l) => void (l.terminated && docTexts(parseEvent(l.bytes), state.doc)), { from: pstart, to: f.done });
+        forEachLineSync(fd, (l) => void (l.terminated && docTexts(parseEvent(l.bytes), s)), { from: pstart, to: f.done });
         for (const t of ['docs', 'tools']) this.db.prepare(`DELETE FROM ${t} WHERE rowid = ?`).run(docId(f.id, part));
-      } else if (f) [part, pstart] = [part + 1, off];
+      } else if (f && st.size > f.done) [part, pstart] = [part + 1, off];
       // A torn last line is indexed once it is whole; a line longer than a slice is read whole.
       const slice = (to: number) =>
         forEachLineSync(
           fd,
           (l) => {
             if (!l.terminated) return;
-            if (f) return this.indexLine(f.id, l.bytes, l.start, state.seq++, state);
+            if (f) return this.indexLine(f.id, l.bytes, l.start, s);
             f = this.added(path, st, l.bytes, l.end + 1);
             return f ? undefined : false; // no meta line: nothing indexed, looked at again when it changes
           },
@@ -389,31 +374,29 @@ export class SearchCache {
         if (next === off || !f) break;
         off = next;
         // A document a slice: a new part begins here.
-        if (off < st.size && state.doc.bytes > 0) [part, pstart] = [this.flush(f.id, part, state), off];
+        if (off < st.size && s.bytes > 0) [part, pstart] = [this.flush(f.id, part, s), off];
         await pause();
       }
       if (!f) return;
-      if (state.doc.bytes > 0) this.flush(f.id, part, state);
-      const { title, titled, last, seq } = state;
-      Object.assign(f, { title, titled, last, seq, ...st, done: off, part, pstart });
-      this.ins.upd.run(title, st.size, st.mtime, st.ino, off, seq, last, titled, part, pstart, f.id);
+      if (s.bytes > 0) this.flush(f.id, part, s);
+      Object.assign(f, { title: s.title, titled: s.titled, last: s.last, seq: s.seq, ...st, done: off, part, pstart });
+      this.ins.upd.run(s.title, st.size, st.mtime, st.ino, off, s.seq, s.last, s.titled, part, pstart, f.id);
     } finally {
       closeSync(fd);
     }
   }
 
-  /** Writes the document `part` of a file from what `s.doc` holds, and empties it; the next part's number. */
-  private flush(file: number, part: number, s: { doc: Doc }): number {
+  /** Writes the document `part` of a file from what `s` holds, and empties it; the next part's number. */
+  private flush(file: number, part: number, s: Indexing): number {
     const id = docId(file, part);
-    const t = s.doc.texts;
-    if (PROSE.some((r) => t[r].length)) this.ins.doc.run(id, ...PROSE.map((r) => t[r].join('\n')));
-    if (t.tool.length) this.ins.tools.run(id, t.tool.join('\n'));
-    s.doc = new Doc();
+    if (PROSE.some((r) => s.doc[r].length)) this.ins.doc.run(id, ...PROSE.map((r) => s.doc[r].join('\n')));
+    if (s.doc.tool.length) this.ins.tools.run(id, s.doc.tool.join('\n'));
+    [s.doc, s.bytes] = [newDoc(), 0];
     return part + 1;
   }
 
   /** A file's row, made from its meta line (session id, project, source tool and id); undefined when it is not one. */
-  private added(path: string, st: { size: number; mtime: number; ino: string }, line: Buffer, end: number): FileRow | undefined {
+  private added(path: string, st: Stat, line: Buffer, end: number): FileRow | undefined {
     let m;
     try {
       m = JSON.parse(line.toString('utf8')) as { id?: unknown; project?: unknown; source?: { tool?: unknown; id?: unknown } };
@@ -426,8 +409,7 @@ export class SearchCache {
     const project = typeof m.project === 'string' ? m.project : '';
     // Size -1 until the file is indexed whole (index()): a build cut short between two commits
     // leaves a file that is looked at again, never one trusted half-indexed.
-    const row = [path, m.id, project, tool, sid, '', -1, st.mtime, st.ino, end, 0, 0, 0];
-    const id = Number(this.ins.file.run(...row).lastInsertRowid);
+    const id = Number(this.ins.file.run(path, m.id, project, tool, sid, '', -1, st.mtime, st.ino, end, 0, 0, 0).lastInsertRowid);
     const f = { id, path, session: m.id, project, tool, sid, title: '', ...st, done: end, seq: 0, last: 0, titled: 0, part: 0, pstart: 0 };
     this.remember(f);
     return f;
@@ -435,47 +417,35 @@ export class SearchCache {
 
   /**
    * Indexes one event line: a row per role its texts are in, and its texts into the session's
-   * document. A line that is not JSON is skipped.
-   * `s`: the session's title (its latest title event, else its first user line) and newest time.
+   * document; the session's title (its latest title event, else its first user line) and newest
+   * time. A line that is not JSON is skipped.
    */
-  private indexLine(
-    file: number,
-    line: Buffer,
-    off: number,
-    seq: number,
-    s: { title: string; titled: number; last: number; doc: Doc },
-  ): void {
+  private indexLine(file: number, line: Buffer, off: number, s: Indexing): void {
+    const seq = s.seq++;
     if (seq >= MAX_SEQ) return; // 67 million events in one file: the rest is not searchable
     const ev = parseEvent(line);
     if (!ev) return;
     const t = typeof ev.t === 'string' ? Date.parse(ev.t) : Number.NaN;
     const time = Number.isNaN(t) ? 0 : t;
     if (time > s.last) s.last = time;
-    const byRole = new Map<Role, string[]>();
-    for (const p of docTexts(ev, s.doc)) {
-      const list = byRole.get(p.role) ?? [];
-      list.push(p.text);
-      byRole.set(p.role, list);
+    const byRole = ROLES.map(() => [] as string[]);
+    for (const p of docTexts(ev, s)) {
+      byRole[ROLES.indexOf(p.role)]!.push(p.text);
       if (p.where === 'title') Object.assign(s, { title: p.text, titled: 1 });
       else if (p.where === 'user' && !s.titled && !s.title) s.title = p.text.slice(0, 200).replace(/\s+/g, ' ').trim();
     }
     // In rowid order: FTS5 flushes what it holds in memory at every rowid below the last one.
-    for (const [role, texts] of [...byRole].sort((a, b) => ROLES.indexOf(a[0]) - ROLES.indexOf(b[0]))) {
-      const id = rowId(file, seq, role);
+    byRole.forEach((texts, role) => {
+      if (!texts.length) return;
+      const id = rowId(file, seq, ROLES[role]!);
       this.ins.row.run(id, off, line.length, time);
       this.ins.fts.run(id, texts.join('\n'));
-    }
+    });
   }
 }
 
-/** The texts of a session's document being made, by role. */
-class Doc {
-  readonly texts = Object.fromEntries(ROLES.map((r) => [r, [] as string[]])) as Record<Role, string[]>;
-  bytes = 0;
-}
-
 /** An event line read; null when it is not JSON of an object. */
-function parseEvent(line: Buffer): Record<string, unknown> | null {
+export function parseEvent(line: Buffer): Record<string, unknown> | null {
   try {
     const ev = restoreFromRaw(JSON.parse(line.toString('utf8')) as Record<string, unknown>, false);
     return ev && typeof ev === 'object' ? ev : null;
@@ -484,17 +454,14 @@ function parseEvent(line: Buffer): Record<string, unknown> | null {
   }
 }
 
-/** An event's texts (each cut at MAX_TEXT) with their roles, added to `doc` too. */
-function docTexts(ev: Record<string, unknown> | null, doc: Doc): { where: EventText['where']; role: Role; text: string }[] {
-  const out = [];
-  for (const p of ev ? eventTexts(ev) : []) {
-    const role = roleOf(p.where);
-    const text = p.text.length > MAX_TEXT ? p.text.slice(0, MAX_TEXT) : p.text;
-    doc.texts[role].push(text);
-    doc.bytes += text.length;
-    out.push({ where: p.where, role, text });
-  }
-  return out;
+/** An event's texts (each cut at MAX_TEXT) with their roles, added to the session's document too. */
+function docTexts(ev: Record<string, unknown> | null, s: Indexing): { where: EventText['where']; role: Role; text: string }[] {
+  return (ev ? eventTexts(ev) : []).map((p) => {
+    const [role, text] = [roleOf(p.where), p.text.length > MAX_TEXT ? p.text.slice(0, MAX_TEXT) : p.text];
+    s.doc[role].push(text);
+    s.bytes += text.length;
+    return { where: p.where, role, text };
+  });
 }
 
 function byteAt(fd: number, at: number): number {

@@ -1,18 +1,7 @@
-// The query language, one for the CLI, session/search, the clients and MCP (protocol.md,
-// "Search queries"):
-//
-//   redis refund       words: a session holds every one, in any order, in any of its events;
-//                      matched as whole words, case and diacritics ignored
-//   idempot*           a word's prefix
-//   "exact phrase"     words next to each other, in this order, in one event
-//   -word -"a phrase"  sessions holding it are left out
-//   tool:codex         the tool a session was imported from (levelcode: our own sessions)
-//   project:webapp     a project: its absolute path, or the last parts of it
-//   since:2026-11-01   events at or after (an ISO date or time), until: at or before
-//   role:user          events of one role: user, assistant (answers, thinking, agent turns),
-//                      tool (tool calls and results), title, compact
-//
-// A term with characters that are not letters or digits (util.py, update_entry_fields) is the
+// The query language, one for the CLI, session/search, the clients and MCP: words (every one,
+// in any event of a session, whole words, case and diacritics ignored), `word*`, `"phrases"`,
+// `-excluded`, `tool:`, `project:`, `since:`/`until:`, `role:` (protocol.md, "Search queries",
+// says what each means). A term with characters that are not letters or digits (util.py) is the
 // phrase of its words, as FTS5 would read it. parseQuery never throws: what it cannot read is a
 // word. Depends on texts.ts only.
 

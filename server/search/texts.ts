@@ -1,10 +1,7 @@
-// What of an event is searchable, and how text is cut into words: the one place the search
-// cache (cache.ts), the scan and the check of a hit (search.ts) agree on. Words are what the
-// cache's FTS5 tokenizer makes them (cache.ts TOKENIZE): runs of letters, digits, marks and
-// private-use characters, folded to lowercase without diacritics; anything else separates
-// words. `tokens` does the same in JavaScript, so a hit found through the cache is checked
-// against the session file by the same rule.
-// Depends on format/ only.
+// What of an event is searchable, and how text is cut into words, for the cache (cache.ts), the
+// scan and the check of a hit (search.ts) alike. Words are what the cache's FTS5 tokenizer makes
+// them (cache.ts TOKENIZE): runs of letters, digits, marks and private-use characters, folded to
+// lowercase without diacritics; `tokens` does the same in JavaScript. Depends on format/ only.
 
 import { contentOf, walk } from '../format/content.js';
 
@@ -110,11 +107,5 @@ export const isAscii = (text: string): boolean => ASCII.test(text);
 export const fold = (w: string): string => (ASCII.test(w) ? w.toLowerCase() : w.normalize('NFD').replace(MARKS, '').toLowerCase());
 
 /** The words of `text` with where each is ([start, end) in UTF-16 units), folded. */
-export function tokens(text: string): { word: string; start: number; end: number }[] {
-  const out: { word: string; start: number; end: number }[] = [];
-  for (const m of text.matchAll(WORD)) {
-    const word = fold(m[0]);
-    if (word) out.push({ word, start: m.index, end: m.index + m[0].length });
-  }
-  return out;
-}
+export const tokens = (text: string): { word: string; start: number; end: number }[] =>
+  [...text.matchAll(WORD)].map((m) => ({ word: fold(m[0]), start: m.index, end: m.index + m[0].length })).filter((w) => w.word);

@@ -232,6 +232,16 @@ describe('ranked search', () => {
     expect(r.sessions[1]!.hits[0]!.where).toBe('tool-output');
   });
 
+  it('a word found only folded (crème for creme) is a hit, its place highlighted in the text as written', async () => {
+    session('2026-11-09T10-00-00-fold', '/w/fold', [user('the Crème brûlée and the creme anglaise')]);
+    for (const cache of [undefined, null]) {
+      const r = await searchSessions(root, 'brulee', { cache });
+      expect(r.sessions.map((s) => s.sessionId)).toEqual(['2026-11-09T10-00-00-fold']);
+      const [a, b] = r.hits[0]!.ranges[0]!;
+      expect(r.hits[0]!.snippet.slice(a, b)).toBe('brûlée');
+    }
+  });
+
   it('a word whose compatibility form is two words (½, ŀ, Ĳ) is found, ranked and scanned', async () => {
     // Folded by compatibility (NFKD) they were "1⁄2", "l·", "ij": a phrase to FTS5, which the
     // events' table (no positions) refuses with an error. The cache folds them as FTS5 does.
