@@ -68,13 +68,30 @@ const READ_TAIL = 64 << 10;
  * no FIFO waited on.
  */
 export async function readJsonl(path: string, problems: string[]): Promise<SourceLine[]> {
+  const out: SourceLine[] = [];
+  for await (const b of jsonlBatches(path, problems)) for (const l of b.lines) out.push(l);
+  return out;
+}
+
+/**
+ * readJsonl's lines a read chunk at a time, none kept after it is handed over: what a large
+ * source's two passes read with (claude-code.ts). `end`: the offset up to which lines were read
+ * (a torn last line left out included). `upTo` stops the read at that byte (a second pass reads
+ * the bytes the first one did, not what a writer added since).
+ */
+export async function* jsonlBatches(
+  path: string,
+  problems: string[],
+  upTo = Number.POSITIVE_INFINITY,
+): AsyncGenerator<{ lines: SourceLine[]; end: number }> {
   await mustBeInside(dirname(path));
   // Read synchronously (a thread-pool round trip a chunk was a fifth of a first import's wall
   // time on a busy machine), letting other work in every READ_YIELD chunks: parsing is synchronous anyway.
   const { fd, st } = openRegularSync(path); // no symlink followed, no FIFO waited on
-  const size0 = Number(st.size);
+  const size0 = Math.min(Number(st.size), upTo);
   try {
-    const out: SourceLine[] = [];
+    let out: SourceLine[] = [];
+    let lineEnd = 0;
     let parts: Buffer[] = [];
     let kept = 0;
     let bytes = 0;
@@ -96,8 +113,9 @@ export async function readJsonl(path: string, problems: string[]): Promise<Sourc
         kept += piece.length;
       }
     };
-    const end = (torn: boolean) => {
+    const end = (torn: boolean, at: number): void => {
       lineNo++;
+      lineEnd = at;
       const line = parts.length === 1 ? parts[0]! : Buffer.concat(parts, kept);
       // An ASCII line (most of a tool's log) decoded byte for byte: several times faster than UTF-8's decoder.
       const ascii = isAscii(line);
@@ -122,11 +140,19 @@ export async function readJsonl(path: string, problems: string[]): Promise<Sourc
       if (!ascii && !isUtf8(line)) keepBytes(out[kept1]!.value, line);
       else if (!out[kept1]!.unparsed) keepSource(out[kept1]!.value, line);
     };
-    for (let pos = 0, k = 1; ; k++) {
+    const batch = () => {
+      const b = { lines: out, end: lineEnd };
+      out = [];
+      return b;
+    };
+    let pos = 0;
+    for (let k = 1; ; k++) {
       if (k % READ_YIELD === 0) await new Promise((r) => setImmediate(r));
       // A buffer of its own a chunk (the file's size at most): a line inside it is kept as a slice
       // (its record's source line, keepSource), never copied.
-      const buf = Buffer.allocUnsafeSlow(pos < size0 ? Math.min(READ_CHUNK, size0 - pos) : READ_TAIL);
+      const want = pos < size0 ? Math.min(READ_CHUNK, size0 - pos) : Math.min(READ_TAIL, upTo - pos);
+      if (want <= 0) break;
+      const buf = Buffer.allocUnsafeSlow(want);
       const bytesRead = readSync(fd, buf, 0, buf.length, pos);
       if (bytesRead === 0) break;
       pos += bytesRead;
@@ -134,13 +160,14 @@ export async function readJsonl(path: string, problems: string[]): Promise<Sourc
       let start = 0;
       for (let i = chunk.indexOf(10); i !== -1; i = chunk.indexOf(10, start)) {
         take(chunk.subarray(start, i));
-        end(false);
+        end(false, pos - bytesRead + i + 1);
         start = i + 1;
       }
       if (start < bytesRead) take(chunk.subarray(start));
+      if (out.length) yield batch();
     }
-    if (bytes > 0) end(true);
-    return out;
+    if (bytes > 0) end(true, pos);
+    yield batch();
   } finally {
     closeSync(fd);
   }
@@ -279,6 +306,25 @@ export async function confinedTo<T>(root: string, f: () => Promise<T>): Promise<
   }
   const base = isDir ? root : dirname(dirname(root));
   return confinement.run({ root: base, seen: new Map(), notUtf8: new Map(), rawBytes: new Map(), unreadable: [] }, f);
+}
+
+/**
+ * An iteration made later (a large source's second pass, when the engine writes its events)
+ * confined as the read that made it was, with the same memory of raw bytes: each step runs in
+ * the confinement current when this was called.
+ */
+export function keepConfined<T>(each: () => AsyncIterable<T>): () => AsyncIterable<T> {
+  const c = confinement.getStore();
+  if (!c) return each;
+  return () => ({
+    [Symbol.asyncIterator]: () => {
+      const it = confinement.run(c, () => each()[Symbol.asyncIterator]());
+      return {
+        next: () => confinement.run(c, () => it.next()),
+        return: (v?: unknown) => confinement.run(c, () => it.return?.(v) ?? Promise.resolve({ done: true as const, value: v as T })),
+      };
+    },
+  });
 }
 
 /**
