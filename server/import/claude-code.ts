@@ -8,7 +8,7 @@
 // Pure reading: no store, no writes.
 
 import { basename, dirname, join } from 'node:path';
-import { type ImporterModule, type MappedEvent, type MappedSession, type SourceFile, type SourceRef, SourceChanged } from './types.js';
+import type { ImporterModule, MappedEvent, MappedSession, SourceFile, SourceRef } from './types.js';
 import { openRegular } from '../store/files.js';
 import { placeSidechain } from './sidechain.js';
 import {
@@ -21,6 +21,8 @@ import {
   readJsonl,
   jsonlBatches,
   keptRaw,
+  readAgain,
+  STREAM_BYTES,
   parseJson,
   readText,
   statFile,
@@ -151,9 +153,6 @@ async function withParts(f: SourceFile, agents: string[], hasFolder = true): Pro
   }
   return { ...f, size, mtimeNs, ...(parts.length ? { parts } : {}) };
 }
-
-/** A session file this large with no subagent files is read in two passes (readStreamed). */
-export const STREAM_BYTES = 16 << 20;
 
 async function read(file: SourceFile): Promise<MappedSession[]> {
   const parts = file.parts ?? (await subagentFiles(file.path));
@@ -291,19 +290,15 @@ async function readStreamed(file: SourceFile): Promise<MappedSession[]> {
     const waiting = new Map<number, SourceLine>();
     let next = 0;
     let i = 0;
-    for await (const b of jsonlBatches(file.path, [], end)) {
-      for (const l of b.lines) {
-        if (l.line !== lineNos[i] || (isRecord(l.value) ? str(l.value.uuid) : undefined) !== f.uuids[i])
-          throw new SourceChanged(`${file.path} changed while it was read; read again on a later run`);
-        waiting.set(i++, l);
-        for (let k = order ? order[next]! : next; next < lineNos.length && waiting.has(k); k = order ? order[next]! : next) {
-          yield mapLine(waiting.get(k)!, clock, abandoned, uuids, titles);
-          waiting.delete(k);
-          next++;
-        }
+    const same = (l: SourceLine, k: number) => (isRecord(l.value) ? str(l.value.uuid) : undefined) === f.uuids[k];
+    for await (const l of readAgain(file.path, end, lineNos, same)) {
+      waiting.set(i++, l);
+      for (let k = order ? order[next]! : next; next < lineNos.length && waiting.has(k); k = order ? order[next]! : next) {
+        yield mapLine(waiting.get(k)!, clock, abandoned, uuids, titles);
+        waiting.delete(k);
+        next++;
       }
     }
-    if (next < lineNos.length) throw new SourceChanged(`${file.path} changed while it was read; read again on a later run`);
   }
   return [{ source, createdAt, ...(f.model ? { model: f.model } : {}), events: [], streamed: { count: lineNos.length, events }, problems }];
 }

@@ -9,7 +9,7 @@ import { type BigIntStats, closeSync, lstatSync, readdirSync, readSync, realpath
 import { MAX_DEPTH, tooDeep } from '../format/text.js';
 import { openRegular, openRegularSync } from '../store/files.js';
 import { dirname, join, sep } from 'node:path';
-import type { MappedEvent, SourceFile } from './types.js';
+import { type MappedEvent, type SourceFile, SourceChanged } from './types.js';
 
 export interface SourceLine {
   /** 1-based line number in the file. */
@@ -171,6 +171,30 @@ export async function* jsonlBatches(
   } finally {
     closeSync(fd);
   }
+}
+
+/** A session file this large is read in two passes by the importers that can (claude-code.ts, codex.ts). */
+export const STREAM_BYTES = 16 << 20;
+
+/**
+ * A second pass over the bytes a first one read up to `end`: the same lines again, one at a time,
+ * each checked against the first pass (its line number, and `same` where given). A file that
+ * changed meanwhile throws SourceChanged: read again on a later run.
+ */
+export async function* readAgain(
+  path: string,
+  end: number,
+  lineNos: readonly number[],
+  same: (l: SourceLine, i: number) => boolean = () => true,
+): AsyncGenerator<SourceLine> {
+  let i = 0;
+  lines: for await (const b of jsonlBatches(path, [], end))
+    for (const l of b.lines) {
+      if (l.line !== lineNos[i] || !same(l, i)) break lines;
+      yield l;
+      i++;
+    }
+  if (i !== lineNos.length) throw new SourceChanged(`${path} changed while it was read; read again on a later run`);
 }
 
 /** One line of a JSONL file, as jsonlLines reads it. */
