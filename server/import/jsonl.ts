@@ -173,8 +173,12 @@ export async function* jsonlBatches(
   }
 }
 
-/** A session file this large is read in two passes by the importers that can (claude-code.ts, codex.ts). */
-export const STREAM_BYTES = 16 << 20;
+/**
+ * A session file this large is read in two passes by the importers that can (claude-code.ts,
+ * codex.ts): below it a file's records are held while it is written (about four times its size
+ * in memory), above it they never all are. Lower costs a second parse of more bytes.
+ */
+export const STREAM_BYTES = 4 << 20;
 
 /**
  * A second pass over the bytes a first one read up to `end`: the same lines again, one at a time,
