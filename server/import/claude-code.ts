@@ -266,7 +266,7 @@ async function readStreamed(file: SourceFile): Promise<MappedSession[]> {
   const id = basename(file.path, '.jsonl');
   const f = new Facts(id);
   let end = 0;
-  for await (const b of jsonlBatches(file.path, problems)) {
+  for await (const b of jsonlBatches(file.path, problems, Number.POSITIVE_INFINITY, true)) {
     for (const l of b.lines) f.add(l);
     end = b.end;
   }

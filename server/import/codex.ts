@@ -191,7 +191,7 @@ async function readStreamed(file: SourceFile): Promise<MappedSession[] | undefin
   let firstT: string | undefined;
   let promptsLogged = false;
   let end = 0;
-  for await (const b of jsonlBatches(file.path, problems)) {
+  for await (const b of jsonlBatches(file.path, problems, Number.POSITIVE_INFINITY, true)) {
     for (const l of b.lines) {
       const r = envelope(l.value, lineNos.length === 0);
       lineNos.push(l.line);

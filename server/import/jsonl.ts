@@ -77,12 +77,14 @@ export async function readJsonl(path: string, problems: string[]): Promise<Sourc
  * readJsonl's lines a read chunk at a time, none kept after it is handed over: what a large
  * source's two passes read with (claude-code.ts). `end`: the offset up to which lines were read
  * (a torn last line left out included). `upTo` stops the read at that byte (a second pass reads
- * the bytes the first one did, not what a writer added since).
+ * the bytes the first one did, not what a writer added since). `facts`: a first pass, whose
+ * records are never written: their lines' bytes are not remembered (sourceLineOf, rawBytesOf).
  */
 export async function* jsonlBatches(
   path: string,
   problems: string[],
   upTo = Number.POSITIVE_INFINITY,
+  facts = false,
 ): AsyncGenerator<{ lines: SourceLine[]; end: number }> {
   await mustBeInside(dirname(path));
   // Read synchronously (a thread-pool round trip a chunk was a fifth of a first import's wall
@@ -136,7 +138,7 @@ export async function* jsonlBatches(
       }
       const kept1 = out.length;
       oneLine(text, lineNo, torn, out, problems);
-      if (out.length === kept1) return;
+      if (out.length === kept1 || facts) return;
       if (!ascii && !isUtf8(line)) keepBytes(out[kept1]!.value, line);
       else if (!out[kept1]!.unparsed) keepSource(out[kept1]!.value, line);
     };
