@@ -19,7 +19,10 @@ import {
   isRecord,
   isoTime,
   readJsonl,
+  jsonlBatches,
   keptRaw,
+  readAgain,
+  STREAM_BYTES,
   parseJson,
   readText,
   statFile,
@@ -152,10 +155,12 @@ async function withParts(f: SourceFile, agents: string[], hasFolder = true): Pro
 }
 
 async function read(file: SourceFile): Promise<MappedSession[]> {
+  const parts = file.parts ?? (await subagentFiles(file.path));
+  if (parts.length === 0 && file.size >= STREAM_BYTES) return readStreamed(file);
   const problems: string[] = [];
   const lines = await readJsonl(file.path, problems);
   const subs: { file: string; lines: SourceLine[] }[] = [];
-  for (const s of file.parts ?? (await subagentFiles(file.path))) {
+  for (const s of parts) {
     const sp: string[] = [];
     subs.push({ file: s, lines: await readJsonl(s, sp) });
     problems.push(...sp.map((p) => `${basename(s)}: ${p}`));
@@ -197,8 +202,7 @@ async function read(file: SourceFile): Promise<MappedSession[]> {
     .find((m) => m && m !== '<synthetic>');
   // A file with no message of its own (1.0.x leaves files of summary lines only, 2.0.x empty
   // ones with warmup subagents) is not a session: nothing to import, until it has one.
-  if (!events.some((e) => e.kind === 'user' || e.kind === 'assistant' || e.kind === 'compact' || (e.kind === 'agent' && !e.sidechain)))
-    return [{ source, createdAt, events: [], problems }];
+  if (!events.some(isConversation)) return [{ source, createdAt, events: [], problems }];
   return [{ source, createdAt, ...(model ? { model } : {}), events, problems }];
 }
 
@@ -211,35 +215,141 @@ async function read(file: SourceFile): Promise<MappedSession[]> {
 export function inParentOrder(lines: SourceLine[]): SourceLine[] {
   const uuidOf = (l: SourceLine) => (isRecord(l.value) ? str(l.value.uuid) : undefined);
   const parentOf = (l: SourceLine) => (isRecord(l.value) ? str(l.value.parentUuid) : undefined);
+  const order = parentOrder(lines.map(uuidOf), lines.map(parentOf));
+  return order ? order.map((i) => lines[i]!) : lines;
+}
+
+/**
+ * inParentOrder on the lines' uuids and parentUuids alone: the lines' indices in that order, or
+ * undefined for file order. A line only ever moves later (after its parent), never earlier.
+ */
+function parentOrder(uuids: (string | undefined)[], parents: (string | undefined)[]): number[] | undefined {
   const first = new Map<string, number>();
-  lines.forEach((l, i) => {
-    const u = uuidOf(l);
+  uuids.forEach((u, i) => {
     if (u && !first.has(u)) first.set(u, i);
   });
-  const late = (l: SourceLine, i: number) => {
-    const p = parentOf(l);
+  const late = (i: number) => {
+    const p = parents[i];
     return p !== undefined && (first.get(p) ?? -1) > i;
   };
-  if (!lines.some(late)) return lines;
-  const out: SourceLine[] = [];
+  if (!parents.some((_, i) => late(i))) return undefined;
+  const out: number[] = [];
   const done = new Set<string>();
-  const waiting = new Map<string, SourceLine[]>();
-  const emit = (l: SourceLine): void => {
-    out.push(l);
-    const u = uuidOf(l);
+  const waiting = new Map<string, number[]>();
+  const emit = (i: number): void => {
+    out.push(i);
+    const u = uuids[i];
     if (!u || done.has(u)) return;
     done.add(u);
     const after = waiting.get(u);
     waiting.delete(u);
     for (const x of after ?? []) emit(x);
   };
-  lines.forEach((l, i) => {
-    const p = parentOf(l);
-    if (p !== undefined && late(l, i) && !done.has(p)) waiting.set(p, [...(waiting.get(p) ?? []), l]);
-    else emit(l);
+  parents.forEach((p, i) => {
+    if (p !== undefined && late(i) && !done.has(p)) waiting.set(p, [...(waiting.get(p) ?? []), i]);
+    else emit(i);
   });
   for (const rest of waiting.values()) out.push(...rest); // a loop of links: file order
   return out;
+}
+
+/**
+ * A large session file (no subagent files) read in two passes, so that its records are never
+ * all held: the first keeps of each line only what mapping a line needs to know of the whole
+ * file (its uuid and parent, the branches' links, the session's birth, folder, version, model,
+ * fork); the second, run each time the engine iterates the events, reads the same bytes again
+ * and maps each line as it comes, in the order read() maps them (a line written before its
+ * parent waits for it). The events are the very list read() would give.
+ */
+async function readStreamed(file: SourceFile): Promise<MappedSession[]> {
+  const problems: string[] = [];
+  const id = basename(file.path, '.jsonl');
+  const f = new Facts(id);
+  let end = 0;
+  for await (const b of jsonlBatches(file.path, problems, Number.POSITIVE_INFINITY, true)) {
+    for (const l of b.lines) f.add(l);
+    end = b.end;
+  }
+  const createdAt = f.createdAt ?? EPOCH;
+  const source: SourceRef = {
+    tool: 'claude-code',
+    ...(f.version ? { version: f.version } : {}),
+    path: file.path,
+    id,
+    project: f.cwd ?? projectFromSlug(basename(dirname(file.path))),
+    ...(f.fork ? { forkedFrom: { id: f.fork, ...(f.forkTurns ? { turn: f.forkTurns } : {}) } } : {}),
+  };
+  const abandoned = abandonedOf(f.links);
+  if (!f.conv.some((u) => u === null || !abandoned.has(u))) return [{ source, createdAt, events: [], problems }];
+  const order = parentOrder(f.uuids, f.parents);
+  const lineNos = f.lineNos;
+  const uuids = new Set(f.uuids.filter(Boolean));
+  async function* events(): AsyncGenerator<MappedEvent> {
+    const clock = new Clock(createdAt);
+    const titles = { user: false };
+    const waiting = new Map<number, SourceLine>();
+    let next = 0;
+    let i = 0;
+    const same = (l: SourceLine, k: number) => (isRecord(l.value) ? str(l.value.uuid) : undefined) === f.uuids[k];
+    for await (const l of readAgain(file.path, end, lineNos, same)) {
+      waiting.set(i++, l);
+      for (let k = order ? order[next]! : next; next < lineNos.length && waiting.has(k); k = order ? order[next]! : next) {
+        yield mapLine(waiting.get(k)!, clock, abandoned, uuids, titles);
+        waiting.delete(k);
+        next++;
+      }
+    }
+  }
+  return [{ source, createdAt, ...(f.model ? { model: f.model } : {}), events: [], streamed: { count: lineNos.length, events }, problems }];
+}
+
+/** What read() learns from the whole file before it maps a line, gathered a line at a time (readStreamed). */
+class Facts {
+  createdAt?: string;
+  cwd?: string;
+  version?: string;
+  model?: string;
+  /** The session this one was forked from (forkParent), and the prompts copied from it. */
+  fork?: string;
+  forkTurns = 0;
+  readonly lineNos: number[] = [];
+  readonly uuids: (string | undefined)[] = [];
+  readonly parents: (string | undefined)[] = [];
+  readonly links: Link[] = [];
+  /** The uuid (null: none) of each line that maps to a conversation event, abandoned branches aside. */
+  readonly conv: (string | null)[] = [];
+  constructor(private readonly own: string) {}
+
+  add(l: SourceLine): void {
+    const r = l.value;
+    this.lineNos.push(l.line);
+    const rec = isRecord(r) ? r : undefined;
+    this.uuids.push(rec && str(rec.uuid));
+    this.parents.push(rec && str(rec.parentUuid));
+    const ev = mapLine(l, new Clock(EPOCH), NONE, NONE, { user: false });
+    if (isConversation(ev)) this.conv.push((rec && str(rec.uuid)) ?? null);
+    if (!rec) return;
+    this.createdAt ??= isoTime(rec.timestamp);
+    this.cwd ??= str(rec.cwd);
+    this.version ??= str(rec.version);
+    if (this.model === undefined && rec.type === 'assistant' && isRecord(rec.message)) {
+      const m = str(rec.message.model);
+      if (m !== '<synthetic>') this.model = m;
+    }
+    const link = linkOf(rec);
+    if (link) this.links.push(link);
+    if (this.fork === undefined && rec.isSidechain !== true)
+      this.fork = [str(rec.sessionId), str(rec.requestSessionId)].find((x) => x && x !== this.own);
+    // Counted from the line that names the parent: no line before it can be one of its prompts.
+    if (this.fork !== undefined && rec.sessionId === this.fork && isPrompt(rec) && !isInjected(rec)) this.forkTurns++;
+  }
+}
+
+const NONE: ReadonlySet<string | undefined> = new Set();
+
+/** An event a session counts as its own conversation: without one, a file is not a session yet. */
+function isConversation(e: MappedEvent): boolean {
+  return e.kind === 'user' || e.kind === 'assistant' || e.kind === 'compact' || (e.kind === 'agent' && !e.sidechain);
 }
 
 /**
@@ -290,8 +400,8 @@ function projectFromSlug(slug: string): string {
 function mapLine(
   l: SourceLine,
   clock: Clock,
-  abandoned: Set<string>,
-  uuids: Set<string | undefined>,
+  abandoned: ReadonlySet<string | undefined>,
+  uuids: ReadonlySet<string | undefined>,
   titles: { user: boolean },
 ): MappedEvent {
   const r = l.value;
@@ -380,21 +490,42 @@ function isPrompt(r: Record<string, unknown>): boolean {
  * abandons nothing.
  */
 function abandonedUuids(recs: unknown[]): Set<string> {
+  const links: Link[] = [];
+  for (const r of recs) {
+    const l = isRecord(r) ? linkOf(r) : undefined;
+    if (l) links.push(l);
+  }
+  return abandonedOf(links);
+}
+
+/** What abandonedUuids needs of a record: its uuid, its parent, whether it is a prompt, a message. */
+interface Link {
+  uuid: string;
+  parent?: string;
+  prompt: boolean;
+  message: boolean;
+}
+
+function linkOf(r: Record<string, unknown>): Link | undefined {
+  if (r.isSidechain === true) return undefined;
+  const uuid = str(r.uuid);
+  if (!uuid) return undefined;
+  const parent = str(r.parentUuid) ?? str(r.logicalParentUuid);
+  return { uuid, ...(parent ? { parent } : {}), prompt: !!parent && isPrompt(r), message: r.type === 'user' || r.type === 'assistant' };
+}
+
+function abandonedOf(links: Link[]): Set<string> {
   const parent = new Map<string, string>();
   const prompts = new Map<string, string[]>();
   const children = new Map<string, string[]>();
   let leaf: string | undefined;
-  for (const r of recs) {
-    if (!isRecord(r) || r.isSidechain === true) continue;
-    const u = str(r.uuid);
-    if (!u) continue;
-    const p = str(r.parentUuid) ?? str(r.logicalParentUuid);
+  for (const { uuid: u, parent: p, prompt, message } of links) {
     if (p) {
       parent.set(u, p);
       (children.get(p) ?? children.set(p, []).get(p)!).push(u);
-      if (isPrompt(r)) (prompts.get(p) ?? prompts.set(p, []).get(p)!).push(u);
+      if (prompt) (prompts.get(p) ?? prompts.set(p, []).get(p)!).push(u);
     }
-    if (r.type === 'user' || r.type === 'assistant') leaf = u;
+    if (message) leaf = u;
   }
   const out = new Set<string>();
   if (!leaf) return out;

@@ -9,7 +9,24 @@
 
 import { basename, dirname, join } from 'node:path';
 import type { ImporterModule, MappedEvent, MappedSession, SourceFile, SourceRef } from './types.js';
-import { Clock, EPOCH, exists, isFolder, isRecord, isoTime, readJsonl, keptRaw, statFile, str, textOfContent, walkFiles } from './jsonl.js';
+import {
+  Clock,
+  EPOCH,
+  exists,
+  isFolder,
+  isRecord,
+  isoTime,
+  jsonlBatches,
+  keptRaw,
+  readAgain,
+  readJsonl,
+  STREAM_BYTES,
+  statFile,
+  str,
+  textOfContent,
+  walkFiles,
+  type SourceLine,
+} from './jsonl.js';
 
 /** What Codex puts in user-role messages for the model that the user did not type. */
 const CONTEXT_PREFIX =
@@ -106,6 +123,10 @@ async function read(file: SourceFile): Promise<MappedSession[]> {
 const MAX_FORK_DEPTH = 8;
 
 async function readRollout(file: SourceFile, depth: number): Promise<MappedSession[]> {
+  if (depth === 0 && file.size >= STREAM_BYTES) {
+    const streamed = await readStreamed(file);
+    if (streamed) return streamed;
+  }
   const problems: string[] = [];
   const lines = await readJsonl(file.path, problems);
   const recs = lines.map((l, i) => envelope(l.value, i === 0));
@@ -133,25 +154,72 @@ async function readRollout(file: SourceFile, depth: number): Promise<MappedSessi
   // user-role message carries (instructions, environment) in response items: those are context.
   const promptsLogged = recs.some((r) => r?.type === 'event_msg' && r.payload.type === 'user_message');
   const clock = new Clock(createdAt);
-  const own: MappedEvent[] = lines.map((l, i) => {
-    const r = recs[i];
-    const raw = l.value;
-    if (!r) return keptRaw(clock.at(isRecord(raw) ? raw.timestamp : undefined), raw, l.unparsed ? { unparsed: true } : {});
-    const t = clock.at(r.t ?? r.payload.timestamp);
-    if (r.type === 'compacted') return compactOf(r.payload, t, raw);
-    if (r.type === 'event_msg' && r.payload.type === 'user_message' && promptsLogged) {
-      const text = str(r.payload.message);
-      return text ? { kind: 'user', t, content: text, raw } : keptRaw(t, raw);
-    }
-    if (r.type !== 'response_item') return keptRaw(t, raw);
-    return responseItem(r.payload, t, raw, promptsLogged);
-  });
+  const own: MappedEvent[] = lines.map((l, i) => mapRecord(l, recs[i], clock, promptsLogged));
   // A fork's file holds only what came after the fork: Codex resumes it with its parent's
   // history first, and so does our copy (the parent's records verbatim, then the fork's).
   const events = history.length ? [...history, ...own] : own;
   if (!project) return [{ source, createdAt, events: [], problems }];
   const model = str(ctx?.model);
   return [{ source, createdAt, ...(model ? { model } : {}), events, problems }];
+}
+
+/** One line (`r`: its envelope) as an event; `clock` stamps one without a time of its own. */
+function mapRecord(l: SourceLine, r: Rec | undefined, clock: Clock, promptsLogged: boolean): MappedEvent {
+  const raw = l.value;
+  if (!r) return keptRaw(clock.at(isRecord(raw) ? raw.timestamp : undefined), raw, l.unparsed ? { unparsed: true } : {});
+  const t = clock.at(r.t ?? r.payload.timestamp);
+  if (r.type === 'compacted') return compactOf(r.payload, t, raw);
+  if (r.type === 'event_msg' && r.payload.type === 'user_message' && promptsLogged) {
+    const text = str(r.payload.message);
+    return text ? { kind: 'user', t, content: text, raw } : keptRaw(t, raw);
+  }
+  if (r.type !== 'response_item') return keptRaw(t, raw);
+  return responseItem(r.payload, t, raw, promptsLogged);
+}
+
+/**
+ * A large rollout read in two passes, so that its records are never all held (as claude-code.ts
+ * readStreamed): the first keeps its session_meta and first turn_context, its first time and
+ * whether prompts are logged as event_msg; the second maps a line at a time as the engine writes
+ * them. A fork (its parent's history comes first) is left to readRollout: undefined.
+ */
+async function readStreamed(file: SourceFile): Promise<MappedSession[] | undefined> {
+  const problems: string[] = [];
+  const lineNos: number[] = [];
+  let meta: Record<string, unknown> | undefined;
+  let ctx: Record<string, unknown> | undefined;
+  let firstT: string | undefined;
+  let promptsLogged = false;
+  let end = 0;
+  for await (const b of jsonlBatches(file.path, problems, Number.POSITIVE_INFINITY, true)) {
+    for (const l of b.lines) {
+      const r = envelope(l.value, lineNos.length === 0);
+      lineNos.push(l.line);
+      if (!r) continue;
+      if (r.type === 'session_meta') meta ??= r.payload;
+      if (r.type === 'turn_context') ctx ??= r.payload;
+      firstT ??= isoTime(r.t);
+      if (r.type === 'event_msg' && r.payload.type === 'user_message') promptsLogged = true;
+    }
+    end = b.end;
+  }
+  const id = str(meta?.id) ?? ID_IN_NAME.exec(file.path)?.[1] ?? basename(file.path, '.jsonl');
+  if (str(meta?.forked_from_id) && meta?.forked_from_id !== id) return undefined;
+  const createdAt = isoTime(meta?.timestamp) ?? firstT ?? EPOCH;
+  const project = str(meta?.cwd) ?? str(ctx?.cwd) ?? '';
+  const version = str(meta?.cli_version);
+  const source: SourceRef = { tool: 'codex', ...(version ? { version } : {}), path: file.path, id, project };
+  if (!project) {
+    problems.push('no working folder recorded (session_meta.cwd); not imported');
+    return [{ source, createdAt, events: [], problems }];
+  }
+  const model = str(ctx?.model);
+  async function* events(): AsyncGenerator<MappedEvent> {
+    const clock = new Clock(createdAt);
+    let i = 0;
+    for await (const l of readAgain(file.path, end, lineNos)) yield mapRecord(l, envelope(l.value, i++ === 0), clock, promptsLogged);
+  }
+  return [{ source, createdAt, ...(model ? { model } : {}), events: [], streamed: { count: lineNos.length, events }, problems }];
 }
 
 function responseItem(p: Record<string, unknown>, t: string, raw: unknown, promptsLogged: boolean): MappedEvent {

@@ -59,7 +59,7 @@ import {
 } from './ledger.js';
 import { sourceLineOf } from './jsonl.js';
 import { cleanTitle } from './titles.js';
-import type { Importer, MappedEvent, MappedSession, SourceFile, SourceRef } from './types.js';
+import { type Importer, type MappedEvent, type MappedSession, type SourceFile, type SourceRef, SourceChanged } from './types.js';
 
 export { ledgerPath } from './ledger.js';
 
@@ -168,7 +168,8 @@ const writing = async () => {
     validateBatch: store.validateBatch,
     ...staged,
     readMeta: reader.readMeta,
-    digestOfEvents: reader.digestOfEvents,
+    emptyDigest: reader.emptyDigest,
+    foldEvents: reader.foldEvents,
     entryOf: entries.entryOf,
     upsertEntries: entries.upsertEntries,
     mapLimit: entries.mapLimit,
@@ -363,18 +364,45 @@ export async function ledgerUnknownKinds(root: string, env: NodeJS.ProcessEnv = 
 
 /** Counts the kept records of a kind the importer does not declare (Importer.kinds). */
 export function countUnknownKinds(importer: Importer, s: MappedSession, into: Map<string, UnknownKind>): void {
-  if (!importer.kinds || !importer.kindOf) return;
+  const count = unknownKindCounter(importer, s, into);
+  for (const ev of s.events) count(ev);
+}
+
+/** countUnknownKinds an event at a time (a streamed session's events, as they are written). */
+function unknownKindCounter(importer: Importer, s: MappedSession, into: Map<string, UnknownKind>): (ev: MappedEvent) => void {
+  if (!importer.kinds || !importer.kindOf) return () => {};
+  const kindOf = importer.kindOf;
   const known = new Set([...importer.kinds.mapped, ...importer.kinds.hidden]);
   const version = s.source.version ?? '';
-  for (const ev of s.events) {
-    if (ev.kind !== 'event' || ev.type !== 'source-record' || ev.unparsed) continue;
-    const kind = importer.kindOf(ev.raw);
-    if (kind === undefined || known.has(kind) || known.has(`${kind.split('/')[0]}/*`)) continue;
+  return (ev) => {
+    if (ev.kind !== 'event' || ev.type !== 'source-record' || ev.unparsed) return;
+    const kind = kindOf(ev.raw);
+    if (kind === undefined || known.has(kind) || known.has(`${kind.split('/')[0]}/*`)) return;
     const key = `${importer.tool}\0${version}\0${kind}`;
     const u = into.get(key);
     if (u) u.count++;
     else into.set(key, { tool: importer.tool, version, kind, count: 1 });
-  }
+  };
+}
+
+/** How many events a mapped session has (a streamed one's count from its first pass). */
+function eventCount(s: MappedSession): number {
+  return s.streamed?.count ?? s.events.length;
+}
+
+/**
+ * What the engine does to each mapped event before it compares or writes it (a title cleaned,
+ * an unknown kind counted): at once for a session in memory, as they come for a streamed one.
+ */
+type Prepare = (ev: MappedEvent) => MappedEvent;
+
+/** A streamed session's events held after all (a session of ours to compare with, a dry run). */
+async function materialize(s: MappedSession, prepare: Prepare): Promise<void> {
+  if (!s.streamed) return;
+  const events: MappedEvent[] = [];
+  for await (const ev of s.streamed.events()) events.push(prepare(ev));
+  s.events = events;
+  s.streamed = undefined;
 }
 
 /** What one run shares between its files: the user's deleted imports, the unknown kinds seen. */
@@ -486,15 +514,28 @@ class Run {
     const mine = new Map<string, UnknownKind>();
     for (const s of sessions) {
       for (const p of s.problems) this.report.problems.push({ path: s.source.path, message: p });
-      s.events = s.events.map(cleanTitleEvent);
-      countUnknownKinds(importer, s, mine);
-      if (s.events.length === 0) {
+      const count = unknownKindCounter(importer, s, mine);
+      const prepare: Prepare = (ev) => {
+        const e = cleanTitleEvent(ev);
+        count(e);
+        return e;
+      };
+      if (!s.streamed) s.events = s.events.map(prepare);
+      if (eventCount(s) === 0) {
         this.report.skipped++;
         this.report.skippedFiles.push({ path: s.source.path, reason: `session ${s.source.id}: nothing in it to import yet (no message)` });
         continue;
       }
       const before = grown ? last!.sessions.find((x) => x.key === keyOf(s)) : undefined;
-      const r = await this.session(s, before);
+      let r;
+      try {
+        r = await this.session(s, before, prepare);
+      } catch (e) {
+        if (!(e instanceof SourceChanged)) throw e;
+        this.report.problems.push({ path: s.source.path, message: e.message });
+        this.report.skipped++;
+        r = undefined;
+      }
       if (!r) complete = false;
       else if (!r.held.file)
         continue; // nothing of it was importable
@@ -557,7 +598,17 @@ class Run {
    * with our copy by event signature. Returns what the ledger keeps, a staged new session, or
    * undefined when it was skipped (locked by another process: the next run tries again).
    */
-  private async session(s: MappedSession, before: LedgerSession | undefined): Promise<{ held: LedgerSession; staged?: true } | undefined> {
+  private async session(
+    s: MappedSession,
+    before: LedgerSession | undefined,
+    prepare: Prepare,
+  ): Promise<{ held: LedgerSession; staged?: true } | undefined> {
+    if (s.streamed) {
+      // Streamed only into a new session of ours; anything else compares events: held after all.
+      const where = before ? undefined : await this.locate(s);
+      if (!where || where.file || this.dryRun || this.state.trashed.has(where.id)) await materialize(s, prepare);
+      else return this.stageNew(s, where.id, prepare);
+    }
     const lastSig = eventSignature(s.events[s.events.length - 1]!);
     if (before && before.mapped <= s.events.length && before.mapped > 0 && eventSignature(s.events[before.mapped - 1]!) === before.last) {
       const st = lstatQuiet(before.file);
@@ -582,22 +633,7 @@ class Run {
         countOutcome(this.report, id, s.source, false, s.events.length);
         return { held: { id, key: keyOf(s), file: '', bytes: 0, seq: 0, mapped: 0, last: '' } };
       }
-      const staged = await this.stage(s, id);
-      if (!staged) {
-        this.report.skipped++;
-        return { held: { id, key: keyOf(s), file: '', bytes: 0, seq: 0, mapped: 0, last: '' } };
-      }
-      countOutcome(this.report, id, s.source, false, staged.events);
-      const held = {
-        id,
-        key: keyOf(s),
-        file: staged.file,
-        bytes: staged.bytes,
-        seq: staged.events,
-        mapped: s.events.length,
-        last: lastSig,
-      };
-      return { held, staged: true };
+      return this.stageNew(s, id, prepare);
     }
     if (this.dryRun) {
       const held = await heldEvents(this.store(), id);
@@ -668,8 +704,39 @@ class Run {
     return { bytes: (await lstat(await store.pathOf(id))).size, seq: r.lastSeq + 1 };
   }
 
-  private async stage(s: MappedSession, id: string): Promise<Staged | undefined> {
-    const { SCHEMA_VERSION, stageSession, discardStaged, digestOfEvents } = await parts();
+  /** A session new to us staged; what the ledger keeps of it. */
+  private async stageNew(s: MappedSession, id: string, prepare: Prepare): Promise<{ held: LedgerSession; staged?: true }> {
+    let last: MappedEvent | undefined = s.events[s.events.length - 1];
+    const streamed = s.streamed;
+    const events = streamed
+      ? (async function* () {
+          for await (const ev of streamed.events()) yield (last = prepare(ev));
+        })()
+      : s.events;
+    const staged = await this.stage(s, id, events);
+    if (!staged) {
+      this.report.skipped++;
+      return { held: { id, key: keyOf(s), file: '', bytes: 0, seq: 0, mapped: 0, last: '' } };
+    }
+    countOutcome(this.report, id, s.source, false, staged.events);
+    const held = {
+      id,
+      key: keyOf(s),
+      file: staged.file,
+      bytes: staged.bytes,
+      seq: staged.events,
+      mapped: eventCount(s),
+      last: eventSignature(last!),
+    };
+    return { held, staged: true };
+  }
+
+  private async stage(
+    s: MappedSession,
+    id: string,
+    events: Iterable<MappedEvent> | AsyncIterable<MappedEvent>,
+  ): Promise<Staged | undefined> {
+    const { SCHEMA_VERSION, stageSession, discardStaged, emptyDigest, foldEvents } = await parts();
     const store = await this.store();
     let project: string;
     try {
@@ -698,31 +765,37 @@ class Run {
       ...(repo ? { repo: { ...repo } } : {}),
     };
     let staged: Staged;
-    const left = new Set<number>();
+    // Its History row folded from the events as they are written, so that the first listing
+    // after an import reads no file it made (a new user's History right after the first import).
+    const metaEnd = Buffer.byteLength(JSON.stringify(meta)) + 1;
+    const d = emptyDigest(meta, metaEnd);
     try {
       staged = await stageSession(
         store,
         meta,
-        s.events,
+        events,
         (i, message) => {
-          left.add(i);
           this.report.problems.push({ path: s.source.path, message: `a record of the source was left out (event ${i}): ${message}` });
         },
         // A record's own line written as its `raw` (jsonl.ts); a compaction covers the event before it.
-        { rawSource: sourceLineOf, prepared: this.prepared, withSeq: (ev, seq) => withCoverage([ev as MappedEvent], seq)[0] },
+        {
+          rawSource: sourceLineOf,
+          prepared: this.prepared,
+          withSeq: (ev, seq) => withCoverage([ev as MappedEvent], seq)[0],
+          onWritten: (ev) => foldEvents(d, [ev as SessionEvent], [0], 0),
+        },
       );
     } catch (e) {
+      // A streamed source that changed or failed while read again: this session waits for the next run.
+      if (e instanceof SourceChanged || (!Array.isArray(events) && !isStoreError(e)))
+        throw e instanceof SourceChanged ? e : new SourceChanged(`${s.source.path}: ${(e as Error).message}; read again on a later run`);
       throw writeFailure(e);
     }
     if (staged.events === 0) {
       discardStaged(staged); // nothing importable in it: no 0-turn row
       return undefined;
     }
-    // Its History row from the events in hand, so that the first listing after an import reads
-    // no file it made (a new user's History right after the first import).
-    const kept = (left.size ? s.events.filter((_, i) => !left.has(i)) : s.events) as unknown as SessionEvent[];
-    const metaEnd = Buffer.byteLength(JSON.stringify(meta)) + 1;
-    const d = digestOfEvents(meta, metaEnd, kept, staged.bytes);
+    d.folded = staged.bytes;
     this.digests.set(staged.id, { meta, metaEnd, d });
     lastActivityAsMtime(staged.temp, d.updatedAt);
     this.ids?.set(id, staged.file);

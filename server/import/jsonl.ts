@@ -9,7 +9,7 @@ import { type BigIntStats, closeSync, lstatSync, readdirSync, readSync, realpath
 import { MAX_DEPTH, tooDeep } from '../format/text.js';
 import { openRegular, openRegularSync } from '../store/files.js';
 import { dirname, join, sep } from 'node:path';
-import type { MappedEvent, SourceFile } from './types.js';
+import { type MappedEvent, type SourceFile, SourceChanged } from './types.js';
 
 export interface SourceLine {
   /** 1-based line number in the file. */
@@ -68,13 +68,32 @@ const READ_TAIL = 64 << 10;
  * no FIFO waited on.
  */
 export async function readJsonl(path: string, problems: string[]): Promise<SourceLine[]> {
+  const out: SourceLine[] = [];
+  for await (const b of jsonlBatches(path, problems)) for (const l of b.lines) out.push(l);
+  return out;
+}
+
+/**
+ * readJsonl's lines a read chunk at a time, none kept after it is handed over: what a large
+ * source's two passes read with (claude-code.ts). `end`: the offset up to which lines were read
+ * (a torn last line left out included). `upTo` stops the read at that byte (a second pass reads
+ * the bytes the first one did, not what a writer added since). `facts`: a first pass, whose
+ * records are never written: their lines' bytes are not remembered (sourceLineOf, rawBytesOf).
+ */
+export async function* jsonlBatches(
+  path: string,
+  problems: string[],
+  upTo = Number.POSITIVE_INFINITY,
+  facts = false,
+): AsyncGenerator<{ lines: SourceLine[]; end: number }> {
   await mustBeInside(dirname(path));
   // Read synchronously (a thread-pool round trip a chunk was a fifth of a first import's wall
   // time on a busy machine), letting other work in every READ_YIELD chunks: parsing is synchronous anyway.
   const { fd, st } = openRegularSync(path); // no symlink followed, no FIFO waited on
-  const size0 = Number(st.size);
+  const size0 = Math.min(Number(st.size), upTo);
   try {
-    const out: SourceLine[] = [];
+    let out: SourceLine[] = [];
+    let lineEnd = 0;
     let parts: Buffer[] = [];
     let kept = 0;
     let bytes = 0;
@@ -96,8 +115,9 @@ export async function readJsonl(path: string, problems: string[]): Promise<Sourc
         kept += piece.length;
       }
     };
-    const end = (torn: boolean) => {
+    const end = (torn: boolean, at: number): void => {
       lineNo++;
+      lineEnd = at;
       const line = parts.length === 1 ? parts[0]! : Buffer.concat(parts, kept);
       // An ASCII line (most of a tool's log) decoded byte for byte: several times faster than UTF-8's decoder.
       const ascii = isAscii(line);
@@ -118,15 +138,23 @@ export async function readJsonl(path: string, problems: string[]): Promise<Sourc
       }
       const kept1 = out.length;
       oneLine(text, lineNo, torn, out, problems);
-      if (out.length === kept1) return;
+      if (out.length === kept1 || facts) return;
       if (!ascii && !isUtf8(line)) keepBytes(out[kept1]!.value, line);
       else if (!out[kept1]!.unparsed) keepSource(out[kept1]!.value, line);
     };
-    for (let pos = 0, k = 1; ; k++) {
+    const batch = () => {
+      const b = { lines: out, end: lineEnd };
+      out = [];
+      return b;
+    };
+    let pos = 0;
+    for (let k = 1; ; k++) {
       if (k % READ_YIELD === 0) await new Promise((r) => setImmediate(r));
       // A buffer of its own a chunk (the file's size at most): a line inside it is kept as a slice
       // (its record's source line, keepSource), never copied.
-      const buf = Buffer.allocUnsafeSlow(pos < size0 ? Math.min(READ_CHUNK, size0 - pos) : READ_TAIL);
+      const want = pos < size0 ? Math.min(READ_CHUNK, size0 - pos) : Math.min(READ_TAIL, upTo - pos);
+      if (want <= 0) break;
+      const buf = Buffer.allocUnsafeSlow(want);
       const bytesRead = readSync(fd, buf, 0, buf.length, pos);
       if (bytesRead === 0) break;
       pos += bytesRead;
@@ -134,16 +162,45 @@ export async function readJsonl(path: string, problems: string[]): Promise<Sourc
       let start = 0;
       for (let i = chunk.indexOf(10); i !== -1; i = chunk.indexOf(10, start)) {
         take(chunk.subarray(start, i));
-        end(false);
+        end(false, pos - bytesRead + i + 1);
         start = i + 1;
       }
       if (start < bytesRead) take(chunk.subarray(start));
+      if (out.length) yield batch();
     }
-    if (bytes > 0) end(true);
-    return out;
+    if (bytes > 0) end(true, pos);
+    yield batch();
   } finally {
     closeSync(fd);
   }
+}
+
+/**
+ * A session file this large is read in two passes by the importers that can (claude-code.ts,
+ * codex.ts): below it a file's records are held while it is written (about four times its size
+ * in memory), above it they never all are. Lower costs a second parse of more bytes.
+ */
+export const STREAM_BYTES = 4 << 20;
+
+/**
+ * A second pass over the bytes a first one read up to `end`: the same lines again, one at a time,
+ * each checked against the first pass (its line number, and `same` where given). A file that
+ * changed meanwhile throws SourceChanged: read again on a later run.
+ */
+export async function* readAgain(
+  path: string,
+  end: number,
+  lineNos: readonly number[],
+  same: (l: SourceLine, i: number) => boolean = () => true,
+): AsyncGenerator<SourceLine> {
+  let i = 0;
+  lines: for await (const b of jsonlBatches(path, [], end))
+    for (const l of b.lines) {
+      if (l.line !== lineNos[i] || !same(l, i)) break lines;
+      yield l;
+      i++;
+    }
+  if (i !== lineNos.length) throw new SourceChanged(`${path} changed while it was read; read again on a later run`);
 }
 
 /** One line of a JSONL file, as jsonlLines reads it. */
@@ -279,6 +336,25 @@ export async function confinedTo<T>(root: string, f: () => Promise<T>): Promise<
   }
   const base = isDir ? root : dirname(dirname(root));
   return confinement.run({ root: base, seen: new Map(), notUtf8: new Map(), rawBytes: new Map(), unreadable: [] }, f);
+}
+
+/**
+ * An iteration made later (a large source's second pass, when the engine writes its events)
+ * confined as the read that made it was, with the same memory of raw bytes: each step runs in
+ * the confinement current when this was called.
+ */
+export function keepConfined<T>(each: () => AsyncIterable<T>): () => AsyncIterable<T> {
+  const c = confinement.getStore();
+  if (!c) return each;
+  return () => ({
+    [Symbol.asyncIterator]: () => {
+      const it = confinement.run(c, () => each()[Symbol.asyncIterator]());
+      return {
+        next: () => confinement.run(c, () => it.next()),
+        return: (v?: unknown) => confinement.run(c, () => it.return?.(v) ?? Promise.resolve({ done: true as const, value: v as T })),
+      };
+    },
+  });
 }
 
 /**

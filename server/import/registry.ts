@@ -3,8 +3,8 @@
 // is the descriptor's (tools.ts resumeArgv).
 // Adding a tool is one entry in tools.ts; this file does not change.
 
-import type { Importer, ImporterModule, MappedSession, SourceFile } from './types.js';
-import { confinedTo, rawBytesOf, unreadableFolders } from './jsonl.js';
+import type { Importer, ImporterModule, MappedEvent, MappedSession, SourceFile } from './types.js';
+import { confinedTo, keepConfined, rawBytesOf, unreadableFolders } from './jsonl.js';
 import { TOOLS, type ToolDescriptor } from './tools.js';
 
 /**
@@ -31,14 +31,29 @@ function confined(i: ImporterModule, tool: ToolDescriptor): Importer {
   };
 }
 
-/** Every event made from a line that was not valid UTF-8 gets that line's bytes as `rawBase64` (jsonl.ts). */
+/**
+ * Every event made from a line that was not valid UTF-8 gets that line's bytes as `rawBase64`
+ * (jsonl.ts); a streamed session's too, as its events are made, in the read's confinement.
+ */
 function withRawBytes(sessions: MappedSession[]): MappedSession[] {
-  for (const s of sessions)
-    for (const e of s.events) {
-      const b = e.raw === undefined ? undefined : rawBytesOf(e.raw);
-      if (b !== undefined) e.rawBase64 = b;
-    }
+  for (const s of sessions) {
+    for (const e of s.events) withBytes(e);
+    const streamed = s.streamed;
+    if (streamed)
+      s.streamed = {
+        count: streamed.count,
+        events: keepConfined(async function* () {
+          for await (const e of streamed.events()) yield withBytes(e);
+        }),
+      };
+  }
   return sessions;
+}
+
+function withBytes(e: MappedEvent): MappedEvent {
+  const b = e.raw === undefined ? undefined : rawBytesOf(e.raw);
+  if (b !== undefined) e.rawBase64 = b;
+  return e;
 }
 
 export const IMPORTERS: readonly Importer[] = await Promise.all(

@@ -69,6 +69,11 @@ export interface MappedSession {
    */
   events: MappedEvent[];
   /**
+   * A large source's events read again from its file while they are written, instead of held
+   * (`events` is then empty): bounded memory whatever the session's size (claude-code.ts).
+   */
+  streamed?: StreamedEvents;
+  /**
    * Distinguishes sessions that share a source id (a Claude Code rewind branch kept beside the
    * main one, an Aider file's n-th chat): '' for the main one.
    */
@@ -76,6 +81,19 @@ export interface MappedSession {
   /** What could not be read, in words a user understands (a torn last line, a bad record at line N). */
   problems: string[];
 }
+
+/**
+ * The events of a session read in two passes: `count` known from the first, the events made
+ * again, in order, each time `events()` is iterated (the same list `events` would have been).
+ * An iteration that finds the file changed since the first pass throws SourceChanged.
+ */
+export interface StreamedEvents {
+  count: number;
+  events(): AsyncIterable<MappedEvent>;
+}
+
+/** A source read in two passes changed between them: read again on a later run. */
+export class SourceChanged extends Error {}
 
 /** A session file (or database) of the tool, as discovered. */
 export interface SourceFile {

@@ -46,22 +46,26 @@ export interface StageOptions {
    * answers the event to write (an import's compaction covers the event before it).
    */
   withSeq?: (event: unknown, seq: number) => unknown;
+  /** Sees each event written (as given, before withSeq): what the caller folds into its digest. */
+  onWritten?: (event: unknown) => void;
 }
 
 /**
  * Writes a new session (meta line and events) under a hidden name in its project folder. An
  * event the schema refuses (nested too deep, not serialisable) is left out and passed to
  * `onBad` with its index; the rest is written. Nothing is durable or visible until commitStaged.
- * StageOptions say where an event's `raw` bytes are and which folders are ready.
+ * StageOptions say where an event's `raw` bytes are and which folders are ready. `events` may
+ * be made as they are written (a large source's second pass): an error of theirs is thrown as it
+ * is, the hidden file removed.
  */
 export async function stageSession(
   store: SessionStore,
   meta: MetaLine,
-  events: unknown[],
+  events: Iterable<unknown> | AsyncIterable<unknown>,
   onBad: (index: number, message: string) => void,
   o: StageOptions = {},
 ): Promise<Staged> {
-  const { rawSource, prepared, withSeq } = o;
+  const { rawSource, prepared, withSeq, onWritten } = o;
   const dir = store.projectDirOf(meta.project);
   if (!prepared?.has(dir)) {
     await store.prepareProjectDir(dir);
@@ -100,27 +104,44 @@ export async function stageSession(
       } else at += typeof piece === 'string' ? buf.write(piece, at) : piece.copy(buf, at);
     };
     put(`${JSON.stringify(meta)}\n`);
-    for (let i = 0; i < events.length; i++) {
+    let i = 0;
+    const one = (ev: unknown) => {
       let line: { head: string; raw?: Buffer; tail: string };
       try {
-        line = validateImported(withSeq ? withSeq(events[i], written) : events[i], rawSource);
+        line = validateImported(withSeq ? withSeq(ev, written) : ev, rawSource);
       } catch (e) {
-        onBad(i, (e as Error).message);
-        continue;
+        onBad(i++, (e as Error).message);
+        return;
       }
+      i++;
       put(line.head);
       if (line.raw) put(line.raw);
       if (line.tail) put(line.tail);
       written++;
-    }
+      onWritten?.(ev);
+    };
+    if (Symbol.asyncIterator in events) for await (const ev of fromSource(events)) one(ev);
+    else for (const ev of events) one(ev); // no await an event
     flush();
   } catch (e) {
     closeQuietly(fd);
     unlinkQuietly(temp);
-    throw fromFsError(e, `cannot write the new session ${meta.id}`);
+    throw e && typeof e === 'object' && sourceErrors.has(e) ? e : fromFsError(e, `cannot write the new session ${meta.id}`);
   }
   closeQuietly(fd);
   return { id: meta.id, dir, temp, file: join(dir, `${meta.id}.jsonl`), bytes, events: written };
+}
+
+/** Errors of the events' own making (reading their source), thrown as they are: not the store's. */
+const sourceErrors = new WeakSet<object>();
+
+async function* fromSource(events: AsyncIterable<unknown>): AsyncGenerator<unknown> {
+  try {
+    yield* events;
+  } catch (e) {
+    if (e && typeof e === 'object') sourceErrors.add(e);
+    throw e;
+  }
 }
 
 /**
