@@ -6,19 +6,23 @@
 // Events keep the object JSON.parse produced (never zod's copy), so provider content comes back
 // exactly as it was appended and a `__proto__` key stays a plain own property.
 // Every line is checked by events.ts's zod schemas, the one definition of the format.
-// Depends on node:fs, ../format (soft-cap.ts among it), ./lines and ./skim; nothing of JSON-RPC.
+// Depends on node:fs, ../format (soft-cap.ts among it), ./lines, ./skim and ./digest (the digest
+// folded from bytes, given this reader's check of the lines it parses); nothing of JSON-RPC.
 
 import { readSync } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
 import { isUtf8 } from 'node:buffer';
 import { MetaLine, SessionEvent, type SeqEvent } from '../format/events.js';
 import { restoreFromRaw } from '../format/derived.js';
-import { textOf, oneLine, tooDeep, MAX_DEPTH } from '../format/text.js';
+import { tooDeep, MAX_DEPTH } from '../format/text.js';
 import { openRegular } from './files.js';
-import { forEachLine, forEachLineFd, forEachLineIn, forEachLineSync, lastLines, type Line } from './lines.js';
+import { forEachLine, forEachLineFd, lastLines, type Line } from './lines.js';
 import { StreamElider } from '../format/soft-cap.js';
 import { skimLine } from './skim.js';
 import { StoreError, fromFsError } from './errors.js';
+import { DIGEST_EVENTS, applyEvent, emptyDigest, foldFdSync, foldLines, type Digest, type LineCheck } from './digest.js';
+
+export { applyEvent, emptyDigest, isMessage, isTurn, type Digest } from './digest.js';
 
 export interface Problem {
   file: string;
@@ -101,8 +105,7 @@ export function digestOfBuffer(file: string, buf: Buffer): { info: MetaInfo; d: 
   if (nl === -1) return undefined;
   const info = metaOf(file, buf, nl);
   const d = emptyDigest(info.meta, info.metaEnd);
-  const f = digestFolder(d);
-  forEachLineIn(buf, d.folded, buf.length, f.onLine, f.want);
+  foldLines(d, buf, d.folded, buf.length, 0, { check: checkLine });
   return { info, d };
 }
 
@@ -343,54 +346,9 @@ async function seqOfFirst(file: string, lines: Line[], at: { lines: number; fold
 
 // ---- Summaries for the index ------------------------------------------------------------------
 
-/** What the index needs of a session, foldable over appended bytes. */
-export interface Digest {
-  turns: number;
-  /** Time of the last message (user, assistant or agent line); createdAt before any. */
-  updatedAt: string;
-  preview: string;
-  firstUser: string;
-  title: string | null;
-  titleSource: string | null;
-  /** Line positions after the meta line seen so far. */
-  lines: number;
-  /** Byte offset after the last complete line folded; the next fold starts here. */
-  folded: number;
-  /** Unreadable lines seen. */
-  bad: number;
-  /** The latest of the session's `pin` / `unpin` events says pinned (lifecycle.ts). */
-  pinned: boolean;
-  /** The latest of its `archive` / `unarchive` events says archived, and no message came after it. */
-  archived: boolean;
-  /** Time of the latest `unarchive` event: idleness counts from it too (lifecycle.ts lastActive). */
-  unarchivedAt: string | null;
-  /** The last run stopped part way: an `interrupted` or `reaped` event came after the last message. */
-  interrupted: boolean;
-}
-
 const CANON = /^\{"kind":"(user|assistant|agent|event|title|compact)","t":"([^"\\]{10,40})"/;
 /** An `event` line's type when it follows its time, as this store writes markers. */
 const EVENT_TYPE = /^,"type":"([^"\\]{1,40})"/;
-/** The `event` types the digest reads (applyEvent): any other is not parsed for the listing. */
-const DIGEST_EVENTS = new Set(['pin', 'unpin', 'archive', 'unarchive', 'interrupted', 'reaped']);
-
-export function emptyDigest(meta: MetaLine, metaEnd: number): Digest {
-  return {
-    turns: 0,
-    updatedAt: meta.createdAt,
-    preview: '',
-    firstUser: '',
-    title: typeof meta.title === 'string' && meta.title ? meta.title : null,
-    titleSource: null,
-    lines: 0,
-    folded: metaEnd,
-    bad: 0,
-    pinned: false,
-    archived: false,
-    unarchivedAt: null,
-    interrupted: false,
-  };
-}
 
 /**
  * Folds the complete lines from `d.folded` to the end of the file into the digest (mutated and
@@ -412,12 +370,19 @@ export async function foldDigest(
   return d;
 }
 
-/** foldDigest, synchronously, over an open file descriptor up to `to` (lines.ts forEachLineSync). */
+/**
+ * foldDigest, synchronously, over an open file descriptor up to `to`, the lines not parsed read
+ * by their heads as bytes (digest.ts; lines.ts forEachLineSync says when a synchronous read is right).
+ */
 export function foldDigestSync(fd: number, d: Digest, to: number): Digest {
-  const f = digestFolder(d);
-  forEachLineSync(fd, f.onLine, { from: d.folded, to, want: f.want });
-  return d;
+  return foldFdSync(fd, d, to, { check: checkLine });
 }
+
+/** The fold's check of a line it parses (digest.ts): the event, or undefined for a bad line. */
+const checkLine: LineCheck = (bytes) => {
+  const r = parseEventLine(bytes, false);
+  return 'event' in r ? r.event : undefined;
+};
 
 /** The line callbacks of a fold into `d` (mutated). */
 function digestFolder(d: Digest): { onLine: (line: Line) => void | false; want: (p: Buffer) => boolean } {
@@ -464,55 +429,6 @@ function digestFolder(d: Digest): { onLine: (line: Line) => void | false; want: 
     return true;
   };
   return { onLine, want };
-}
-
-/**
- * A user line that holds only tool results (Anthropic's `tool_result` blocks, OpenAI's
- * `function_call_output` items: what an agent loop sends back) is no turn of the person's.
- */
-export function isTurn(ev: SessionEvent): boolean {
-  if (ev.kind !== 'user') return false;
-  const c = (ev as { content?: unknown }).content;
-  if (!Array.isArray(c) || c.length === 0) return true;
-  return !c.every(
-    (b) =>
-      b &&
-      typeof b === 'object' &&
-      ((b as { type?: unknown }).type === 'tool_result' || (b as { type?: unknown }).type === 'function_call_output'),
-  );
-}
-
-/** Kinds that are a message of the conversation: only these move `updatedAt` (a rename, a seal or a compaction does not). */
-export function isMessage(kind: string): boolean {
-  return kind === 'user' || kind === 'assistant' || kind === 'agent';
-}
-
-function applyEvent(d: Digest, ev: SessionEvent): void {
-  if (isMessage(ev.kind)) {
-    if (typeof ev.t === 'string') d.updatedAt = ev.t;
-    d.archived = false; // a session continued after its archive is back in History
-    d.interrupted = false; // and one continued after an interruption is no longer stopped
-  }
-  if (ev.kind === 'user') {
-    if (isTurn(ev)) d.turns++;
-    const line = oneLine(textOf(ev.content), 200);
-    if (line) {
-      d.preview = line;
-      if (!d.firstUser) d.firstUser = line;
-    }
-  } else if (ev.kind === 'title') {
-    d.title = ev.title;
-    d.titleSource = typeof ev.source === 'string' ? ev.source : null;
-  } else if (ev.kind === 'event') {
-    if (ev.type === 'pin') d.pinned = true;
-    else if (ev.type === 'unpin') d.pinned = false;
-    else if (ev.type === 'archive') d.archived = true;
-    else if (ev.type === 'interrupted' || ev.type === 'reaped') d.interrupted = true;
-    else if (ev.type === 'unarchive') {
-      d.archived = false;
-      d.unarchivedAt = typeof ev.t === 'string' ? ev.t : d.unarchivedAt;
-    }
-  }
 }
 
 /**
