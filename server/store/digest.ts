@@ -1,20 +1,21 @@
 // A session's digest (what History shows of it: turns, dates, preview, title, pin and archive)
-// folded from its file's bytes without parsing what it need not. Most lines of a session (an
-// assistant's or a tool's, an importer's verbatim records) change the digest by their kind and
-// time alone, which this store writes first on the line: those are read from the line's first
-// bytes, as bytes, never decoded nor parsed. The others (user, title, pin, archive, any line in
-// a shape we did not write) are parsed whole by the caller's `check`.
-//
-// The head rules are reader.ts's (CANON and EVENT_TYPE, on the first PREFIX bytes read as
-// latin1), matched here byte by byte: the same lines are parsed, and the digest is the same
-// (test/store/digest.test.ts folds every fixture both ways).
-// Depends on node:fs, ../format/text (the preview) and ./lines (PREFIX): no schema library, so
-// that a cold History's first page can be folded before zod is loaded (reader.ts gives the check).
+// folded from its file's bytes without parsing what it need not: the one fold of the digest
+// rules, read synchronously (the CLI's cold listing) or not (the sidecar). Most lines of a
+// session (an assistant's or a tool's, an importer's verbatim records) change the digest by their
+// kind and time alone, which this store writes first on the line: those are read from the line's
+// first PREFIX bytes, as bytes, never decoded nor parsed. The others (user, title, pin, archive,
+// any line in a shape we did not write) are parsed whole by the caller's `check`.
+// test/store/digest.test.ts holds the head rules as two regular expressions (the spec) and
+// checks this fold against a plain fold by them.
+// Depends on node:fs, ../format/text (the preview) and ./lines (PREFIX, the read buffers): no
+// schema library, so that a cold History's first page can be folded before zod is loaded
+// (reader.ts gives the check).
 
 import { readSync } from 'node:fs';
+import type { FileHandle } from 'node:fs/promises';
 import type { SessionEvent } from '../format/events.js';
 import { oneLine, textOf } from '../format/text.js';
-import { CHUNK, PREFIX } from './lines.js';
+import { CHUNK, PREFIX, giveChunk, takeChunk } from './lines.js';
 
 /** What the index needs of a session, foldable over appended bytes. */
 export interface Digest {
@@ -57,7 +58,7 @@ export interface LineFold {
 }
 
 /** The `event` types the digest reads (applyEvent): any other is not parsed for the listing. */
-export const DIGEST_EVENTS: ReadonlySet<string> = new Set(['pin', 'unpin', 'archive', 'unarchive', 'interrupted', 'reaped']);
+const DIGEST_EVENTS: ReadonlySet<string> = new Set(['pin', 'unpin', 'archive', 'unarchive', 'interrupted', 'reaped']);
 
 export function emptyDigest(meta: { createdAt: string; title?: unknown }, metaEnd: number): Digest {
   return {
@@ -191,8 +192,9 @@ function quoted(buf: Buffer, at: number, w: number, lo: number, hi: number): num
 }
 
 /**
- * What the fold does with the line `buf[s, e)`, from its first PREFIX bytes: CANON, then for an
- * event EVENT_TYPE, as reader.ts matches them on those bytes read as latin1 (a byte each).
+ * What the fold does with the line `buf[s, e)`, from its first PREFIX bytes: a head
+ * `{"kind":"K","t":"T"` (K a kind below, T 10 to 40 bytes, no `"` nor `\`), and for an event
+ * `,"type":"Y"` after it (1 to 40 such bytes).
  */
 function headOf(buf: Buffer, s: number, e: number): number {
   const w = Math.min(e, s + PREFIX);
@@ -262,62 +264,81 @@ function message(d: Digest, t: string): void {
   d.interrupted = false;
 }
 
-let spare: Buffer | undefined;
+/** A read the fold asks for: into `buf` at `at`, `len` bytes from file offset `pos`; sent back the bytes read. */
+interface Read {
+  buf: Buffer;
+  at: number;
+  len: number;
+  pos: number;
+}
+
+/** Folds the complete lines of an open file `fd` from `d.folded` up to byte `to` (foldReads). */
+export function foldFdSync(fd: number, d: Digest, to: number, fold: LineFold, chunk = CHUNK): Digest {
+  const g = foldReads(d, to, fold, chunk);
+  let r = g.next();
+  while (!r.done) r = g.next(readSync(fd, r.value.buf, r.value.at, r.value.len, r.value.pos));
+  return r.value;
+}
+
+/** foldFdSync over a file handle: the sidecar's, whose event loop a read must not hold. */
+export async function foldFd(fh: FileHandle, d: Digest, to: number, fold: LineFold): Promise<Digest> {
+  const g = foldReads(d, to, fold, CHUNK);
+  let r = g.next();
+  while (!r.done) r = g.next((await fh.read(r.value.buf, r.value.at, r.value.len, r.value.pos)).bytesRead);
+  return r.value;
+}
 
 /**
- * Folds the complete lines of the open file `fd` from `d.folded` up to byte `to` into `d`,
- * reading CHUNK bytes at a time. A line longer than that is kept whole only when it is parsed;
- * one read by its head is scanned for its end and dropped. A last line without '\n' is not
- * folded (the next fold starts at it again).
+ * Folds the complete lines of a file from `d.folded` up to byte `to` into `d`, asking its
+ * caller for the reads (one fold, read synchronously or not), CHUNK bytes at a time. A line
+ * longer than that is kept whole only when it is parsed; one read by its head is scanned for
+ * its end and dropped. A last line without '\n' is not folded (the next fold starts at it again).
  */
-export function foldFdSync(fd: number, d: Digest, to: number, fold: LineFold, chunk = CHUNK): Digest {
+function* foldReads(d: Digest, to: number, fold: LineFold, chunk: number): Generator<Read, Digest, number> {
   // `chunk` other than CHUNK only in tests, to cross read boundaries often.
-  let buf = chunk === CHUNK ? (spare ?? Buffer.allocUnsafeSlow(CHUNK)) : Buffer.allocUnsafe(Math.max(PREFIX, chunk));
-  if (chunk === CHUNK) spare = undefined;
+  let buf = chunk === CHUNK ? takeChunk() : Buffer.allocUnsafe(Math.max(PREFIX, chunk));
   let pos = d.folded; // next file offset to read
   let base = pos; // file offset of buf[0]
   let len = 0; // bytes of buf that hold file data
   let skipping: string | null | undefined; // inside a line read by its head: its time (MESSAGE) or null (SKIP)
-  try {
-    while (pos < to) {
-      const n = readSync(fd, buf, len, Math.min(buf.length - len, to - pos), pos);
-      if (n === 0) break; // the file shrank: what is read is all there is
-      pos += n;
-      len += n;
-      let s = 0;
-      if (skipping !== undefined) {
-        const e = buf.indexOf(10, 0);
-        if (e === -1 || e >= len) {
-          base += len;
-          len = 0;
-          continue;
-        }
-        d.lines++;
-        d.folded = base + e + 1;
-        if (skipping !== null) message(d, skipping);
-        skipping = undefined;
-        s = e + 1;
-      }
-      s = foldLines(d, buf, s, len, base, fold);
-      if (s > 0 && s < len) buf.copyWithin(0, s, len);
-      base += s;
-      len -= s;
-      if (len < buf.length) continue;
-      // A line longer than the buffer: read by its head, or kept whole in a bigger buffer.
-      const h = headOf(buf, 0, len);
-      if (h === PARSE || h === USER) {
-        const bigger = Buffer.allocUnsafe(buf.length * 2);
-        buf.copy(bigger, 0, 0, len);
-        buf = bigger;
-      } else {
-        skipping = h === MESSAGE ? buf.toString('latin1', headT, headTEnd) : null;
+  while (pos < to) {
+    const n = yield { buf, at: len, len: Math.min(buf.length - len, to - pos), pos };
+    if (n === 0) break; // the file shrank: what is read is all there is
+    pos += n;
+    len += n;
+    let s = 0;
+    if (skipping !== undefined) {
+      const e = buf.indexOf(10, 0);
+      if (e === -1 || e >= len) {
         base += len;
         len = 0;
+        continue;
       }
+      d.lines++;
+      d.folded = base + e + 1;
+      if (skipping !== null) message(d, skipping);
+      skipping = undefined;
+      s = e + 1;
     }
-  } finally {
-    if (chunk === CHUNK && buf.length === CHUNK) spare = buf;
+    s = foldLines(d, buf, s, len, base, fold);
+    if (s > 0 && s < len) buf.copyWithin(0, s, len);
+    base += s;
+    len -= s;
+    if (len < buf.length) continue;
+    // A line longer than the buffer: read by its head, or kept whole in a bigger buffer.
+    const h = headOf(buf, 0, len);
+    if (h === PARSE || h === USER) {
+      const bigger = Buffer.allocUnsafe(buf.length * 2);
+      buf.copy(bigger, 0, 0, len);
+      if (chunk === CHUNK && buf.length === CHUNK) giveChunk(buf);
+      buf = bigger;
+    } else {
+      skipping = h === MESSAGE ? buf.toString('latin1', headT, headTEnd) : null;
+      base += len;
+      len = 0;
+    }
   }
+  if (chunk === CHUNK && buf.length === CHUNK) giveChunk(buf); // not on a throw: left to the GC
   return d;
 }
 

@@ -191,7 +191,7 @@ export async function entryFromFile(file: string, id: string, bytes: number, mti
   try {
     ({ meta, metaEnd } = await readMeta(file, fh));
     d = emptyDigest(meta, metaEnd);
-    await foldDigest(file, d, undefined, { fh, to: bytes });
+    await foldDigest(file, d, { fh, to: bytes });
   } finally {
     await fh.close().catch(() => {});
   }

@@ -261,10 +261,10 @@ export function forEachLineSync(
 // Read buffers are reused across calls: a cold listing folds thousands of files, and a fresh
 // 1 MiB buffer each (outside V8's heap) made garbage collection a sixth of it.
 const spareChunks: Buffer[] = [];
-function takeChunk(): Buffer {
+export function takeChunk(): Buffer {
   return spareChunks.pop() ?? Buffer.allocUnsafeSlow(CHUNK);
 }
-function giveChunk(b: Buffer): void {
+export function giveChunk(b: Buffer): void {
   if (spareChunks.length < 8) spareChunks.push(b);
 }
 

@@ -20,7 +20,7 @@ import { forEachLine, forEachLineFd, lastLines, type Line } from './lines.js';
 import { StreamElider } from '../format/soft-cap.js';
 import { skimLine } from './skim.js';
 import { StoreError, fromFsError } from './errors.js';
-import { DIGEST_EVENTS, applyEvent, emptyDigest, foldFdSync, foldLines, type Digest, type LineCheck } from './digest.js';
+import { applyEvent, emptyDigest, foldFd, foldFdSync, foldLines, type Digest, type LineCheck } from './digest.js';
 
 export { applyEvent, emptyDigest, isMessage, isTurn, type Digest } from './digest.js';
 
@@ -346,33 +346,30 @@ async function seqOfFirst(file: string, lines: Line[], at: { lines: number; fold
 
 // ---- Summaries for the index ------------------------------------------------------------------
 
-const CANON = /^\{"kind":"(user|assistant|agent|event|title|compact)","t":"([^"\\]{10,40})"/;
-/** An `event` line's type when it follows its time, as this store writes markers. */
-const EVENT_TYPE = /^,"type":"([^"\\]{1,40})"/;
-
 /**
  * Folds the complete lines from `d.folded` to the end of the file into the digest (mutated and
- * returned). Only user, title and event lines (and lines in a shape we did not write) are parsed whole;
- * for the rest the kind and time are read from the first bytes. A torn last line is not folded:
- * the next fold starts at it again.
+ * returned), by digest.ts's fold: only user, title and digest event lines (and lines in a shape
+ * we did not write) are parsed; the rest are read by their heads as bytes. A torn last line is
+ * not folded: the next fold starts at it again.
  */
 export async function foldDigest(
   file: string,
   d: Digest,
-  signal?: AbortSignal,
   /** An open handle of `file` to read (saves an open), and where to stop (saves a stat). */
   via?: { fh: FileHandle; to: number },
 ): Promise<Digest> {
-  const f = digestFolder(d);
-  const opts = { from: d.folded, signal, want: f.want, borrow: true };
-  if (via) await forEachLineFd(via.fh, f.onLine, { ...opts, to: via.to });
-  else await forEachLine(file, f.onLine, opts);
-  return d;
+  if (via) return foldFd(via.fh, d, via.to, { check: checkLine });
+  const fh = await openRegular(file);
+  try {
+    return await foldFd(fh, d, (await fh.stat()).size, { check: checkLine });
+  } finally {
+    await fh.close();
+  }
 }
 
 /**
- * foldDigest, synchronously, over an open file descriptor up to `to`, the lines not parsed read
- * by their heads as bytes (digest.ts; lines.ts forEachLineSync says when a synchronous read is right).
+ * foldDigest, synchronously, over an open file descriptor up to `to` (lines.ts forEachLineSync
+ * says when a synchronous read is right).
  */
 export function foldDigestSync(fd: number, d: Digest, to: number): Digest {
   return foldFdSync(fd, d, to, { check: checkLine });
@@ -383,53 +380,6 @@ const checkLine: LineCheck = (bytes) => {
   const r = parseEventLine(bytes, false);
   return 'event' in r ? r.event : undefined;
 };
-
-/** The line callbacks of a fold into `d` (mutated). */
-function digestFolder(d: Digest): { onLine: (line: Line) => void | false; want: (p: Buffer) => boolean } {
-  // `want` sees every line's first bytes before `onLine` sees the line, so its match is kept
-  // for onLine rather than decoded and matched twice (a cold listing does this for every line).
-  let head: RegExpExecArray | null = null;
-  let skipped = false; // the line is an `event` of a type the digest does not read
-  const onLine = (line: Line): void | false => {
-    if (!line.terminated) return false;
-    d.lines++;
-    d.folded = line.end + 1;
-    if (skipped) return;
-    const m = head;
-    if (m && m[1] !== 'user' && m[1] !== 'title' && m[1] !== 'event') {
-      if (m[1] === 'assistant' || m[1] === 'agent') {
-        d.updatedAt = m[2]!;
-        d.archived = false; // a session continued after its archive is back in History
-        d.interrupted = false;
-      }
-      return;
-    }
-    const r = parseEventLine(line.bytes, false);
-    if ('error' in r) {
-      d.bad++;
-      return;
-    }
-    applyEvent(d, r.event);
-  };
-  const want = (p: Buffer): boolean => {
-    const s = p.toString('latin1', 0, 96);
-    const m = (head = CANON.exec(s));
-    skipped = false;
-    if (!m || m[1] === 'user' || m[1] === 'title') return true;
-    if (m[1] !== 'event') return false;
-    // `event` lines are parsed when they may be a pin, an archive or an interruption. Others
-    // (an importer's `source-record`, a tool's verbatim record: a third of the lines of an
-    // imported Codex session) change nothing the digest holds, like an agent line: skipped by
-    // their head, as long as it names the type.
-    const t = EVENT_TYPE.exec(s.slice(m[0].length));
-    if (t && !DIGEST_EVENTS.has(t[1]!)) {
-      skipped = true;
-      return false;
-    }
-    return true;
-  };
-  return { onLine, want };
-}
 
 /**
  * The digest of a session written whole from events in memory (an import's new session): what

@@ -1,11 +1,12 @@
 // The digest folded from bytes (store/digest.ts: heads matched as bytes, only what must be parsed
-// parsed) is the digest of the parsing fold (reader.ts foldDigest: each head decoded and matched
-// by CANON, the rest parsed), for every session file the importers make of every contract case
-// (the real tools' files among them) and for odd lines: a user line mixing text and tool results,
-// a tool result whose text holds `"type":"text"`, heads one byte off the canonical shape, unicode,
-// a line longer than the read buffer, a torn last line. Read in small chunks too, so that every
-// line crosses a read boundary somewhere. The first look (entries.ts firstLookReader) shows the
-// same row for each of these files.
+// parsed, read synchronously or not) is the digest of a plain fold (below: the file split into
+// lines, each head matched by the rules' regular expressions, the rest parsed by the reader), for
+// every session file the importers make of every contract case (the real tools' files among
+// them) and for odd lines: a user line mixing text and tool results, a tool result whose text
+// holds `"type":"text"`, heads one byte off the canonical shape, unicode, a line longer than the
+// read buffer, a torn last line. Read in small chunks too, so that every line crosses a read
+// boundary somewhere. The first look (entries.ts firstLookReader) shows the same row for each of
+// these files.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { closeSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { mkdir, readdir } from 'node:fs/promises';
@@ -16,6 +17,7 @@ import { SessionStore } from '../../server/store/store.js';
 import { projectFolders } from '../../server/store/files.js';
 import { entryFromFile, firstLookReader, syncEntryReader, type IndexEntry } from '../../server/store/entries.js';
 import {
+  applyEvent,
   digestOfBuffer,
   emptyDigest,
   foldDigest,
@@ -25,7 +27,9 @@ import {
   type Digest,
 } from '../../server/store/reader.js';
 import { foldFdSync, type LineCheck } from '../../server/store/digest.js';
-import { serializeLine } from '../../server/format/events.js';
+import { PREFIX } from '../../server/store/lines.js';
+import { openRegular } from '../../server/store/files.js';
+import { serializeLine, type SessionEvent } from '../../server/format/events.js';
 import { shareWithRaw } from '../../server/format/derived.js';
 import { runImport } from '../../server/import/engine.js';
 import { importerOf } from '../../server/import/registry.js';
@@ -42,11 +46,41 @@ const check: LineCheck = (bytes) => {
   return 'event' in r ? r.event : undefined;
 };
 
-/** The parsing fold's digest of `file` (the reference), and every other way of folding it. */
+/** The head rules: a line's first PREFIX bytes, read as latin1 (a byte each), matched by these. */
+const HEAD = /^\{"kind":"(user|assistant|agent|event|title|compact)","t":"([^"\\]{10,40})"/;
+/** After an event's head: its type. Only the types the digest reads are parsed. */
+const EVENT_TYPE = /^,"type":"([^"\\]{1,40})"/;
+const DIGEST_EVENTS = ['pin', 'unpin', 'archive', 'unarchive', 'interrupted', 'reaped'];
+
+/**
+ * The reference: every complete line after the meta line, an assistant or agent head taken for
+ * its time, a compaction or an event of another type counted only, any other line parsed.
+ */
+function plainFold(file: string, meta: { createdAt: string; title?: unknown }, metaEnd: number): Digest {
+  const buf = readFileSync(file);
+  const d = emptyDigest(meta, metaEnd);
+  for (let s = metaEnd, e = buf.indexOf(10, s); e !== -1; s = e + 1, e = buf.indexOf(10, s)) {
+    d.lines++;
+    d.folded = e + 1;
+    const head = buf.toString('latin1', s, Math.min(e, s + PREFIX));
+    const m = HEAD.exec(head);
+    const type = m?.[1] === 'event' ? EVENT_TYPE.exec(head.slice(m[0].length))?.[1] : undefined;
+    if (m?.[1] === 'compact' || (type !== undefined && !DIGEST_EVENTS.includes(type))) continue;
+    if (m?.[1] === 'assistant' || m?.[1] === 'agent') applyEvent(d, { kind: m[1], t: m[2] } as SessionEvent);
+    else {
+      const r = parseEventLine(buf.subarray(s, e), false);
+      if ('event' in r) applyEvent(d, r.event);
+      else d.bad++;
+    }
+  }
+  return d;
+}
+
+/** The plain fold's digest of `file` (the reference), and every other way of folding it. */
 async function everyWay(file: string) {
   const { meta, metaEnd } = await readMeta(file);
   const size = statSync(file).size;
-  const reference = await foldDigest(file, emptyDigest(meta, metaEnd));
+  const reference = plainFold(file, meta, metaEnd);
   const fd = openSync(file, 'r');
   const ways: Record<string, Digest> = {};
   try {
@@ -54,6 +88,13 @@ async function everyWay(file: string) {
     for (const chunk of [97, 300, 4096]) ways[`chunk ${chunk}`] = foldFdSync(fd, emptyDigest(meta, metaEnd), size, { check }, chunk);
   } finally {
     closeSync(fd);
+  }
+  ways.async = await foldDigest(file, emptyDigest(meta, metaEnd));
+  const fh = await openRegular(file);
+  try {
+    ways['async, to a size'] = await foldDigest(file, emptyDigest(meta, metaEnd), { fh, to: size });
+  } finally {
+    await fh.close();
   }
   const whole = digestOfBuffer(file, readFileSync(file));
   if (whole) ways.buffer = whole.d;
@@ -94,7 +135,7 @@ async function expectSame(file: string, valid = true) {
 }
 
 describe('the digest folded from bytes', () => {
-  it('is the parsing fold’s for every session the importers make of the contract cases', async () => {
+  it('is the plain fold’s for every session the importers make of the contract cases', async () => {
     const casesDir = fileURLToPath(new URL('../import/cases/', import.meta.url));
     const cases: ContractCase[] = [];
     for (const f of (await readdir(casesDir)).filter((n) => n.endsWith('.ts')).sort())
@@ -147,7 +188,7 @@ describe('the digest folded from bytes', () => {
       expect(d).toMatchObject({ turns: 2, lines: 6, bad: 0, updatedAt: t(6), firstUser: 'the first question' });
     });
 
-    it('reads unicode and heads one byte off the canonical shape as the parsing fold does', async () => {
+    it('reads unicode and heads one byte off the canonical shape as the plain fold does', async () => {
       const d = await expectSame(
         write([
           { kind: 'user', t: t(1), content: 'café 日本語 🚀 \u202e' },
