@@ -136,43 +136,24 @@ const SKIP = 1;
 const MESSAGE = 2;
 /** A user line in the canonical shape, its time at headT: parsed, unless LineFold.user folds it. */
 const USER = 3;
+/** An event line: SKIP or PARSE by its type. */
+const EVENT = 4;
 
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
 const OPEN = Buffer.from('{"kind":"');
 const TYPE_OPEN = Buffer.from(',"type":"');
-/** What follows `{"kind":"` in each kind's head (CANON's kinds), by the kind's first two bytes. */
-const USER_HEAD = Buffer.from('user","t":"');
-const ASSISTANT_HEAD = Buffer.from('assistant","t":"');
-const AGENT_HEAD = Buffer.from('agent","t":"');
-const EVENT_HEAD = Buffer.from('event","t":"');
-const TITLE_HEAD = Buffer.from('title","t":"');
-const COMPACT_HEAD = Buffer.from('compact","t":"');
-
-/** The head after `{"kind":"` at `at` (its kind told by its first bytes), and the verdict it gives. */
-function kindAt(buf: Buffer, at: number): readonly [Buffer, number] | undefined {
-  switch (buf[at]) {
-    case 0x75: // u
-      return USER_KIND;
-    case 0x61: // a
-      return buf[at + 1] === 0x73 ? ASSISTANT_KIND : AGENT_KIND;
-    case 0x65: // e
-      return EVENT_KIND;
-    case 0x74: // t
-      return TITLE_KIND;
-    case 0x63: // c
-      return COMPACT_KIND;
-    default:
-      return undefined;
-  }
-}
-const USER_KIND = [USER_HEAD, USER] as const;
-const ASSISTANT_KIND = [ASSISTANT_HEAD, MESSAGE] as const;
-const AGENT_KIND = [AGENT_HEAD, MESSAGE] as const;
-/** An event: SKIP or PARSE by its type. */
-const EVENT_KIND = [EVENT_HEAD, -1] as const;
-const TITLE_KIND = [TITLE_HEAD, PARSE] as const;
-const COMPACT_KIND = [COMPACT_HEAD, SKIP] as const;
+/** What follows `{"kind":"` in each kind's head, and what the fold does with a line of that kind. */
+const KINDS = (
+  [
+    ['user', USER],
+    ['assistant', MESSAGE],
+    ['agent', MESSAGE],
+    ['event', EVENT],
+    ['title', PARSE],
+    ['compact', SKIP],
+  ] as const
+).map(([kind, verdict]) => ({ head: Buffer.from(`${kind}","t":"`), verdict }));
 
 /** Where the time of the last MESSAGE head is (offsets in the buffer classified). */
 let headT = 0;
@@ -200,17 +181,22 @@ function headOf(buf: Buffer, s: number, e: number): number {
   const w = Math.min(e, s + PREFIX);
   if (!startsAt(buf, s, OPEN, w)) return PARSE;
   const at = s + OPEN.length;
-  const kind = kindAt(buf, at);
-  if (!kind || !startsAt(buf, at, kind[0], w)) return PARSE;
-  const verdict = kind[1];
-  const t = at + kind[0].length;
+  let kind;
+  for (const k of KINDS)
+    if (startsAt(buf, at, k.head, w)) {
+      kind = k;
+      break;
+    }
+  if (!kind) return PARSE;
+  const verdict = kind.verdict;
+  const t = at + kind.head.length;
   const q = quoted(buf, t, w, 10, 40);
   if (q === -1) return PARSE;
   if (verdict === MESSAGE || verdict === USER) {
     headT = t;
     headTEnd = q;
   }
-  if (verdict !== -1) return verdict;
+  if (verdict !== EVENT) return verdict;
   if (!startsAt(buf, q + 1, TYPE_OPEN, w)) return PARSE;
   const y = q + 1 + TYPE_OPEN.length;
   const ye = quoted(buf, y, w, 1, 40);

@@ -17,8 +17,8 @@
 // Rejected alternatives: one global SQLite database (opaque, one corrupt file hides every
 // session, the lesson of Cursor's state.vscdb); trusting the index over the folder (the lesson
 // of VS Code's chat index); rewriting the index in place (a crash leaves it half-written).
-// Depends on node:fs, ./files, ./cache-dir, ./errors, and ./reader, ./lock, ./digest and
-// ../format/derived, loaded lazily.
+// Depends on node:fs, ./files, ./cache-dir, ./errors, and ./reader, ./lock, ./digest, ./lines
+// and ../format/derived, loaded lazily.
 
 import { closeSync, lstatSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
@@ -239,6 +239,7 @@ export async function syncEntryReader(): Promise<(job: EntryJob) => IndexEntry> 
  */
 export async function firstLookReader(): Promise<(job: EntryJob) => IndexEntry> {
   const { emptyDigest, firstLook, foldFdSync } = await import('./digest.js');
+  const { firstLineSync } = await import('./lines.js');
   const { restoreFromRaw } = await import('../format/derived.js');
   const check = (bytes: Buffer): SessionEvent | undefined => {
     const v = jsonObject(bytes);
@@ -248,7 +249,7 @@ export async function firstLookReader(): Promise<(job: EntryJob) => IndexEntry> 
   return ({ file, id, bytes, mtimeNs }) => {
     const fd = openForReading(file);
     try {
-      const { meta, metaEnd } = metaAtFirstLook(file, fd);
+      const { meta, metaEnd } = metaAtFirstLook(file, firstLineSync(fd));
       const d = emptyDigest(meta, metaEnd);
       foldFdSync(fd, d, bytes, fold);
       finish(d);
@@ -272,16 +273,11 @@ function jsonObject(bytes: Buffer): Record<string, unknown> | undefined {
 type FirstLookMeta = Parameters<typeof entryOf>[2] & { title?: unknown };
 
 /** Line 1 as a meta line, by the few fields an entry takes (reader.ts readMetaSync checks it whole). */
-function metaAtFirstLook(file: string, fd: number): { meta: FirstLookMeta; metaEnd: number } {
-  for (let size = 16384; size <= 1 << 20; size *= 4) {
-    const head = readUpTo(fd, Buffer.allocUnsafe(size), size);
-    const nl = head.indexOf(10);
-    if (nl === -1 && head.length === size) continue;
-    const m = nl === -1 ? undefined : jsonObject(head.subarray(0, nl));
-    if (m?.kind !== 'meta' || typeof m.project !== 'string' || typeof m.createdAt !== 'string' || typeof m.v !== 'number') break;
-    return { meta: m as FirstLookMeta, metaEnd: nl + 1 };
-  }
-  throw new Error(`${file}: line 1 is not a meta line`);
+function metaAtFirstLook(file: string, { head, nl }: { head: Buffer; nl: number }): { meta: FirstLookMeta; metaEnd: number } {
+  const m = nl === -1 ? undefined : jsonObject(head.subarray(0, nl));
+  if (m?.kind !== 'meta' || typeof m.project !== 'string' || typeof m.createdAt !== 'string' || typeof m.v !== 'number')
+    throw new Error(`${file}: line 1 is not a meta line`);
+  return { meta: m as FirstLookMeta, metaEnd: nl + 1 };
 }
 
 /** A file descriptor of `file` to read, or the store's error for it. */

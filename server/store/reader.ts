@@ -9,14 +9,13 @@
 // Depends on node:fs, ../format (soft-cap.ts among it), ./lines, ./skim and ./digest (the digest
 // folded from bytes, given this reader's check of the lines it parses); nothing of JSON-RPC.
 
-import { readSync } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
 import { isUtf8 } from 'node:buffer';
 import { MetaLine, SessionEvent, type SeqEvent } from '../format/events.js';
 import { restoreFromRaw } from '../format/derived.js';
 import { tooDeep, MAX_DEPTH } from '../format/text.js';
 import { openRegular } from './files.js';
-import { forEachLine, forEachLineFd, lastLines, type Line } from './lines.js';
+import { MAX_META, firstLineSync, forEachLine, forEachLineFd, lastLines, type Line } from './lines.js';
 import { StreamElider } from '../format/soft-cap.js';
 import { skimLine } from './skim.js';
 import { StoreError, fromFsError } from './errors.js';
@@ -36,8 +35,6 @@ export interface MetaInfo {
   /** Byte offset just past the meta line's '\n'. */
   metaEnd: number;
 }
-
-const MAX_META = 1 << 20;
 
 /** Reads and validates line 1. Throws StoreError('corrupt-session') when it is not a meta line. */
 export async function readMeta(file: string, handle?: FileHandle): Promise<MetaInfo> {
@@ -68,19 +65,13 @@ export async function readMeta(file: string, handle?: FileHandle): Promise<MetaI
 
 /** readMeta, synchronously, over an open file descriptor (the CLI's cold listing; see lines.ts forEachLineSync). */
 export function readMetaSync(file: string, fd: number): MetaInfo {
+  let first;
   try {
-    for (let size = 16384; ; size *= 4) {
-      const buf = Buffer.allocUnsafe(size);
-      let got = 0;
-      // Like fh.read: one read may return fewer bytes than asked; read until full or the end.
-      for (let n; got < size && (n = readSync(fd, buf, got, size - got, got)) > 0; ) got += n;
-      const nl = buf.subarray(0, got).indexOf(10);
-      if (nl === -1 && got === size && size < MAX_META) continue;
-      return metaOf(file, buf.subarray(0, got), nl);
-    }
+    first = firstLineSync(fd);
   } catch (e) {
-    throw e instanceof StoreError ? e : fromFsError(e, `cannot read ${file}`);
+    throw fromFsError(e, `cannot read ${file}`);
   }
+  return metaOf(file, first.head, first.nl);
 }
 
 /** The meta line from the first bytes of a file (`nl`: the first '\n' in them, or -1). */
