@@ -417,13 +417,18 @@ function shownProblems(problems: Problem[]): Problem[] {
 
 /**
  * `list --all --limit N` on a cold store: the page is printed as soon as it is known (listing/
- * first-page.ts), then the listing completes (every index written) and `settle` compares: rows
- * only the whole store could place (a pinned session further back, a file whose mtime is older
- * than its last message) are named on stderr in one line with the command that shows them.
+ * first-page.ts, from a first look at the newest files: store/entries.ts firstLookReader), then
+ * the listing completes (every file read and checked, every index written) and `settle`
+ * compares, row by row as printed: rows only the whole store could place (a pinned session
+ * further back, a file whose mtime is older than its last message), or a row the checked read
+ * gives otherwise (a line the first look took for valid), are named on stderr in one line with
+ * the command that shows the exact page.
  */
 async function earlyPage(limit: number, archived: boolean, now: Date) {
   const { historyLines } = await import('./format.js');
   const lines = (rows: SessionEntry[]) => historyLines(rows, { showProject: true, now });
+  /** A row as printed, alone (no column padding from the other rows), after its id. */
+  const rowKey = (r: SessionEntry): string => `${r.id} ${lines([r])[0]}`;
   const early = {
     printed: undefined as string[] | undefined,
     keys: [] as string[],
@@ -440,18 +445,22 @@ async function earlyPage(limit: number, archived: boolean, now: Date) {
     settle: async (shown: SessionEntry[], problems: Problem[]) => {
       printProblems(problems);
       const keys = shown.map(rowKey);
-      const missing = shown.filter((r) => !early.keys.some((k) => k.startsWith(`${r.id} `))).length;
-      if (keys.join('\n') !== early.keys.join('\n'))
-        err(
-          `${missing === 1 ? '1 row of this page was' : `${missing || 'Some'} rows of this page were`} found only after it was printed (a pinned session, or a file dated before its last message); run 'levelcode-sessions ${process.argv.slice(2).map(shellWord).join(' ')}' again for the exact page`,
-        );
+      if (keys.join('\n') === early.keys.join('\n')) return;
+      const late = shown.filter((r) => !early.keys.some((k) => k.startsWith(`${r.id} `))).length;
+      const changed = keys.filter((k, i) => !early.keys.includes(k) && early.keys.some((p) => p.startsWith(`${shown[i]!.id} `))).length;
+      const rows = (n: number, was: string) =>
+        n === 1 ? `1 row of this page ${was}` : `${n || 'Some'} rows of this page ${was.replace('was', 'were')}`;
+      err(
+        `${
+          late || !changed
+            ? rows(late, 'was found only after it was printed (a pinned session, or a file dated before its last message)')
+            : rows(changed, 'was read otherwise once every file was checked (a line the first look could not judge)')
+        }; run 'levelcode-sessions ${process.argv.slice(2).map(shellWord).join(' ')}' again for the exact page`,
+      );
     },
   };
   return early;
 }
-
-/** What a printed row shows that a complete listing may place or label otherwise. */
-const rowKey = (r: SessionEntry): string => `${r.id} ${r.pinned} ${r.forkedFrom?.id ?? ''}`;
 
 /** An argument as a POSIX shell reads it back. */
 const shellWord = (a: string): string => (/^[\w./=:@%+-]+$/.test(a) ? a : `'${a.replace(/'/g, `'\\''`)}'`);

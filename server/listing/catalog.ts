@@ -102,7 +102,11 @@ export interface RefreshPlan {
   reads: EntryJob[];
 }
 
-export function planRefresh(dir: string, opts: { rebuild?: boolean } = {}): RefreshPlan | { done: RefreshResult } {
+export function planRefresh(
+  dir: string,
+  /** `unindexed`: the folder has no cache folder (indexedFolders), so no index.json to open. */
+  opts: { rebuild?: boolean; unindexed?: boolean } = {},
+): RefreshPlan | { done: RefreshResult } {
   const problems: Problem[] = [];
   const stats = { reused: 0, folded: 0, read: 0, dropped: 0, rebuilt: false, written: false };
   // Never follow a symlink planted in the store: it could lead outside it.
@@ -118,9 +122,8 @@ export function planRefresh(dir: string, opts: { rebuild?: boolean } = {}): Refr
     return { done: { entries: [], problems, cacheProblems: [], stats } };
   }
   // `rebuild`: trust nothing cached; every file is read again (session/reindex, doctor).
-  const loaded: LoadedIndex = opts.rebuild
-    ? { entries: new Map<string, IndexEntry>(), trusted: false, problem: undefined }
-    : loadIndexSync(dir);
+  const loaded: LoadedIndex =
+    opts.rebuild || opts.unindexed ? { entries: new Map<string, IndexEntry>(), trusted: false, problem: undefined } : loadIndexSync(dir);
   const cacheProblems: Problem[] = [];
   if (loaded.problem) cacheProblems.push({ file: indexPath(dir), message: loaded.problem });
   stats.rebuilt = !loaded.trusted;

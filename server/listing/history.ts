@@ -7,7 +7,7 @@
 // Depends on node:fs, ./catalog and ../store/entries (which loads the reader only to rebuild an entry).
 
 import { lstatSync, readdirSync, type BigIntStats } from 'node:fs';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { firstPage, pageOf, type PageAsk } from './first-page.js';
 import {
   completeRefresh,
@@ -18,7 +18,16 @@ import {
   type RefreshPlan,
   type RefreshResult,
 } from './catalog.js';
-import { entryFromFile, mapLimit, newestFirst, syncEntryReader, type EntryJob, type IndexEntry } from '../store/entries.js';
+import {
+  entryFromFile,
+  firstLookReader,
+  indexedFolders,
+  mapLimit,
+  newestFirst,
+  syncEntryReader,
+  type EntryJob,
+  type IndexEntry,
+} from '../store/entries.js';
 import { projectFolders, realProjectPath } from '../store/files.js';
 import { SESSION_ID_RE } from '../format/text.js';
 import type { Problem } from '../store/reader.js';
@@ -189,8 +198,9 @@ export async function listSessions(
     // index is completed and written.
     const results = new Map<string, RefreshResult>();
     const plans: RefreshPlan[] = [];
+    const indexed = indexedFolders(root);
     for (const dir of dirs) {
-      const p = planRefresh(dir);
+      const p = planRefresh(dir, { unindexed: indexed && !indexed.has(basename(dir)) });
       if ('done' in p) results.set(dir, p.done);
       else plans.push(p);
     }
@@ -203,7 +213,7 @@ export async function listSessions(
       finishing.push(finishRefresh(p, read).then((r) => void results.set(p.dir, r)));
     };
     if (opts.firstPage && project === undefined && plans.some((p) => p.reads.length || p.folds.length))
-      await showFirstPage(plans, [...results.values()], read, opts.firstPage);
+      await showFirstPage(plans, [...results.values()], opts.firstPage);
     const left = new Map<RefreshPlan, number>();
     const planOf = new Map<EntryJob, RefreshPlan>();
     for (const p of plans) {
@@ -244,7 +254,6 @@ export async function listSessions(
 async function showFirstPage(
   plans: RefreshPlan[],
   done: RefreshResult[],
-  read: Map<EntryJob, IndexEntry | Error>,
   ask: PageAsk & { show: (rows: SessionEntry[]) => void },
 ): Promise<void> {
   for (const p of plans) {
@@ -252,12 +261,14 @@ async function showFirstPage(
     p.folds = [];
   }
   const known = [...plans.flatMap((p) => p.out), ...done.flatMap((r) => r.entries)];
-  const readOne = await syncEntryReader();
+  // A first look (entries.ts firstLookReader: no schema library loaded before the page): its
+  // entries are shown, never kept, so the complete listing reads those files again and the
+  // CLI compares its page with the exact one.
   const page = await firstPage(
     known,
     plans.flatMap((p) => p.reads),
-    readOne,
-    read,
+    await firstLookReader(),
+    new Map(),
     ask,
   );
   ask.show(linkImportedForks(page.map(toSessionEntry)));

@@ -17,15 +17,17 @@
 // Rejected alternatives: one global SQLite database (opaque, one corrupt file hides every
 // session, the lesson of Cursor's state.vscdb); trusting the index over the folder (the lesson
 // of VS Code's chat index); rewriting the index in place (a crash leaves it half-written).
-// Depends on node:fs, ./files, ./cache-dir, ./errors, and ./reader and ./lock, both loaded lazily.
+// Depends on node:fs, ./files, ./cache-dir, ./errors, and ./reader, ./lock, ./digest, ./lines
+// and ../format/derived, loaded lazily.
 
-import { closeSync, lstatSync } from 'node:fs';
+import { closeSync, lstatSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { openRegular, openRegularSync, readRegularSync, readUpTo, replaceFileSync } from './files.js';
-import type { Digest } from './reader.js';
+import type { Digest } from './digest.js';
+import type { SessionEvent } from '../format/events.js';
 import { SESSION_ID_RE } from '../format/text.js';
 import { fromFsError } from './errors.js';
-import { ensureCacheFolder, projectCache } from './cache-dir.js';
+import { cachePaths, ensureCacheFolder, projectCache } from './cache-dir.js';
 import type { RepoIdentity } from './identity.js';
 
 // Performance: a warm listing only reads index.json and stats the files. The reader (and zod
@@ -76,6 +78,20 @@ export interface IndexEntry extends Digest {
   repo?: RepoIdentity;
   /** The meta line's `device` (where the session was created), absent in older files. */
   device?: string;
+}
+
+/**
+ * The names of the project folders of the store at `root` that have a cache folder (where an
+ * index.json may be), listed once; undefined when that cannot be said (then each folder's index
+ * is asked for). Performance: a cold listing opened every folder's missing index.json, an
+ * error thrown and caught a folder (bench/PERFORMANCE.md: cold History).
+ */
+export function indexedFolders(root: string): Set<string> | undefined {
+  try {
+    return new Set(readdirSync(join(cachePaths(root).dir, 'projects')));
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'ENOENT' ? new Set() : undefined;
+  }
 }
 
 interface IndexFile {
@@ -175,7 +191,7 @@ export async function entryFromFile(file: string, id: string, bytes: number, mti
   try {
     ({ meta, metaEnd } = await readMeta(file, fh));
     d = emptyDigest(meta, metaEnd);
-    await foldDigest(file, d, undefined, { fh, to: bytes });
+    await foldDigest(file, d, { fh, to: bytes });
   } finally {
     await fh.close().catch(() => {});
   }
@@ -212,6 +228,56 @@ export async function syncEntryReader(): Promise<(job: EntryJob) => IndexEntry> 
       closeSync(fd);
     }
   };
+}
+
+/**
+ * A first look at session files, for a cold History's first page (listing/first-page.ts) before
+ * the reader and its schemas are loaded: the entry entryOf makes, from the meta line and a
+ * digest folded by digest.ts firstLook, neither checked by the schemas. For a file whose lines
+ * are all valid it is the exact entry. The caller only shows it, never writes it: the complete
+ * listing reads the file again, and the CLI says when the page it showed differs (cli/main.ts).
+ */
+export async function firstLookReader(): Promise<(job: EntryJob) => IndexEntry> {
+  const { emptyDigest, firstLook, foldFdSync } = await import('./digest.js');
+  const { firstLineSync } = await import('./lines.js');
+  const { restoreFromRaw } = await import('../format/derived.js');
+  const check = (bytes: Buffer): SessionEvent | undefined => {
+    const v = jsonObject(bytes);
+    return v && typeof v.kind === 'string' ? (restoreFromRaw(v, false) as SessionEvent) : undefined;
+  };
+  const { fold, finish } = firstLook(check);
+  return ({ file, id, bytes, mtimeNs }) => {
+    const fd = openForReading(file);
+    try {
+      const { meta, metaEnd } = metaAtFirstLook(file, firstLineSync(fd));
+      const d = emptyDigest(meta, metaEnd);
+      foldFdSync(fd, d, bytes, fold);
+      finish(d);
+      return entryOf(d, id, meta, bytes, mtimeNs, metaEnd);
+    } finally {
+      closeSync(fd);
+    }
+  };
+}
+
+/** A line parsed as a JSON object, or undefined. */
+function jsonObject(bytes: Buffer): Record<string, unknown> | undefined {
+  try {
+    const v: unknown = JSON.parse(bytes.toString('utf8'));
+    return v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+type FirstLookMeta = Parameters<typeof entryOf>[2] & { title?: unknown };
+
+/** Line 1 as a meta line, by the few fields an entry takes (reader.ts readMetaSync checks it whole). */
+function metaAtFirstLook(file: string, { head, nl }: { head: Buffer; nl: number }): { meta: FirstLookMeta; metaEnd: number } {
+  const m = nl === -1 ? undefined : jsonObject(head.subarray(0, nl));
+  if (m?.kind !== 'meta' || typeof m.project !== 'string' || typeof m.createdAt !== 'string' || typeof m.v !== 'number')
+    throw new Error(`${file}: line 1 is not a meta line`);
+  return { meta: m as FirstLookMeta, metaEnd: nl + 1 };
 }
 
 /** A file descriptor of `file` to read, or the store's error for it. */

@@ -6,7 +6,7 @@
 
 import { readSync } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
-import { openRegular } from './files.js';
+import { openRegular, readUpTo } from './files.js';
 
 export const CHUNK = 1 << 20; // 1 MiB
 
@@ -136,29 +136,15 @@ export async function forEachLineFd(
   return { size, endOfLastFullLine };
 }
 
-/**
- * forEachLineFd over bytes already in memory (`buf[from, to)`, a whole small file read at once):
- * the same lines, the same `want` decisions (on the first PREFIX bytes, or the whole line when
- * shorter) and the same stop rule. `line.bytes` is a view of `buf` (a skipped line's holds its
- * first PREFIX bytes at most), valid while `buf` is.
- */
-export function forEachLineIn(
-  buf: Buffer,
-  from: number,
-  to: number,
-  onLine: (line: Line) => void | false,
-  want?: (prefix: Buffer) => boolean,
-): void {
-  let start = from;
-  while (start < to) {
-    const nl = buf.indexOf(10, start);
-    const terminated = nl !== -1 && nl < to;
-    const end = terminated ? nl : to;
-    const whole = buf.subarray(start, end);
-    const full = want ? want(whole.length >= PREFIX ? whole.subarray(0, PREFIX) : whole) : true;
-    if (onLine({ start, end, bytes: full ? whole : whole.subarray(0, PREFIX), full, terminated }) === false) return;
-    if (!terminated) return;
-    start = nl + 1;
+/** The longest first line (a meta line) looked for. */
+export const MAX_META = 1 << 20;
+
+/** The first bytes of an open file, read until they hold its first '\n' (`nl`; -1 when none in the file's first MAX_META bytes). */
+export function firstLineSync(fd: number): { head: Buffer; nl: number } {
+  for (let size = 16384; ; size *= 4) {
+    const head = readUpTo(fd, Buffer.allocUnsafe(size), size);
+    const nl = head.indexOf(10);
+    if (nl !== -1 || head.length < size || size >= MAX_META) return { head, nl };
   }
 }
 
@@ -261,10 +247,10 @@ export function forEachLineSync(
 // Read buffers are reused across calls: a cold listing folds thousands of files, and a fresh
 // 1 MiB buffer each (outside V8's heap) made garbage collection a sixth of it.
 const spareChunks: Buffer[] = [];
-function takeChunk(): Buffer {
+export function takeChunk(): Buffer {
   return spareChunks.pop() ?? Buffer.allocUnsafeSlow(CHUNK);
 }
-function giveChunk(b: Buffer): void {
+export function giveChunk(b: Buffer): void {
   if (spareChunks.length < 8) spareChunks.push(b);
 }
 

@@ -6,19 +6,22 @@
 // Events keep the object JSON.parse produced (never zod's copy), so provider content comes back
 // exactly as it was appended and a `__proto__` key stays a plain own property.
 // Every line is checked by events.ts's zod schemas, the one definition of the format.
-// Depends on node:fs, ../format (soft-cap.ts among it), ./lines and ./skim; nothing of JSON-RPC.
+// Depends on node:fs, ../format (soft-cap.ts among it), ./lines, ./skim and ./digest (the digest
+// folded from bytes, given this reader's check of the lines it parses); nothing of JSON-RPC.
 
-import { readSync } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
 import { isUtf8 } from 'node:buffer';
 import { MetaLine, SessionEvent, type SeqEvent } from '../format/events.js';
 import { restoreFromRaw } from '../format/derived.js';
-import { textOf, oneLine, tooDeep, MAX_DEPTH } from '../format/text.js';
+import { tooDeep, MAX_DEPTH } from '../format/text.js';
 import { openRegular } from './files.js';
-import { forEachLine, forEachLineFd, forEachLineIn, forEachLineSync, lastLines, type Line } from './lines.js';
+import { MAX_META, firstLineSync, forEachLine, forEachLineFd, lastLines, type Line } from './lines.js';
 import { StreamElider } from '../format/soft-cap.js';
 import { skimLine } from './skim.js';
 import { StoreError, fromFsError } from './errors.js';
+import { applyEvent, emptyDigest, foldFd, foldFdSync, foldLines, type Digest, type LineCheck } from './digest.js';
+
+export { applyEvent, emptyDigest, isMessage, isTurn, type Digest } from './digest.js';
 
 export interface Problem {
   file: string;
@@ -32,8 +35,6 @@ export interface MetaInfo {
   /** Byte offset just past the meta line's '\n'. */
   metaEnd: number;
 }
-
-const MAX_META = 1 << 20;
 
 /** Reads and validates line 1. Throws StoreError('corrupt-session') when it is not a meta line. */
 export async function readMeta(file: string, handle?: FileHandle): Promise<MetaInfo> {
@@ -64,19 +65,13 @@ export async function readMeta(file: string, handle?: FileHandle): Promise<MetaI
 
 /** readMeta, synchronously, over an open file descriptor (the CLI's cold listing; see lines.ts forEachLineSync). */
 export function readMetaSync(file: string, fd: number): MetaInfo {
+  let first;
   try {
-    for (let size = 16384; ; size *= 4) {
-      const buf = Buffer.allocUnsafe(size);
-      let got = 0;
-      // Like fh.read: one read may return fewer bytes than asked; read until full or the end.
-      for (let n; got < size && (n = readSync(fd, buf, got, size - got, got)) > 0; ) got += n;
-      const nl = buf.subarray(0, got).indexOf(10);
-      if (nl === -1 && got === size && size < MAX_META) continue;
-      return metaOf(file, buf.subarray(0, got), nl);
-    }
+    first = firstLineSync(fd);
   } catch (e) {
-    throw e instanceof StoreError ? e : fromFsError(e, `cannot read ${file}`);
+    throw fromFsError(e, `cannot read ${file}`);
   }
+  return metaOf(file, first.head, first.nl);
 }
 
 /** The meta line from the first bytes of a file (`nl`: the first '\n' in them, or -1). */
@@ -101,8 +96,7 @@ export function digestOfBuffer(file: string, buf: Buffer): { info: MetaInfo; d: 
   if (nl === -1) return undefined;
   const info = metaOf(file, buf, nl);
   const d = emptyDigest(info.meta, info.metaEnd);
-  const f = digestFolder(d);
-  forEachLineIn(buf, d.folded, buf.length, f.onLine, f.want);
+  foldLines(d, buf, d.folded, buf.length, 0, { check: checkLine });
   return { info, d };
 }
 
@@ -343,177 +337,40 @@ async function seqOfFirst(file: string, lines: Line[], at: { lines: number; fold
 
 // ---- Summaries for the index ------------------------------------------------------------------
 
-/** What the index needs of a session, foldable over appended bytes. */
-export interface Digest {
-  turns: number;
-  /** Time of the last message (user, assistant or agent line); createdAt before any. */
-  updatedAt: string;
-  preview: string;
-  firstUser: string;
-  title: string | null;
-  titleSource: string | null;
-  /** Line positions after the meta line seen so far. */
-  lines: number;
-  /** Byte offset after the last complete line folded; the next fold starts here. */
-  folded: number;
-  /** Unreadable lines seen. */
-  bad: number;
-  /** The latest of the session's `pin` / `unpin` events says pinned (lifecycle.ts). */
-  pinned: boolean;
-  /** The latest of its `archive` / `unarchive` events says archived, and no message came after it. */
-  archived: boolean;
-  /** Time of the latest `unarchive` event: idleness counts from it too (lifecycle.ts lastActive). */
-  unarchivedAt: string | null;
-  /** The last run stopped part way: an `interrupted` or `reaped` event came after the last message. */
-  interrupted: boolean;
-}
-
-const CANON = /^\{"kind":"(user|assistant|agent|event|title|compact)","t":"([^"\\]{10,40})"/;
-/** An `event` line's type when it follows its time, as this store writes markers. */
-const EVENT_TYPE = /^,"type":"([^"\\]{1,40})"/;
-/** The `event` types the digest reads (applyEvent): any other is not parsed for the listing. */
-const DIGEST_EVENTS = new Set(['pin', 'unpin', 'archive', 'unarchive', 'interrupted', 'reaped']);
-
-export function emptyDigest(meta: MetaLine, metaEnd: number): Digest {
-  return {
-    turns: 0,
-    updatedAt: meta.createdAt,
-    preview: '',
-    firstUser: '',
-    title: typeof meta.title === 'string' && meta.title ? meta.title : null,
-    titleSource: null,
-    lines: 0,
-    folded: metaEnd,
-    bad: 0,
-    pinned: false,
-    archived: false,
-    unarchivedAt: null,
-    interrupted: false,
-  };
-}
-
 /**
  * Folds the complete lines from `d.folded` to the end of the file into the digest (mutated and
- * returned). Only user, title and event lines (and lines in a shape we did not write) are parsed whole;
- * for the rest the kind and time are read from the first bytes. A torn last line is not folded:
- * the next fold starts at it again.
+ * returned), by digest.ts's fold: only user, title and digest event lines (and lines in a shape
+ * we did not write) are parsed; the rest are read by their heads as bytes. A torn last line is
+ * not folded: the next fold starts at it again.
  */
 export async function foldDigest(
   file: string,
   d: Digest,
-  signal?: AbortSignal,
   /** An open handle of `file` to read (saves an open), and where to stop (saves a stat). */
   via?: { fh: FileHandle; to: number },
 ): Promise<Digest> {
-  const f = digestFolder(d);
-  const opts = { from: d.folded, signal, want: f.want, borrow: true };
-  if (via) await forEachLineFd(via.fh, f.onLine, { ...opts, to: via.to });
-  else await forEachLine(file, f.onLine, opts);
-  return d;
-}
-
-/** foldDigest, synchronously, over an open file descriptor up to `to` (lines.ts forEachLineSync). */
-export function foldDigestSync(fd: number, d: Digest, to: number): Digest {
-  const f = digestFolder(d);
-  forEachLineSync(fd, f.onLine, { from: d.folded, to, want: f.want });
-  return d;
-}
-
-/** The line callbacks of a fold into `d` (mutated). */
-function digestFolder(d: Digest): { onLine: (line: Line) => void | false; want: (p: Buffer) => boolean } {
-  // `want` sees every line's first bytes before `onLine` sees the line, so its match is kept
-  // for onLine rather than decoded and matched twice (a cold listing does this for every line).
-  let head: RegExpExecArray | null = null;
-  let skipped = false; // the line is an `event` of a type the digest does not read
-  const onLine = (line: Line): void | false => {
-    if (!line.terminated) return false;
-    d.lines++;
-    d.folded = line.end + 1;
-    if (skipped) return;
-    const m = head;
-    if (m && m[1] !== 'user' && m[1] !== 'title' && m[1] !== 'event') {
-      if (m[1] === 'assistant' || m[1] === 'agent') {
-        d.updatedAt = m[2]!;
-        d.archived = false; // a session continued after its archive is back in History
-        d.interrupted = false;
-      }
-      return;
-    }
-    const r = parseEventLine(line.bytes, false);
-    if ('error' in r) {
-      d.bad++;
-      return;
-    }
-    applyEvent(d, r.event);
-  };
-  const want = (p: Buffer): boolean => {
-    const s = p.toString('latin1', 0, 96);
-    const m = (head = CANON.exec(s));
-    skipped = false;
-    if (!m || m[1] === 'user' || m[1] === 'title') return true;
-    if (m[1] !== 'event') return false;
-    // `event` lines are parsed when they may be a pin, an archive or an interruption. Others
-    // (an importer's `source-record`, a tool's verbatim record: a third of the lines of an
-    // imported Codex session) change nothing the digest holds, like an agent line: skipped by
-    // their head, as long as it names the type.
-    const t = EVENT_TYPE.exec(s.slice(m[0].length));
-    if (t && !DIGEST_EVENTS.has(t[1]!)) {
-      skipped = true;
-      return false;
-    }
-    return true;
-  };
-  return { onLine, want };
+  if (via) return foldFd(via.fh, d, via.to, { check: checkLine });
+  const fh = await openRegular(file);
+  try {
+    return await foldFd(fh, d, (await fh.stat()).size, { check: checkLine });
+  } finally {
+    await fh.close();
+  }
 }
 
 /**
- * A user line that holds only tool results (Anthropic's `tool_result` blocks, OpenAI's
- * `function_call_output` items: what an agent loop sends back) is no turn of the person's.
+ * foldDigest, synchronously, over an open file descriptor up to `to` (lines.ts forEachLineSync
+ * says when a synchronous read is right).
  */
-export function isTurn(ev: SessionEvent): boolean {
-  if (ev.kind !== 'user') return false;
-  const c = (ev as { content?: unknown }).content;
-  if (!Array.isArray(c) || c.length === 0) return true;
-  return !c.every(
-    (b) =>
-      b &&
-      typeof b === 'object' &&
-      ((b as { type?: unknown }).type === 'tool_result' || (b as { type?: unknown }).type === 'function_call_output'),
-  );
+export function foldDigestSync(fd: number, d: Digest, to: number): Digest {
+  return foldFdSync(fd, d, to, { check: checkLine });
 }
 
-/** Kinds that are a message of the conversation: only these move `updatedAt` (a rename, a seal or a compaction does not). */
-export function isMessage(kind: string): boolean {
-  return kind === 'user' || kind === 'assistant' || kind === 'agent';
-}
-
-function applyEvent(d: Digest, ev: SessionEvent): void {
-  if (isMessage(ev.kind)) {
-    if (typeof ev.t === 'string') d.updatedAt = ev.t;
-    d.archived = false; // a session continued after its archive is back in History
-    d.interrupted = false; // and one continued after an interruption is no longer stopped
-  }
-  if (ev.kind === 'user') {
-    if (isTurn(ev)) d.turns++;
-    const line = oneLine(textOf(ev.content), 200);
-    if (line) {
-      d.preview = line;
-      if (!d.firstUser) d.firstUser = line;
-    }
-  } else if (ev.kind === 'title') {
-    d.title = ev.title;
-    d.titleSource = typeof ev.source === 'string' ? ev.source : null;
-  } else if (ev.kind === 'event') {
-    if (ev.type === 'pin') d.pinned = true;
-    else if (ev.type === 'unpin') d.pinned = false;
-    else if (ev.type === 'archive') d.archived = true;
-    else if (ev.type === 'interrupted' || ev.type === 'reaped') d.interrupted = true;
-    else if (ev.type === 'unarchive') {
-      d.archived = false;
-      d.unarchivedAt = typeof ev.t === 'string' ? ev.t : d.unarchivedAt;
-    }
-  }
-}
+/** The fold's check of a line it parses (digest.ts): the event, or undefined for a bad line. */
+const checkLine: LineCheck = (bytes) => {
+  const r = parseEventLine(bytes, false);
+  return 'event' in r ? r.event : undefined;
+};
 
 /**
  * The digest of a session written whole from events in memory (an import's new session): what

@@ -675,7 +675,7 @@ export class SessionStore {
       try {
         const fh = await openRegular(live.file);
         try {
-          await foldDigest(live.file, e, undefined, { fh, to: live.size + prefixLen });
+          await foldDigest(live.file, e, { fh, to: live.size + prefixLen });
         } finally {
           await fh.close().catch(() => {});
         }

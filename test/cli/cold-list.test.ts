@@ -4,7 +4,7 @@
 // not know, and leaves every index complete (the next listing is the exact one).
 import { describe, it, expect, beforeEach, afterEach } from 'vitest';
 import { mkdtemp, rm } from 'node:fs/promises';
-import { readdirSync, readFileSync } from 'node:fs';
+import { appendFileSync, readdirSync, readFileSync, statSync, utimesSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, dirname } from 'node:path';
 import { spawnSync } from 'node:child_process';
@@ -82,6 +82,27 @@ describe('a cold list --all --limit N', () => {
     expect(cold.err).toBe('');
     expect(idsOf(cold.out)).toEqual([ids[1], ids[2]]);
     expect(cli(['list', '--all', '--limit', '2']).out).toBe(cold.out);
+  });
+
+  it('names a row the checked read gives otherwise: a line the first look took for a turn', () => {
+    const ids = writeColdStore(
+      root,
+      STORE.filter((s) => !s.pinned),
+    );
+    // The newest listed session gets a user line that is not JSON, its mtime kept.
+    const file = join(root, readdirSync(root).find((d) => readdirSync(join(root, d)).includes(`${ids[1]}.jsonl`))!, `${ids[1]}.jsonl`);
+    const { mtime } = statSync(file);
+    appendFileSync(file, `{"kind":"user","t":"${new Date(mtime).toISOString()}","content":"not json\n`);
+    utimesSync(file, mtime, mtime);
+    const cold = cli(['list', '--all', '--limit', '2']);
+    expect(cold.code, cold.err).toBe(0);
+    expect(idsOf(cold.out)).toEqual([ids[1], ids[2]]);
+    expect(cold.out.split('\n')[0]).toMatch(/\b2 turns\b/);
+    expect(cold.err).toMatch(
+      /1 row of this page was read otherwise once every file was checked .*run 'levelcode-sessions list --all --limit 2' again/,
+    );
+    const warm = cli(['list', '--all', '--limit', '2']);
+    expect(warm.out.split('\n')[0]).toMatch(/\b1 turn\b/);
   });
 
   it('lists the archived page the same way', () => {

@@ -1,4 +1,4 @@
-// The listing's fold (reader.ts digestFolder) reads most lines by their head only: agent and
+// The listing's fold (store/digest.ts) reads most lines by their head only: agent and
 // assistant lines, and `event` lines of a type the digest does not read (an importer's
 // `source-record`). Its entry must be what folding every event, parsed whole, gives; and an
 // imported line's fields restored for it (without a copy) must leave the event as a reader gets it.
