@@ -75,6 +75,9 @@ export function cli(
       clearTimeout(timer);
       resolve({ code, stdout, stderr, hung, ms: Date.now() - started });
     });
+    // A run may end before it reads its input (a usage error, a refusal): the pipe's EPIPE is
+    // no failure of the test, whose answer is the exit code and what the run printed.
+    child.stdin.on('error', () => {});
     child.stdin.end(o.input ?? '');
   });
 }
