@@ -130,13 +130,10 @@ async function readRollout(file: SourceFile, depth: number): Promise<MappedSessi
   const problems: string[] = [];
   const lines = await readJsonl(file.path, problems);
   const recs = lines.map((l, i) => envelope(l.value, i === 0));
-  const meta = recs.find((r) => r?.type === 'session_meta')?.payload;
-  const createdAt = isoTime(meta?.timestamp) ?? isoTime(recs.find((r) => isoTime(r?.t))?.t) ?? EPOCH;
-  const ctx = recs.find((r) => r?.type === 'turn_context')?.payload;
-  const id = str(meta?.id) ?? ID_IN_NAME.exec(file.path)?.[1] ?? basename(file.path, '.jsonl');
-  const project = str(meta?.cwd) ?? str(ctx?.cwd) ?? '';
-  if (!project) problems.push('no working folder recorded (session_meta.cwd); not imported');
-  const version = str(meta?.cli_version);
+  const h = new RolloutHead();
+  for (const r of recs) h.add(r);
+  const { meta, createdAt, id, project, version, model, promptsLogged } = h.session(file);
+  if (!project) problems.push(NO_FOLDER);
   // A fork (`codex fork`, recent versions) points to its parent instead of copying it.
   const parent = str(meta?.forked_from_id);
   const history =
@@ -150,17 +147,48 @@ async function readRollout(file: SourceFile, depth: number): Promise<MappedSessi
     project,
     ...(parent && parent !== id ? { forkedFrom: { id: parent, ...(history.length ? { turn } : {}) } } : {}),
   };
-  // Versions that log the user's prompts as event_msg user_message put everything else a
-  // user-role message carries (instructions, environment) in response items: those are context.
-  const promptsLogged = recs.some((r) => r?.type === 'event_msg' && r.payload.type === 'user_message');
   const clock = new Clock(createdAt);
   const own: MappedEvent[] = lines.map((l, i) => mapRecord(l, recs[i], clock, promptsLogged));
   // A fork's file holds only what came after the fork: Codex resumes it with its parent's
   // history first, and so does our copy (the parent's records verbatim, then the fork's).
   const events = history.length ? [...history, ...own] : own;
   if (!project) return [{ source, createdAt, events: [], problems }];
-  const model = str(ctx?.model);
   return [{ source, createdAt, ...(model ? { model } : {}), events, problems }];
+}
+
+const NO_FOLDER = 'no working folder recorded (session_meta.cwd); not imported';
+
+/** What a rollout's records say of the whole session, gathered a record at a time (both reads). */
+class RolloutHead {
+  meta?: Record<string, unknown>;
+  ctx?: Record<string, unknown>;
+  firstT?: string;
+  /**
+   * Versions that log the user's prompts as event_msg user_message put everything else a
+   * user-role message carries (instructions, environment) in response items: those are context.
+   */
+  promptsLogged = false;
+
+  add(r: Rec | undefined): void {
+    if (!r) return;
+    if (r.type === 'session_meta') this.meta ??= r.payload;
+    if (r.type === 'turn_context') this.ctx ??= r.payload;
+    this.firstT ??= isoTime(r.t);
+    if (r.type === 'event_msg' && r.payload.type === 'user_message') this.promptsLogged = true;
+  }
+
+  session(file: SourceFile) {
+    const meta = this.meta;
+    return {
+      meta,
+      createdAt: isoTime(meta?.timestamp) ?? this.firstT ?? EPOCH,
+      id: str(meta?.id) ?? ID_IN_NAME.exec(file.path)?.[1] ?? basename(file.path, '.jsonl'),
+      project: str(meta?.cwd) ?? str(this.ctx?.cwd) ?? '',
+      version: str(meta?.cli_version),
+      model: str(this.ctx?.model),
+      promptsLogged: this.promptsLogged,
+    };
+  }
 }
 
 /** One line (`r`: its envelope) as an event; `clock` stamps one without a time of its own. */
@@ -186,34 +214,22 @@ function mapRecord(l: SourceLine, r: Rec | undefined, clock: Clock, promptsLogge
 async function readStreamed(file: SourceFile): Promise<MappedSession[] | undefined> {
   const problems: string[] = [];
   const lineNos: number[] = [];
-  let meta: Record<string, unknown> | undefined;
-  let ctx: Record<string, unknown> | undefined;
-  let firstT: string | undefined;
-  let promptsLogged = false;
+  const h = new RolloutHead();
   let end = 0;
   for await (const b of jsonlBatches(file.path, problems, Number.POSITIVE_INFINITY, true)) {
     for (const l of b.lines) {
-      const r = envelope(l.value, lineNos.length === 0);
+      h.add(envelope(l.value, lineNos.length === 0));
       lineNos.push(l.line);
-      if (!r) continue;
-      if (r.type === 'session_meta') meta ??= r.payload;
-      if (r.type === 'turn_context') ctx ??= r.payload;
-      firstT ??= isoTime(r.t);
-      if (r.type === 'event_msg' && r.payload.type === 'user_message') promptsLogged = true;
     }
     end = b.end;
   }
-  const id = str(meta?.id) ?? ID_IN_NAME.exec(file.path)?.[1] ?? basename(file.path, '.jsonl');
+  const { meta, createdAt, id, project, version, model, promptsLogged } = h.session(file);
   if (str(meta?.forked_from_id) && meta?.forked_from_id !== id) return undefined;
-  const createdAt = isoTime(meta?.timestamp) ?? firstT ?? EPOCH;
-  const project = str(meta?.cwd) ?? str(ctx?.cwd) ?? '';
-  const version = str(meta?.cli_version);
   const source: SourceRef = { tool: 'codex', ...(version ? { version } : {}), path: file.path, id, project };
   if (!project) {
-    problems.push('no working folder recorded (session_meta.cwd); not imported');
+    problems.push(NO_FOLDER);
     return [{ source, createdAt, events: [], problems }];
   }
-  const model = str(ctx?.model);
   async function* events(): AsyncGenerator<MappedEvent> {
     const clock = new Clock(createdAt);
     let i = 0;

@@ -169,7 +169,7 @@ const writing = async () => {
     ...staged,
     readMeta: reader.readMeta,
     emptyDigest: reader.emptyDigest,
-    foldEvents: reader.foldEvents,
+    applyEvent: reader.applyEvent,
     entryOf: entries.entryOf,
     upsertEntries: entries.upsertEntries,
     mapLimit: entries.mapLimit,
@@ -736,7 +736,7 @@ class Run {
     id: string,
     events: Iterable<MappedEvent> | AsyncIterable<MappedEvent>,
   ): Promise<Staged | undefined> {
-    const { SCHEMA_VERSION, stageSession, discardStaged, emptyDigest, foldEvents } = await parts();
+    const { SCHEMA_VERSION, stageSession, discardStaged, emptyDigest, applyEvent } = await parts();
     const store = await this.store();
     let project: string;
     try {
@@ -782,7 +782,10 @@ class Run {
           rawSource: sourceLineOf,
           prepared: this.prepared,
           withSeq: (ev, seq) => withCoverage([ev as MappedEvent], seq)[0],
-          onWritten: (ev) => foldEvents(d, [ev as SessionEvent], [0], 0),
+          onWritten: (ev) => {
+            applyEvent(d, ev as SessionEvent);
+            d.lines++;
+          },
         },
       );
     } catch (e) {

@@ -217,13 +217,12 @@ export async function listSessions(
     const left = new Map<RefreshPlan, number>();
     const planOf = new Map<EntryJob, RefreshPlan>();
     for (const p of plans) {
-      const unread = p.reads.filter((j) => !read.has(j));
-      left.set(p, unread.length);
-      for (const j of unread) planOf.set(j, p);
-      if (unread.length === 0) finish(p);
+      left.set(p, p.reads.length);
+      for (const j of p.reads) planOf.set(j, p);
+      if (p.reads.length === 0) finish(p);
     }
     await readEntries(
-      plans.flatMap((p) => p.reads.filter((j) => !read.has(j))),
+      plans.flatMap((p) => p.reads),
       {
         into: read,
         onRead: (job) => {
@@ -247,8 +246,8 @@ export async function listSessions(
 
 /**
  * The CLI's cold listing shows its first page before reading the rest (first-page.ts): from the
- * entries still valid and the files to read, newest mtime first. A file that grew is read whole
- * for it (moved from the plan's folds to its reads, so it is read once). Every listing of the
+ * entries still valid and the files to read, newest mtime first (a file that grew is looked at
+ * whole for it; the complete listing still folds only what it gained). Every listing of the
  * whole store (`--all`); a project's adds its moved folders, and is one folder's reading.
  */
 async function showFirstPage(
@@ -256,17 +255,13 @@ async function showFirstPage(
   done: RefreshResult[],
   ask: PageAsk & { show: (rows: SessionEntry[]) => void },
 ): Promise<void> {
-  for (const p of plans) {
-    for (const f of p.folds) p.reads.push({ id: f.id, file: f.file, bytes: f.bytes, mtimeNs: f.mtimeNs });
-    p.folds = [];
-  }
   const known = [...plans.flatMap((p) => p.out), ...done.flatMap((r) => r.entries)];
   // A first look (entries.ts firstLookReader: no schema library loaded before the page): its
   // entries are shown, never kept, so the complete listing reads those files again and the
   // CLI compares its page with the exact one.
   const page = await firstPage(
     known,
-    plans.flatMap((p) => p.reads),
+    plans.flatMap((p) => [...p.reads, ...p.folds]),
     await firstLookReader(),
     new Map(),
     ask,

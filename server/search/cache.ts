@@ -61,10 +61,10 @@ const prepared = new WeakMap<Db, Map<string, Stmt>>();
 
 /** The rows of a query as arrays: no object a row (better-sqlite3's raw mode, node:sqlite's setReturnArrays). */
 export function arrays(db: Db, sql: string, ...args: unknown[]): unknown[][] {
-  const byDb = prepared.get(db) ?? new Map<string, Stmt>();
-  prepared.set(db, byDb);
-  const s = byDb.get(sql) ?? db.prepare(sql);
-  byDb.set(sql, s);
+  let byDb = prepared.get(db);
+  if (!byDb) prepared.set(db, (byDb = new Map()));
+  let s = byDb.get(sql);
+  if (!s) byDb.set(sql, (s = db.prepare(sql)));
   if (s.raw) return s.raw(true).all(...args) as unknown[][];
   s.setReturnArrays?.(true); // absent before Node 22.16: objects, made arrays
   return s.all(...args).map((r) => (Array.isArray(r) ? r : Object.values(r as object)));

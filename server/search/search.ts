@@ -51,9 +51,8 @@ export interface SearchOptions {
   limit?: number;
   cursor?: string;
   offset?: number;
-  /** Hits shown a session (default 3); a snippet's length in characters, about (default 160). */
+  /** Hits shown a session (default 3). */
   perSession?: number;
-  snippetChars?: number;
   signal?: AbortSignal;
   /** A first build's progress: files done, files in all. */
   onProgress?: (done: number, total: number) => void;
@@ -74,7 +73,7 @@ export interface SearchHit {
   kind: string;
   where: SearchWhere;
   t: string;
-  /** A one-line excerpt of the matched text, about snippetChars long; `ranges`: [start, end) of the terms in it (UTF-16). */
+  /** A one-line excerpt of the matched text, about 160 characters long; `ranges`: [start, end) of the terms in it (UTF-16). */
   snippet: string;
   ranges: [number, number][];
   file: string;
@@ -268,9 +267,9 @@ function rank(cache: SearchCache, q: Query, opts: SearchOptions): Ranked[] {
     const tools = inTools(ftsTerm(t));
     let inRange: Uint8Array | undefined;
     if (eventFilters(q)) {
-      const m = matching(q, 'DISTINCT fts.rowid');
+      const m = matching(q, `DISTINCT fts.rowid / ${FILE_SPAN}`); // a row a file, not an event
       inRange = new Uint8Array(n);
-      for (const r of arrays(db, m.sql, eventTerm(t), ...m.args)) inRange[Math.floor((r[0] as number) / FILE_SPAN)] = 1;
+      for (const r of arrays(db, m.sql, eventTerm(t), ...m.args)) inRange[r[0] as number] = 1;
     }
     let size = 0;
     for (const list of [docs, tools])
@@ -288,7 +287,6 @@ function rank(cache: SearchCache, q: Query, opts: SearchOptions): Ranked[] {
     const prose = parts ? parts.reduce((sum, s, i) => sum + s / 2 ** i, 0) : one[id]!;
     order.push({ file, score: (prose + tool[id]!) * recency(file.last, now) });
   }
-  const byScore = (a: Ranked, b: Ranked) => b.score - a.score || b.file.last - a.file.last || a.file.session.localeCompare(b.file.session);
   order.sort(byScore);
   if (q.terms.length > 1) {
     const top = order.slice(0, RERANK);
@@ -368,7 +366,7 @@ function page(order: Ranked[], q: Query, opts: SearchOptions, problems: SearchPr
       if (!lines.has(r.off)) lines.set(r.off, readLineAt(file.path, r, problems));
       const ev = lines.get(r.off);
       const { seq, role } = rowOf(r.id);
-      const hit = ev && hitOf(ev, role, file, seq, q, opts);
+      const hit = ev && hitOf(ev, role, file, seq, q);
       if (hit && !seen.has(`${hit.where}\0${hit.snippet}`)) seen.add(`${hit.where}\0${hit.snippet}`), hits.push(hit);
       // Not what was indexed: looked at again. (An event holding a phrase's words apart is no news.)
       else if (!hit && !(ev && holdsWords(eventTexts(ev), q))) cache?.stale(file.id);
@@ -394,14 +392,14 @@ const idOf = (f: FileRow): string => basename(f.path, '.jsonl');
 /** A cursor: where the next page begins in the order, as `at:N` in base64url (opaque to a client). */
 function decodeCursor(c: string): number {
   const at = /^at:(\d{1,15})$/.exec(Buffer.from(c, 'base64url').toString('utf8'))?.[1];
-  if (at === undefined) throw new QueryError(`not a cursor this search gave: ${JSON.stringify(c)}`);
+  if (at === undefined) throw new QueryError(`not a cursor a search gave: ${JSON.stringify(c)}`);
   return Number(at);
 }
 
 // ---- The hit of an event ----------------------------------------------------------------------
 
 /** The hit of an event whose texts of `role` hold a term (the text holding the most terms); null when none does. */
-function hitOf(ev: Record<string, unknown>, role: Role, f: FileRow, seq: number, q: Query, opts: SearchOptions): SearchHit | null {
+function hitOf(ev: Record<string, unknown>, role: Role, f: FileRow, seq: number, q: Query): SearchHit | null {
   let best: { text: string; where: SearchWhere; found: [number, number][]; terms: number } | null = null;
   for (const { where, text: whole } of eventTexts(ev).filter((p) => roleOf(p.where) === role)) {
     const text = whole.slice(0, MAX_TEXT); // what the cache indexed of it
@@ -415,7 +413,7 @@ function hitOf(ev: Record<string, unknown>, role: Role, f: FileRow, seq: number,
   const { snippet, ranges } = snippetOf(
     best.text,
     best.found.sort((a, b) => a[0] - b[0]),
-    opts.snippetChars ?? 160,
+    SNIPPET_CHARS,
   );
   const sessionId = idOf(f);
   const [kind, t] = [typeof ev.kind === 'string' ? ev.kind : '', typeof ev.t === 'string' ? ev.t : ''];
@@ -441,6 +439,12 @@ function holdsWords(texts: EventText[], q: Query): boolean {
   return holds(all.toLowerCase()) || holds(fold(all));
 }
 
+/** A snippet's length in characters, about (protocol.md). */
+const SNIPPET_CHARS = 160;
+
+/** History's order of ranked sessions: score, then the newer, then by session (the same order every run). */
+const byScore = (a: Ranked, b: Ranked) => b.score - a.score || b.file.last - a.file.last || a.file.session.localeCompare(b.file.session);
+
 /** Texts beyond ASCII longer than this are matched as written (lowercase), never folded whole for a hit. */
 const FOLD_TEXT = 16 << 10;
 /** Each term's words as a pattern over a lowercase text: whole words in order, anything but a word between. */
@@ -458,10 +462,12 @@ function placesOf(text: string, q: Query): [number, number][][] {
   let res = patterns.get(q);
   if (!res) {
     const esc = (w: string) => w.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-    res = q.terms.map((t) => new RegExp(`(?<!${W})${t.words.map(esc).join(NOT_W)}${t.prefix ? '' : `(?!${W})`}`, 'gu'));
+    res = q.terms.map((t) => new RegExp(`(?<!${W})${t.words.map(esc).join(NOT_W)}${t.prefix ? `${W}*` : `(?!${W})`}`, 'gu'));
     patterns.set(q, res);
   }
-  const lower = text.toLowerCase();
+  // Places in the lowercase are places in the text: İ, the one letter whose lowercase is longer
+  // (i and a combining dot), is taken as i.
+  const lower = text.replace(/\u0130/g, 'i').toLowerCase();
   const found = res.map((re) => [...lower.matchAll(re)].map((m): [number, number] => [m.index, m.index + m[0].length]));
   if (isAscii(text) || found.some((at) => at.length) || text.length > FOLD_TEXT) return found;
   const folded = fold(text);
@@ -523,6 +529,6 @@ async function scan(listed: string[], q: Query, opts: SearchOptions, problems: S
       mem.close();
     }
   }
-  found.sort((a, b) => b.score - a.score || b.file.last - a.file.last);
+  found.sort(byScore);
   return page(found, q, opts, problems, listed.length);
 }

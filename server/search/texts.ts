@@ -93,18 +93,22 @@ export function eventTexts(ev: Record<string, unknown>): EventText[] {
 }
 
 const WORD = /[\p{L}\p{N}\p{Co}\p{M}]+/gu;
-const MARKS = /\p{M}/gu;
+/** Marks on a Latin letter: the only diacritics FTS5's `remove_diacritics 2` removes. */
+const LATIN_MARKS = /(?<=\p{Script=Latin})\p{M}+/gu;
 
 const ASCII = /^[\x00-\x7f]*$/;
 /** Whether a text is ASCII only: its lowercase is its folded form, letter for letter. */
 export const isAscii = (text: string): boolean => ASCII.test(text);
 
 /**
- * A word as FTS5 stores it: lowercase, diacritics removed. Canonical decomposition (NFD) only,
- * as FTS5 folds: a compatibility form (NFKD) can be two words ("½" is "1⁄2"), which FTS5 reads
- * as a phrase, an error in the events' table, and never matches what it stored ("½").
+ * A word as FTS5 stores it: lowercase, diacritics removed from Latin letters only (FTS5 keeps
+ * й, ά, が whole), recomposed (a Hangul syllable is stored whole, not as its jamo). Canonical
+ * decomposition (NFD), never compatibility (NFKD): that can make two words of one ("½" is
+ * "1⁄2"), which FTS5 reads as a phrase, an error in the events' table, and never matches what
+ * it stored ("½").
  */
-export const fold = (w: string): string => (ASCII.test(w) ? w.toLowerCase() : w.normalize('NFD').replace(MARKS, '').toLowerCase());
+export const fold = (w: string): string =>
+  ASCII.test(w) ? w.toLowerCase() : w.normalize('NFD').replace(LATIN_MARKS, '').normalize('NFC').toLowerCase();
 
 /** The words of `text` with where each is ([start, end) in UTF-16 units), folded. */
 export const tokens = (text: string): { word: string; start: number; end: number }[] =>

@@ -53,8 +53,6 @@ export interface LineFold {
   check: LineCheck;
   /** The user line `buf[s, e)`, whose head says it was written at `t`. */
   user?: (d: Digest, buf: Buffer, s: number, e: number, t: string) => void;
-  /** The lines of `buf` are folded: it is read into again. */
-  done?: () => void;
 }
 
 /** The `event` types the digest reads (applyEvent): any other is not parsed for the listing. */
@@ -95,15 +93,14 @@ export function isTurn(ev: SessionEvent): boolean {
 }
 
 /** Kinds that are a message of the conversation: only these move `updatedAt` (a rename, a seal or a compaction does not). */
-export function isMessage(kind: string): boolean {
+function isMessage(kind: string): boolean {
   return kind === 'user' || kind === 'assistant' || kind === 'agent';
 }
 
 export function applyEvent(d: Digest, ev: SessionEvent): void {
   if (isMessage(ev.kind)) {
     if (typeof ev.t === 'string') d.updatedAt = ev.t;
-    d.archived = false; // a session continued after its archive is back in History
-    d.interrupted = false; // and one continued after an interruption is no longer stopped
+    continued(d);
   }
   if (ev.kind === 'user') {
     if (isTurn(ev)) d.turns++;
@@ -224,8 +221,7 @@ export function foldLines(d: Digest, buf: Buffer, from: number, to: number, base
     if (h === MESSAGE) {
       t = headT;
       tEnd = headTEnd;
-      d.archived = false; // as applyEvent
-      d.interrupted = false;
+      continued(d);
     } else if (h !== SKIP) {
       if (t !== -1) d.updatedAt = buf.toString('latin1', t, tEnd);
       t = -1;
@@ -239,14 +235,18 @@ export function foldLines(d: Digest, buf: Buffer, from: number, to: number, base
     s = e + 1;
   }
   if (t !== -1) d.updatedAt = buf.toString('latin1', t, tEnd);
-  fold.done?.();
   return s;
 }
 
 /** An assistant or agent line at time `t`, known from its head. */
 function message(d: Digest, t: string): void {
   d.updatedAt = t;
-  d.archived = false; // as applyEvent
+  continued(d);
+}
+
+/** A message came: a session continued after its archive is back in History, and one continued after an interruption is no longer stopped. */
+function continued(d: Digest): void {
+  d.archived = false;
   d.interrupted = false;
 }
 
@@ -331,42 +331,27 @@ function* foldReads(d: Digest, to: number, fold: LineFold, chunk: number): Gener
 /**
  * A first look at a session (a cold History's first page, before the schema library is loaded:
  * entries.ts firstLookReader). User lines are counted as turns from their bytes, and parsed
- * only for the first text (firstUser), the last line (preview, at `finish`), and where the bytes
- * name tool results. For a file our writers made, whose lines are all valid, the rows it gives
- * are the exact ones (test/store/digest.test.ts); a line not valid, or tool results spelled with
- * an escape, are counted as turns, and the caller compares what it showed with the exact listing.
+ * only for the first text (firstUser, the row's title when it has none) and where the bytes
+ * name tool results; the preview, which the CLI's rows do not show, is not made. For a file our
+ * writers made, whose lines are all valid, the rows it gives are the exact ones
+ * (test/store/digest.test.ts); a line not valid, or tool results spelled with an escape, are
+ * counted as turns, and the caller compares what it showed with the exact listing.
  */
-export function firstLook(check: LineCheck): { fold: LineFold; finish: (d: Digest) => void } {
-  let last: Buffer | undefined; // the last user line not parsed: a view until `done`, then a copy
-  let view = false;
-  const fold: LineFold = {
+export function firstLook(check: LineCheck): LineFold {
+  return {
     check,
     user: (d, buf, s, e, t) => {
       const bytes = buf.subarray(s, e);
       if (d.firstUser && !mayHoldResults(bytes)) {
         message(d, t);
         d.turns++;
-        last = bytes;
-        view = true;
         return;
       }
       const ev = check(bytes);
       if (ev) applyEvent(d, ev);
       else d.bad++;
-      last = undefined;
-    },
-    done: () => {
-      if (last && view) last = Buffer.from(last);
-      view = false;
     },
   };
-  const finish = (d: Digest) => {
-    const ev = last && check(last);
-    const line = ev && oneLine(textOf(ev.content), 200);
-    if (line) d.preview = line;
-    last = undefined;
-  };
-  return { fold, finish };
 }
 
 /**

@@ -245,14 +245,13 @@ export async function firstLookReader(): Promise<(job: EntryJob) => IndexEntry> 
     const v = jsonObject(bytes);
     return v && typeof v.kind === 'string' ? (restoreFromRaw(v, false) as SessionEvent) : undefined;
   };
-  const { fold, finish } = firstLook(check);
+  const fold = firstLook(check);
   return ({ file, id, bytes, mtimeNs }) => {
     const fd = openForReading(file);
     try {
       const { meta, metaEnd } = metaAtFirstLook(file, firstLineSync(fd));
       const d = emptyDigest(meta, metaEnd);
       foldFdSync(fd, d, bytes, fold);
-      finish(d);
       return entryOf(d, id, meta, bytes, mtimeNs, metaEnd);
     } finally {
       closeSync(fd);

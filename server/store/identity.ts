@@ -72,7 +72,8 @@ function topIdentity(top: string): Promise<RepoIdentity | null | undefined> {
  * no environment that moves git's search, a real path (a symlink's parent is not the link's),
  * and the same file system all the way (git does not cross one). Undefined: ask git.
  */
-function repoTop(folder: string, env: NodeJS.ProcessEnv = process.env): string | undefined {
+function repoTop(folder: string): string | undefined {
+  const env = process.env;
   if (env.GIT_DIR || env.GIT_WORK_TREE || env.GIT_CEILING_DIRECTORIES || env.GIT_DISCOVERY_ACROSS_FILESYSTEM) return undefined;
   if (!isAbsolute(folder) || folder !== resolve(folder)) return undefined;
   let dev: number | undefined;

@@ -21,7 +21,7 @@ import { skimLine } from './skim.js';
 import { StoreError, fromFsError } from './errors.js';
 import { applyEvent, emptyDigest, foldFd, foldFdSync, foldLines, type Digest, type LineCheck } from './digest.js';
 
-export { applyEvent, emptyDigest, isMessage, isTurn, type Digest } from './digest.js';
+export { applyEvent, emptyDigest, isTurn, type Digest } from './digest.js';
 
 export interface Problem {
   file: string;
@@ -319,7 +319,7 @@ export async function readTail(
     throw fromFsError(e, `cannot read ${file}`);
   }
   got.lines.forEach((line, i) => collect(file, firstSeq + i, line, events, problems));
-  return { meta, events, problems, total: got.lines.length ? firstSeq + got.lines.length : at.lines };
+  return { meta, events, problems, total: firstSeq + got.lines.length };
 }
 
 /** The seq of the first of `lines` (consecutive, the file's last): see readTail. */
@@ -367,22 +367,10 @@ export function foldDigestSync(fd: number, d: Digest, to: number): Digest {
 }
 
 /** The fold's check of a line it parses (digest.ts): the event, or undefined for a bad line. */
-const checkLine: LineCheck = (bytes) => {
+export const checkLine: LineCheck = (bytes) => {
   const r = parseEventLine(bytes, false);
   return 'event' in r ? r.event : undefined;
 };
-
-/**
- * The digest of a session written whole from events in memory (an import's new session): what
- * folding its file of `bytes` bytes gives, without reading it back.
- */
-export function digestOfEvents(meta: MetaLine, metaEnd: number, events: SessionEvent[], bytes: number): Digest {
-  const d = emptyDigest(meta, metaEnd);
-  for (const ev of events) applyEvent(d, ev);
-  d.lines = events.length;
-  d.folded = bytes;
-  return d;
-}
 
 /** Folds events already in memory (after an append) into a digest. */
 export function foldEvents(d: Digest, events: SessionEvent[], lineBytes: number[], startOffset: number): Digest {

@@ -43,6 +43,7 @@ beforeAll(() => {
   for (let i = 0; i < 12; i++) session(`2026-11-01T10-00-00-p${String(i).padStart(3, '0')}`, '/w/paging', [user(`paging word ${i}`)]);
   session('2026-11-02T10-00-00-tool', '/w/app', [user('deploy fails'), said('the deploy script needs a build')], 'codex');
   session('2026-11-04T10-00-00-frac', '/w/units', [user('a ½ cup, the ŀ of Catalan and the Ĳ of Dutch')]);
+  session('2026-11-05T10-00-00-scripts', '/w/scripts', [user('йод и 한국 и Ελλάδα и がっこう')]);
   session('2026-11-03T10-00-00-long', '/w/app', [
     {
       kind: 'agent',
@@ -242,6 +243,14 @@ describe('ranked search', () => {
     }
   });
 
+  it('a prefix highlights the whole word it begins, from the cache and by scanning', async () => {
+    for (const cache of [undefined, null]) {
+      const r = await searchSessions(root, 'depl* tool:codex', { limit: 5, ...(cache === null ? { cache } : {}) });
+      const hit = r.hits[0]!;
+      expect(hit.ranges.map(([a, b]) => hit.snippet.slice(a, b))).toContain('deploy');
+    }
+  });
+
   it('a word whose compatibility form is two words (½, ŀ, Ĳ) is found, ranked and scanned', async () => {
     // Folded by compatibility (NFKD) they were "1⁄2", "l·", "ij": a phrase to FTS5, which the
     // events' table (no positions) refuses with an error. The cache folds them as FTS5 does.
@@ -257,6 +266,22 @@ describe('ranked search', () => {
         scanned.sessions.map((s) => s.sessionId),
         q,
       ).toEqual(frac);
+    }
+  });
+
+  it('a word of a script FTS5 keeps its marks in (й, 한국, Ελλάδα, がっこう) is found, ranked and scanned', async () => {
+    // FTS5 removes diacritics from Latin letters only, and keeps a Hangul syllable whole: a fold
+    // that stripped every mark, or left the syllable decomposed, asked it for words it never stored.
+    const scripts = ['2026-11-05T10-00-00-scripts'];
+    for (const q of ['йод', '한국', 'Ελλάδα', 'がっこう', '"йод и 한국"']) {
+      expect(
+        (await searchSessions(root, q, { limit: 50 })).sessions.map((s) => s.sessionId),
+        q,
+      ).toEqual(scripts);
+      expect(
+        (await searchSessions(root, q, { limit: 50, cache: null })).sessions.map((s) => s.sessionId),
+        q,
+      ).toEqual(scripts);
     }
   });
 

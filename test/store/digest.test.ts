@@ -18,6 +18,7 @@ import { projectFolders } from '../../server/store/files.js';
 import { entryFromFile, firstLookReader, syncEntryReader, type IndexEntry } from '../../server/store/entries.js';
 import {
   applyEvent,
+  checkLine as check,
   digestOfBuffer,
   emptyDigest,
   foldDigest,
@@ -26,7 +27,7 @@ import {
   readMeta,
   type Digest,
 } from '../../server/store/reader.js';
-import { foldFdSync, type LineCheck } from '../../server/store/digest.js';
+import { foldFdSync } from '../../server/store/digest.js';
 import { PREFIX } from '../../server/store/lines.js';
 import { openRegular } from '../../server/store/files.js';
 import { serializeLine, type SessionEvent } from '../../server/format/events.js';
@@ -40,11 +41,6 @@ beforeAll(() => {
   tmp = mkdtempSync(join(tmpdir(), 'lcs-digest-'));
 });
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
-
-const check: LineCheck = (bytes) => {
-  const r = parseEventLine(bytes, false);
-  return 'event' in r ? r.event : undefined;
-};
 
 /** The head rules: a line's first PREFIX bytes, read as latin1 (a byte each), matched by these. */
 const HEAD = /^\{"kind":"(user|assistant|agent|event|title|compact)","t":"([^"\\]{10,40})"/;
